@@ -1,0 +1,28 @@
+"""The one place that holds the Numba decorator options.
+
+Every per-point function is compiled with :func:`jit`; every kernel that loops over
+points (in parallel) with :func:`kernel`. Both cache their machine code on disk
+(``cache=True``) so a restart pays only for loading, not compiling.
+"""
+
+from __future__ import annotations
+
+import numba
+
+JIT_OPTIONS = {
+    "cache": True,
+    "nogil": True,
+    # No ZeroDivisionError checks: they are branches in the inner loop that stop
+    # LLVM from vectorising it. Every division here has a non-zero divisor.
+    "error_model": "numpy",
+}
+
+
+def jit(function):
+    """Compile a scalar helper; LLVM inlines it into the kernels that call it."""
+    return numba.njit(**JIT_OPTIONS)(function)
+
+
+def kernel(function):
+    """Compile a kernel that runs its ``prange`` loop over points on all cores."""
+    return numba.njit(parallel=True, **JIT_OPTIONS)(function)

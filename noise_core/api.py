@@ -1,0 +1,109 @@
+"""The public entry points ``evaluate`` and ``evaluate_grid``.
+
+These are the thin Python layer over the kernels: they validate types, shapes
+and values, lay the coordinates out as contiguous float64 columns, and call the
+compiled fractal-sum kernel once for all points.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .fractal import fractal_sum
+from .kinds import KINDS, kind_info, kernel_arguments
+from .spec import NoiseSpec
+
+MAX_LATTICE_COORDINATE = 2.0**31
+MAX_GRID_SAMPLES = 2**28
+
+
+def _check_spec(spec: object) -> NoiseSpec:
+    if not isinstance(spec, NoiseSpec):
+        raise TypeError(f"spec: expected a NoiseSpec, got {type(spec).__name__}")
+    return spec
+
+
+def _check_points(points: object) -> np.ndarray:
+    if not isinstance(points, np.ndarray):
+        raise TypeError(f"points: expected a numpy array of shape (N, d), got {type(points).__name__}")
+    if points.dtype not in (np.float32, np.float64):
+        raise TypeError(f"points: dtype must be float32 or float64, got {points.dtype}")
+    if points.ndim != 2 or not 1 <= points.shape[1] <= 3:
+        raise ValueError(f"points: shape must be (N, d) with d in 1, 2, 3; got {points.shape}")
+    return points
+
+
+def _check_dimension(spec: NoiseSpec, dim: int) -> None:
+    dims = kind_info(spec.kind).dims
+    if dim not in dims:
+        allowed = ", ".join(map(str, dims))
+        raise ValueError(f"points: kind {spec.kind!r} is defined in {allowed} dimensions, got d={dim}")
+
+
+def _check_coordinates(spec: NoiseSpec, columns: list[np.ndarray]) -> None:
+    largest = max(float(np.abs(column).max()) for column in columns)
+    if not np.isfinite(largest):
+        raise ValueError("points: coordinates must be finite (no NaN or infinity)")
+    finest = spec.frequency * spec.lacunarity ** (spec.octaves - 1)
+    if largest * max(spec.frequency, finest) >= MAX_LATTICE_COORDINATE:
+        raise ValueError(
+            f"points: coordinates up to {largest:g} at frequency {max(spec.frequency, finest):g} "
+            f"exceed the 32-bit lattice (|coordinate x frequency| must stay below 2**31)"
+        )
+
+
+def _run(spec: NoiseSpec, columns: list[np.ndarray]) -> np.ndarray:
+    out = np.empty(columns[0].shape[0], dtype=np.float32)
+    if out.shape[0] == 0:
+        return out
+    _check_coordinates(spec, columns)
+    family, variant, params = kernel_arguments(spec)
+    fractal_sum(columns, out, family, len(columns), variant, spec, params)
+    return out
+
+
+def evaluate(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
+    """Noise of ``spec`` at ``points``, an (N, d) float32/float64 array; returns (N,) float32.
+
+    The noise is d-dimensional and reads the columns in order (x, y, z).
+    """
+    spec = _check_spec(spec)
+    points = _check_points(points)
+    _check_dimension(spec, points.shape[1])
+    columns = [np.ascontiguousarray(points[:, axis], dtype=np.float64) for axis in range(points.shape[1])]
+    return _run(spec, columns)
+
+
+def grid_coordinates(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel-centre coordinates of an (H, W) image: ``x = (c + .5) / W``, ``y = (r + .5) / H``."""
+    height, width = shape
+    xs = (np.arange(width, dtype=np.float64) + 0.5) / width
+    ys = (np.arange(height, dtype=np.float64) + 0.5) / height
+    return np.tile(xs, height), np.repeat(ys, width)
+
+
+def evaluate_grid(spec: NoiseSpec, shape: tuple[int, int]) -> np.ndarray:
+    """2D noise of ``spec`` on an (H, W) pixel grid; ``[r, c]`` is the noise at ((c+.5)/W, (r+.5)/H).
+
+    With ``tiling=True`` the image tiles seamlessly.
+    """
+    spec = _check_spec(spec)
+    if (
+        not isinstance(shape, tuple)
+        or len(shape) != 2
+        or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in shape)
+    ):
+        raise TypeError(f"shape: expected a tuple (height, width) of two integers, got {shape!r}")
+    height, width = int(shape[0]), int(shape[1])
+    if height <= 0 or width <= 0:
+        raise ValueError(f"shape: height and width must be positive, got {shape!r}")
+    if height * width > MAX_GRID_SAMPLES:
+        raise ValueError(f"shape: {height}x{width} exceeds the limit of {MAX_GRID_SAMPLES} samples")
+    _check_dimension(spec, 2)
+    x, y = grid_coordinates((height, width))
+    return _run(spec, [x, y]).reshape(height, width)
+
+
+def kinds() -> tuple[str, ...]:
+    """The names of all noise kinds."""
+    return tuple(KINDS)

@@ -1,0 +1,123 @@
+"""Gradients: what each lattice point contributes at an offset from it.
+
+Chosen by a gradient code (``VALUE``, ``PERLIN``, ``SIMPLEX``); the ``evaluate_*``
+functions take the finished hash ``h`` of the lattice point and the offset of the
+sample from that point. Constructions and normalisation factors are the seeds':
+
+* value (004 "Value Noise"): the constant ``Floats01A * 2 - 1``;
+* Perlin (004 "Perlin Noise"): 1D ``line``; 2D ``square`` scaled by ``2 / 0.53528``;
+  3D ``octahedron`` scaled by ``1 / 0.56290``. (Seed 004 prints the 2D code before
+  its "Normalized 2D Noise" step, still with a factor ``2``; the normalised
+  ``2 / 0.53528`` is the tutorial's final version and is used here.)
+* simplex (001 "Simplex Gradient Noise"): ``line * 32/27``, ``circle * 5.832/sqrt(2)``,
+  ``sphere * 1024 / (125 sqrt(3))``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+from .hashing import floats01a, floats01d
+
+VALUE = 0
+PERLIN = 1
+SIMPLEX = 2
+
+PERLIN_2D_SCALE = 2.0 / 0.53528
+PERLIN_3D_SCALE = 1.0 / 0.56290
+SIMPLEX_1D_SCALE = 32.0 / 27.0
+SIMPLEX_2D_SCALE = 5.832 / np.sqrt(2.0)
+SIMPLEX_3D_SCALE = 1024.0 / (125.0 * np.sqrt(3.0))
+
+
+@jit
+def value(h):
+    """Value gradient: a constant in [-1, 1] per lattice point."""
+    return floats01a(h) * 2.0 - 1.0
+
+
+@jit
+def line(h, x):
+    """``BaseGradients.Line``: ``(1 + Floats01A) * ±x``, the sign from hash bit 8."""
+    signed = x if (h & 256) == 0 else -x
+    return (1.0 + floats01a(h)) * signed
+
+
+@jit
+def square_vectors(h):
+    """``SquareVectors``: a gradient on the outline of a diamond, from ``Floats01A``."""
+    gx = floats01a(h) * 2.0 - 1.0
+    gy = 0.5 - abs(gx)
+    gx = gx - np.floor(gx + 0.5)
+    return gx, gy
+
+
+@jit
+def octahedron_vectors(h):
+    """``OctahedronVectors``: a gradient on an octahedron, from ``Floats01A`` and ``D``."""
+    gx = floats01a(h) * 2.0 - 1.0
+    gy = floats01d(h) * 2.0 - 1.0
+    gz = 1.0 - abs(gx) - abs(gy)
+    offset = max(-gz, 0.0)
+    gx = gx + (offset if gx < 0.0 else -offset)
+    gy = gy + (offset if gy < 0.0 else -offset)
+    return gx, gy, gz
+
+
+@jit
+def square(h, x, y):
+    """Dot product of the square gradient with the offset."""
+    gx, gy = square_vectors(h)
+    return gx * x + gy * y
+
+
+@jit
+def circle(h, x, y):
+    """The square gradient normalised to unit length (for non-square lattices)."""
+    gx, gy = square_vectors(h)
+    return (gx * x + gy * y) / np.sqrt(gx * gx + gy * gy)
+
+
+@jit
+def octahedron(h, x, y, z):
+    """Dot product of the octahedron gradient with the offset."""
+    gx, gy, gz = octahedron_vectors(h)
+    return gx * x + gy * y + gz * z
+
+
+@jit
+def sphere(h, x, y, z):
+    """The octahedron gradient normalised to unit length."""
+    gx, gy, gz = octahedron_vectors(h)
+    return (gx * x + gy * y + gz * z) / np.sqrt(gx * gx + gy * gy + gz * gz)
+
+
+@jit
+def evaluate_1d(gradient, h, x):
+    """1D gradient ``gradient`` of the point with hash ``h`` at offset ``x``."""
+    if gradient == VALUE:
+        return value(h)
+    if gradient == PERLIN:
+        return line(h, x)
+    return line(h, x) * SIMPLEX_1D_SCALE
+
+
+@jit
+def evaluate_2d(gradient, h, x, y):
+    """2D gradient ``gradient`` of the point with hash ``h`` at offset ``(x, y)``."""
+    if gradient == VALUE:
+        return value(h)
+    if gradient == PERLIN:
+        return square(h, x, y) * PERLIN_2D_SCALE
+    return circle(h, x, y) * SIMPLEX_2D_SCALE
+
+
+@jit
+def evaluate_3d(gradient, h, x, y, z):
+    """3D gradient ``gradient`` of the point with hash ``h`` at offset ``(x, y, z)``."""
+    if gradient == VALUE:
+        return value(h)
+    if gradient == PERLIN:
+        return octahedron(h, x, y, z) * PERLIN_3D_SCALE
+    return sphere(h, x, y, z) * SIMPLEX_3D_SCALE

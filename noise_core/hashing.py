@@ -1,0 +1,90 @@
+"""SmallXXHash: the small xxHash32 variant of the seeds (004, "Hashing").
+
+State is a 32-bit accumulator. ``seed(s) = s + E``; eating an int ``d`` is
+``rotl(acc + d*C, 17) * D``; the final hash avalanches the accumulator:
+``h ^= h>>15; h *= B; h ^= h>>13; h *= C; h ^= h>>16``, with the xxHash32 primes
+A..E. All arithmetic wraps modulo 2**32, exactly as C#'s ``uint``.
+
+Every value here is a ``np.uint32``; each operation is truncated back to 32 bits
+explicitly, which also lets LLVM use 32-bit SIMD multiplies.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+
+PRIME_A = np.uint32(0b10011110001101110111100110110001)
+PRIME_B = np.uint32(0b10000101111010111100101001110111)
+PRIME_C = np.uint32(0b11000010101100101010111000111101)
+PRIME_D = np.uint32(0b00100111110101001110101100101111)
+PRIME_E = np.uint32(0b00010110010101100110011110110001)
+_MASK32 = 0xFFFFFFFF
+
+
+@jit
+def hash_seed(seed):
+    """``SmallXXHash.Seed(seed)``: the accumulator ``(uint)seed + E``."""
+    return np.uint32((seed + np.int64(PRIME_E)) & _MASK32)
+
+
+@jit
+def rotate_left(value, steps):
+    """32-bit left rotation of a ``uint32``."""
+    return np.uint32(((value << steps) | (value >> (32 - steps))) & _MASK32)
+
+
+@jit
+def eat(accumulator, data):
+    """``Eat(int data)``: ``rotl(acc + (uint)data * C, 17) * D`` (mod 2**32)."""
+    word = np.uint32(data & _MASK32)
+    mixed = np.uint32((accumulator + np.uint32(word * PRIME_C)) & _MASK32)
+    return np.uint32(rotate_left(mixed, 17) * PRIME_D)
+
+
+@jit
+def avalanche(accumulator):
+    """The implicit ``uint`` conversion: the avalanche that finishes the hash."""
+    h = accumulator
+    h = np.uint32(h ^ (h >> 15))
+    h = np.uint32(h * PRIME_B)
+    h = np.uint32(h ^ (h >> 13))
+    h = np.uint32(h * PRIME_C)
+    return np.uint32(h ^ (h >> 16))
+
+
+@jit
+def floats01a(h):
+    """``Floats01A``: byte 0 of the finished hash mapped to [0, 1] by ``/255``."""
+    return np.float64(h & 255) * (1.0 / 255.0)
+
+
+@jit
+def floats01b(h):
+    """``Floats01B``: byte 1 of the finished hash, ``/255``."""
+    return np.float64((h >> 8) & 255) * (1.0 / 255.0)
+
+
+@jit
+def floats01c(h):
+    """``Floats01C``: byte 2 of the finished hash, ``/255``."""
+    return np.float64((h >> 16) & 255) * (1.0 / 255.0)
+
+
+@jit
+def floats01d(h):
+    """``Floats01D``: byte 3 of the finished hash, ``/255``."""
+    return np.float64(h >> 24) * (1.0 / 255.0)
+
+
+@jit
+def get_bits(h, count, shift):
+    """``GetBits(count, shift)``: ``(h >> shift) & (2**count - 1)``."""
+    return np.uint32((h >> shift) & ((1 << count) - 1))
+
+
+@jit
+def get_bits_as_floats01(h, count, shift):
+    """``GetBitsAsFloats01(count, shift)``: those bits divided by ``2**count - 1``."""
+    return np.float64(get_bits(h, count, shift)) * (1.0 / ((1 << count) - 1))

@@ -1,0 +1,87 @@
+"""The noise kinds: which family computes each, in which dimensions, with which options.
+
+A kind is a family (the sampling function in ``sampling.py``) plus a variant code
+the family understands (a gradient for lattice and simplex noise, a distance
+metric for Voronoi and cellular noise). ``KINDS`` is the single table the spec
+validation, the kernels, the CLI and the add-on read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import gradients
+
+if TYPE_CHECKING:
+    from .spec import NoiseSpec
+
+FAMILY_LATTICE = 0
+FAMILY_SIMPLEX = 1
+FAMILY_VORONOI = 2
+FAMILY_CELLULAR = 3
+FAMILY_HILL = 4
+
+
+@dataclass(frozen=True)
+class KindInfo:
+    """What one kind is: family, default variant, dimensions, options, tiling."""
+
+    name: str
+    family: int
+    variant: int
+    dims: tuple[int, ...]
+    options: tuple[str, ...]
+    tiling: bool
+    description: str
+    pack: Callable[[NoiseSpec], tuple[int, np.ndarray]] | None = None
+    """Optional: the spec's variant code and float64 parameter array for the kernel."""
+
+
+KINDS: dict[str, KindInfo] = {
+    info.name: info
+    for info in (
+        KindInfo(
+            "value",
+            FAMILY_LATTICE,
+            gradients.VALUE,
+            (1, 2, 3),
+            (),
+            True,
+            "Value noise: random values at lattice points, smoothly blended (range -1..1).",
+        ),
+        KindInfo(
+            "perlin",
+            FAMILY_LATTICE,
+            gradients.PERLIN,
+            (1, 2, 3),
+            (),
+            True,
+            "Perlin gradient noise on the square/cubic lattice (range -1..1).",
+        ),
+    )
+}
+
+
+def kind_info(kind: str) -> KindInfo:
+    """The table row of ``kind``; ``ValueError`` naming the allowed kinds otherwise."""
+    try:
+        return KINDS[kind]
+    except (KeyError, TypeError):
+        allowed = ", ".join(repr(k) for k in KINDS)
+        raise ValueError(f"kind: unknown kind {kind!r}; allowed: {allowed}") from None
+
+
+NO_PARAMS = np.zeros(0, dtype=np.float64)
+
+
+def kernel_arguments(spec: NoiseSpec) -> tuple[int, int, np.ndarray]:
+    """``(family, variant, params)``: what the kernel needs to know about ``spec``'s kind."""
+    info = KINDS[spec.kind]
+    if info.pack is None:
+        return info.family, info.variant, NO_PARAMS
+    variant, params = info.pack(spec)
+    return info.family, variant, np.ascontiguousarray(params, dtype=np.float64)

@@ -1,0 +1,26 @@
+"""One noise sample of any family: the dispatch point of the kernels.
+
+``family``, ``dim`` and ``variant`` arrive as compile-time literals (see
+``fractal.py``), so Numba prunes every branch but one and each combination gets
+its own straight-line machine code. ``x, y, z`` are the raw coordinates (unused
+ones are ignored), ``frequency`` the octave's frequency, ``period`` the tiling
+period in lattice cells (0 for no tiling), ``params`` the family's parameters.
+"""
+
+from __future__ import annotations
+
+from ._jit import jit
+from .kinds import FAMILY_LATTICE
+from .lattice_noise import lattice_1d, lattice_2d, lattice_3d
+
+
+@jit
+def sample(family, dim, variant, x, y, z, seed, frequency, period, params):
+    """The single-octave noise value of ``family`` at one point."""
+    if family == FAMILY_LATTICE:
+        if dim == 1:
+            return lattice_1d(variant, x, seed, frequency, period)
+        if dim == 2:
+            return lattice_2d(variant, x, y, seed, frequency, period)
+        return lattice_3d(variant, x, y, z, seed, frequency, period)
+    return 0.0
