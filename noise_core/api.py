@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .fractal import fractal_sum
-from .kinds import KINDS, kind_info, kernel_arguments
+from .kinds import KINDS, kernel_arguments, kind_info
 from .spec import NoiseSpec
 
 MAX_LATTICE_COORDINATE = 2.0**31
@@ -41,9 +41,10 @@ def _check_dimension(spec: NoiseSpec, dim: int) -> None:
 
 
 def _check_coordinates(spec: NoiseSpec, columns: list[np.ndarray]) -> None:
-    largest = max(float(np.abs(column).max()) for column in columns)
-    if not np.isfinite(largest):
+    extremes = [float(np.abs(column).max()) for column in columns]
+    if not all(np.isfinite(extremes)):
         raise ValueError("points: coordinates must be finite (no NaN or infinity)")
+    largest = max(extremes)
     finest = spec.frequency * spec.lacunarity ** (spec.octaves - 1)
     if largest * max(spec.frequency, finest) >= MAX_LATTICE_COORDINATE:
         raise ValueError(

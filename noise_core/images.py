@@ -1,0 +1,73 @@
+"""Writing noise images to files through well-kept libraries.
+
+PNG: 16-bit grayscale (imageio with Pillow). TIFF: 32-bit float (tifffile).
+OpenEXR: 32-bit float, one ``Y`` channel (the OpenEXR bindings). Values are
+first mapped from the spec's documented range (``ranges.value_range``) to [0, 1].
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+FORMATS = {
+    ".png": "16-bit grayscale PNG",
+    ".tif": "32-bit float TIFF",
+    ".tiff": "32-bit float TIFF",
+    ".exr": "32-bit float OpenEXR",
+}
+
+
+def to_unit(values: np.ndarray, low: float, high: float) -> np.ndarray:
+    """Map ``values`` linearly from ``[low, high]`` to ``[0, 1]`` (float32, clipped)."""
+    return np.clip((values.astype(np.float32) - np.float32(low)) / np.float32(high - low), 0.0, 1.0)
+
+
+def image_format(path: Path) -> str:
+    """The file suffix of ``path`` if it is a supported image format; ``ValueError`` otherwise."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        allowed = ", ".join(FORMATS)
+        raise ValueError(f"out: unsupported image format {suffix or '(none)'!r} in {str(path)!r}; use one of {allowed}")
+    return suffix
+
+
+def write_image(path: Path, unit: np.ndarray) -> None:
+    """Write an (H, W) array of values in [0, 1] to ``path``, the format chosen by its suffix."""
+    path = Path(path)
+    suffix = image_format(path)
+    if not path.parent.is_dir():
+        raise OSError(f"folder {str(path.parent)!r} does not exist")
+    if suffix == ".png":
+        import imageio.v3 as iio
+
+        iio.imwrite(path, np.round(unit * 65535.0).astype(np.uint16), extension=".png")
+    elif suffix in (".tif", ".tiff"):
+        import tifffile
+
+        tifffile.imwrite(path, unit.astype(np.float32))
+    else:
+        import OpenEXR
+
+        header = {"compression": OpenEXR.ZIP_COMPRESSION, "type": OpenEXR.scanlineimage}
+        with OpenEXR.File(header, {"Y": unit.astype(np.float32)}) as exr:
+            exr.write(str(path))
+
+
+def read_image(path: Path) -> np.ndarray:
+    """Read back an image written by :func:`write_image` as float values in [0, 1]."""
+    path = Path(path)
+    suffix = image_format(path)
+    if suffix == ".png":
+        import imageio.v3 as iio
+
+        return iio.imread(path).astype(np.float32) / 65535.0
+    if suffix in (".tif", ".tiff"):
+        import tifffile
+
+        return tifffile.imread(path)
+    import OpenEXR
+
+    with OpenEXR.File(str(path)) as exr:
+        return np.asarray(exr.channels()["Y"].pixels, dtype=np.float32)

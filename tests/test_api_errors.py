@@ -1,0 +1,102 @@
+"""Every bad input gets a clear error naming the field; N = 0 returns an empty result."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import noise_core as nc
+
+POINTS = np.zeros((4, 2))
+
+
+@pytest.mark.parametrize(
+    ("fields", "error", "message"),
+    [
+        ({"kind": "plasma"}, ValueError, r"kind: unknown kind 'plasma'; allowed: 'value', 'perlin'"),
+        ({"kind": 3}, ValueError, r"kind: unknown kind 3"),
+        ({"seed": 2**31}, ValueError, r"seed: must be a 32-bit signed integer"),
+        ({"seed": 1.5}, TypeError, r"seed: expected an integer"),
+        ({"frequency": 0}, ValueError, r"frequency: must be > 0"),
+        ({"frequency": -2.0}, ValueError, r"frequency: must be > 0"),
+        ({"frequency": float("nan")}, ValueError, r"frequency: must be a finite number"),
+        ({"frequency": "4"}, TypeError, r"frequency: expected a number"),
+        ({"octaves": 0}, ValueError, r"octaves: must be between 1 and 16"),
+        ({"octaves": 17}, ValueError, r"octaves: must be between 1 and 16"),
+        ({"octaves": 2.0}, TypeError, r"octaves: expected an integer"),
+        ({"lacunarity": 0.0}, ValueError, r"lacunarity: must be > 0"),
+        ({"persistence": -0.1}, ValueError, r"persistence: must be >= 0"),
+        ({"turbulence": 1}, TypeError, r"turbulence: expected True or False"),
+        ({"tiling": "yes"}, TypeError, r"tiling: expected True or False"),
+        ({"tiling": True, "frequency": 2.5}, ValueError, r"frequency: tiling needs a whole-number frequency"),
+        ({"tiling": True, "lacunarity": 1.5}, ValueError, r"lacunarity: tiling needs a whole-number lacunarity"),
+        ({"kind": "perlin", "distance": "chebyshev"}, ValueError, r"distance: not an option of kind 'perlin'"),
+        ({"kind": "value", "function": "f2"}, ValueError, r"function: not an option of kind 'value'"),
+        ({"kind": "perlin", "density": 2.0}, ValueError, r"density: not an option of kind 'perlin'"),
+    ],
+)
+def test_bad_spec_fields(fields: dict, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
+        nc.NoiseSpec(**fields)
+
+
+def test_spec_is_immutable_and_normalised() -> None:
+    spec = nc.NoiseSpec(frequency=4, lacunarity=np.float32(2), octaves=np.int64(3))
+    assert spec.frequency == 4.0 and isinstance(spec.frequency, float)
+    assert spec.octaves == 3 and type(spec.octaves) is int
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        spec.seed = 3  # type: ignore[misc]
+    with pytest.raises(ValueError, match="octaves"):
+        dataclasses.replace(spec, octaves=99)
+
+
+@pytest.mark.parametrize(
+    ("points", "error", "message"),
+    [
+        ([[0.0, 1.0]], TypeError, r"points: expected a numpy array"),
+        (np.zeros((3, 2), dtype=np.int64), TypeError, r"points: dtype must be float32 or float64, got int64"),
+        (np.zeros((3, 2), dtype=np.float16), TypeError, r"points: dtype must be float32 or float64"),
+        (np.zeros(3), ValueError, r"points: shape must be \(N, d\) with d in 1, 2, 3; got \(3,\)"),
+        (np.zeros((3, 4)), ValueError, r"points: shape must be \(N, d\) with d in 1, 2, 3; got \(3, 4\)"),
+        (np.zeros((3, 0)), ValueError, r"points: shape must be \(N, d\)"),
+        (np.zeros((2, 2, 2)), ValueError, r"points: shape must be \(N, d\)"),
+        (np.array([[0.0, np.nan]]), ValueError, r"points: coordinates must be finite"),
+        (np.array([[np.inf, 0.0]]), ValueError, r"points: coordinates must be finite"),
+        (np.array([[1e12, 0.0]]), ValueError, r"points: coordinates up to 1e\+12 .* exceed the 32-bit lattice"),
+    ],
+)
+def test_bad_points(points: object, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
+        nc.evaluate(nc.NoiseSpec(), points)  # type: ignore[arg-type]
+
+
+def test_bad_spec_argument() -> None:
+    with pytest.raises(TypeError, match="spec: expected a NoiseSpec, got dict"):
+        nc.evaluate({"kind": "perlin"}, POINTS)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match="spec: expected a NoiseSpec"):
+        nc.evaluate_grid("perlin", (4, 4))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("dim", [1, 2, 3])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_empty_points_give_an_empty_result(dim: int, dtype: type) -> None:
+    result = nc.evaluate(nc.NoiseSpec(), np.empty((0, dim), dtype=dtype))
+    assert result.shape == (0,) and result.dtype == np.float32
+
+
+@pytest.mark.parametrize(
+    ("shape", "error", "message"),
+    [
+        ((0, 4), ValueError, r"shape: height and width must be positive"),
+        ((4, -1), ValueError, r"shape: height and width must be positive"),
+        ([4, 4], TypeError, r"shape: expected a tuple \(height, width\)"),
+        ((4.0, 4), TypeError, r"shape: expected a tuple"),
+        ((4, 4, 4), TypeError, r"shape: expected a tuple"),
+        ((1 << 15, 1 << 15), ValueError, r"shape: 32768x32768 exceeds the limit"),
+    ],
+)
+def test_bad_grid_shapes(shape: object, error: type[Exception], message: str) -> None:
+    with pytest.raises(error, match=message):
+        nc.evaluate_grid(nc.NoiseSpec(), shape)  # type: ignore[arg-type]
