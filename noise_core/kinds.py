@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import gradients
+from . import cellular, gradients
 
 if TYPE_CHECKING:
     from .spec import NoiseSpec
@@ -61,6 +61,16 @@ KINDS: dict[str, KindInfo] = {
             (),
             True,
             "Perlin gradient noise on the square/cubic lattice (range -1..1).",
+        ),
+        KindInfo(
+            "cellular",
+            FAMILY_CELLULAR,
+            cellular.EUCLIDEAN,
+            (2, 3),
+            ("distance", "function", "density"),
+            False,
+            "Worley cell noise: Poisson-distributed feature points per cell, F1/F2/F3/F2-F1 (range 0..1).",
+            cellular.pack_cellular,
         ),
     )
 }

@@ -10,7 +10,8 @@ period in lattice cells (0 for no tiling), ``params`` the family's parameters.
 from __future__ import annotations
 
 from ._jit import jit
-from .kinds import FAMILY_LATTICE
+from .cellular import cellular_2d, cellular_3d
+from .kinds import FAMILY_CELLULAR, FAMILY_LATTICE
 from .lattice_noise import lattice_1d, lattice_2d, lattice_3d
 
 
@@ -23,4 +24,8 @@ def sample(family, dim, variant, x, y, z, seed, frequency, period, params):
         if dim == 2:
             return lattice_2d(variant, x, y, seed, frequency, period)
         return lattice_3d(variant, x, y, z, seed, frequency, period)
+    if family == FAMILY_CELLULAR:
+        if dim == 2:
+            return cellular_2d(variant, x, y, seed, frequency, params)
+        return cellular_3d(variant, x, y, z, seed, frequency, params)
     return 0.0
