@@ -1,0 +1,34 @@
+"""Noisewright: displace meshes, add noise terrains and bake noise textures (Blender extension).
+
+The noise comes from ``noise_core`` (numpy + Numba, no bpy), shipped as a subpackage beside these
+modules. ``register`` only defines classes, properties, menu entries and the preview collection: no
+kernel is compiled and no noise computed until an operator runs or a panel shows the preview.
+"""
+
+import bpy
+
+from . import op_bake, op_displace, op_terrain, panels, preview, properties
+
+CLASSES = properties.CLASSES + op_displace.CLASSES + op_terrain.CLASSES + op_bake.CLASSES + panels.CLASSES
+MENU_ENTRIES = (
+    (bpy.types.VIEW3D_MT_mesh_add, op_terrain.menu_entry),
+    (bpy.types.IMAGE_MT_image, op_bake.menu_entry),
+)
+
+
+def register() -> None:
+    for cls in CLASSES:
+        bpy.utils.register_class(cls)
+    properties.attach()
+    preview.attach()
+    for menu, entry in MENU_ENTRIES:
+        menu.append(entry)
+
+
+def unregister() -> None:
+    for menu, entry in reversed(MENU_ENTRIES):
+        menu.remove(entry)
+    preview.detach()
+    properties.detach()
+    for cls in reversed(CLASSES):
+        bpy.utils.unregister_class(cls)

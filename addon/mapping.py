@@ -1,0 +1,192 @@
+"""From the add-on's noise settings to ``noise_core``: the ``NoiseSpec``, the noise-space transform, evaluation.
+
+Noise space: a point ``p`` (vertex position, or a pixel centre on the chosen plane) is moved into noise
+space like Blender's Mapping node of type Point, ``q = offset + R(rotation) @ (scale * p)`` with ``R`` the
+XYZ Euler rotation; 3D noise reads ``q`` whole, 2D noise the two axes of ``plane``, 1D noise ``axis``.
+
+Noise values are mapped to 0..1 by the spec's documented range: ``(noise - low) / (high - low)`` with
+``(low, high) = noise_core.value_range(spec)`` (-1..1 for value/Perlin/simplex, 0..1 for Voronoi, 0..1 for
+any turbulent sum). Displacement is then ``(noise01 - midlevel) * strength``, as Blender's Displace modifier.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+from mathutils import Euler
+
+from .noise_core import NoiseSpec, evaluate, value_range
+from .noise_core import spec as spec_module
+from .noise_core.api import grid_coordinates
+from .noise_core.kinds import KINDS, kind_info
+
+if TYPE_CHECKING:
+    from .properties import NoiseSettings
+
+CHUNK = 1 << 18
+"""Points per ``evaluate`` call: the progress bar advances once per chunk."""
+
+AXIS_INDEX = {"X": 0, "Y": 1, "Z": 2}
+PLANE_AXES = {"XY": (0, 1), "XZ": (0, 2), "YZ": (1, 2)}
+COMMON_FIELDS = ("kind", "seed", "frequency", "octaves", "lacunarity", "persistence", "turbulence")
+CHOICE_FIELDS = ("distance", "function", "distribution")
+UNUSED_WITH_SIZES = ("smoothness", "sines")
+WEIBULL_ONLY = ("alpha", "beta")
+
+
+class UserError(Exception):
+    """Something the user must fix (bad settings or context); operators report it and cancel."""
+
+
+def choices(kind: str, field: str) -> tuple[str, ...]:
+    """The values ``field`` (distance, function, distribution) may take for ``kind``, default first.
+
+    Read from ``noise_core.spec``'s ``<KIND>_<FIELD>S`` tuples (``VORONOI_DISTANCES``, ...), so new kinds
+    that follow the convention show up in the add-on's menus without changes here.
+    """
+    return tuple(getattr(spec_module, f"{kind.upper()}_{field.upper()}S", ()))
+
+
+def all_choices(field: str) -> tuple[str, ...]:
+    """Every value ``field`` takes for some kind, in a fixed order (their enum numbers)."""
+    seen: dict[str, None] = {}
+    for kind in KINDS:
+        seen.update(dict.fromkeys(choices(kind, field)))
+    return tuple(seen)
+
+
+def applicable_options(settings: NoiseSettings) -> tuple[str, ...]:
+    """The kind-specific fields that take effect with ``settings``; the UI shows only these.
+
+    Hill noise ignores smoothness and sines when explicit sizes are given, and alpha/beta unless the
+    distribution is Weibull (``NoiseSpec`` rejects them otherwise).
+    """
+    options = kind_info(settings.kind).options
+    hidden: set[str] = set()
+    if "sizes" in options and settings.sizes.strip():
+        hidden.update(UNUSED_WITH_SIZES)
+    if "distribution" in options and settings.distribution != "weibull":
+        hidden.update(WEIBULL_ONLY)
+    return tuple(name for name in options if name not in hidden)
+
+
+def parse_sizes(text: str) -> tuple[float, ...] | None:
+    """Hill ``sizes`` from comma- or space-separated numbers; blank means none (derived from sines)."""
+    words = text.replace(",", " ").split()
+    if not words:
+        return None
+    try:
+        return tuple(float(word) for word in words)
+    except ValueError:
+        raise UserError(f"sizes: expected numbers separated by commas, got {text!r}") from None
+
+
+def _option_value(settings: NoiseSettings, name: str) -> object:
+    value = getattr(settings, name)
+    if name == "sizes":
+        return parse_sizes(value)
+    if name in CHOICE_FIELDS and value not in choices(settings.kind, name):
+        return None
+    return value
+
+
+def to_spec(settings: NoiseSettings) -> NoiseSpec:
+    """The ``NoiseSpec`` of ``settings``, passing only the options that apply to its kind.
+
+    Tiling is passed only for kinds that tile. Invalid values raise ``UserError`` with ``NoiseSpec``'s
+    message, which starts with the field name.
+    """
+    try:
+        info = kind_info(settings.kind)
+        values = {name: getattr(settings, name) for name in COMMON_FIELDS}
+        values["tiling"] = bool(settings.tiling) and info.tiling
+        values.update({name: _option_value(settings, name) for name in applicable_options(settings)})
+        return NoiseSpec(**values)
+    except (ValueError, TypeError) as error:
+        raise UserError(str(error)) from None
+
+
+@dataclass(frozen=True)
+class Domain:
+    """The noise-space transform and the axes the noise reads (see the module docstring)."""
+
+    offset: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    rotation: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    scale: tuple[float, float, float] = (1.0, 1.0, 1.0)
+    dimensions: int = 3
+    plane: str = "XY"
+    axis: str = "X"
+
+    def axes(self) -> tuple[int, ...]:
+        """Indices of the noise-space axes the noise reads, in order."""
+        if self.dimensions == 3:
+            return (0, 1, 2)
+        if self.dimensions == 2:
+            return PLANE_AXES[self.plane]
+        return (AXIS_INDEX[self.axis],)
+
+    def noise_points(self, positions: np.ndarray) -> np.ndarray:
+        """(N, 3) positions -> (N, dimensions) float64 noise coordinates."""
+        points = np.asarray(positions, dtype=np.float64) * np.asarray(self.scale)
+        if any(self.rotation):
+            matrix = np.array(Euler(self.rotation, "XYZ").to_matrix(), dtype=np.float64)
+            points = points @ matrix.T
+        points += np.asarray(self.offset)
+        return points[:, self.axes()]
+
+    def plane_positions(self, width: int, height: int) -> np.ndarray:
+        """(H*W, 3) pixel centres ``((c + .5) / W, (r + .5) / H)`` on ``plane``, row 0 at the bottom."""
+        u, v = grid_coordinates((height, width))
+        positions = np.zeros((u.shape[0], 3), dtype=np.float64)
+        first, second = PLANE_AXES[self.plane]
+        positions[:, first] = u
+        positions[:, second] = v
+        return positions
+
+    def keeps_tiling(self) -> bool:
+        """Whether an image baked on ``plane`` stays tileable: no rotation, whole-number scale on the plane."""
+        plane_scale = [self.scale[axis] for axis in PLANE_AXES[self.plane]]
+        return not any(self.rotation) and all(float(s).is_integer() and s != 0 for s in plane_scale)
+
+
+def to_domain(settings: NoiseSettings) -> Domain:
+    """The ``Domain`` of ``settings``; ``UserError`` if the kind has no noise of the chosen dimension."""
+    dimensions = int(settings.dimensions)
+    dims = kind_info(settings.kind).dims
+    if dimensions not in dims:
+        allowed = ", ".join(f"{d}D" for d in dims)
+        raise UserError(f"dimensions: kind {settings.kind!r} is defined in {allowed}, not {dimensions}D")
+    return Domain(
+        offset=tuple(settings.offset),
+        rotation=tuple(settings.rotation),
+        scale=tuple(settings.scale),
+        dimensions=dimensions,
+        plane=settings.plane,
+        axis=settings.axis,
+    )
+
+
+def evaluate_chunked(spec: NoiseSpec, points: np.ndarray, advance: Callable[[int], None] | None = None) -> np.ndarray:
+    """``noise_core.evaluate`` in chunks of ``CHUNK`` points, calling ``advance(n)`` after each one.
+
+    Coordinates ``evaluate`` rejects (beyond the 32-bit lattice) raise ``UserError``.
+    """
+    out = np.empty(points.shape[0], dtype=np.float32)
+    for start in range(0, points.shape[0], CHUNK):
+        chunk = points[start : start + CHUNK]
+        try:
+            out[start : start + chunk.shape[0]] = evaluate(spec, chunk)
+        except ValueError as error:
+            raise UserError(f"noise space {error}") from None
+        if advance is not None:
+            advance(chunk.shape[0])
+    return out
+
+
+def to_unit(spec: NoiseSpec, values: np.ndarray) -> np.ndarray:
+    """Noise values mapped from the spec's documented range to 0..1 (float32)."""
+    low, high = value_range(spec)
+    return ((values - np.float32(low)) * np.float32(1.0 / (high - low))).astype(np.float32, copy=False)

@@ -1,0 +1,247 @@
+"""``noisewright.bake_texture``: bake the noise on the domain's plane (0..1 square) into an image.
+
+Pixel ``(c, r)`` (row 0 at the bottom, as Blender stores images) holds the noise at
+``((c + .5) / W, (r + .5) / H)`` on the plane, mapped to 0..1 (see ``mapping``): with the default domain
+exactly ``evaluate_grid(spec, (H, W))``, so the image tiles when tiling is on. Grayscale images are
+non-colour data; a two-colour ramp blends scene-linear colours. Files are written by Blender itself
+(PNG 16-bit, OpenEXR 32-bit float, ZIP) through a temporary scene's output settings, with the Standard
+view transform, so grayscale values land in the file unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+
+import bpy
+import numpy as np
+from bpy.props import BoolProperty, EnumProperty, FloatVectorProperty, IntProperty, PointerProperty, StringProperty
+
+from .mapping import UserError, to_domain, to_spec
+from .pixels import noise01_image, pixel_array, to_rgba
+from .progress import window_progress
+from .properties import NoiseSettings, operator_settings
+from .ui import draw_noise_settings
+
+MAX_PIXELS = 1 << 26
+"""Largest image (8192 x 8192; 1 GiB of float RGBA inside Blender): bigger requests are refused."""
+EXTENSIONS = {"PNG": ".png", "OPEN_EXR": ".exr"}
+DEPTHS = {"PNG": "16", "OPEN_EXR": "32"}
+
+
+def save_image(image: bpy.types.Image, path: str, file_format: str, grayscale: bool) -> None:
+    """Write ``image`` to ``path`` with Blender's image writer: PNG 16-bit or OpenEXR 32-bit float."""
+    scene = bpy.data.scenes.new(".noisewright_save")
+    try:
+        scene.view_settings.view_transform = "Standard"
+        scene.view_settings.look = "None"
+        settings = scene.render.image_settings
+        settings.file_format = file_format  # type: ignore[assignment]
+        settings.color_mode = "BW" if grayscale else "RGB"
+        settings.color_depth = DEPTHS[file_format]  # type: ignore[assignment]
+        if file_format == "OPEN_EXR":
+            settings.exr_codec = "ZIP"
+        image.save_render(path, scene=scene)
+    finally:
+        bpy.data.scenes.remove(scene)
+
+
+class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
+    """Bake the noise into an image (new or existing), optionally saving it to a file or packing it"""
+
+    bl_idname = "noisewright.bake_texture"
+    bl_label = "Bake Noise Texture"
+    bl_options = {"REGISTER", "UNDO"}
+
+    target: EnumProperty(  # type: ignore[valid-type]
+        name="Target",
+        description="Which image receives the noise",
+        items=[
+            ("NEW", "New Image", "Create a new image named Image"),
+            ("EXISTING", "Existing Image", "Bake into the image named Image (resized; it keeps its bit depth)"),
+        ],
+        default="NEW",
+    )
+    image_name: StringProperty(  # type: ignore[valid-type]
+        name="Image", description="Name of the new image, or the existing image to bake into", default="Noise"
+    )
+    width: IntProperty(  # type: ignore[valid-type]
+        name="Width", description="Width in pixels", default=1024, min=1, max=65536, soft_max=8192
+    )
+    height: IntProperty(  # type: ignore[valid-type]
+        name="Height", description="Height in pixels", default=1024, min=1, max=65536, soft_max=8192
+    )
+    use_float: BoolProperty(  # type: ignore[valid-type]
+        name="32-bit Float", description="A new image stores 32-bit floats (else 8 bits per channel)", default=True
+    )
+    color_mode: EnumProperty(  # type: ignore[valid-type]
+        name="Colors",
+        description="How noise values become colours",
+        items=[
+            ("GRAYSCALE", "Grayscale", "Noise 0..1 as grey, non-colour data (height maps)"),
+            ("RAMP", "Two-Color Ramp", "Blend from the low to the high colour"),
+        ],
+        default="GRAYSCALE",
+    )
+    color_low: FloatVectorProperty(  # type: ignore[valid-type]
+        name="Low",
+        description="Colour of noise value 0",
+        size=3,
+        default=(0.02, 0.04, 0.1),
+        min=0.0,
+        soft_max=1.0,
+        subtype="COLOR",
+    )
+    color_high: FloatVectorProperty(  # type: ignore[valid-type]
+        name="High",
+        description="Colour of noise value 1",
+        size=3,
+        default=(0.9, 0.8, 0.6),
+        min=0.0,
+        soft_max=1.0,
+        subtype="COLOR",
+    )
+    save_format: EnumProperty(  # type: ignore[valid-type]
+        name="Save",
+        description="Also write the image to File Path",
+        items=[
+            ("NONE", "Don't Save", "Keep the image in Blender only"),
+            ("PNG", "PNG 16-bit", "16-bit PNG (grey or RGB)"),
+            ("OPEN_EXR", "OpenEXR", "32-bit float OpenEXR, ZIP compressed"),
+        ],
+        default="NONE",
+    )
+    filepath: StringProperty(  # type: ignore[valid-type]
+        name="File Path",
+        description="Where to save (the extension is added if missing)",
+        default="",
+        subtype="FILE_PATH",
+    )
+    pack: BoolProperty(  # type: ignore[valid-type]
+        name="Pack", description="Pack the image into the .blend file", default=False
+    )
+    noise: PointerProperty(type=NoiseSettings)  # type: ignore[valid-type]
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.prop(self, "target")
+        if self.target == "EXISTING":
+            layout.prop_search(self, "image_name", bpy.data, "images")
+        else:
+            layout.prop(self, "image_name")
+        layout.prop(self, "width")
+        layout.prop(self, "height")
+        if self.target == "NEW":
+            layout.prop(self, "use_float")
+        layout.prop(self, "color_mode")
+        if self.color_mode == "RAMP":
+            layout.prop(self, "color_low")
+            layout.prop(self, "color_high")
+        layout.prop(self, "save_format")
+        if self.save_format != "NONE":
+            layout.prop(self, "filepath")
+        layout.prop(self, "pack")
+        draw_noise_settings(layout.box(), self.noise)
+
+    def _existing_image(self) -> bpy.types.Image | None:
+        if self.target == "NEW":
+            return None
+        image = bpy.data.images.get(self.image_name)
+        if image is None:
+            raise UserError(f"image_name: there is no image {self.image_name!r}")
+        if not image.is_editable:
+            raise UserError(f"image_name: {image.name!r} is linked library data and cannot be changed")
+        if 0 in tuple(image.size):
+            raise UserError(f"image_name: {image.name!r} has no pixels (its file could not be loaded)")
+        if image.source not in ("GENERATED", "FILE"):
+            raise UserError(f"image_name: {image.name!r} is a {image.source.lower()} image; bake into a still image")
+        return image
+
+    def _save_path(self) -> str:
+        if self.save_format == "NONE":
+            return ""
+        if not self.filepath.strip():
+            raise UserError("filepath: give a file path to save the image to")
+        if self.filepath.startswith("//") and not bpy.data.filepath:
+            raise UserError("filepath: a path relative to the .blend (//) needs the .blend saved first")
+        path = bpy.path.ensure_ext(bpy.path.abspath(self.filepath), EXTENSIONS[self.save_format])
+        directory = os.path.dirname(path) or os.curdir
+        if not os.path.isdir(directory):
+            raise UserError(f"filepath: the folder {directory!r} does not exist")
+        exists = os.path.exists(path)
+        if os.path.isdir(path) or not os.access(directory, os.W_OK) or (exists and not os.access(path, os.W_OK)):
+            raise UserError(f"filepath: cannot write {path!r}")
+        return path
+
+    def execute(self, context):
+        try:
+            settings = operator_settings(self, context)
+            spec, domain = to_spec(settings), to_domain(settings)
+            if self.width * self.height > MAX_PIXELS:
+                raise UserError(f"width, height: {self.width}x{self.height} exceeds the limit of {MAX_PIXELS} pixels")
+            image = self._existing_image()
+            path = self._save_path()
+            with window_progress(context, self.width * self.height) as advance:
+                values = noise01_image(spec, domain, self.width, self.height, advance)
+        except UserError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        if spec.tiling and not domain.keeps_tiling():
+            self.report({"WARNING"}, "tiling: rotation or a fractional plane scale breaks the seamless tiling")
+        restore = self._snapshot(image) if path else None
+        if image is None:
+            image = bpy.data.images.new(self.image_name, self.width, self.height, float_buffer=self.use_float)
+        self._fill(image, values)
+        if path:
+            try:
+                save_image(image, path, self.save_format, self.color_mode == "GRAYSCALE")
+            except RuntimeError as error:
+                self._restore(image, restore)
+                self.report({"ERROR"}, f"filepath: Blender could not save {path!r}: {error}")
+                return {"CANCELLED"}
+        if self.pack:
+            image.pack()
+        space = context.space_data
+        if space is not None and space.type == "IMAGE_EDITOR":
+            space.image = image
+        self.report({"INFO"}, f"Baked {image.name!r}" + (f" and saved {path!r}" if path else ""))
+        return {"FINISHED"}
+
+    def _fill(self, image: bpy.types.Image, values: np.ndarray) -> None:
+        if tuple(image.size) != (self.width, self.height):
+            image.scale(self.width, self.height)
+        grayscale = self.color_mode == "GRAYSCALE"
+        if grayscale:
+            image.colorspace_settings.name = "Non-Color"
+        else:
+            image.colorspace_settings.name = "Linear Rec.709" if image.is_float else "sRGB"
+        ramp = None if grayscale else (tuple(self.color_low), tuple(self.color_high))
+        pixel_array(image).foreach_set(to_rgba(values, ramp, encode_srgb=not image.is_float))
+        image.update()
+
+    @staticmethod
+    def _snapshot(image: bpy.types.Image | None) -> tuple[tuple[int, int], str, np.ndarray] | None:
+        """An existing image's size, colour space and pixels, to undo the bake if saving fails."""
+        if image is None:
+            return None
+        pixels = np.empty(len(pixel_array(image)), dtype=np.float32)
+        pixel_array(image).foreach_get(pixels)
+        return (image.size[0], image.size[1]), image.colorspace_settings.name, pixels
+
+    @staticmethod
+    def _restore(image: bpy.types.Image, snapshot: tuple[tuple[int, int], str, np.ndarray] | None) -> None:
+        if snapshot is None:
+            bpy.data.images.remove(image)
+            return
+        size, colorspace, pixels = snapshot
+        image.scale(*size)
+        image.colorspace_settings.name = colorspace
+        pixel_array(image).foreach_set(pixels)
+        image.update()
+
+
+def menu_entry(menu, _context) -> None:
+    menu.layout.operator(NOISEWRIGHT_OT_bake_texture.bl_idname, icon="TEXTURE")
+
+
+CLASSES = (NOISEWRIGHT_OT_bake_texture,)

@@ -1,0 +1,82 @@
+"""The "Noise" sidebar tabs (3D Viewport: settings, Displace, Add Terrain; Image Editor: settings, Bake)."""
+
+from __future__ import annotations
+
+import bpy
+
+from . import preview
+from .mapping import UserError, to_domain, to_spec
+from .op_bake import NOISEWRIGHT_OT_bake_texture
+from .op_displace import NOISEWRIGHT_OT_displace
+from .op_terrain import NOISEWRIGHT_OT_add_terrain
+from .ui import draw_noise_settings
+
+CATEGORY = "Noise"
+PREVIEW_SCALE = 6.0
+
+
+def draw_preview(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
+    """The live preview of the scene's settings (or why there is none)."""
+    settings = context.scene.noisewright
+    try:
+        spec, domain = to_spec(settings), to_domain(settings)
+    except UserError:
+        return  # draw_noise_settings shows the message
+    icon, error = preview.icon_for(spec, domain)
+    if error:
+        layout.label(text=error, icon="ERROR")
+    elif icon:
+        layout.template_icon(icon_value=icon, scale=PREVIEW_SCALE)
+    else:
+        layout.label(text="Computing preview...", icon="TIME")
+
+
+class _NoiseSettingsPanel:
+    bl_category = CATEGORY
+    bl_label = "Noise Settings"
+
+    def draw(self, context):
+        draw_preview(self.layout, context)  # type: ignore[attr-defined]
+        draw_noise_settings(self.layout, context.scene.noisewright)  # type: ignore[attr-defined]
+
+
+class VIEW3D_PT_noisewright_settings(_NoiseSettingsPanel, bpy.types.Panel):
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+
+
+class IMAGE_PT_noisewright_settings(_NoiseSettingsPanel, bpy.types.Panel):
+    bl_space_type = "IMAGE_EDITOR"
+    bl_region_type = "UI"
+
+
+class VIEW3D_PT_noisewright_apply(bpy.types.Panel):
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = CATEGORY
+    bl_label = "Apply Noise"
+
+    def draw(self, context):
+        column = self.layout.column(align=True)
+        column.operator(NOISEWRIGHT_OT_displace.bl_idname, icon="MOD_DISPLACE")
+        column.operator(NOISEWRIGHT_OT_add_terrain.bl_idname, text="Add Noise Terrain", icon="RNDCURVE")
+        self.layout.label(text="Tune a run in Adjust Last Operation", icon="INFO")
+
+
+class IMAGE_PT_noisewright_bake(bpy.types.Panel):
+    bl_space_type = "IMAGE_EDITOR"
+    bl_region_type = "UI"
+    bl_category = CATEGORY
+    bl_label = "Bake"
+
+    def draw(self, context):
+        self.layout.operator(NOISEWRIGHT_OT_bake_texture.bl_idname, icon="TEXTURE")
+        self.layout.label(text="Size, colours, saving: Adjust Last Operation", icon="INFO")
+
+
+CLASSES = (
+    VIEW3D_PT_noisewright_settings,
+    VIEW3D_PT_noisewright_apply,
+    IMAGE_PT_noisewright_settings,
+    IMAGE_PT_noisewright_bake,
+)

@@ -1,0 +1,56 @@
+"""Noise images as flat RGBA float32 arrays in Blender's pixel order (rows bottom-up, like ``evaluate_grid``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .mapping import Domain, evaluate_chunked, to_unit
+from .noise_core import NoiseSpec
+
+
+def noise01_image(
+    spec: NoiseSpec, domain: Domain, width: int, height: int, advance: Callable[[int], None] | None = None
+) -> np.ndarray:
+    """(H*W,) float32 noise mapped to 0..1 at the pixel centres on the domain's plane.
+
+    With the identity domain and 2D noise on XY this is ``evaluate_grid(spec, (H, W))`` mapped to 0..1.
+    """
+    points = domain.noise_points(domain.plane_positions(width, height))
+    return to_unit(spec, evaluate_chunked(spec, points, advance))
+
+
+def pixel_array(owner: Any, name: str = "pixels") -> Any:
+    """``owner.<name>`` (an image's ``pixels``, a preview's ``image_pixels_float``) for ``foreach_get/set``.
+
+    The stubs type these float arrays as a single float.
+    """
+    return getattr(owner, name)
+
+
+def linear_to_srgb(linear: np.ndarray) -> np.ndarray:
+    """The sRGB transfer function (IEC 61966-2-1) for values in 0..1."""
+    linear = np.clip(linear, 0.0, 1.0)
+    return np.where(linear <= 0.0031308, linear * 12.92, 1.055 * np.power(linear, 1.0 / 2.4) - 0.055)
+
+
+def to_rgba(
+    values: np.ndarray,
+    ramp: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None,
+    encode_srgb: bool = False,
+) -> np.ndarray:
+    """Flat float32 RGBA of ``values`` (0..1): grey, or ``ramp`` colours (scene linear) blended linearly.
+
+    ``encode_srgb`` applies the sRGB transfer to ramp colours, for 8-bit images in the sRGB colour space.
+    """
+    rgba = np.empty((values.shape[0], 4), dtype=np.float32)
+    if ramp is None:
+        rgba[:, :3] = values[:, None]
+    else:
+        low, high = (np.asarray(colour, dtype=np.float32) for colour in ramp)
+        colours = low + values[:, None] * (high - low)
+        rgba[:, :3] = linear_to_srgb(colours) if encode_srgb else colours
+    rgba[:, 3] = 1.0
+    return rgba.ravel()

@@ -1,0 +1,131 @@
+"""The live preview: a SIZE x SIZE grey image of the current settings in a preview collection.
+
+Panels call ``icon_for(spec, domain)`` while drawing. When the settings differ from the image shown, a
+worker thread computes the new image (the first use of a kind compiles its kernel, which may take
+seconds, so the interface never waits for it), and a timer on the main thread copies the finished
+pixels into the preview and redraws. Nothing is computed at register time.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+
+import bpy
+import bpy.utils.previews
+import numpy as np
+
+from .mapping import Domain, UserError
+from .noise_core import NoiseSpec
+from .pixels import noise01_image, pixel_array, to_rgba
+
+SIZE = 128
+POLL_SECONDS = 0.05
+
+
+def render(spec: NoiseSpec, domain: Domain) -> np.ndarray:
+    """The preview's flat RGBA float32 pixels: the bake of ``spec`` at SIZE x SIZE, grayscale."""
+    return to_rgba(noise01_image(spec, domain, SIZE, SIZE))
+
+
+@dataclass
+class _State:
+    collection: bpy.utils.previews.ImagePreviewCollection | None = None
+    wanted: Hashable = None
+    shown: Hashable = None
+    error: str = ""
+    worker: threading.Thread | None = None
+    result: dict = field(default_factory=dict)
+
+
+_state = _State()
+
+
+def _compute(key: tuple[NoiseSpec, Domain], result: dict) -> None:
+    """Worker thread: no bpy here, only numpy and noise_core."""
+    try:
+        result["pixels"] = render(*key)
+    except UserError as error:
+        result["error"] = str(error)
+    except BaseException as error:  # handed to the main thread, which raises it
+        result["exception"] = error
+    result["key"] = key
+
+
+def _collect() -> None:
+    result, _state.result, _state.worker = _state.result, {}, None
+    if "exception" in result:
+        raise result["exception"]
+    _state.shown = result["key"]
+    _state.error = result.get("error", "")
+    if "pixels" in result and _state.collection is not None:
+        image = _state.collection.get("noise") or _state.collection.new("noise")
+        image.image_size = (SIZE, SIZE)
+        pixel_array(image, "image_pixels_float").foreach_set(result["pixels"])
+    for window in bpy.context.window_manager.windows:
+        for area in window.screen.areas:
+            if area.type in ("VIEW_3D", "IMAGE_EDITOR"):
+                area.tag_redraw()
+
+
+def tick() -> float | None:
+    """Timer: collect a finished image, start the next one if the settings changed; None when idle."""
+    if _state.worker is not None:
+        if _state.worker.is_alive():
+            return POLL_SECONDS
+        _collect()
+    if _state.wanted is not None and _state.wanted != _state.shown:
+        _state.worker = threading.Thread(target=_compute, args=(_state.wanted, _state.result), daemon=True)
+        _state.worker.start()
+        return POLL_SECONDS
+    return None
+
+
+def request(spec: NoiseSpec, domain: Domain) -> None:
+    """Ask for the preview of ``spec`` on ``domain`` (computed in the background)."""
+    _state.wanted = (spec, domain)
+    if _state.wanted != _state.shown and not bpy.app.timers.is_registered(tick):
+        bpy.app.timers.register(tick, first_interval=0.0)
+
+
+def icon_for(spec: NoiseSpec, domain: Domain) -> tuple[int, str]:
+    """``(icon id or 0, error message)`` of the preview; requests it when the settings changed."""
+    request(spec, domain)
+    image = _state.collection.get("noise") if _state.collection is not None else None
+    return (image.icon_id if image is not None else 0), _state.error
+
+
+def wait() -> None:
+    """Block until the preview is up to date (scripts and tests, which have no event loop)."""
+    while tick() is not None:
+        if _state.worker is not None:
+            _state.worker.join()
+
+
+def preview_pixels() -> np.ndarray | None:
+    """The pixels currently shown (flat RGBA float32), or None."""
+    image = _state.collection.get("noise") if _state.collection is not None else None
+    if image is None:
+        return None
+    pixels = np.empty(SIZE * SIZE * 4, dtype=np.float32)
+    pixel_array(image, "image_pixels_float").foreach_get(pixels)
+    return pixels
+
+
+def attach() -> None:
+    _state.collection = bpy.utils.previews.new()
+
+
+def detach() -> None:
+    global _state
+    if _state.worker is not None:
+        _state.worker.join()
+    if bpy.app.timers.is_registered(tick):
+        bpy.app.timers.unregister(tick)
+    if _state.collection is not None:
+        bpy.utils.previews.remove(_state.collection)
+    _state = _State()
+
+
+CLASSES: tuple[type, ...] = ()

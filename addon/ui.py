@@ -1,0 +1,58 @@
+"""Drawing the noise settings (panels and operator redo panels share it)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import bpy
+
+from .mapping import UserError, applicable_options, to_domain, to_spec
+from .noise_core.kinds import KINDS
+
+if TYPE_CHECKING:
+    from .properties import NoiseSettings
+
+
+def draw_noise_settings(layout: bpy.types.UILayout, settings: NoiseSettings) -> None:
+    """Kind, fractal fields, the kind's own options, the domain, and the settings' error if any."""
+    layout.use_property_split = True
+    layout.use_property_decorate = False
+    info = KINDS[settings.kind]
+    column = layout.column()
+    column.prop(settings, "kind")
+    column.prop(settings, "seed")
+    column.prop(settings, "frequency")
+    column.prop(settings, "octaves")
+    if settings.octaves > 1:
+        column.prop(settings, "lacunarity")
+        column.prop(settings, "persistence")
+    column.prop(settings, "turbulence")
+    if info.tiling:
+        column.prop(settings, "tiling")
+    options = applicable_options(settings)
+    if options:
+        box = column.box()
+        for name in options:
+            box.prop(settings, name)
+    domain = column.column(heading="Noise Space")
+    domain.prop(settings, "dimensions", expand=True)
+    if settings.dimensions == "2":
+        domain.prop(settings, "plane", expand=True)
+    elif settings.dimensions == "1":
+        domain.prop(settings, "axis", expand=True)
+    domain.prop(settings, "offset")
+    domain.prop(settings, "rotation")
+    domain.prop(settings, "scale")
+    message = settings_error(settings)
+    if message:
+        column.label(text=message, icon="ERROR")
+
+
+def settings_error(settings: NoiseSettings) -> str:
+    """The message that makes ``settings`` unusable, or ``""``."""
+    try:
+        to_spec(settings)
+        to_domain(settings)
+    except UserError as error:
+        return str(error)
+    return ""
