@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import cellular, gradients
+from . import cellular, gradients, voronoi
 
 if TYPE_CHECKING:
     from .spec import NoiseSpec
@@ -41,6 +41,12 @@ class KindInfo:
     """Optional: the spec's variant code and float64 parameter array for the kernel."""
 
 
+def _pack_voronoi(spec: NoiseSpec) -> tuple[int, np.ndarray]:
+    """Voronoi: the metric code is the variant (it changes the machine code); function and jitter are parameters."""
+    params = np.array([voronoi.FUNCTION_CODES[spec.function], spec.jitter], dtype=np.float64)
+    return voronoi.METRIC_CODES[spec.distance], params
+
+
 KINDS: dict[str, KindInfo] = {
     info.name: info
     for info in (
@@ -61,6 +67,34 @@ KINDS: dict[str, KindInfo] = {
             (),
             True,
             "Perlin gradient noise on the square/cubic lattice (range -1..1).",
+        ),
+        KindInfo(
+            "simplex_value",
+            FAMILY_SIMPLEX,
+            gradients.VALUE,
+            (1, 2, 3),
+            (),
+            False,
+            "Simplex value noise: random values at simplex-lattice points, radial kernels summed (range -1..1).",
+        ),
+        KindInfo(
+            "simplex",
+            FAMILY_SIMPLEX,
+            gradients.SIMPLEX,
+            (1, 2, 3),
+            (),
+            False,
+            "Simplex gradient noise: circle/sphere gradients with radial kernels on a simplex lattice (range -1..1).",
+        ),
+        KindInfo(
+            "voronoi",
+            FAMILY_VORONOI,
+            voronoi.WORLEY,
+            (1, 2, 3),
+            ("distance", "function", "jitter"),
+            True,
+            "Voronoi noise: distances to random points per lattice cell, F1/F2/F2-F1 or a cell value (range 0..1).",
+            _pack_voronoi,
         ),
         KindInfo(
             "cellular",

@@ -3,6 +3,14 @@
 Fractal sums are weighted averages of octaves, so they keep the range of one
 octave; turbulence folds a symmetric range [-1, 1] onto [0, 1].
 
+Simplex kinds (``simplex_value``, ``simplex``) lie in [-1, 1] in every dimension:
+the value kernels peak at 1 on lattice points (seed 001, "Final maximum amplitude")
+and the gradient variants are normalised by the seed's maxima (001, 2.3-2.5).
+
+Voronoi lies in [0, 1] for every metric and function: F1, F2 and F2 - F1 are
+clamped to 1 (``voronoi.py``; Chebyshev never exceeds 1, squared and Manhattan are
+clamped, Worley is ``sqrt(min(d^2, 1))``), and ``cell`` is in [0, 1).
+
 Cellular noise lies in [0, 1]: every function is clamped there, as seed 003 does.
 """
 
@@ -13,7 +21,7 @@ from .spec import NoiseSpec
 
 def value_range(spec: NoiseSpec) -> tuple[float, float]:
     """``(low, high)`` that every value of ``spec`` lies within."""
-    low, high = -1.0, 1.0
+    low, high = (0.0, 1.0) if spec.kind == "voronoi" else (-1.0, 1.0)
     if spec.kind == "cellular":
         low, high = 0.0, 1.0
     if spec.turbulence:

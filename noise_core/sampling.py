@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from ._jit import jit
 from .cellular import cellular_2d, cellular_3d
-from .kinds import FAMILY_CELLULAR, FAMILY_LATTICE
+from .kinds import FAMILY_CELLULAR, FAMILY_LATTICE, FAMILY_SIMPLEX, FAMILY_VORONOI
 from .lattice_noise import lattice_1d, lattice_2d, lattice_3d
+from .simplex import simplex_1d, simplex_2d, simplex_3d
+from .voronoi import voronoi_1d, voronoi_2d, voronoi_3d
 
 
 @jit
@@ -24,6 +26,20 @@ def sample(family, dim, variant, x, y, z, seed, frequency, period, params):
         if dim == 2:
             return lattice_2d(variant, x, y, seed, frequency, period)
         return lattice_3d(variant, x, y, z, seed, frequency, period)
+    if family == FAMILY_SIMPLEX:
+        if dim == 1:
+            return simplex_1d(variant, x, seed, frequency)
+        if dim == 2:
+            return simplex_2d(variant, x, y, seed, frequency)
+        return simplex_3d(variant, x, y, z, seed, frequency)
+    if family == FAMILY_VORONOI:
+        function = int(params[0])
+        jitter = params[1]
+        if dim == 1:
+            return voronoi_1d(variant, function, jitter, x, seed, frequency, period)
+        if dim == 2:
+            return voronoi_2d(variant, function, jitter, x, y, seed, frequency, period)
+        return voronoi_3d(variant, function, jitter, x, y, z, seed, frequency, period)
     if family == FAMILY_CELLULAR:
         if dim == 2:
             return cellular_2d(variant, x, y, seed, frequency, params)

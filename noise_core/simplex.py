@@ -1,0 +1,149 @@
+"""Simplex noise in 1D, 2D and 3D: radial kernels summed over a simplex lattice (seed 001).
+
+Each corner of the simplex holding the sample contributes
+``falloff(offset) * gradient(hash, offset)``; the contributions are summed, not
+interpolated. The gradient code is ``gradients.VALUE`` (``"simplex_value"``, seed 001
+section 1) or ``gradients.SIMPLEX`` (``"simplex"``: line / circle / sphere with the
+seed's normalisation factors, section 2). A corner's hash is SmallXXHash(seed)
+eating its lattice coordinates in order (x, then y, then z), as for lattice noise.
+
+* 1D (section 1.3): corners ``x0 = floor(x)`` and ``x0 + 1``, falloff ``(1 - x^2)^3``.
+* 2D (sections 1.5-1.7): coordinates scaled by ``frequency / sqrt(3)``, skewed by
+  ``(x + y) (sqrt(3) - 1) / 2`` to find the square cell, which the diagonal splits into
+  two triangles (the seed's ``xGz`` test picks the third corner); each corner is
+  un-skewed by ``(i + j) (3 - sqrt(3)) / 6`` and weighted ``8 max(0, 1/2 - r^2)^3``.
+  The seed works in its XZ plane; here the plane is (x, y).
+* 3D (sections 1.8-1.9): coordinates scaled by ``frequency * 0.6``, skew ``1/3``,
+  un-skew ``1/6``, the four corners of the tetrahedron chosen by the seed's three
+  comparisons (``xGy``, ``xGz``, ``yGz``), same falloff as 2D.
+
+The simplex lattice does not align with squares or cubes, so, as the seed explains
+in section 1.1, simplex noise does not tile (``NoiseSpec`` rejects ``tiling=True``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+from .gradients import evaluate_1d, evaluate_2d, evaluate_3d
+from .hashing import avalanche, eat, hash_seed
+
+SCALE_2D = 1.0 / np.sqrt(3.0)
+SKEW_2D = (np.sqrt(3.0) - 1.0) / 2.0
+UNSKEW_2D = (3.0 - np.sqrt(3.0)) / 6.0
+SCALE_3D = 0.6
+SKEW_3D = 1.0 / 3.0
+UNSKEW_3D = 1.0 / 6.0
+
+
+@jit
+def _kernel_1d(gradient, accumulator, corner, x):
+    """``Simplex1D.Kernel``: ``(1 - d^2)^3 * gradient`` for the corner at lattice point ``corner``."""
+    offset = x - corner
+    falloff = 1.0 - offset * offset
+    return falloff * falloff * falloff * evaluate_1d(gradient, avalanche(accumulator), offset)
+
+
+@jit
+def _kernel_2d(gradient, accumulator, i, j, x, y):
+    """``Simplex2D.Kernel``: the corner ``(i, j)`` un-skewed, ``8 max(0, 1/2 - r^2)^3 * gradient``."""
+    unskew = (i + j) * UNSKEW_2D
+    dx = x - i + unskew
+    dy = y - j + unskew
+    falloff = 0.5 - dx * dx - dy * dy
+    falloff = max(falloff * falloff * falloff * 8.0, 0.0)
+    return falloff * evaluate_2d(gradient, avalanche(accumulator), dx, dy)
+
+
+@jit
+def _kernel_3d(gradient, accumulator, i, j, k, x, y, z):
+    """``Simplex3D.Kernel``: the corner ``(i, j, k)`` un-skewed, ``8 max(0, 1/2 - r^2)^3 * gradient``."""
+    unskew = (i + j + k) * UNSKEW_3D
+    dx = x - i + unskew
+    dy = y - j + unskew
+    dz = z - k + unskew
+    falloff = 0.5 - dx * dx - dy * dy - dz * dz
+    falloff = max(falloff * falloff * falloff * 8.0, 0.0)
+    return falloff * evaluate_3d(gradient, avalanche(accumulator), dx, dy, dz)
+
+
+@jit
+def simplex_1d(gradient, x, seed, frequency):
+    """1D simplex noise: the two kernels of the line segment holding ``x * frequency``."""
+    h = hash_seed(seed)
+    x = x * frequency
+    x0 = np.floor(x)
+    x1 = x0 + 1.0
+    return _kernel_1d(gradient, eat(h, np.int64(x0)), x0, x) + _kernel_1d(gradient, eat(h, np.int64(x1)), x1, x)
+
+
+@jit
+def simplex_2d(gradient, x, y, seed, frequency):
+    """2D simplex noise: the three kernels of the triangle holding the (scaled) sample."""
+    h = hash_seed(seed)
+    x = x * (frequency * SCALE_2D)
+    y = y * (frequency * SCALE_2D)
+    skew = (x + y) * SKEW_2D
+    sx = x + skew
+    sy = y + skew
+    x0 = np.floor(sx)
+    y0 = np.floor(sy)
+    x1 = x0 + 1.0
+    y1 = y0 + 1.0
+    x_greater = sx - x0 > sy - y0
+    xc = x1 if x_greater else x0
+    yc = y0 if x_greater else y1
+    h0 = eat(h, np.int64(x0))
+    h1 = eat(h, np.int64(x1))
+    hc = h1 if x_greater else h0
+    return (
+        _kernel_2d(gradient, eat(h0, np.int64(y0)), x0, y0, x, y)
+        + _kernel_2d(gradient, eat(h1, np.int64(y1)), x1, y1, x, y)
+        + _kernel_2d(gradient, eat(hc, np.int64(yc)), xc, yc, x, y)
+    )
+
+
+@jit
+def simplex_3d(gradient, x, y, z, seed, frequency):
+    """3D simplex noise: the four kernels of the tetrahedron holding the (scaled) sample."""
+    h = hash_seed(seed)
+    x = x * (frequency * SCALE_3D)
+    y = y * (frequency * SCALE_3D)
+    z = z * (frequency * SCALE_3D)
+    skew = (x + y + z) * SKEW_3D
+    sx = x + skew
+    sy = y + skew
+    sz = z + skew
+    x0 = np.floor(sx)
+    y0 = np.floor(sy)
+    z0 = np.floor(sz)
+    x1 = x0 + 1.0
+    y1 = y0 + 1.0
+    z1 = z0 + 1.0
+    x_gt_y = sx - x0 > sy - y0
+    x_gt_z = sx - x0 > sz - z0
+    y_gt_z = sy - y0 > sz - z0
+    x_gt_z_and_y_gt_z = x_gt_z & y_gt_z
+    xa = x_gt_y & x_gt_z
+    xb = x_gt_y | x_gt_z_and_y_gt_z
+    ya = (not x_gt_y) & y_gt_z
+    yb = (not x_gt_y) | x_gt_z_and_y_gt_z
+    za = (x_gt_y & (not x_gt_z)) | ((not x_gt_y) & (not y_gt_z))
+    zb = not x_gt_z_and_y_gt_z
+    xca = x1 if xa else x0
+    xcb = x1 if xb else x0
+    yca = y1 if ya else y0
+    ycb = y1 if yb else y0
+    zca = z1 if za else z0
+    zcb = z1 if zb else z0
+    h0 = eat(h, np.int64(x0))
+    h1 = eat(h, np.int64(x1))
+    ha = h1 if xa else h0
+    hb = h1 if xb else h0
+    return (
+        _kernel_3d(gradient, eat(eat(h0, np.int64(y0)), np.int64(z0)), x0, y0, z0, x, y, z)
+        + _kernel_3d(gradient, eat(eat(h1, np.int64(y1)), np.int64(z1)), x1, y1, z1, x, y, z)
+        + _kernel_3d(gradient, eat(eat(ha, np.int64(yca)), np.int64(zca)), xca, yca, zca, x, y, z)
+        + _kernel_3d(gradient, eat(eat(hb, np.int64(ycb)), np.int64(zcb)), xcb, ycb, zcb, x, y, z)
+    )

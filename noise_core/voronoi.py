@@ -1,0 +1,205 @@
+"""Voronoi (Worley) noise in 1D, 2D and 3D: distances to pseudorandom points (seed 000).
+
+Points per lattice cell, from the cell's finished hash ``h`` (SmallXXHash(seed) eating
+the cell's lattice coordinates x, then y, then z), exactly as seed 000:
+
+* 1D: one point at ``Floats01A``;
+* 2D: two points ``(Floats01A, Floats01B)`` and ``(Floats01C, Floats01D)`` ("Two points
+  per Lattice Square"; the seed's XZ plane is (x, y) here);
+* 3D: two points from six 5-bit fields, ``GetBitsAsFloats01(5, 0/5/10)`` and
+  ``(5, 15/20/25)`` ("Six Values Per Hash").
+
+The sample's cell and its neighbours (the 3^d block, lattice points passed through
+``validate_single_step`` so tiled noise is seamless) are searched; the two smallest
+distances ``F1 <= F2`` start at 2 and are updated with the seed's selects
+(``UpdateVoronoiMinima``). Distance metrics (codes are the kernel's ``variant``):
+
+* ``worley`` (0): Euclidean. 2D/3D track squared distances and finish with
+  ``sqrt(min(F, 1))`` (seed "Voronoi Worley Noise"); 1D uses ``|dx|``.
+* ``chebyshev`` (1): ``max |d_i|`` (seed "Voronoi Chebyshev Noise"). In 1D it is the
+  same noise as ``worley`` (both are ``|dx|``), as the seed notes.
+* ``squared`` (2): squared Euclidean, ``min(F, 1)`` without the root (seed "Other Metrics").
+* ``manhattan`` (3): ``sum |d_i|``, clamped to 1 (seed "Other Metrics").
+
+Every metric finishes with ``min(F, 1)``. The seed leaves 1D (and Chebyshev) unclamped;
+F1 and Chebyshev's 2D/3D F2 never exceed 1 anyway, but 1D F2 reaches 1.5 (points at
+-1, 0.5 and 2 seen from 0.5), breaking the seed's own claim that F2 - F1 lies in
+[0, 1] and admitting the discontinuities that clamping avoids in 2D. That slip is
+fixed here: 1D F2 is clamped to 1 like the other dimensions.
+
+Functions (``params[0]``, chosen at run time by a select): ``f1`` (0), ``f2`` (1),
+``f2_minus_f1`` (2) and ``cell`` (3). ``cell`` is a stable random value in [0, 1) per
+Voronoi point, for colouring cells (the seed's closing "cell hashes" idea, without
+taking bits from the point offsets so the points stay the seed's): the search keeps
+the finished hash ``h`` of the nearest point's lattice cell and the point's index
+``n`` within that cell (0, or 1 for the second point in 2D/3D); the value is
+``(avalanche(eat(h, n)) >> 8) / 2**24``, i.e. SmallXXHash continued from ``h`` by
+eating ``n``, top 24 bits. It depends only on seed, cell (wrapped when tiling) and
+``n``, so it is constant inside each Voronoi cell and jumps across its edges.
+
+``jitter`` (``params[1]``, beyond the seed, default 1) places each point at
+``r * jitter + anchor * (1 - jitter)`` for the seed's offset ``r``: 1 is the seed's
+placement exactly, 0 a regular lattice. Anchors are the cell centre in 1D and
+``(1/4, 1/4[, 1/4])`` / ``(3/4, 3/4[, 3/4])`` for the two points in 2D/3D, so jitter 0
+gives a square lattice turned 45 degrees (diamond cells) in 2D and a body-centred
+cubic lattice in 3D, where F2 is still a genuine second distance.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import jit
+from .hashing import avalanche, eat, floats01a, floats01b, floats01c, floats01d, get_bits_as_floats01, hash_seed
+from .lattice import span, validate_single_step
+
+WORLEY = 0
+CHEBYSHEV = 1
+SQUARED = 2
+MANHATTAN = 3
+METRIC_CODES = {"worley": WORLEY, "chebyshev": CHEBYSHEV, "squared": SQUARED, "manhattan": MANHATTAN}
+
+F1 = 0
+F2 = 1
+F2_MINUS_F1 = 2
+CELL = 3
+FUNCTION_CODES = {"f1": F1, "f2": F2, "f2_minus_f1": F2_MINUS_F1, "cell": CELL}
+
+INITIAL_MINIMUM = 2.0
+ANCHOR_1D = 0.5
+ANCHOR_FIRST = 0.25
+ANCHOR_SECOND = 0.75
+CELL_VALUE_SCALE = 1.0 / 2.0**24
+
+
+@jit
+def _distance_1d(metric, dx):
+    """1D distance: ``dx^2`` for ``squared``, ``|dx|`` for every other metric."""
+    return dx * dx if metric == SQUARED else abs(dx)
+
+
+@jit
+def _distance_2d(metric, dx, dy):
+    """2D distance of the metric; Euclidean stays squared until :func:`_finish`."""
+    if metric == CHEBYSHEV:
+        return max(abs(dx), abs(dy))
+    if metric == MANHATTAN:
+        return abs(dx) + abs(dy)
+    return dx * dx + dy * dy
+
+
+@jit
+def _distance_3d(metric, dx, dy, dz):
+    """3D distance of the metric; Euclidean stays squared until :func:`_finish`."""
+    if metric == CHEBYSHEV:
+        return max(max(abs(dx), abs(dy)), abs(dz))
+    if metric == MANHATTAN:
+        return abs(dx) + abs(dy) + abs(dz)
+    return dx * dx + dy * dy + dz * dz
+
+
+@jit
+def _update(f1, f2, nearest_hash, nearest_point, distance, h, point):
+    """``UpdateVoronoiMinima`` plus the nearest point's cell hash and index, all by selects."""
+    closer = distance < f1
+    f2 = f1 if closer else min(f2, distance)
+    f1 = distance if closer else f1
+    nearest_hash = h if closer else nearest_hash
+    nearest_point = point if closer else nearest_point
+    return f1, f2, nearest_hash, nearest_point
+
+
+@jit
+def _finish(metric, dim, function, f1, f2, nearest_hash, nearest_point):
+    """Clamp to 1 (and root Worley in 2D/3D), then apply the Voronoi function."""
+    f1 = min(f1, 1.0)
+    f2 = min(f2, 1.0)
+    if metric == WORLEY and dim > 1:
+        f1 = np.sqrt(f1)
+        f2 = np.sqrt(f2)
+    cell = np.float64(avalanche(eat(nearest_hash, nearest_point)) >> 8) * CELL_VALUE_SCALE
+    result = f1
+    result = f2 if function == F2 else result
+    result = f2 - f1 if function == F2_MINUS_F1 else result
+    return cell if function == CELL else result
+
+
+@jit
+def voronoi_1d(metric, function, jitter, x, seed, frequency, period):
+    """1D Voronoi noise: one point per span, spans ``p0 - 1 .. p0 + 1`` searched."""
+    h = hash_seed(seed)
+    p0, _, g0, _, _ = span(x * frequency, period)
+    anchor = ANCHOR_1D * (1.0 - jitter)
+    f1 = INITIAL_MINIMUM
+    f2 = INITIAL_MINIMUM
+    nearest_hash = np.uint32(0)
+    nearest_point = 0
+    for u in range(-1, 2):
+        hc = avalanche(eat(h, validate_single_step(p0 + u, period)))
+        distance = _distance_1d(metric, floats01a(hc) * jitter + anchor + (u - g0))
+        f1, f2, nearest_hash, nearest_point = _update(f1, f2, nearest_hash, nearest_point, distance, hc, 0)
+    return _finish(metric, 1, function, f1, f2, nearest_hash, nearest_point)
+
+
+@jit
+def voronoi_2d(metric, function, jitter, x, y, seed, frequency, period):
+    """2D Voronoi noise: two points per square, the 3x3 squares around the sample searched."""
+    h = hash_seed(seed)
+    px, _, gx, _, _ = span(x * frequency, period)
+    py, _, gy, _, _ = span(y * frequency, period)
+    first = ANCHOR_FIRST * (1.0 - jitter)
+    second = ANCHOR_SECOND * (1.0 - jitter)
+    f1 = INITIAL_MINIMUM
+    f2 = INITIAL_MINIMUM
+    nearest_hash = np.uint32(0)
+    nearest_point = 0
+    for u in range(-1, 2):
+        hx = eat(h, validate_single_step(px + u, period))
+        ox = u - gx
+        for v in range(-1, 2):
+            hc = avalanche(eat(hx, validate_single_step(py + v, period)))
+            oy = v - gy
+            distance = _distance_2d(metric, floats01a(hc) * jitter + first + ox, floats01b(hc) * jitter + first + oy)
+            f1, f2, nearest_hash, nearest_point = _update(f1, f2, nearest_hash, nearest_point, distance, hc, 0)
+            distance = _distance_2d(metric, floats01c(hc) * jitter + second + ox, floats01d(hc) * jitter + second + oy)
+            f1, f2, nearest_hash, nearest_point = _update(f1, f2, nearest_hash, nearest_point, distance, hc, 1)
+    return _finish(metric, 2, function, f1, f2, nearest_hash, nearest_point)
+
+
+@jit
+def voronoi_3d(metric, function, jitter, x, y, z, seed, frequency, period):
+    """3D Voronoi noise: two points per cube, the 3x3x3 cubes around the sample searched."""
+    h = hash_seed(seed)
+    px, _, gx, _, _ = span(x * frequency, period)
+    py, _, gy, _, _ = span(y * frequency, period)
+    pz, _, gz, _, _ = span(z * frequency, period)
+    first = ANCHOR_FIRST * (1.0 - jitter)
+    second = ANCHOR_SECOND * (1.0 - jitter)
+    f1 = INITIAL_MINIMUM
+    f2 = INITIAL_MINIMUM
+    nearest_hash = np.uint32(0)
+    nearest_point = 0
+    for u in range(-1, 2):
+        hx = eat(h, validate_single_step(px + u, period))
+        ox = u - gx
+        for v in range(-1, 2):
+            hy = eat(hx, validate_single_step(py + v, period))
+            oy = v - gy
+            for w in range(-1, 2):
+                hc = avalanche(eat(hy, validate_single_step(pz + w, period)))
+                oz = w - gz
+                distance = _distance_3d(
+                    metric,
+                    get_bits_as_floats01(hc, 5, 0) * jitter + first + ox,
+                    get_bits_as_floats01(hc, 5, 5) * jitter + first + oy,
+                    get_bits_as_floats01(hc, 5, 10) * jitter + first + oz,
+                )
+                f1, f2, nearest_hash, nearest_point = _update(f1, f2, nearest_hash, nearest_point, distance, hc, 0)
+                distance = _distance_3d(
+                    metric,
+                    get_bits_as_floats01(hc, 5, 15) * jitter + second + ox,
+                    get_bits_as_floats01(hc, 5, 20) * jitter + second + oy,
+                    get_bits_as_floats01(hc, 5, 25) * jitter + second + oz,
+                )
+                f1, f2, nearest_hash, nearest_point = _update(f1, f2, nearest_hash, nearest_point, distance, hc, 1)
+    return _finish(metric, 3, function, f1, f2, nearest_hash, nearest_point)
