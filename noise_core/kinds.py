@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import cellular, gradients, voronoi
+from . import cellular, gradients, hill, voronoi
 
 if TYPE_CHECKING:
     from .spec import NoiseSpec
@@ -105,6 +105,16 @@ KINDS: dict[str, KindInfo] = {
             False,
             "Worley cell noise: Poisson-distributed feature points per cell, F1/F2/F3/F2-F1 (range 0..1).",
             cellular.pack_cellular,
+        ),
+        KindInfo(
+            "hill",
+            FAMILY_HILL,
+            0,
+            (1, 2, 3),
+            ("smoothness", "sines", "sizes", "distribution", "alpha", "beta"),
+            False,
+            "Hill noise: a sum of sines with size-proportional amplitude, nearly uniform on 0..1.",
+            hill.pack_hill,
         ),
     )
 }

@@ -12,18 +12,26 @@ clamped to 1 (``voronoi.py``; Chebyshev never exceeds 1, squared and Manhattan a
 clamped, Worley is ``sqrt(min(d^2, 1))``), and ``cell`` is in [0, 1).
 
 Cellular noise lies in [0, 1]: every function is clamped there, as seed 003 does.
+Hill noise lies in [0, 1] for ``distribution="uniform"`` and in [-1, 1] for ``"raw"``
+(the sum divided by the sum of sizes). ``"weibull"`` lies in ``[0, alpha * (20 ln 2) **
+(1 / beta)]`` (``hill.py`` floors ``1 - U`` at ``2**-20``), and images map exactly that
+interval to [0, 1], so no value is clipped; as the Weibull tail is long, typical values
+(median ``alpha * (ln 2) ** (1 / beta)``) land in the lower part of the image's range.
 """
 
 from __future__ import annotations
 
+from .hill import weibull_upper
 from .spec import NoiseSpec
 
 
 def value_range(spec: NoiseSpec) -> tuple[float, float]:
     """``(low, high)`` that every value of ``spec`` lies within."""
     low, high = (0.0, 1.0) if spec.kind == "voronoi" else (-1.0, 1.0)
-    if spec.kind == "cellular":
+    if spec.kind == "cellular" or (spec.kind == "hill" and spec.distribution == "uniform"):
         low, high = 0.0, 1.0
+    elif spec.kind == "hill" and spec.distribution == "weibull":
+        low, high = 0.0, weibull_upper(spec.alpha, spec.beta)
     if spec.turbulence:
         return 0.0, max(abs(low), abs(high))
     return low, high

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from ._jit import jit
 from .cellular import cellular_2d, cellular_3d
-from .kinds import FAMILY_CELLULAR, FAMILY_LATTICE, FAMILY_SIMPLEX, FAMILY_VORONOI
+from .hill import hill
+from .kinds import FAMILY_CELLULAR, FAMILY_HILL, FAMILY_LATTICE, FAMILY_SIMPLEX, FAMILY_VORONOI
 from .lattice_noise import lattice_1d, lattice_2d, lattice_3d
 from .simplex import simplex_1d, simplex_2d, simplex_3d
 from .voronoi import voronoi_1d, voronoi_2d, voronoi_3d
@@ -44,4 +45,6 @@ def sample(family, dim, variant, x, y, z, seed, frequency, period, params):
         if dim == 2:
             return cellular_2d(variant, x, y, seed, frequency, params)
         return cellular_3d(variant, x, y, z, seed, frequency, params)
+    if family == FAMILY_HILL:
+        return hill(dim, x, y, z, frequency, params)
     return 0.0

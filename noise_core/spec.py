@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Iterable
 from dataclasses import dataclass, fields
 
 from .kinds import KINDS, kind_info
@@ -52,6 +53,10 @@ VORONOI_FUNCTIONS = ("f1", "f2", "f2_minus_f1", "cell")
 CELLULAR_DISTANCES = ("euclidean", "squared", "manhattan", "chebyshev")
 CELLULAR_FUNCTIONS = ("f1", "f2", "f3", "f2_minus_f1")
 HILL_DISTRIBUTIONS = ("uniform", "raw", "weibull")
+HILL_MAX_SINES = 256
+HILL_SMOOTHNESS_MIN = 1e-3
+HILL_SMOOTHNESS_MAX = 1e3
+HILL_MAX_SIZE_RATIO = 1e12
 
 
 @dataclass(frozen=True)
@@ -146,4 +151,52 @@ class NoiseSpec:
                 raise ValueError(f"density: mean feature points per cell must be in (0, 16], got {self.density!r}")
             object.__setattr__(self, "density", density)
         elif self.kind == "hill":
-            _choice("distribution", self.distribution, HILL_DISTRIBUTIONS)
+            self._validate_hill()
+
+    def _validate_hill(self) -> None:
+        if self.octaves != 1:
+            raise ValueError(
+                f"octaves: hill noise carries its own octaves (its sines), so octaves must be 1, got {self.octaves}; "
+                "shape the detail with sines, smoothness or sizes"
+            )
+        distribution = _choice("distribution", self.distribution, HILL_DISTRIBUTIONS)
+        smoothness = _number("smoothness", self.smoothness)
+        if not HILL_SMOOTHNESS_MIN <= smoothness <= HILL_SMOOTHNESS_MAX:
+            raise ValueError(
+                f"smoothness: must be between {HILL_SMOOTHNESS_MIN:g} and {HILL_SMOOTHNESS_MAX:g}, "
+                f"got {self.smoothness!r}"
+            )
+        sines = _integer("sines", self.sines)
+        if not 1 <= sines <= HILL_MAX_SINES:
+            raise ValueError(f"sines: must be between 1 and {HILL_MAX_SINES}, got {sines}")
+        defaults = {field.name: field.default for field in fields(self)}
+        if self.sizes is not None:
+            for name in ("smoothness", "sines"):
+                if getattr(self, name) != defaults[name]:
+                    raise ValueError(f"{name}: unused when sizes are given explicitly; leave it at its default")
+            object.__setattr__(self, "sizes", _sizes(self.sizes))
+        alpha = _number("alpha", self.alpha)
+        beta = _number("beta", self.beta)
+        for name, number in (("alpha", alpha), ("beta", beta)):
+            if number <= 0.0:
+                raise ValueError(f"{name}: must be > 0, got {getattr(self, name)!r}")
+            if distribution != "weibull" and number != defaults[name]:
+                raise ValueError(f"{name}: only used with distribution='weibull'; leave it at its default")
+        object.__setattr__(self, "smoothness", smoothness)
+        object.__setattr__(self, "sines", sines)
+        object.__setattr__(self, "alpha", alpha)
+        object.__setattr__(self, "beta", beta)
+
+
+def _sizes(value: object) -> tuple[float, ...]:
+    """Hill ``sizes`` as a tuple of positive floats (1..HILL_MAX_SINES, spread at most HILL_MAX_SIZE_RATIO)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"sizes: expected a sequence of positive numbers, got {type(value).__name__} {value!r}")
+    sizes = tuple(_number(f"sizes[{index}]", size) for index, size in enumerate(value))
+    if not 1 <= len(sizes) <= HILL_MAX_SINES:
+        raise ValueError(f"sizes: must hold between 1 and {HILL_MAX_SINES} sizes, got {len(sizes)}")
+    if min(sizes) <= 0.0:
+        raise ValueError(f"sizes: every size must be > 0, got {sizes!r}")
+    if max(sizes) > HILL_MAX_SIZE_RATIO * min(sizes):
+        raise ValueError(f"sizes: the largest size may be at most {HILL_MAX_SIZE_RATIO:g} times the smallest")
+    return sizes
