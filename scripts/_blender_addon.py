@@ -1,4 +1,4 @@
-"""Shared start-up of the headless entry points: arguments and loading the Noisewright add-on.
+"""Shared start-up of the headless entry points: arguments, loading the Noisewright add-on, running its operators.
 
 The entry points run as ``blender --background --python scripts/<name>.py -- <args>`` and as
 ``python scripts/<name>.py <args>`` with the ``bpy`` module. They load the add-on the way a
@@ -8,18 +8,24 @@ under ``build/`` that is registered in the preferences, and the extension is ena
 there. The staged copy is kept while the sources are unchanged, so Numba's on-disk cache next
 to it survives between runs.
 
+The noise options (``--kind``, ``--seed``, ``--octaves`` ...) are generated from the add-on's noise
+settings, so they match the panels field for field; they are applied to the scene's settings, which
+the operators read when called without their own.
+
 Entry points load this file with ``runpy.run_path`` because ``blender --python`` does not put
 ``scripts/`` on ``sys.path``.
 """
 
 from __future__ import annotations
 
+import argparse
 import runpy
 import sys
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
-import addon_utils
 import bpy
 
 SCRIPTS = Path(__file__).resolve().parent
@@ -29,9 +35,11 @@ LOCAL_REPOSITORY = ROOT / "build" / "blender_extensions"
 LOCAL_REPOSITORY_NAME = "Noisewright checkout"
 _CACHE_FILES = ("__pycache__", ".pyc", ".nbi", ".nbc")
 
+Log = Callable[[str], None]
+
 
 class AddonError(RuntimeError):
-    """The add-on could not be found, staged or enabled."""
+    """The add-on could not be found, staged or enabled, or one of its operators failed."""
 
 
 def script_arguments(argv: Sequence[str] | None = None) -> list[str]:
@@ -48,9 +56,9 @@ def script_arguments(argv: Sequence[str] | None = None) -> list[str]:
 
 
 def _enabled_extension_module() -> str | None:
-    for module in bpy.context.preferences.addons.keys():
-        if module.startswith("bl_ext.") and module.rpartition(".")[2] == EXTENSION_ID:
-            return module
+    for addon in bpy.context.preferences.addons:
+        if addon.module.startswith("bl_ext.") and addon.module.rpartition(".")[2] == EXTENSION_ID:
+            return addon.module
     return None
 
 
@@ -73,30 +81,30 @@ def _checkout_signature() -> dict[str, tuple[int, int]]:
     }
 
 
-def _stage_checkout(log) -> None:
-    """Copy the checkout's extension into the local repository unless the copy there is current."""
-    staged = LOCAL_REPOSITORY / EXTENSION_ID
+def _stage_checkout(repository: Path, log: Log) -> None:
+    """Copy the checkout's extension into ``repository`` unless the copy there is current."""
+    staged = repository / EXTENSION_ID
     if staged.is_dir() and _tree_signature(staged) == _checkout_signature():
         return
     build_extension = runpy.run_path(str(SCRIPTS / "build_extension.py"), run_name="build_extension")
     log(f"staging the checkout's extension into {staged}")
-    build_extension["stage_extension"](LOCAL_REPOSITORY)
+    build_extension["stage_extension"](repository)
 
 
-def _local_repository():
-    """The preferences' extension repository for ``LOCAL_REPOSITORY``, added when missing."""
+def _local_repository(directory: Path):
+    """The preferences' extension repository kept in ``directory``, added when missing."""
     repos = bpy.context.preferences.extensions.repos
     for repo in repos:
-        if repo.use_custom_directory and Path(repo.custom_directory).resolve() == LOCAL_REPOSITORY.resolve():
+        if repo.use_custom_directory and Path(repo.custom_directory).resolve() == directory.resolve():
             return repo
     result = bpy.ops.preferences.extension_repo_add(
         name=LOCAL_REPOSITORY_NAME,
         type="LOCAL",
         use_custom_directory=True,
-        custom_directory=str(LOCAL_REPOSITORY),
+        custom_directory=str(directory),
     )
     if result != {"FINISHED"}:
-        raise AddonError(f"could not add the local extension repository {LOCAL_REPOSITORY} ({result})")
+        raise AddonError(f"could not add the local extension repository {directory} ({result})")
     return repos[-1]
 
 
@@ -104,16 +112,121 @@ def _raise(error: Exception) -> None:
     raise error
 
 
-def load_addon(log=print) -> str:
+def add_addon_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options every entry point shares."""
+    parser.add_argument(
+        "--extension-repo",
+        type=Path,
+        default=LOCAL_REPOSITORY,
+        help="local extension repository the checkout is staged into when no installed noisewright extension "
+        f"is enabled (default: {LOCAL_REPOSITORY})",
+    )
+
+
+def load_addon(repository: Path = LOCAL_REPOSITORY, log: Log = print) -> str:
     """Make sure the Noisewright add-on is enabled; return its module name (``bl_ext.<repo>.noisewright``)."""
     module = _enabled_extension_module()
     if module is not None:
-        log(f"using the installed extension {module}")
+        log(f"using the enabled extension {module}")
         return module
-    LOCAL_REPOSITORY.mkdir(parents=True, exist_ok=True)
-    _stage_checkout(log)
-    module = f"bl_ext.{_local_repository().module}.{EXTENSION_ID}"
+    repository = Path(repository).resolve()
+    repository.mkdir(parents=True, exist_ok=True)
+    _stage_checkout(repository, log)
+    module = f"bl_ext.{_local_repository(repository).module}.{EXTENSION_ID}"
+    import addon_utils  # Blender's own module: importable only once bpy is
+
     if addon_utils.enable(module, default_set=True, handle_error=_raise) is None:
         raise AddonError(f"Blender did not enable {module}; see the messages above")
-    log(f"enabled {module} from {LOCAL_REPOSITORY / EXTENSION_ID}")
+    log(f"enabled {module} from {repository / EXTENSION_ID}")
     return module
+
+
+_SKIPPED_SETTINGS = ("rna_type", "name")
+
+
+def _noise_properties():
+    """The RNA properties of the scene's noise settings, ``kind`` first (the option menus depend on it)."""
+    properties = [p for p in bpy.context.scene.noisewright.bl_rna.properties if p.identifier not in _SKIPPED_SETTINGS]
+    return sorted(properties, key=lambda prop: prop.identifier != "kind")
+
+
+def _add_noise_arguments(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("noise settings (the add-on's Noise panel; unset ones keep their defaults)")
+    for prop in _noise_properties():
+        option = "--" + prop.identifier.replace("_", "-")
+        options: dict = {"default": argparse.SUPPRESS, "help": prop.description, "dest": prop.identifier}
+        if prop.type == "ENUM":
+            items = [item.identifier for item in prop.enum_items]
+            options["choices" if items else "metavar"] = items or prop.identifier.upper()
+        elif prop.type == "BOOLEAN":
+            options["action"] = argparse.BooleanOptionalAction
+        elif prop.type in ("INT", "FLOAT"):
+            options["type"] = int if prop.type == "INT" else float
+            if prop.array_length:
+                options.update(nargs=prop.array_length, metavar=tuple("XYZW"[: prop.array_length]))
+        group.add_argument(option, **options)
+
+
+def parse_arguments(
+    description: str,
+    add_arguments: Callable[[argparse.ArgumentParser], None],
+    argv: Sequence[str] | None = None,
+) -> tuple[argparse.ArgumentParser, argparse.Namespace]:
+    """Load the add-on, then parse the script's arguments (its own, ``--extension-repo`` and the noise options).
+
+    The add-on comes first because the noise options are generated from its settings.
+    """
+    arguments = script_arguments(argv)
+    common = argparse.ArgumentParser(add_help=False)
+    add_addon_arguments(common)
+    known, _ = common.parse_known_args(arguments)
+    try:
+        load_addon(known.extension_repo)
+    except (AddonError, OSError) as error:
+        raise SystemExit(f"error: could not load the Noisewright add-on: {error}") from error
+    parser = argparse.ArgumentParser(description=description, parents=[common])
+    add_arguments(parser)
+    _add_noise_arguments(parser)
+    return parser, parser.parse_args(arguments)
+
+
+def set_noise_settings(values: dict) -> None:
+    """Set the scene's noise settings from ``{field: value}`` (``kind`` first); ``ValueError`` names a bad field."""
+    settings = bpy.context.scene.noisewright
+    for name in sorted(values, key=lambda name: name != "kind"):
+        try:
+            setattr(settings, name, values[name])
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"--{name.replace('_', '-')}: {error}") from error
+
+
+def apply_noise_arguments(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, defaults: dict | None = None
+) -> None:
+    """Set the scene's noise settings: ``defaults`` first, then the noise options given on the command line."""
+    given = {p.identifier: getattr(args, p.identifier) for p in _noise_properties() if hasattr(args, p.identifier)}
+    try:
+        set_noise_settings({**(defaults or {}), **given})
+    except ValueError as error:
+        parser.error(str(error))
+
+
+def run_operator(idname: str, **properties) -> None:
+    """Run ``bpy.ops.<idname>`` (e.g. ``noisewright.displace``); raise ``AddonError`` unless it finished."""
+    category, _, name = idname.partition(".")
+    operator = getattr(getattr(bpy.ops, category), name)
+    try:
+        result = operator(**properties)
+    except (RuntimeError, TypeError) as error:
+        raise AddonError(f"{idname}: {str(error).strip()}") from error
+    if result != {"FINISHED"}:
+        raise AddonError(f"{idname} did not finish ({', '.join(sorted(result))}); see the messages above")
+
+
+@contextmanager
+def step(message: str, log: Log = print) -> Iterator[None]:
+    """Print ``message``, run the block, then print how long it took."""
+    log(f"{message} ...")
+    started = time.perf_counter()
+    yield
+    log(f"  done in {time.perf_counter() - started:.1f} s")

@@ -1,0 +1,77 @@
+"""Bake a noise texture to an image file with the Noisewright add-on, headless.
+
+    blender --background --python scripts/bake_texture.py -- --out noise.exr --size 1024 --kind perlin --octaves 5
+    python scripts/bake_texture.py --out noise.png --width 2048 --height 1024 --tiling --colors ramp
+
+The format follows the file extension: .png (16-bit) or .exr (32-bit float OpenEXR), written by Blender.
+Noise options default to 2D noise on the XY plane, so the image equals ``noise_core.evaluate_grid``
+mapped to 0..1 (as ``python -m noise_core bake`` writes it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import runpy
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+addon = runpy.run_path(str(Path(__file__).with_name("_blender_addon.py")), run_name="_blender_addon")
+
+FORMATS = {".png": "PNG", ".exr": "OPEN_EXR"}
+MAX_SIDE = 65536
+DEFAULT_NOISE = {"dimensions": "2", "plane": "XY"}
+
+
+def _pixels(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= MAX_SIDE:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_SIDE}, got {value}")
+    return value
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", type=Path, required=True, help="image file to write: .png (16-bit) or .exr (float)")
+    parser.add_argument("--size", type=_pixels, default=1024, help="width and height in pixels (default 1024)")
+    parser.add_argument("--width", type=_pixels, help="width in pixels (overrides --size)")
+    parser.add_argument("--height", type=_pixels, help="height in pixels (overrides --size)")
+    parser.add_argument(
+        "--colors", choices=("grayscale", "ramp"), default="grayscale", help="grey values or a two-colour ramp"
+    )
+    parser.add_argument("--low", type=float, nargs=3, metavar=("R", "G", "B"), help="ramp colour of noise value 0")
+    parser.add_argument("--high", type=float, nargs=3, metavar=("R", "G", "B"), help="ramp colour of noise value 1")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, args = addon["parse_arguments"](__doc__.split("\n\n")[0], _add_arguments, argv)
+    file_format = FORMATS.get(args.out.suffix.lower())
+    if file_format is None:
+        parser.error(
+            f"--out: unsupported image format {args.out.suffix or '(none)'!r}; use one of {', '.join(FORMATS)}"
+        )
+    addon["apply_noise_arguments"](parser, args, DEFAULT_NOISE)
+    out = args.out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    width, height = args.width or args.size, args.height or args.size
+    ramp = {name: value for name, value in (("color_low", args.low), ("color_high", args.high)) if value}
+    try:
+        with addon["step"](f"baking {width}x{height} noise into {out}"):
+            addon["run_operator"](
+                "noisewright.bake_texture",
+                width=width,
+                height=height,
+                use_float=True,
+                color_mode=args.colors.upper(),
+                save_format=file_format,
+                filepath=str(out),
+                **ramp,
+            )
+    except addon["AddonError"] as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    print(f"wrote {out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,115 @@
+"""Generate a noise terrain, or displace existing meshes, with the Noisewright add-on and save a .blend, headless.
+
+    blender --background --python scripts/make_terrain.py -- --out terrain.blend --subdivisions 512 --octaves 6
+    python scripts/make_terrain.py --out terrain.blend --falloff radial --kind simplex --frequency 3
+    python scripts/make_terrain.py --open scene.blend --objects Plane Rock --strength 0.1 --out displaced.blend
+
+Without ``--objects`` a terrain grid is added (``noisewright.add_terrain``) to the file given with
+``--open``, to the file Blender was started with, or to an empty scene. With ``--objects`` those meshes
+are displaced instead (``noisewright.displace``), optionally into a new shape key.
+"""
+
+from __future__ import annotations
+
+import argparse
+import runpy
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import bpy
+
+addon = runpy.run_path(str(Path(__file__).with_name("_blender_addon.py")), run_name="_blender_addon")
+
+
+def _subdivisions(text: str) -> int:
+    value = int(text)
+    if not 1 <= value <= 16384:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 16384, got {value}")
+    return value
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", type=Path, required=True, help=".blend file to save")
+    parser.add_argument("--open", type=Path, help=".blend file to open first")
+    terrain = parser.add_argument_group("terrain (without --objects)")
+    terrain.add_argument("--subdivisions", type=_subdivisions, default=256, help="faces along X and Y (default 256)")
+    terrain.add_argument("--size", type=float, default=2.0, help="width and depth of the grid (default 2)")
+    terrain.add_argument("--height", type=float, default=0.5, help="height of noise value 1 (default 0.5)")
+    terrain.add_argument("--falloff", choices=("none", "x", "y", "radial"), default="none", help="edge falloff")
+    terrain.add_argument("--falloff-width", type=float, default=0.3, help="fraction of the half-size it eases over")
+    displace = parser.add_argument_group("displace (with --objects)")
+    displace.add_argument("--objects", nargs="+", metavar="NAME", help="mesh objects to displace instead")
+    displace.add_argument("--strength", type=float, default=0.2, help="displacement of noise01 - midlevel = 1")
+    displace.add_argument("--midlevel", type=float, default=0.5, help="noise value (0..1) that stays in place")
+    displace.add_argument("--direction", choices=("normal", "x", "y", "z"), default="normal", help="move along")
+    displace.add_argument("--space", choices=("local", "world"), default="local", help="coordinates noise is read in")
+    displace.add_argument("--vertex-group", default="", help="scale by this vertex group's weights")
+    displace.add_argument("--shape-key", metavar="NAME", help="write into a new shape key instead of the mesh")
+
+
+def _open_scene(parser: argparse.ArgumentParser, path: Path | None) -> None:
+    if path is not None:
+        if not path.is_file():
+            parser.error(f"--open: no such file {str(path)!r}")
+        bpy.ops.wm.open_mainfile(filepath=str(path.resolve()))
+    elif not bpy.data.filepath:
+        bpy.ops.wm.read_homefile(use_empty=True)
+
+
+def _select_only(parser: argparse.ArgumentParser, names: Sequence[str]) -> None:
+    missing = [name for name in names if name not in bpy.data.objects]
+    if missing:
+        parser.error(f"--objects: no object named {', '.join(map(repr, missing))} in the scene")
+    view_layer = bpy.context.view_layer
+    for obj in view_layer.objects:
+        obj.select_set(obj.name in names)
+    view_layer.objects.active = bpy.data.objects[names[0]]
+
+
+def make(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Build or displace the meshes described by ``args`` and save the .blend."""
+    _open_scene(parser, args.open)
+    addon["apply_noise_arguments"](parser, args)
+    if args.objects:
+        _select_only(parser, args.objects)
+        with addon["step"](f"displacing {', '.join(args.objects)}"):
+            addon["run_operator"](
+                "noisewright.displace",
+                strength=args.strength,
+                midlevel=args.midlevel,
+                direction=args.direction.upper(),
+                space=args.space.upper(),
+                vertex_group=args.vertex_group,
+                use_shape_key=args.shape_key is not None,
+                shape_key_name=args.shape_key or "Noise",
+            )
+    else:
+        with addon["step"](f"adding a {args.subdivisions}x{args.subdivisions} terrain"):
+            addon["run_operator"](
+                "noisewright.add_terrain",
+                x_subdivisions=args.subdivisions,
+                y_subdivisions=args.subdivisions,
+                size=args.size,
+                height=args.height,
+                falloff=args.falloff.upper(),
+                falloff_width=args.falloff_width,
+            )
+    out = args.out.resolve()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    bpy.ops.wm.save_as_mainfile(filepath=str(out), check_existing=False)
+    print(f"saved {out}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, args = addon["parse_arguments"](__doc__.split("\n\n")[0], _add_arguments, argv)
+    try:
+        make(parser, args)
+    except addon["AddonError"] as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
