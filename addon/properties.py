@@ -60,7 +60,8 @@ def _on_kind_change(settings, _context) -> None:
         settings.dimensions = str(max(info.dims))
     for field in ("distance", "function", "distribution"):
         allowed = choices(settings.kind, field)
-        if allowed and getattr(settings, field) not in allowed:
+        numbers = [all_choices(field).index(value) for value in allowed]
+        if allowed and settings.get(field, 0) not in numbers:  # the stored enum number: no warning if foreign
             setattr(settings, field, allowed[0])
 
 

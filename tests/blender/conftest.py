@@ -11,6 +11,72 @@ import os
 import shutil
 import tempfile
 
+import numpy as np
+import pytest
+
+from scripts.build_extension import stage_extension
+
 _USER_RESOURCES = tempfile.mkdtemp(prefix="noisewright-blender-user-")
 os.environ["BLENDER_USER_RESOURCES"] = _USER_RESOURCES
 atexit.register(shutil.rmtree, _USER_RESOURCES, ignore_errors=True)
+
+
+TEST_REPOSITORY = "Noisewright tests"
+
+
+def _raise(error: Exception) -> None:
+    raise error
+
+
+@pytest.fixture(scope="session")
+def addon(tmp_path_factory):
+    """The add-on module, staged by ``stage_extension`` into a local extension repository and enabled
+    the way Blender enables extensions (``bl_ext.<repo>.noisewright``). Staged once: Numba caches its
+    kernels next to the staged ``noise_core``."""
+    bpy = pytest.importorskip("bpy")
+    import addon_utils
+
+    repository = tmp_path_factory.mktemp("extensions")
+    stage_extension(repository)
+    result = bpy.ops.preferences.extension_repo_add(
+        name=TEST_REPOSITORY, type="LOCAL", use_custom_directory=True, custom_directory=str(repository)
+    )
+    assert result == {"FINISHED"}
+    repos = bpy.context.preferences.extensions.repos
+    index = next(i for i, repo in enumerate(repos) if repo.name == TEST_REPOSITORY)
+    name = f"bl_ext.{repos[index].module}.noisewright"
+    module = addon_utils.enable(name, default_set=True, handle_error=_raise)
+    assert module is not None
+    yield module
+    bpy.ops.preferences.extension_repo_remove(index=index)  # also disables the add-on
+
+
+@pytest.fixture
+def bpy_empty(addon):
+    """``bpy`` with an empty scene (no objects, images) and the add-on enabled."""
+    import bpy
+
+    bpy.ops.wm.read_homefile(use_empty=True)
+    return bpy
+
+
+def scene_state(bpy) -> dict:
+    """Everything a cancelled operator must leave alone: datablock counts, every mesh's vertices and
+    shape keys, every image's size and pixels, selection and mode."""
+    meshes = {}
+    for mesh in bpy.data.meshes:
+        co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+        mesh.vertices.foreach_get("co", co)
+        keys = tuple(key.name for key in mesh.shape_keys.key_blocks) if mesh.shape_keys else ()
+        meshes[mesh.name] = (co.tobytes(), keys)
+    images = {}
+    for image in bpy.data.images:
+        pixels = np.empty(len(image.pixels), dtype=np.float32)
+        image.pixels.foreach_get(pixels)
+        images[image.name] = (tuple(image.size), pixels.tobytes())
+    counts = {
+        kind: len(getattr(bpy.data, kind))
+        for kind in ("objects", "meshes", "images", "node_groups", "scenes", "shape_keys", "libraries")
+    }
+    selected = sorted(obj.name for obj in bpy.context.selected_objects)
+    return {"counts": counts, "meshes": meshes, "images": images, "selected": selected, "mode": bpy.context.mode}

@@ -1,0 +1,105 @@
+"""Register/unregister symmetry and the settings <-> NoiseSpec mirror, in the real Blender."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+pytestmark = pytest.mark.blender
+
+OPERATORS = ("displace", "add_terrain", "bake_texture")
+
+
+def _menu_draw_functions(menu) -> list:
+    return list(getattr(menu.draw, "_draw_funcs", []))
+
+
+def _registered_state(bpy, addon) -> dict:
+    return {
+        "scene_property": hasattr(bpy.types.Scene, "noisewright"),
+        "operators": [hasattr(bpy.types, f"NOISEWRIGHT_OT_{name}") for name in OPERATORS],
+        "classes": [cls.is_registered for cls in addon.CLASSES],
+        "add_menu": addon.op_terrain.menu_entry in _menu_draw_functions(bpy.types.VIEW3D_MT_mesh_add),
+        "image_menu": addon.op_bake.menu_entry in _menu_draw_functions(bpy.types.IMAGE_MT_image),
+        "preview_collection": addon.preview._state.collection is not None,
+    }
+
+
+def test_unregister_and_register_twice_without_computing_noise(bpy_empty, addon, monkeypatch):
+    bpy = bpy_empty
+
+    def no_noise(*_args, **_kwargs):
+        raise AssertionError("register/unregister must not evaluate (and so compile) any noise")
+
+    monkeypatch.setattr(addon.mapping, "evaluate", no_noise)
+    enabled = _registered_state(bpy, addon)
+    assert enabled["scene_property"] and enabled["add_menu"] and enabled["image_menu"]
+    assert all(enabled["classes"]) and enabled["preview_collection"]
+    try:
+        for _ in range(2):
+            addon.unregister()
+            disabled = _registered_state(bpy, addon)
+            assert not disabled["scene_property"] and not disabled["add_menu"] and not disabled["image_menu"]
+            assert not any(disabled["classes"]) and not disabled["preview_collection"]
+            assert not any(disabled["operators"])
+            addon.register()
+            assert _registered_state(bpy, addon) == enabled
+    finally:
+        if not addon.properties.NoiseSettings.is_registered:
+            addon.register()
+    assert not bpy.app.timers.is_registered(addon.preview.tick)
+
+
+def test_settings_mirror_every_noise_spec_field(bpy_empty, addon):
+    properties = set(addon.properties.NoiseSettings.bl_rna.properties.keys())
+    fields = {field.name for field in dataclasses.fields(addon.noise_core.NoiseSpec)}
+    assert fields <= properties
+
+
+@pytest.mark.parametrize("kind", ["value", "perlin", "voronoi", "cellular", "hill"])
+def test_fresh_settings_map_to_the_kinds_default_spec(bpy_empty, addon, kind):
+    if kind not in addon.noise_core.kinds():
+        pytest.skip(f"kind {kind!r} is not in noise_core yet")
+    settings = bpy_empty.context.scene.noisewright
+    settings.kind = kind
+    assert addon.mapping.to_spec(settings) == addon.noise_core.NoiseSpec(kind=kind)
+    assert int(settings.dimensions) in addon.mapping.KINDS[kind].dims
+
+
+def test_kind_options_follow_the_kinds_table(bpy_empty, addon):
+    settings = bpy_empty.context.scene.noisewright
+    for kind, info in addon.mapping.KINDS.items():
+        settings.kind = kind
+        enum = [item.identifier for item in settings.bl_rna.properties["kind"].enum_items]
+        assert kind in enum
+        options = addon.mapping.applicable_options(settings)
+        assert set(options) <= set(info.options)
+        for field in ("distance", "function"):
+            if field in info.options:
+                assert getattr(settings, field) == addon.mapping.choices(kind, field)[0]
+
+
+def test_foreign_options_are_not_passed(bpy_empty, addon):
+    settings = bpy_empty.context.scene.noisewright
+    settings.kind = "perlin"
+    settings.jitter = 0.25
+    settings.density = 2.0
+    settings.sizes = "1, 2"
+    assert addon.mapping.to_spec(settings) == addon.noise_core.NoiseSpec(kind="perlin")
+
+
+def test_invalid_settings_give_the_specs_message(bpy_empty, addon):
+    settings = bpy_empty.context.scene.noisewright
+    settings.tiling = True
+    settings.frequency = 2.5
+    with pytest.raises(addon.mapping.UserError, match=r"^frequency: tiling needs a whole-number frequency"):
+        addon.mapping.to_spec(settings)
+    assert addon.ui.settings_error(settings).startswith("frequency:")
+
+
+def test_sizes_text_must_be_numbers(bpy_empty, addon):
+    assert addon.mapping.parse_sizes(" 1, 0.5 0.25 ") == (1.0, 0.5, 0.25)
+    assert addon.mapping.parse_sizes("  ") is None
+    with pytest.raises(addon.mapping.UserError, match=r"^sizes: expected numbers"):
+        addon.mapping.parse_sizes("1, big")
