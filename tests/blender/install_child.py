@@ -1,0 +1,78 @@
+"""Child process of ``test_extension_install``: a stock Blender installs the extension zip and uses it.
+
+Run as ``python -S install_child.py ZIP WORK`` with ``PYTHONPATH`` holding only ``bpy`` and numpy (what
+a Blender build bundles that matters here: no numba) and ``BLENDER_USER_RESOURCES`` pointing at an
+empty folder. Network connections are refused while installing. Prints a JSON report as its last line.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import socket
+import sys
+from pathlib import Path
+
+import bpy
+import numpy as np
+
+MODULE = "bl_ext.user_default.noisewright"
+
+
+def _refuse_network(*_args, **_kwargs):
+    raise OSError("network access attempted while installing the extension offline")
+
+
+def _z(obj) -> np.ndarray:
+    positions = np.empty(len(obj.data.vertices) * 3)
+    obj.data.vertices.foreach_get("co", positions)
+    return positions[2::3].copy()
+
+
+def _operators_registered() -> bool:
+    return all(hasattr(bpy.types, f"NOISEWRIGHT_OT_{name}") for name in ("displace", "add_terrain", "bake_texture"))
+
+
+def main(zip_path: str, work: str) -> dict:
+    report: dict = {"numba_before": importlib.util.find_spec("numba") is not None}
+    connect = socket.socket.connect
+    socket.socket.connect = _refuse_network  # type: ignore[method-assign]
+    try:
+        report["install"] = sorted(
+            bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default", enable_on_install=True)
+        )
+    finally:
+        socket.socket.connect = connect  # type: ignore[method-assign]
+    report["enabled"] = MODULE in bpy.context.preferences.addons
+    report["registered"] = _operators_registered()
+    import numba
+
+    report["numba_file"], report["numba_version"] = numba.__file__, numba.__version__
+
+    bpy.ops.wm.read_homefile(use_empty=True)
+    report["add_terrain"] = sorted(bpy.ops.noisewright.add_terrain(x_subdivisions=16, y_subdivisions=16, height=0.5))
+    terrain = bpy.context.view_layer.objects.active
+    before = _z(terrain)
+    report["displace"] = sorted(bpy.ops.noisewright.displace(direction="Z", strength=0.2))
+    report["terrain_relief"] = float(np.ptp(before))
+    report["displacement"] = float(np.abs(_z(terrain) - before).max())
+    baked = Path(work) / "baked.png"
+    report["bake_texture"] = sorted(
+        bpy.ops.noisewright.bake_texture(width=32, height=16, save_format="PNG", filepath=str(baked))
+    )
+    report["baked_bytes"] = baked.stat().st_size if baked.is_file() else 0
+
+    repos = bpy.context.preferences.extensions.repos
+    user_default = next(index for index, repo in enumerate(repos) if repo.module == "user_default")
+    installed = Path(repos[user_default].directory) / "noisewright"
+    report["installed_before_uninstall"] = installed.is_dir()
+    report["uninstall"] = sorted(bpy.ops.extensions.package_uninstall(repo_index=user_default, pkg_id="noisewright"))
+    report["enabled_after"] = MODULE in bpy.context.preferences.addons
+    report["registered_after"] = _operators_registered()
+    report["installed_after"] = installed.exists()
+    report["numba_wheel_after"] = Path(report["numba_file"]).exists()
+    return report
+
+
+if __name__ == "__main__":
+    print(json.dumps(main(sys.argv[1], sys.argv[2])))
