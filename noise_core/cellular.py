@@ -17,6 +17,14 @@ The three smallest distances ``F1 <= F2 <= F3`` are kept sorted by insertion (as
 seed's ``insert``, here with min/max selects), and ``function`` combines them (F1, F2,
 F3 or F2 - F1), clamped to [0, 1] as the seed does.
 
+Tiling (``period > 0``, beyond the seed): the cell coordinates are wrapped into
+``[0, period)`` before hashing while the feature points stay where the unwrapped cell
+is, so the noise repeats every ``period`` cells; without tiling nothing changes.
+
+Speed, not changing any value: positions are taken relative to the sample's cell,
+the cells are visited nearest first, and a cell is skipped when its nearest possible
+point is no nearer than the largest distance the function reads (F1, F2 or F3).
+
 Departures from the seed, all deliberate:
 
 * ``"euclidean"`` is the true distance. The seed's ``EuclidianDistanceFunc`` returns the
@@ -34,6 +42,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._jit import jit
+from .lattice import wrap
 
 if TYPE_CHECKING:
     from .spec import NoiseSpec
@@ -138,60 +147,100 @@ def _combine(metric, params, d1, d2, d3):
     return min(max(value, 0.0), 1.0)
 
 
-@jit
-def _cell_2d(metric, px, py, cx, cy, seed, params, d1, d2, d3):
-    """Insert the distances from ``(px, py)`` to the feature points of cell ``(cx, cy)``."""
-    state = _lcg(_fnv_mix(_fnv_mix(FNV_OFFSET_BASIS, cx + seed), cy))
-    for _ in range(_point_count(state, params)):
-        state = _lcg(state)
-        fx = cx + np.float64(state) * _INV_2_32
-        state = _lcg(state)
-        fy = cy + np.float64(state) * _INV_2_32
-        d1, d2, d3 = _insert(d1, d2, d3, _distance(metric, px - fx, py - fy, 0.0))
-    return d1, d2, d3
+def _search_order(dim: int) -> np.ndarray:
+    """The 3^d cell offsets, nearest first: the home cell, then faces, edges, corners."""
+    offsets = np.array(list(np.ndindex(*([3] * dim))), dtype=np.int64) - 1
+    return offsets[np.argsort(np.abs(offsets).sum(axis=1), kind="stable")]
+
+
+SEARCH_2D = _search_order(2)
+SEARCH_3D = _search_order(3)
 
 
 @jit
-def _cell_3d(metric, px, py, pz, cx, cy, cz, seed, params, d1, d2, d3):
-    """Insert the distances from ``(px, py, pz)`` to the feature points of cell ``(cx, cy, cz)``."""
-    state = _lcg(_fnv_mix(_fnv_mix(_fnv_mix(FNV_OFFSET_BASIS, cx + seed), cy), cz))
-    for _ in range(_point_count(state, params)):
-        state = _lcg(state)
-        fx = cx + np.float64(state) * _INV_2_32
-        state = _lcg(state)
-        fy = cy + np.float64(state) * _INV_2_32
-        state = _lcg(state)
-        fz = cz + np.float64(state) * _INV_2_32
-        d1, d2, d3 = _insert(d1, d2, d3, _distance(metric, px - fx, py - fy, pz - fz))
-    return d1, d2, d3
+def _gap(offset, local):
+    """Distance along one axis from a point at ``local`` in [0, 1) of its cell to the cell ``offset`` away."""
+    if offset < 0:
+        return local
+    return 1.0 - local if offset > 0 else 0.0
 
 
 @jit
-def cellular_2d(metric, x, y, seed, frequency, params):
-    """2D cell noise at ``(x, y)``: the 3x3 cells around the sample's cell."""
+def _needed(params, d1, d2, d3):
+    """The largest distance ``function`` reads: cells entirely beyond it cannot change the result."""
+    function = params[0]
+    if function == F1:
+        return d1
+    return d3 if function == F3 else d2
+
+
+@jit
+def _cell_hash(cell, period):
+    """A cell coordinate as hashed: wrapped into [0, period) when tiling (period > 0)."""
+    return np.int64(wrap(np.float64(cell), period))
+
+
+@jit
+def cellular_2d(metric, x, y, seed, frequency, period, params):
+    """2D cell noise at ``(x, y)``: the 3x3 cells around the sample's cell.
+
+    Coordinates are taken relative to the sample's cell (exact at any distance from the
+    origin); cells are visited nearest first and skipped when no point in them can be
+    nearer than the distance the function needs, which leaves the result unchanged.
+    """
     px = x * frequency
     py = y * frequency
-    ex = np.int64(np.floor(px))
-    ey = np.int64(np.floor(py))
+    ex = np.floor(px)
+    ey = np.floor(py)
+    lx = px - ex
+    ly = py - ey
     d1 = d2 = d3 = np.inf
-    for i in range(-1, 2):
-        for j in range(-1, 2):
-            d1, d2, d3 = _cell_2d(metric, px, py, ex + i, ey + j, seed, params, d1, d2, d3)
+    for n in range(SEARCH_2D.shape[0]):
+        i = SEARCH_2D[n, 0]
+        j = SEARCH_2D[n, 1]
+        if _distance(metric, _gap(i, lx), _gap(j, ly), 0.0) >= _needed(params, d1, d2, d3):
+            continue
+        state = _lcg(
+            _fnv_mix(_fnv_mix(FNV_OFFSET_BASIS, _cell_hash(ex + i, period) + seed), _cell_hash(ey + j, period))
+        )
+        for _ in range(_point_count(state, params)):
+            state = _lcg(state)
+            fx = i + np.float64(state) * _INV_2_32
+            state = _lcg(state)
+            fy = j + np.float64(state) * _INV_2_32
+            d1, d2, d3 = _insert(d1, d2, d3, _distance(metric, lx - fx, ly - fy, 0.0))
     return _combine(metric, params, d1, d2, d3)
 
 
 @jit
-def cellular_3d(metric, x, y, z, seed, frequency, params):
-    """3D cell noise at ``(x, y, z)``: the 3x3x3 cells around the sample's cell."""
+def cellular_3d(metric, x, y, z, seed, frequency, period, params):
+    """3D cell noise at ``(x, y, z)``: the 3x3x3 cells around the sample's cell (as ``cellular_2d``)."""
     px = x * frequency
     py = y * frequency
     pz = z * frequency
-    ex = np.int64(np.floor(px))
-    ey = np.int64(np.floor(py))
-    ez = np.int64(np.floor(pz))
+    ex = np.floor(px)
+    ey = np.floor(py)
+    ez = np.floor(pz)
+    lx = px - ex
+    ly = py - ey
+    lz = pz - ez
     d1 = d2 = d3 = np.inf
-    for i in range(-1, 2):
-        for j in range(-1, 2):
-            for k in range(-1, 2):
-                d1, d2, d3 = _cell_3d(metric, px, py, pz, ex + i, ey + j, ez + k, seed, params, d1, d2, d3)
+    for n in range(SEARCH_3D.shape[0]):
+        i = SEARCH_3D[n, 0]
+        j = SEARCH_3D[n, 1]
+        k = SEARCH_3D[n, 2]
+        if _distance(metric, _gap(i, lx), _gap(j, ly), _gap(k, lz)) >= _needed(params, d1, d2, d3):
+            continue
+        state = FNV_OFFSET_BASIS
+        state = _fnv_mix(state, _cell_hash(ex + i, period) + seed)
+        state = _fnv_mix(state, _cell_hash(ey + j, period))
+        state = _lcg(_fnv_mix(state, _cell_hash(ez + k, period)))
+        for _ in range(_point_count(state, params)):
+            state = _lcg(state)
+            fx = i + np.float64(state) * _INV_2_32
+            state = _lcg(state)
+            fy = j + np.float64(state) * _INV_2_32
+            state = _lcg(state)
+            fz = k + np.float64(state) * _INV_2_32
+            d1, d2, d3 = _insert(d1, d2, d3, _distance(metric, lx - fx, ly - fy, lz - fz))
     return _combine(metric, params, d1, d2, d3)

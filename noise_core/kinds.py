@@ -102,7 +102,7 @@ KINDS: dict[str, KindInfo] = {
             cellular.EUCLIDEAN,
             (2, 3),
             ("distance", "function", "density"),
-            False,
+            True,
             "Worley cell noise: Poisson-distributed feature points per cell, F1/F2/F3/F2-F1 (range 0..1).",
             cellular.pack_cellular,
         ),

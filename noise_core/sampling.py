@@ -43,8 +43,8 @@ def sample(family, dim, variant, x, y, z, seed, frequency, period, params):
         return voronoi_3d(variant, function, jitter, x, y, z, seed, frequency, period)
     if family == FAMILY_CELLULAR:
         if dim == 2:
-            return cellular_2d(variant, x, y, seed, frequency, params)
-        return cellular_3d(variant, x, y, z, seed, frequency, params)
+            return cellular_2d(variant, x, y, seed, frequency, period, params)
+        return cellular_3d(variant, x, y, z, seed, frequency, period, params)
     if family == FAMILY_HILL:
         return hill(dim, x, y, z, frequency, params)
     return 0.0
