@@ -12,8 +12,9 @@ is kept as a sine with ``pi/2`` added to the offset).
 Construction, following the seed:
 
 * sizes: explicit, or ``s_i = ((i + 0.5) / (N + 1)) ** (-ln(smoothness))``;
-* offsets: ``o_k = 2 pi * SmallXXHash(seed).eat(k) / 2**32`` for ``k = d*i + c`` (the
-  seed's ``offsets[d*i + c]``, drawn from the project's hash, not a global RNG);
+* offsets: ``o_k = 2 pi * avalanche(eat(hash_seed(seed), k)) / 2**32`` for ``k = d*i + c``
+  (the seed's ``offsets[d*i + c]``, from the project's SmallXXHash instead of a global
+  RNG; the seed's 2D ``2*range(len(sizes))`` is a slip for ``range(2*len(sizes))``);
 * 2D axes: ``r_i = 2 pi * frac(i * phi)``, ``u = x cos r - y sin r``,
   ``v = -x sin r - y cos r`` (``phi`` the golden ratio), exactly the seed's;
 * 3D axes: the seed's golden-ratio polar frames. Its ``resolution`` is undefined in
@@ -40,14 +41,27 @@ variance 1/2 and the terms add in variance::
 i.e. ``sigma_1 = sqrt(sum s^2 / 2)``, ``sigma_2 = sqrt(sum s^2 / 4)``, ``sigma_3 = sqrt(sum
 s^2 / 6)``. By the central limit theorem ``z = H / sigma_d`` is close to N(0, 1) and
 the seed's approximate normal CDF ``U = 1/2 + sign(z)/2 sqrt(1 - exp(-2 z^2 / pi))``
-makes it nearly uniform on [0, 1]. (Equal sizes on parallel axes, e.g. 1D with
-``smoothness = 1``, are one wave, not independent ones: that noise is periodic.)
+makes it nearly uniform on [0, 1]: with the defaults the Kolmogorov-Smirnov distance
+to U(0, 1) over a wide domain is about 0.03 in 1D, 0.012 in 2D and 0.009 in 3D. (Equal
+sizes on parallel axes, e.g. 1D with ``smoothness = 1``, are one wave, not independent
+ones: that noise is periodic.) Hill noise never repeats exactly but is quasi-periodic:
+the largest sine carries a large share of the variance (about half with the defaults),
+so the autocorrelation comes back to about 0.9 where the large sines nearly realign;
+a larger ``sines`` count or a smaller ``smoothness`` lowers that.
 
 ``distribution``: ``"uniform"`` returns ``U``; ``"raw"`` returns ``H / sum s_i`` in
 [-1, 1]; ``"weibull"`` the inverse transform ``alpha * (-ln(1 - U)) ** (1 / beta)`` of
 the seed's ``WeibullHillNoise``, with ``1 - U`` computed without cancellation and
 floored at ``2**-20`` (a share of about 1e-6 of samples) so the range is bounded:
 ``[0, alpha * (20 ln 2) ** (1 / beta)]``.
+
+Octaves: the sines are hill noise's own octaves, and a fractal sum of nearly uniform
+values is no longer uniform, so ``octaves`` must be 1 (``spec.py`` rejects more); the
+detail is shaped with ``sines``, ``smoothness`` or ``sizes``. For the same reason the
+offsets are drawn from ``spec.seed`` when the parameters are packed.
+
+The sines are evaluated by :func:`fast_sin` (fdlibm's polynomials, no library call),
+about twice as fast per sample as ``np.sin`` here (see its docstring for accuracy).
 """
 
 from __future__ import annotations
@@ -218,8 +232,8 @@ def fast_sin(x):
 
     Cody-Waite reduction ``r = x - n pi/2`` with a three-part ``pi/2``, then fdlibm's
     sine or cosine polynomial by the quadrant ``n mod 4`` (taken in floating point, so
-    any finite ``x`` is safe). Within 1 ulp of ``sin`` for ``|x| < 2**20``; beyond, the
-    error is about ``ulp(x)``, the uncertainty the argument already carries.
+    any finite ``x`` is safe). Absolute error below 4e-16 (a few ulp) for ``|x| < 2**20``
+    (measured against libm); beyond, about ``ulp(x)``, the uncertainty ``x`` already carries.
     """
     n = np.round(x * _INV_PIO2)
     r = ((x - n * _PIO2_1) - n * _PIO2_2) - n * _PIO2_3
