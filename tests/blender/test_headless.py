@@ -1,0 +1,184 @@
+"""The headless entry points (scripts/demo.py, bake_texture.py, make_terrain.py) run as a user runs them.
+
+Each runs in its own process (``python scripts/<name>.py ...``) with the throw-away Blender user folder
+of ``conftest.py``; they stage the checkout's extension into a per-session local repository, so Numba
+compiles once per session. Their files are read back with Blender (``bpy.data.temp_data``), OpenEXR and
+imageio and compared with ``noise_core``.
+"""
+
+from __future__ import annotations
+
+import runpy
+import subprocess
+import sys
+from pathlib import Path
+
+import imageio.v3 as iio
+import numpy as np
+import OpenEXR
+import pytest
+
+from noise_core import NoiseSpec, evaluate, evaluate_grid, value_range
+
+pytestmark = pytest.mark.blender
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPTS = ROOT / "scripts"
+SPEC_FIELDS = ("kind", "seed", "frequency", "octaves", "lacunarity", "persistence", "turbulence", "tiling")
+
+
+@pytest.fixture(scope="session")
+def extension_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("headless-extensions")
+
+
+def _run(script: str, *arguments: str | Path, repo: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, str(SCRIPTS / script), *map(str, arguments), "--extension-repo", str(repo)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def _ok(result: subprocess.CompletedProcess) -> str:
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    return result.stdout
+
+
+def _noise01(settings: dict, points: np.ndarray | None = None, shape: tuple[int, int] | None = None) -> np.ndarray:
+    """``noise_core`` values mapped to 0..1 as the add-on maps them (by the spec's documented range)."""
+    spec = NoiseSpec(**{name: value for name, value in settings.items() if name in SPEC_FIELDS})
+    low, high = value_range(spec)
+    values = evaluate_grid(spec, shape) if shape else evaluate(spec, points)
+    return (values.astype(np.float64) - low) / (high - low)
+
+
+def _vertices(mesh) -> np.ndarray:
+    positions = np.empty(len(mesh.vertices) * 3)
+    mesh.vertices.foreach_get("co", positions)
+    return positions.reshape(-1, 3)
+
+
+def _read_blend(path: Path, collection: str, read):
+    """``read(datablocks)`` on the ``collection`` (objects, meshes) of the .blend at ``path``, loaded aside.
+
+    Only plain values may leave: the datablocks are freed with the temporary data.
+    """
+    import bpy
+
+    with bpy.data.temp_data() as temp:
+        with temp.libraries.load(str(path)) as (source, target):
+            setattr(target, collection, getattr(source, collection))
+        del source, target
+        return read(getattr(temp, collection))
+
+
+def _terrain_scene(objects) -> tuple[np.ndarray, str, set[str]]:
+    terrain = next(obj for obj in objects if obj.type == "MESH")
+    image = terrain.active_material.node_tree.nodes["Image Texture"].image
+    return _vertices(terrain.data), image.filepath, {obj.type for obj in objects}
+
+
+def _mesh_and_shape_key(meshes) -> tuple[np.ndarray, list[str], np.ndarray]:
+    mesh = meshes[0]
+    detail = np.empty(len(mesh.vertices) * 3)
+    mesh.shape_keys.key_blocks["Detail"].data.foreach_get("co", detail)
+    return _vertices(mesh), [key.name for key in mesh.shape_keys.key_blocks], detail.reshape(-1, 3)
+
+
+def test_demo_writes_a_terrain_blend_and_matching_textures(tmp_path: Path, extension_repo: Path) -> None:
+    import bpy
+
+    demo = runpy.run_path(str(SCRIPTS / "demo.py"), run_name="demo")
+    out = tmp_path / "demo"
+    stdout = _ok(_run("demo.py", "--out", out, "--size", "small", repo=extension_repo))
+    subdivisions, pixels = demo["SIZES"]["small"]
+    paths = {kind: out / name for kind, name in demo["FILES"].items()}
+    for path in paths.values():
+        assert str(path) in stdout
+
+    with OpenEXR.File(str(paths["height"])) as exr:
+        (channels,) = exr.channels().values()
+        height = np.flipud(channels.pixels[..., 0])  # files store the top row first, Blender the bottom row
+    terrain01 = _noise01(demo["TERRAIN_NOISE"], shape=(pixels, pixels))
+    np.testing.assert_allclose(height, terrain01, atol=2e-6)
+
+    color = bpy.data.images.load(str(paths["color"]))
+    try:
+        assert tuple(color.size) == (pixels, pixels) and color.is_float  # Blender loads 16-bit PNGs as float
+        rgba = np.empty(len(color.pixels), dtype=np.float32)
+        color.pixels.foreach_get(rgba)
+    finally:
+        bpy.data.images.remove(color)
+    red = rgba.reshape(pixels, pixels, 4)[..., 0]
+    assert np.corrcoef(red.ravel(), terrain01.ravel())[0, 1] > 0.99  # the ramp follows the same noise
+
+    positions, texture_path, object_types = _read_blend(paths["blend"], "objects", _terrain_scene)
+    assert Path(bpy.path.abspath(texture_path, start=str(out))).resolve() == paths["color"].resolve()
+    assert object_types == {"MESH", "CAMERA", "LIGHT"}
+    side = subdivisions + 1
+    assert positions.shape == (side * side, 3)
+    grid = np.linspace(-0.5, 0.5, side)
+    grid_points = np.stack((np.tile(grid, side) + 0.5, np.repeat(grid, side) + 0.5), axis=1)
+    base_height = demo["TERRAIN_HEIGHT"] * _noise01(demo["TERRAIN_NOISE"], points=grid_points)
+    detail = np.abs(positions[:, 2] - base_height)
+    assert detail.max() <= demo["DETAIL_STRENGTH"] * 0.5 + 1e-5  # |noise01 - midlevel| <= 0.5
+    assert detail.max() > demo["DETAIL_STRENGTH"] * 0.05  # and the detail displacement did happen
+
+
+def test_bake_texture_writes_the_noise_core_image(tmp_path: Path, extension_repo: Path) -> None:
+    out = tmp_path / "noise.png"
+    options = {"kind": "perlin", "seed": 11, "frequency": 5.0, "octaves": 3}
+    arguments = [f"--{name}={value}" for name, value in options.items()]
+    _ok(_run("bake_texture.py", "--out", out, "--width", "40", "--height", "24", *arguments, repo=extension_repo))
+    image = iio.imread(out)
+    assert image.shape == (24, 40) and image.dtype == np.uint16
+    expected = _noise01(options, shape=(24, 40))
+    np.testing.assert_allclose(np.flipud(image) / 65535.0, expected, atol=1.0 / 65535)
+
+
+def test_make_terrain_generates_then_displaces_into_a_shape_key(tmp_path: Path, extension_repo: Path) -> None:
+    plain, displaced = tmp_path / "terrain.blend", tmp_path / "displaced.blend"
+    noise = [
+        "--kind",
+        "perlin",
+        "--dimensions",
+        "2",
+        "--seed",
+        "4",
+        "--frequency",
+        "3.3",
+    ]  # 3.3: the 0.25 grid misses the lattice, where Perlin is 0
+    _ok(
+        _run(
+            "make_terrain.py", "--out", plain, "--subdivisions", "8", "--falloff", "radial", *noise, repo=extension_repo
+        )
+    )
+    _ok(
+        _run(
+            "make_terrain.py",
+            *("--open", plain, "--objects", "Noise Terrain", "--shape-key", "Detail", "--strength", "0.3"),
+            *("--out", displaced, *noise),
+            repo=extension_repo,
+        )
+    )
+    (before,) = _read_blend(plain, "meshes", lambda meshes: (_vertices(meshes[0]),))
+    after, keys, detail = _read_blend(displaced, "meshes", _mesh_and_shape_key)
+    assert before.shape == (81, 3) and np.ptp(before[:, 2]) > 0.01
+    np.testing.assert_array_equal(after, before)  # the base mesh is untouched
+    assert keys == ["Basis", "Detail"]
+    assert np.abs(detail - before).max() > 0.01
+
+
+def test_entry_points_name_the_bad_option(tmp_path: Path, extension_repo: Path) -> None:
+    bad_format = _run("bake_texture.py", "--out", tmp_path / "noise.jpg", repo=extension_repo)
+    assert bad_format.returncode == 2
+    assert "--out: unsupported image format '.jpg'; use one of .png, .exr" in bad_format.stderr
+    missing = _run(
+        "make_terrain.py", "--open", tmp_path / "nope.blend", "--out", tmp_path / "x.blend", repo=extension_repo
+    )
+    assert missing.returncode == 2
+    assert "--open: no such file" in missing.stderr
+    assert not (tmp_path / "x.blend").exists()
