@@ -130,10 +130,14 @@ class NoiseSpec:
 
     def _reject_foreign_options(self, options: tuple[str, ...]) -> None:
         for field in fields(self)[8:]:
-            if field.name not in options and getattr(self, field.name) != field.default:
+            value = getattr(self, field.name)
+            at_default = value is field.default or (not hasattr(value, "__array__") and value == field.default)
+            if field.name not in options and not at_default:
                 users = ", ".join(repr(k.name) for k in KINDS.values() if field.name in k.options)
                 where = f"it applies to kind {users}" if users else "no kind uses it"
-                raise ValueError(f"{field.name}: not an option of kind {self.kind!r} ({where}); leave it at its default")
+                raise ValueError(
+                    f"{field.name}: not an option of kind {self.kind!r} ({where}); leave it at its default"
+                )
 
     def _validate_options(self) -> None:
         if self.kind == "voronoi":

@@ -35,6 +35,7 @@ POINTS = np.zeros((4, 2))
         ({"kind": "perlin", "distance": "chebyshev"}, ValueError, r"distance: not an option of kind 'perlin'"),
         ({"kind": "value", "function": "f2"}, ValueError, r"function: not an option of kind 'value'"),
         ({"kind": "perlin", "density": 2.0}, ValueError, r"density: not an option of kind 'perlin'"),
+        ({"kind": "value", "sizes": np.array([1.0, 2.0])}, ValueError, r"sizes: not an option of kind 'value'"),
     ],
 )
 def test_bad_spec_fields(fields: dict, error: type[Exception], message: str) -> None:
