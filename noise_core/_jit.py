@@ -2,12 +2,17 @@
 
 Every per-point function is compiled with :func:`jit`; every kernel that loops over
 points (in parallel) with :func:`kernel`. Both cache their machine code on disk
-(``cache=True``) so a restart pays only for loading, not compiling.
+(``cache=True``) so a restart pays only for loading, not compiling; ``_cache``
+makes that cache follow edits to any module of the package.
 """
 
 from __future__ import annotations
 
 import numba
+
+from ._cache import install_locators
+
+install_locators()
 
 JIT_OPTIONS = {
     "cache": True,
