@@ -33,7 +33,7 @@ DETAIL_NOISE = {"kind": "perlin", "dimensions": "2", "plane": "XY", "frequency":
 TERRAIN_HEIGHT = 0.25
 DETAIL_STRENGTH = 0.01
 DETAIL_SEED_OFFSET = 100
-RAMP = {"color_low": (0.05, 0.12, 0.03), "color_high": (0.55, 0.48, 0.4)}
+RAMP = {"color_low": (0.01, 0.05, 0.01), "color_high": (0.8, 0.7, 0.55)}
 FILES = {"blend": "terrain.blend", "height": "height.exr", "color": "color.png"}
 
 

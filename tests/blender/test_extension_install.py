@@ -60,23 +60,35 @@ def _manifest(archive: Path) -> str:
         return zip_file.read("blender_manifest.toml").decode()
 
 
-def test_zips_match_blenders_split_platform_build(tmp_path: Path) -> None:
-    stage = build_extension.stage_with_wheels(
-        tmp_path / "stage", list(PLATFORMS), _fake_wheel_cache(tmp_path / "wheels"), _quiet
+@pytest.fixture
+def blender_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A ``blender`` on PATH whose ``--command extension`` is Blender's extension CLI from the bpy module."""
+    folder = tmp_path / "bin"
+    folder.mkdir()
+    script = folder / "blender"
+    script.write_text(
+        '#!/bin/sh\n[ "$1" = --command ] && [ "$2" = extension ] || exit 9\nshift 2\n'
+        f'exec "{sys.executable}" "{BLENDER_EXT}" "$@"\n'
     )
-    ours, blenders = tmp_path / "ours", tmp_path / "blender"
-    ours.mkdir()
-    blenders.mkdir()
-    result = _blender_ext("build", "--source-dir", stage, "--output-dir", blenders, "--split-platforms")
-    assert result.returncode == 0, result.stdout + result.stderr
-    for platform in PLATFORMS:
-        archive = build_extension.zip_platform(stage, platform, ours)
-        reference = blenders / archive.name
-        assert reference.is_file(), f"Blender named its {platform} zip differently: {sorted(os.listdir(blenders))}"
+    script.chmod(0o755)
+    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
+
+
+def test_zipfile_build_equals_blenders_split_platform_build(tmp_path: Path, blender_on_path: None) -> None:
+    wheels = _fake_wheel_cache(tmp_path / "wheels")
+    ours = build_extension.build(list(PLATFORMS), tmp_path / "ours", wheels, builder="zipfile", log=_quiet)
+    blenders = build_extension.build(list(PLATFORMS), tmp_path / "blender", wheels, builder="blender", log=_quiet)
+    assert (
+        [archive.name for archive in ours]
+        == [archive.name for archive in blenders]
+        == [f"noisewright-0.1.0-{platform.replace('-', '_')}.zip" for platform in PLATFORMS]
+    )
+    for platform, archive, reference in zip(PLATFORMS, ours, blenders, strict=True):
         assert _entries(archive) == _entries(reference)
         assert _manifest(archive) == _manifest(reference)
-        wheels = tomllib.loads(_manifest(archive))["build"]["generated"]["wheels"]
-        assert len(wheels) == 2 and all(platform in build_extension.wheel_platforms(Path(w).name) for w in wheels)
+        wheel_names = tomllib.loads(_manifest(archive))["build"]["generated"]["wheels"]
+        assert len(wheel_names) == 2
+        assert all(build_extension.wheel_platforms(Path(name).name) == {platform} for name in wheel_names)
         validation = _blender_ext("validate", archive)
         assert validation.returncode == 0, validation.stdout + validation.stderr
 
