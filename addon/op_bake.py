@@ -26,6 +26,8 @@ MAX_PIXELS = 1 << 26
 """Largest image (8192 x 8192; 1 GiB of float RGBA inside Blender): bigger requests are refused."""
 EXTENSIONS = {"PNG": ".png", "OPEN_EXR": ".exr"}
 DEPTHS = {"PNG": "16", "OPEN_EXR": "32"}
+PATH_OPTIONS = {"PATH_SUPPORTS_BLEND_RELATIVE"} if bpy.app.version >= (4, 5, 0) else set()
+"""File paths may start with ``//`` (Blender 4.5+ asks properties to declare it)."""
 
 
 def save_image(image: bpy.types.Image, path: str, file_format: str, grayscale: bool) -> None:
@@ -43,6 +45,17 @@ def save_image(image: bpy.types.Image, path: str, file_format: str, grayscale: b
         image.save_render(path, scene=scene)
     finally:
         bpy.data.scenes.remove(scene)
+
+
+def resize(image: bpy.types.Image, width: int, height: int) -> None:
+    """Give ``image`` a ``width`` x ``height`` buffer (generated images are regenerated at that size)."""
+    if tuple(image.size) == (width, height):
+        return
+    if image.source == "GENERATED":
+        image.generated_width = width
+        image.generated_height = height
+    else:
+        image.scale(width, height)
 
 
 class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
@@ -115,6 +128,7 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
         description="Where to save (the extension is added if missing)",
         default="",
         subtype="FILE_PATH",
+        options=PATH_OPTIONS,
     )
     pack: BoolProperty(  # type: ignore[valid-type]
         name="Pack", description="Pack the image into the .blend file", default=False
@@ -208,8 +222,7 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
         return {"FINISHED"}
 
     def _fill(self, image: bpy.types.Image, values: np.ndarray) -> None:
-        if tuple(image.size) != (self.width, self.height):
-            image.scale(self.width, self.height)
+        resize(image, self.width, self.height)
         grayscale = self.color_mode == "GRAYSCALE"
         if grayscale:
             image.colorspace_settings.name = "Non-Color"
@@ -234,7 +247,7 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
             bpy.data.images.remove(image)
             return
         size, colorspace, pixels = snapshot
-        image.scale(*size)
+        resize(image, *size)
         image.colorspace_settings.name = colorspace
         pixel_array(image).foreach_set(pixels)
         image.update()

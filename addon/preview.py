@@ -101,6 +101,8 @@ def wait() -> None:
     while tick() is not None:
         if _state.worker is not None:
             _state.worker.join()
+    if bpy.app.timers.is_registered(tick):
+        bpy.app.timers.unregister(tick)
 
 
 def preview_pixels() -> np.ndarray | None:
