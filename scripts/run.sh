@@ -52,7 +52,6 @@ test)
     setup
     .venv/bin/ruff check .
     .venv/bin/ruff format --check .
-    .venv/bin/mypy
     exec .venv/bin/python -m pytest -n 2 "$@"
     ;;
 *)
