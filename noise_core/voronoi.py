@@ -79,18 +79,8 @@ def _distance_1d(metric, dx):
 
 
 @jit
-def _distance_2d(metric, dx, dy):
-    """2D distance of the metric; Euclidean stays squared until :func:`_finish`."""
-    if metric == CHEBYSHEV:
-        return max(abs(dx), abs(dy))
-    if metric == MANHATTAN:
-        return abs(dx) + abs(dy)
-    return dx * dx + dy * dy
-
-
-@jit
-def _distance_3d(metric, dx, dy, dz):
-    """3D distance of the metric; Euclidean stays squared until :func:`_finish`."""
+def _distance(metric, dx, dy, dz):
+    """2D/3D distance of the metric (2D passes ``dz = 0``); Euclidean stays squared until :func:`_finish`."""
     if metric == CHEBYSHEV:
         return max(max(abs(dx), abs(dy)), abs(dz))
     if metric == MANHATTAN:
@@ -159,9 +149,11 @@ def voronoi_2d(metric, function, jitter, x, y, seed, frequency, period):
         for v in range(-1, 2):
             hc = avalanche(eat(hx, validate_single_step(py + v, period)))
             oy = v - gy
-            distance = _distance_2d(metric, floats01a(hc) * jitter + first + ox, floats01b(hc) * jitter + first + oy)
+            distance = _distance(metric, floats01a(hc) * jitter + first + ox, floats01b(hc) * jitter + first + oy, 0.0)
             f1, f2, nearest_hash, nearest_point = _update(f1, f2, nearest_hash, nearest_point, distance, hc, 0)
-            distance = _distance_2d(metric, floats01c(hc) * jitter + second + ox, floats01d(hc) * jitter + second + oy)
+            distance = _distance(
+                metric, floats01c(hc) * jitter + second + ox, floats01d(hc) * jitter + second + oy, 0.0
+            )
             f1, f2, nearest_hash, nearest_point = _update(f1, f2, nearest_hash, nearest_point, distance, hc, 1)
     return _finish(metric, 2, function, f1, f2, nearest_hash, nearest_point)
 
@@ -188,14 +180,14 @@ def voronoi_3d(metric, function, jitter, x, y, z, seed, frequency, period):
             for w in range(-1, 2):
                 hc = avalanche(eat(hy, validate_single_step(pz + w, period)))
                 oz = w - gz
-                distance = _distance_3d(
+                distance = _distance(
                     metric,
                     get_bits_as_floats01(hc, 5, 0) * jitter + first + ox,
                     get_bits_as_floats01(hc, 5, 5) * jitter + first + oy,
                     get_bits_as_floats01(hc, 5, 10) * jitter + first + oz,
                 )
                 f1, f2, nearest_hash, nearest_point = _update(f1, f2, nearest_hash, nearest_point, distance, hc, 0)
-                distance = _distance_3d(
+                distance = _distance(
                     metric,
                     get_bits_as_floats01(hc, 5, 15) * jitter + second + ox,
                     get_bits_as_floats01(hc, 5, 20) * jitter + second + oy,
