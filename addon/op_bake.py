@@ -133,7 +133,7 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
     pack: BoolProperty(  # type: ignore[valid-type]
         name="Pack", description="Pack the image into the .blend file", default=False
     )
-    noise: PointerProperty(type=NoiseSettings)  # type: ignore[valid-type]
+    noise: PointerProperty(type=NoiseSettings, options={"SKIP_SAVE"})  # type: ignore[valid-type]
 
     def draw(self, context):
         layout = self.layout

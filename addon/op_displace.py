@@ -105,7 +105,7 @@ class NOISEWRIGHT_OT_displace(bpy.types.Operator):
     shape_key_name: StringProperty(  # type: ignore[valid-type]
         name="Shape Key", description="Name of the new shape key", default="Noise"
     )
-    noise: PointerProperty(type=NoiseSettings)  # type: ignore[valid-type]
+    noise: PointerProperty(type=NoiseSettings, options={"SKIP_SAVE"})  # type: ignore[valid-type]
 
     @classmethod
     def poll(cls, context):

@@ -102,7 +102,7 @@ class NOISEWRIGHT_OT_add_terrain(bpy.types.Operator):
         max=1.0,
         subtype="FACTOR",
     )
-    noise: PointerProperty(type=NoiseSettings)  # type: ignore[valid-type]
+    noise: PointerProperty(type=NoiseSettings, options={"SKIP_SAVE"})  # type: ignore[valid-type]
 
     @classmethod
     def poll(cls, context):

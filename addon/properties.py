@@ -190,8 +190,9 @@ def copy_settings(source: NoiseSettings, target: NoiseSettings) -> None:
 def operator_settings(operator: bpy.types.Operator, context: bpy.types.Context) -> NoiseSettings:
     """The operator's ``noise`` settings, filled from the scene's on its first run without explicit ones.
 
-    Reading an operator's pointer property creates it, so ``is_property_set`` is checked first: a caller
-    that passes ``noise={...}`` keeps its values, Adjust Last Operation keeps the values of the run.
+    Reading an operator's pointer property creates it, so ``is_property_set`` is checked first: Adjust
+    Last Operation re-runs with the values of the run it adjusts. Operators declare ``noise`` with
+    ``SKIP_SAVE`` so a new run starts from the scene's settings, not the previous run's.
     """
     if not operator.properties.is_property_set("noise"):
         copy_settings(context.scene.noisewright, operator.noise)  # type: ignore[attr-defined]

@@ -173,3 +173,21 @@ def test_preview_is_computed_on_demand_and_matches_the_bake(bpy_empty, addon):
     expected = unit(addon, spec, addon.noise_core.evaluate_grid(spec, (128, 128)))
     np.testing.assert_allclose(pixels[..., 0], expected, atol=0.5 / 255 + 1e-6)  # previews hold 8 bits
     assert not bpy.app.timers.is_registered(addon.preview.tick)
+
+
+def test_each_run_starts_from_the_scene_settings(bpy_empty, addon):
+    bpy = bpy_empty
+    heights = []
+    for seed in (3, 4):
+        bpy.context.scene.noisewright.seed = seed
+        assert bpy.ops.noisewright.add_terrain(x_subdivisions=5, y_subdivisions=5) == {"FINISHED"}
+        mesh = bpy.context.object.data
+        co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+        mesh.vertices.foreach_get("co", co)
+        co = co.reshape(-1, 3)
+        spec = addon.noise_core.NoiseSpec(seed=seed)
+        flat = co.astype(np.float64)
+        flat[:, 2] = 0.0
+        np.testing.assert_allclose(co[:, 2], unit(addon, spec, addon.noise_core.evaluate(spec, flat)) * 0.5, atol=1e-6)
+        heights.append(co[:, 2])
+    assert not np.array_equal(*heights)
