@@ -182,3 +182,17 @@ def test_entry_points_name_the_bad_option(tmp_path: Path, extension_repo: Path) 
     assert missing.returncode == 2
     assert "--open: no such file" in missing.stderr
     assert not (tmp_path / "x.blend").exists()
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["blender", "--background", "--python", "scripts/demo.py", "--", "--size", "small"], ["--size", "small"]),
+        (["blender", "--background", "--python", "scripts/demo.py"], []),
+        (["scripts/demo.py", "--size", "small"], ["--size", "small"]),
+        (["scripts/demo.py", "--", "--out", "x"], ["--out", "x"]),
+    ],
+)
+def test_script_arguments_inside_blender_and_python(argv: list[str], expected: list[str]) -> None:
+    helpers = runpy.run_path(str(SCRIPTS / "_blender_addon.py"), run_name="_blender_addon")
+    assert helpers["script_arguments"](argv) == expected
