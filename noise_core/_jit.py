@@ -24,8 +24,13 @@ JIT_OPTIONS = {
 
 
 def jit(function):
-    """Compile a scalar helper; LLVM inlines it into the kernels that call it."""
-    return numba.njit(**JIT_OPTIONS)(function)
+    """Compile a scalar helper, marked ``alwaysinline`` for LLVM (``forceinline``).
+
+    Without it LLVM's cost model leaves a whole noise function (a few hundred
+    instructions) as a call inside the kernel's point loop, which then cannot
+    vectorise; inlined, the loop body is straight-line code over SIMD lanes.
+    """
+    return numba.njit(forceinline=True, **JIT_OPTIONS)(function)
 
 
 def kernel(function):

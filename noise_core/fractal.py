@@ -8,7 +8,14 @@ exactly as the seeds' ``GetFractalNoise``.
 The points are split into blocks processed in parallel (``prange``). Within a
 block the octave loop is outermost and the loop over points innermost, so that
 loop is a straight run of arithmetic over contiguous arrays that LLVM can
-vectorise, like the seeds' four-wide SIMD jobs.
+vectorise, like the seeds' four-wide SIMD jobs. The block's sum accumulates in
+``out`` itself (float32, no temporary array).
+
+One kernel is compiled per ``(family, dim, variant)``: they are closure constants,
+so Numba prunes every other branch of :func:`sampling.sample` and the on-disk
+cache keeps each combination apart. Looking the kernel up in a dict keeps the
+per-call cost at Numba's fast argument dispatch (microseconds), where passing
+them as ``numba.literally`` arguments re-ran type inference on every call.
 """
 
 from __future__ import annotations
@@ -22,37 +29,53 @@ from .sampling import sample
 BLOCK = 1024
 
 
-@kernel
-def _fractal_kernel(
-    x, y, z, out, family, dim, variant, seed, frequency, octaves, lacunarity, persistence, turbulence, tiling, params
-):
-    numba.literally(family)
-    numba.literally(dim)
-    numba.literally(variant)
-    n = out.shape[0]
-    blocks = (n + BLOCK - 1) // BLOCK
-    for block in numba.prange(blocks):
-        start = block * BLOCK
-        stop = min(start + BLOCK, n)
-        acc = np.zeros(stop - start, dtype=np.float64)
-        octave_frequency = frequency
-        amplitude = 1.0
-        amplitude_sum = 0.0
-        for octave in range(octaves):
-            period = octave_frequency if tiling else 0.0
-            octave_seed = seed + octave
-            for i in range(start, stop):
-                value = sample(
-                    family, dim, variant, x[i], y[i], z[i], octave_seed, octave_frequency, period, params
-                )
-                value = abs(value) if turbulence else value
-                acc[i - start] += amplitude * value
-            amplitude_sum += amplitude
-            octave_frequency *= lacunarity
-            amplitude *= persistence
-        scale = 1.0 / amplitude_sum
-        for i in range(start, stop):
-            out[i] = acc[i - start] * scale
+def _build_kernel(family, dim, variant):
+    """The fractal-sum kernel of one ``(family, dim, variant)``."""
+
+    @kernel
+    def fractal_kernel(x, y, z, out, seed, frequency, octaves, lacunarity, persistence, turbulence, tiling, params):
+        n = out.shape[0]
+        blocks = (n + BLOCK - 1) // BLOCK
+        for block in numba.prange(blocks):
+            start = block * BLOCK
+            stop = min(start + BLOCK, n)
+            xb = x[start:stop]
+            yb = y[start:stop]
+            zb = z[start:stop]
+            ob = out[start:stop]
+            octave_frequency = frequency
+            amplitude = 1.0
+            amplitude_sum = 0.0
+            for octave in range(octaves):
+                period = octave_frequency if tiling else 0.0
+                octave_seed = seed + octave
+                for i in range(ob.shape[0]):
+                    value = sample(
+                        family, dim, variant, xb[i], yb[i], zb[i], octave_seed, octave_frequency, period, params
+                    )
+                    value = abs(value) if turbulence else value
+                    previous = ob[i] if octave > 0 else np.float32(0.0)
+                    ob[i] = previous + np.float32(amplitude * value)
+                amplitude_sum += amplitude
+                octave_frequency *= lacunarity
+                amplitude *= persistence
+            scale = np.float32(1.0 / amplitude_sum)
+            for i in range(ob.shape[0]):
+                ob[i] = ob[i] * scale
+
+    return fractal_kernel
+
+
+_KERNELS = {}
+
+
+def kernel_for(family, dim, variant):
+    """The compiled fractal-sum kernel of ``(family, dim, variant)``, built on first use."""
+    key = (int(family), int(dim), int(variant))
+    found = _KERNELS.get(key)
+    if found is None:
+        found = _KERNELS[key] = _build_kernel(*key)
+    return found
 
 
 def fractal_sum(columns, out, family, dim, variant, spec, params):
@@ -63,14 +86,11 @@ def fractal_sum(columns, out, family, dim, variant, spec, params):
     x = columns[0]
     y = columns[1] if dim > 1 else x
     z = columns[2] if dim > 2 else x
-    _fractal_kernel(
+    kernel_for(family, dim, variant)(
         x,
         y,
         z,
         out,
-        family,
-        dim,
-        variant,
         spec.seed,
         spec.frequency,
         spec.octaves,

@@ -39,13 +39,18 @@ def wrap(point, period):
 
 @jit
 def span(coordinate, period):
-    """``(p0, p1, g0, g1, t)`` for one coordinate; ``p0``/``p1`` are int64 lattice points."""
+    """``(p0, p1, g0, g1, t)`` for one coordinate; ``p0``/``p1`` are int64 lattice points.
+
+    ``floor(coordinate)`` must lie in ``[-2**31, 2**31)`` (``api`` checks it): ``p0`` is
+    converted through int32, which AVX2 does four lanes at a time (a float64 to int64
+    conversion has no vector instruction there and would stop the loop vectorising).
+    """
     floor = np.floor(coordinate)
     g0 = coordinate - floor
     p0 = wrap(floor, period)
-    p1 = p0 + 1.0
-    p1 = 0.0 if (period > 0.0 and p1 == period) else p1
-    return np.int64(p0), np.int64(p1), g0, g0 - 1.0, smooth(g0)
+    p0_int = np.int64(np.int32(p0))
+    p1_int = np.int64(0) if (period > 0.0 and p0 + 1.0 == period) else p0_int + 1
+    return p0_int, p1_int, g0, g0 - 1.0, smooth(g0)
 
 
 @jit

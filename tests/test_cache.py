@@ -13,7 +13,7 @@ PROGRAM = """
 import numpy as np, noise_core as nc
 from noise_core import fractal
 print(float(nc.evaluate(nc.NoiseSpec(kind="value", frequency=1), np.array([[0.3]]))[0]))
-print(sum(fractal._fractal_kernel.stats.cache_hits.values()))
+print(sum(fractal.kernel_for(0, 1, 0).stats.cache_hits.values()))
 """
 
 
