@@ -1,8 +1,8 @@
 """The public entry points ``evaluate`` and ``evaluate_grid``.
 
 These are the thin Python layer over the kernels: they validate types, shapes
-and values, lay the coordinates out as contiguous float64 columns, and call the
-compiled fractal-sum kernel once for all points.
+and values, and hand the (N, d) points as they are (float32 or float64, copied only
+when not C-contiguous) to the compiled fractal-sum kernel, once for all points.
 """
 
 from __future__ import annotations
@@ -40,11 +40,12 @@ def _check_dimension(spec: NoiseSpec, dim: int) -> None:
         raise ValueError(f"points: kind {spec.kind!r} is defined in {allowed} dimensions, got d={dim}")
 
 
-def _check_coordinates(spec: NoiseSpec, columns: list[np.ndarray]) -> None:
-    extremes = [float(np.abs(column).max()) for column in columns]
+def _check_coordinates(spec: NoiseSpec, points: np.ndarray) -> None:
+    # max and min make no temporary array; a NaN or infinity anywhere reaches one of them.
+    extremes = (float(points.max()), float(points.min()))
     if not all(np.isfinite(extremes)):
         raise ValueError("points: coordinates must be finite (no NaN or infinity)")
-    largest = max(extremes)
+    largest = max(abs(extremes[0]), abs(extremes[1]))
     finest = spec.frequency * spec.lacunarity ** (spec.octaves - 1)
     if largest * max(spec.frequency, finest) >= MAX_LATTICE_COORDINATE:
         raise ValueError(
@@ -53,13 +54,13 @@ def _check_coordinates(spec: NoiseSpec, columns: list[np.ndarray]) -> None:
         )
 
 
-def _run(spec: NoiseSpec, columns: list[np.ndarray]) -> np.ndarray:
-    out = np.empty(columns[0].shape[0], dtype=np.float32)
+def _run(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
+    out = np.empty(points.shape[0], dtype=np.float32)
     if out.shape[0] == 0:
         return out
-    _check_coordinates(spec, columns)
+    _check_coordinates(spec, points)
     family, variant, params = kernel_arguments(spec)
-    fractal_sum(columns, out, family, len(columns), variant, spec, params)
+    fractal_sum(points, out, family, points.shape[1], variant, spec, params)
     return out
 
 
@@ -71,8 +72,7 @@ def evaluate(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     spec = _check_spec(spec)
     points = _check_points(points)
     _check_dimension(spec, points.shape[1])
-    columns = [np.ascontiguousarray(points[:, axis], dtype=np.float64) for axis in range(points.shape[1])]
-    return _run(spec, columns)
+    return _run(spec, np.ascontiguousarray(points))
 
 
 def grid_coordinates(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
@@ -101,8 +101,7 @@ def evaluate_grid(spec: NoiseSpec, shape: tuple[int, int]) -> np.ndarray:
     if height * width > MAX_GRID_SAMPLES:
         raise ValueError(f"shape: {height}x{width} exceeds the limit of {MAX_GRID_SAMPLES} samples")
     _check_dimension(spec, 2)
-    x, y = grid_coordinates((height, width))
-    return _run(spec, [x, y]).reshape(height, width)
+    return _run(spec, np.column_stack(grid_coordinates((height, width)))).reshape(height, width)
 
 
 def kinds() -> tuple[str, ...]:

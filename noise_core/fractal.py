@@ -5,11 +5,13 @@ For octave ``o`` the noise is sampled with hash seed ``seed + o`` at frequency
 the octave's absolute value is used. The sum is divided by the sum of weights,
 exactly as the seeds' ``GetFractalNoise``.
 
-The points are split into blocks processed in parallel (``prange``). Within a
-block the octave loop is outermost and the loop over points innermost, so that
-loop is a straight run of arithmetic over contiguous arrays that LLVM can
-vectorise, like the seeds' four-wide SIMD jobs. The block's sum accumulates in
-``out`` itself (float32, no temporary array).
+The points are split into blocks processed in parallel (``prange``). Each block's
+coordinates are first copied into a small float64 buffer, one row per axis (the
+input's (N, d) rows, float32 or float64, are read once; no full-size column
+copies). Within a block the octave loop is outermost and the loop over points
+innermost, so that loop is a straight run of arithmetic over contiguous arrays
+that LLVM can vectorise, like the seeds' four-wide SIMD jobs. The block's sum
+accumulates in ``out`` itself (float32).
 
 One kernel is compiled per ``(family, dim, variant)``: they are closure constants,
 so Numba prunes every other branch of :func:`sampling.sample` and the on-disk
@@ -33,16 +35,21 @@ def _build_kernel(family, dim, variant):
     """The fractal-sum kernel of one ``(family, dim, variant)``."""
 
     @kernel
-    def fractal_kernel(x, y, z, out, seed, frequency, octaves, lacunarity, persistence, turbulence, tiling, params):
+    def fractal_kernel(points, out, seed, frequency, octaves, lacunarity, persistence, turbulence, tiling, params):
         n = out.shape[0]
         blocks = (n + BLOCK - 1) // BLOCK
         for block in numba.prange(blocks):
             start = block * BLOCK
             stop = min(start + BLOCK, n)
-            xb = x[start:stop]
-            yb = y[start:stop]
-            zb = z[start:stop]
             ob = out[start:stop]
+            local = np.empty((dim, stop - start), dtype=np.float64)
+            for axis in range(dim):
+                column = local[axis]
+                for i in range(column.shape[0]):
+                    column[i] = points[start + i, axis]
+            xb = local[0]
+            yb = local[1 if dim > 1 else 0]
+            zb = local[2 if dim > 2 else 0]
             octave_frequency = frequency
             amplitude = 1.0
             amplitude_sum = 0.0
@@ -78,18 +85,13 @@ def kernel_for(family, dim, variant):
     return found
 
 
-def fractal_sum(columns, out, family, dim, variant, spec, params):
-    """Fill ``out`` (float32) with the fractal sum of ``spec`` at the points ``columns``.
+def fractal_sum(points, out, family, dim, variant, spec, params):
+    """Fill ``out`` (float32) with the fractal sum of ``spec`` at ``points``.
 
-    ``columns`` are ``dim`` contiguous float64 arrays of equal length (x, y, z).
+    ``points`` is a C-contiguous (N, dim) float32 or float64 array (x, y, z columns).
     """
-    x = columns[0]
-    y = columns[1] if dim > 1 else x
-    z = columns[2] if dim > 2 else x
     kernel_for(family, dim, variant)(
-        x,
-        y,
-        z,
+        points,
         out,
         spec.seed,
         spec.frequency,
