@@ -46,10 +46,9 @@ def _check_coordinates(spec: NoiseSpec, points: np.ndarray) -> None:
     if not all(np.isfinite(extremes)):
         raise ValueError("points: coordinates must be finite (no NaN or infinity)")
     largest = max(abs(extremes[0]), abs(extremes[1]))
-    finest = spec.frequency * spec.lacunarity ** (spec.octaves - 1)
-    if largest * max(spec.frequency, finest) >= MAX_LATTICE_COORDINATE:
+    if largest * spec.highest_frequency >= MAX_LATTICE_COORDINATE:
         raise ValueError(
-            f"points: coordinates up to {largest:g} at frequency {max(spec.frequency, finest):g} "
+            f"points: coordinates up to {largest:g} at frequency {spec.highest_frequency:g} "
             f"exceed the 32-bit lattice (|coordinate x frequency| must stay below 2**31)"
         )
 

@@ -52,7 +52,10 @@ def write_image(path: Path, unit: np.ndarray) -> None:
 
         header = {"compression": OpenEXR.ZIP_COMPRESSION, "type": OpenEXR.scanlineimage}
         with OpenEXR.File(header, {"Y": unit.astype(np.float32)}) as exr:
-            exr.write(str(path))
+            try:
+                exr.write(str(path))
+            except RuntimeError as error:
+                raise OSError(str(error)) from error
 
 
 def read_image(path: Path) -> np.ndarray:

@@ -17,6 +17,10 @@ from dataclasses import dataclass, fields
 from .kinds import KINDS, kind_info
 
 MAX_OCTAVES = 16
+MAX_PERSISTENCE = 100.0
+"""Keeps the loudest octave's weight (persistence^15) within float32."""
+LATTICE_BITS = 31
+"""Lattice coordinates (coordinate x octave frequency) must stay below 2^31."""
 SEED_MIN = -(2**31)
 SEED_MAX = 2**31 - 1
 
@@ -108,8 +112,14 @@ class NoiseSpec:
         if lacunarity <= 0.0:
             raise ValueError(f"lacunarity: must be > 0, got {self.lacunarity!r}")
         persistence = _number("persistence", self.persistence)
-        if persistence < 0.0:
-            raise ValueError(f"persistence: must be >= 0, got {self.persistence!r}")
+        if not 0.0 <= persistence <= MAX_PERSISTENCE:
+            raise ValueError(f"persistence: must be between 0 and {MAX_PERSISTENCE:g}, got {self.persistence!r}")
+        log2_highest = math.log2(frequency) + max(0.0, (octaves - 1) * math.log2(lacunarity))
+        if log2_highest >= LATTICE_BITS:
+            raise ValueError(
+                f"frequency: the highest octave frequency, frequency x lacunarity^(octaves-1) = 2^{log2_highest:.1f}, "
+                f"must stay below 2^{LATTICE_BITS} (the 32-bit lattice); lower frequency, lacunarity or octaves"
+            )
         _boolean("turbulence", self.turbulence)
         tiling = _boolean("tiling", self.tiling)
         if tiling:
@@ -127,6 +137,11 @@ class NoiseSpec:
         object.__setattr__(self, "persistence", persistence)
         self._reject_foreign_options(info.options)
         self._validate_options()
+
+    @property
+    def highest_frequency(self) -> float:
+        """The largest octave frequency, ``max(frequency, frequency * lacunarity**(octaves - 1))``."""
+        return self.frequency * max(1.0, self.lacunarity) ** (self.octaves - 1)
 
     def _reject_foreign_options(self, options: tuple[str, ...]) -> None:
         for field in fields(self)[8:]:

@@ -27,7 +27,10 @@ POINTS = np.zeros((4, 2))
         ({"octaves": 17}, ValueError, r"octaves: must be between 1 and 16"),
         ({"octaves": 2.0}, TypeError, r"octaves: expected an integer"),
         ({"lacunarity": 0.0}, ValueError, r"lacunarity: must be > 0"),
-        ({"persistence": -0.1}, ValueError, r"persistence: must be >= 0"),
+        ({"persistence": -0.1}, ValueError, r"persistence: must be between 0 and 100"),
+        ({"persistence": 1e300, "octaves": 16}, ValueError, r"persistence: must be between 0 and 100"),
+        ({"frequency": 1e300, "lacunarity": 1e30, "octaves": 16}, ValueError, r"frequency: the highest octave"),
+        ({"frequency": 2.0**20, "lacunarity": 2.0, "octaves": 12}, ValueError, r"= 2\^31.0, must stay below 2\^31"),
         ({"turbulence": 1}, TypeError, r"turbulence: expected True or False"),
         ({"tiling": "yes"}, TypeError, r"tiling: expected True or False"),
         ({"tiling": True, "frequency": 2.5}, ValueError, r"frequency: tiling needs a whole-number frequency"),
@@ -41,6 +44,14 @@ POINTS = np.zeros((4, 2))
 def test_bad_spec_fields(fields: dict, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         nc.NoiseSpec(**fields)
+
+
+def test_highest_frequency_inside_the_lattice_is_accepted() -> None:
+    spec = nc.NoiseSpec(frequency=2.0**20, lacunarity=2.0, octaves=11, persistence=100.0)
+    assert spec.highest_frequency == 2.0**30
+    assert nc.NoiseSpec(frequency=8.0, lacunarity=0.5, octaves=16).highest_frequency == 8.0
+    values = nc.evaluate(spec, np.array([[0.3, 0.7], [1.2, -1.4]]))
+    assert np.all(np.isfinite(values)) and np.all(np.abs(values) <= 1.0)
 
 
 def test_spec_is_immutable_and_normalised() -> None:

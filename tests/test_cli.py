@@ -77,6 +77,15 @@ def test_unsupported_format_and_unwritable_path(tmp_path: Path, capsys: pytest.C
     assert main(["bake", "--size", "8", "--out", str(blocker / "x.png")]) == 2
 
 
+@pytest.mark.parametrize("suffix", [".png", ".tiff", ".exr"])
+def test_unwritable_file_in_an_existing_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str) -> None:
+    # A folder in place of the file: every writer fails at write time, after the folder check passed.
+    out = tmp_path / f"taken{suffix}"
+    out.mkdir()
+    assert main(["bake", "--size", "8", "--out", str(out)]) == 2
+    assert f"out: cannot write '{out}'" in capsys.readouterr().err
+
+
 def test_module_entry_point(tmp_path: Path) -> None:
     out = tmp_path / "m.png"
     done = subprocess.run(
