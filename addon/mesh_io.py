@@ -7,6 +7,8 @@ from typing import Any, cast
 import bpy
 import numpy as np
 
+from .mapping import UserError
+
 WEIGHT_ATTRIBUTE = ".noisewright_weight"
 HELPER_NAME = ".noisewright_weights"
 
@@ -85,7 +87,8 @@ def vertex_group_weights(context: bpy.types.Context, mesh: bpy.types.Mesh, group
 
     The Python API has no bulk access to vertex-group weights, so a temporary object sharing ``mesh``
     evaluates a geometry-node tree that copies the group into a float attribute, read with
-    ``foreach_get``; the temporary object and tree are removed again.
+    ``foreach_get``; the temporary object and tree are removed again. ``mesh`` must not be in Edit mode
+    (the helper then sees no attribute); any such failure raises ``UserError``.
     """
     tree = _weight_reader(group_name)
     helper = bpy.data.objects.new(HELPER_NAME, mesh)
@@ -94,8 +97,12 @@ def vertex_group_weights(context: bpy.types.Context, mesh: bpy.types.Mesh, group
         modifier = helper.modifiers.new(HELPER_NAME, "NODES")
         modifier.node_group = tree  # type: ignore[attr-defined]
         evaluated = helper.evaluated_get(context.evaluated_depsgraph_get()).data
-        weights = np.empty(len(evaluated.vertices), dtype=np.float32)
-        evaluated.attributes[WEIGHT_ATTRIBUTE].data.foreach_get("value", weights)
+        attribute = evaluated.attributes.get(WEIGHT_ATTRIBUTE)
+        if attribute is None or len(attribute.data) != len(mesh.vertices) or attribute.domain != "POINT":
+            why = "the mesh is in Edit mode" if mesh.is_editmode else "the geometry-node helper returned no weights"
+            raise UserError(f"vertex_group: could not read the weights of {group_name!r} on {mesh.name!r} ({why})")
+        weights = np.empty(len(mesh.vertices), dtype=np.float32)
+        attribute.data.foreach_get("value", weights)
     finally:
         bpy.data.objects.remove(helper)
         bpy.data.node_groups.remove(tree)

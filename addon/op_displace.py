@@ -136,18 +136,24 @@ class NOISEWRIGHT_OT_displace(bpy.types.Operator):
             spec, domain = to_spec(settings), to_domain(settings)
             targets = _targets(context, edit_mode)
             self._check_options(targets)
-            for obj in targets:
-                if edit_mode:
-                    obj.update_from_editmode()
-                _check_editable(obj)
-            total = sum(len(_mesh(obj).vertices) for obj in targets)
-            with window_progress(context, total) as advance:
-                results = [self._displaced(context, obj, spec, domain, edit_mode, advance) for obj in targets]
         except UserError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
         if edit_mode:
-            bpy.ops.object.mode_set(mode="OBJECT")
+            bpy.ops.object.mode_set(mode="OBJECT")  # writes the edit data; vertex-group weights need Object mode
+        try:
+            targets, weights = self._weighted_targets(context, targets, edit_mode)
+            total = sum(len(_mesh(obj).vertices) for obj in targets)
+            with window_progress(context, total) as advance:
+                results = [
+                    self._displaced(obj, weight, spec, domain, advance)
+                    for obj, weight in zip(targets, weights, strict=True)
+                ]
+        except UserError as error:
+            if edit_mode:
+                bpy.ops.object.mode_set(mode="EDIT")
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
         try:
             for obj, positions in zip(targets, results, strict=True):
                 if self.use_shape_key:
@@ -157,7 +163,8 @@ class NOISEWRIGHT_OT_displace(bpy.types.Operator):
         finally:
             if edit_mode:
                 bpy.ops.object.mode_set(mode="EDIT")
-        self.report({"INFO"}, f"Displaced {total} vertices in {len(targets)} mesh(es)")
+        moved = sum(int(np.count_nonzero(weight)) for weight in weights) if edit_mode else total
+        self.report({"INFO"}, f"Displaced {moved} vertices in {len(targets)} mesh(es)")
         return {"FINISHED"}
 
     def _check_options(self, targets: list[bpy.types.Object]) -> None:
@@ -169,18 +176,31 @@ class NOISEWRIGHT_OT_displace(bpy.types.Operator):
             if self.vertex_group and self.vertex_group not in obj.vertex_groups:
                 raise UserError(f"vertex_group: {obj.name!r} has no vertex group {self.vertex_group!r}")
 
-    def _weights(self, context, mesh: bpy.types.Mesh, edit_mode: bool) -> np.ndarray:
-        weights = np.ones(len(mesh.vertices), dtype=np.float32)
-        if self.vertex_group:
-            weights = mesh_io.vertex_group_weights(context, mesh, self.vertex_group)
-            if self.invert_vertex_group:
-                weights = 1.0 - weights
-        if edit_mode:
-            selection = mesh_io.read_selection(mesh)
-            if not selection.any():
-                raise UserError(f"{mesh.name!r}: no vertices selected")
-            weights = weights * selection
-        return weights
+    def _weighted_targets(
+        self, context, targets: list[bpy.types.Object], edit_mode: bool
+    ) -> tuple[list[bpy.types.Object], list[np.ndarray]]:
+        """The targets to displace and their per-vertex weights (called in Object mode).
+
+        In Edit mode only selected vertices move: objects without a selected vertex are skipped (left
+        unchanged), and ``UserError`` is raised when no object has one.
+        """
+        chosen, weights = [], []
+        for obj in targets:
+            mesh = _mesh(obj)
+            selection = mesh_io.read_selection(mesh) if edit_mode else None
+            if selection is not None and not selection.any():
+                continue
+            _check_editable(obj)
+            weight = np.ones(len(mesh.vertices), dtype=np.float32)
+            if self.vertex_group:
+                weight = mesh_io.vertex_group_weights(context, mesh, self.vertex_group)
+                if self.invert_vertex_group:
+                    weight = 1.0 - weight
+            chosen.append(obj)
+            weights.append(weight if selection is None else weight * selection)
+        if not chosen:
+            raise UserError("Select at least one vertex to displace (no edited mesh has a selected vertex)")
+        return chosen, weights
 
     def _directions(self, mesh: bpy.types.Mesh, linear: np.ndarray) -> np.ndarray:
         """(N, 3) or (3,) local-space vectors that move a vertex one unit of the coordinate space."""
@@ -198,11 +218,10 @@ class NOISEWRIGHT_OT_displace(bpy.types.Operator):
         axis = np.array(self.custom_axis if self.direction == "CUSTOM" else AXES[self.direction], dtype=np.float64)
         return inverse @ (axis / np.linalg.norm(axis))
 
-    def _displaced(self, context, obj, spec: NoiseSpec, domain: Domain, edit_mode: bool, advance) -> np.ndarray:
-        """(N, 3) float32 new positions of ``obj``'s mesh."""
+    def _displaced(self, obj, weights: np.ndarray, spec: NoiseSpec, domain: Domain, advance) -> np.ndarray:
+        """(N, 3) float32 new positions of ``obj``'s mesh, each vertex's displacement scaled by ``weights``."""
         mesh = _mesh(obj)
         positions = mesh_io.read_positions(mesh)
-        weights = self._weights(context, mesh, edit_mode)
         matrix = np.array(obj.matrix_world, dtype=np.float64)
         linear = matrix[:3, :3]
         directions = self._directions(mesh, linear)

@@ -94,6 +94,70 @@ def test_edit_mode_moves_only_selected_vertices(bpy_empty, addon):
     np.testing.assert_array_equal(positions(grid.data)[~selected], start[~selected])
 
 
+def add_weights(grid, name="Mask", weight=0.25) -> np.ndarray:
+    """A vertex group ``name`` holding every third vertex at ``weight``; returns the (N,) weights."""
+    group = grid.vertex_groups.new(name=name)
+    members = list(range(0, len(grid.data.vertices), 3))
+    group.add(members, weight, "REPLACE")
+    weights = np.zeros(len(grid.data.vertices))
+    weights[members] = weight
+    return weights
+
+
+def test_edit_mode_vertex_group_weights_move_selected_vertices(bpy_empty, addon):
+    bpy = bpy_empty
+    grid = add_grid(bpy)
+    start = positions(grid.data)
+    weights = add_weights(grid)
+    selected = start[:, 1] > 0.1
+    select_vertices(grid.data, selected)
+    bpy.ops.object.mode_set(mode="EDIT")
+    assert bpy.ops.noisewright.displace(direction="Z", vertex_group="Mask") == {"FINISHED"}
+    assert bpy.context.mode == "EDIT_MESH"
+    bpy.ops.object.mode_set(mode="OBJECT")
+    expected = start.copy()
+    expected[:, 2] += expected_amount(addon, start, 0.2) * weights * selected
+    np.testing.assert_allclose(positions(grid.data), expected, atol=2e-6)
+    assert np.any(positions(grid.data)[:, 2] != start[:, 2])
+    assert len(bpy.data.objects) == 1 and len(bpy.data.node_groups) == 0
+
+
+def test_weight_helper_failure_is_a_user_error(bpy_empty, addon):
+    bpy = bpy_empty
+    grid = add_grid(bpy)
+    add_weights(grid)
+    bpy.ops.object.mode_set(mode="EDIT")
+    with pytest.raises(addon.mapping.UserError, match=r"vertex_group: could not read the weights of 'Mask'"):
+        addon.mesh_io.vertex_group_weights(bpy.context, grid.data, "Mask")
+    assert len(bpy.data.objects) == 1 and len(bpy.data.node_groups) == 0
+
+
+def edit_two_grids(bpy, first_selection: np.ndarray, second_selection: np.ndarray):
+    """Two grids in multi-object Edit mode with the given vertex selections."""
+    first, second = add_grid(bpy, "First"), add_grid(bpy, "Second")
+    select_vertices(first.data, first_selection)
+    select_vertices(second.data, second_selection)
+    first.select_set(True)
+    second.select_set(True)
+    bpy.ops.object.mode_set(mode="EDIT")
+    assert len(bpy.context.objects_in_mode) == 2
+    return first, second
+
+
+def test_multi_object_edit_mode_skips_meshes_without_selected_vertices(bpy_empty, addon):
+    bpy = bpy_empty
+    first, second = edit_two_grids(bpy, np.ones(49, dtype=bool), np.zeros(49, dtype=bool))
+    bpy.ops.object.mode_set(mode="OBJECT")
+    start = positions(first.data)
+    bpy.ops.object.mode_set(mode="EDIT")
+    assert bpy.ops.noisewright.displace(direction="Z") == {"FINISHED"}
+    bpy.ops.object.mode_set(mode="OBJECT")
+    expected = start.copy()
+    expected[:, 2] += expected_amount(addon, start, 0.2)
+    np.testing.assert_allclose(positions(first.data), expected, atol=2e-6)
+    np.testing.assert_array_equal(positions(second.data), start)  # same grid, left in place
+
+
 @pytest.mark.parametrize("invert", [False, True])
 def test_vertex_group_weights_scale_the_displacement(bpy_empty, addon, invert):
     bpy = bpy_empty
@@ -181,6 +245,8 @@ def _bad_context(name, bpy, tmp_path):
     elif name == "nothing selected in edit mode":
         select_vertices(add_grid(bpy).data, np.zeros(49, dtype=bool))
         bpy.ops.object.mode_set(mode="EDIT")
+    elif name == "nothing selected in any edited mesh":
+        edit_two_grids(bpy, np.zeros(49, dtype=bool), np.zeros(49, dtype=bool))
     return {}
 
 
@@ -195,6 +261,7 @@ def _bad_context(name, bpy, tmp_path):
         "invalid noise settings",
         "coordinates off the lattice",
         "nothing selected in edit mode",
+        "nothing selected in any edited mesh",
     ],
 )
 def test_bad_context_cancels_and_changes_nothing(bpy_empty, addon, tmp_path, name):
