@@ -145,10 +145,10 @@ class NoiseSettings(bpy.types.PropertyGroup):
         name="Distribution", description=CHOICE_DESCRIPTIONS["distribution"], items=_items_for("distribution")
     )
     alpha: FloatProperty(  # type: ignore[valid-type]
-        name="Alpha", description="Weibull shape", default=1.0, min=1e-3, soft_max=10.0
+        name="Alpha", description="Weibull scale", default=1.0, min=1e-3, soft_max=10.0
     )
     beta: FloatProperty(  # type: ignore[valid-type]
-        name="Beta", description="Weibull scale", default=1.0, min=1e-3, soft_max=10.0
+        name="Beta", description="Weibull shape", default=1.0, min=1e-3, soft_max=10.0
     )
     offset: FloatVectorProperty(  # type: ignore[valid-type]
         name="Offset", description="Translation of the noise space (added last)", size=3, subtype="TRANSLATION"

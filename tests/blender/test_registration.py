@@ -103,3 +103,9 @@ def test_sizes_text_must_be_numbers(bpy_empty, addon):
     assert addon.mapping.parse_sizes("  ") is None
     with pytest.raises(addon.mapping.UserError, match=r"^sizes: expected numbers"):
         addon.mapping.parse_sizes("1, big")
+
+
+def test_weibull_tooltips_name_alpha_the_scale_and_beta_the_shape(bpy_empty, addon):
+    properties = addon.properties.NoiseSettings.bl_rna.properties
+    assert properties["alpha"].description == "Weibull scale"  # hill.py: alpha * (-ln(1 - U)) ** (1 / beta)
+    assert properties["beta"].description == "Weibull shape"
