@@ -8,11 +8,21 @@ makes that cache follow edits to any module of the package.
 
 from __future__ import annotations
 
+import llvmlite.binding as llvm
 import numba
 
 from ._cache import install_locators
 
 install_locators()
+
+# LLVM fully unrolls a loop with a constant trip count only when the unrolled body
+# stays under this many instructions (300 by default at -O3). Noise that visits the
+# 3x3 or 3x3x3 neighbouring cells (Voronoi) then keeps those loops, so its point loop
+# is not the innermost loop and does not vectorise; unrolled, it does (about 4x
+# faster in 2D, 3x in 3D, measured). This is an LLVM-wide option of the process:
+# it only changes how far loops are unrolled, never results.
+UNROLL_THRESHOLD = 4000
+llvm.set_option("noise_core", f"-unroll-threshold={UNROLL_THRESHOLD}")
 
 JIT_OPTIONS = {
     "cache": True,
