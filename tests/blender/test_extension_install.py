@@ -144,10 +144,19 @@ def test_failed_download_says_what_and_how_to_fix_it(tmp_path: Path, monkeypatch
 
 @pytest.fixture(scope="session")
 def linux_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real linux-x64 zip; its wheels are downloaded once per test session."""
+    """The real linux-x64 zip. Its wheels come from the build's persistent cache (``build/wheels``, ignored by
+    git), so they are downloaded once per checkout and later runs work offline."""
     folder = tmp_path_factory.mktemp("extension")
-    (archive,) = build_extension.build(["linux-x64"], folder / "dist", folder / "wheels", log=_quiet)
+    (archive,) = build_extension.build(["linux-x64"], folder / "dist", build_extension.WHEEL_CACHE, log=_quiet)
     return archive
+
+
+def test_the_zip_takes_its_wheels_from_the_persistent_ignored_cache(linux_zip: Path) -> None:
+    cache = build_extension.WHEEL_CACHE
+    assert cache == ROOT / "build" / "wheels"
+    assert subprocess.run(["git", "check-ignore", "-q", str(cache)], cwd=ROOT, check=False).returncode == 0
+    for name, version in build_extension.versions_for("linux-x64", build_extension.locked_versions()).items():
+        assert list(cache.glob(f"{name}-{version}-*.whl")), f"{name} {version} is not in {cache}"
 
 
 def _stock_python_path(folder: Path) -> Path:
