@@ -96,13 +96,12 @@ def _option_value(settings: NoiseSettings, name: str) -> object:
 def to_spec(settings: NoiseSettings) -> NoiseSpec:
     """The ``NoiseSpec`` of ``settings``, passing only the options that apply to its kind.
 
-    Tiling is passed only for kinds that tile. Invalid values raise ``UserError`` with ``NoiseSpec``'s
-    message, which starts with the field name.
+    Invalid values raise ``UserError`` with ``NoiseSpec``'s message, which starts with the field name;
+    tiling on for a kind that cannot tile is one (the panels clear and hide tiling for such kinds).
     """
     try:
-        info = kind_info(settings.kind)
         values = {name: getattr(settings, name) for name in COMMON_FIELDS}
-        values["tiling"] = bool(settings.tiling) and info.tiling
+        values["tiling"] = bool(settings.tiling)
         values.update({name: _option_value(settings, name) for name in applicable_options(settings)})
         return NoiseSpec(**values)
     except (ValueError, TypeError) as error:

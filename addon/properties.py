@@ -54,10 +54,12 @@ def _items_for(field: str):
 
 
 def _on_kind_change(settings, _context) -> None:
-    """Keep dimension and choice fields valid for the new kind (its default where the old value is foreign)."""
+    """Keep dimension, tiling and choice fields valid for the new kind (its default where the old value is foreign)."""
     info = KINDS[settings.kind]
     if int(settings.dimensions) not in info.dims:
         settings.dimensions = str(max(info.dims))
+    if settings.tiling and not info.tiling:
+        settings.tiling = False
     for field in ("distance", "function", "distribution"):
         allowed = choices(settings.kind, field)
         numbers = [all_choices(field).index(value) for value in allowed]

@@ -17,7 +17,6 @@ def draw_noise_settings(layout: bpy.types.UILayout, settings: NoiseSettings) -> 
     """Kind, fractal fields, the kind's own options, the domain, and the settings' error if any."""
     layout.use_property_split = True
     layout.use_property_decorate = False
-    info = KINDS[settings.kind]
     column = layout.column()
     column.prop(settings, "kind")
     column.prop(settings, "seed")
@@ -27,7 +26,7 @@ def draw_noise_settings(layout: bpy.types.UILayout, settings: NoiseSettings) -> 
         column.prop(settings, "lacunarity")
         column.prop(settings, "persistence")
     column.prop(settings, "turbulence")
-    if info.tiling:
+    if shows_tiling(settings):
         column.prop(settings, "tiling")
     options = applicable_options(settings)
     if options:
@@ -46,6 +45,12 @@ def draw_noise_settings(layout: bpy.types.UILayout, settings: NoiseSettings) -> 
     message = settings_error(settings)
     if message:
         column.label(text=message, icon="ERROR")
+
+
+def shows_tiling(settings: NoiseSettings) -> bool:
+    """Whether the panels offer the tiling checkbox: for kinds that tile, and whenever it is on (so it can be
+    turned off should it be set for a kind that cannot tile, which ``to_spec`` refuses)."""
+    return KINDS[settings.kind].tiling or settings.tiling
 
 
 def settings_error(settings: NoiseSettings) -> str:

@@ -109,3 +109,15 @@ def test_weibull_tooltips_name_alpha_the_scale_and_beta_the_shape(bpy_empty, add
     properties = addon.properties.NoiseSettings.bl_rna.properties
     assert properties["alpha"].description == "Weibull scale"  # hill.py: alpha * (-ln(1 - U)) ** (1 / beta)
     assert properties["beta"].description == "Weibull shape"
+
+
+def test_tiling_on_a_kind_that_cannot_tile_is_an_error_and_the_panel_lets_it_be_turned_off(bpy_empty, addon):
+    settings = bpy_empty.context.scene.noisewright
+    settings.tiling = True
+    settings.kind = "simplex"
+    assert not settings.tiling and not addon.ui.shows_tiling(settings)  # cleared and hidden on the kind change
+    assert addon.mapping.to_spec(settings) == addon.noise_core.NoiseSpec(kind="simplex")
+    settings.tiling = True  # set some other way (Python, an old file): refused, and the checkbox is shown again
+    with pytest.raises(addon.mapping.UserError, match=r"^tiling: kind 'simplex' cannot tile; tileable kinds: "):
+        addon.mapping.to_spec(settings)
+    assert addon.ui.shows_tiling(settings) and addon.ui.settings_error(settings).startswith("tiling:")
