@@ -19,6 +19,8 @@ Entry points load this file with ``runpy.run_path`` because ``blender --python``
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import importlib
 import runpy
 import sys
 import time
@@ -27,6 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import bpy
+import numpy as np
 
 SCRIPTS = Path(__file__).resolve().parent
 ROOT = SCRIPTS.parent
@@ -197,18 +200,97 @@ def set_noise_settings(values: dict) -> None:
         try:
             setattr(settings, name, values[name])
         except (TypeError, ValueError) as error:
-            raise ValueError(f"--{name.replace('_', '-')}: {error}") from error
+            raise ValueError(f"{_option(name)}: {error}") from error
+
+
+def _option(field: str) -> str:
+    return "--" + field.replace("_", "-")
+
+
+def _as_option_message(message: str) -> str:
+    """A ``NoiseSpec``/add-on message ``"field: ..."`` as ``"--field: ..."``, the option's spelling."""
+    field, separator, rest = message.partition(":")
+    return _option(field) + separator + rest if separator and field.split("[")[0].isidentifier() else message
+
+
+def _addon_package():
+    """The enabled Noisewright add-on package (its ``mapping`` and bundled ``noise_core``)."""
+    module = _enabled_extension_module()
+    if module is None:
+        raise AddonError("the Noisewright add-on is not enabled")
+    return importlib.import_module(module)
+
+
+def _check_spec(package, values: dict) -> None:
+    """Build the ``NoiseSpec`` of the spec fields in ``values`` (the scene's kind unless given), before Blender
+    clamps anything: ``ValueError`` with ``NoiseSpec``'s message, which starts with the field name."""
+    spec_fields = {field.name for field in dataclasses.fields(package.noise_core.NoiseSpec)}
+    spec_values = {name: value for name, value in values.items() if name in spec_fields}
+    spec_values.setdefault("kind", bpy.context.scene.noisewright.kind)
+    try:
+        if "sizes" in spec_values:
+            spec_values["sizes"] = package.mapping.parse_sizes(spec_values["sizes"])
+        package.noise_core.NoiseSpec(**spec_values)
+    except (package.mapping.UserError, TypeError, ValueError) as error:
+        raise ValueError(str(error)) from None
+
+
+def _check_stored(given: dict) -> None:
+    """``ValueError`` naming the first given value Blender did not store as given (clamped to its range)."""
+    settings = bpy.context.scene.noisewright
+    for name, value in given.items():
+        prop = settings.bl_rna.properties[name]
+        stored = getattr(settings, name)
+        if prop.type == "FLOAT":
+            same = np.array_equal(np.asarray(value, dtype=np.float32), np.asarray(stored, dtype=np.float32))
+        else:
+            same = (tuple(stored) if prop.type in ("INT", "BOOLEAN") and prop.array_length else stored) == (
+                tuple(value) if isinstance(value, list) else value
+            )
+        if not same:
+            limits = f"allowed: {prop.hard_min:g} to {prop.hard_max:g}" if prop.type in ("INT", "FLOAT") else ""
+            raise ValueError(f"{name}: {value!r} is out of range ({limits or 'Blender changed it'})")
+
+
+def _check_applicable(package, given: dict) -> None:
+    """``ValueError`` naming the first given kind option that does not take effect with the settings."""
+    mapping = package.mapping
+    settings = bpy.context.scene.noisewright
+    kind_options = {name for info in mapping.KINDS.values() for name in info.options}
+    applicable = mapping.applicable_options(settings)
+    for name in given:
+        if name not in kind_options or name in applicable:
+            continue
+        if name not in mapping.kind_info(settings.kind).options:
+            users = ", ".join(repr(kind) for kind, info in mapping.KINDS.items() if name in info.options)
+            raise ValueError(f"{name}: not an option of kind {settings.kind!r} (it applies to kind {users})")
+        if name in mapping.WEIBULL_ONLY:
+            raise ValueError(f"{name}: only used with --distribution weibull")
+        raise ValueError(f"{name}: unused when --sizes is given; leave it out")
 
 
 def apply_noise_arguments(
     parser: argparse.ArgumentParser, args: argparse.Namespace, defaults: dict | None = None
 ) -> None:
-    """Set the scene's noise settings: ``defaults`` first, then the noise options given on the command line."""
+    """Set the scene's noise settings: ``defaults`` first, then the noise options given on the command line.
+
+    Any given value that is invalid (checked by ``NoiseSpec`` before Blender could clamp it), that Blender
+    clamps, or that does not apply to the chosen kind, and settings the add-on refuses, end the script with
+    ``parser.error("--<field>: ...")`` (exit code 2) naming the option and what is allowed.
+    """
     given = {p.identifier: getattr(args, p.identifier) for p in _noise_properties() if hasattr(args, p.identifier)}
+    package = _addon_package()
+    values = {**(defaults or {}), **given}
     try:
-        set_noise_settings({**(defaults or {}), **given})
-    except ValueError as error:
-        parser.error(str(error))
+        _check_spec(package, values)
+        set_noise_settings(values)
+        _check_stored(given)
+        _check_applicable(package, given)
+        settings = bpy.context.scene.noisewright
+        package.mapping.to_spec(settings)
+        package.mapping.to_domain(settings)
+    except (ValueError, package.mapping.UserError) as error:
+        parser.error(_as_option_message(str(error)))
 
 
 def run_operator(idname: str, **properties) -> None:

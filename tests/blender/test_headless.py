@@ -182,6 +182,56 @@ def test_entry_points_name_the_bad_option(tmp_path: Path, extension_repo: Path) 
     assert missing.returncode == 2
     assert "--open: no such file" in missing.stderr
     assert not (tmp_path / "x.blend").exists()
+    clamped = _run("bake_texture.py", "--out", tmp_path / "noise.png", "--frequency", "0", repo=extension_repo)
+    assert clamped.returncode == 2
+    assert "--frequency: must be > 0, got 0.0" in clamped.stderr
+    assert not (tmp_path / "noise.png").exists()
+
+
+@pytest.fixture(scope="module")
+def helpers() -> dict:
+    return runpy.run_path(str(SCRIPTS / "_blender_addon.py"), run_name="_blender_addon")
+
+
+def _apply_noise_options(helpers: dict, *arguments: str) -> None:
+    """The entry points' noise option handling, in this process (the add-on is enabled by conftest)."""
+    parser, args = helpers["parse_arguments"]("noise options", lambda _parser: None, ["script.py", *arguments])
+    helpers["apply_noise_arguments"](parser, args, {"dimensions": "2", "plane": "XY"})
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--frequency", "0"], "--frequency: must be > 0, got 0.0"),
+        (["--octaves", "99"], "--octaves: must be between 1 and 16, got 99"),
+        (["--kind", "voronoi", "--jitter", "5"], "--jitter: must be between 0 and 1, got 5.0"),
+        (["--jitter", "5"], "--jitter: not an option of kind 'perlin'"),
+        (["--kind", "perlin", "--distance", "worley"], "--distance: not an option of kind 'perlin'"),
+        (["--kind", "perlin", "--jitter", "1"], "--jitter: not an option of kind 'perlin' (it applies to kind"),
+        (["--kind", "hill", "--sizes", "1, 0.5", "--sines", "12"], "--sines: unused when --sizes is given"),
+        (["--kind", "hill", "--alpha", "1"], "--alpha: only used with --distribution weibull"),
+        (["--kind", "simplex", "--tiling"], "--tiling: kind 'simplex' cannot tile; tileable kinds: "),
+        (["--kind", "hill", "--tiling"], "--tiling: kind 'hill' cannot tile"),
+        (["--kind", "cellular", "--density", "0.0001"], "--density: 0.0001 is out of range (allowed: 0.001 to 16)"),
+        (["--tiling", "--frequency", "2.5"], "--frequency: tiling needs a whole-number frequency"),
+    ],
+)
+def test_bad_noise_options_exit_2_naming_the_option(
+    bpy_empty, helpers: dict, capsys: pytest.CaptureFixture, arguments: list[str], message: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        _apply_noise_options(helpers, *arguments)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
+
+
+def test_valid_noise_options_are_applied_unchanged(bpy_empty, addon, helpers: dict) -> None:
+    arguments = ["--kind", "voronoi", "--jitter", "0.3", "--frequency", "3", "--tiling", "--offset", "0.1", "0.2", "0"]
+    _apply_noise_options(helpers, *arguments)
+    settings = bpy_empty.context.scene.noisewright
+    spec = addon.mapping.to_spec(settings)
+    assert (spec.kind, spec.frequency, spec.tiling, settings.dimensions) == ("voronoi", 3.0, True, "2")
+    assert spec.jitter == pytest.approx(0.3) and tuple(settings.offset) == pytest.approx((0.1, 0.2, 0.0))
 
 
 @pytest.mark.parametrize(
