@@ -1,8 +1,11 @@
 """``noisewright.bake_texture``: bake the noise on the domain's plane (0..1 square) into an image.
 
 Pixel ``(c, r)`` (row 0 at the bottom, as Blender stores images) holds the noise at
-``((c + .5) / W, (r + .5) / H)`` on the plane, mapped to 0..1 (see ``mapping``): with the default domain
-exactly ``evaluate_grid(spec, (H, W))``, so the image tiles when tiling is on. Grayscale images are
+``((c + .5) / W, (r + .5) / H)`` on the plane, mapped to 0..1 (see ``mapping``). By default the bake reads
+2D noise on the plane whatever the settings' dimensions, so with no offset, rotation or scale the image is
+exactly ``evaluate_grid(spec, (H, W))`` (what ``python -m noise_core bake`` writes) and tiles when tiling
+is on; ``noise_dimensions="SETTINGS"`` reads the settings' dimensions instead (3D noise sliced through the
+plane at 0 on the third axis, 1D noise along its axis). Grayscale images are
 non-colour data; a two-colour ramp blends scene-linear colours. Files are written by Blender itself
 (PNG 16-bit, OpenEXR 32-bit float, ZIP) through a temporary scene's output settings, with the Standard
 view transform, so grayscale values land in the file unchanged.
@@ -11,12 +14,13 @@ view transform, so grayscale values land in the file unchanged.
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 
 import bpy
 import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatVectorProperty, IntProperty, PointerProperty, StringProperty
 
-from .mapping import UserError, to_domain, to_spec
+from .mapping import Domain, UserError, kind_info, to_domain, to_spec
 from .pixels import noise01_image, pixel_array, to_rgba
 from .progress import window_progress
 from .properties import NoiseSettings, operator_settings
@@ -28,6 +32,22 @@ EXTENSIONS = {"PNG": ".png", "OPEN_EXR": ".exr"}
 DEPTHS = {"PNG": "16", "OPEN_EXR": "32"}
 PATH_OPTIONS = {"PATH_SUPPORTS_BLEND_RELATIVE"} if bpy.app.version >= (4, 5, 0) else set()
 """File paths may start with ``//`` (Blender 4.5+ asks properties to declare it)."""
+
+
+NOISE_DIMENSION_ITEMS = [
+    ("PLANE_2D", "2D on Plane", "2D noise on the settings' plane: seamless when tiling is on (as noise_core bake)"),
+    ("SETTINGS", "As Settings", "The settings' dimensions: 3D noise sliced through the plane, 1D along its axis"),
+]
+
+
+def bake_domain(settings: NoiseSettings, noise_dimensions: str = "PLANE_2D") -> Domain:
+    """The domain a bake reads: the settings' domain, with 2D noise on its plane for ``"PLANE_2D"``."""
+    domain = to_domain(settings)
+    if noise_dimensions == "SETTINGS" or domain.dimensions == 2:
+        return domain
+    if 2 not in kind_info(settings.kind).dims:
+        raise UserError(f"noise_dimensions: kind {settings.kind!r} has no 2D noise; bake it As Settings")
+    return replace(domain, dimensions=2)
 
 
 def save_image(image: bpy.types.Image, path: str, file_format: str, grayscale: bool) -> None:
@@ -133,6 +153,9 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
     pack: BoolProperty(  # type: ignore[valid-type]
         name="Pack", description="Pack the image into the .blend file", default=False
     )
+    noise_dimensions: EnumProperty(  # type: ignore[valid-type]
+        name="Noise", description="Which noise the image holds", items=NOISE_DIMENSION_ITEMS, default="PLANE_2D"
+    )
     noise: PointerProperty(type=NoiseSettings, options={"SKIP_SAVE"})  # type: ignore[valid-type]
 
     def draw(self, context):
@@ -155,6 +178,7 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
         if self.save_format != "NONE":
             layout.prop(self, "filepath")
         layout.prop(self, "pack")
+        layout.prop(self, "noise_dimensions")
         draw_noise_settings(layout.box(), self.noise)
 
     def _existing_image(self) -> bpy.types.Image | None:
@@ -190,7 +214,7 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
     def execute(self, context):
         try:
             settings = operator_settings(self, context)
-            spec, domain = to_spec(settings), to_domain(settings)
+            spec, domain = to_spec(settings), bake_domain(settings, self.noise_dimensions)
             if self.width * self.height > MAX_PIXELS:
                 raise UserError(f"width, height: {self.width}x{self.height} exceeds the limit of {MAX_PIXELS} pixels")
             image = self._existing_image()

@@ -6,7 +6,7 @@ import bpy
 
 from . import preview
 from .mapping import UserError, to_domain, to_spec
-from .op_bake import NOISEWRIGHT_OT_bake_texture
+from .op_bake import NOISEWRIGHT_OT_bake_texture, bake_domain
 from .op_displace import NOISEWRIGHT_OT_displace
 from .op_terrain import NOISEWRIGHT_OT_add_terrain
 from .ui import draw_noise_settings
@@ -15,11 +15,12 @@ CATEGORY = "Noise"
 PREVIEW_SCALE = 6.0
 
 
-def draw_preview(layout: bpy.types.UILayout, context: bpy.types.Context) -> None:
-    """The live preview of the scene's settings (or why there is none)."""
+def draw_preview(layout: bpy.types.UILayout, context: bpy.types.Context, baking: bool = False) -> None:
+    """The live preview of the scene's settings (or why there is none); ``baking``: of the noise a bake
+    with default options writes (2D on the plane)."""
     settings = context.scene.noisewright
     try:
-        spec, domain = to_spec(settings), to_domain(settings)
+        spec, domain = to_spec(settings), (bake_domain(settings) if baking else to_domain(settings))
     except UserError:
         return  # draw_noise_settings shows the message
     icon, error = preview.icon_for(spec, domain)
@@ -34,9 +35,10 @@ def draw_preview(layout: bpy.types.UILayout, context: bpy.types.Context) -> None
 class _NoiseSettingsPanel:
     bl_category = CATEGORY
     bl_label = "Noise Settings"
+    previews_bake = False
 
     def draw(self, context):
-        draw_preview(self.layout, context)  # type: ignore[attr-defined]
+        draw_preview(self.layout, context, self.previews_bake)  # type: ignore[attr-defined]
         draw_noise_settings(self.layout, context.scene.noisewright)  # type: ignore[attr-defined]
 
 
@@ -48,6 +50,7 @@ class VIEW3D_PT_noisewright_settings(_NoiseSettingsPanel, bpy.types.Panel):
 class IMAGE_PT_noisewright_settings(_NoiseSettingsPanel, bpy.types.Panel):
     bl_space_type = "IMAGE_EDITOR"
     bl_region_type = "UI"
+    previews_bake = True
 
 
 class VIEW3D_PT_noisewright_apply(bpy.types.Panel):

@@ -5,7 +5,7 @@
 
 The format follows the file extension: .png (16-bit) or .exr (32-bit float OpenEXR), written by Blender.
 Noise options default to 2D noise on the XY plane, so the image equals ``noise_core.evaluate_grid``
-mapped to 0..1 (as ``python -m noise_core bake`` writes it).
+mapped to 0..1 (as ``python -m noise_core bake`` writes it); ``--dimensions 3`` bakes a slice of 3D noise.
 """
 
 from __future__ import annotations
@@ -64,6 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 color_mode=args.colors.upper(),
                 save_format=file_format,
                 filepath=str(out),
+                noise_dimensions="SETTINGS",  # the options' dimensions (2D unless --dimensions says otherwise)
                 **ramp,
             )
     except addon["AddonError"] as error:

@@ -97,6 +97,23 @@ def test_bake_equals_evaluate_grid_within_its_bit_depth(bpy_empty, addon, use_fl
     assert np.all(pixels[..., 3] == 1.0)
 
 
+def test_bake_defaults_to_2d_noise_on_the_plane_and_can_slice_the_settings_3d_noise(bpy_empty, addon):
+    bpy = bpy_empty
+    settings = bpy.context.scene.noisewright
+    assert settings.dimensions == "3"  # the settings' default: the bake still writes the 2D noise image
+    assert bpy.ops.noisewright.bake_texture(image_name="Plane", width=24, height=16) == {"FINISHED"}
+    spec = addon.noise_core.NoiseSpec()
+    expected = unit(addon, spec, addon.noise_core.evaluate_grid(spec, (16, 24)))
+    np.testing.assert_allclose(image_pixels(bpy.data.images["Plane"])[..., 0], expected, atol=1e-6)
+    result = bpy.ops.noisewright.bake_texture(image_name="Slice", width=24, height=16, noise_dimensions="SETTINGS")
+    assert result == {"FINISHED"}
+    u, v = addon.noise_core.api.grid_coordinates((16, 24))
+    points = np.stack((u, v, np.zeros_like(u)), axis=1)
+    expected = unit(addon, spec, addon.noise_core.evaluate(spec, points)).reshape(16, 24)
+    np.testing.assert_allclose(image_pixels(bpy.data.images["Slice"])[..., 0], expected, atol=1e-6)
+    assert addon.op_bake.bake_domain(settings).dimensions == 2  # what the Image Editor's preview shows
+
+
 def test_bake_ramp_into_an_existing_image_and_pack(bpy_empty, addon):
     bpy = bpy_empty
     use_2d_noise(bpy)
