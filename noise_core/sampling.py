@@ -1,15 +1,22 @@
 """One noise sample of any family: the dispatch point of the kernels.
 
 ``family``, ``dim`` and ``variant`` arrive as compile-time literals (see
-``fractal.py``), so Numba prunes every branch but one and each combination gets
-its own straight-line machine code. ``x, y, z`` are the raw coordinates (unused
-ones are ignored), ``frequency`` the octave's frequency, ``period`` the tiling
-period in lattice cells (0 for no tiling), ``params`` the family's parameters.
+``fractal.py``). ``x, y, z`` are the raw coordinates (unused ones are ignored),
+``frequency`` the octave's frequency, ``period`` the tiling period in lattice
+cells (0 for no tiling), ``params`` the family's parameters.
+
+``sample`` is resolved when a kernel is typed: ``_SAMPLERS`` maps ``(family, dim)``
+to the one family function it calls, so a kernel types and compiles only that
+family. (A chain of ``if family == FAMILY_...`` tests would compile every family:
+Numba prunes branches on literal arguments only against literal numbers, not
+against named module constants.)
 """
 
 from __future__ import annotations
 
-from ._jit import jit
+from numba.extending import overload
+
+from ._jit import JIT_OPTIONS
 from .cellular import cellular_2d, cellular_3d
 from .hill import hill
 from .kinds import FAMILY_CELLULAR, FAMILY_HILL, FAMILY_LATTICE, FAMILY_SIMPLEX, FAMILY_VORONOI
@@ -18,33 +25,48 @@ from .simplex import simplex_1d, simplex_2d, simplex_3d
 from .voronoi import voronoi_1d, voronoi_2d, voronoi_3d
 
 
-@jit
 def sample(family, dim, variant, x, y, z, seed, frequency, period, params):
-    """The single-octave noise value of ``family`` at one point."""
-    if family == FAMILY_LATTICE:
-        if dim == 1:
-            return lattice_1d(variant, x, seed, frequency, period)
-        if dim == 2:
-            return lattice_2d(variant, x, y, seed, frequency, period)
-        return lattice_3d(variant, x, y, z, seed, frequency, period)
-    if family == FAMILY_SIMPLEX:
-        if dim == 1:
-            return simplex_1d(variant, x, seed, frequency)
-        if dim == 2:
-            return simplex_2d(variant, x, y, seed, frequency)
-        return simplex_3d(variant, x, y, z, seed, frequency)
-    if family == FAMILY_VORONOI:
-        function = int(params[0])
-        jitter = params[1]
-        if dim == 1:
-            return voronoi_1d(variant, function, jitter, x, seed, frequency, period)
-        if dim == 2:
-            return voronoi_2d(variant, function, jitter, x, y, seed, frequency, period)
-        return voronoi_3d(variant, function, jitter, x, y, z, seed, frequency, period)
-    if family == FAMILY_CELLULAR:
-        if dim == 2:
-            return cellular_2d(variant, x, y, seed, frequency, period, params)
-        return cellular_3d(variant, x, y, z, seed, frequency, period, params)
-    if family == FAMILY_HILL:
-        return hill(dim, x, y, z, frequency, params)
-    return 0.0
+    """The single-octave noise value of ``family`` at one point; callable from compiled code only."""
+    raise NotImplementedError("sample is compiled into the kernels; call noise_core.evaluate")
+
+
+# Each implementation takes sample's arguments (Numba requires the same names).
+# fmt: off
+_SAMPLERS = {
+    (FAMILY_LATTICE, 1): lambda family, dim, variant, x, y, z, seed, frequency, period, params: lattice_1d(
+        variant, x, seed, frequency, period),
+    (FAMILY_LATTICE, 2): lambda family, dim, variant, x, y, z, seed, frequency, period, params: lattice_2d(
+        variant, x, y, seed, frequency, period),
+    (FAMILY_LATTICE, 3): lambda family, dim, variant, x, y, z, seed, frequency, period, params: lattice_3d(
+        variant, x, y, z, seed, frequency, period),
+    (FAMILY_SIMPLEX, 1): lambda family, dim, variant, x, y, z, seed, frequency, period, params: simplex_1d(
+        variant, x, seed, frequency),
+    (FAMILY_SIMPLEX, 2): lambda family, dim, variant, x, y, z, seed, frequency, period, params: simplex_2d(
+        variant, x, y, seed, frequency),
+    (FAMILY_SIMPLEX, 3): lambda family, dim, variant, x, y, z, seed, frequency, period, params: simplex_3d(
+        variant, x, y, z, seed, frequency),
+    (FAMILY_VORONOI, 1): lambda family, dim, variant, x, y, z, seed, frequency, period, params: voronoi_1d(
+        variant, int(params[0]), params[1], x, seed, frequency, period),
+    (FAMILY_VORONOI, 2): lambda family, dim, variant, x, y, z, seed, frequency, period, params: voronoi_2d(
+        variant, int(params[0]), params[1], x, y, seed, frequency, period),
+    (FAMILY_VORONOI, 3): lambda family, dim, variant, x, y, z, seed, frequency, period, params: voronoi_3d(
+        variant, int(params[0]), params[1], x, y, z, seed, frequency, period),
+    (FAMILY_CELLULAR, 2): lambda family, dim, variant, x, y, z, seed, frequency, period, params: cellular_2d(
+        variant, x, y, seed, frequency, period, params),
+    (FAMILY_CELLULAR, 3): lambda family, dim, variant, x, y, z, seed, frequency, period, params: cellular_3d(
+        variant, x, y, z, seed, frequency, period, params),
+    (FAMILY_HILL, 1): lambda family, dim, variant, x, y, z, seed, frequency, period, params: hill(
+        1, x, y, z, frequency, params),
+    (FAMILY_HILL, 2): lambda family, dim, variant, x, y, z, seed, frequency, period, params: hill(
+        2, x, y, z, frequency, params),
+    (FAMILY_HILL, 3): lambda family, dim, variant, x, y, z, seed, frequency, period, params: hill(
+        3, x, y, z, frequency, params),
+}
+# fmt: on
+
+
+@overload(sample, prefer_literal=True, jit_options={**JIT_OPTIONS, "forceinline": True})
+def _sample(family, dim, variant, x, y, z, seed, frequency, period, params):
+    """The implementation of ``sample`` for literal ``family`` and ``dim`` (None otherwise: no match)."""
+    key = (getattr(family, "literal_value", None), getattr(dim, "literal_value", None))
+    return _SAMPLERS.get(key)
