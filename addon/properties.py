@@ -11,7 +11,15 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProp
 
 from .mapping import all_choices, choices
 from .noise_core.kinds import KINDS
-from .noise_core.spec import HILL_MAX_SINES, HILL_SMOOTHNESS_MAX, HILL_SMOOTHNESS_MIN, MAX_OCTAVES, SEED_MAX, SEED_MIN
+from .noise_core.spec import (
+    HILL_MAX_SINES,
+    HILL_SMOOTHNESS_MAX,
+    HILL_SMOOTHNESS_MIN,
+    MAX_OCTAVES,
+    MAX_PERSISTENCE,
+    SEED_MAX,
+    SEED_MIN,
+)
 
 KIND_ITEMS = [(info.name, info.name.replace("_", " ").title(), info.description) for info in KINDS.values()]
 DIMENSION_ITEMS = [
@@ -96,7 +104,12 @@ class NoiseSettings(bpy.types.PropertyGroup):
         soft_max=4.0,
     )
     persistence: FloatProperty(  # type: ignore[valid-type]
-        name="Persistence", description="Amplitude factor per octave", default=0.5, min=0.0, soft_max=1.0
+        name="Persistence",
+        description="Amplitude factor per octave",
+        default=0.5,
+        min=0.0,
+        max=MAX_PERSISTENCE,
+        soft_max=1.0,
     )
     turbulence: BoolProperty(  # type: ignore[valid-type]
         name="Turbulence", description="Sum the absolute value of each octave (creased, range 0..1)", default=False
