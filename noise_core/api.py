@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .fractal import fractal_sum
+from .fractal import coordinate_extremes, fractal_sum
 from .kinds import KINDS, kernel_arguments, kind_info
 from .spec import NoiseSpec
 
@@ -41,11 +41,9 @@ def _check_dimension(spec: NoiseSpec, dim: int) -> None:
 
 
 def _check_coordinates(spec: NoiseSpec, points: np.ndarray) -> None:
-    # max and min make no temporary array; a NaN or infinity anywhere reaches one of them.
-    extremes = (float(points.max()), float(points.min()))
-    if not all(np.isfinite(extremes)):
+    largest, nonfinite = coordinate_extremes(points)
+    if nonfinite:
         raise ValueError("points: coordinates must be finite (no NaN or infinity)")
-    largest = max(abs(extremes[0]), abs(extremes[1]))
     if largest * spec.highest_frequency >= MAX_LATTICE_COORDINATE:
         raise ValueError(
             f"points: coordinates up to {largest:g} at frequency {spec.highest_frequency:g} "

@@ -42,11 +42,12 @@ def _build_kernel(family, dim, variant):
             start = block * BLOCK
             stop = min(start + BLOCK, n)
             ob = out[start:stop]
+            rows = points[start:stop].ravel()
             local = np.empty((dim, stop - start), dtype=np.float64)
             for axis in range(dim):
                 column = local[axis]
                 for i in range(column.shape[0]):
-                    column[i] = points[start + i, axis]
+                    column[i] = rows[i * dim + axis]
             xb = local[0]
             yb = local[1 if dim > 1 else 0]
             zb = local[2 if dim > 2 else 0]
@@ -71,6 +72,36 @@ def _build_kernel(family, dim, variant):
                 ob[i] = ob[i] * scale
 
     return fractal_kernel
+
+
+@kernel
+def _block_extremes(flat, largest, nonfinite):
+    """Per block of ``flat``: the largest finite ``|v|`` and the count of NaN or infinite values."""
+    for block in numba.prange(largest.shape[0]):
+        start = block * BLOCK
+        stop = min(start + BLOCK, flat.shape[0])
+        block_largest = 0.0
+        block_nonfinite = 0
+        for i in range(start, stop):
+            magnitude = abs(flat[i])
+            finite = magnitude < np.inf
+            block_largest = magnitude if finite and magnitude > block_largest else block_largest
+            block_nonfinite += 0 if finite else 1
+        largest[block] = block_largest
+        nonfinite[block] = block_nonfinite
+
+
+def coordinate_extremes(points):
+    """``(largest finite |coordinate|, number of NaN or infinite coordinates)`` of C-contiguous ``points``.
+
+    One parallel pass, no temporary arrays the size of ``points``.
+    """
+    flat = points.reshape(-1)
+    blocks = (flat.shape[0] + BLOCK - 1) // BLOCK
+    largest = np.zeros(blocks, dtype=np.float64)
+    nonfinite = np.zeros(blocks, dtype=np.int64)
+    _block_extremes(flat, largest, nonfinite)
+    return float(largest.max(initial=0.0)), int(nonfinite.sum())
 
 
 _KERNELS = {}
