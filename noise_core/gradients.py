@@ -60,8 +60,10 @@ def octahedron_vectors(h):
     gy = floats01d(h) * 2.0 - 1.0
     gz = 1.0 - abs(gx) - abs(gy)
     offset = max(-gz, 0.0)
-    gx = gx + (offset if gx < 0.0 else -offset)
-    gy = gy + (offset if gy < 0.0 else -offset)
+    # gx, gy are never 0 (odd multiples of 1/255), so this is the seed's
+    # "gx += gx < 0 ? offset : -offset" without compares and blends.
+    gx = gx - np.copysign(offset, gx)
+    gy = gy - np.copysign(offset, gy)
     return gx, gy, gz
 
 
