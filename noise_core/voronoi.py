@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit
-from .hashing import avalanche, eat, floats01a, floats01b, floats01c, floats01d, get_bits_as_floats01, hash_seed
+from .hashing import avalanche, eat, floats01a, floats01b, floats01c, floats01d, get_bits, hash_seed
 from .lattice import span, validate_single_step
 
 WORLEY = 0
@@ -92,8 +92,8 @@ def _distance(metric, dx, dy, dz):
 def _update(f1, f2, nearest_hash, nearest_point, distance, h, point):
     """``UpdateVoronoiMinima`` plus the nearest point's cell hash and index, all by selects."""
     closer = distance < f1
-    f2 = f1 if closer else min(f2, distance)
-    f1 = distance if closer else f1
+    f2 = min(f2, max(f1, distance))  # f1 when closer (f1 <= f2), else min(f2, distance)
+    f1 = min(f1, distance)
     nearest_hash = h if closer else nearest_hash
     nearest_point = point if closer else nearest_point
     return f1, f2, nearest_hash, nearest_point
@@ -167,6 +167,7 @@ def voronoi_3d(metric, function, jitter, x, y, z, seed, frequency, period):
     pz, _, gz, _, _ = span(z * frequency, period)
     first = ANCHOR_FIRST * (1.0 - jitter)
     second = ANCHOR_SECOND * (1.0 - jitter)
+    step = jitter / 31.0  # GetBitsAsFloats01(5, .) * jitter = bits * step
     f1 = INITIAL_MINIMUM
     f2 = INITIAL_MINIMUM
     nearest_hash = np.uint32(0)
@@ -174,24 +175,28 @@ def voronoi_3d(metric, function, jitter, x, y, z, seed, frequency, period):
     for u in range(-1, 2):
         hx = eat(h, validate_single_step(px + u, period))
         ox = u - gx
+        ox1 = first + ox
+        ox2 = second + ox
         for v in range(-1, 2):
             hy = eat(hx, validate_single_step(py + v, period))
             oy = v - gy
+            oy1 = first + oy
+            oy2 = second + oy
             for w in range(-1, 2):
                 hc = avalanche(eat(hy, validate_single_step(pz + w, period)))
                 oz = w - gz
                 distance = _distance(
                     metric,
-                    get_bits_as_floats01(hc, 5, 0) * jitter + first + ox,
-                    get_bits_as_floats01(hc, 5, 5) * jitter + first + oy,
-                    get_bits_as_floats01(hc, 5, 10) * jitter + first + oz,
+                    np.float64(get_bits(hc, 5, 0)) * step + ox1,
+                    np.float64(get_bits(hc, 5, 5)) * step + oy1,
+                    np.float64(get_bits(hc, 5, 10)) * step + (first + oz),
                 )
                 f1, f2, nearest_hash, nearest_point = _update(f1, f2, nearest_hash, nearest_point, distance, hc, 0)
                 distance = _distance(
                     metric,
-                    get_bits_as_floats01(hc, 5, 15) * jitter + second + ox,
-                    get_bits_as_floats01(hc, 5, 20) * jitter + second + oy,
-                    get_bits_as_floats01(hc, 5, 25) * jitter + second + oz,
+                    np.float64(get_bits(hc, 5, 15)) * step + ox2,
+                    np.float64(get_bits(hc, 5, 20)) * step + oy2,
+                    np.float64(get_bits(hc, 5, 25)) * step + (second + oz),
                 )
                 f1, f2, nearest_hash, nearest_point = _update(f1, f2, nearest_hash, nearest_point, distance, hc, 1)
     return _finish(metric, 3, function, f1, f2, nearest_hash, nearest_point)
