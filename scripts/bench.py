@@ -553,6 +553,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="2**16 points, 2 repeats, a 200x200 grid")
     parser.add_argument("--only", default=",".join(SECTIONS), help=f"sections to run, of {', '.join(SECTIONS)}")
     parser.add_argument("--json", type=Path, help="also write the raw results to this file")
+    parser.add_argument("--markdown", type=Path, help="also write the report (Markdown tables) to this file")
     parser.add_argument("--blender-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
@@ -582,7 +583,10 @@ def main(argv: list[str] | None = None) -> int:
         print("Blender ...", flush=True)
         results["blender"] = run_blender(args.grid, args.repeat)
     print()
-    print(report(results))
+    text = report(results)
+    print(text)
+    if args.markdown:
+        args.markdown.write_text(text + "\n")
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
     return 0
