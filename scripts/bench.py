@@ -26,6 +26,10 @@ Sections (``--only``, comma separated):
   end to end (read vertices, noise, write back), plus the bare pipeline (position attribute ->
   ``evaluate`` -> position attribute). The mathutils loop and the pipeline read and write vertex
   positions through the ``position`` attribute, Blender's fastest path.
+* ``asm`` (only when asked for): whether each kernel's point loop is vectorised, from its
+  machine code (compiled afresh in a subprocess with an empty Numba cache, since Numba cannot
+  show the code of cached kernels): packed (``...pd``/``...ps``, ``vp...``) against scalar
+  (``...sd``/``...ss``) arithmetic instructions and how many use the 256-bit ymm registers.
 * ``startup``: the default spec's (``NoiseSpec()``, 2D points) first call in a new process with an
   empty ``NUMBA_CACHE_DIR`` (compilation) and again in another new process with that cache (a
   restart: loading).
@@ -55,6 +59,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))  # benchmark the checkout's noise_core
 
 SECTIONS = ("core", "fnl", "blender", "startup")
+EXTRA_SECTIONS = ("asm",)
 OCTAVES = (1, 4)
 FREQUENCY = 4.0
 EXTENT = 8.0
@@ -240,6 +245,42 @@ noise_core.evaluate(noise_core.NoiseSpec(), np.random.default_rng(0).random((409
 done = time.perf_counter()
 print(json.dumps({"import_s": imported - started, "first_call_s": done - imported}))
 """
+
+
+ASM_PROGRAM = r"""
+import json, re
+import numpy as np
+from noise_core import NoiseSpec, evaluate
+from noise_core.fractal import kernel_for
+from noise_core.kinds import KINDS, kernel_arguments
+rows = []
+for name, info in KINDS.items():
+    for dim in info.dims:
+        spec = NoiseSpec(kind=name)
+        evaluate(spec, np.random.default_rng(0).random((64, dim)))
+        family, variant, _ = kernel_arguments(spec)
+        asm = "\n".join(kernel_for(family, dim, variant).inspect_asm().values())
+        lines = [line.split() for line in asm.splitlines() if line.startswith("\t") and not line.startswith("\t.")]
+        ops = [line[0] for line in lines if line]
+        packed = sum(bool(re.fullmatch(r"v\w+p[sd]|vp\w+", op)) for op in ops)
+        scalar = sum(bool(re.fullmatch(r"v(?!p)\w+s[sd]", op)) for op in ops)
+        ymm = sum("ymm" in " ".join(line) for line in lines)
+        rows.append(dict(kind=name, dim=dim, packed=packed, scalar=scalar, ymm=ymm, instructions=len(ops)))
+print(json.dumps(rows))
+"""
+
+
+def run_asm() -> list[dict]:
+    """Machine-code statistics of each kind's default kernel (see the module docstring)."""
+    with tempfile.TemporaryDirectory(prefix="noisewright-bench-asm-") as cache:
+        env = {**os.environ, "NUMBA_CACHE_DIR": cache, "PYTHONPATH": str(ROOT)}
+        done = subprocess.run(
+            [sys.executable, "-c", ASM_PROGRAM], env=env, cwd=ROOT, capture_output=True, text=True, check=True
+        )
+    rows = json.loads(done.stdout.strip().splitlines()[-1])
+    for row in rows:
+        print(f"  asm {row['kind']:<14} {row['dim']}D packed {row['packed']:5d} scalar {row['scalar']:5d}", flush=True)
+    return rows
 
 
 def run_startup() -> dict:
@@ -528,6 +569,19 @@ def report(results: dict) -> str:
             "|---|---|---|",
             *(f"| {name} | {seconds:.3f} | {seconds / ours:.2f} |" for name, seconds in methods),
         ]
+    if "asm" in results:
+        out += [
+            "",
+            "### Kernel machine code (default spec of each kind)",
+            "",
+            "| kind | dim | packed SIMD instructions | scalar FP instructions | using ymm | all instructions |",
+            "|---|---|---|---|---|---|",
+        ]
+        for row in results["asm"]:
+            out.append(
+                f"| {row['kind']} | {row['dim']}D | {row['packed']} | {row['scalar']} | {row['ymm']} | "
+                f"{row['instructions']} |"
+            )
     startup = results.get("startup")
     if startup:
         out += [
@@ -551,7 +605,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=5, help="timed runs per measurement; the best counts")
     parser.add_argument("--grid", type=int, default=1000, help="vertices per side of the Blender grid")
     parser.add_argument("--quick", action="store_true", help="2**16 points, 2 repeats, a 200x200 grid")
-    parser.add_argument("--only", default=",".join(SECTIONS), help=f"sections to run, of {', '.join(SECTIONS)}")
+    parser.add_argument(
+        "--only",
+        default=",".join(SECTIONS),
+        help=f"sections to run, of {', '.join(SECTIONS + EXTRA_SECTIONS)} (default: all but asm)",
+    )
     parser.add_argument("--json", type=Path, help="also write the raw results to this file")
     parser.add_argument("--markdown", type=Path, help="also write the report (Markdown tables) to this file")
     parser.add_argument("--blender-child", action="store_true", help=argparse.SUPPRESS)
@@ -562,9 +620,10 @@ def main(argv: list[str] | None = None) -> int:
         blender_child(args.grid, args.repeat)
         return 0
     sections = [s.strip() for s in args.only.split(",") if s.strip()]
-    unknown = sorted(set(sections) - set(SECTIONS))
+    unknown = sorted(set(sections) - set(SECTIONS + EXTRA_SECTIONS))
     if unknown:
-        parser.error(f"--only: unknown section(s) {', '.join(unknown)}; choose from {', '.join(SECTIONS)}")
+        choices = ", ".join(SECTIONS + EXTRA_SECTIONS)
+        parser.error(f"--only: unknown section(s) {', '.join(unknown)}; choose from {choices}")
 
     results: dict = {"machine": machine(), "points": args.points, "repeat": args.repeat}
     points = {dim: random_points(args.points, dim) for dim in (1, 2, 3)}
@@ -576,6 +635,9 @@ def main(argv: list[str] | None = None) -> int:
         results["fnl"], results["fnl_threads_speedup"] = run_fnl(points, args.repeat)
     if "core" in results and "fnl" in results:
         results["comparisons"] = comparisons(results["core"], results["fnl"])
+    if "asm" in sections:
+        print("kernel machine code ...", flush=True)
+        results["asm"] = run_asm()
     if "startup" in sections:
         print("start-up ...", flush=True)
         results["startup"] = run_startup()
