@@ -177,7 +177,9 @@ def _needed(params, d1, d2, d3):
 @jit
 def _cell_hash(cell, period):
     """A cell coordinate as hashed: wrapped into [0, period) when tiling (period > 0)."""
-    return np.int64(wrap(np.float64(cell), period))
+    if period > 0.0:  # a branch, not a select: untiled noise skips wrap's division
+        return np.int64(wrap(np.float64(cell), period))
+    return np.int64(cell)
 
 
 @jit
