@@ -50,7 +50,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit
-from .hashing import avalanche, eat, floats01a, floats01b, floats01c, floats01d, get_bits, hash_seed
+from .hashing import avalanche, eat, floats01a, get_bits, hash_seed
 from .lattice import span, validate_single_step
 
 WORLEY = 0
@@ -139,20 +139,30 @@ def voronoi_2d(metric, function, jitter, x, y, seed, frequency, period):
     py, _, gy, _, _ = span(y * frequency, period)
     first = ANCHOR_FIRST * (1.0 - jitter)
     second = ANCHOR_SECOND * (1.0 - jitter)
+    step = jitter / 255.0  # Floats01A..D * jitter = byte * step
     f1 = INITIAL_MINIMUM
     f2 = INITIAL_MINIMUM
     nearest_hash = np.uint32(0)
     nearest_point = 0
     for u in range(-1, 2):
         hx = eat(h, validate_single_step(px + u, period))
-        ox = u - gx
+        ox1 = first + (u - gx)
+        ox2 = second + (u - gx)
         for v in range(-1, 2):
             hc = avalanche(eat(hx, validate_single_step(py + v, period)))
             oy = v - gy
-            distance = _distance(metric, floats01a(hc) * jitter + first + ox, floats01b(hc) * jitter + first + oy, 0.0)
+            distance = _distance(
+                metric,
+                np.float64(get_bits(hc, 8, 0)) * step + ox1,
+                np.float64(get_bits(hc, 8, 8)) * step + (first + oy),
+                0.0,
+            )
             f1, f2, nearest_hash, nearest_point = _update(f1, f2, nearest_hash, nearest_point, distance, hc, 0)
             distance = _distance(
-                metric, floats01c(hc) * jitter + second + ox, floats01d(hc) * jitter + second + oy, 0.0
+                metric,
+                np.float64(get_bits(hc, 8, 16)) * step + ox2,
+                np.float64(get_bits(hc, 8, 24)) * step + (second + oy),
+                0.0,
             )
             f1, f2, nearest_hash, nearest_point = _update(f1, f2, nearest_hash, nearest_point, distance, hc, 1)
     return _finish(metric, 2, function, f1, f2, nearest_hash, nearest_point)
