@@ -23,7 +23,7 @@ def read_vectors(collection, attribute: str, count: int) -> np.ndarray:
 def _position_data(mesh: bpy.types.Mesh) -> Any:
     """The ``position`` attribute's data: the same values as ``vertices[i].co``, read and written in bulk
     20-60x faster than through ``mesh.vertices`` (1M vertices: 1.7 ms against 35 ms read, 110 ms write)."""
-    return mesh.attributes["position"].data
+    return cast(bpy.types.FloatVectorAttribute, mesh.attributes["position"]).data
 
 
 def read_positions(mesh: bpy.types.Mesh) -> np.ndarray:
