@@ -127,14 +127,26 @@ class Domain:
             return PLANE_AXES[self.plane]
         return (AXIS_INDEX[self.axis],)
 
+    def is_identity(self) -> bool:
+        """Whether the transform leaves positions unchanged (no offset, rotation or scale)."""
+        return not any(self.offset) and not any(self.rotation) and all(s == 1.0 for s in self.scale)
+
     def noise_points(self, positions: np.ndarray) -> np.ndarray:
-        """(N, 3) positions -> (N, dimensions) float64 noise coordinates."""
+        """(N, 3) positions -> (N, dimensions) noise coordinates.
+
+        The identity transform reading all three axes returns ``positions`` itself (float32 mesh
+        positions stay float32: ``evaluate`` reads them as they are); any other is computed in float64,
+        so large offsets keep their precision.
+        """
+        axes = self.axes()
+        if self.is_identity() and axes == (0, 1, 2):
+            return positions
         points = np.asarray(positions, dtype=np.float64) * np.asarray(self.scale)
         if any(self.rotation):
             matrix = np.array(Euler(self.rotation, "XYZ").to_matrix(), dtype=np.float64)
             points = points @ matrix.T
         points += np.asarray(self.offset)
-        return points[:, self.axes()]
+        return points[:, axes]
 
     def plane_positions(self, width: int, height: int) -> np.ndarray:
         """(H*W, 3) pixel centres ``((c + .5) / W, (r + .5) / H)`` on ``plane``, row 0 at the bottom."""

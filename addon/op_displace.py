@@ -210,10 +210,11 @@ class NOISEWRIGHT_OT_displace(bpy.types.Operator):
         except np.linalg.LinAlgError:
             raise UserError("space: an object with zero scale cannot use World coordinates") from None
         if self.direction == "NORMAL":
-            normals = mesh_io.read_normals(mesh).astype(np.float64)
-            if world:
-                normals = normals @ inverse
-                normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-30)
+            normals = mesh_io.read_normals(mesh)
+            if not world:
+                return normals
+            normals = normals.astype(np.float64) @ inverse
+            normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-30)
             return normals @ inverse.T
         axis = np.array(self.custom_axis if self.direction == "CUSTOM" else AXES[self.direction], dtype=np.float64)
         return inverse @ (axis / np.linalg.norm(axis))
@@ -225,12 +226,19 @@ class NOISEWRIGHT_OT_displace(bpy.types.Operator):
         matrix = np.array(obj.matrix_world, dtype=np.float64)
         linear = matrix[:3, :3]
         directions = self._directions(mesh, linear)
-        sample_at = positions.astype(np.float64)
+        sample_at = positions
         if self.space == "WORLD":
-            sample_at = sample_at @ linear.T + matrix[:3, 3]
+            sample_at = positions.astype(np.float64) @ linear.T + matrix[:3, 3]
         noise01 = to_unit(spec, evaluate_chunked(spec, domain.noise_points(sample_at), advance))
-        amount = (noise01.astype(np.float64) - self.midlevel) * self.strength * weights
-        return (positions + amount[:, None] * directions).astype(np.float32)
+        # float32 like the mesh: amount = (noise01 - midlevel) * strength * weight, added in place.
+        amount = (noise01 - np.float32(self.midlevel)) * np.float32(self.strength)
+        amount *= weights
+        if directions.ndim == 1:
+            for axis in np.flatnonzero(directions):
+                positions[:, axis] += amount * np.float32(directions[axis])
+        else:
+            positions += amount[:, None] * directions.astype(np.float32)
+        return positions
 
 
 CLASSES = (NOISEWRIGHT_OT_displace,)
