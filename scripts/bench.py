@@ -55,8 +55,6 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))  # benchmark the checkout's noise_core
 
 SECTIONS = ("core", "fnl", "blender", "startup")
 EXTRA_SECTIONS = ("asm",)
