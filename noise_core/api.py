@@ -3,13 +3,15 @@
 These are the thin Python layer over the kernels: they validate types, shapes
 and values, and hand the (N, d) points as they are (float32 or float64, copied only
 when not C-contiguous) to the compiled fractal-sum kernel, once for all points.
+The kernel also reports the largest coordinate and any NaN or infinity as it reads
+the points, so checking them costs no extra pass; invalid input raises afterwards.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .fractal import coordinate_extremes, fractal_sum
+from .fractal import fractal_sum
 from .kinds import KINDS, kernel_arguments, kind_info
 from .spec import NoiseSpec
 
@@ -40,24 +42,30 @@ def _check_dimension(spec: NoiseSpec, dim: int) -> None:
         raise ValueError(f"points: kind {spec.kind!r} is defined in {allowed} dimensions, got d={dim}")
 
 
-def _check_coordinates(spec: NoiseSpec, points: np.ndarray) -> None:
-    largest, nonfinite = coordinate_extremes(points)
-    if nonfinite:
+def _lattice_limit(spec: NoiseSpec) -> float:
+    """The largest coordinate magnitude allowed: ``|coordinate x frequency| < 2**31`` at every octave."""
+    return MAX_LATTICE_COORDINATE / spec.highest_frequency
+
+
+def _reject_coordinates(spec: NoiseSpec, points: np.ndarray) -> None:
+    """Raise the error for ``points`` the kernel found out of range (only then is this pass paid)."""
+    if not np.isfinite(points).all():
         raise ValueError("points: coordinates must be finite (no NaN or infinity)")
-    if largest * spec.highest_frequency >= MAX_LATTICE_COORDINATE:
-        raise ValueError(
-            f"points: coordinates up to {largest:g} at frequency {spec.highest_frequency:g} "
-            f"exceed the 32-bit lattice (|coordinate x frequency| must stay below 2**31)"
-        )
+    largest = float(np.abs(points).max())
+    raise ValueError(
+        f"points: coordinates up to {largest:g} at frequency {spec.highest_frequency:g} "
+        f"exceed the 32-bit lattice (|coordinate x frequency| must stay below 2**31)"
+    )
 
 
 def _run(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     out = np.empty(points.shape[0], dtype=np.float32)
     if out.shape[0] == 0:
         return out
-    _check_coordinates(spec, points)
     family, variant, params = kernel_arguments(spec)
-    fractal_sum(points, out, family, points.shape[1], variant, spec, params)
+    outside = fractal_sum(points, out, family, points.shape[1], variant, spec, params, _lattice_limit(spec))
+    if outside:
+        _reject_coordinates(spec, points)
     return out
 
 

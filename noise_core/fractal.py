@@ -8,15 +8,19 @@ exactly as the seeds' ``GetFractalNoise``.
 The points are split into blocks of ``BLOCK`` processed in parallel (one
 ``prange``). Each block's coordinates are first copied into a small float64
 buffer, one row per axis (the input's (N, d) rows, float32 or float64, are read
-once; the only allocation is this buffer, once per block). Within a block the
+once; the only allocation is this buffer, once per block); while copying, the
+block counts the coordinates outside the caller's range (an integer sum, which
+vectorises with the copy, where a running float maximum would not). Within a block the
 octave loop is outermost and the loop over points innermost, so that loop is a
 straight run of arithmetic over contiguous arrays that LLVM vectorises (four
 float64 lanes with AVX2), like the seeds' four-wide SIMD jobs. The block's sum
 accumulates in ``out`` itself (float32: at most one float32 rounding per octave).
 
-One kernel is compiled per ``(family, dim, variant)``: they are closure constants
-(typed as literals), so :func:`sampling.sample` resolves to that family's function
-when the kernel is typed, and the on-disk cache keeps each combination apart.
+One kernel is compiled per ``(family, dim, variant, tiled)``: they are closure
+constants (typed as literals), so :func:`sampling.sample` resolves to that family's
+function when the kernel is typed, and the on-disk cache keeps each combination
+apart. With ``tiled`` false the period is the constant 0, so LLVM removes the
+lattice wrap (a division, floors, compares and selects per axis) from untiled noise.
 Looking the kernel up in a dict keeps the per-call cost at Numba's fast argument
 dispatch (microseconds), where passing them as ``numba.literally`` arguments re-ran
 type inference on every call (about 0.1 s).
@@ -33,11 +37,13 @@ from .sampling import sample
 BLOCK = 1024
 
 
-def _build_kernel(family, dim, variant):
-    """The fractal-sum kernel of one ``(family, dim, variant)``."""
+def _build_kernel(family, dim, variant, tiled):
+    """The fractal-sum kernel of one ``(family, dim, variant, tiled)``."""
 
     @kernel
-    def fractal_kernel(points, out, seed, frequency, octaves, lacunarity, persistence, turbulence, tiling, params):
+    def fractal_kernel(
+        points, out, outside, limit, seed, frequency, octaves, lacunarity, persistence, turbulence, params
+    ):
         n = out.shape[0]
         blocks = (n + BLOCK - 1) // BLOCK
         for block in numba.prange(blocks):
@@ -46,10 +52,14 @@ def _build_kernel(family, dim, variant):
             ob = out[start:stop]
             rows = points[start:stop].ravel()
             local = np.empty((dim, stop - start), dtype=np.float64)
+            block_outside = 0
             for axis in range(dim):
                 column = local[axis]
                 for i in range(column.shape[0]):
-                    column[i] = rows[i * dim + axis]
+                    coordinate = np.float64(rows[i * dim + axis])
+                    column[i] = coordinate
+                    block_outside += 0 if abs(coordinate) < limit else 1
+            outside[block] = block_outside
             xb = local[0]
             yb = local[1 if dim > 1 else 0]
             zb = local[2 if dim > 2 else 0]
@@ -57,7 +67,7 @@ def _build_kernel(family, dim, variant):
             amplitude = 1.0
             amplitude_sum = 0.0
             for octave in range(octaves):
-                period = octave_frequency if tiling else 0.0
+                period = octave_frequency if tiled else 0.0
                 octave_seed = seed + octave
                 for i in range(ob.shape[0]):
                     value = sample(
@@ -76,62 +86,41 @@ def _build_kernel(family, dim, variant):
     return fractal_kernel
 
 
-@kernel
-def _block_extremes(flat, largest, nonfinite):
-    """Per block of ``flat``: the largest finite ``|v|`` and the count of NaN or infinite values."""
-    for block in numba.prange(largest.shape[0]):
-        start = block * BLOCK
-        stop = min(start + BLOCK, flat.shape[0])
-        block_largest = 0.0
-        block_nonfinite = 0
-        for i in range(start, stop):
-            magnitude = abs(flat[i])
-            finite = magnitude < np.inf
-            block_largest = magnitude if finite and magnitude > block_largest else block_largest
-            block_nonfinite += 0 if finite else 1
-        largest[block] = block_largest
-        nonfinite[block] = block_nonfinite
-
-
-def coordinate_extremes(points):
-    """``(largest finite |coordinate|, number of NaN or infinite coordinates)`` of C-contiguous ``points``.
-
-    One parallel pass, no temporary arrays the size of ``points``.
-    """
-    flat = points.reshape(-1)
-    blocks = (flat.shape[0] + BLOCK - 1) // BLOCK
-    largest = np.zeros(blocks, dtype=np.float64)
-    nonfinite = np.zeros(blocks, dtype=np.int64)
-    _block_extremes(flat, largest, nonfinite)
-    return float(largest.max(initial=0.0)), int(nonfinite.sum())
-
-
 _KERNELS = {}
 
 
-def kernel_for(family, dim, variant):
-    """The compiled fractal-sum kernel of ``(family, dim, variant)``, built on first use."""
-    key = (int(family), int(dim), int(variant))
+def kernel_for(family, dim, variant, tiled=False):
+    """The compiled fractal-sum kernel of ``(family, dim, variant, tiled)``, built on first use."""
+    key = (int(family), int(dim), int(variant), bool(tiled))
     found = _KERNELS.get(key)
     if found is None:
         found = _KERNELS[key] = _build_kernel(*key)
     return found
 
 
-def fractal_sum(points, out, family, dim, variant, spec, params):
+def fractal_sum(points, out, family, dim, variant, spec, params, limit):
     """Fill ``out`` (float32) with the fractal sum of ``spec`` at ``points``.
 
     ``points`` is a C-contiguous (N, dim) float32 or float64 array (x, y, z columns).
+    Returns how many coordinates are not below ``limit`` in magnitude (NaN counts as
+    outside), found while the kernel copies the coordinates, so checking them costs no
+    extra pass; the caller rejects the result when any are. Such input cannot crash or
+    hang the kernel (every loop has a bounded trip count and no array is indexed by a
+    coordinate); its values are merely meaningless.
     """
-    kernel_for(family, dim, variant)(
+    blocks = (out.shape[0] + BLOCK - 1) // BLOCK
+    outside = np.zeros(blocks, dtype=np.int64)
+    kernel_for(family, dim, variant, spec.tiling)(
         points,
         out,
+        outside,
+        float(limit),
         spec.seed,
         spec.frequency,
         spec.octaves,
         spec.lacunarity,
         spec.persistence,
         spec.turbulence,
-        spec.tiling,
         params,
     )
+    return int(outside.sum())

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit
-from .hashing import floats01a, floats01d
+from .hashing import floats01a, signed_floats01
 
 VALUE = 0
 PERLIN = 1
@@ -34,7 +34,7 @@ SIMPLEX_3D_SCALE = 1024.0 / (125.0 * np.sqrt(3.0))
 @jit
 def value(h):
     """Value gradient: a constant in [-1, 1] per lattice point."""
-    return floats01a(h) * 2.0 - 1.0
+    return signed_floats01(h, 0)
 
 
 @jit
@@ -47,7 +47,7 @@ def line(h, x):
 @jit
 def square_vectors(h):
     """``SquareVectors``: a gradient on the outline of a diamond, from ``Floats01A``."""
-    gx = floats01a(h) * 2.0 - 1.0
+    gx = signed_floats01(h, 0)
     gy = 0.5 - abs(gx)
     gx = gx - np.floor(gx + 0.5)
     return gx, gy
@@ -56,8 +56,8 @@ def square_vectors(h):
 @jit
 def octahedron_vectors(h):
     """``OctahedronVectors``: a gradient on an octahedron, from ``Floats01A`` and ``D``."""
-    gx = floats01a(h) * 2.0 - 1.0
-    gy = floats01d(h) * 2.0 - 1.0
+    gx = signed_floats01(h, 0)
+    gy = signed_floats01(h, 24)
     gz = 1.0 - abs(gx) - abs(gy)
     offset = max(-gz, 0.0)
     # gx, gy are never 0 (odd multiples of 1/255), so this is the seed's

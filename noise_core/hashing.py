@@ -79,6 +79,17 @@ def floats01d(h):
 
 
 @jit
+def signed_floats01(h, shift):
+    """``Floats01X * 2 - 1`` for the byte at ``shift`` (0 = A ... 24 = D), in [-1, 1].
+
+    Computed as ``byte * (2/255) - 1``, one fused multiply-add: ``2/255`` is exactly
+    twice ``1/255`` in binary, so only the final rounding can differ (by an ulp of
+    float64) from the seed's ``(byte * (1/255)) * 2 - 1``.
+    """
+    return np.float64((h >> shift) & 255) * (2.0 / 255.0) - 1.0
+
+
+@jit
 def get_bits(h, count, shift):
     """``GetBits(count, shift)``: ``(h >> shift) & (2**count - 1)``."""
     return np.uint32((h >> shift) & ((1 << count) - 1))

@@ -84,6 +84,28 @@ def test_bad_points(points: object, error: type[Exception], message: str) -> Non
         nc.evaluate(nc.NoiseSpec(), points)  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("kind", ["value", "voronoi", "cellular", "hill"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("bad", [np.nan, -np.inf, 1e9])
+def test_one_bad_coordinate_anywhere_is_rejected(kind: str, dtype: type, bad: float) -> None:
+    """The kernel notices a single bad coordinate in any block and axis (here the last of 5000 3D points)."""
+    points = np.random.default_rng(1).uniform(-2.0, 2.0, (5000, 3)).astype(dtype)
+    spec = nc.NoiseSpec(kind=kind, frequency=4.0, octaves=1 if kind == "hill" else 2)
+    assert np.isfinite(nc.evaluate(spec, points)).all()
+    points[-1, 2] = bad
+    message = "exceed the 32-bit lattice" if np.isfinite(bad) else "coordinates must be finite"
+    with pytest.raises(ValueError, match=message):
+        nc.evaluate(spec, points)
+
+
+def test_the_lattice_limit_applies_to_the_highest_octave() -> None:
+    """2e8 * 4 fits in 32 bits; at the fifth octave (frequency 64) it does not."""
+    points = np.array([[2e8, 0.0]])
+    assert np.isfinite(nc.evaluate(nc.NoiseSpec(frequency=4.0, octaves=1), points)).all()
+    with pytest.raises(ValueError, match=r"coordinates up to 2e\+08 at frequency 64 exceed"):
+        nc.evaluate(nc.NoiseSpec(frequency=4.0, octaves=5), points)
+
+
 def test_bad_spec_argument() -> None:
     with pytest.raises(TypeError, match="spec: expected a NoiseSpec, got dict"):
         nc.evaluate({"kind": "perlin"}, POINTS)  # type: ignore[arg-type]
