@@ -13,7 +13,9 @@ block counts the coordinates outside the caller's range (an integer sum, which
 vectorises with the copy, where a running float maximum would not). Within a block the
 octave loop is outermost and the loop over points innermost, so that loop is a
 straight run of arithmetic over contiguous arrays that LLVM vectorises (four
-float64 lanes with AVX2), like the seeds' four-wide SIMD jobs. The block's sum
+float64 lanes with AVX2), like the seeds' four-wide SIMD jobs. Families in
+``sampling.BLOCKWISE`` fill the block's values per octave with their block sampler
+instead (lattice noise: integer hashing in a loop of its own, eight lanes wide). The block's sum
 accumulates in ``out`` itself (float32: at most one float32 rounding per octave).
 
 One kernel is compiled per ``(family, dim, variant, tiled)``: they are closure
@@ -32,13 +34,14 @@ import numba
 import numpy as np
 
 from ._jit import kernel
-from .sampling import sample
+from .sampling import BLOCKWISE, sample, sample_block
 
 BLOCK = 1024
 
 
 def _build_kernel(family, dim, variant, tiled):
     """The fractal-sum kernel of one ``(family, dim, variant, tiled)``."""
+    blockwise = (family, dim) in BLOCKWISE
 
     @kernel
     def fractal_kernel(
@@ -63,16 +66,24 @@ def _build_kernel(family, dim, variant, tiled):
             xb = local[0]
             yb = local[1 if dim > 1 else 0]
             zb = local[2 if dim > 2 else 0]
+            values = np.empty(stop - start if blockwise else 0, dtype=np.float64)
             octave_frequency = frequency
             amplitude = 1.0
             amplitude_sum = 0.0
             for octave in range(octaves):
                 period = octave_frequency if tiled else 0.0
                 octave_seed = seed + octave
-                for i in range(ob.shape[0]):
-                    value = sample(
-                        family, dim, variant, xb[i], yb[i], zb[i], octave_seed, octave_frequency, period, params
+                if blockwise:
+                    sample_block(
+                        family, dim, variant, xb, yb, zb, octave_seed, octave_frequency, period, params, values
                     )
+                for i in range(ob.shape[0]):
+                    if blockwise:
+                        value = values[i]
+                    else:
+                        value = sample(
+                            family, dim, variant, xb[i], yb[i], zb[i], octave_seed, octave_frequency, period, params
+                        )
                     value = abs(value) if turbulence else value
                     previous = ob[i] if octave > 0 else np.float32(0.0)
                     ob[i] = previous + np.float32(amplitude * value)

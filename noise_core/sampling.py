@@ -10,6 +10,12 @@ to the one family function it calls, so a kernel types and compiles only that
 family. (A chain of ``if family == FAMILY_...`` tests would compile every family:
 Numba prunes branches on literal arguments only against literal numbers, not
 against named module constants.)
+
+``sample_block`` fills a block of values at once. It exists for the families that
+compute a block faster than point by point (``_BLOCK_SAMPLERS``: lattice noise in
+2D and 3D, see ``lattice_noise``); ``BLOCKWISE`` names them, and the kernels of all
+other families never reach it (the kernel's branch on that closure constant is
+pruned before typing).
 """
 
 from __future__ import annotations
@@ -20,7 +26,7 @@ from ._jit import JIT_OPTIONS
 from .cellular import cellular_2d, cellular_3d
 from .hill import hill
 from .kinds import FAMILY_CELLULAR, FAMILY_HILL, FAMILY_LATTICE, FAMILY_SIMPLEX, FAMILY_VORONOI
-from .lattice_noise import lattice_1d, lattice_2d, lattice_3d
+from .lattice_noise import lattice_1d, lattice_2d, lattice_3d, lattice_block_2d, lattice_block_3d
 from .simplex import simplex_1d, simplex_2d, simplex_3d
 from .voronoi import voronoi_1d, voronoi_2d, voronoi_3d
 
@@ -70,3 +76,28 @@ def _sample(family, dim, variant, x, y, z, seed, frequency, period, params):
     """The implementation of ``sample`` for literal ``family`` and ``dim`` (None otherwise: no match)."""
     key = (getattr(family, "literal_value", None), getattr(dim, "literal_value", None))
     return _SAMPLERS.get(key)
+
+
+def sample_block(family, dim, variant, xs, ys, zs, seed, frequency, period, params, values):
+    """``values[i] = sample(..., xs[i], ys[i], zs[i], ...)`` for a block; callable from compiled code only."""
+    raise NotImplementedError("sample_block is compiled into the kernels; call noise_core.evaluate")
+
+
+# fmt: off
+_BLOCK_SAMPLERS = {
+    (FAMILY_LATTICE, 2): lambda family, dim, variant, xs, ys, zs, seed, frequency, period, params, values: (
+        lattice_block_2d(variant, xs, ys, seed, frequency, period, values)),
+    (FAMILY_LATTICE, 3): lambda family, dim, variant, xs, ys, zs, seed, frequency, period, params, values: (
+        lattice_block_3d(variant, xs, ys, zs, seed, frequency, period, values)),
+}
+# fmt: on
+
+BLOCKWISE = frozenset(_BLOCK_SAMPLERS)
+"""The ``(family, dim)`` pairs that have a block sampler."""
+
+
+@overload(sample_block, prefer_literal=True, jit_options={**JIT_OPTIONS, "forceinline": True})
+def _sample_block(family, dim, variant, xs, ys, zs, seed, frequency, period, params, values):
+    """The implementation of ``sample_block`` for literal ``family`` and ``dim`` in ``BLOCKWISE``."""
+    key = (getattr(family, "literal_value", None), getattr(dim, "literal_value", None))
+    return _BLOCK_SAMPLERS.get(key)
