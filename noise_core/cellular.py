@@ -24,6 +24,10 @@ is, so the noise repeats every ``period`` cells; without tiling nothing changes.
 Speed, not changing any value: positions are taken relative to the sample's cell,
 the cells are visited nearest first, and a cell is skipped when its nearest possible
 point is no nearer than the largest distance the function reads (F1, F2 or F3).
+The LCG draws of a cell's points jump ahead from the cell's first draw
+(``lcg^n(v) = A_n v + C_n``, tables ``JUMP_MULTIPLIERS``/``JUMP_INCREMENTS``), which
+gives the same numbers as drawing one after another, without each point waiting
+for the previous point's multiplications.
 
 Departures from the seed, all deliberate:
 
@@ -68,6 +72,19 @@ LCG_MULTIPLIER = np.uint32(1103515245)
 LCG_INCREMENT = np.uint32(12345)
 _MASK32 = 0xFFFFFFFF
 _INV_2_32 = 1.0 / 2.0**32
+MAX_POINTS = POISSON_LEVELS + 1
+
+
+def _lcg_jumps(steps: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(A_n, C_n)`` for ``n = 0..steps`` with ``lcg^n(v) = A_n v + C_n mod 2**32`` (jump ahead n draws)."""
+    multipliers, increments = [1], [0]
+    for _ in range(steps):
+        multipliers.append(multipliers[-1] * int(LCG_MULTIPLIER) & _MASK32)
+        increments.append((increments[-1] * int(LCG_MULTIPLIER) + int(LCG_INCREMENT)) & _MASK32)
+    return np.array(multipliers, dtype=np.uint32), np.array(increments, dtype=np.uint32)
+
+
+JUMP_MULTIPLIERS, JUMP_INCREMENTS = _lcg_jumps(3 * MAX_POINTS)
 
 
 def poisson_thresholds(density: float) -> list[int]:
@@ -100,6 +117,16 @@ def pack_cellular(spec: NoiseSpec) -> tuple[int, np.ndarray]:
 def _lcg(value):
     """The seed's ``lcgRandom``: ``1103515245 v + 12345 mod 2**32``."""
     return np.uint32(np.uint32(value * LCG_MULTIPLIER) + LCG_INCREMENT)
+
+
+@jit
+def _draw(state, n):
+    """The ``n``-th LCG value after ``state`` as a fraction ``/ 2**32``: ``lcg^n(state) / 2**32``.
+
+    A jump ahead, so the points of a cell do not wait for each other's draws.
+    """
+    jumped = np.uint32(np.uint32(state * JUMP_MULTIPLIERS[n]) + JUMP_INCREMENTS[n])
+    return np.float64(jumped) * _INV_2_32
 
 
 @jit
@@ -205,11 +232,9 @@ def cellular_2d(metric, x, y, seed, frequency, period, params):
         state = _lcg(
             _fnv_mix(_fnv_mix(FNV_OFFSET_BASIS, _cell_hash(ex + i, period) + seed), _cell_hash(ey + j, period))
         )
-        for _ in range(_point_count(state, params)):
-            state = _lcg(state)
-            fx = i + np.float64(state) * _INV_2_32
-            state = _lcg(state)
-            fy = j + np.float64(state) * _INV_2_32
+        for point in range(_point_count(state, params)):
+            fx = i + _draw(state, 2 * point + 1)
+            fy = j + _draw(state, 2 * point + 2)
             d1, d2, d3 = _insert(d1, d2, d3, _distance(metric, lx - fx, ly - fy, 0.0))
     return _combine(metric, params, d1, d2, d3)
 
@@ -237,12 +262,9 @@ def cellular_3d(metric, x, y, z, seed, frequency, period, params):
         state = _fnv_mix(state, _cell_hash(ex + i, period) + seed)
         state = _fnv_mix(state, _cell_hash(ey + j, period))
         state = _lcg(_fnv_mix(state, _cell_hash(ez + k, period)))
-        for _ in range(_point_count(state, params)):
-            state = _lcg(state)
-            fx = i + np.float64(state) * _INV_2_32
-            state = _lcg(state)
-            fy = j + np.float64(state) * _INV_2_32
-            state = _lcg(state)
-            fz = k + np.float64(state) * _INV_2_32
+        for point in range(_point_count(state, params)):
+            fx = i + _draw(state, 3 * point + 1)
+            fy = j + _draw(state, 3 * point + 2)
+            fz = k + _draw(state, 3 * point + 3)
             d1, d2, d3 = _insert(d1, d2, d3, _distance(metric, lx - fx, ly - fy, lz - fz))
     return _combine(metric, params, d1, d2, d3)
