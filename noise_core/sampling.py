@@ -28,7 +28,7 @@ from .hill import hill
 from .kinds import FAMILY_CELLULAR, FAMILY_HILL, FAMILY_LATTICE, FAMILY_SIMPLEX, FAMILY_VORONOI
 from .lattice_noise import lattice_1d, lattice_2d, lattice_3d, lattice_block_2d, lattice_block_3d
 from .simplex import simplex_1d, simplex_2d, simplex_3d
-from .voronoi import voronoi_1d, voronoi_2d, voronoi_3d
+from .voronoi import voronoi_1d, voronoi_block_2d, voronoi_block_3d
 
 
 def sample(family, dim, variant, x, y, z, seed, frequency, period, params):
@@ -53,10 +53,6 @@ _SAMPLERS = {
         variant, x, y, z, seed, frequency),
     (FAMILY_VORONOI, 1): lambda family, dim, variant, x, y, z, seed, frequency, period, params: voronoi_1d(
         variant, int(params[0]), params[1], x, seed, frequency, period),
-    (FAMILY_VORONOI, 2): lambda family, dim, variant, x, y, z, seed, frequency, period, params: voronoi_2d(
-        variant, int(params[0]), params[1], x, y, seed, frequency, period),
-    (FAMILY_VORONOI, 3): lambda family, dim, variant, x, y, z, seed, frequency, period, params: voronoi_3d(
-        variant, int(params[0]), params[1], x, y, z, seed, frequency, period),
     (FAMILY_CELLULAR, 2): lambda family, dim, variant, x, y, z, seed, frequency, period, params: cellular_2d(
         variant, x, y, seed, frequency, period, params),
     (FAMILY_CELLULAR, 3): lambda family, dim, variant, x, y, z, seed, frequency, period, params: cellular_3d(
@@ -89,6 +85,10 @@ _BLOCK_SAMPLERS = {
         lattice_block_2d(variant, xs, ys, seed, frequency, period, values)),
     (FAMILY_LATTICE, 3): lambda family, dim, variant, xs, ys, zs, seed, frequency, period, params, values: (
         lattice_block_3d(variant, xs, ys, zs, seed, frequency, period, values)),
+    (FAMILY_VORONOI, 2): lambda family, dim, variant, xs, ys, zs, seed, frequency, period, params, values: (
+        voronoi_block_2d(variant, int(params[0]), params[1], xs, ys, seed, frequency, period, values)),
+    (FAMILY_VORONOI, 3): lambda family, dim, variant, xs, ys, zs, seed, frequency, period, params, values: (
+        voronoi_block_3d(variant, int(params[0]), params[1], xs, ys, zs, seed, frequency, period, values)),
 }
 # fmt: on
 

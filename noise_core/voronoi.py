@@ -37,6 +37,15 @@ the finished hash ``h`` of the nearest point's lattice cell and the point's inde
 eating ``n``, top 24 bits. It depends only on seed, cell (wrapped when tiling) and
 ``n``, so it is constant inside each Voronoi cell and jumps across its edges.
 
+2D and 3D are computed per block of samples (``voronoi_block_2d``/``_3d``, the kernel's
+block sampler): a first pass splits each coordinate into its lattice cell and the
+offset in it (float64, exact far from the origin); the search pass then works in
+int32 hashes and float32 offsets and distances, like the seed's ``float4`` code, so
+that LLVM vectorises it eight samples wide with AVX2 (float64 would give four; it
+measured 2.4x faster on one thread). Against a float64 search the results differ by at
+most 2e-7, and ``cell`` can pick the other of two points whose distances differ by
+less than that. 1D stays per point in float64 (three candidates, already fast).
+
 ``jitter`` (``params[1]``, beyond the seed, default 1) places each point at
 ``r * jitter + anchor * (1 - jitter)`` for the seed's offset ``r``: 1 is the seed's
 placement exactly, 0 a regular lattice. Anchors are the cell centre in 1D and
@@ -101,13 +110,16 @@ def _update(f1, f2, nearest_hash, nearest_point, distance, h, point):
 
 @jit
 def _finish(metric, dim, function, f1, f2, nearest_hash, nearest_point):
-    """Clamp to 1 (and root Worley in 2D/3D), then apply the Voronoi function."""
-    f1 = min(f1, 1.0)
-    f2 = min(f2, 1.0)
+    """Clamp to 1 (and root Worley in 2D/3D), then apply the Voronoi function.
+
+    Constants are float32 (exact values), so float32 minima stay float32 and float64 ones float64.
+    """
+    f1 = min(f1, np.float32(1.0))
+    f2 = min(f2, np.float32(1.0))
     if metric == WORLEY and dim > 1:
         f1 = np.sqrt(f1)
         f2 = np.sqrt(f2)
-    cell = np.float64(avalanche(eat(nearest_hash, nearest_point)) >> 8) * CELL_VALUE_SCALE
+    cell = np.float32(avalanche(eat(nearest_hash, nearest_point)) >> 8) * np.float32(CELL_VALUE_SCALE)
     result = f1
     result = f2 if function == F2 else result
     result = f2 - f1 if function == F2_MINUS_F1 else result
@@ -132,81 +144,121 @@ def voronoi_1d(metric, function, jitter, x, seed, frequency, period):
 
 
 @jit
-def voronoi_2d(metric, function, jitter, x, y, seed, frequency, period):
-    """2D Voronoi noise: two points per square, the 3x3 squares around the sample searched."""
-    h = hash_seed(seed)
-    px, _, gx, _, _ = span(x * frequency, period)
-    py, _, gy, _, _ = span(y * frequency, period)
-    first = ANCHOR_FIRST * (1.0 - jitter)
-    second = ANCHOR_SECOND * (1.0 - jitter)
-    step = jitter / 255.0  # Floats01A..D * jitter = byte * step
-    f1 = INITIAL_MINIMUM
-    f2 = INITIAL_MINIMUM
-    nearest_hash = np.uint32(0)
-    nearest_point = 0
-    for u in range(-1, 2):
-        hx = eat(h, validate_single_step(px + u, period))
-        ox1 = first + (u - gx)
-        ox2 = second + (u - gx)
-        for v in range(-1, 2):
-            hc = avalanche(eat(hx, validate_single_step(py + v, period)))
-            oy = v - gy
-            distance = _distance(
-                metric,
-                np.float64(get_bits(hc, 8, 0)) * step + ox1,
-                np.float64(get_bits(hc, 8, 8)) * step + (first + oy),
-                0.0,
-            )
-            f1, f2, nearest_hash, nearest_point = _update(f1, f2, nearest_hash, nearest_point, distance, hc, 0)
-            distance = _distance(
-                metric,
-                np.float64(get_bits(hc, 8, 16)) * step + ox2,
-                np.float64(get_bits(hc, 8, 24)) * step + (second + oy),
-                0.0,
-            )
-            f1, f2, nearest_hash, nearest_point = _update(f1, f2, nearest_hash, nearest_point, distance, hc, 1)
-    return _finish(metric, 2, function, f1, f2, nearest_hash, nearest_point)
+def _cells_and_offsets(coordinates, frequency, period, cells, offsets):
+    """Pass 1 of a block: each coordinate's lattice cell (int32) and its offset in the cell (float32)."""
+    for i in range(coordinates.shape[0]):
+        p0, _, g0, _, _ = span(coordinates[i] * frequency, period)
+        cells[i] = np.int32(p0)
+        offsets[i] = np.float32(g0)
 
 
 @jit
-def voronoi_3d(metric, function, jitter, x, y, z, seed, frequency, period):
-    """3D Voronoi noise: two points per cube, the 3x3x3 cubes around the sample searched."""
+def voronoi_block_2d(metric, function, jitter, xs, ys, seed, frequency, period, values):
+    """2D Voronoi noise of a block: two points per square, the 3x3 squares around each sample searched."""
+    n = values.shape[0]
+    cells = np.empty((2, n), dtype=np.int32)
+    offsets = np.empty((2, n), dtype=np.float32)
+    results = np.empty(n, dtype=np.float32)
+    _cells_and_offsets(xs, frequency, period, cells[0], offsets[0])
+    _cells_and_offsets(ys, frequency, period, cells[1], offsets[1])
     h = hash_seed(seed)
-    px, _, gx, _, _ = span(x * frequency, period)
-    py, _, gy, _, _ = span(y * frequency, period)
-    pz, _, gz, _, _ = span(z * frequency, period)
-    first = ANCHOR_FIRST * (1.0 - jitter)
-    second = ANCHOR_SECOND * (1.0 - jitter)
-    step = jitter / 31.0  # GetBitsAsFloats01(5, .) * jitter = bits * step
-    f1 = INITIAL_MINIMUM
-    f2 = INITIAL_MINIMUM
-    nearest_hash = np.uint32(0)
-    nearest_point = 0
-    for u in range(-1, 2):
-        hx = eat(h, validate_single_step(px + u, period))
-        ox = u - gx
-        ox1 = first + ox
-        ox2 = second + ox
-        for v in range(-1, 2):
-            hy = eat(hx, validate_single_step(py + v, period))
-            oy = v - gy
-            oy1 = first + oy
-            oy2 = second + oy
-            for w in range(-1, 2):
-                hc = avalanche(eat(hy, validate_single_step(pz + w, period)))
-                oz = w - gz
+    first = np.float32(ANCHOR_FIRST * (1.0 - jitter))
+    second = np.float32(ANCHOR_SECOND * (1.0 - jitter))
+    step = np.float32(jitter / 255.0)  # Floats01A..D * jitter = byte * step
+    no_z = np.float32(0.0)
+    for i in range(n):
+        px = np.int64(cells[0, i])
+        py = np.int64(cells[1, i])
+        gx = offsets[0, i]
+        gy = offsets[1, i]
+        f1 = np.float32(INITIAL_MINIMUM)
+        f2 = np.float32(INITIAL_MINIMUM)
+        nearest_hash = np.uint32(0)
+        nearest_point = np.uint32(0)
+        for u in range(-1, 2):
+            hx = eat(h, validate_single_step(px + u, period))
+            ox1 = first + (np.float32(u) - gx)
+            ox2 = second + (np.float32(u) - gx)
+            for v in range(-1, 2):
+                hc = avalanche(eat(hx, validate_single_step(py + v, period)))
+                oy = np.float32(v) - gy
                 distance = _distance(
                     metric,
-                    np.float64(get_bits(hc, 5, 0)) * step + ox1,
-                    np.float64(get_bits(hc, 5, 5)) * step + oy1,
-                    np.float64(get_bits(hc, 5, 10)) * step + (first + oz),
+                    np.float32(get_bits(hc, 8, 0)) * step + ox1,
+                    np.float32(get_bits(hc, 8, 8)) * step + (first + oy),
+                    no_z,
                 )
-                f1, f2, nearest_hash, nearest_point = _update(f1, f2, nearest_hash, nearest_point, distance, hc, 0)
+                f1, f2, nearest_hash, nearest_point = _update(
+                    f1, f2, nearest_hash, nearest_point, distance, hc, np.uint32(0)
+                )
                 distance = _distance(
                     metric,
-                    np.float64(get_bits(hc, 5, 15)) * step + ox2,
-                    np.float64(get_bits(hc, 5, 20)) * step + oy2,
-                    np.float64(get_bits(hc, 5, 25)) * step + (second + oz),
+                    np.float32(get_bits(hc, 8, 16)) * step + ox2,
+                    np.float32(get_bits(hc, 8, 24)) * step + (second + oy),
+                    no_z,
                 )
-                f1, f2, nearest_hash, nearest_point = _update(f1, f2, nearest_hash, nearest_point, distance, hc, 1)
-    return _finish(metric, 3, function, f1, f2, nearest_hash, nearest_point)
+                f1, f2, nearest_hash, nearest_point = _update(
+                    f1, f2, nearest_hash, nearest_point, distance, hc, np.uint32(1)
+                )
+        results[i] = _finish(metric, 2, function, f1, f2, nearest_hash, nearest_point)
+    for i in range(n):
+        values[i] = results[i]
+
+
+@jit
+def voronoi_block_3d(metric, function, jitter, xs, ys, zs, seed, frequency, period, values):
+    """3D Voronoi noise of a block: two points per cube, the 3x3x3 cubes around each sample searched."""
+    n = values.shape[0]
+    cells = np.empty((3, n), dtype=np.int32)
+    offsets = np.empty((3, n), dtype=np.float32)
+    results = np.empty(n, dtype=np.float32)
+    _cells_and_offsets(xs, frequency, period, cells[0], offsets[0])
+    _cells_and_offsets(ys, frequency, period, cells[1], offsets[1])
+    _cells_and_offsets(zs, frequency, period, cells[2], offsets[2])
+    h = hash_seed(seed)
+    first = np.float32(ANCHOR_FIRST * (1.0 - jitter))
+    second = np.float32(ANCHOR_SECOND * (1.0 - jitter))
+    step = np.float32(jitter / 31.0)  # GetBitsAsFloats01(5, .) * jitter = bits * step
+    for i in range(n):
+        px = np.int64(cells[0, i])
+        py = np.int64(cells[1, i])
+        pz = np.int64(cells[2, i])
+        gx = offsets[0, i]
+        gy = offsets[1, i]
+        gz = offsets[2, i]
+        f1 = np.float32(INITIAL_MINIMUM)
+        f2 = np.float32(INITIAL_MINIMUM)
+        nearest_hash = np.uint32(0)
+        nearest_point = np.uint32(0)
+        for u in range(-1, 2):
+            hx = eat(h, validate_single_step(px + u, period))
+            ox1 = first + (np.float32(u) - gx)
+            ox2 = second + (np.float32(u) - gx)
+            for v in range(-1, 2):
+                hy = eat(hx, validate_single_step(py + v, period))
+                oy1 = first + (np.float32(v) - gy)
+                oy2 = second + (np.float32(v) - gy)
+                for w in range(-1, 2):
+                    hc = avalanche(eat(hy, validate_single_step(pz + w, period)))
+                    oz = np.float32(w) - gz
+                    distance = _distance(
+                        metric,
+                        np.float32(get_bits(hc, 5, 0)) * step + ox1,
+                        np.float32(get_bits(hc, 5, 5)) * step + oy1,
+                        np.float32(get_bits(hc, 5, 10)) * step + (first + oz),
+                    )
+                    f1, f2, nearest_hash, nearest_point = _update(
+                        f1, f2, nearest_hash, nearest_point, distance, hc, np.uint32(0)
+                    )
+                    distance = _distance(
+                        metric,
+                        np.float32(get_bits(hc, 5, 15)) * step + ox2,
+                        np.float32(get_bits(hc, 5, 20)) * step + oy2,
+                        np.float32(get_bits(hc, 5, 25)) * step + (second + oz),
+                    )
+                    f1, f2, nearest_hash, nearest_point = _update(
+                        f1, f2, nearest_hash, nearest_point, distance, hc, np.uint32(1)
+                    )
+        results[i] = _finish(metric, 3, function, f1, f2, nearest_hash, nearest_point)
+    for i in range(n):
+        values[i] = results[i]
