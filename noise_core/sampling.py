@@ -23,7 +23,7 @@ from __future__ import annotations
 from numba.extending import overload
 
 from ._jit import JIT_OPTIONS
-from .cellular import cellular_2d, cellular_3d
+from .cellular import cellular_block
 from .hill import hill
 from .kinds import FAMILY_CELLULAR, FAMILY_HILL, FAMILY_LATTICE, FAMILY_SIMPLEX, FAMILY_VORONOI
 from .lattice_noise import lattice_1d, lattice_2d, lattice_3d, lattice_block_2d, lattice_block_3d
@@ -53,10 +53,6 @@ _SAMPLERS = {
         variant, x, y, z, seed, frequency),
     (FAMILY_VORONOI, 1): lambda family, dim, variant, x, y, z, seed, frequency, period, params: voronoi_1d(
         variant, int(params[0]), params[1], x, seed, frequency, period),
-    (FAMILY_CELLULAR, 2): lambda family, dim, variant, x, y, z, seed, frequency, period, params: cellular_2d(
-        variant, x, y, seed, frequency, period, params),
-    (FAMILY_CELLULAR, 3): lambda family, dim, variant, x, y, z, seed, frequency, period, params: cellular_3d(
-        variant, x, y, z, seed, frequency, period, params),
     (FAMILY_HILL, 1): lambda family, dim, variant, x, y, z, seed, frequency, period, params: hill(
         1, x, y, z, frequency, params),
     (FAMILY_HILL, 2): lambda family, dim, variant, x, y, z, seed, frequency, period, params: hill(
@@ -85,6 +81,10 @@ _BLOCK_SAMPLERS = {
         lattice_block_2d(variant, xs, ys, seed, frequency, period, values)),
     (FAMILY_LATTICE, 3): lambda family, dim, variant, xs, ys, zs, seed, frequency, period, params, values: (
         lattice_block_3d(variant, xs, ys, zs, seed, frequency, period, values)),
+    (FAMILY_CELLULAR, 2): lambda family, dim, variant, xs, ys, zs, seed, frequency, period, params, values: (
+        cellular_block(variant, 2, xs, ys, zs, seed, frequency, period, params, values)),
+    (FAMILY_CELLULAR, 3): lambda family, dim, variant, xs, ys, zs, seed, frequency, period, params, values: (
+        cellular_block(variant, 3, xs, ys, zs, seed, frequency, period, params, values)),
     (FAMILY_VORONOI, 2): lambda family, dim, variant, xs, ys, zs, seed, frequency, period, params, values: (
         voronoi_block_2d(variant, int(params[0]), params[1], xs, ys, seed, frequency, period, values)),
     (FAMILY_VORONOI, 3): lambda family, dim, variant, xs, ys, zs, seed, frequency, period, params, values: (

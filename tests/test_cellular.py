@@ -101,6 +101,20 @@ def test_matches_a_port_of_the_seed_generator(distance, dim, port, fix):
             assert value == pytest.approx(expected, abs=1e-6)
 
 
+@pytest.mark.parametrize(
+    ("distance", "port", "fix"), [("euclidean", seed_squared, math.sqrt), ("manhattan", seed_manhattan, abs)]
+)
+@pytest.mark.parametrize("dim", [2, 3])
+def test_many_points_match_the_port(distance, port, fix, dim, rng):
+    """300 points (two sub-blocks, the second partial) far and near: both the branch-free near-cell search
+    and the skipping search of the edge/corner cells give the seed's F1, F2, F3."""
+    points = rng.uniform(-40.0, 40.0, size=(300, dim))
+    expected = np.array([[fix(d) for d in seed_cell_noise(tuple(p * 2.0), 5, port)] for p in points])
+    for index, function in enumerate(("f1", "f2", "f3")):
+        spec = nc.NoiseSpec(kind="cellular", seed=5, frequency=2.0, distance=distance, function=function)
+        np.testing.assert_allclose(nc.evaluate(spec, points), np.clip(expected[:, index], 0, 1), atol=1e-6)
+
+
 def test_frequency_scales_the_input():
     point = np.array([[0.3, 0.7, 0.1]])
     spec = nc.NoiseSpec(kind="cellular", seed=3, frequency=2.5)
