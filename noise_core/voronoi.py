@@ -153,28 +153,44 @@ def _cells_and_offsets(coordinates, frequency, period, cells, offsets):
 
 
 @jit
-def voronoi_block_2d(metric, function, jitter, xs, ys, seed, frequency, period, values):
-    """2D Voronoi noise of a block: two points per square, the 3x3 squares around each sample searched."""
-    n = values.shape[0]
-    cells = np.empty((2, n), dtype=np.int32)
-    offsets = np.empty((2, n), dtype=np.float32)
-    results = np.empty(n, dtype=np.float32)
+def _split_block(dim, xs, ys, zs, frequency, period, n):
+    """Pass 1 for ``n`` samples: ``(cells, offsets)``, one row per axis (``_cells_and_offsets``)."""
+    cells = np.empty((dim, n), dtype=np.int32)
+    offsets = np.empty((dim, n), dtype=np.float32)
     _cells_and_offsets(xs, frequency, period, cells[0], offsets[0])
     _cells_and_offsets(ys, frequency, period, cells[1], offsets[1])
+    if dim == 3:
+        _cells_and_offsets(zs, frequency, period, cells[2], offsets[2])
+    return cells, offsets
+
+
+@jit
+def _block_anchors(jitter):
+    """The two points' anchors scaled by ``1 - jitter``, in float32."""
+    return np.float32(ANCHOR_FIRST * (1.0 - jitter)), np.float32(ANCHOR_SECOND * (1.0 - jitter))
+
+
+@jit
+def _no_minima():
+    """``(f1, f2, nearest hash, nearest point)`` before the search, float32 and uint32."""
+    return np.float32(INITIAL_MINIMUM), np.float32(INITIAL_MINIMUM), np.uint32(0), np.uint32(0)
+
+
+@jit
+def voronoi_block_2d(metric, function, jitter, xs, ys, seed, frequency, period, values):
+    """2D Voronoi noise of a block: two points per square, the 3x3 squares around each sample searched."""
+    cells, offsets = _split_block(2, xs, ys, ys, frequency, period, values.shape[0])
     h = hash_seed(seed)
-    first = np.float32(ANCHOR_FIRST * (1.0 - jitter))
-    second = np.float32(ANCHOR_SECOND * (1.0 - jitter))
+    first, second = _block_anchors(jitter)
     step = np.float32(jitter / 255.0)  # Floats01A..D * jitter = byte * step
     no_z = np.float32(0.0)
-    for i in range(n):
+    results = np.empty(values.shape[0], dtype=np.float32)
+    for i in range(values.shape[0]):
         px = np.int64(cells[0, i])
         py = np.int64(cells[1, i])
         gx = offsets[0, i]
         gy = offsets[1, i]
-        f1 = np.float32(INITIAL_MINIMUM)
-        f2 = np.float32(INITIAL_MINIMUM)
-        nearest_hash = np.uint32(0)
-        nearest_point = np.uint32(0)
+        f1, f2, nearest_hash, nearest_point = _no_minima()
         for u in range(-1, 2):
             hx = eat(h, validate_single_step(px + u, period))
             ox1 = first + (np.float32(u) - gx)
@@ -201,35 +217,25 @@ def voronoi_block_2d(metric, function, jitter, xs, ys, seed, frequency, period, 
                     f1, f2, nearest_hash, nearest_point, distance, hc, np.uint32(1)
                 )
         results[i] = _finish(metric, 2, function, f1, f2, nearest_hash, nearest_point)
-    for i in range(n):
-        values[i] = results[i]
+    values[:] = results
 
 
 @jit
 def voronoi_block_3d(metric, function, jitter, xs, ys, zs, seed, frequency, period, values):
     """3D Voronoi noise of a block: two points per cube, the 3x3x3 cubes around each sample searched."""
-    n = values.shape[0]
-    cells = np.empty((3, n), dtype=np.int32)
-    offsets = np.empty((3, n), dtype=np.float32)
-    results = np.empty(n, dtype=np.float32)
-    _cells_and_offsets(xs, frequency, period, cells[0], offsets[0])
-    _cells_and_offsets(ys, frequency, period, cells[1], offsets[1])
-    _cells_and_offsets(zs, frequency, period, cells[2], offsets[2])
+    cells, offsets = _split_block(3, xs, ys, zs, frequency, period, values.shape[0])
     h = hash_seed(seed)
-    first = np.float32(ANCHOR_FIRST * (1.0 - jitter))
-    second = np.float32(ANCHOR_SECOND * (1.0 - jitter))
+    first, second = _block_anchors(jitter)
     step = np.float32(jitter / 31.0)  # GetBitsAsFloats01(5, .) * jitter = bits * step
-    for i in range(n):
+    results = np.empty(values.shape[0], dtype=np.float32)
+    for i in range(values.shape[0]):
         px = np.int64(cells[0, i])
         py = np.int64(cells[1, i])
         pz = np.int64(cells[2, i])
         gx = offsets[0, i]
         gy = offsets[1, i]
         gz = offsets[2, i]
-        f1 = np.float32(INITIAL_MINIMUM)
-        f2 = np.float32(INITIAL_MINIMUM)
-        nearest_hash = np.uint32(0)
-        nearest_point = np.uint32(0)
+        f1, f2, nearest_hash, nearest_point = _no_minima()
         for u in range(-1, 2):
             hx = eat(h, validate_single_step(px + u, period))
             ox1 = first + (np.float32(u) - gx)
@@ -260,5 +266,4 @@ def voronoi_block_3d(metric, function, jitter, xs, ys, zs, seed, frequency, peri
                         f1, f2, nearest_hash, nearest_point, distance, hc, np.uint32(1)
                     )
         results[i] = _finish(metric, 3, function, f1, f2, nearest_hash, nearest_point)
-    for i in range(n):
-        values[i] = results[i]
+    values[:] = results
