@@ -51,7 +51,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._jit import jit
-from .lattice import wrap
+from .lattice import split_cells, wrap
 
 if TYPE_CHECKING:
     from .spec import NoiseSpec
@@ -244,16 +244,6 @@ def _point_distance(metric, dim, local, s, state, point, i, j, k):
 
 
 @jit
-def _split(coordinates, frequency, start, cells, local):
-    """Each coordinate (times ``frequency``) as its cell (int32) and its offset in the cell (float32)."""
-    for s in range(cells.shape[0]):
-        scaled = coordinates[start + s] * frequency
-        cell = np.floor(scaled)
-        cells[s] = np.int32(cell)
-        local[s] = np.float32(scaled - cell)
-
-
-@jit
 def _search_near_cells(metric, dim, m, cells, local, nearest, states, counts, seed, period, thresholds):
     """Every sample against every point slot of the home and face cells: branch-free, vectorised over samples.
 
@@ -323,10 +313,11 @@ def cellular_block(metric, dim, xs, ys, zs, seed, frequency, period, params, val
         thresholds[level] = np.uint32(params[1 + level])
     for start in range(0, n, SUB_BLOCK):
         m = min(SUB_BLOCK, n - start)
-        _split(xs, frequency, start, cells[0, :m], local[0, :m])
-        _split(ys, frequency, start, cells[1, :m], local[1, :m])
+        # Cells unwrapped (period 0): tiling wraps them only where they are hashed.
+        split_cells(xs[start:], frequency, 0.0, cells[0, :m], local[0, :m])
+        split_cells(ys[start:], frequency, 0.0, cells[1, :m], local[1, :m])
         if dim == 3:
-            _split(zs, frequency, start, cells[2, :m], local[2, :m])
+            split_cells(zs[start:], frequency, 0.0, cells[2, :m], local[2, :m])
         nearest[:, :m] = np.float32(np.inf)
         _search_near_cells(metric, dim, m, cells, local, nearest, states, counts, seed, period, thresholds)
         _search_far_cells(metric, dim, m, cells, local, nearest, seed, period, params, thresholds)

@@ -15,7 +15,7 @@ octave loop is outermost and the loop over points innermost, so that loop is a
 straight run of arithmetic over contiguous arrays that LLVM vectorises (four
 float64 lanes with AVX2), like the seeds' four-wide SIMD jobs. Families in
 ``sampling.BLOCKWISE`` fill the block's values per octave with their block sampler
-instead (lattice noise: integer hashing in a loop of its own, eight lanes wide). The block's sum
+instead (passes over the block in 32-bit lanes, eight wide: see ``sampling``). The block's sum
 accumulates in ``out`` itself (float32: at most one float32 rounding per octave).
 
 One kernel is compiled per ``(family, dim, variant, tiled)``: they are closure

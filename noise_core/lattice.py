@@ -65,3 +65,13 @@ def validate_single_step(point, period):
     wrapped = np.int64(0) if point == p else point
     wrapped = p - 1 if point == -1 else wrapped
     return wrapped if p > 0 else point
+
+
+@jit
+def split_cells(coordinates, frequency, period, cells, offsets):
+    """A block pass: each coordinate times ``frequency`` as its lattice cell (``span``'s ``p0``, int32)
+    and its offset in the cell (float32), for searches that work in 32-bit lanes (Voronoi, cell noise)."""
+    for i in range(cells.shape[0]):
+        p0, _, g0, _, _ = span(coordinates[i] * frequency, period)
+        cells[i] = np.int32(p0)
+        offsets[i] = np.float32(g0)

@@ -12,8 +12,8 @@ Numba prunes branches on literal arguments only against literal numbers, not
 against named module constants.)
 
 ``sample_block`` fills a block of values at once. It exists for the families that
-compute a block faster than point by point (``_BLOCK_SAMPLERS``: lattice noise in
-2D and 3D, see ``lattice_noise``); ``BLOCKWISE`` names them, and the kernels of all
+compute a block faster than point by point (``_BLOCK_SAMPLERS``: lattice, Voronoi
+and cell noise in 2D and 3D); ``BLOCKWISE`` names them, and the kernels of all
 other families never reach it (the kernel's branch on that closure constant is
 pruned before typing).
 """

@@ -60,7 +60,7 @@ import numpy as np
 
 from ._jit import jit
 from .hashing import avalanche, eat, floats01a, get_bits, hash_seed
-from .lattice import span, validate_single_step
+from .lattice import span, split_cells, validate_single_step
 
 WORLEY = 0
 CHEBYSHEV = 1
@@ -144,23 +144,14 @@ def voronoi_1d(metric, function, jitter, x, seed, frequency, period):
 
 
 @jit
-def _cells_and_offsets(coordinates, frequency, period, cells, offsets):
-    """Pass 1 of a block: each coordinate's lattice cell (int32) and its offset in the cell (float32)."""
-    for i in range(coordinates.shape[0]):
-        p0, _, g0, _, _ = span(coordinates[i] * frequency, period)
-        cells[i] = np.int32(p0)
-        offsets[i] = np.float32(g0)
-
-
-@jit
 def _split_block(dim, xs, ys, zs, frequency, period, n):
-    """Pass 1 for ``n`` samples: ``(cells, offsets)``, one row per axis (``_cells_and_offsets``)."""
+    """Pass 1 for ``n`` samples: ``(cells, offsets)``, one row per axis (``lattice.split_cells``)."""
     cells = np.empty((dim, n), dtype=np.int32)
     offsets = np.empty((dim, n), dtype=np.float32)
-    _cells_and_offsets(xs, frequency, period, cells[0], offsets[0])
-    _cells_and_offsets(ys, frequency, period, cells[1], offsets[1])
+    split_cells(xs, frequency, period, cells[0], offsets[0])
+    split_cells(ys, frequency, period, cells[1], offsets[1])
     if dim == 3:
-        _cells_and_offsets(zs, frequency, period, cells[2], offsets[2])
+        split_cells(zs, frequency, period, cells[2], offsets[2])
     return cells, offsets
 
 
@@ -174,6 +165,22 @@ def _block_anchors(jitter):
 def _no_minima():
     """``(f1, f2, nearest hash, nearest point)`` before the search, float32 and uint32."""
     return np.float32(INITIAL_MINIMUM), np.float32(INITIAL_MINIMUM), np.uint32(0), np.uint32(0)
+
+
+@jit
+def _visit_point(metric, dim, h, point, step, ox, oy, oz, f1, f2, nearest_hash, nearest_point):
+    """Point ``point`` (0 or 1) of the cell with finished hash ``h`` into the minima.
+
+    Its offset along each axis is that axis' bit field times ``step`` (seed 000: the bytes
+    ``Floats01A..D`` in 2D, six 5-bit ``GetBitsAsFloats01`` fields in 3D; field
+    ``point * dim + axis``) plus ``ox, oy, oz``: its anchor minus the sample's offset
+    (``oz`` is 0 in 2D).
+    """
+    width = 8 if dim == 2 else 5
+    dx = np.float32(get_bits(h, width, (point * dim) * width)) * step + ox
+    dy = np.float32(get_bits(h, width, (point * dim + 1) * width)) * step + oy
+    dz = np.float32(get_bits(h, width, (point * dim + 2) * width)) * step + oz if dim == 3 else oz
+    return _update(f1, f2, nearest_hash, nearest_point, _distance(metric, dx, dy, dz), h, np.uint32(point))
 
 
 @jit
@@ -198,23 +205,11 @@ def voronoi_block_2d(metric, function, jitter, xs, ys, seed, frequency, period, 
             for v in range(-1, 2):
                 hc = avalanche(eat(hx, validate_single_step(py + v, period)))
                 oy = np.float32(v) - gy
-                distance = _distance(
-                    metric,
-                    np.float32(get_bits(hc, 8, 0)) * step + ox1,
-                    np.float32(get_bits(hc, 8, 8)) * step + (first + oy),
-                    no_z,
+                f1, f2, nearest_hash, nearest_point = _visit_point(
+                    metric, 2, hc, 0, step, ox1, first + oy, no_z, f1, f2, nearest_hash, nearest_point
                 )
-                f1, f2, nearest_hash, nearest_point = _update(
-                    f1, f2, nearest_hash, nearest_point, distance, hc, np.uint32(0)
-                )
-                distance = _distance(
-                    metric,
-                    np.float32(get_bits(hc, 8, 16)) * step + ox2,
-                    np.float32(get_bits(hc, 8, 24)) * step + (second + oy),
-                    no_z,
-                )
-                f1, f2, nearest_hash, nearest_point = _update(
-                    f1, f2, nearest_hash, nearest_point, distance, hc, np.uint32(1)
+                f1, f2, nearest_hash, nearest_point = _visit_point(
+                    metric, 2, hc, 1, step, ox2, second + oy, no_z, f1, f2, nearest_hash, nearest_point
                 )
         results[i] = _finish(metric, 2, function, f1, f2, nearest_hash, nearest_point)
     values[:] = results
@@ -247,23 +242,11 @@ def voronoi_block_3d(metric, function, jitter, xs, ys, zs, seed, frequency, peri
                 for w in range(-1, 2):
                     hc = avalanche(eat(hy, validate_single_step(pz + w, period)))
                     oz = np.float32(w) - gz
-                    distance = _distance(
-                        metric,
-                        np.float32(get_bits(hc, 5, 0)) * step + ox1,
-                        np.float32(get_bits(hc, 5, 5)) * step + oy1,
-                        np.float32(get_bits(hc, 5, 10)) * step + (first + oz),
+                    f1, f2, nearest_hash, nearest_point = _visit_point(
+                        metric, 3, hc, 0, step, ox1, oy1, first + oz, f1, f2, nearest_hash, nearest_point
                     )
-                    f1, f2, nearest_hash, nearest_point = _update(
-                        f1, f2, nearest_hash, nearest_point, distance, hc, np.uint32(0)
-                    )
-                    distance = _distance(
-                        metric,
-                        np.float32(get_bits(hc, 5, 15)) * step + ox2,
-                        np.float32(get_bits(hc, 5, 20)) * step + oy2,
-                        np.float32(get_bits(hc, 5, 25)) * step + (second + oz),
-                    )
-                    f1, f2, nearest_hash, nearest_point = _update(
-                        f1, f2, nearest_hash, nearest_point, distance, hc, np.uint32(1)
+                    f1, f2, nearest_hash, nearest_point = _visit_point(
+                        metric, 3, hc, 1, step, ox2, oy2, second + oz, f1, f2, nearest_hash, nearest_point
                     )
         results[i] = _finish(metric, 3, function, f1, f2, nearest_hash, nearest_point)
     values[:] = results
