@@ -5,11 +5,32 @@ Public API::
     spec = NoiseSpec(kind="perlin", frequency=4, octaves=5)
     values = evaluate(spec, points)             # (N, d) -> (N,) float32
     image = evaluate_grid(spec, (height, width))  # (H, W) float32
+
+Compiled kernels are cached on disk (``set_cache_dir`` chooses where); ``compile_state`` and
+``precompile`` tell whether a call would compile first and do it ahead of time. Importing checks that
+numba is recent enough (``NumbaVersionError`` otherwise).
 """
 
-from .api import evaluate, evaluate_grid, kinds
-from .ranges import value_range
-from .spec import NoiseSpec
+from ._compat import NumbaVersionError, check_numba
 
-__all__ = ["NoiseSpec", "evaluate", "evaluate_grid", "kinds", "value_range"]
+check_numba()
+
+from ._cache import CacheWarning, cache_location, set_cache_dir  # noqa: E402
+from .api import compile_state, evaluate, evaluate_grid, kinds, precompile  # noqa: E402
+from .ranges import value_range  # noqa: E402
+from .spec import NoiseSpec  # noqa: E402
+
+__all__ = [
+    "CacheWarning",
+    "NoiseSpec",
+    "NumbaVersionError",
+    "cache_location",
+    "compile_state",
+    "evaluate",
+    "evaluate_grid",
+    "kinds",
+    "precompile",
+    "set_cache_dir",
+    "value_range",
+]
 __version__ = "0.1.0"

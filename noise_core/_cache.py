@@ -1,17 +1,32 @@
-"""Numba's on-disk cache, invalidated by a change to any module of this package.
+"""Numba's on-disk cache for this package: where it lives, and a stamp that follows edits to any module.
 
-Numba stamps a cached function with its own source file only. The kernels here
-inline helpers from other modules (hashing, lattice, the noise families), so an
-edited helper would leave a stale kernel in the cache. These locators stamp every
-function of the package with one digest of all the package's modules instead, so
-any edit (or an add-on update) recompiles. They only claim this package's files and
-otherwise behave as Numba's own locators (``NUMBA_CACHE_DIR``, in-tree
-``__pycache__``, then the user-wide cache folder).
+Numba stamps a cached function with its own source file only. The kernels here inline helpers from
+other modules (hashing, lattice, the noise families), so an edited helper would leave a stale kernel in
+the cache. Every function of the package is stamped with one digest of all the package's modules
+instead, so any edit (or an add-on update) recompiles.
+
+Where: the folder given to :func:`set_cache_dir` (the Blender add-on passes its extension user folder,
+because the install folder is cleared on upgrade and read-only in system repositories), else Numba's own
+order (``NUMBA_CACHE_DIR``, ``__pycache__`` beside the modules, the user-wide cache folder). The folder
+is chosen for this package only: the process-wide ``NUMBA_CACHE_DIR`` stays untouched (other Blender
+extensions share Numba in the same process). When no candidate can be written the functions run uncached
+(compiled in every session) and one :class:`CacheWarning` says so; Numba alone would raise at compile
+time ("cannot cache function ...: no locator available").
+
+Numba attaches a cache to a function when it is decorated, before anyone could choose a folder, so the
+package's functions are decorated without one and registered here (:func:`track`); their caches are
+attached when the first kernel is built (:func:`activate`) or a folder is chosen (:func:`set_cache_dir`).
+The caches are Numba's own ``FunctionCache`` with this package's locators (``numba.core.caching``
+internals, the same from numba 0.62 to 0.68).
 """
 
 from __future__ import annotations
 
 import hashlib
+import os
+import threading
+import uuid
+import warnings
 from pathlib import Path
 
 from numba.core import caching
@@ -31,17 +46,62 @@ def package_digest() -> bytes:
 PACKAGE_DIGEST = package_digest()
 
 
+class CacheWarning(RuntimeWarning):
+    """No folder for Numba's cache can be written: noise kernels compile again in every session."""
+
+
+def check_writable(folder: str) -> None:
+    """Create ``folder`` if needed and write and remove a uniquely named file in it; ``OSError`` if that fails.
+
+    Numba's own check (``tempfile.TemporaryFile``) retries for ever on Windows in a folder the user may not
+    write (numba#8755, cpython#66305); a single exclusive ``open`` fails at once.
+    """
+    os.makedirs(folder, exist_ok=True)
+    probe = os.path.join(folder, f".noise_core-write-test-{uuid.uuid4().hex}")
+    os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    os.remove(probe)
+
+
+class _Settings:
+    """The chosen folder (``None``: Numba's order) and whether the caches are attached yet."""
+
+    directory: str | None = None
+    active = False
+    warned = False
+
+
+_settings = _Settings()
+_lock = threading.RLock()
+_dispatchers: list = []
+
+
 class _WholePackageStamp:
-    """Locator mixin: claim only this package's files and stamp them with the package digest."""
+    """Locator mixin: claim only this package's files, stamp them with the package digest, test writing
+    without ``tempfile``."""
 
     def get_source_stamp(self) -> bytes:
         return PACKAGE_DIGEST
+
+    def ensure_cache_path(self) -> None:
+        check_writable(self.get_cache_path())  # type: ignore[attr-defined]
 
     @classmethod
     def from_function(cls, py_func, py_file):
         if Path(py_file).resolve().parent != PACKAGE_DIR:
             return None
-        return super().from_function(py_func, py_file)
+        return super().from_function(py_func, py_file)  # type: ignore[misc]
+
+
+class PackageChosenCacheLocator(_WholePackageStamp, caching._SourceFileBackedLocatorMixin, caching._CacheLocator):
+    """The folder given to :func:`set_cache_dir` (a subfolder named like Numba's for ``NUMBA_CACHE_DIR``)."""
+
+    def __init__(self, py_func, py_file):
+        self._py_file = py_file
+        self._lineno = py_func.__code__.co_firstlineno
+        self._cache_path = os.path.join(str(_settings.directory), self.get_suitable_cache_subpath(py_file))
+
+    def get_cache_path(self) -> str:
+        return self._cache_path
 
 
 class PackageUserProvidedCacheLocator(_WholePackageStamp, caching.UserProvidedCacheLocator):
@@ -56,12 +116,94 @@ class PackageUserWideCacheLocator(_WholePackageStamp, caching.UserWideCacheLocat
     """The user-wide cache folder, for read-only installs."""
 
 
-LOCATORS = (PackageUserProvidedCacheLocator, PackageInTreeCacheLocator, PackageUserWideCacheLocator)
+CHOSEN_LOCATORS = (PackageChosenCacheLocator,)
+DEFAULT_LOCATORS = (PackageUserProvidedCacheLocator, PackageInTreeCacheLocator, PackageUserWideCacheLocator)
 
 
-def install_locators() -> None:
-    """Put the package locators first in Numba's list (once per copy of the package)."""
-    classes = caching.CacheImpl._locator_classes
-    for locator in reversed(LOCATORS):
-        if locator not in classes:
-            classes.insert(0, locator)
+def locators() -> tuple[type, ...]:
+    """The locators tried in order: only the chosen folder when there is one, else Numba's order."""
+    return CHOSEN_LOCATORS if _settings.directory is not None else DEFAULT_LOCATORS
+
+
+class _PackageCacheImpl(caching.CompileResultCacheImpl):
+    @property
+    def _locator_classes(self):  # read by CacheImpl.__init__
+        return list(locators())
+
+
+class PackageFunctionCache(caching.FunctionCache):
+    """Numba's function cache, placed by this package's locators."""
+
+    _impl_class = _PackageCacheImpl
+
+
+def _locate(py_func):
+    """The first locator that claims ``py_func`` and can write its folder, or None."""
+    for locator in locators():
+        found = locator.from_function(py_func, str(Path(py_func.__code__.co_filename)))
+        if found is not None:
+            return found
+    return None
+
+
+def _attach(dispatcher) -> None:
+    """Give ``dispatcher`` a cache in the current place, or none (with the one warning) if nowhere is writable."""
+    if _locate(dispatcher.py_func) is not None:
+        dispatcher._cache = PackageFunctionCache(dispatcher.py_func)
+        return
+    dispatcher._cache = caching.NullCache()
+    if not _settings.warned:
+        _settings.warned = True
+        where = _settings.directory or "NUMBA_CACHE_DIR, __pycache__ and the user cache folder"
+        warnings.warn(
+            f"noise_core: cannot write Numba's cache ({where}); noise kernels run uncached and compile "
+            "again in every session",
+            CacheWarning,
+            stacklevel=2,
+        )
+
+
+def track(dispatcher):
+    """Register a function decorated without a cache; it gets one once the caches are active. Returns it."""
+    with _lock:
+        _dispatchers.append(dispatcher)
+        if _settings.active:
+            _attach(dispatcher)
+    return dispatcher
+
+
+def activate() -> None:
+    """Attach the caches (in the chosen folder or Numba's order) if not done yet; before the first kernel."""
+    with _lock:
+        if not _settings.active:
+            _settings.active = True
+            for dispatcher in _dispatchers:
+                _attach(dispatcher)
+
+
+def set_cache_dir(directory: str | os.PathLike[str] | None) -> str | None:
+    """Cache this package's compiled kernels in ``directory`` (created if needed); ``None``: Numba's order.
+
+    Call it before the first kernel is compiled or loaded, so nothing is written elsewhere; later calls
+    apply to kernels compiled after them. Returns the folder the caches use (a subfolder of ``directory``),
+    or None if it cannot be written: kernels then run uncached, with one :class:`CacheWarning`.
+    """
+    if directory is not None and not isinstance(directory, (str, os.PathLike)):
+        raise TypeError(f"directory: expected a path or None, got {type(directory).__name__}")
+    with _lock:
+        _settings.directory = None if directory is None else os.path.abspath(os.fspath(directory))
+        _settings.active = True
+        _settings.warned = False
+        for dispatcher in _dispatchers:
+            _attach(dispatcher)
+        return cache_location()
+
+
+def cache_location() -> str | None:
+    """The folder this package's kernels are cached in, or None when they run uncached."""
+    activate()
+    with _lock:
+        for dispatcher in _dispatchers:
+            if isinstance(dispatcher._cache, PackageFunctionCache):
+                return dispatcher._cache.cache_path
+    return None

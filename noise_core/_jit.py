@@ -1,9 +1,11 @@
 """The one place that holds the Numba decorator options.
 
 Every per-point function is compiled with :func:`jit`; every kernel that loops over
-points (in parallel) with :func:`kernel`. Both cache their machine code on disk
-(``cache=True``) so a restart pays only for loading, not compiling; ``_cache``
-makes that cache follow edits to any module of the package.
+points (in parallel) with :func:`kernel`. Both cache their machine code on disk so a
+restart pays only for loading, not compiling: they are decorated without Numba's
+``cache=True`` and registered with ``_cache``, which attaches the caches when the
+first kernel is built, in the folder the caller chose (``set_cache_dir``), and makes
+them follow edits to any module of the package.
 """
 
 from __future__ import annotations
@@ -11,9 +13,7 @@ from __future__ import annotations
 import llvmlite.binding as llvm
 import numba
 
-from ._cache import install_locators
-
-install_locators()
+from . import _cache
 
 # LLVM fully unrolls a loop with a constant trip count only when the unrolled body
 # stays under this many instructions (300 by default at -O3). Noise that visits the
@@ -25,7 +25,6 @@ UNROLL_THRESHOLD = 4000
 llvm.set_option("noise_core", f"-unroll-threshold={UNROLL_THRESHOLD}")
 
 JIT_OPTIONS = {
-    "cache": True,
     "nogil": True,
     # No ZeroDivisionError checks: they are branches in the inner loop that stop
     # LLVM from vectorising it. Every division here has a non-zero divisor.
@@ -45,9 +44,13 @@ def jit(function):
     instructions) as a call inside the kernel's point loop, which then cannot
     vectorise; inlined, the loop body is straight-line code over SIMD lanes.
     """
-    return numba.njit(forceinline=True, **JIT_OPTIONS)(function)
+    return _cache.track(numba.njit(forceinline=True, **JIT_OPTIONS)(function))
 
 
 def kernel(function):
-    """Compile a kernel that runs its ``prange`` loop over points on all cores."""
-    return numba.njit(parallel=True, **JIT_OPTIONS)(function)
+    """Compile a kernel that runs its ``prange`` loop over points on all cores.
+
+    Kernels are built on first use, so building one attaches the on-disk caches of every function.
+    """
+    _cache.activate()
+    return _cache.track(numba.njit(parallel=True, **JIT_OPTIONS)(function))

@@ -5,13 +5,17 @@ and values, and hand the (N, d) points as they are (float32 or float64, copied o
 when not C-contiguous) to the compiled fractal-sum kernel, once for all points.
 The kernel also reports the largest coordinate and any NaN or infinity as it reads
 the points, so checking them costs no extra pass; invalid input raises afterwards.
+
+``compile_state`` and ``precompile`` tell whether the kernel a call would use is ready and
+prepare it ahead of time: the first use of a kind compiles for seconds (see docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .fractal import fractal_sum
+from . import fractal
+from .fractal import fractal_sum, kernel_for
 from .kinds import KINDS, kernel_arguments, kind_info
 from .spec import NoiseSpec
 
@@ -112,3 +116,49 @@ def evaluate_grid(spec: NoiseSpec, shape: tuple[int, int]) -> np.ndarray:
 def kinds() -> tuple[str, ...]:
     """The names of all noise kinds."""
     return tuple(KINDS)
+
+
+COMPILE_STATES = ("compiled", "cached", "uncompiled")
+
+
+def _kernel_and_signature(spec: object, dim: object, dtype: object) -> tuple:
+    """The kernel ``evaluate(spec, points)`` runs for (N, ``dim``) ``dtype`` points, and its argument types."""
+    spec = _check_spec(spec)
+    dims = kind_info(spec.kind).dims
+    if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim not in dims:
+        allowed = ", ".join(map(str, dims))
+        raise ValueError(f"dim: kind {spec.kind!r} is defined in {allowed} dimensions, got {dim!r}")
+    try:
+        dtype = np.dtype(dtype)  # type: ignore[call-overload]
+    except TypeError:
+        raise TypeError(f"dtype: must be float32 or float64, got {dtype!r}") from None
+    if dtype not in (np.float32, np.float64):
+        raise TypeError(f"dtype: must be float32 or float64, got {dtype}")
+    family, variant, params = kernel_arguments(spec)
+    kernel = kernel_for(family, int(dim), variant, spec.tiling)
+    arguments = fractal.kernel_arguments(
+        np.empty((1, int(dim)), dtype=dtype), np.empty(1, np.float32), np.zeros(1, np.int64), spec, params, 1.0
+    )
+    return kernel, fractal.kernel_signature(kernel, arguments)
+
+
+def compile_state(spec: NoiseSpec, dim: int, dtype: object = np.float64) -> str:
+    """Whether ``evaluate(spec, points)`` with (N, ``dim``) ``dtype`` points would have to compile first.
+
+    ``"compiled"``: the machine code is in memory; ``"cached"``: it loads from the on-disk cache (a
+    fraction of a second); ``"uncompiled"``: the call compiles it (seconds; 15-20 s for cellular noise).
+    Cheap (reads one small index file); one kernel serves every spec with the same kind, variant
+    (distance metric) and tiling.
+    """
+    return fractal.compile_state(*_kernel_and_signature(spec, dim, dtype))
+
+
+def precompile(spec: NoiseSpec, dim: int, dtype: object = np.float64) -> str:
+    """Compile (or load from the disk cache) the kernel ``evaluate`` would use, without evaluating.
+
+    Returns the ``compile_state`` it had before. Safe to call from any thread.
+    """
+    kernel, signature = _kernel_and_signature(spec, dim, dtype)
+    state = fractal.compile_state(kernel, signature)
+    fractal.ensure_compiled(kernel, signature)
+    return state

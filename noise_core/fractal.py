@@ -26,9 +26,21 @@ lattice wrap (a division, floors, compares and selects per axis) from untiled no
 Looking the kernel up in a dict keeps the per-call cost at Numba's fast argument
 dispatch (microseconds), where passing them as ``numba.literally`` arguments re-ran
 type inference on every call (about 0.1 s).
+
+Threads: any number of threads may evaluate at once (the Blender add-on's preview computes in a worker
+thread while operators run on the main thread). Numba's ``workqueue`` threading layer aborts the
+process when two threads launch parallel kernels at the same time ("Concurrent access has been
+detected"); ``tbb`` and ``omp`` allow it. Which layer a process gets depends on the platform, the
+installed libraries and ``NUMBA_THREADING_LAYER``, and is known only after the first launch, so launches
+are serialised by ``_LAUNCH_LOCK`` unless the layer is known to be ``tbb`` or ``omp``. Compiling (or
+loading from the disk cache) happens before the lock: a thread that compiles a new kernel for seconds
+never holds up launches of kernels already compiled.
 """
 
 from __future__ import annotations
+
+import threading
+from contextlib import nullcontext
 
 import numba
 import numpy as np
@@ -109,19 +121,49 @@ def kernel_for(family, dim, variant, tiled=False):
     return found
 
 
-def fractal_sum(points, out, family, dim, variant, spec, params, limit):
-    """Fill ``out`` (float32) with the fractal sum of ``spec`` at ``points``.
+_LAUNCH_LOCK = threading.Lock()
+THREAD_SAFE_LAYERS = frozenset({"tbb", "omp"})
 
-    ``points`` is a C-contiguous (N, dim) float32 or float64 array (x, y, z columns).
-    Returns how many coordinates are not below ``limit`` in magnitude (NaN counts as
-    outside), found while the kernel copies the coordinates, so checking them costs no
-    extra pass; the caller rejects the result when any are. Such input cannot crash or
-    hang the kernel (every loop has a bounded trip count and no array is indexed by a
-    coordinate); its values are merely meaningless.
+
+def _launch_guard():
+    """The lock around a kernel launch, unless the threading layer is known to allow concurrent launches."""
+    try:
+        layer = numba.threading_layer()
+    except ValueError:  # no parallel kernel has run yet: the layer is not chosen
+        return _LAUNCH_LOCK
+    return nullcontext() if layer in THREAD_SAFE_LAYERS else _LAUNCH_LOCK
+
+
+def kernel_signature(kernel, arguments) -> tuple:
+    """The Numba argument types ``kernel`` is compiled for when called with ``arguments``."""
+    return tuple(kernel.typeof_pyval(argument) for argument in arguments)
+
+
+def compile_state(kernel, signature) -> str:
+    """``"compiled"`` (machine code in memory), ``"cached"`` (in the on-disk cache: loads in well under a
+    second) or ``"uncompiled"`` (the next call compiles it: seconds) for ``kernel`` at ``signature``.
+
+    Reads the cache's index file (Numba's ``Cache`` internals, the same from numba 0.62 to 0.68).
     """
-    blocks = (out.shape[0] + BLOCK - 1) // BLOCK
-    outside = np.zeros(blocks, dtype=np.int64)
-    kernel_for(family, dim, variant, spec.tiling)(
+    if signature in kernel.overloads:
+        return "compiled"
+    cache = kernel._cache
+    index_key = getattr(cache, "_index_key", None)
+    if index_key is None:  # NullCache: running uncached
+        return "uncompiled"
+    key = index_key(signature, kernel.targetctx.codegen())
+    return "cached" if key in cache._cache_file._load_index() else "uncompiled"
+
+
+def ensure_compiled(kernel, signature) -> None:
+    """Compile ``kernel`` for ``signature``, or load it from the disk cache, unless it is in memory."""
+    if signature not in kernel.overloads:
+        kernel.compile(signature)
+
+
+def kernel_arguments(points, out, outside, spec, params, limit) -> tuple:
+    """The kernel's arguments, in order (see ``fractal_kernel``)."""
+    return (
         points,
         out,
         outside,
@@ -134,4 +176,23 @@ def fractal_sum(points, out, family, dim, variant, spec, params, limit):
         spec.turbulence,
         params,
     )
+
+
+def fractal_sum(points, out, family, dim, variant, spec, params, limit):
+    """Fill ``out`` (float32) with the fractal sum of ``spec`` at ``points``.
+
+    ``points`` is a C-contiguous (N, dim) float32 or float64 array (x, y, z columns).
+    Returns how many coordinates are not below ``limit`` in magnitude (NaN counts as
+    outside), found while the kernel copies the coordinates, so checking them costs no
+    extra pass; the caller rejects the result when any are. Such input cannot crash or
+    hang the kernel (every loop has a bounded trip count and no array is indexed by a
+    coordinate); its values are merely meaningless.
+    """
+    blocks = (out.shape[0] + BLOCK - 1) // BLOCK
+    outside = np.zeros(blocks, dtype=np.int64)
+    kernel = kernel_for(family, dim, variant, spec.tiling)
+    arguments = kernel_arguments(points, out, outside, spec, params, limit)
+    ensure_compiled(kernel, kernel_signature(kernel, arguments))
+    with _launch_guard():
+        kernel(*arguments)
     return int(outside.sum())

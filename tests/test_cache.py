@@ -1,11 +1,16 @@
-"""The Numba cache follows edits to any module of noise_core, not just the kernel's own file."""
+"""Numba's cache: it follows edits to any module of noise_core, goes where ``set_cache_dir`` says, and a
+missing writable place means running uncached with one warning."""
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import numpy as np
+import pytest
 
 import noise_core
 
@@ -38,3 +43,103 @@ def test_editing_a_helper_module_recompiles_the_kernel(tmp_path: Path) -> None:
     edited, edited_hits = _run(tmp_path)
     assert edited_hits == 0, "a stale kernel was loaded from the cache"
     assert edited != first
+
+
+CHOSEN = """
+import json, sys, warnings
+import numpy as np
+import noise_core as nc
+from noise_core import fractal
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    where = nc.set_cache_dir(sys.argv[1]) if len(sys.argv) > 1 else nc.cache_location()
+    spec = nc.NoiseSpec(kind="value", frequency=1)
+    before = nc.compile_state(spec, 1)
+    value = float(nc.evaluate(spec, np.array([[0.3]]))[0])
+    tiled = float(nc.evaluate(nc.NoiseSpec(kind="value", frequency=1, tiling=True), np.array([[0.3]]))[0])
+print(json.dumps({
+    "where": where, "before": before, "after": nc.compile_state(spec, 1), "value": value, "tiled": tiled,
+    "hits": sum(fractal.kernel_for(0, 1, 0).stats.cache_hits.values()),
+    "warnings": [str(w.message) for w in caught if issubclass(w.category, nc.CacheWarning)],
+}))
+"""
+
+
+def _run_chosen(root: Path, *arguments: str, env: dict | None = None) -> dict:
+    done = subprocess.run(
+        [sys.executable, "-c", CHOSEN, *arguments],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env or {"PATH": ""},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _package_copy(root: Path) -> Path:
+    package = root / "noise_core"
+    shutil.copytree(Path(noise_core.__file__).parent, package, ignore=shutil.ignore_patterns("__pycache__"))
+    return package
+
+
+def _numba_files(folder: Path) -> list[Path]:
+    return [path for path in folder.rglob("*") if path.suffix in (".nbi", ".nbc")]
+
+
+def test_set_cache_dir_puts_every_cache_file_in_the_chosen_folder(tmp_path: Path) -> None:
+    package = _package_copy(tmp_path)
+    chosen = tmp_path / "user" / "numba_cache"
+    first = _run_chosen(tmp_path, str(chosen))
+    assert Path(first["where"]).parent == chosen
+    assert (first["before"], first["after"], first["hits"], first["warnings"]) == ("uncompiled", "compiled", 0, [])
+    assert _numba_files(chosen), "nothing was cached in the chosen folder"
+    assert not _numba_files(package), "cache files were written beside the modules"
+
+    again = _run_chosen(tmp_path, str(chosen))
+    assert (again["before"], again["hits"], again["value"]) == ("cached", 1, first["value"])
+
+
+def test_no_writable_chosen_folder_runs_uncached_with_one_warning(tmp_path: Path) -> None:
+    package = _package_copy(tmp_path)
+    reference = _run_chosen(tmp_path, str(tmp_path / "cache"))
+    blocker = tmp_path / "a-file"
+    blocker.write_text("folders cannot be made under a file, whoever runs the test")
+    report = _run_chosen(tmp_path, str(blocker / "numba_cache"))
+    assert report["where"] is None
+    assert len(report["warnings"]) == 1 and "cannot write Numba's cache" in report["warnings"][0]
+    assert (report["value"], report["tiled"]) == (reference["value"], reference["tiled"])
+    assert (report["before"], report["after"]) == ("uncompiled", "compiled")
+    assert not _numba_files(package)
+
+
+def test_read_only_install_without_a_writable_default_place_runs_uncached(tmp_path: Path) -> None:
+    """Numba alone raises "no locator available" when neither __pycache__ nor the user cache folder can be written."""
+    package = _package_copy(tmp_path)
+    (package / "__pycache__").write_text("a file where the in-tree cache folder would go")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    report = _run_chosen(tmp_path, env={"PATH": "", "HOME": str(blocker), "XDG_CACHE_HOME": str(blocker)})
+    assert report["where"] is None
+    assert len(report["warnings"]) == 1
+    assert report["after"] == "compiled"
+
+
+@pytest.mark.parametrize(
+    ("dim", "dtype", "error", "message"),
+    [
+        (4, np.float64, ValueError, r"^dim: kind 'perlin' is defined in 1, 2, 3 dimensions, got 4"),
+        (True, np.float64, ValueError, r"^dim: "),
+        (2, np.int32, TypeError, r"^dtype: must be float32 or float64, got int32"),
+        (2, "no such type", TypeError, r"^dtype: must be float32 or float64"),
+    ],
+)
+def test_compile_state_rejects_bad_arguments(dim, dtype, error, message) -> None:
+    with pytest.raises(error, match=message):
+        noise_core.compile_state(noise_core.NoiseSpec(kind="perlin"), dim, dtype)
+
+
+def test_set_cache_dir_rejects_a_non_path() -> None:
+    with pytest.raises(TypeError, match=r"^directory: expected a path or None, got int"):
+        noise_core.set_cache_dir(3)  # type: ignore[arg-type]
