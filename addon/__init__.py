@@ -2,14 +2,24 @@
 
 The noise comes from ``noise_core`` (numpy + Numba, no bpy), shipped as a subpackage beside these
 modules. ``register`` only defines classes, properties, menu entries and the preview collection: no
-kernel is compiled and no noise computed until an operator runs or a panel shows the preview.
+kernel is compiled and no noise computed until an operator runs or a panel shows the preview; first,
+Numba's on-disk cache is pointed at the extension's user folder (``preferences.use_user_cache``). Importing
+``noise_core`` checks the numba found in Blender's shared site-packages (``NumbaVersionError`` naming the
+installed version if it is older than noise_core needs), so enabling the add-on fails with that message.
 """
 
 import bpy
 
-from . import op_bake, op_displace, op_terrain, panels, preview, properties
+from . import op_bake, op_displace, op_terrain, panels, preferences, preview, properties
 
-CLASSES = properties.CLASSES + op_displace.CLASSES + op_terrain.CLASSES + op_bake.CLASSES + panels.CLASSES
+CLASSES = (
+    properties.CLASSES
+    + op_displace.CLASSES
+    + op_terrain.CLASSES
+    + op_bake.CLASSES
+    + panels.CLASSES
+    + preferences.CLASSES
+)
 MENU_ENTRIES = (
     (bpy.types.VIEW3D_MT_mesh_add, op_terrain.menu_entry),
     (bpy.types.IMAGE_MT_image, op_bake.menu_entry),
@@ -17,6 +27,7 @@ MENU_ENTRIES = (
 
 
 def register() -> None:
+    preferences.use_user_cache()
     for cls in CLASSES:
         bpy.utils.register_class(cls)
     properties.attach()

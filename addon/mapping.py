@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from mathutils import Euler
 
+from . import compile_status
 from .noise_core import NoiseSpec, evaluate, value_range
 from .noise_core import spec as spec_module
 from .noise_core.api import grid_coordinates
@@ -183,8 +184,10 @@ def to_domain(settings: NoiseSettings) -> Domain:
 def evaluate_chunked(spec: NoiseSpec, points: np.ndarray, advance: Callable[[int], None] | None = None) -> np.ndarray:
     """``noise_core.evaluate`` in chunks of ``CHUNK`` points, calling ``advance(n)`` after each one.
 
-    Coordinates ``evaluate`` rejects (beyond the 32-bit lattice) raise ``UserError``.
+    Coordinates ``evaluate`` rejects (beyond the 32-bit lattice) raise ``UserError``. A first use that
+    compiles is announced first (``compile_status.before_evaluate``).
     """
+    compile_status.before_evaluate(spec, points)
     out = np.empty(points.shape[0], dtype=np.float32)
     for start in range(0, points.shape[0], CHUNK):
         chunk = points[start : start + CHUNK]

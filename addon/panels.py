@@ -24,11 +24,13 @@ def draw_preview(layout: bpy.types.UILayout, context: bpy.types.Context, baking:
     except UserError:
         return  # draw_noise_settings shows the message
     icon, error = preview.icon_for(spec, domain)
+    if preview.status():
+        layout.label(text=preview.status(), icon="TIME")
     if error:
         layout.label(text=error, icon="ERROR")
     elif icon:
         layout.template_icon(icon_value=icon, scale=PREVIEW_SCALE)
-    else:
+    elif not preview.status():
         layout.label(text="Computing preview...", icon="TIME")
 
 

@@ -2,8 +2,8 @@
 
 Panels call ``icon_for(spec, domain)`` while drawing. When the settings differ from the image shown, a
 worker thread computes the new image (the first use of a kind compiles its kernel, which may take
-seconds, so the interface never waits for it), and a timer on the main thread copies the finished
-pixels into the preview and redraws. Nothing is computed at register time.
+seconds, so the interface never waits for it; ``status`` says so meanwhile), and a timer on the main
+thread copies the finished pixels into the preview and redraws. Nothing is computed at register time.
 """
 
 from __future__ import annotations
@@ -16,8 +16,10 @@ import bpy
 import bpy.utils.previews
 import numpy as np
 
+from .compile_status import needs_compile, notice_text
 from .mapping import Domain, UserError
 from .noise_core import NoiseSpec
+from .noise_core.kinds import KINDS
 from .pixels import noise01_image, pixel_array, to_rgba
 
 SIZE = 128
@@ -35,6 +37,7 @@ class _State:
     wanted: Hashable = None
     shown: Hashable = None
     error: str = ""
+    compiling: str = ""
     worker: threading.Thread | None = None
     result: dict = field(default_factory=dict)
 
@@ -53,8 +56,16 @@ def _compute(key: tuple[NoiseSpec, Domain], result: dict) -> None:
     result["key"] = key
 
 
+def _compile_notice(spec: NoiseSpec, domain: Domain) -> str:
+    """What the preview of ``spec`` on ``domain`` waits for, if its kernel compiles first (float64 points)."""
+    if domain.dimensions in KINDS[spec.kind].dims and needs_compile(spec, domain.dimensions):
+        return notice_text(spec.kind, domain.dimensions)
+    return ""
+
+
 def _collect() -> None:
     result, _state.result, _state.worker = _state.result, {}, None
+    _state.compiling = ""
     if "exception" in result:
         raise result["exception"]
     _state.shown = result["key"]
@@ -63,6 +74,10 @@ def _collect() -> None:
         image = _state.collection.get("noise") or _state.collection.new("noise")
         image.image_size = (SIZE, SIZE)
         pixel_array(image, "image_pixels_float").foreach_set(result["pixels"])
+    _redraw()
+
+
+def _redraw() -> None:
     for window in bpy.context.window_manager.windows:
         for area in window.screen.areas:
             if area.type in ("VIEW_3D", "IMAGE_EDITOR"):
@@ -76,8 +91,11 @@ def tick() -> float | None:
             return POLL_SECONDS
         _collect()
     if _state.wanted is not None and _state.wanted != _state.shown:
+        _state.compiling = _compile_notice(*_state.wanted)
         _state.worker = threading.Thread(target=_compute, args=(_state.wanted, _state.result), daemon=True)
         _state.worker.start()
+        if _state.compiling:
+            _redraw()
         return POLL_SECONDS
     return None
 
@@ -94,6 +112,11 @@ def icon_for(spec: NoiseSpec, domain: Domain) -> tuple[int, str]:
     request(spec, domain)
     image = _state.collection.get("noise") if _state.collection is not None else None
     return (image.icon_id if image is not None else 0), _state.error
+
+
+def status() -> str:
+    """What the preview is waiting for ("Compiling cellular noise (3D) - first use only ..."), or ``""``."""
+    return _state.compiling
 
 
 def wait() -> None:

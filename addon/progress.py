@@ -1,4 +1,4 @@
-"""Progress of long work through the window manager's progress indicator."""
+"""Progress of long work through the window manager's progress indicator, and the first-use compile notice."""
 
 from __future__ import annotations
 
@@ -7,20 +7,46 @@ from contextlib import contextmanager
 
 import bpy
 
+from .compile_status import announcing
+
+
+def show_status(context: bpy.types.Context, text: str) -> None:
+    """Show ``text`` in the status bar now (the operator keeps Blender busy, so force one redraw); printed in
+    background mode."""
+    if bpy.app.background or context.window is None:
+        print(f"Noisewright: {text}", flush=True)
+        return
+    if context.workspace is not None:
+        context.workspace.status_text_set(text)
+    if bpy.ops.wm.redraw_timer.poll():
+        bpy.ops.wm.redraw_timer(type="DRAW_WIN_SWAP", iterations=1)
+
 
 @contextmanager
 def window_progress(context: bpy.types.Context, total: int) -> Iterator[Callable[[int], None]]:
-    """Show progress from 0 to ``total``; yields ``advance(n)`` that moves it on by ``n``."""
+    """Show progress from 0 to ``total``; yields ``advance(n)`` that moves it on by ``n``.
+
+    Within the block an evaluation that compiles a kernel first says so in the status bar (cleared at the end).
+    """
     manager = context.window_manager
     done = 0
+    announced = False
 
     def advance(count: int) -> None:
         nonlocal done
         done += count
         manager.progress_update(done)
 
+    def announce(text: str) -> None:
+        nonlocal announced
+        announced = True
+        show_status(context, text)
+
     manager.progress_begin(0, max(total, 1))
     try:
-        yield advance
+        with announcing(announce):
+            yield advance
     finally:
         manager.progress_end()
+        if announced and context.workspace is not None and not bpy.app.background:
+            context.workspace.status_text_set(None)

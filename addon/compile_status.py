@@ -1,0 +1,163 @@
+"""First use of a noise kind: say that it compiles, and compile the kernels ahead of time.
+
+Each noise kind, dimension, distance metric and tiling runs its own kernel, compiled on first use (a few
+seconds; 15-20 s for cellular noise) and loaded from the on-disk cache in later sessions. Blender is busy
+meanwhile, so:
+
+- operators show "Compiling cellular noise (3D) - first use only" in the status bar before an evaluation
+  that has to compile (``announcing`` installs the message for the main thread; ``mapping.evaluate_chunked``
+  calls ``before_evaluate``); in background mode the message is printed;
+- the preview says so while its worker thread compiles (``preview.status``);
+- :class:`PrecompileJob` compiles ``KERNELS`` in a background thread, one kernel at a time, and can be
+  cancelled between kernels (the add-on preferences' button, ``preferences.py``).
+
+This module does not use bpy.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+from .noise_core import NoiseSpec, compile_state, precompile
+from .noise_core.kinds import KINDS
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One kernel to compile: the noise ``spec`` evaluated in ``dim`` dimensions on ``dtype`` points."""
+
+    spec: NoiseSpec
+    dim: int
+    dtype: type = np.float64
+
+    @property
+    def label(self) -> str:
+        tiled = ", tiled" if self.spec.tiling else ""
+        return f"{kind_label(self.spec.kind)} {self.dim}D{tiled}"
+
+
+def kind_label(kind: str) -> str:
+    return kind.replace("_", " ")
+
+
+def _kernels() -> tuple[Kernel, ...]:
+    """What the add-on runs with each kind's default options: every dimension on float64 points (previews,
+    bakes, terrains, transformed noise space), 3D on float32 (Displace reads mesh positions as they are),
+    and tiled 2D (tileable bakes)."""
+    kernels = []
+    for name, info in KINDS.items():
+        for dim in info.dims:
+            kernels.append(Kernel(NoiseSpec(kind=name), dim))
+            if dim == 3:
+                kernels.append(Kernel(NoiseSpec(kind=name), dim, np.float32))
+            if dim == 2 and info.tiling:
+                kernels.append(Kernel(NoiseSpec(kind=name, tiling=True), dim))
+    return tuple(kernels)
+
+
+KERNELS = _kernels()
+
+
+def needs_compile(spec: NoiseSpec, dim: int, dtype: type = np.float64) -> bool:
+    """Whether evaluating ``spec`` on (N, ``dim``) ``dtype`` points compiles first (neither in memory nor cached)."""
+    return compile_state(spec, dim, dtype) == "uncompiled"
+
+
+def notice_text(kind: str, dim: int) -> str:
+    """The message shown while the kernel of ``kind`` in ``dim`` dimensions compiles."""
+    return f"Compiling {kind_label(kind)} noise ({dim}D) - first use only, this takes a few seconds"
+
+
+_listeners = threading.local()
+
+
+@contextmanager
+def announcing(show: Callable[[str], None]) -> Iterator[None]:
+    """Within the block, evaluations on this thread that have to compile call ``show(notice_text)`` first."""
+    previous = getattr(_listeners, "show", None)
+    _listeners.show = show
+    try:
+        yield
+    finally:
+        _listeners.show = previous
+
+
+def before_evaluate(spec: NoiseSpec, points: np.ndarray) -> None:
+    """Called before ``spec`` is evaluated at ``points``: announce a compile to this thread's listener."""
+    show = getattr(_listeners, "show", None)
+    if show is None or points.ndim != 2 or not points.shape[0] or points.dtype not in (np.float32, np.float64):
+        return  # nothing to announce, or input evaluate rejects with its own message
+    dim = points.shape[1]
+    if dim in KINDS[spec.kind].dims and needs_compile(spec, dim, points.dtype.type):
+        show(notice_text(spec.kind, dim))
+
+
+class PrecompileJob:
+    """Compile ``kernels`` one after another in a daemon thread; ``cancel`` stops it after the current kernel.
+
+    ``compile_kernel(kernel)`` does the work (``noise_core.precompile`` by default). Read ``done``,
+    ``current``, ``finished``, ``cancelled``, ``error`` from any thread.
+    """
+
+    def __init__(self, kernels: Sequence[Kernel] = KERNELS, compile_kernel: Callable[[Kernel], object] | None = None):
+        self.kernels = tuple(kernels)
+        self.compile_kernel = compile_kernel or (lambda kernel: precompile(kernel.spec, kernel.dim, kernel.dtype))
+        self.done = 0
+        self.current: Kernel | None = None
+        self.error: BaseException | None = None
+        self.seconds = 0.0
+        self._cancel = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="noisewright-precompile", daemon=True)
+
+    @property
+    def total(self) -> int:
+        return len(self.kernels)
+
+    @property
+    def finished(self) -> bool:
+        return self._thread.ident is not None and not self._thread.is_alive()
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def start(self) -> PrecompileJob:
+        self._thread.start()
+        return self
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def join(self, timeout: float | None = None) -> None:
+        self._thread.join(timeout)
+
+    def progress_text(self) -> str:
+        if self.current is not None:
+            return f"Compiling {self.current.label} ({self.done + 1} of {self.total})"
+        return f"{self.done} of {self.total} kernels ready"
+
+    def _run(self) -> None:
+        start = time.perf_counter()
+        try:
+            for kernel in self.kernels:
+                if self._cancel.is_set():
+                    break
+                self.current = kernel
+                self.compile_kernel(kernel)
+                self.done += 1
+        except BaseException as error:  # handed to the main thread, which reports it
+            self.error = error
+        finally:
+            self.current = None
+            self.seconds = time.perf_counter() - start
+
+
+def ready_count(kernels: Sequence[Kernel] = KERNELS) -> int:
+    """How many of ``kernels`` are compiled or in the disk cache."""
+    return sum(not needs_compile(kernel.spec, kernel.dim, kernel.dtype) for kernel in kernels)

@@ -1,0 +1,127 @@
+"""First use inside Blender: the cache in the extension's user folder, the compile notices of operators and
+the preview, and compiling every kind ahead of time from the preferences (with Cancel).
+
+Each test uses a kernel no other Blender test compiles (a Voronoi distance metric with tiling, say), so
+"not compiled yet" holds at its start: the test session's user folder, and so the cache, is new.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.blender
+
+
+def _numba_files(folder: Path) -> list[Path]:
+    return [path for path in folder.rglob("*") if path.suffix in (".nbi", ".nbc")]
+
+
+def test_kernels_are_cached_in_the_extensions_user_folder(bpy_empty, addon):
+    bpy = bpy_empty
+    user_folder = Path(bpy.utils.extension_path_user(addon.__name__, path="numba_cache"))
+    location = Path(addon.noise_core.cache_location())
+    assert location.parent == user_folder
+    assert bpy.ops.noisewright.add_terrain(x_subdivisions=4, y_subdivisions=4) == {"FINISHED"}
+    assert _numba_files(location), "nothing was cached in the user folder"
+    assert not _numba_files(Path(addon.__file__).parent), "cache files were written into the install folder"
+    preferences = bpy.context.preferences.addons[addon.__name__].preferences
+    assert isinstance(preferences, addon.preferences.NoisewrightPreferences)
+
+
+def test_compile_state_says_whether_a_kernel_would_compile(bpy_empty, addon):
+    status = addon.compile_status
+    spec = addon.noise_core.NoiseSpec(kind="voronoi", distance="chebyshev", tiling=True)
+    assert status.needs_compile(spec, 1)
+    assert addon.noise_core.compile_state(spec, 1) == "uncompiled"
+    assert addon.noise_core.precompile(spec, 1) == "uncompiled"
+    assert not status.needs_compile(spec, 1)
+    assert addon.noise_core.compile_state(spec, 1) == "compiled"
+    assert status.needs_compile(spec, 1, np.float32), "float32 points run another kernel"
+    same_kernel = addon.noise_core.NoiseSpec(kind="voronoi", distance="chebyshev", tiling=True, seed=5, octaves=3)
+    assert not status.needs_compile(same_kernel, 1)
+
+
+def test_the_preview_says_it_is_compiling_while_it_waits(bpy_empty, addon):
+    preview = addon.preview
+    spec = addon.noise_core.NoiseSpec(kind="voronoi", distance="manhattan", tiling=True)
+    domain = addon.mapping.Domain(dimensions=2)
+    assert addon.compile_status.needs_compile(spec, 2)
+    assert preview.status() == ""
+    preview.request(spec, domain)
+    assert preview.tick() is not None  # the worker started
+    assert preview.status() == "Compiling voronoi noise (2D) - first use only, this takes a few seconds"
+    preview.wait()
+    assert preview.status() == ""
+    assert preview.preview_pixels() is not None
+    preview.request(addon.noise_core.NoiseSpec(kind="voronoi", distance="manhattan", tiling=True, seed=9), domain)
+    preview.tick()
+    assert preview.status() == "", "the kernel is compiled now: nothing to announce"
+    preview.wait()
+
+
+def test_an_operator_that_compiles_says_so_first(bpy_empty, addon, capfd):
+    bpy = bpy_empty
+    settings = bpy.context.scene.noisewright
+    settings.kind = "voronoi"
+    settings.distance = "squared"
+    settings.tiling = True
+    assert addon.compile_status.needs_compile(addon.mapping.to_spec(settings), 2)
+    capfd.readouterr()
+    assert bpy.ops.noisewright.bake_texture(width=8, height=8) == {"FINISHED"}
+    assert "Noisewright: Compiling voronoi noise (2D) - first use only" in capfd.readouterr().out
+    assert bpy.ops.noisewright.bake_texture(width=8, height=8, image_name="Again") == {"FINISHED"}
+    assert "Compiling" not in capfd.readouterr().out
+
+
+def test_precompile_operator_compiles_every_kernel_of_a_kind(bpy_empty, addon):
+    bpy = bpy_empty
+    status = addon.compile_status
+    kernels = [kernel for kernel in status.KERNELS if kernel.spec.kind == "hill"]
+    assert [(kernel.dim, np.dtype(kernel.dtype).name) for kernel in kernels] == [
+        (1, "float64"),
+        (2, "float64"),
+        (3, "float64"),
+        (3, "float32"),
+    ]
+    assert bpy.ops.noisewright.precompile(kind="hill") == {"FINISHED"}
+    assert status.ready_count(kernels) == len(kernels)
+    job = addon.preferences._jobs.job
+    assert (job.done, job.total, job.finished, job.error) == (4, 4, True, None)
+
+
+def test_precompile_can_be_cancelled_between_kernels(bpy_empty, addon):
+    bpy = bpy_empty
+    preferences = addon.preferences
+    started, release = threading.Event(), threading.Event()
+    compiled = []
+
+    def slow_compile(kernel):
+        started.set()
+        assert release.wait(60), "the test did not release the first kernel"
+        compiled.append(kernel)
+
+    kernels = addon.compile_status.KERNELS[:3]
+    job = preferences.start_job(kernels, slow_compile)
+    assert started.wait(60)
+    assert preferences.running_job() is job
+    assert job.progress_text() == f"Compiling {kernels[0].label} (1 of 3)"
+    assert not bpy.ops.noisewright.precompile.poll(), "one job at a time"
+    assert bpy.ops.noisewright.precompile_cancel() == {"FINISHED"}
+    release.set()
+    job.join(60)
+    assert (job.finished, job.cancelled, job.done, compiled) == (True, True, 1, [kernels[0]])
+    assert preferences.running_job() is None
+    assert not bpy.ops.noisewright.precompile_cancel.poll()
+
+
+def test_a_failing_compile_is_handed_over(bpy_empty, addon):
+    def broken(_kernel):
+        raise MemoryError("out of memory while compiling")
+
+    job = addon.preferences.start_job(addon.compile_status.KERNELS[:2], broken)
+    job.join(60)
+    assert isinstance(job.error, MemoryError) and job.done == 0 and job.finished
