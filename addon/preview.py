@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Hashable
 from dataclasses import dataclass, field
+from typing import cast
 
 import bpy
 import bpy.utils.previews
@@ -56,8 +57,9 @@ def _compute(key: tuple[NoiseSpec, Domain], result: dict) -> None:
     result["key"] = key
 
 
-def _compile_notice(spec: NoiseSpec, domain: Domain) -> str:
-    """What the preview of ``spec`` on ``domain`` waits for, if its kernel compiles first (float64 points)."""
+def _compile_notice(key: Hashable) -> str:
+    """What the preview of ``key`` (spec, domain) waits for, if its kernel compiles first (float64 points)."""
+    spec, domain = cast(tuple[NoiseSpec, Domain], key)
     if domain.dimensions in KINDS[spec.kind].dims and needs_compile(spec, domain.dimensions):
         return notice_text(spec.kind, domain.dimensions)
     return ""
@@ -91,7 +93,7 @@ def tick() -> float | None:
             return POLL_SECONDS
         _collect()
     if _state.wanted is not None and _state.wanted != _state.shown:
-        _state.compiling = _compile_notice(*_state.wanted)
+        _state.compiling = _compile_notice(_state.wanted)
         _state.worker = threading.Thread(target=_compute, args=(_state.wanted, _state.result), daemon=True)
         _state.worker.start()
         if _state.compiling:

@@ -18,8 +18,7 @@ def show_status(context: bpy.types.Context, text: str) -> None:
         return
     if context.workspace is not None:
         context.workspace.status_text_set(text)
-    if bpy.ops.wm.redraw_timer.poll():
-        bpy.ops.wm.redraw_timer(type="DRAW_WIN_SWAP", iterations=1)
+    bpy.ops.wm.redraw_timer(type="DRAW_WIN_SWAP", iterations=1)  # needs a window: checked above
 
 
 @contextmanager

@@ -5,8 +5,8 @@ The entry points run as ``blender --background --python scripts/<name>.py -- <ar
 user would: an enabled, installed ``noisewright`` extension is used as it is; otherwise the
 checkout is staged (``build_extension.stage_extension``) into a local extension repository
 under ``build/`` that is registered in the preferences, and the extension is enabled from
-there. The staged copy is kept while the sources are unchanged, so Numba's on-disk cache next
-to it survives between runs.
+there. The staged copy is kept while the sources are unchanged; Numba's on-disk cache lives in
+the extension's user folder (``addon/preferences.py``) and survives between runs.
 
 The noise options (``--kind``, ``--seed``, ``--octaves`` ...) are generated from the add-on's noise
 settings, so they match the panels field for field; they are applied to the scene's settings, which

@@ -125,3 +125,63 @@ def test_a_failing_compile_is_handed_over(bpy_empty, addon):
     job = addon.preferences.start_job(addon.compile_status.KERNELS[:2], broken)
     job.join(60)
     assert isinstance(job.error, MemoryError) and job.done == 0 and job.finished
+
+
+class _Layout:
+    """Records what a draw function puts into a layout (headless Blender has no UI to draw into)."""
+
+    def __init__(self, drawn: list):
+        self.drawn = drawn
+
+    def column(self, **_options):
+        return self
+
+    row = column
+
+    def separator(self, **_options):
+        pass
+
+    def label(self, text="", **_options):
+        self.drawn.append(("label", text))
+
+    def operator(self, idname, **_options):
+        self.drawn.append(("operator", idname))
+
+    def progress(self, factor=0.0, text="", **_options):
+        self.drawn.append(("progress", round(factor, 3), text))
+
+
+def _draw_preferences(addon) -> list:
+    drawn: list = []
+    owner = type("Preferences", (), {"layout": _Layout(drawn)})()
+    addon.preferences.NoisewrightPreferences.draw(owner, None)
+    return drawn
+
+
+def test_preferences_show_the_cache_folder_the_button_and_a_running_jobs_progress(bpy_empty, addon):
+    preferences = addon.preferences
+    idle = _draw_preferences(addon)
+    assert ("label", addon.noise_core.cache_location()) in idle
+    assert ("operator", "noisewright.precompile") in idle
+    total = len(addon.compile_status.KERNELS)
+    assert any(kind == "label" and text.endswith(f" of {total} kernels ready") for kind, text, *_ in idle)
+
+    started, release = threading.Event(), threading.Event()
+
+    def slow_compile(_kernel):
+        started.set()
+        release.wait(60)
+
+    kernels = addon.compile_status.KERNELS[:4]
+    job = preferences.start_job(kernels, slow_compile)
+    try:
+        assert started.wait(60)
+        running = _draw_preferences(addon)
+        assert ("operator", "noisewright.precompile_cancel") in running
+        assert ("operator", "noisewright.precompile") not in running
+        (progress,) = [item for item in running if item[0] == "progress"]
+        assert progress[1] == 0.0 and progress[2] == f"Compiling {kernels[0].label} (1 of 4)"
+    finally:
+        job.cancel()
+        release.set()
+        job.join(60)
