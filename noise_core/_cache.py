@@ -22,6 +22,7 @@ internals, the same from numba 0.62 to 0.68).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import threading
@@ -73,6 +74,13 @@ class _Settings:
 _settings = _Settings()
 _lock = threading.RLock()
 _dispatchers: list = []
+_writable: set[str] = set()
+"""Folders found writable since the place was last chosen (one write test per folder, not per function)."""
+
+
+@functools.cache
+def _in_package(py_file: str) -> bool:
+    return Path(py_file).resolve().parent == PACKAGE_DIR
 
 
 class _WholePackageStamp:
@@ -83,11 +91,15 @@ class _WholePackageStamp:
         return PACKAGE_DIGEST
 
     def ensure_cache_path(self) -> None:
-        check_writable(self.get_cache_path())  # type: ignore[attr-defined]
+        folder = self.get_cache_path()  # type: ignore[attr-defined]
+        os.makedirs(folder, exist_ok=True)
+        if folder not in _writable:
+            check_writable(folder)
+            _writable.add(folder)
 
     @classmethod
     def from_function(cls, py_func, py_file):
-        if Path(py_file).resolve().parent != PACKAGE_DIR:
+        if not _in_package(py_file):
             return None
         return super().from_function(py_func, py_file)  # type: ignore[misc]
 
@@ -192,6 +204,7 @@ def set_cache_dir(directory: str | os.PathLike[str] | None) -> str | None:
         raise TypeError(f"directory: expected a path or None, got {type(directory).__name__}")
     with _lock:
         _settings.directory = None if directory is None else os.path.abspath(os.fspath(directory))
+        _writable.clear()
         _settings.active = True
         _settings.warned = False
         for dispatcher in _dispatchers:

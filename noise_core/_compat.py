@@ -19,7 +19,14 @@ MIN_NUMBA = (0, 62)
 
 
 class NumbaVersionError(ImportError):
-    """The installed numba is older than ``MIN_NUMBA`` (or cannot be imported)."""
+    """The installed numba is older than ``MIN_NUMBA`` (or cannot be imported).
+
+    Its ``name`` is ``"numba"``: Blender's ``addon_utils.enable`` (5.0.1) fails with a TypeError of its own
+    on an ImportError from an extension whose ``name`` is None, hiding the message.
+    """
+
+    def __init__(self, message: str):
+        super().__init__(message, name="numba")
 
 
 def parse_version(version: str) -> tuple[int, int]:
