@@ -37,6 +37,7 @@ def register() -> None:
 
 
 def unregister() -> None:
+    preferences.cancel_job()
     for menu, entry in reversed(MENU_ENTRIES):
         menu.remove(entry)
     preview.detach()

@@ -69,6 +69,13 @@ def start_job(kernels: tuple[Kernel, ...] = KERNELS, compile_kernel=None) -> Pre
     return _jobs.job
 
 
+def cancel_job() -> None:
+    """Ask a running precompile job to stop after its current kernel (the add-on is being disabled)."""
+    job = running_job()
+    if job is not None:
+        job.cancel()
+
+
 def ready_count() -> int:
     """How many of ``KERNELS`` are compiled or cached (counted at most every READY_REFRESH_SECONDS)."""
     now = time.monotonic()

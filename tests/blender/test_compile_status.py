@@ -185,3 +185,22 @@ def test_preferences_show_the_cache_folder_the_button_and_a_running_jobs_progres
         job.cancel()
         release.set()
         job.join(60)
+
+
+def test_disabling_the_add_on_cancels_a_running_precompile_job(bpy_empty, addon):
+    started, release = threading.Event(), threading.Event()
+
+    def slow_compile(_kernel):
+        started.set()
+        release.wait(60)
+
+    job = addon.preferences.start_job(addon.compile_status.KERNELS[:3], slow_compile)
+    assert started.wait(60)
+    try:
+        addon.unregister()
+        assert job.cancelled
+    finally:
+        release.set()
+        job.join(60)
+        addon.register()
+    assert job.done == 1
