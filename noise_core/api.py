@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import fractal
+from . import cellular, fractal, voronoi
 from .fractal import fractal_sum, kernel_for
-from .kinds import KINDS, kernel_arguments, kind_info
+from .kinds import KINDS, NO_PARAMS, kernel_arguments, kind_info
 from .spec import NoiseSpec
 
 MAX_LATTICE_COORDINATE = 2.0**31
@@ -119,6 +119,15 @@ def kinds() -> tuple[str, ...]:
 
 
 COMPILE_STATES = ("compiled", "cached", "uncompiled")
+_METRIC_CODES = {"voronoi": voronoi.METRIC_CODES, "cellular": cellular.METRIC_CODES}
+
+
+def kernel_variant(spec: NoiseSpec) -> int:
+    """The variant code ``kernel_arguments(spec)`` gives, without building the kind's parameters (hill
+    noise draws its phase offsets with a compiled function): the distance metric for Voronoi and cellular
+    noise, the kind's fixed variant otherwise."""
+    codes = _METRIC_CODES.get(spec.kind)
+    return KINDS[spec.kind].variant if codes is None else codes[spec.distance]
 
 
 def _kernel_and_signature(spec: object, dim: object, dtype: object) -> tuple:
@@ -134,10 +143,9 @@ def _kernel_and_signature(spec: object, dim: object, dtype: object) -> tuple:
         raise TypeError(f"dtype: must be float32 or float64, got {dtype!r}") from None
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype: must be float32 or float64, got {dtype}")
-    family, variant, params = kernel_arguments(spec)
-    kernel = kernel_for(family, int(dim), variant, spec.tiling)
+    kernel = kernel_for(KINDS[spec.kind].family, int(dim), kernel_variant(spec), spec.tiling)
     arguments = fractal.kernel_arguments(
-        np.empty((1, int(dim)), dtype=dtype), np.empty(1, np.float32), np.zeros(1, np.int64), spec, params, 1.0
+        np.empty((1, int(dim)), dtype=dtype), np.empty(1, np.float32), np.zeros(1, np.int64), spec, NO_PARAMS, 1.0
     )
     return kernel, fractal.kernel_signature(kernel, arguments)
 

@@ -143,3 +143,15 @@ def test_compile_state_rejects_bad_arguments(dim, dtype, error, message) -> None
 def test_set_cache_dir_rejects_a_non_path() -> None:
     with pytest.raises(TypeError, match=r"^directory: expected a path or None, got int"):
         noise_core.set_cache_dir(3)  # type: ignore[arg-type]
+
+
+def test_compile_state_asks_about_the_kernel_evaluate_runs() -> None:
+    """``kernel_variant`` skips building the parameters but must name the same kernel as ``kernel_arguments``."""
+    from noise_core.api import kernel_variant
+    from noise_core.kinds import KINDS, kernel_arguments
+
+    for name in KINDS:
+        distances = getattr(noise_core.spec, f"{name.upper()}_DISTANCES", (None,))
+        for distance in distances:
+            spec = noise_core.NoiseSpec(kind=name, distance=distance)
+            assert kernel_variant(spec) == kernel_arguments(spec)[1], (name, distance)
