@@ -50,6 +50,8 @@ def check_finite(owner) -> None:
     and property groups it points to (an operator's ``noise`` settings) recursively. Blender stores NaN
     and infinities in float properties as given, and no noise, size or colour option allows them.
     """
+    if isinstance(owner, bpy.types.Operator):
+        owner = owner.properties  # the operator's own properties (its type's RNA lists none)
     for prop in owner.bl_rna.properties:
         name = prop.identifier
         if prop.type == "POINTER" and name != "rna_type":

@@ -152,7 +152,7 @@ class NOISEWRIGHT_OT_displace(bpy.types.Operator):
                     for obj, weight in zip(targets, weights, strict=True)
                 ]
             for obj, positions in zip(targets, results, strict=True):
-                check_finite_values(f"strength: {obj.name!r}: vertex positions", positions)
+                check_finite_values(f"strength: vertex positions of {obj.name!r}", positions)
             for obj, positions in zip(targets, results, strict=True):
                 if self.use_shape_key:
                     mesh_io.add_shape_key(obj, self.shape_key_name, positions)
@@ -231,14 +231,16 @@ class NOISEWRIGHT_OT_displace(bpy.types.Operator):
         if self.space == "WORLD":
             sample_at = positions.astype(np.float64) @ linear.T + matrix[:3, 3]
         noise01 = to_unit(spec, evaluate_chunked(spec, domain.noise_points(sample_at), advance))
-        # float32 like the mesh: amount = (noise01 - midlevel) * strength * weight, added in place.
-        amount = (noise01 - np.float32(self.midlevel)) * np.float32(self.strength)
-        amount *= weights
-        if directions.ndim == 1:
-            for axis in np.flatnonzero(directions):
-                positions[:, axis] += amount * np.float32(directions[axis])
-        else:
-            positions += amount[:, None] * directions.astype(np.float32)
+        # float32 like the mesh: amount = (noise01 - midlevel) * strength * weight, added in place. An
+        # overflow gives infinities, which ``execute`` refuses before anything is written.
+        with np.errstate(over="ignore", invalid="ignore"):
+            amount = (noise01 - np.float32(self.midlevel)) * np.float32(self.strength)
+            amount *= weights
+            if directions.ndim == 1:
+                for axis in np.flatnonzero(directions):
+                    positions[:, axis] += amount * np.float32(directions[axis])
+            else:
+                positions += amount[:, None] * directions.astype(np.float32)
         return positions
 
 
