@@ -206,6 +206,13 @@ def test_every_float_option_of_every_operator_is_checked(bpy_empty, addon, opera
     assert scene_state(bpy) == before
 
 
+def test_the_panel_names_a_nan_setting(bpy_empty, addon):
+    settings = bpy_empty.context.scene.noisewright
+    assert addon.ui.settings_error(settings) == ""
+    settings.scale = (1.0, NAN, 1.0)
+    assert addon.ui.settings_error(settings) == "scale: must be a finite number, got 1, nan, 1"
+
+
 # --- add_terrain with a linked active collection -------------------------------------------------------------
 
 
