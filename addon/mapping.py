@@ -11,10 +11,12 @@ any turbulent sum). Displacement is then ``(noise01 - midlevel) * strength``, as
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import bpy
 import numpy as np
 from mathutils import Euler
 
@@ -40,6 +42,38 @@ WEIBULL_ONLY = ("alpha", "beta")
 
 class UserError(Exception):
     """Something the user must fix (bad settings or context); operators report it and cancel."""
+
+
+def check_finite(owner) -> None:
+    """``UserError`` naming the first float property of ``owner`` that holds NaN or an infinity.
+
+    ``owner`` is an operator or a property group; float properties (scalars and vectors) are checked,
+    and property groups it points to (an operator's ``noise`` settings) recursively. Blender stores NaN
+    and infinities in float properties as given, and no noise, size or colour option allows them.
+    """
+    if isinstance(owner, bpy.types.Operator):
+        owner = owner.properties  # the operator's own properties (its type's RNA lists none)
+    for prop in owner.bl_rna.properties:
+        name = prop.identifier
+        if prop.type == "POINTER" and name != "rna_type":
+            group = getattr(owner, name)
+            if isinstance(group, bpy.types.PropertyGroup):
+                check_finite(group)
+        elif prop.type == "FLOAT":
+            value = getattr(owner, name)
+            values = tuple(value) if prop.array_length else (value,)
+            if not all(math.isfinite(number) for number in values):
+                shown = ", ".join(f"{number:g}" for number in values)
+                raise UserError(f"{name}: must be a finite number, got {shown}")
+
+
+def check_finite_values(name: str, values: np.ndarray) -> None:
+    """``UserError`` starting with ``name`` when ``values`` holds NaN or an infinity (nothing is written then)."""
+    bad = np.count_nonzero(~np.isfinite(values))
+    if bad:
+        raise UserError(
+            f"{name}: {bad} of {values.size} values would be NaN or infinite with these settings; nothing was changed"
+        )
 
 
 def choices(kind: str, field: str) -> tuple[str, ...]:
@@ -164,13 +198,15 @@ class Domain:
         return not any(self.rotation) and all(float(s).is_integer() and s != 0 for s in plane_scale)
 
 
-def to_domain(settings: NoiseSettings) -> Domain:
-    """The ``Domain`` of ``settings``; ``UserError`` if the kind has no noise of the chosen dimension."""
-    dimensions = int(settings.dimensions)
+def to_domain(settings: NoiseSettings, dimensions: int | None = None) -> Domain:
+    """The ``Domain`` of ``settings`` (reading ``dimensions`` instead of the settings' when given);
+    ``UserError`` if the kind has no noise of that dimension."""
+    field = "dimensions" if dimensions is None else "noise_dimensions"
+    dimensions = int(settings.dimensions) if dimensions is None else dimensions
     dims = kind_info(settings.kind).dims
     if dimensions not in dims:
         allowed = ", ".join(f"{d}D" for d in dims)
-        raise UserError(f"dimensions: kind {settings.kind!r} is defined in {allowed}, not {dimensions}D")
+        raise UserError(f"{field}: kind {settings.kind!r} is defined in {allowed}, not {dimensions}D")
     return Domain(
         offset=tuple(settings.offset),
         rotation=tuple(settings.rotation),
@@ -184,8 +220,9 @@ def to_domain(settings: NoiseSettings) -> Domain:
 def evaluate_chunked(spec: NoiseSpec, points: np.ndarray, advance: Callable[[int], None] | None = None) -> np.ndarray:
     """``noise_core.evaluate`` in chunks of ``CHUNK`` points, calling ``advance(n)`` after each one.
 
-    Coordinates ``evaluate`` rejects (beyond the 32-bit lattice) raise ``UserError``. A first use that
-    compiles is announced first (``compile_status.before_evaluate``).
+    Coordinates ``evaluate`` rejects (beyond the 32-bit lattice) and NaN or infinite noise values
+    raise ``UserError``: no operator writes a non-finite value. A first use that compiles is announced
+    first (``compile_status.before_evaluate``).
     """
     compile_status.before_evaluate(spec, points)
     out = np.empty(points.shape[0], dtype=np.float32)
@@ -195,6 +232,7 @@ def evaluate_chunked(spec: NoiseSpec, points: np.ndarray, advance: Callable[[int
             out[start : start + chunk.shape[0]] = evaluate(spec, chunk)
         except ValueError as error:
             raise UserError(f"noise space {error}") from None
+        check_finite_values("noise", out[start : start + chunk.shape[0]])
         if advance is not None:
             advance(chunk.shape[0])
     return out

@@ -2,25 +2,30 @@
 
 Pixel ``(c, r)`` (row 0 at the bottom, as Blender stores images) holds the noise at
 ``((c + .5) / W, (r + .5) / H)`` on the plane, mapped to 0..1 (see ``mapping``). By default the bake reads
-2D noise on the plane whatever the settings' dimensions, so with no offset, rotation or scale the image is
-exactly ``evaluate_grid(spec, (H, W))`` (what ``python -m noise_core bake`` writes) and tiles when tiling
-is on; ``noise_dimensions="SETTINGS"`` reads the settings' dimensions instead (3D noise sliced through the
-plane at 0 on the third axis, 1D noise along its axis). Grayscale images are
+2D noise on the plane whatever the settings' dimensions (even one the kind lacks, like 1D cellular), so with
+no rotation or scale and no offset on the plane's axes (the default offset moves Z only) the image is exactly
+``evaluate_grid(spec, (H, W))`` (what ``python -m noise_core bake`` writes) and tiles when tiling is on;
+``noise_dimensions="SETTINGS"`` reads the settings' dimensions instead (3D noise sliced through the plane,
+at the offset on the third axis, 1D noise along its axis). Grayscale images are
 non-colour data; a two-colour ramp blends scene-linear colours. Files are written by Blender itself
 (PNG 16-bit, OpenEXR 32-bit float, ZIP) through a temporary scene's output settings, with the Standard
-view transform, so grayscale values land in the file unchanged.
+view transform, so grayscale values land in the file unchanged; whole or not at all (``save_image``).
+A bake that fails (a save included) leaves an existing image as it was, colour space and ``is_dirty``
+included, and removes a new one.
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import replace
+import tempfile
+from dataclasses import dataclass
 
 import bpy
 import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatVectorProperty, IntProperty, PointerProperty, StringProperty
 
 from .mapping import Domain, UserError, kind_info, to_domain, to_spec
+from .noise_core.files import replacing
 from .pixels import noise01_image, pixel_array, to_rgba
 from .progress import window_progress
 from .properties import NoiseSettings, operator_settings
@@ -41,17 +46,40 @@ NOISE_DIMENSION_ITEMS = [
 
 
 def bake_domain(settings: NoiseSettings, noise_dimensions: str = "PLANE_2D") -> Domain:
-    """The domain a bake reads: the settings' domain, with 2D noise on its plane for ``"PLANE_2D"``."""
-    domain = to_domain(settings)
-    if noise_dimensions == "SETTINGS" or domain.dimensions == 2:
-        return domain
+    """The domain a bake reads: the settings' domain, with 2D noise on its plane for ``"PLANE_2D"``
+    (whatever the settings' dimensions, even one the kind does not have, such as 1D cellular)."""
+    if noise_dimensions == "SETTINGS":
+        return to_domain(settings)
     if 2 not in kind_info(settings.kind).dims:
         raise UserError(f"noise_dimensions: kind {settings.kind!r} has no 2D noise; bake it As Settings")
-    return replace(domain, dimensions=2)
+    return to_domain(settings, dimensions=2)
+
+
+PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"
+"""The last 12 bytes of every complete PNG file: the empty IEND chunk and its CRC."""
+
+
+def check_written(path: str, file_format: str) -> None:
+    """``OSError`` unless ``path`` holds a complete file: Blender's PNG writer reports no error when the
+    file is cut short (a full disk, a file-size limit), so a PNG must end with its IEND chunk. Blender's
+    OpenEXR writer raises on such errors itself (and reading a cut EXR back can crash Blender)."""
+    size = os.path.getsize(path)
+    if size == 0:
+        raise OSError(f"{path!r}: nothing was written")
+    if file_format == "PNG":
+        with open(path, "rb") as written:
+            written.seek(max(size - len(PNG_END), 0))
+            if written.read() != PNG_END:
+                raise OSError(f"{path!r}: the PNG was cut short (disk full or file-size limit?)")
 
 
 def save_image(image: bpy.types.Image, path: str, file_format: str, grayscale: bool) -> None:
-    """Write ``image`` to ``path`` with Blender's image writer: PNG 16-bit or OpenEXR 32-bit float."""
+    """Write ``image`` to ``path`` with Blender's image writer: PNG 16-bit or OpenEXR 32-bit float.
+
+    Written whole or not at all (``noise_core.files.replacing``): into a temporary file beside ``path``,
+    checked (``check_written``), then renamed over it; on failure an existing file at ``path`` is kept
+    and ``RuntimeError`` (Blender's writer) or ``OSError`` is raised.
+    """
     scene = bpy.data.scenes.new(".noisewright_save")
     try:
         scene.view_settings.view_transform = "Standard"
@@ -62,7 +90,9 @@ def save_image(image: bpy.types.Image, path: str, file_format: str, grayscale: b
         settings.color_depth = DEPTHS[file_format]  # type: ignore[assignment]
         if file_format == "OPEN_EXR":
             settings.exr_codec = "ZIP"
-        image.save_render(path, scene=scene)
+        with replacing(path) as temporary:
+            image.save_render(str(temporary), scene=scene)
+            check_written(str(temporary), file_format)
     finally:
         bpy.data.scenes.remove(scene)
 
@@ -206,9 +236,13 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
         directory = os.path.dirname(path) or os.curdir
         if not os.path.isdir(directory):
             raise UserError(f"filepath: the folder {directory!r} does not exist")
-        exists = os.path.exists(path)
-        if os.path.isdir(path) or not os.access(directory, os.W_OK) or (exists and not os.access(path, os.W_OK)):
+        if os.path.isdir(path) or (os.path.exists(path) and not os.access(path, os.W_OK)):
             raise UserError(f"filepath: cannot write {path!r}")
+        try:  # what the save does first: a temporary file in the folder (os.access cannot tell for root)
+            with tempfile.TemporaryFile(dir=directory):
+                pass
+        except OSError as error:
+            raise UserError(f"filepath: cannot write into the folder {directory!r} ({error.strerror})") from None
         return path
 
     def execute(self, context):
@@ -226,17 +260,22 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
             return {"CANCELLED"}
         if spec.tiling and not domain.keeps_tiling():
             self.report({"WARNING"}, "tiling: rotation or a fractional plane scale breaks the seamless tiling")
-        restore = self._snapshot(image) if path else None
+        snapshot = _snapshot(image)
         if image is None:
             image = bpy.data.images.new(self.image_name, self.width, self.height, float_buffer=self.use_float)
-        self._fill(image, values)
-        if path:
-            try:
-                save_image(image, path, self.save_format, self.color_mode == "GRAYSCALE")
-            except RuntimeError as error:
-                self._restore(image, restore)
-                self.report({"ERROR"}, f"filepath: Blender could not save {path!r}: {error}")
-                return {"CANCELLED"}
+        try:  # on any failure the image is put back as it was (a new one removed)
+            self._fill(image, values)
+            if path:
+                try:
+                    save_image(image, path, self.save_format, self.color_mode == "GRAYSCALE")
+                except (RuntimeError, OSError) as error:
+                    raise UserError(f"filepath: Blender could not save {path!r}: {error}") from None
+        except BaseException as error:
+            _restore(image, snapshot)
+            if not isinstance(error, UserError):
+                raise
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
         if self.pack:
             image.pack()
         space = context.space_data
@@ -246,35 +285,63 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
         return {"FINISHED"}
 
     def _fill(self, image: bpy.types.Image, values: np.ndarray) -> None:
-        resize(image, self.width, self.height)
         grayscale = self.color_mode == "GRAYSCALE"
+        # The colour space first: changing it reloads a file image's buffer, which would undo the resize.
         if grayscale:
             image.colorspace_settings.name = "Non-Color"
         else:
             image.colorspace_settings.name = "Linear Rec.709" if image.is_float else "sRGB"
+        resize(image, self.width, self.height)
+        if tuple(image.size) != (self.width, self.height):
+            raise UserError(
+                f"image_name: {image.name!r} could not be resized to {self.width}x{self.height} "
+                f"(it is {image.size[0]}x{image.size[1]})"
+            )
         ramp = None if grayscale else (tuple(self.color_low), tuple(self.color_high))
         pixel_array(image).foreach_set(to_rgba(values, ramp, encode_srgb=not image.is_float))
         image.update()
 
-    @staticmethod
-    def _snapshot(image: bpy.types.Image | None) -> tuple[tuple[int, int], str, np.ndarray] | None:
-        """An existing image's size, colour space and pixels, to undo the bake if saving fails."""
-        if image is None:
-            return None
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a bake changes in an existing image, to put it back if the bake fails."""
+
+    size: tuple[int, int]
+    generated_size: tuple[int, int]
+    colorspace: str
+    pixels: np.ndarray | None
+    """Only for images with unsaved changes (``is_dirty``); clean ones are reloaded from their source."""
+
+
+def _snapshot(image: bpy.types.Image | None) -> Snapshot | None:
+    if image is None:
+        return None
+    pixels = None
+    if image.is_dirty:
         pixels = np.empty(len(pixel_array(image)), dtype=np.float32)
         pixel_array(image).foreach_get(pixels)
-        return (image.size[0], image.size[1]), image.colorspace_settings.name, pixels
+    generated = (image.generated_width, image.generated_height)
+    return Snapshot((image.size[0], image.size[1]), generated, image.colorspace_settings.name, pixels)
 
-    @staticmethod
-    def _restore(image: bpy.types.Image, snapshot: tuple[tuple[int, int], str, np.ndarray] | None) -> None:
-        if snapshot is None:
-            bpy.data.images.remove(image)
-            return
-        size, colorspace, pixels = snapshot
-        resize(image, *size)
-        image.colorspace_settings.name = colorspace
-        pixel_array(image).foreach_set(pixels)
-        image.update()
+
+def _restore(image: bpy.types.Image, snapshot: Snapshot | None) -> None:
+    """Undo a failed bake: remove a new image; put an existing one back, clean (``is_dirty`` False) if it was.
+
+    A clean image equals its file or generated pattern, so reloading restores it and keeps it clean;
+    an image with unsaved changes gets its pixels back (and stays dirty, as it was).
+    """
+    if snapshot is None:
+        bpy.data.images.remove(image)
+        return
+    image.colorspace_settings.name = snapshot.colorspace
+    if image.source == "GENERATED":
+        image.generated_width, image.generated_height = snapshot.generated_size
+    if snapshot.pixels is None:
+        image.reload()
+        return
+    resize(image, *snapshot.size)
+    pixel_array(image).foreach_set(snapshot.pixels)
+    image.update()
 
 
 def menu_entry(menu, _context) -> None:

@@ -4,7 +4,9 @@ Each vertex moves by ``(noise01 - midlevel) * strength * weight`` along the chos
 Blender's Displace modifier (``noise01``: see ``mapping``). ``weight`` is the vertex-group weight (or
 1 - weight when inverted), times the selection in Edit Mode. With World coordinates the noise is read
 at world positions and strength and direction are in world space; with Local, in the object's space.
-Everything is computed and checked before any mesh changes.
+Everything is computed and checked before any mesh changes: NaN or infinite positions (noise settings
+that give them, or a strength that overflows) cancel the run. Edit Mode, left for Object Mode while the
+meshes are read and written, is restored however the run ends.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, PointerProperty, StringProperty
 
 from . import mesh_io
-from .mapping import Domain, UserError, evaluate_chunked, to_domain, to_spec, to_unit
+from .mapping import Domain, UserError, check_finite_values, evaluate_chunked, to_domain, to_spec, to_unit
 from .noise_core import NoiseSpec
 from .progress import window_progress
 from .properties import NoiseSettings, operator_settings
@@ -141,7 +143,7 @@ class NOISEWRIGHT_OT_displace(bpy.types.Operator):
             return {"CANCELLED"}
         if edit_mode:
             bpy.ops.object.mode_set(mode="OBJECT")  # writes the edit data; vertex-group weights need Object mode
-        try:
+        try:  # whatever happens from here on, Edit mode is restored
             targets, weights = self._weighted_targets(context, targets, edit_mode)
             total = sum(len(_mesh(obj).vertices) for obj in targets)
             with window_progress(context, total) as advance:
@@ -149,17 +151,16 @@ class NOISEWRIGHT_OT_displace(bpy.types.Operator):
                     self._displaced(obj, weight, spec, domain, advance)
                     for obj, weight in zip(targets, weights, strict=True)
                 ]
-        except UserError as error:
-            if edit_mode:
-                bpy.ops.object.mode_set(mode="EDIT")
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
-        try:
+            for obj, positions in zip(targets, results, strict=True):
+                check_finite_values(f"strength: vertex positions of {obj.name!r}", positions)
             for obj, positions in zip(targets, results, strict=True):
                 if self.use_shape_key:
                     mesh_io.add_shape_key(obj, self.shape_key_name, positions)
                 else:
                     mesh_io.write_positions(_mesh(obj), positions)
+        except UserError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
         finally:
             if edit_mode:
                 bpy.ops.object.mode_set(mode="EDIT")
@@ -230,14 +231,16 @@ class NOISEWRIGHT_OT_displace(bpy.types.Operator):
         if self.space == "WORLD":
             sample_at = positions.astype(np.float64) @ linear.T + matrix[:3, 3]
         noise01 = to_unit(spec, evaluate_chunked(spec, domain.noise_points(sample_at), advance))
-        # float32 like the mesh: amount = (noise01 - midlevel) * strength * weight, added in place.
-        amount = (noise01 - np.float32(self.midlevel)) * np.float32(self.strength)
-        amount *= weights
-        if directions.ndim == 1:
-            for axis in np.flatnonzero(directions):
-                positions[:, axis] += amount * np.float32(directions[axis])
-        else:
-            positions += amount[:, None] * directions.astype(np.float32)
+        # float32 like the mesh: amount = (noise01 - midlevel) * strength * weight, added in place. An
+        # overflow gives infinities, which ``execute`` refuses before anything is written.
+        with np.errstate(over="ignore", invalid="ignore"):
+            amount = (noise01 - np.float32(self.midlevel)) * np.float32(self.strength)
+            amount *= weights
+            if directions.ndim == 1:
+                for axis in np.flatnonzero(directions):
+                    positions[:, axis] += amount * np.float32(directions[axis])
+            else:
+                positions += amount[:, None] * directions.astype(np.float32)
         return positions
 
 

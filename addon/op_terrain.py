@@ -3,7 +3,8 @@
 Vertex ``(x, y)`` of the grid (centred on its origin, ``size`` wide) reads the noise at
 ``(x + offset_x, y + offset_y, 0)`` (then the domain transform), and gets
 ``z = noise01 * height * falloff``, where ``falloff`` fades to 0 towards the edges (smoothstep over the
-outer ``falloff_width`` fraction of the half-size, per axis or radially).
+outer ``falloff_width`` fraction of the half-size, per axis or radially). The object goes into the active
+collection, or the scene collection when the active one is linked library data (read-only).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import numpy as np
 from bpy.props import EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, PointerProperty
 
 from . import mesh_io
-from .mapping import UserError, evaluate_chunked, to_domain, to_spec, to_unit
+from .mapping import UserError, check_finite_values, evaluate_chunked, to_domain, to_spec, to_unit
 from .progress import window_progress
 from .properties import NoiseSettings, operator_settings
 from .ui import draw_noise_settings
@@ -50,6 +51,30 @@ def edge_falloff(positions: np.ndarray, size: float, mode: str, width: float) ->
     if distance is None:
         return np.ones(positions.shape[0])
     return _smoothstep((1.0 - distance) / max(width, 1e-6))
+
+
+def _new_terrain(
+    context: bpy.types.Context,
+    collection: bpy.types.Collection,
+    positions: np.ndarray,
+    quads: np.ndarray,
+    uvs: np.ndarray,
+) -> bpy.types.Object:
+    """A "Noise Terrain" object and mesh at the 3D cursor, linked into ``collection``; if any step fails,
+    both are removed again (no orphan data is left behind) and the error is raised."""
+    mesh = bpy.data.meshes.new("Noise Terrain")
+    obj = None
+    try:
+        mesh_io.build_grid(mesh, positions, quads, uvs)
+        obj = bpy.data.objects.new("Noise Terrain", mesh)
+        obj.location = context.scene.cursor.location
+        collection.objects.link(obj)
+    except BaseException:
+        if obj is not None:
+            bpy.data.objects.remove(obj)
+        bpy.data.meshes.remove(mesh)
+        raise
+    return obj
 
 
 class NOISEWRIGHT_OT_add_terrain(bpy.types.Operator):
@@ -134,15 +159,21 @@ class NOISEWRIGHT_OT_add_terrain(bpy.types.Operator):
             sample_at[:, :2] += np.asarray(self.offset)
             with window_progress(context, vertices) as advance:
                 noise01 = to_unit(spec, evaluate_chunked(spec, domain.noise_points(sample_at), advance))
+            falloff = edge_falloff(positions, self.size, self.falloff, self.falloff_width)
+            positions[:, 2] = noise01 * self.height * falloff
+            check_finite_values("height: vertex heights", positions[:, 2].astype(np.float32))
         except UserError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
-        positions[:, 2] = noise01 * self.height * edge_falloff(positions, self.size, self.falloff, self.falloff_width)
-        mesh = bpy.data.meshes.new("Noise Terrain")
-        mesh_io.build_grid(mesh, positions, quads, uvs)
-        obj = bpy.data.objects.new("Noise Terrain", mesh)
-        obj.location = context.scene.cursor.location
-        context.collection.objects.link(obj)
+        collection = context.collection
+        if collection is None or not collection.is_editable:
+            collection = context.scene.collection
+            self.report({"WARNING"}, "The active collection is linked library data; added to the scene collection")
+        try:
+            obj = _new_terrain(context, collection, positions, quads, uvs)
+        except RuntimeError as error:
+            self.report({"ERROR"}, f"Could not add the terrain to {collection.name!r}: {error}")
+            return {"CANCELLED"}
         for selected in context.selected_objects:
             selected.select_set(False)
         obj.select_set(True)

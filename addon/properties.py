@@ -9,7 +9,7 @@ choice tuples), so new kinds appear without changes here.
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, StringProperty
 
-from .mapping import all_choices, choices
+from .mapping import all_choices, check_finite, choices
 from .noise_core.kinds import KINDS
 from .noise_core.spec import (
     HILL_MAX_SINES,
@@ -20,6 +20,13 @@ from .noise_core.spec import (
     SEED_MAX,
     SEED_MIN,
 )
+
+DEFAULT_OFFSET = (0.0, 0.0, 0.13)
+"""The noise space's default offset. Meshes on whole-number coordinates (Blender's default cube has its
+corners at +-1) sit on lattice points at whole-number frequencies, where Perlin noise is 0: with no offset
+the default Displace on the default cube would not move a vertex. Z is shifted by 0.13 (0.13 x frequency
+is a whole number for no frequency below 100); X and Y stay 0, so the default bake (2D noise on the XY
+plane) is still exactly ``evaluate_grid``."""
 
 KIND_ITEMS = [(info.name, info.name.replace("_", " ").title(), info.description) for info in KINDS.values()]
 DIMENSION_ITEMS = [
@@ -166,7 +173,11 @@ class NoiseSettings(bpy.types.PropertyGroup):
         name="Beta", description="Weibull shape", default=1.0, min=1e-3, soft_max=10.0
     )
     offset: FloatVectorProperty(  # type: ignore[valid-type]
-        name="Offset", description="Translation of the noise space (added last)", size=3, subtype="TRANSLATION"
+        name="Offset",
+        description="Translation of the noise space (added last); Z starts off the lattice, see DEFAULT_OFFSET",
+        size=3,
+        default=DEFAULT_OFFSET,
+        subtype="TRANSLATION",
     )
     rotation: FloatVectorProperty(  # type: ignore[valid-type]
         name="Rotation", description="XYZ Euler rotation of the noise space", size=3, subtype="EULER"
@@ -208,9 +219,13 @@ def operator_settings(operator: bpy.types.Operator, context: bpy.types.Context) 
     Reading an operator's pointer property creates it, so ``is_property_set`` is checked first: Adjust
     Last Operation re-runs with the values of the run it adjusts. Operators declare ``noise`` with
     ``SKIP_SAVE`` so a new run starts from the scene's settings, not the previous run's.
+
+    Every operator starts here, so this is also where NaN and infinities are refused, in any float option
+    of the operator or of its noise settings (``UserError`` naming the option, see ``check_finite``).
     """
     if not operator.properties.is_property_set("noise"):
         copy_settings(context.scene.noisewright, operator.noise)  # type: ignore[attr-defined]
+    check_finite(operator)
     return operator.noise  # type: ignore[attr-defined]
 
 

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import bpy
 
-from .mapping import UserError, applicable_options, to_domain, to_spec
+from .mapping import UserError, applicable_options, check_finite, to_domain, to_spec
 from .noise_core.kinds import KINDS
 
 if TYPE_CHECKING:
@@ -56,6 +56,7 @@ def shows_tiling(settings: NoiseSettings) -> bool:
 def settings_error(settings: NoiseSettings) -> str:
     """The message that makes ``settings`` unusable, or ``""``."""
     try:
+        check_finite(settings)
         to_spec(settings)
         to_domain(settings)
     except UserError as error:

@@ -21,8 +21,11 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
+import math
+import re
 import runpy
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -115,6 +118,84 @@ def _raise(error: Exception) -> None:
     raise error
 
 
+class ScriptParser(argparse.ArgumentParser):
+    """``argparse`` with the project's error style: ``error: --option: what is allowed`` and exit status 2
+    (argparse itself writes ``argument --option: ...``)."""
+
+    def error(self, message: str):  # type: ignore[override]
+        super().error(re.sub(r"^argument (-[\w-]+)(?:/-[\w-]+)*: ", r"\1: ", message))
+
+
+def number(low: float | None = None, high: float | None = None, *, above: bool = False) -> Callable[[str], float]:
+    """An argparse ``type``: a finite float, ``low`` (or above it, with ``above``) to ``high`` when given."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        if not math.isfinite(value):
+            raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+        too_low = low is not None and (value <= low if above else value < low)
+        if too_low or (high is not None and value > high):
+            lower = "" if low is None else (f"> {low:g}" if above else f">= {low:g}")
+            upper = "" if high is None else f"<= {high:g}"
+            raise argparse.ArgumentTypeError(f"must be {' and '.join(filter(None, (lower, upper)))}, got {text}")
+        return value
+
+    parse.__name__ = "number"
+    return parse
+
+
+def integer(low: int, high: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number from ``low`` to ``high``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"must be between {low} and {high}, got {value}")
+        return value
+
+    parse.__name__ = "integer"
+    return parse
+
+
+def output_file(parser: argparse.ArgumentParser, option: str, path: Path, suffixes: Sequence[str]) -> Path:
+    """``path`` resolved, after making sure a file with one of ``suffixes`` can be written there: its folder
+    is created if missing and a temporary file is created and removed in it. Otherwise ``parser.error``
+    (exit status 2) names ``option`` and the problem."""
+    path = Path(path).resolve()
+    if path.is_dir():
+        parser.error(f"{option}: {str(path)!r} is a folder; give a file path ending in {' or '.join(suffixes)}")
+    if path.suffix.lower() not in suffixes:
+        parser.error(f"{option}: unsupported file type {path.suffix or '(none)'!r}; use {' or '.join(suffixes)}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path.parent):
+            pass
+    except OSError as error:
+        parser.error(f"{option}: cannot write into the folder {str(path.parent)!r} ({error.strerror or error})")
+    return path
+
+
+def save_blend(path: Path) -> None:
+    """Save the open file as a copy at ``path``, whole or not at all (``noise_core.files.replacing``).
+
+    ``copy=True`` leaves ``bpy.data.filepath`` alone; relative paths stay valid because the temporary file
+    is in ``path``'s folder. ``AddonError`` if Blender could not write it (an existing file is kept).
+    """
+    replacing = addon_package().noise_core.files.replacing
+    try:
+        with replacing(path) as temporary:
+            temporary.unlink()  # Blender would keep the empty placeholder as a backup (.blend1)
+            bpy.ops.wm.save_as_mainfile(filepath=str(temporary), check_existing=False, copy=True)
+    except (RuntimeError, OSError) as error:
+        raise AddonError(f"could not save {str(path)!r}: {str(error).strip()}") from error
+
+
 def add_addon_arguments(parser: argparse.ArgumentParser) -> None:
     """The options every entry point shares."""
     parser.add_argument(
@@ -164,7 +245,7 @@ def _add_noise_arguments(parser: argparse.ArgumentParser) -> None:
         elif prop.type == "BOOLEAN":
             options["action"] = argparse.BooleanOptionalAction
         elif prop.type in ("INT", "FLOAT"):
-            options["type"] = int if prop.type == "INT" else float
+            options["type"] = int if prop.type == "INT" else number()
             if prop.array_length:
                 options.update(nargs=prop.array_length, metavar=tuple("XYZW"[: prop.array_length]))
         group.add_argument(option, **options)
@@ -180,14 +261,14 @@ def parse_arguments(
     The add-on comes first because the noise options are generated from its settings.
     """
     arguments = script_arguments(argv)
-    common = argparse.ArgumentParser(add_help=False)
+    common = ScriptParser(add_help=False)
     add_addon_arguments(common)
     known, _ = common.parse_known_args(arguments)
     try:
         load_addon(known.extension_repo)
     except (AddonError, OSError) as error:
         raise SystemExit(f"error: could not load the Noisewright add-on: {error}") from error
-    parser = argparse.ArgumentParser(description=description, parents=[common])
+    parser = ScriptParser(description=description, parents=[common])
     add_arguments(parser)
     _add_noise_arguments(parser)
     return parser, parser.parse_args(arguments)
@@ -213,7 +294,7 @@ def _as_option_message(message: str) -> str:
     return _option(field) + separator + rest if separator and field.split("[")[0].isidentifier() else message
 
 
-def _addon_package():
+def addon_package():
     """The enabled Noisewright add-on package (its ``mapping`` and bundled ``noise_core``)."""
     module = _enabled_extension_module()
     if module is None:
@@ -279,7 +360,7 @@ def apply_noise_arguments(
     ``parser.error("--<field>: ...")`` (exit code 2) naming the option and what is allowed.
     """
     given = {p.identifier: getattr(args, p.identifier) for p in _noise_properties() if hasattr(args, p.identifier)}
-    package = _addon_package()
+    package = addon_package()
     values = {**(defaults or {}), **given}
     try:
         _check_spec(package, values)

@@ -3,7 +3,8 @@
     blender --background --python scripts/bake_texture.py -- --out noise.exr --size 1024 --kind perlin --octaves 5
     python scripts/bake_texture.py --out noise.png --width 2048 --height 1024 --tiling --colors ramp
 
-The format follows the file extension: .png (16-bit) or .exr (32-bit float OpenEXR), written by Blender.
+The format follows the file extension: .png (16-bit) or .exr (32-bit float OpenEXR), written by Blender
+whole or not at all (a failed save exits with status 1 and keeps an existing file; bad options exit with 2).
 Noise options default to 2D noise on the XY plane, so the image equals ``noise_core.evaluate_grid``
 mapped to 0..1 (as ``python -m noise_core bake`` writes it); ``--dimensions 3`` bakes a slice of 3D noise.
 """
@@ -23,23 +24,17 @@ MAX_SIDE = 65536
 DEFAULT_NOISE = {"dimensions": "2", "plane": "XY"}
 
 
-def _pixels(text: str) -> int:
-    value = int(text)
-    if not 1 <= value <= MAX_SIDE:
-        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_SIDE}, got {value}")
-    return value
-
-
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    pixels, colour = addon["integer"](1, MAX_SIDE), addon["number"](0.0)
     parser.add_argument("--out", type=Path, required=True, help="image file to write: .png (16-bit) or .exr (float)")
-    parser.add_argument("--size", type=_pixels, default=1024, help="width and height in pixels (default 1024)")
-    parser.add_argument("--width", type=_pixels, help="width in pixels (overrides --size)")
-    parser.add_argument("--height", type=_pixels, help="height in pixels (overrides --size)")
+    parser.add_argument("--size", type=pixels, default=1024, help="width and height in pixels (default 1024)")
+    parser.add_argument("--width", type=pixels, help="width in pixels (overrides --size)")
+    parser.add_argument("--height", type=pixels, help="height in pixels (overrides --size)")
     parser.add_argument(
         "--colors", choices=("grayscale", "ramp"), default="grayscale", help="grey values or a two-colour ramp"
     )
-    parser.add_argument("--low", type=float, nargs=3, metavar=("R", "G", "B"), help="ramp colour of noise value 0")
-    parser.add_argument("--high", type=float, nargs=3, metavar=("R", "G", "B"), help="ramp colour of noise value 1")
+    parser.add_argument("--low", type=colour, nargs=3, metavar=("R", "G", "B"), help="ramp colour of noise value 0")
+    parser.add_argument("--high", type=colour, nargs=3, metavar=("R", "G", "B"), help="ramp colour of noise value 1")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -50,9 +45,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"--out: unsupported image format {args.out.suffix or '(none)'!r}; use one of {', '.join(FORMATS)}"
         )
     addon["apply_noise_arguments"](parser, args, DEFAULT_NOISE)
-    out = args.out.resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
+    out = addon["output_file"](parser, "--out", args.out, tuple(FORMATS))
     width, height = args.width or args.size, args.height or args.size
+    max_pixels = addon["addon_package"]().op_bake.MAX_PIXELS
+    if width * height > max_pixels:
+        parser.error(f"--width, --height: {width}x{height} exceeds the limit of {max_pixels} pixels")
     ramp = {name: value for name, value in (("color_low", args.low), ("color_high", args.high)) if value}
     try:
         with addon["step"](f"baking {width}x{height} noise into {out}"):

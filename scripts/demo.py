@@ -11,7 +11,7 @@ map (``height.exr``) and as a colour ramp (``color.png``, 16-bit), and save ``te
 with a material using ``color.png``, a camera and a sun) next to them. The terrain spans the noise
 square 0..1 that the textures are baked on, so ``height.exr`` is its height field before the detail
 displacement. The noise options (``--kind``, ``--seed``, ``--octaves`` ...) change the terrain noise; the
-detail noise uses the terrain's seed + 100.
+detail noise uses the terrain's seed + 100. Every file is written whole or not at all.
 """
 
 from __future__ import annotations
@@ -78,9 +78,8 @@ def _finish_scene(terrain: bpy.types.Object, color_path: Path) -> None:
 
 def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Path]:
     """Make the demo's files in ``args.out``; return them by kind (blend, height, color)."""
-    out = args.out.resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    paths = {kind: out / name for kind, name in FILES.items()}
+    paths = {kind: args.out / name for kind, name in FILES.items()}
+    paths = {kind: addon["output_file"](parser, "--out", path, (path.suffix,)) for kind, path in paths.items()}
     subdivisions, pixels = SIZES[args.size]
     bpy.ops.wm.read_homefile(use_empty=True)
     addon["apply_noise_arguments"](parser, args, TERRAIN_NOISE)
@@ -102,7 +101,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, 
     _bake("Height", paths["height"], pixels, "OPEN_EXR", color_mode="GRAYSCALE")
     _bake("Color", paths["color"], pixels, "PNG", color_mode="RAMP", **RAMP)
     _finish_scene(terrain, paths["color"])
-    bpy.ops.wm.save_as_mainfile(filepath=str(paths["blend"]), check_existing=False)
+    addon["save_blend"](paths["blend"])
     return paths
 
 

@@ -6,7 +6,8 @@
 
 Without ``--objects`` a terrain grid is added (``noisewright.add_terrain``) to the file given with
 ``--open``, to the file Blender was started with, or to an empty scene. With ``--objects`` those meshes
-are displaced instead (``noisewright.displace``), optionally into a new shape key.
+are displaced instead (``noisewright.displace``), optionally into a new shape key. The .blend is written
+whole or not at all; bad options exit with status 2 (``error: --option: ...``), a failed run with 1.
 """
 
 from __future__ import annotations
@@ -22,26 +23,28 @@ import bpy
 addon = runpy.run_path(str(Path(__file__).with_name("_blender_addon.py")), run_name="_blender_addon")
 
 
-def _subdivisions(text: str) -> int:
-    value = int(text)
-    if not 1 <= value <= 16384:
-        raise argparse.ArgumentTypeError(f"must be between 1 and 16384, got {value}")
-    return value
+MIN_SIZE = 1e-4
+"""The terrain operator's smallest size."""
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    number = addon["number"]
     parser.add_argument("--out", type=Path, required=True, help=".blend file to save")
     parser.add_argument("--open", type=Path, help=".blend file to open first")
     terrain = parser.add_argument_group("terrain (without --objects)")
-    terrain.add_argument("--subdivisions", type=_subdivisions, default=256, help="faces along X and Y (default 256)")
-    terrain.add_argument("--size", type=float, default=2.0, help="width and depth of the grid (default 2)")
-    terrain.add_argument("--height", type=float, default=0.5, help="height of noise value 1 (default 0.5)")
+    terrain.add_argument(
+        "--subdivisions", type=addon["integer"](1, 16384), default=256, help="faces along X and Y (default 256)"
+    )
+    terrain.add_argument("--size", type=number(MIN_SIZE), default=2.0, help="width and depth of the grid (default 2)")
+    terrain.add_argument("--height", type=number(), default=0.5, help="height of noise value 1 (default 0.5)")
     terrain.add_argument("--falloff", choices=("none", "x", "y", "radial"), default="none", help="edge falloff")
-    terrain.add_argument("--falloff-width", type=float, default=0.3, help="fraction of the half-size it eases over")
+    terrain.add_argument(
+        "--falloff-width", type=number(0.0, 1.0), default=0.3, help="fraction of the half-size it eases over"
+    )
     displace = parser.add_argument_group("displace (with --objects)")
     displace.add_argument("--objects", nargs="+", metavar="NAME", help="mesh objects to displace instead")
-    displace.add_argument("--strength", type=float, default=0.2, help="displacement of noise01 - midlevel = 1")
-    displace.add_argument("--midlevel", type=float, default=0.5, help="noise value (0..1) that stays in place")
+    displace.add_argument("--strength", type=number(), default=0.2, help="displacement of noise01 - midlevel = 1")
+    displace.add_argument("--midlevel", type=number(), default=0.5, help="noise value (0..1) that stays in place")
     displace.add_argument("--direction", choices=("normal", "x", "y", "z"), default="normal", help="move along")
     displace.add_argument("--space", choices=("local", "world"), default="local", help="coordinates noise is read in")
     displace.add_argument("--vertex-group", default="", help="scale by this vertex group's weights")
@@ -52,7 +55,10 @@ def _open_scene(parser: argparse.ArgumentParser, path: Path | None) -> None:
     if path is not None:
         if not path.is_file():
             parser.error(f"--open: no such file {str(path)!r}")
-        bpy.ops.wm.open_mainfile(filepath=str(path.resolve()))
+        try:
+            bpy.ops.wm.open_mainfile(filepath=str(path.resolve()))
+        except RuntimeError as error:
+            parser.error(f"--open: Blender cannot open {str(path)!r} as a .blend file ({str(error).strip()})")
     elif not bpy.data.filepath:
         bpy.ops.wm.read_homefile(use_empty=True)
 
@@ -69,6 +75,7 @@ def _select_only(parser: argparse.ArgumentParser, names: Sequence[str]) -> None:
 
 def make(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Build or displace the meshes described by ``args`` and save the .blend."""
+    out = addon["output_file"](parser, "--out", args.out, (".blend",))
     _open_scene(parser, args.open)
     addon["apply_noise_arguments"](parser, args)
     if args.objects:
@@ -95,9 +102,7 @@ def make(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
                 falloff=args.falloff.upper(),
                 falloff_width=args.falloff_width,
             )
-    out = args.out.resolve()
-    out.parent.mkdir(parents=True, exist_ok=True)
-    bpy.ops.wm.save_as_mainfile(filepath=str(out), check_existing=False)
+    addon["save_blend"](out)
     print(f"saved {out}")
 
 

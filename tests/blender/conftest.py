@@ -60,6 +60,11 @@ def bpy_empty(addon):
     return bpy
 
 
+def default_offset(addon) -> np.ndarray:
+    """The noise space's default offset (Z off the lattice) as Blender stores it (float32), in float64."""
+    return np.asarray(addon.properties.DEFAULT_OFFSET, dtype=np.float32).astype(np.float64)
+
+
 def scene_state(bpy) -> dict:
     """Everything a cancelled operator must leave alone: datablock counts, every mesh's vertices and
     shape keys, every image's size and pixels, selection and mode."""

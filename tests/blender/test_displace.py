@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from .conftest import scene_state
+from .conftest import default_offset, scene_state
 
 pytestmark = pytest.mark.blender
 
@@ -23,10 +23,13 @@ def normals(mesh) -> np.ndarray:
 
 
 def expected_amount(addon, sample_at: np.ndarray, strength: float, midlevel: float = 0.5) -> np.ndarray:
-    """The documented displacement: (noise01 - midlevel) * strength with noise01 from value_range."""
+    """The documented displacement: (noise01 - midlevel) * strength with noise01 from value_range, read at
+    ``sample_at`` moved by the default noise-space offset."""
     spec = addon.noise_core.NoiseSpec()
     low, high = addon.noise_core.value_range(spec)
-    noise01 = (addon.noise_core.evaluate(spec, sample_at.astype(np.float64)) - low) / (high - low)
+    noise01 = (addon.noise_core.evaluate(spec, sample_at.astype(np.float64) + default_offset(addon)) - low) / (
+        high - low
+    )
     return (noise01 - midlevel) * strength
 
 

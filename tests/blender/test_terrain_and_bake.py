@@ -7,7 +7,7 @@ import numpy as np
 import OpenEXR
 import pytest
 
-from .conftest import scene_state
+from .conftest import default_offset, scene_state
 
 pytestmark = pytest.mark.blender
 
@@ -42,10 +42,10 @@ def test_terrain_with_defaults_at_the_cursor(bpy_empty, addon):
     co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
     mesh.vertices.foreach_get("co", co)
     co = co.reshape(-1, 3)
-    flat = co.copy()
+    flat = co.astype(np.float64)
     flat[:, 2] = 0.0
     spec = addon.noise_core.NoiseSpec()
-    expected = unit(addon, spec, addon.noise_core.evaluate(spec, flat.astype(np.float64))) * 0.5
+    expected = unit(addon, spec, addon.noise_core.evaluate(spec, flat + default_offset(addon))) * 0.5
     np.testing.assert_allclose(co[:, 2], expected, atol=1e-6)
     normals = np.empty(len(mesh.polygons) * 3, dtype=np.float32)
     mesh.polygons.foreach_get("normal", normals)
@@ -66,7 +66,7 @@ def test_terrain_radial_falloff_and_offset(bpy_empty, addon):
     assert np.all(co[radius >= 1.0 - 1e-6, 2] == 0.0)
     centre = np.argmin(radius)
     spec = addon.noise_core.NoiseSpec()
-    at = np.array([[co[centre, 0] + 5.0, co[centre, 1] - 3.0, 0.0]])
+    at = np.array([[co[centre, 0] + 5.0, co[centre, 1] - 3.0, 0.0]]) + default_offset(addon)
     assert co[centre, 2] == pytest.approx(unit(addon, spec, addon.noise_core.evaluate(spec, at))[0] * 2.0, abs=1e-6)
 
 
@@ -108,7 +108,7 @@ def test_bake_defaults_to_2d_noise_on_the_plane_and_can_slice_the_settings_3d_no
     result = bpy.ops.noisewright.bake_texture(image_name="Slice", width=24, height=16, noise_dimensions="SETTINGS")
     assert result == {"FINISHED"}
     u, v = addon.noise_core.api.grid_coordinates((16, 24))
-    points = np.stack((u, v, np.zeros_like(u)), axis=1)
+    points = np.stack((u, v, np.zeros_like(u)), axis=1) + default_offset(addon)  # the slice at the offset's Z
     expected = unit(addon, spec, addon.noise_core.evaluate(spec, points)).reshape(16, 24)
     np.testing.assert_allclose(image_pixels(bpy.data.images["Slice"])[..., 0], expected, atol=1e-6)
     assert addon.op_bake.bake_domain(settings).dimensions == 2  # what the Image Editor's preview shows
@@ -205,6 +205,7 @@ def test_each_run_starts_from_the_scene_settings(bpy_empty, addon):
         spec = addon.noise_core.NoiseSpec(seed=seed)
         flat = co.astype(np.float64)
         flat[:, 2] = 0.0
-        np.testing.assert_allclose(co[:, 2], unit(addon, spec, addon.noise_core.evaluate(spec, flat)) * 0.5, atol=1e-6)
+        noise = addon.noise_core.evaluate(spec, flat + default_offset(addon))
+        np.testing.assert_allclose(co[:, 2], unit(addon, spec, noise) * 0.5, atol=1e-6)
         heights.append(co[:, 2])
     assert not np.array_equal(*heights)
