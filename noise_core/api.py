@@ -13,6 +13,7 @@ import numpy as np
 
 from .fractal import fractal_sum
 from .kinds import KINDS, kernel_arguments, kind_info
+from .ranges import float32_range
 from .spec import NoiseSpec
 
 MAX_LATTICE_COORDINATE = 2.0**31
@@ -63,7 +64,9 @@ def _run(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     if out.shape[0] == 0:
         return out
     family, variant, params = kernel_arguments(spec)
-    outside = fractal_sum(points, out, family, points.shape[1], variant, spec, params, _lattice_limit(spec))
+    outside = fractal_sum(
+        points, out, family, points.shape[1], variant, spec, params, _lattice_limit(spec), float32_range(spec)
+    )
     if outside:
         _reject_coordinates(spec, points)
     return out

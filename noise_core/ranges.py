@@ -21,6 +21,8 @@ interval to [0, 1], so no value is clipped; as the Weibull tail is long, typical
 
 from __future__ import annotations
 
+import numpy as np
+
 from .hill import weibull_upper
 from .spec import NoiseSpec
 
@@ -35,3 +37,17 @@ def value_range(spec: NoiseSpec) -> tuple[float, float]:
     if spec.turbulence:
         return 0.0, max(abs(low), abs(high))
     return low, high
+
+
+def float32_range(spec: NoiseSpec) -> tuple[np.float32, np.float32]:
+    """``value_range(spec)`` rounded inward to float32: the kernels clamp every value to it.
+
+    Inward, so a clamped float32 value compares within ``value_range`` also as a float64.
+    """
+    low, high = value_range(spec)
+    low32, high32 = np.float32(low), np.float32(high)
+    if low32 < low:
+        low32 = np.nextafter(low32, np.float32(np.inf))
+    if high32 > high:
+        high32 = np.nextafter(high32, np.float32(-np.inf))
+    return low32, high32
