@@ -68,7 +68,10 @@ def write_image(path: Path, unit: np.ndarray) -> None:
         raise OSError(f"folder {str(path.parent)!r} does not exist")
     writer = writer_module(suffix)
     if suffix == ".png":
-        writer.imwrite(path, np.round(unit * 65535.0).astype(np.uint16), extension=".png")
+        # Encoded in memory, then written by us: when imageio writes a file itself and the write fails,
+        # its plugin retries the flush when collected and prints a second, ignored traceback.
+        encoded = writer.imwrite("<bytes>", np.round(unit * 65535.0).astype(np.uint16), extension=".png")
+        path.write_bytes(encoded)
     elif suffix in (".tif", ".tiff"):
         writer.imwrite(path, unit.astype(np.float32))
     else:
