@@ -17,6 +17,10 @@ Hill noise lies in [0, 1] for ``distribution="uniform"`` and in [-1, 1] for ``"r
 (1 / beta)]`` (``hill.py`` floors ``1 - U`` at ``2**-20``), and images map exactly that
 interval to [0, 1], so no value is clipped; as the Weibull tail is long, typical values
 (median ``alpha * (ln 2) ** (1 / beta)``) land in the lower part of the image's range.
+``spec.py`` keeps that upper end at most 1e38, so every Weibull value is a finite float32.
+
+The range is a promise: the fractal kernel clamps its final float32 values to
+:func:`float32_range` (rounding of the weighted sum could otherwise step just past an end).
 """
 
 from __future__ import annotations
