@@ -63,7 +63,7 @@ def hill_sizes(draw: st.DrawFn) -> tuple[float, ...]:
 
 
 @st.composite
-def option_fields(draw: st.DrawFn, kind: str) -> dict:
+def option_fields(draw: st.DrawFn, kind: str, tiled: bool) -> dict:
     """The kind's own options within their documented limits."""
     if kind == "voronoi":
         return {
@@ -72,8 +72,10 @@ def option_fields(draw: st.DrawFn, kind: str) -> dict:
             "jitter": draw(st.floats(0.0, 1.0)),
         }
     if kind == "cellular":
+        # Tiled, only the default metric: the wrap happens before hashing, whatever the metric, and every
+        # (metric, tiled) pair is a cellular kernel of its own that takes 15-20 s to compile.
         return {
-            "distance": draw(st.sampled_from(specs.CELLULAR_DISTANCES)),
+            "distance": draw(st.sampled_from(("euclidean",) if tiled else specs.CELLULAR_DISTANCES)),
             "function": draw(st.sampled_from(specs.CELLULAR_FUNCTIONS)),
             "density": draw(st.floats(0.0, 16.0, exclude_min=True)),
         }
@@ -109,7 +111,8 @@ def points_for(draw: st.DrawFn, spec: nc.NoiseSpec, dim: int) -> np.ndarray:
 @settings(max_examples=20)
 @given(data=st.data())
 def test_allowed_specs_give_finite_float32_in_range_and_repeatable(kind: str, dim: int, data: st.DataObject) -> None:
-    fields = {**data.draw(common_fields(kind)), **data.draw(option_fields(kind))}
+    fields = data.draw(common_fields(kind))
+    fields.update(data.draw(option_fields(kind, fields.get("tiling", False))))
     spec = nc.NoiseSpec(kind=kind, **fields)
     points = data.draw(points_for(spec, dim))
     values = nc.evaluate(spec, points)
