@@ -57,8 +57,9 @@ def weibull_fields(draw: st.DrawFn) -> dict:
 @st.composite
 def hill_sizes(draw: st.DrawFn) -> tuple[float, ...]:
     """1..256 sizes in [1e-100, 1e100] spread at most 1e12."""
-    smallest = draw(st.floats(-100.0, 100.0 - 12.0))
-    logs = draw(st.lists(st.floats(0.0, 12.0), min_size=1, max_size=specs.HILL_MAX_SINES))
+    # a hair inside the limits: 10.0 ** x rounds, and the limits are checked exactly
+    smallest = draw(st.floats(-99.99, 100.0 - 12.0))
+    logs = draw(st.lists(st.floats(0.0, 11.99), min_size=1, max_size=specs.HILL_MAX_SINES))
     return tuple(10.0 ** (smallest + log) for log in logs)
 
 
