@@ -17,6 +17,7 @@ import numpy as np
 from . import cellular, fractal, voronoi
 from .fractal import fractal_sum, kernel_for
 from .kinds import KINDS, NO_PARAMS, kernel_arguments, kind_info
+from .ranges import float32_range
 from .spec import NoiseSpec
 
 MAX_LATTICE_COORDINATE = 2.0**31
@@ -67,7 +68,9 @@ def _run(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     if out.shape[0] == 0:
         return out
     family, variant, params = kernel_arguments(spec)
-    outside = fractal_sum(points, out, family, points.shape[1], variant, spec, params, _lattice_limit(spec))
+    outside = fractal_sum(
+        points, out, family, points.shape[1], variant, spec, params, _lattice_limit(spec), float32_range(spec)
+    )
     if outside:
         _reject_coordinates(spec, points)
     return out
@@ -145,7 +148,13 @@ def _kernel_and_signature(spec: object, dim: object, dtype: object) -> tuple:
         raise TypeError(f"dtype: must be float32 or float64, got {dtype}")
     kernel = kernel_for(KINDS[spec.kind].family, int(dim), kernel_variant(spec), spec.tiling)
     arguments = fractal.kernel_arguments(
-        np.empty((1, int(dim)), dtype=dtype), np.empty(1, np.float32), np.zeros(1, np.int64), spec, NO_PARAMS, 1.0
+        np.empty((1, int(dim)), dtype=dtype),
+        np.empty(1, np.float32),
+        np.zeros(1, np.int64),
+        spec,
+        NO_PARAMS,
+        1.0,
+        float32_range(spec),
     )
     return kernel, fractal.kernel_signature(kernel, arguments)
 

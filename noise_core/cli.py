@@ -16,7 +16,8 @@ from dataclasses import fields
 from pathlib import Path
 
 from .api import evaluate_grid
-from .images import FORMATS, image_format, to_unit, write_image
+from .files import replacing
+from .images import FORMATS, image_format, to_unit, write_image, writer_module
 from .kinds import KINDS
 from .ranges import value_range
 from .spec import NoiseSpec
@@ -85,7 +86,7 @@ def _spec_from_args(args: argparse.Namespace) -> NoiseSpec:
 def bake(args: argparse.Namespace) -> Path:
     """Compute and write the texture described by ``args``; return the written path."""
     spec = _spec_from_args(args)
-    image_format(args.out)
+    writer_module(image_format(args.out))
     if not args.out.parent.is_dir():
         raise OSError(f"folder {str(args.out.parent)!r} does not exist")
     width = args.width or args.size
@@ -93,7 +94,8 @@ def bake(args: argparse.Namespace) -> Path:
     started = time.perf_counter()
     image = evaluate_grid(spec, (height, width))
     low, high = value_range(spec)
-    write_image(args.out, to_unit(image, low, high))
+    with replacing(args.out) as temporary:
+        write_image(temporary, to_unit(image, low, high))
     elapsed = time.perf_counter() - started
     print(
         f"wrote {args.out} ({width}x{height}, kind {spec.kind}, range [{low:g}, {high:g}] -> [0, 1], {elapsed:.2f} s)"
@@ -102,13 +104,20 @@ def bake(args: argparse.Namespace) -> Path:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Entry point; returns the process exit code (2 for bad arguments or unwritable output)."""
+    """Entry point; returns the process exit code (2 for bad arguments, a missing writer or unwritable output).
+
+    The image is written whole or not at all (``files.replacing``): on a failed write (full disk,
+    file-size limit, unwritable folder) no partial file remains and an existing file is kept.
+    """
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         bake(args)
     except (ValueError, TypeError) as error:
         parser.error(str(error))
+    except ModuleNotFoundError as error:
+        print(f"python -m noise_core: error: {error}", file=sys.stderr)
+        return 2
     except OSError as error:
         print(f"python -m noise_core: error: out: cannot write {str(args.out)!r}: {error}", file=sys.stderr)
         return 2

@@ -3,7 +3,10 @@
 For octave ``o`` the noise is sampled with hash seed ``seed + o`` at frequency
 ``frequency * lacunarity**o`` and weighted by ``persistence**o``; with turbulence
 the octave's absolute value is used. The sum is divided by the sum of weights,
-exactly as the seeds' ``GetFractalNoise``.
+exactly as the seeds' ``GetFractalNoise``. The final scaling clamps each value to
+the spec's documented range (``ranges.value_range``, rounded inward to float32):
+float32 rounding of the sum and of the scale can otherwise step just outside it
+(1.0000001 for Voronoi F2 with a small persistence); values inside it keep their bits.
 
 The points are split into blocks of ``BLOCK`` processed in parallel (one
 ``prange``). Each block's coordinates are first copied into a small float64
@@ -57,7 +60,7 @@ def _build_kernel(family, dim, variant, tiled):
 
     @kernel
     def fractal_kernel(
-        points, out, outside, limit, seed, frequency, octaves, lacunarity, persistence, turbulence, params
+        points, out, outside, limit, seed, frequency, octaves, lacunarity, persistence, turbulence, params, low, high
     ):
         n = out.shape[0]
         blocks = (n + BLOCK - 1) // BLOCK
@@ -104,7 +107,7 @@ def _build_kernel(family, dim, variant, tiled):
                 amplitude *= persistence
             scale = np.float32(1.0 / amplitude_sum)
             for i in range(ob.shape[0]):
-                ob[i] = ob[i] * scale
+                ob[i] = min(max(ob[i] * scale, low), high)
 
     return fractal_kernel
 
@@ -161,8 +164,9 @@ def ensure_compiled(kernel, signature) -> None:
         kernel.compile(signature)
 
 
-def kernel_arguments(points, out, outside, spec, params, limit) -> tuple:
-    """The kernel's arguments, in order (see ``fractal_kernel``)."""
+def kernel_arguments(points, out, outside, spec, params, limit, bounds) -> tuple:
+    """The kernel's arguments, in order (see ``fractal_kernel``); ``bounds`` is the float32 ``(low, high)``
+    every value is clamped to (``ranges.float32_range(spec)``)."""
     return (
         points,
         out,
@@ -175,12 +179,15 @@ def kernel_arguments(points, out, outside, spec, params, limit) -> tuple:
         spec.persistence,
         spec.turbulence,
         params,
+        np.float32(bounds[0]),
+        np.float32(bounds[1]),
     )
 
 
-def fractal_sum(points, out, family, dim, variant, spec, params, limit):
-    """Fill ``out`` (float32) with the fractal sum of ``spec`` at ``points``.
+def fractal_sum(points, out, family, dim, variant, spec, params, limit, bounds):
+    """Fill ``out`` (float32) with the fractal sum of ``spec`` at ``points``, clamped to ``bounds``.
 
+    ``bounds`` is the float32 ``(low, high)`` of ``ranges.float32_range(spec)``.
     ``points`` is a C-contiguous (N, dim) float32 or float64 array (x, y, z columns).
     Returns how many coordinates are not below ``limit`` in magnitude (NaN counts as
     outside), found while the kernel copies the coordinates, so checking them costs no
@@ -191,7 +198,7 @@ def fractal_sum(points, out, family, dim, variant, spec, params, limit):
     blocks = (out.shape[0] + BLOCK - 1) // BLOCK
     outside = np.zeros(blocks, dtype=np.int64)
     kernel = kernel_for(family, dim, variant, spec.tiling)
-    arguments = kernel_arguments(points, out, outside, spec, params, limit)
+    arguments = kernel_arguments(points, out, outside, spec, params, limit, bounds)
     ensure_compiled(kernel, kernel_signature(kernel, arguments))
     with _launch_guard():
         kernel(*arguments)

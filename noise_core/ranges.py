@@ -17,9 +17,15 @@ Hill noise lies in [0, 1] for ``distribution="uniform"`` and in [-1, 1] for ``"r
 (1 / beta)]`` (``hill.py`` floors ``1 - U`` at ``2**-20``), and images map exactly that
 interval to [0, 1], so no value is clipped; as the Weibull tail is long, typical values
 (median ``alpha * (ln 2) ** (1 / beta)``) land in the lower part of the image's range.
+``spec.py`` keeps that upper end at most 1e38, so every Weibull value is a finite float32.
+
+The range is a promise: the fractal kernel clamps its final float32 values to
+:func:`float32_range` (rounding of the weighted sum could otherwise step just past an end).
 """
 
 from __future__ import annotations
+
+import numpy as np
 
 from .hill import weibull_upper
 from .spec import NoiseSpec
@@ -35,3 +41,17 @@ def value_range(spec: NoiseSpec) -> tuple[float, float]:
     if spec.turbulence:
         return 0.0, max(abs(low), abs(high))
     return low, high
+
+
+def float32_range(spec: NoiseSpec) -> tuple[np.float32, np.float32]:
+    """``value_range(spec)`` rounded inward to float32: the kernels clamp every value to it.
+
+    Inward, so a clamped float32 value compares within ``value_range`` also as a float64.
+    """
+    low, high = value_range(spec)
+    low32, high32 = np.float32(low), np.float32(high)
+    if low32 < low:
+        low32 = np.nextafter(low32, np.float32(np.inf))
+    if high32 > high:
+        high32 = np.nextafter(high32, np.float32(-np.inf))
+    return low32, high32

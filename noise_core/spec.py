@@ -28,7 +28,10 @@ SEED_MAX = 2**31 - 1
 def _number(name: str, value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name}: expected a number, got {type(value).__name__} {value!r}")
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:  # an int or Fraction beyond float range, e.g. 10**400
+        number = math.inf
     if not math.isfinite(number):
         raise ValueError(f"{name}: must be a finite number, got {value!r}")
     return number
@@ -47,6 +50,10 @@ def _boolean(name: str, value: object) -> bool:
 
 
 def _choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    if not isinstance(value, str):
+        raise TypeError(
+            f"{name}: expected one of {', '.join(map(repr, allowed))} (a string), got {type(value).__name__} {value!r}"
+        )
     if value not in allowed:
         raise ValueError(f"{name}: {value!r} is not allowed; choose one of {', '.join(map(repr, allowed))}")
     return str(value)
@@ -61,6 +68,13 @@ HILL_MAX_SINES = 256
 HILL_SMOOTHNESS_MIN = 1e-3
 HILL_SMOOTHNESS_MAX = 1e3
 HILL_MAX_SIZE_RATIO = 1e12
+HILL_SIZE_MIN = 1e-100
+HILL_SIZE_MAX = 1e100
+"""Explicit sizes stay where their squares, sums and ``2 pi max(sizes)`` are finite, normal float64 numbers."""
+WEIBULL_ALPHA_MIN = 1e-30
+WEIBULL_ALPHA_MAX = 1e30
+WEIBULL_MAX_VALUE = 1e38
+"""Largest allowed Weibull value ``alpha * (20 ln 2) ** (1 / beta)``: below float32's 3.4e38, so all are finite."""
 
 
 @dataclass(frozen=True)
@@ -145,9 +159,7 @@ class NoiseSpec:
 
     def _reject_foreign_options(self, options: tuple[str, ...]) -> None:
         for field in fields(self)[8:]:
-            value = getattr(self, field.name)
-            at_default = value is field.default or (not hasattr(value, "__array__") and value == field.default)
-            if field.name not in options and not at_default:
+            if field.name not in options and not _is_default(getattr(self, field.name), field.default):
                 users = ", ".join(repr(k.name) for k in KINDS.values() if field.name in k.options)
                 where = f"it applies to kind {users}" if users else "no kind uses it"
                 raise ValueError(
@@ -156,21 +168,26 @@ class NoiseSpec:
 
     def _validate_options(self) -> None:
         if self.kind == "voronoi":
-            object.__setattr__(self, "distance", _choice("distance", self.distance or "worley", VORONOI_DISTANCES))
-            object.__setattr__(self, "function", _choice("function", self.function or "f1", VORONOI_FUNCTIONS))
+            self._set_choice("distance", "worley", VORONOI_DISTANCES)
+            self._set_choice("function", "f1", VORONOI_FUNCTIONS)
             jitter = _number("jitter", self.jitter)
             if not 0.0 <= jitter <= 1.0:
                 raise ValueError(f"jitter: must be between 0 and 1, got {self.jitter!r}")
             object.__setattr__(self, "jitter", jitter)
         elif self.kind == "cellular":
-            object.__setattr__(self, "distance", _choice("distance", self.distance or "euclidean", CELLULAR_DISTANCES))
-            object.__setattr__(self, "function", _choice("function", self.function or "f1", CELLULAR_FUNCTIONS))
+            self._set_choice("distance", "euclidean", CELLULAR_DISTANCES)
+            self._set_choice("function", "f1", CELLULAR_FUNCTIONS)
             density = _number("density", self.density)
             if not 0.0 < density <= 16.0:
                 raise ValueError(f"density: mean feature points per cell must be in (0, 16], got {self.density!r}")
             object.__setattr__(self, "density", density)
         elif self.kind == "hill":
             self._validate_hill()
+
+    def _set_choice(self, name: str, default: str, allowed: tuple[str, ...]) -> None:
+        """A string option: ``default`` when unset (None); any other value, even a falsy one, must be allowed."""
+        value = getattr(self, name)
+        object.__setattr__(self, name, _choice(name, default if value is None else value, allowed))
 
     def _validate_hill(self) -> None:
         if self.octaves != 1:
@@ -201,6 +218,8 @@ class NoiseSpec:
                 raise ValueError(f"{name}: must be > 0, got {getattr(self, name)!r}")
             if distribution != "weibull" and number != defaults[name]:
                 raise ValueError(f"{name}: only used with distribution='weibull'; leave it at its default")
+        if distribution == "weibull":
+            _check_weibull(alpha, beta)
         object.__setattr__(self, "smoothness", smoothness)
         object.__setattr__(self, "sines", sines)
         object.__setattr__(self, "alpha", alpha)
@@ -216,6 +235,34 @@ def _sizes(value: object) -> tuple[float, ...]:
         raise ValueError(f"sizes: must hold between 1 and {HILL_MAX_SINES} sizes, got {len(sizes)}")
     if min(sizes) <= 0.0:
         raise ValueError(f"sizes: every size must be > 0, got {sizes!r}")
+    if not HILL_SIZE_MIN <= min(sizes) <= max(sizes) <= HILL_SIZE_MAX:
+        raise ValueError(f"sizes: every size must be between {HILL_SIZE_MIN:g} and {HILL_SIZE_MAX:g}, got {sizes!r}")
     if max(sizes) > HILL_MAX_SIZE_RATIO * min(sizes):
         raise ValueError(f"sizes: the largest size may be at most {HILL_MAX_SIZE_RATIO:g} times the smallest")
     return sizes
+
+
+def _is_default(value: object, default: object) -> bool:
+    """Whether ``value`` is an option's default: None for None, an equal string, or an equal number (never a bool)."""
+    if default is None:
+        return value is None
+    if isinstance(default, str):
+        return isinstance(value, str) and value == default
+    return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == default
+
+
+def _check_weibull(alpha: float, beta: float) -> None:
+    """Weibull limits: every value ``alpha * w ** (1 / beta)``, ``w <= 20 ln 2``, is a finite float32 (``hill.py``)."""
+    if not WEIBULL_ALPHA_MIN <= alpha <= WEIBULL_ALPHA_MAX:
+        raise ValueError(f"alpha: must be between {WEIBULL_ALPHA_MIN:g} and {WEIBULL_ALPHA_MAX:g}, got {alpha!r}")
+    # log10 of the largest value alpha * (20 ln 2) ** (1 / beta), computed without overflow
+    log10_upper = math.log10(alpha) + math.log10(20.0 * math.log(2.0)) / beta
+    if log10_upper > math.log10(WEIBULL_MAX_VALUE):
+        smallest = math.log10(20.0 * math.log(2.0)) / (math.log10(WEIBULL_MAX_VALUE) - math.log10(alpha))
+        digits = 3 - math.floor(math.log10(smallest))  # four significant digits, rounded up
+        largest = f"1e{log10_upper:.0f}" if math.isfinite(log10_upper) else "beyond float64"
+        raise ValueError(
+            f"beta: the largest Weibull value alpha * (20 ln 2)**(1/beta) would be {largest}, above "
+            f"{WEIBULL_MAX_VALUE:g} (float32); with alpha={alpha:g} beta must be at least "
+            f"{math.ceil(smallest * 10**digits) / 10**digits:g}, got {beta!r}"
+        )

@@ -4,6 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, settings
+
+# Property tests run the same examples on every run (CI must be deterministic); no deadline, as the
+# first example of a kind compiles its Numba kernel for seconds.
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    deadline=None,
+    database=None,
+    print_blob=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile("ci")
 
 
 @pytest.fixture(scope="session")

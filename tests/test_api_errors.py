@@ -134,3 +134,55 @@ def test_empty_points_give_an_empty_result(dim: int, dtype: type) -> None:
 def test_bad_grid_shapes(shape: object, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=message):
         nc.evaluate_grid(nc.NoiseSpec(), shape)  # type: ignore[arg-type]
+
+
+HUGE = 10**400
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"frequency": HUGE}, r"frequency: must be a finite number"),
+        ({"frequency": -HUGE}, r"frequency: must be a finite number"),
+        ({"lacunarity": HUGE}, r"lacunarity: must be a finite number"),
+        ({"lacunarity": -HUGE}, r"lacunarity: must be a finite number"),
+        ({"persistence": HUGE}, r"persistence: must be a finite number"),
+        ({"persistence": -HUGE}, r"persistence: must be a finite number"),
+        ({"kind": "cellular", "density": HUGE}, r"density: must be a finite number"),
+        ({"kind": "voronoi", "jitter": -HUGE}, r"jitter: must be a finite number"),
+        ({"kind": "hill", "distribution": "weibull", "beta": HUGE}, r"beta: must be a finite number"),
+        ({"kind": "hill", "distribution": "weibull", "alpha": HUGE}, r"alpha: must be a finite number"),
+        ({"kind": "hill", "smoothness": HUGE}, r"smoothness: must be a finite number"),
+        ({"kind": "hill", "sizes": (1, HUGE)}, r"sizes\[1\]: must be a finite number"),
+    ],
+)
+def test_huge_integers_get_the_fields_error(fields: dict, message: str) -> None:
+    """float(10**400) overflows; the validator reports it as the field's non-finite value, not an OverflowError."""
+    with pytest.raises(ValueError, match=message):
+        nc.NoiseSpec(**fields)
+
+
+@pytest.mark.parametrize("kind", ["voronoi", "cellular"])
+@pytest.mark.parametrize("field", ["distance", "function"])
+@pytest.mark.parametrize("value", [0, "", False, [], ()])
+def test_falsy_option_values_are_errors_not_defaults(kind: str, field: str, value: object) -> None:
+    with pytest.raises((ValueError, TypeError), match=rf"^{field}: "):
+        nc.NoiseSpec(kind=kind, **{field: value})
+    assert getattr(nc.NoiseSpec(kind=kind, **{field: None}), field) in ("worley", "euclidean", "f1")
+
+
+def test_bools_and_arrays_get_a_clear_error() -> None:
+    with pytest.raises(ValueError, match=r"^jitter: not an option of kind 'perlin'"):
+        nc.NoiseSpec(jitter=True)
+    with pytest.raises(ValueError, match=r"^density: not an option of kind 'value'"):
+        nc.NoiseSpec(kind="value", density=np.bool_(True))
+    with pytest.raises(TypeError, match=r"^jitter: expected a number, got bool"):
+        nc.NoiseSpec(kind="voronoi", jitter=True)
+    with pytest.raises(TypeError, match=r"^distance: expected one of 'worley', .* \(a string\), got ndarray"):
+        nc.NoiseSpec(kind="voronoi", distance=np.array(["worley", "squared"]))
+    with pytest.raises(TypeError, match=r"^function: expected one of 'f1', .* got ndarray"):
+        nc.NoiseSpec(kind="cellular", function=np.array(["f1"]))
+    with pytest.raises(TypeError, match=r"^distribution: expected one of 'uniform'"):
+        nc.NoiseSpec(kind="hill", distribution=np.array(["raw"]))
+    # equal numbers of another numeric type are still the default
+    assert nc.NoiseSpec(jitter=1, density=np.float32(4.0)).kind == "perlin"

@@ -227,3 +227,58 @@ def test_deterministic_and_seeds_differ(points3):
 def test_invalid_fields_are_rejected(fields, error, message):
     with pytest.raises(error, match=message):
         nc.NoiseSpec(kind="hill", **fields)
+
+
+def test_fast_sin_is_exact_and_bounded_for_huge_arguments(rng):
+    """Beyond 2**48 the Cody-Waite reduction loses n's integer bits; libm's exact reduction takes over."""
+    xs = np.concatenate([2.0 ** rng.uniform(40, 100, 400), [2.0**48, 2.0**54 + 3.0, 5e18, 3e29, 1.7e308]])
+    for x in np.concatenate([xs, -xs]):
+        assert fast_sin(x) == pytest.approx(math.sin(x), abs=1e-12)
+    assert fast_sin(2.0**48 - 1.0) == pytest.approx(math.sin(2.0**48 - 1.0), abs=1e-15)
+
+
+@pytest.mark.parametrize(
+    ("dim", "fields"),
+    [
+        (2, {"smoothness": 1000.0, "sines": 256}),  # sizes spread 5e18: tiny sines at phases near 1e20
+        (1, {"smoothness": 642.5, "sines": 167}),
+        (3, {"smoothness": 1e-3, "sines": 256}),
+        (1, {"sizes": (1e-100, 1e-88)}),
+        (2, {"sizes": (1e100, 1e88, 3e95)}),
+    ],
+)
+@pytest.mark.parametrize("distribution", ["raw", "uniform"])
+def test_extreme_allowed_parameters_stay_in_range(dim, fields, distribution):
+    spec = nc.NoiseSpec(kind="hill", distribution=distribution, **fields)
+    points = np.random.default_rng(0).random((1000, dim))
+    values = nc.evaluate(spec, points)
+    low, high = nc.value_range(spec)
+    assert np.isfinite(values).all() and low <= values.min() and values.max() <= high
+    assert values.std() > 0.01
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"sizes": (1e-300,)}, r"sizes: every size must be between 1e-100 and 1e\+100"),
+        ({"sizes": (1e308,)}, r"sizes: every size must be between 1e-100 and 1e\+100"),
+        ({"sizes": (1.0, 1e-101)}, "sizes: every size must be between"),
+        ({"distribution": "weibull", "beta": 0.001}, r"beta: the largest Weibull value .* would be 1e1142"),
+        ({"distribution": "weibull", "beta": 0.01}, r"beta: .* with alpha=1 beta must be at least 0\.03005"),
+        ({"distribution": "weibull", "alpha": 1e38}, r"alpha: must be between 1e-30 and 1e\+30"),
+        ({"distribution": "weibull", "alpha": 1e-31}, r"alpha: must be between 1e-30 and 1e\+30"),
+        ({"distribution": "weibull", "alpha": 1e30, "beta": 0.14}, r"beta: .* at least 0\.1428"),
+    ],
+)
+def test_sizes_and_weibull_limits(fields, message):
+    with pytest.raises(ValueError, match=message):
+        nc.NoiseSpec(kind="hill", **fields)
+
+
+@pytest.mark.parametrize(("alpha", "beta"), [(1.0, 0.03005), (1e30, 0.1428), (1e-30, 0.0168), (1e30, 1e300)])
+def test_weibull_at_its_limits_is_finite_in_float32(alpha, beta):
+    spec = nc.NoiseSpec(kind="hill", distribution="weibull", alpha=alpha, beta=beta)
+    low, high = nc.value_range(spec)
+    assert low == 0.0 and high <= 1e38
+    values = nc.evaluate(spec, np.random.default_rng(2).uniform(-50.0, 50.0, (20000, 2)))
+    assert np.isfinite(values).all() and values.min() >= low and values.max() <= high

@@ -248,3 +248,12 @@ def test_codes_cover_the_spec_choices() -> None:
 def test_invalid_combinations_are_rejected(fields: dict, error: type[Exception], message: str) -> None:
     with pytest.raises(error, match=f"^{message}"):
         nc.NoiseSpec(**{"kind": "voronoi", **fields})
+
+
+def test_fractal_rounding_never_leaves_the_range() -> None:
+    """float32 rounding of the weighted sum and its scale stepped to 1.0000001; the kernel clamps to value_range."""
+    spec = nc.NoiseSpec(kind="voronoi", function="f2", octaves=2, persistence=0.0249985)
+    assert nc.evaluate(spec, np.array([[2.0216]]))[0] <= 1.0
+    spec3 = nc.NoiseSpec(kind="voronoi", function="f2", distance="manhattan", octaves=15, lacunarity=0.5)
+    values = nc.evaluate(spec3, np.random.default_rng(0).uniform(-20.0, 20.0, (20000, 3)))
+    assert values.max() <= 1.0 and values.min() >= 0.0

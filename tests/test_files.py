@@ -1,0 +1,124 @@
+"""Files are written whole or not at all: ``noise_core.files.replacing`` and the CLI under write faults."""
+
+from __future__ import annotations
+
+import os
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import noise_core as nc
+from noise_core.cli import main
+from noise_core.files import replacing
+from noise_core.images import read_image
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_replacing_writes_a_new_file_with_default_permissions(tmp_path: Path) -> None:
+    target = tmp_path / "new.png"
+    with replacing(target) as temporary:
+        assert temporary.parent == tmp_path and temporary.suffix == ".png" and temporary != target
+        temporary.write_bytes(b"content")
+        assert not target.exists()
+    assert target.read_bytes() == b"content"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["new.png"]
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask
+
+
+def test_replacing_replaces_an_existing_file_and_keeps_its_permissions(tmp_path: Path) -> None:
+    target = tmp_path / "old.tif"
+    target.write_bytes(b"old")
+    target.chmod(0o640)
+    with replacing(target) as temporary:
+        temporary.write_bytes(b"new")
+        assert target.read_bytes() == b"old"
+    assert target.read_bytes() == b"new"
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640
+    assert [p.name for p in tmp_path.iterdir()] == ["old.tif"]
+
+
+@pytest.mark.parametrize("failure", [OSError("disk full"), KeyboardInterrupt(), ValueError("encoder")])
+def test_replacing_keeps_the_target_and_removes_the_temporary_on_failure(
+    tmp_path: Path, failure: BaseException
+) -> None:
+    target = tmp_path / "kept.exr"
+    target.write_bytes(b"good image")
+    with pytest.raises(type(failure)), replacing(target) as temporary:
+        temporary.write_bytes(b"half")
+        raise failure
+    assert target.read_bytes() == b"good image"
+    assert [p.name for p in tmp_path.iterdir()] == ["kept.exr"]
+
+
+def test_replacing_rejects_an_empty_result(tmp_path: Path) -> None:
+    target = tmp_path / "empty.png"
+    with pytest.raises(OSError, match="nothing was written"), replacing(target):
+        pass
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_replacing_needs_an_existing_writable_folder(tmp_path: Path) -> None:
+    with pytest.raises(OSError, match="does not exist"), replacing(tmp_path / "missing" / "x.png"):
+        pass
+    with pytest.raises(PermissionError), replacing(Path("/sys/noisewright-test.png")):
+        pass
+
+
+def _folder_state(folder: Path) -> dict[str, bytes]:
+    return {path.name: path.read_bytes() for path in folder.iterdir()}
+
+
+@pytest.mark.parametrize("suffix", [".png", ".tif", ".exr"])
+def test_cli_under_a_file_size_limit_leaves_no_partial_file(tmp_path: Path, suffix: str) -> None:
+    """``ulimit -f 64`` (64 KiB): the write fails with EFBIG (Python ignores SIGXFSZ), the CLI exits 2 with
+    a message naming the file, no partial file remains and an existing good image is kept byte for byte."""
+    nc.evaluate_grid(nc.NoiseSpec(), (8, 8))  # the kernel is compiled and cached before the limit applies
+    target = tmp_path / f"noise{suffix}"
+    assert main(["bake", "--size", "16", "--out", str(target)]) == 0
+    before = _folder_state(tmp_path)
+    command = f'ulimit -f 64 && exec "{sys.executable}" -m noise_core bake --size 1024 --out "{target}"'
+    done = subprocess.run(["bash", "-c", command], capture_output=True, text=True, check=False, cwd=ROOT)
+    assert done.returncode == 2, done.stderr
+    # the writer's own words: "[Errno 27] File too large", or tifffile's "1048576 requested and 16316 written"
+    assert f"out: cannot write '{target}'" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert _folder_state(tmp_path) == before
+    assert read_image(target).shape == (16, 16)
+
+
+def test_cli_into_an_unwritable_folder_keeps_the_existing_file(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    assert main(["bake", "--size", "8", "--out", "/sys/noisewright-test.png"]) == 2
+    assert "out: cannot write '/sys/noisewright-test.png'" in capsys.readouterr().err
+    if os.geteuid() == 0:
+        pytest.skip("root writes into folders without write permission; /sys covered the unwritable case")
+    target = tmp_path / "noise.png"
+    assert main(["bake", "--size", "8", "--out", str(target)]) == 0
+    before = _folder_state(tmp_path)
+    tmp_path.chmod(0o500)
+    try:
+        assert main(["bake", "--size", "8", "--seed", "3", "--out", str(target)]) == 2
+        assert "Permission denied" in capsys.readouterr().err
+    finally:
+        tmp_path.chmod(0o700)
+    assert _folder_state(tmp_path) == before
+
+
+@pytest.mark.parametrize(("suffix", "module"), [(".png", "imageio"), (".tif", "tifffile"), (".exr", "OpenEXR")])
+def test_cli_without_the_images_extra_says_what_to_install(
+    tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch, suffix: str, module: str
+) -> None:
+    for name in [name for name in sys.modules if name == module or name.startswith(module + ".")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, module, None)  # import raises ModuleNotFoundError, as when not installed
+    target = tmp_path / f"x{suffix}"
+    assert main(["bake", "--size", "8", "--out", str(target)]) == 2
+    error = capsys.readouterr().err
+    assert f"error: out: writing {suffix} files needs the optional package" in error
+    assert "pip install 'noisewright[images]'" in error and "Traceback" not in error
+    assert list(tmp_path.iterdir()) == []
