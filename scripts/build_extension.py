@@ -239,7 +239,9 @@ def fetch_wheels(platform: str, line: BlenderLine, cache: Path, log: Log = print
     for name, version in versions.items():
         wheel = cached(name, version)
         if wheel is None:
-            raise BuildError(f"pip downloaded no {line.python_tag} wheel of {name}=={version} for {platform} into {cache}")
+            raise BuildError(
+                f"pip downloaded no {line.python_tag} wheel of {name}=={version} for {platform} into {cache}"
+            )
         log(f"  {wheel.name} ({wheel.stat().st_size / 1e6:.1f} MB)")
         wheels.append(wheel)
     return wheels

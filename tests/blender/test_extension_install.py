@@ -87,7 +87,8 @@ def test_blenders_builder_writes_one_validated_zip_per_line_and_platform(tmp_pat
         assert all(build_extension.wheel_platforms(Path(w).name, line.python_tag) == {platform} for w in wheels)
         entries = _entries(archive)
         assert sources <= set(entries) and "noise_core/__init__.py" in entries
-        assert [entry for entry in entries if entry.startswith("wheels/")] == sorted(w.removeprefix("./") for w in wheels)
+        bundled = [entry for entry in entries if entry.startswith("wheels/")]
+        assert bundled == sorted(wheel.removeprefix("./") for wheel in wheels)
         validation = _blender_ext("validate", archive)
         assert validation.returncode == 0, validation.stdout + validation.stderr
 
@@ -182,8 +183,12 @@ def test_the_zips_take_their_wheels_from_the_persistent_ignored_cache(linux_zips
 def _environment(python: str) -> tuple[str, Path]:
     """The Python version (``"3.11"``) and site-packages folder of the interpreter ``python``."""
     result = subprocess.run(
-        [python, "-c", "import sys, sysconfig; print(f'{sys.version_info[0]}.{sys.version_info[1]}');"
-         "print(sysconfig.get_paths()['purelib'])"],
+        [
+            python,
+            "-c",
+            "import sys, sysconfig; print(f'{sys.version_info[0]}.{sys.version_info[1]}');"
+            "print(sysconfig.get_paths()['purelib'])",
+        ],
         capture_output=True,
         text=True,
         check=True,
