@@ -3,8 +3,9 @@
 #   bash scripts/run.sh demo   - the Blender demo: terrain, displacement, baked textures, .blend (.venv)
 #   bash scripts/run.sh test   - ruff, then the whole pytest suite twice: on Blender 5.0 (.venv: Python 3.11,
 #                                numpy 1.26, requirements.lock) and on Blender 5.2 LTS (.venv-py313: Python 3.13,
-#                                numpy 2.3, requirements-py313.lock); the first run also installs the built zip into
-#                                Blender 4.2 LTS and 4.5 LTS (.venv-bpy4.2, .venv-bpy4.5: just bpy and numpy).
+#                                numpy 2.3, requirements-py313.lock); the runs also install the built zips into
+#                                Blender 4.2 LTS, 4.5 LTS and 5.1 (.venv-bpy4.2, .venv-bpy4.5, .venv-bpy5.1: just bpy
+#                                and numpy).
 # Python 3.11: $PYTHON, python3.11 or python3. Python 3.13: $PYTHON313, python3.13, else the relocatable CPython at
 # ../shared/python/python3.13-debian12-x86_64.tar.xz (unpacked once into build/); without it the 3.13 run is skipped
 # with a line saying so.
@@ -97,6 +98,7 @@ test)
     python313="$(find_python313)"
     if [ -n "$python313" ]; then
         setup .venv-py313 requirements-py313.lock "$python313"
+        setup .venv-bpy5.1 tests/blender/requirements-bpy5.1.lock "$python313" --deps-from-lock-only
     fi
     .venv/bin/ruff check .
     .venv/bin/ruff format --check .
@@ -106,17 +108,18 @@ test)
     NOISEWRIGHT_OTHER_BLENDERS="$(IFS=:; echo "${others[*]}")" .venv/bin/python -m pytest -n 2 "$@" || status311=$?
     status313=0
     if [ -n "$python313" ]; then
-        echo "=== pytest on Python 3.13, Blender 5.2 LTS (bpy 5.2.3, numpy 2.3); zip installs into Blender 5.2 ==="
-        .venv-py313/bin/python -m pytest -n 2 "$@" || status313=$?
+        echo "=== pytest on Python 3.13, Blender 5.2 LTS (bpy 5.2.3, numpy 2.3); zip installs into Blender 5.1, 5.2 ==="
+        NOISEWRIGHT_OTHER_BLENDERS="$PWD/.venv-bpy5.1/bin/python" .venv-py313/bin/python -m pytest -n 2 "$@" ||
+            status313=$?
     fi
 
     result() { if [ "$1" = 0 ]; then echo passed; else echo "FAILED (pytest exit $1)"; fi; }
     echo "=== summary ==="
     echo "Python 3.11 / Blender 4.2, 4.5, 5.0: $(result "$status311")"
     if [ -n "$python313" ]; then
-        echo "Python 3.13 / Blender 5.2 LTS: $(result "$status313")"
+        echo "Python 3.13 / Blender 5.1, 5.2 LTS: $(result "$status313")"
     else
-        echo "Python 3.13 / Blender 5.2 LTS: SKIPPED - no Python 3.13 (set PYTHON313, put python3.13 on PATH," \
+        echo "Python 3.13 / Blender 5.1, 5.2 LTS: SKIPPED - no Python 3.13 (set PYTHON313, put python3.13 on PATH," \
             "or provide $SHARED_PYTHON313)"
     fi
     [ "$status311" = 0 ] && [ "$status313" = 0 ]
