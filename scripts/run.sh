@@ -111,6 +111,8 @@ test)
         echo "=== pytest on Python 3.13, Blender 5.2 LTS (bpy 5.2.3, numpy 2.3); zip installs into Blender 5.1, 5.2 ==="
         NOISEWRIGHT_OTHER_BLENDERS="$PWD/.venv-bpy5.1/bin/python" .venv-py313/bin/python -m pytest -n 2 "$@" ||
             status313=$?
+    else
+        echo "=== pytest on Python 3.13, Blender 5.1 and 5.2 LTS: SKIPPED (no Python 3.13 found) ==="
     fi
 
     result() { if [ "$1" = 0 ]; then echo passed; else echo "FAILED (pytest exit $1)"; fi; }
