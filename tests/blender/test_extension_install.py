@@ -103,6 +103,23 @@ def test_one_platform_and_line_and_the_line_without_intel_macs(tmp_path: Path) -
         build_extension.build(["macos-x64"], tmp_path / "none", wheels, lines=["5.1+"], log=_quiet)
 
 
+def test_a_staged_copy_is_current_until_a_source_file_differs(tmp_path: Path) -> None:
+    staged = build_extension.stage_extension(tmp_path)
+    assert sorted(path.name for path in staged.iterdir() if path.suffix != ".py") == [
+        "blender_manifest.toml",
+        "noise_core",
+    ]
+    assert build_extension.staged_copy_is_current(staged)
+    cache = staged / "noise_core" / "__pycache__"
+    cache.mkdir(exist_ok=True)
+    (cache / "kernel.py311.nbi").write_bytes(b"numba cache")
+    assert build_extension.staged_copy_is_current(staged), "cache files are not sources"
+    init = staged / "__init__.py"
+    init.write_text(init.read_text() + "\n")
+    assert not build_extension.staged_copy_is_current(staged)
+    assert not build_extension.staged_copy_is_current(tmp_path / "missing")
+
+
 def test_manifest_version_follows_the_package() -> None:
     manifest = tomllib.loads((ROOT / "blender_manifest.toml").read_text())
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
