@@ -39,7 +39,6 @@ ROOT = SCRIPTS.parent
 EXTENSION_ID = "noisewright"
 LOCAL_REPOSITORY = ROOT / "build" / "blender_extensions"
 LOCAL_REPOSITORY_NAME = "Noisewright checkout"
-_CACHE_FILES = ("__pycache__", ".pyc", ".nbi", ".nbc")
 
 Log = Callable[[str], None]
 
@@ -68,31 +67,13 @@ def _enabled_extension_module() -> str | None:
     return None
 
 
-def _tree_signature(root: Path, prefix: str = "") -> dict[str, tuple[int, int]]:
-    """Size and modification time of every source file under ``root`` (caches excluded)."""
-    signature = {}
-    for path in root.rglob("*"):
-        if path.is_file() and not any(part.endswith(_CACHE_FILES) for part in path.parts):
-            stat = path.stat()
-            signature[prefix + path.relative_to(root).as_posix()] = (stat.st_size, stat.st_mtime_ns)
-    return signature
-
-
-def _checkout_signature() -> dict[str, tuple[int, int]]:
-    manifest = ROOT / "blender_manifest.toml"
-    return {
-        **_tree_signature(ROOT / "addon"),
-        **_tree_signature(ROOT / "noise_core", "noise_core/"),
-        manifest.name: (manifest.stat().st_size, manifest.stat().st_mtime_ns),
-    }
-
-
 def _stage_checkout(repository: Path, log: Log) -> None:
-    """Copy the checkout's extension into ``repository`` unless the copy there is current."""
-    staged = repository / EXTENSION_ID
-    if staged.is_dir() and _tree_signature(staged) == _checkout_signature():
-        return
+    """Stage the checkout's extension into ``repository`` (``build_extension.stage_extension``) unless the copy
+    there is current."""
     build_extension = runpy.run_path(str(SCRIPTS / "build_extension.py"), run_name="build_extension")
+    staged = repository / EXTENSION_ID
+    if build_extension["staged_copy_is_current"](staged):
+        return
     log(f"staging the checkout's extension into {staged}")
     build_extension["stage_extension"](repository)
 

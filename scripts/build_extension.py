@@ -1,24 +1,35 @@
-"""Build the Noisewright Blender extension: one installable zip per platform.
+"""Stage the Noisewright Blender extension, and build its installable zips with Blender's own builder.
 
-``stage_extension(dest)`` lays out the extension folder exactly as Blender installs
-it: the add-on modules from ``addon/`` at the top, ``noise_core/`` beside them (the
-add-on imports it relatively), and ``blender_manifest.toml``.
+``stage_extension(dest)`` is the one place that lays out the extension folder exactly as Blender
+installs it: the add-on modules from ``addon/`` at the top, ``noise_core/`` beside them (the add-on
+imports it relatively) and ``blender_manifest.toml``. The build, the tests and the headless scripts
+all stage through it.
 
-``build(...)`` stages the extension, fetches the numba and llvmlite wheels (CPython 3.11,
-the versions pinned in ``requirements.lock``) for each platform with ``pip download``,
-lists them in the staged manifest and writes one zip per platform, as
-``blender --command extension build --split-platforms`` does. With a ``blender`` binary on
-PATH, Blender's own validator and builder make the zips; without one they are written
-with :mod:`zipfile` in the same layout: files at the archive root, wheels under
-``wheels/`` stored uncompressed, and the manifest followed by the ``[build.generated]``
-table that names the archive's platform and its wheels. numpy is not bundled: Blender
-ships it.
+``build(...)`` makes one zip per Blender line and platform. Blender picks an extension's Python from
+its wheels' file names, and Blender 4.2.0 keeps only one wheel per package name, so each zip carries
+the numba and llvmlite wheels of exactly one Python:
+
+=====================  ========  ===============================  ==========================================
+Blender line           Python    manifest                         zips
+=====================  ========  ===============================  ==========================================
+``blender4.2-5.0``     3.11      ``blender_version_max = 5.1.0``  linux_x64, windows_x64, macos_arm64, macos_x64
+``blender5.1+``        3.13      ``blender_version_min = 5.1.0``  linux_x64, windows_x64, macos_arm64
+=====================  ========  ===============================  ==========================================
+
+Blender 5 has no Intel macOS build (4.5 LTS is the last), so there is no ``blender5.1+`` macos_x64 zip.
+For each line the extension is staged, the wheels (versions pinned in the line's lock file; Intel Macs
+get numba 0.62.1 / llvmlite 0.45.1, the last macOS x86-64 wheels) are fetched with ``pip download`` into
+a persistent cache, listed in the staged manifest with the line's platforms and Blender versions, and
+``blender_ext.py build --split-platforms`` (Blender's extension command line, shipped in the ``bpy``
+module; or ``blender --command extension`` on PATH) writes
+``<id>-<version>-blender<line>-<platform>.zip``; each zip is then checked with ``blender_ext.py validate``.
+numpy is not bundled: Blender ships it.
 
 Usage::
 
-    python scripts/build_extension.py                       # all platforms into dist/
-    python scripts/build_extension.py --platform linux-x64  # one platform
-    python scripts/build_extension.py --wheel-cache ~/wheels --out /tmp/zips
+    python scripts/build_extension.py                                # all 7 zips into dist/
+    python scripts/build_extension.py --platform linux-x64            # both lines, one platform
+    python scripts/build_extension.py --blender 5.1+ --out /tmp/zips --wheel-cache ~/wheels
 """
 
 from __future__ import annotations
@@ -32,21 +43,19 @@ import subprocess
 import sys
 import tempfile
 import tomllib
-import zipfile
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
-from packaging.utils import InvalidWheelFilename, parse_wheel_filename
-
 ROOT = Path(__file__).resolve().parent.parent
+EXTENSION_ID = "noisewright"
+MANIFEST = "blender_manifest.toml"
+CACHE_FILES = ("__pycache__", ".pyc", ".nbi", ".nbc")
 IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc")
 DIST = ROOT / "dist"
 WHEEL_CACHE = ROOT / "build" / "wheels"
-LOCK_FILE = ROOT / "requirements.lock"
-MANIFEST = "blender_manifest.toml"
 WHEEL_DIR = "wheels"
 BUNDLED = ("numba", "llvmlite")
-PYTHON_TAG = "cp311"
 
 # Blender platform -> the wheel platform tags pip may pick for it (pip also accepts
 # older macOS versions than the one named). Blender 4.2+ needs glibc 2.28 on Linux.
@@ -57,13 +66,10 @@ PLATFORMS: dict[str, tuple[str, ...]] = {
     "macos-x64": ("macosx_12_0_x86_64",),
 }
 # numba publishes no macOS x86_64 wheels after 0.62.1 (llvmlite after 0.45.1): Intel Macs
-# get that last release, which noise_core also runs on.
+# get that last release, which noise_core also runs on (Python <= 3.13, numpy <= 2.3).
 VERSION_OVERRIDES: dict[str, dict[str, str]] = {
     "macos-x64": {"numba": "0.62.1", "llvmlite": "0.45.1"},
 }
-
-# Blender's default build exclusions: Python caches, dot-files, zips at the top, .blend backups.
-_EXCLUDED = re.compile(r"(^|/)(__pycache__|\.[^/]*)(/|$)|^[^/]*\.zip$|\.blend[1-9]$")
 
 Log = Callable[[str], None]
 
@@ -72,19 +78,81 @@ class BuildError(RuntimeError):
     """A build step failed; the message says which and what to do about it."""
 
 
+@dataclass(frozen=True)
+class BlenderLine:
+    """Blender versions sharing one embedded Python, and so one set of bundled wheels."""
+
+    name: str
+    python: str
+    lock_file: Path
+    version_min: str
+    version_max: str | None
+    platforms: tuple[str, ...]
+
+    @property
+    def python_tag(self) -> str:
+        return "cp" + self.python.replace(".", "")
+
+    @property
+    def label(self) -> str:
+        return f"blender{self.name}"
+
+
+LINES: dict[str, BlenderLine] = {
+    line.name: line
+    for line in (
+        BlenderLine("4.2-5.0", "3.11", ROOT / "requirements.lock", "4.2.0", "5.1.0", tuple(PLATFORMS)),
+        BlenderLine(
+            "5.1+", "3.13", ROOT / "requirements-py313.lock", "5.1.0", None, ("linux-x64", "windows-x64", "macos-arm64")
+        ),
+    )
+}
+"""Blender 4.2 LTS, 4.5 LTS and 5.0 embed Python 3.11 and numpy 1.26; 5.1 and 5.2 LTS embed 3.13 and numpy 2.3.
+``version_max`` is exclusive, so the two lines do not overlap."""
+
+
+# --- staging -------------------------------------------------------------------------------------
+
+
 def stage_extension(dest: Path) -> Path:
     """Copy the add-on, ``noise_core`` and the manifest into ``dest/noisewright``; return that folder."""
-    target = Path(dest) / "noisewright"
+    target = Path(dest) / EXTENSION_ID
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(ROOT / "addon", target, ignore=IGNORE)
     shutil.copytree(ROOT / "noise_core", target / "noise_core", ignore=IGNORE)
-    shutil.copy2(ROOT / "blender_manifest.toml", target / "blender_manifest.toml")
+    shutil.copy2(ROOT / MANIFEST, target / MANIFEST)
     return target
 
 
-def locked_versions(lock_file: Path = LOCK_FILE) -> dict[str, str]:
-    """The ``name==version`` pins of the bundled packages in ``requirements.lock``."""
+def _tree_signature(root: Path, prefix: str = "") -> dict[str, tuple[int, int]]:
+    """Size and modification time of every source file under ``root`` (caches excluded)."""
+    signature = {}
+    for path in root.rglob("*"):
+        if path.is_file() and not any(part.endswith(CACHE_FILES) for part in path.parts):
+            stat = path.stat()
+            signature[prefix + path.relative_to(root).as_posix()] = (stat.st_size, stat.st_mtime_ns)
+    return signature
+
+
+def staged_copy_is_current(staged: Path) -> bool:
+    """Whether ``staged`` (a ``stage_extension`` result) still matches the checkout, file for file."""
+    if not staged.is_dir():
+        return False
+    manifest = ROOT / MANIFEST
+    checkout = {
+        **_tree_signature(ROOT / "addon"),
+        **_tree_signature(ROOT / "noise_core", "noise_core/"),
+        MANIFEST: (manifest.stat().st_size, manifest.stat().st_mtime_ns),
+    }
+    return _tree_signature(staged) == checkout
+
+
+# --- wheels --------------------------------------------------------------------------------------
+
+
+def locked_versions(lock_file: Path) -> dict[str, str]:
+    """The ``name==version`` pins of the bundled packages in ``lock_file``."""
     pins = {}
     for line in lock_file.read_text(encoding="utf-8").splitlines():
         name, sep, version = line.partition("#")[0].strip().partition("==")
@@ -96,20 +164,23 @@ def locked_versions(lock_file: Path = LOCK_FILE) -> dict[str, str]:
     return pins
 
 
-def versions_for(platform: str, pins: dict[str, str]) -> dict[str, str]:
-    """The versions bundled for ``platform``: the lock file's pins unless the platform needs older ones."""
-    return {**pins, **VERSION_OVERRIDES.get(platform, {})}
+def versions_for(platform: str, line: BlenderLine) -> dict[str, str]:
+    """The versions bundled for ``platform`` in ``line``: the lock file's pins unless the platform needs older ones."""
+    return {**locked_versions(line.lock_file), **VERSION_OVERRIDES.get(platform, {})}
 
 
-def wheel_platforms(filename: str) -> set[str]:
-    """The Blender platforms a CPython 3.11 wheel file runs on (empty for other Pythons and malformed names)."""
+def wheel_platforms(filename: str, python_tag: str) -> set[str]:
+    """The Blender platforms a wheel file for CPython ``python_tag`` (``cp311``) runs on; empty for other
+    Pythons and malformed names."""
+    from packaging.utils import InvalidWheelFilename, parse_wheel_filename  # only the build needs packaging
+
     try:
         tags = parse_wheel_filename(filename)[3]
     except InvalidWheelFilename:
         return set()
     platforms = set()
     for tag in tags:
-        if tag.interpreter != PYTHON_TAG:
+        if tag.interpreter != python_tag:
             continue
         if tag.platform == "any":
             platforms.update(PLATFORMS)
@@ -125,177 +196,182 @@ def wheel_platforms(filename: str) -> set[str]:
     return platforms
 
 
-def _cached_wheel(cache: Path, package: str, version: str, platform: str) -> Path | None:
+def _cached_wheel(cache: Path, package: str, version: str, platform: str, python_tag: str) -> Path | None:
     candidates = sorted(cache.glob(f"{package}-{version}-*.whl"))
-    return next((wheel for wheel in candidates if platform in wheel_platforms(wheel.name)), None)
+    return next((wheel for wheel in candidates if platform in wheel_platforms(wheel.name, python_tag)), None)
 
 
-def _pip_download(requirements: Sequence[str], platform: str, cache: Path) -> None:
+def _pip_download(requirements: Sequence[str], platform: str, python: str, cache: Path) -> None:
     if importlib.util.find_spec("pip") is None:
         raise BuildError(
             f"pip is not available in {sys.executable}: install it (python -m ensurepip) or fill "
             f"--wheel-cache with the wheels {', '.join(requirements)} for {platform}"
         )
     command = [sys.executable, "-m", "pip", "download", "--only-binary=:all:", "--no-deps"]
-    command += ["--python-version", "3.11", "--implementation", "cp", "--progress-bar", "off", "--quiet"]
+    command += ["--python-version", python, "--implementation", "cp", "--progress-bar", "off", "--quiet"]
     command += [f"--platform={tag}" for tag in PLATFORMS[platform]]
     command += ["--dest", str(cache), *requirements]
     result = subprocess.run(command, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         details = "\n".join((result.stderr or result.stdout).strip().splitlines()[-6:])
         raise BuildError(
-            f"pip could not download {' '.join(requirements)} for {platform} "
+            f"pip could not download {' '.join(requirements)} for {platform} and Python {python} "
             f"(wheel tags {', '.join(PLATFORMS[platform])}); check the network connection to the package "
             f"index, or put the wheels into {cache} and pass --wheel-cache.\npip said:\n{details}"
         )
 
 
-def fetch_wheels(platform: str, pins: dict[str, str], cache: Path, log: Log = print) -> list[Path]:
-    """The numba and llvmlite wheels for ``platform`` in ``cache``, downloading the ones not there yet."""
+def fetch_wheels(platform: str, line: BlenderLine, cache: Path, log: Log = print) -> list[Path]:
+    """The numba and llvmlite wheels of ``line``'s Python for ``platform`` in ``cache``, downloading missing ones."""
     if platform not in PLATFORMS:
         raise BuildError(f"platform: unknown {platform!r}; allowed: {', '.join(PLATFORMS)}")
     cache.mkdir(parents=True, exist_ok=True)
-    versions = versions_for(platform, pins)
-    missing = [
-        f"{name}=={version}" for name, version in versions.items() if not _cached_wheel(cache, name, version, platform)
-    ]
+    versions = versions_for(platform, line)
+
+    def cached(name: str, version: str) -> Path | None:
+        return _cached_wheel(cache, name, version, platform, line.python_tag)
+
+    missing = [f"{name}=={version}" for name, version in versions.items() if not cached(name, version)]
     if missing:
-        log(f"downloading {' '.join(missing)} for {platform}")
-        _pip_download(missing, platform, cache)
+        log(f"downloading {' '.join(missing)} for {platform}, Python {line.python}")
+        _pip_download(missing, platform, line.python, cache)
     wheels = []
     for name, version in versions.items():
-        wheel = _cached_wheel(cache, name, version, platform)
+        wheel = cached(name, version)
         if wheel is None:
-            raise BuildError(f"pip downloaded no {PYTHON_TAG} wheel of {name}=={version} for {platform} into {cache}")
+            raise BuildError(
+                f"pip downloaded no {line.python_tag} wheel of {name}=={version} for {platform} into {cache}"
+            )
         log(f"  {wheel.name} ({wheel.stat().st_size / 1e6:.1f} MB)")
         wheels.append(wheel)
     return wheels
 
 
-def _toml_array(values: Sequence[str]) -> str:
-    return "[\n" + "".join(f"  {json.dumps(value)},\n" for value in values) + "]"
+# --- manifest and builder ------------------------------------------------------------------------
 
 
-def write_manifest_wheels(manifest: Path, platforms: Sequence[str], wheels: Sequence[str]) -> None:
-    """Replace the top-level ``platforms`` and ``wheels`` arrays of ``manifest``, then check it parses back."""
+def _toml_value(value: str | Sequence[str]) -> str:
+    if isinstance(value, str):
+        return json.dumps(value)
+    return "[\n" + "".join(f"  {json.dumps(item)},\n" for item in value) + "]"
+
+
+def write_manifest(manifest: Path, values: dict[str, str | list[str]]) -> None:
+    """Set top-level keys of ``manifest``: replace each key's existing string or array, or add it after
+    ``blender_version_min``; then check that the file parses back to these values."""
     text = manifest.read_text(encoding="utf-8")
-    values = {"platforms": list(platforms), "wheels": list(wheels)}
     for key, value in values.items():
-        text, count = re.subn(
-            rf"^{key}\s*=\s*\[[^\]]*\]", lambda _m, k=key, v=value: f"{k} = {_toml_array(v)}", text, flags=re.M
-        )
+        line = f"{key} = {_toml_value(value)}"
+        text, count = re.subn(rf'^{key}\s*=\s*(\[[^\]]*\]|"[^"\n]*")', lambda _m, line=line: line, text, flags=re.M)
+        if count == 0:
+            text, count = re.subn(r'^blender_version_min\s*=\s*"[^"\n]*"$', rf"\g<0>\n{line}", text, flags=re.M)
         if count != 1:
-            raise BuildError(f"{manifest}: {key}: expected exactly one top-level '{key} = [...]' array, found {count}")
-    parsed = tomllib.loads(text)
-    if any(parsed.get(key) != value for key, value in values.items()):
-        raise BuildError(f"{manifest}: platforms/wheels did not read back as written")
+            raise BuildError(f"{manifest}: {key}: expected one top-level '{key} = ...' or 'blender_version_min = ...'")
+    if any(tomllib.loads(text).get(key) != value for key, value in values.items()):
+        raise BuildError(f"{manifest}: {', '.join(values)} did not read back as written")
     manifest.write_text(text, encoding="utf-8")
 
 
-def _generated_table(platform: str, wheels: Sequence[str]) -> str:
-    """The ``[build.generated]`` block Blender's builder appends to a split-platform manifest."""
-    return (
-        "\n\n# BEGIN GENERATED CONTENT.\n"
-        "# This must not be included in source manifests.\n"
-        "[build.generated]\n"
-        f"platforms = [{json.dumps(platform)}]\n"
-        f"wheels = [{', '.join(json.dumps(wheel) for wheel in wheels)}]\n"
-        "# END GENERATED CONTENT.\n"
+def blender_extension_command() -> list[str]:
+    """Blender's extension command line: ``blender_ext.py`` from the installed ``bpy`` module (not imported),
+    else ``blender --command extension`` from PATH."""
+    spec = importlib.util.find_spec("bpy")
+    if spec is not None and spec.submodule_search_locations:
+        package = Path(next(iter(spec.submodule_search_locations)))
+        found = sorted(package.glob("*/scripts/addons_core/bl_pkg/cli/blender_ext.py"))
+        if found:
+            return [sys.executable, str(found[-1])]
+    blender = shutil.which("blender")
+    if blender is not None:
+        return [blender, "--command", "extension"]
+    raise BuildError(
+        f"no Blender extension builder: {sys.executable} has no bpy module (pip install -r requirements.lock) "
+        "and no blender (4.2 or newer) is on PATH"
     )
 
 
-def _zip_name(stage: Path, platform: str) -> str:
-    manifest = tomllib.loads((stage / MANIFEST).read_text(encoding="utf-8"))
-    return f"{manifest['id']}-{manifest['version']}-{platform.replace('-', '_')}.zip"
-
-
-def _archive_files(stage: Path) -> Iterator[str]:
-    for path in sorted(stage.rglob("*")):
-        relative = path.relative_to(stage).as_posix()
-        if path.is_file() and not _EXCLUDED.search(relative):
-            yield relative
-
-
-def zip_platform(stage: Path, platform: str, out_dir: Path) -> Path:
-    """Write ``<id>-<version>-<platform>.zip`` from the staged extension, laid out as Blender's builder does."""
-    manifest = tomllib.loads((stage / MANIFEST).read_text(encoding="utf-8"))
-    all_wheels = {wheel.removeprefix("./"): wheel for wheel in manifest.get("wheels", [])}
-    wheels = [wheel for wheel in all_wheels.values() if platform in wheel_platforms(Path(wheel).name)]
-    archive = out_dir / _zip_name(stage, platform)
-    partial = archive.with_name("." + archive.name)
-    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zip_file:
-        manifest_text = (stage / MANIFEST).read_text(encoding="utf-8") + _generated_table(platform, wheels)
-        zip_file.writestr(MANIFEST, manifest_text)
-        for wheel in wheels:
-            zip_file.write(stage / wheel.removeprefix("./"), wheel.removeprefix("./"), zipfile.ZIP_STORED)
-        for relative in _archive_files(stage):
-            if relative != MANIFEST and relative not in all_wheels:
-                zip_file.write(stage / relative, relative)
-    partial.replace(archive)
-    return archive
-
-
-def _run_blender(blender: str, *arguments: str) -> None:
-    result = subprocess.run(
-        [blender, "--command", "extension", *arguments], capture_output=True, text=True, check=False
-    )
+def _run_builder(command: Sequence[str], *arguments: str | Path) -> None:
+    full = [*command, *map(str, arguments)]
+    result = subprocess.run(full, capture_output=True, text=True, check=False)
     if result.returncode != 0:
         output = (result.stdout + result.stderr).strip()
-        raise BuildError(f"'{blender} --command extension {' '.join(arguments)}' failed:\n{output}")
+        raise BuildError(f"'{' '.join(full)}' failed:\n{output}")
 
 
-def stage_with_wheels(dest: Path, platforms: Sequence[str], wheel_cache: Path, log: Log = print) -> Path:
-    """Stage the extension into ``dest/noisewright`` with the wheels of ``platforms`` listed in its manifest."""
-    pins = locked_versions()
+def stage_with_wheels(
+    dest: Path, line: BlenderLine, platforms: Sequence[str], wheel_cache: Path, log: Log = print
+) -> Path:
+    """Stage the extension into ``dest/noisewright`` with ``line``'s wheels for ``platforms`` and its Blender
+    version range in the manifest."""
     stage = stage_extension(dest)
     (stage / WHEEL_DIR).mkdir()
     wheel_paths = []
     for platform in platforms:
-        for wheel in fetch_wheels(platform, pins, wheel_cache, log):
+        for wheel in fetch_wheels(platform, line, wheel_cache, log):
             shutil.copy2(wheel, stage / WHEEL_DIR / wheel.name)
             wheel_paths.append(f"./{WHEEL_DIR}/{wheel.name}")
-    write_manifest_wheels(stage / MANIFEST, platforms, wheel_paths)
+    values: dict[str, str | list[str]] = {
+        "blender_version_min": line.version_min,
+        "platforms": list(platforms),
+        "wheels": wheel_paths,
+    }
+    if line.version_max is not None:
+        values["blender_version_max"] = line.version_max
+    write_manifest(stage / MANIFEST, values)
     return stage
+
+
+def _zip_stem(line: BlenderLine) -> str:
+    manifest = tomllib.loads((ROOT / MANIFEST).read_text(encoding="utf-8"))
+    return f"{manifest['id']}-{manifest['version']}-{line.label}"
+
+
+def zip_path(out_dir: Path, line: BlenderLine, platform: str) -> Path:
+    """Where ``build`` writes the zip of ``line`` for ``platform``: Blender's builder appends the platform to
+    ``--output-filepath``."""
+    return Path(out_dir) / f"{_zip_stem(line)}-{platform.replace('-', '_')}.zip"
 
 
 def build(
     platforms: Sequence[str] = tuple(PLATFORMS),
     out_dir: Path = DIST,
     wheel_cache: Path = WHEEL_CACHE,
-    builder: str = "auto",
+    lines: Sequence[str] = tuple(LINES),
     log: Log = print,
 ) -> list[Path]:
-    """Build one extension zip per platform into ``out_dir``; return their paths.
+    """Build the zips of ``lines`` (names in ``LINES``) for ``platforms`` into ``out_dir``; return their paths.
 
-    ``builder``: ``"blender"`` (Blender's ``extension build``), ``"zipfile"`` (same layout in
-    Python), or ``"auto"``: Blender's when a ``blender`` binary is on PATH.
+    A platform a line does not support (Blender 5.1+ on Intel Macs) is left out with a log line; a
+    request that leaves nothing to build is an error.
     """
     unknown = [platform for platform in platforms if platform not in PLATFORMS]
     if unknown or not platforms:
         raise BuildError(f"platform: unknown {', '.join(unknown) or '(none given)'}; allowed: {', '.join(PLATFORMS)}")
-    if builder not in ("auto", "blender", "zipfile"):
-        raise BuildError(f"builder: unknown {builder!r}; allowed: auto, blender, zipfile")
-    blender = shutil.which("blender") if builder != "zipfile" else None
-    if builder == "blender" and blender is None:
-        raise BuildError("builder: 'blender' was asked for but no blender binary is on PATH")
-    platforms = list(dict.fromkeys(platforms))
+    unknown = [name for name in lines if name not in LINES]
+    if unknown or not lines:
+        raise BuildError(f"blender: unknown {', '.join(unknown) or '(none given)'}; allowed: {', '.join(LINES)}")
+    command = blender_extension_command()
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="noisewright-stage-") as temp:
-        stage = stage_with_wheels(Path(temp), platforms, Path(wheel_cache), log)
-        if blender:
-            log(f"building with {blender}")
-            _run_blender(blender, "validate", str(stage))
-            _run_blender(
-                blender, "build", "--source-dir", str(stage), "--output-dir", str(out_dir), "--split-platforms"
-            )
-            archives = [out_dir / _zip_name(stage, platform) for platform in platforms]
-            for archive in archives:
-                _run_blender(blender, "validate", str(archive))
-        else:
-            archives = [zip_platform(stage, platform, out_dir) for platform in platforms]
-    for archive in archives:
-        log(f"wrote {archive} ({archive.stat().st_size / 1e6:.1f} MB)")
+    archives: list[Path] = []
+    for line in (LINES[name] for name in dict.fromkeys(lines)):
+        selected = [platform for platform in dict.fromkeys(platforms) if platform in line.platforms]
+        for platform in dict.fromkeys(platforms):
+            if platform not in line.platforms:
+                log(f"no {line.label} zip for {platform}: Blender {line.name} is not released for {platform}")
+        if not selected:
+            continue
+        with tempfile.TemporaryDirectory(prefix="noisewright-stage-") as temp:
+            stage = stage_with_wheels(Path(temp), line, selected, Path(wheel_cache), log)
+            output = out_dir / f"{_zip_stem(line)}.zip"
+            _run_builder(command, "build", "--source-dir", stage, "--output-filepath", output, "--split-platforms")
+        for platform in selected:
+            archive = zip_path(out_dir, line, platform)
+            _run_builder(command, "validate", archive)
+            log(f"wrote {archive} ({archive.stat().st_size / 1e6:.1f} MB)")
+            archives.append(archive)
+    if not archives:
+        raise BuildError(f"nothing to build: Blender {', '.join(lines)} is not built for {', '.join(platforms)}")
     return archives
 
 
@@ -307,6 +383,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         choices=list(PLATFORMS),
         help="build only this platform (repeat for several); default: all",
     )
+    parser.add_argument(
+        "--blender",
+        action="append",
+        choices=list(LINES),
+        help="build only the zips for these Blender versions (repeat for several); default: all",
+    )
     parser.add_argument("--out", type=Path, default=DIST, help=f"folder for the zips (default: {DIST})")
     parser.add_argument(
         "--wheel-cache",
@@ -314,15 +396,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=WHEEL_CACHE,
         help=f"folder holding downloaded wheels, reused across builds (default: {WHEEL_CACHE})",
     )
-    parser.add_argument(
-        "--builder",
-        choices=("auto", "blender", "zipfile"),
-        default="auto",
-        help="who writes the zips: Blender's builder, Python's zipfile, or auto (blender if on PATH)",
-    )
     args = parser.parse_args(argv)
     try:
-        build(args.platform or tuple(PLATFORMS), args.out, args.wheel_cache, args.builder)
+        build(args.platform or tuple(PLATFORMS), args.out, args.wheel_cache, args.blender or tuple(LINES))
     except BuildError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -1,16 +1,29 @@
 #!/usr/bin/env bash
-# Sets up .venv (Python 3.11, pinned requirements) once, then runs one job:
-#   bash scripts/run.sh demo   - the Blender demo: terrain, displacement, baked textures, .blend
-#   bash scripts/run.sh test   - lint, format check, type check, the whole pytest suite
+# Sets up the pinned virtual environments once, then runs one job:
+#   bash scripts/run.sh demo   - the Blender demo: terrain, displacement, baked textures, .blend (.venv)
+#   bash scripts/run.sh test   - ruff, then the whole pytest suite twice: on Blender 5.0 (.venv: Python 3.11,
+#                                numpy 1.26, requirements.lock) and on Blender 5.2 LTS (.venv-py313: Python 3.13,
+#                                numpy 2.3, requirements-py313.lock); the runs also install the built zips into
+#                                Blender 4.2 LTS, 4.5 LTS and 5.1 (.venv-bpy4.2, .venv-bpy4.5, .venv-bpy5.1: just bpy
+#                                and numpy).
+# Python 3.11: $PYTHON, python3.11 or python3. Python 3.13: $PYTHON313, python3.13, else the relocatable CPython at
+# ../shared/python/python3.13-debian12-x86_64.tar.xz (unpacked once into build/); without it the 3.13 run is skipped
+# with a line saying so.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 job="${1:-}"
 shift || true
 
+SHARED_PYTHON313=../shared/python/python3.13-debian12-x86_64.tar.xz
+
+runs_version() { # runs_version CANDIDATE 3.11: the candidate runs and is that Python version
+    [ -n "$1" ] && command -v "$1" >/dev/null 2>&1 &&
+        "$1" -c "import sys; sys.exit(f'{sys.version_info[0]}.{sys.version_info[1]}' != '$2')" 2>/dev/null
+}
+
 find_python() {
     for candidate in "${PYTHON:-}" python3.11 python3; do
-        if [ -n "$candidate" ] && command -v "$candidate" >/dev/null 2>&1 &&
-            "$candidate" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
+        if runs_version "$candidate" 3.11; then
             echo "$candidate"
             return 0
         fi
@@ -19,40 +32,99 @@ find_python() {
     return 1
 }
 
-setup() {
-    local stamp=.venv/.requirements.lock
-    if [ -x .venv/bin/python ] && cmp -s requirements.lock "$stamp"; then
-        return 0
+find_python313() { # prints a working Python 3.13, or nothing
+    for candidate in "${PYTHON313:-}" python3.13; do
+        if runs_version "$candidate" 3.13; then
+            echo "$candidate"
+            return 0
+        fi
+    done
+    local unpacked=build/py313slim/bin/python3.13
+    if [ ! -x "$unpacked" ] && [ -f "$SHARED_PYTHON313" ]; then
+        echo "unpacking $SHARED_PYTHON313 into build/" >&2
+        mkdir -p build && tar -xJf "$SHARED_PYTHON313" -C build
     fi
-    local python
-    python="$(find_python)"
-    if ! "$python" -m venv .venv 2>/dev/null; then
+    if runs_version "$unpacked" 3.13; then
+        echo "$unpacked"
+    fi
+}
+
+make_venv() { # make_venv PYTHON DIR
+    if ! "$1" -m venv "$2" 2>/dev/null; then
         if command -v apt-get >/dev/null 2>&1 && [ "$(id -u)" = 0 ]; then
             echo "venv is missing; installing Debian's python3-venv" >&2
             apt-get update -qq && apt-get install -y -qq python3-venv python3.11-venv >/dev/null 2>&1 ||
                 apt-get install -y -qq python3-venv >/dev/null
-            "$python" -m venv .venv
+            "$1" -m venv "$2"
         else
-            echo "error: '$python -m venv' failed; install your distribution's python3-venv package" >&2
+            echo "error: '$1 -m venv' failed; install your distribution's python3-venv package" >&2
             exit 1
         fi
     fi
-    .venv/bin/python -m pip install --quiet --upgrade pip
-    .venv/bin/python -m pip install --quiet -r requirements.lock
-    .venv/bin/python -m pip install --quiet --no-deps --no-build-isolation -e .
-    cp requirements.lock "$stamp"
+}
+
+setup() { # setup DIR LOCK PYTHON [--deps-from-lock-only]: DIR from LOCK, redone when LOCK changes
+    local dir=$1 lock=$2 python=$3 mode=${4:-}
+    local stamp="$dir/.requirements.lock"
+    if [ -x "$dir/bin/python" ] && cmp -s "$lock" "$stamp"; then
+        return 0
+    fi
+    echo "setting up $dir from $lock" >&2
+    rm -rf "$dir"
+    make_venv "$python" "$dir"
+    "$dir/bin/python" -m pip install --quiet --upgrade pip
+    if [ "$mode" = --deps-from-lock-only ]; then
+        "$dir/bin/python" -m pip install --quiet --no-deps -r "$lock"
+    else
+        "$dir/bin/python" -m pip install --quiet -r "$lock"
+        "$dir/bin/python" -m pip install --quiet --no-deps --no-build-isolation -e .
+    fi
+    cp "$lock" "$stamp"
 }
 
 case "$job" in
 demo)
-    setup
+    setup .venv requirements.lock "$(find_python)"
     exec .venv/bin/python scripts/demo.py "$@"
     ;;
 test)
-    setup
+    python311="$(find_python)"
+    setup .venv requirements.lock "$python311"
+    others=()
+    for version in 4.2 4.5; do
+        setup ".venv-bpy$version" "tests/blender/requirements-bpy$version.lock" "$python311" --deps-from-lock-only
+        others+=("$PWD/.venv-bpy$version/bin/python")
+    done
+    python313="$(find_python313)"
+    if [ -n "$python313" ]; then
+        setup .venv-py313 requirements-py313.lock "$python313"
+        setup .venv-bpy5.1 tests/blender/requirements-bpy5.1.lock "$python313" --deps-from-lock-only
+    fi
     .venv/bin/ruff check .
     .venv/bin/ruff format --check .
-    exec .venv/bin/python -m pytest -n 2 "$@"
+
+    echo "=== pytest on Python 3.11, Blender 5.0 (bpy 5.0.1, numpy 1.26); zip installs into Blender 4.2, 4.5, 5.0 ==="
+    status311=0
+    NOISEWRIGHT_OTHER_BLENDERS="$(IFS=:; echo "${others[*]}")" .venv/bin/python -m pytest -n 2 "$@" || status311=$?
+    status313=0
+    if [ -n "$python313" ]; then
+        echo "=== pytest on Python 3.13, Blender 5.2 LTS (bpy 5.2.3, numpy 2.3); zip installs into Blender 5.1, 5.2 ==="
+        NOISEWRIGHT_OTHER_BLENDERS="$PWD/.venv-bpy5.1/bin/python" .venv-py313/bin/python -m pytest -n 2 "$@" ||
+            status313=$?
+    else
+        echo "=== pytest on Python 3.13, Blender 5.1 and 5.2 LTS: SKIPPED (no Python 3.13 found) ==="
+    fi
+
+    result() { if [ "$1" = 0 ]; then echo passed; else echo "FAILED (pytest exit $1)"; fi; }
+    echo "=== summary ==="
+    echo "Python 3.11 / Blender 4.2, 4.5, 5.0: $(result "$status311")"
+    if [ -n "$python313" ]; then
+        echo "Python 3.13 / Blender 5.1, 5.2 LTS: $(result "$status313")"
+    else
+        echo "Python 3.13 / Blender 5.1, 5.2 LTS: SKIPPED - no Python 3.13 (set PYTHON313, put python3.13 on PATH," \
+            "or provide $SHARED_PYTHON313)"
+    fi
+    [ "$status311" = 0 ] && [ "$status313" = 0 ]
     ;;
 *)
     echo "usage: bash scripts/run.sh {demo|test} [args...]" >&2

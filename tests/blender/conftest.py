@@ -8,46 +8,38 @@ from __future__ import annotations
 
 import atexit
 import os
+import runpy
 import shutil
+import sys
 import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
-
-from scripts.build_extension import stage_extension
 
 _USER_RESOURCES = tempfile.mkdtemp(prefix="noisewright-blender-user-")
 os.environ["BLENDER_USER_RESOURCES"] = _USER_RESOURCES
 atexit.register(shutil.rmtree, _USER_RESOURCES, ignore_errors=True)
 
 
-TEST_REPOSITORY = "Noisewright tests"
-
-
-def _raise(error: Exception) -> None:
-    raise error
+SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 
 @pytest.fixture(scope="session")
 def addon(tmp_path_factory):
-    """The add-on module, staged by ``stage_extension`` into a local extension repository and enabled
-    the way Blender enables extensions (``bl_ext.<repo>.noisewright``). Staged once: Numba caches its
-    kernels next to the staged ``noise_core``."""
+    """The add-on module, enabled as the headless scripts enable it (``_blender_addon.load_addon``): the
+    checkout staged by ``build_extension.stage_extension`` into a local extension repository, enabled
+    the way Blender enables extensions (``bl_ext.<repo>.noisewright``). Staged once per session: Numba
+    caches its kernels next to the staged ``noise_core``."""
     bpy = pytest.importorskip("bpy")
-    import addon_utils
 
     repository = tmp_path_factory.mktemp("extensions")
-    stage_extension(repository)
-    result = bpy.ops.preferences.extension_repo_add(
-        name=TEST_REPOSITORY, type="LOCAL", use_custom_directory=True, custom_directory=str(repository)
-    )
-    assert result == {"FINISHED"}
+    helpers = runpy.run_path(str(SCRIPTS / "_blender_addon.py"), run_name="_blender_addon")
+    name = helpers["load_addon"](repository, log=lambda _message: None)
+    assert name.startswith("bl_ext.") and name.endswith(".noisewright")
+    yield sys.modules[name]
     repos = bpy.context.preferences.extensions.repos
-    index = next(i for i, repo in enumerate(repos) if repo.name == TEST_REPOSITORY)
-    name = f"bl_ext.{repos[index].module}.noisewright"
-    module = addon_utils.enable(name, default_set=True, handle_error=_raise)
-    assert module is not None
-    yield module
+    index = next(i for i, repo in enumerate(repos) if name == f"bl_ext.{repo.module}.noisewright")
     bpy.ops.preferences.extension_repo_remove(index=index)  # also disables the add-on
 
 

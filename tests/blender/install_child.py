@@ -1,14 +1,17 @@
 """Child process of ``test_extension_install``: a stock Blender installs the extension zip and uses it.
 
-Run as ``python -S install_child.py ZIP WORK`` with ``PYTHONPATH`` holding only ``bpy`` and numpy (what
-a Blender build bundles that matters here: no numba) and ``BLENDER_USER_RESOURCES`` pointing at an
-empty folder. Network connections are refused while installing. Prints a JSON report as its last line.
+Run as ``python -S install_child.py ZIP WRONG_ZIP WORK`` with ``PYTHONPATH`` holding only ``bpy`` and numpy
+(what a Blender build bundles that matters here: no numba) and ``BLENDER_USER_RESOURCES`` pointing at an
+empty folder. First ``WRONG_ZIP`` (the other Blender line's zip) must be refused, then ``ZIP`` is installed
+and every operator used once. Network connections are refused while installing. Prints a JSON report as
+its last line.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import socket
 import sys
 from pathlib import Path
@@ -33,11 +36,34 @@ def _operators_registered() -> bool:
     return all(hasattr(bpy.types, f"NOISEWRIGHT_OT_{name}") for name in ("displace", "add_terrain", "bake_texture"))
 
 
-def main(zip_path: str, work: str) -> dict:
-    report: dict = {"numba_before": importlib.util.find_spec("numba") is not None}
+def _user_default_directory() -> Path:
+    repos = bpy.context.preferences.extensions.repos
+    return Path(next(repo.directory for repo in repos if repo.module == "user_default"))
+
+
+def _try_install(zip_path: str) -> dict:
+    """Install ``zip_path``; the operator's result, or the error it reported, and whether it got installed."""
+    outcome: dict = {"result": None, "error": ""}
+    try:
+        outcome["result"] = sorted(
+            bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default", enable_on_install=True)
+        )
+    except RuntimeError as error:  # bpy.ops raises the operator's error report
+        outcome["error"] = str(error)
+    outcome["installed"] = (_user_default_directory() / "noisewright").exists()
+    return outcome
+
+
+def main(zip_path: str, wrong_zip: str, work: str) -> dict:
+    report: dict = {
+        "numba_before": importlib.util.find_spec("numba") is not None,
+        "blender": bpy.app.version_string,
+        "numpy": np.__version__,
+    }
     connect = socket.socket.connect
     socket.socket.connect = _refuse_network  # type: ignore[method-assign]
     try:
+        report["wrong_zip"] = _try_install(wrong_zip)
         report["install"] = sorted(
             bpy.ops.extensions.package_install_files(filepath=zip_path, repo="user_default", enable_on_install=True)
         )
@@ -75,4 +101,8 @@ def main(zip_path: str, work: str) -> dict:
 
 
 if __name__ == "__main__":
-    print(json.dumps(main(sys.argv[1], sys.argv[2])))
+    print(json.dumps(main(sys.argv[1], sys.argv[2], sys.argv[3])), flush=True)
+    # The bpy 4.2 module crashes (SIGSEGV) at interpreter exit once any class was registered in the process,
+    # Noisewright or not (a 3-line Operator subclass + register_class reproduces it), so leave without
+    # Python's finalisation; the report above is complete.
+    os._exit(0)

@@ -1,8 +1,12 @@
-"""The extension zips: Blender's layout and validator, build errors, and an offline install into a stock Blender.
+"""The extension zips: Blender's builder and validator, build errors, and an offline install into stock Blenders.
 
-The install runs in a child process (``install_child.py``) that sees only ``bpy`` and numpy, as a
+Each install runs in a child process (``install_child.py``) that sees only ``bpy`` and numpy, as a
 Blender build does, so numba must come from the wheels inside the zip; it also keeps the installed
-add-on's registration away from the other Blender tests in this process.
+add-on's registration away from the other Blender tests in this process. The child is this
+interpreter's Blender and every other Blender named in ``NOISEWRIGHT_OTHER_BLENDERS`` (Python
+executables with a ``bpy`` module, separated by ``os.pathsep``; ``bash scripts/run.sh test`` passes
+bpy 4.2 and 4.5 there). Each child installs the zip of its Blender line, uses every operator once,
+and checks that Blender refuses the other line's zip.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from scripts import build_extension
-from scripts.build_extension import PLATFORMS, BuildError
+from scripts.build_extension import LINES, PLATFORMS, BuildError
 
 pytestmark = pytest.mark.blender
 
@@ -27,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BPY_DIR = Path(importlib.util.find_spec("bpy").submodule_search_locations[0])  # type: ignore[union-attr, index]
 BLENDER_EXT = next(BPY_DIR.glob("*/scripts/addons_core/bl_pkg/cli/blender_ext.py"))
 STOCK_PACKAGES = ("bpy", "numpy", "numpy.libs")
+OTHER_BLENDERS = [path for path in os.environ.get("NOISEWRIGHT_OTHER_BLENDERS", "").split(os.pathsep) if path]
 
 
 def _quiet(_message: str) -> None:
@@ -41,56 +46,78 @@ def _blender_ext(*arguments: str | Path) -> subprocess.CompletedProcess:
 
 
 def _fake_wheel_cache(folder: Path) -> Path:
-    """Empty files named like the numba/llvmlite wheels of every platform: enough for layout checks, offline."""
+    """Empty files named like the numba/llvmlite wheels of every line and platform: enough for the layout, offline."""
     folder.mkdir()
-    pins = build_extension.locked_versions()
-    for platform, tags in PLATFORMS.items():
-        for name, version in build_extension.versions_for(platform, pins).items():
-            (folder / f"{name}-{version}-cp311-cp311-{tags[0]}.whl").write_bytes(b"not a real wheel")
+    for line in LINES.values():
+        for platform in line.platforms:
+            for name, version in build_extension.versions_for(platform, line).items():
+                tag = line.python_tag
+                (folder / f"{name}-{version}-{tag}-{tag}-{PLATFORMS[platform][0]}.whl").write_bytes(b"not a wheel")
     return folder
 
 
-def _entries(archive: Path) -> dict[str, int]:
+def _entries(archive: Path) -> list[str]:
     with zipfile.ZipFile(archive) as zip_file:
-        return {info.filename: info.compress_type for info in zip_file.infolist()}
+        return sorted(info.filename for info in zip_file.infolist())
 
 
-def _manifest(archive: Path) -> str:
+def _manifest(archive: Path) -> dict:
     with zipfile.ZipFile(archive) as zip_file:
-        return zip_file.read("blender_manifest.toml").decode()
+        return tomllib.loads(zip_file.read("blender_manifest.toml").decode())
 
 
-@pytest.fixture
-def blender_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A ``blender`` on PATH whose ``--command extension`` is Blender's extension CLI from the bpy module."""
-    folder = tmp_path / "bin"
-    folder.mkdir()
-    script = folder / "blender"
-    script.write_text(
-        '#!/bin/sh\n[ "$1" = --command ] && [ "$2" = extension ] || exit 9\nshift 2\n'
-        f'exec "{sys.executable}" "{BLENDER_EXT}" "$@"\n'
-    )
-    script.chmod(0o755)
-    monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
-
-
-def test_zipfile_build_equals_blenders_split_platform_build(tmp_path: Path, blender_on_path: None) -> None:
-    wheels = _fake_wheel_cache(tmp_path / "wheels")
-    ours = build_extension.build(list(PLATFORMS), tmp_path / "ours", wheels, builder="zipfile", log=_quiet)
-    blenders = build_extension.build(list(PLATFORMS), tmp_path / "blender", wheels, builder="blender", log=_quiet)
-    assert (
-        [archive.name for archive in ours]
-        == [archive.name for archive in blenders]
-        == [f"noisewright-0.1.0-{platform.replace('-', '_')}.zip" for platform in PLATFORMS]
-    )
-    for platform, archive, reference in zip(PLATFORMS, ours, blenders, strict=True):
-        assert _entries(archive) == _entries(reference)
-        assert _manifest(archive) == _manifest(reference)
-        wheel_names = tomllib.loads(_manifest(archive))["build"]["generated"]["wheels"]
-        assert len(wheel_names) == 2
-        assert all(build_extension.wheel_platforms(Path(name).name) == {platform} for name in wheel_names)
+def test_blenders_builder_writes_one_validated_zip_per_line_and_platform(tmp_path: Path) -> None:
+    archives = build_extension.build(list(PLATFORMS), tmp_path, _fake_wheel_cache(tmp_path / "wheels"), log=_quiet)
+    expected = [
+        f"noisewright-0.1.0-blender{line}-{platform}.zip"
+        for line, platforms in (("4.2-5.0", PLATFORMS), ("5.1+", ("linux_x64", "windows_x64", "macos_arm64")))
+        for platform in (name.replace("-", "_") for name in platforms)
+    ]
+    assert [archive.name for archive in archives] == expected
+    sources = {str(path.relative_to(ROOT / "addon")) for path in (ROOT / "addon").rglob("*.py")}
+    for archive in archives:
+        line = LINES["4.2-5.0" if "blender4.2-5.0" in archive.name else "5.1+"]
+        platform = archive.name.removesuffix(".zip").rpartition("-")[2].replace("_", "-")
+        manifest = _manifest(archive)
+        assert manifest["blender_version_min"] == line.version_min
+        assert manifest.get("blender_version_max") == line.version_max
+        assert manifest["build"]["generated"]["platforms"] == [platform]
+        wheels = manifest["build"]["generated"]["wheels"]
+        assert sorted(Path(wheel).name.partition("-")[0] for wheel in wheels) == ["llvmlite", "numba"]
+        assert all(build_extension.wheel_platforms(Path(w).name, line.python_tag) == {platform} for w in wheels)
+        entries = _entries(archive)
+        assert sources <= set(entries) and "noise_core/__init__.py" in entries
+        bundled = [entry for entry in entries if entry.startswith("wheels/")]
+        assert bundled == sorted(wheel.removeprefix("./") for wheel in wheels)
         validation = _blender_ext("validate", archive)
         assert validation.returncode == 0, validation.stdout + validation.stderr
+
+
+def test_one_platform_and_line_and_the_line_without_intel_macs(tmp_path: Path) -> None:
+    wheels = _fake_wheel_cache(tmp_path / "wheels")
+    messages: list[str] = []
+    archives = build_extension.build(["macos-x64"], tmp_path / "out", wheels, log=messages.append)
+    assert [archive.name for archive in archives] == ["noisewright-0.1.0-blender4.2-5.0-macos_x64.zip"]
+    assert "no blender5.1+ zip for macos-x64: Blender 5.1+ is not released for macos-x64" in messages
+    with pytest.raises(BuildError, match=r"nothing to build: Blender 5\.1\+ is not built for macos-x64"):
+        build_extension.build(["macos-x64"], tmp_path / "none", wheels, lines=["5.1+"], log=_quiet)
+
+
+def test_a_staged_copy_is_current_until_a_source_file_differs(tmp_path: Path) -> None:
+    staged = build_extension.stage_extension(tmp_path)
+    assert sorted(path.name for path in staged.iterdir() if path.suffix != ".py") == [
+        "blender_manifest.toml",
+        "noise_core",
+    ]
+    assert build_extension.staged_copy_is_current(staged)
+    cache = staged / "noise_core" / "__pycache__"
+    cache.mkdir(exist_ok=True)
+    (cache / "kernel.py311.nbi").write_bytes(b"numba cache")
+    assert build_extension.staged_copy_is_current(staged), "cache files are not sources"
+    init = staged / "__init__.py"
+    init.write_text(init.read_text() + "\n")
+    assert not build_extension.staged_copy_is_current(staged)
+    assert not build_extension.staged_copy_is_current(tmp_path / "missing")
 
 
 def test_manifest_version_follows_the_package() -> None:
@@ -104,6 +131,7 @@ def test_manifest_version_follows_the_package() -> None:
     ("filename", "platforms"),
     [
         ("numba-0.68.1-cp311-cp311-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl", {"linux-x64"}),
+        ("numba-0.68.1-cp313-cp313-manylinux_2_27_x86_64.manylinux_2_28_x86_64.whl", set()),
         ("llvmlite-0.50.0-cp311-cp311-win_amd64.whl", {"windows-x64"}),
         ("numba-0.62.1-cp311-cp311-macosx_10_15_x86_64.whl", {"macos-x64"}),
         ("pkg-1.0-cp311-cp311-macosx_11_0_universal2.whl", {"macos-arm64", "macos-x64"}),
@@ -114,12 +142,14 @@ def test_manifest_version_follows_the_package() -> None:
     ],
 )
 def test_wheel_platforms(filename: str, platforms: set[str]) -> None:
-    assert build_extension.wheel_platforms(filename) == platforms
+    assert build_extension.wheel_platforms(filename, "cp311") == platforms
 
 
 def test_unknown_platform_is_refused_with_the_allowed_ones(tmp_path: Path) -> None:
     with pytest.raises(BuildError, match=r"platform: unknown linux-riscv; allowed: linux-x64, windows-x64"):
         build_extension.build(["linux-riscv"], tmp_path, tmp_path, log=_quiet)
+    with pytest.raises(BuildError, match=r"blender: unknown 3\.6; allowed: 4\.2-5\.0, 5\.1\+"):
+        build_extension.build(["linux-x64"], tmp_path, tmp_path, lines=["3.6"], log=_quiet)
     result = subprocess.run(
         [sys.executable, str(ROOT / "scripts" / "build_extension.py"), "--platform", "amiga"],
         capture_output=True,
@@ -134,54 +164,81 @@ def test_failed_download_says_what_and_how_to_fix_it(tmp_path: Path, monkeypatch
     monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
-    pins = {"numba": "0.0.1", "llvmlite": "0.0.1"}
+    lock = tmp_path / "old.lock"
+    lock.write_text("numba==0.0.1\nllvmlite==0.0.1\n")
+    line = build_extension.BlenderLine("old", "3.11", lock, "4.2.0", None, ("windows-x64",))
     with pytest.raises(
-        BuildError, match=r"pip could not download numba==0.0.1 llvmlite==0.0.1 for windows-x64"
+        BuildError, match=r"pip could not download numba==0.0.1 llvmlite==0.0.1 for windows-x64 and Python 3.11"
     ) as error:
-        build_extension.fetch_wheels("windows-x64", pins, tmp_path, _quiet)
+        build_extension.fetch_wheels("windows-x64", line, tmp_path, _quiet)
     assert "--wheel-cache" in str(error.value)
 
 
 @pytest.fixture(scope="session")
-def linux_zip(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real linux-x64 zip. Its wheels come from the build's persistent cache (``build/wheels``, ignored by
-    git), so they are downloaded once per checkout and later runs work offline."""
+def linux_zips(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    """The real linux-x64 zips of both Blender lines, by Python version. Their wheels come from the build's
+    persistent cache (``build/wheels``, ignored by git), so they are downloaded once per checkout and later
+    runs work offline."""
     folder = tmp_path_factory.mktemp("extension")
-    (archive,) = build_extension.build(["linux-x64"], folder / "dist", build_extension.WHEEL_CACHE, log=_quiet)
-    return archive
+    archives = build_extension.build(["linux-x64"], folder / "dist", build_extension.WHEEL_CACHE, log=_quiet)
+    assert [archive.name for archive in archives] == [
+        "noisewright-0.1.0-blender4.2-5.0-linux_x64.zip",
+        "noisewright-0.1.0-blender5.1+-linux_x64.zip",
+    ]
+    return {line.python: archive for line, archive in zip(LINES.values(), archives, strict=True)}
 
 
-def test_the_zip_takes_its_wheels_from_the_persistent_ignored_cache(linux_zip: Path) -> None:
+def test_the_zips_take_their_wheels_from_the_persistent_ignored_cache(linux_zips: dict[str, Path]) -> None:
     cache = build_extension.WHEEL_CACHE
     assert cache == ROOT / "build" / "wheels"
     assert subprocess.run(["git", "check-ignore", "-q", str(cache)], cwd=ROOT, check=False).returncode == 0
-    for name, version in build_extension.versions_for("linux-x64", build_extension.locked_versions()).items():
-        assert list(cache.glob(f"{name}-{version}-*.whl")), f"{name} {version} is not in {cache}"
+    for line in LINES.values():
+        for name, version in build_extension.versions_for("linux-x64", line).items():
+            assert list(cache.glob(f"{name}-{version}-{line.python_tag}-*.whl")), f"{name} {version} is not in {cache}"
 
 
-def _stock_python_path(folder: Path) -> Path:
+def _environment(python: str) -> tuple[str, Path]:
+    """The Python version (``"3.11"``) and site-packages folder of the interpreter ``python``."""
+    result = subprocess.run(
+        [
+            python,
+            "-c",
+            "import sys, sysconfig; print(f'{sys.version_info[0]}.{sys.version_info[1]}');"
+            "print(sysconfig.get_paths()['purelib'])",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    version, site = result.stdout.split()
+    return version, Path(site)
+
+
+def _stock_python_path(site: Path, folder: Path) -> Path:
     """A folder exposing only the packages a Blender build bundles that matter here (no numba)."""
     folder.mkdir()
-    site = BPY_DIR.parent
     for name in STOCK_PACKAGES:
         if (site / name).exists():
             (folder / name).symlink_to(site / name)
     return folder
 
 
-def test_stock_blender_installs_the_linux_zip_offline_and_runs_it(linux_zip: Path, tmp_path: Path) -> None:
-    assert linux_zip.name == "noisewright-0.1.0-linux_x64.zip"
-    validation = _blender_ext("validate", linux_zip)
-    assert validation.returncode == 0, validation.stdout + validation.stderr
+@pytest.mark.parametrize("python", [sys.executable, *OTHER_BLENDERS])
+def test_stock_blender_installs_its_linux_zip_offline_and_runs_it(
+    python: str, linux_zips: dict[str, Path], tmp_path: Path
+) -> None:
+    version, site = _environment(python)
+    archive = linux_zips[version]
+    (wrong,) = (other for python_version, other in linux_zips.items() if python_version != version)
     user_resources = tmp_path / "user"
     user_resources.mkdir()
     env = {
         **os.environ,
         "BLENDER_USER_RESOURCES": str(user_resources),
-        "PYTHONPATH": str(_stock_python_path(tmp_path / "stock")),
+        "PYTHONPATH": str(_stock_python_path(site, tmp_path / "stock")),
     }
     result = subprocess.run(
-        [sys.executable, "-S", str(Path(__file__).with_name("install_child.py")), str(linux_zip), str(tmp_path)],
+        [python, "-S", str(Path(__file__).with_name("install_child.py")), str(archive), str(wrong), str(tmp_path)],
         capture_output=True,
         text=True,
         env=env,
@@ -190,13 +247,17 @@ def test_stock_blender_installs_the_linux_zip_offline_and_runs_it(linux_zip: Pat
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     report = json.loads(result.stdout.strip().splitlines()[-1])
+    print(f"Blender {report['blender']} (Python {version}, numpy {report['numpy']}) installed {archive.name}")
 
     assert report["numba_before"] is False
+    # Blender reports the version mismatch ("doesn't meet the minimum supported version") and installs nothing.
+    assert report["wrong_zip"]["installed"] is False, f"Blender {report['blender']} installed {wrong.name}"
     assert report["install"] == ["FINISHED"]
     assert report["enabled"] and report["registered"]
     extensions = user_resources / "extensions"
     assert Path(report["numba_file"]).is_relative_to(extensions), "numba did not come from the bundled wheel"
-    assert report["numba_version"] == build_extension.locked_versions()["numba"]
+    line = next(line for line in LINES.values() if line.python == version)
+    assert report["numba_version"] == build_extension.versions_for("linux-x64", line)["numba"]
 
     assert report["add_terrain"] == report["displace"] == report["bake_texture"] == ["FINISHED"]
     assert report["terrain_relief"] > 0.01
