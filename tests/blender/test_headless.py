@@ -11,6 +11,7 @@ from __future__ import annotations
 import runpy
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import imageio.v3 as iio
@@ -32,17 +33,22 @@ def extension_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("headless-extensions")
 
 
-def _run(script: str, *arguments: str | Path, repo: Path) -> subprocess.CompletedProcess:
+def run_script(
+    script: str, *arguments: str | Path, repo: Path, preexec_fn: Callable[[], None] | None = None
+) -> subprocess.CompletedProcess:
+    """``python scripts/<script> arguments --extension-repo repo`` in a new process, output captured."""
     return subprocess.run(
         [sys.executable, str(SCRIPTS / script), *map(str, arguments), "--extension-repo", str(repo)],
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
+        preexec_fn=preexec_fn,
     )
 
 
-def _ok(result: subprocess.CompletedProcess) -> str:
+def ok(result: subprocess.CompletedProcess) -> str:
+    """The script's standard output; fails the test with the end of its output unless it exited 0."""
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
     return result.stdout
 
@@ -93,7 +99,7 @@ def test_demo_writes_a_terrain_blend_and_matching_textures(tmp_path: Path, exten
 
     demo = runpy.run_path(str(SCRIPTS / "demo.py"), run_name="demo")
     out = tmp_path / "demo"
-    stdout = _ok(_run("demo.py", "--out", out, "--size", "small", repo=extension_repo))
+    stdout = ok(run_script("demo.py", "--out", out, "--size", "small", repo=extension_repo))
     subdivisions, pixels = demo["SIZES"]["small"]
     paths = {kind: out / name for kind, name in demo["FILES"].items()}
     for path in paths.values():
@@ -132,7 +138,7 @@ def test_bake_texture_writes_the_noise_core_image(tmp_path: Path, extension_repo
     out = tmp_path / "noise.png"
     options = {"kind": "perlin", "seed": 11, "frequency": 5.0, "octaves": 3}
     arguments = [f"--{name}={value}" for name, value in options.items()]
-    _ok(_run("bake_texture.py", "--out", out, "--width", "40", "--height", "24", *arguments, repo=extension_repo))
+    ok(run_script("bake_texture.py", "--out", out, "--width", "40", "--height", "24", *arguments, repo=extension_repo))
     image = iio.imread(out)
     assert image.shape == (24, 40) and image.dtype == np.uint16
     expected = _noise01(options, shape=(24, 40))
@@ -151,13 +157,13 @@ def test_make_terrain_generates_then_displaces_into_a_shape_key(tmp_path: Path, 
         "--frequency",
         "3.3",
     ]  # 3.3: the 0.25 grid misses the lattice, where Perlin is 0
-    _ok(
-        _run(
+    ok(
+        run_script(
             "make_terrain.py", "--out", plain, "--subdivisions", "8", "--falloff", "radial", *noise, repo=extension_repo
         )
     )
-    _ok(
-        _run(
+    ok(
+        run_script(
             "make_terrain.py",
             *("--open", plain, "--objects", "Noise Terrain", "--shape-key", "Detail", "--strength", "0.3"),
             *("--out", displaced, *noise),
@@ -173,16 +179,16 @@ def test_make_terrain_generates_then_displaces_into_a_shape_key(tmp_path: Path, 
 
 
 def test_entry_points_name_the_bad_option(tmp_path: Path, extension_repo: Path) -> None:
-    bad_format = _run("bake_texture.py", "--out", tmp_path / "noise.jpg", repo=extension_repo)
+    bad_format = run_script("bake_texture.py", "--out", tmp_path / "noise.jpg", repo=extension_repo)
     assert bad_format.returncode == 2
     assert "--out: unsupported image format '.jpg'; use one of .png, .exr" in bad_format.stderr
-    missing = _run(
+    missing = run_script(
         "make_terrain.py", "--open", tmp_path / "nope.blend", "--out", tmp_path / "x.blend", repo=extension_repo
     )
     assert missing.returncode == 2
     assert "--open: no such file" in missing.stderr
     assert not (tmp_path / "x.blend").exists()
-    clamped = _run("bake_texture.py", "--out", tmp_path / "noise.png", "--frequency", "0", repo=extension_repo)
+    clamped = run_script("bake_texture.py", "--out", tmp_path / "noise.png", "--frequency", "0", repo=extension_repo)
     assert clamped.returncode == 2
     assert "--frequency: must be > 0, got 0.0" in clamped.stderr
     assert not (tmp_path / "noise.png").exists()

@@ -12,12 +12,14 @@ import os
 import resource
 import runpy
 import subprocess
-import sys
 from pathlib import Path
 
 import imageio.v3 as iio
 import numpy as np
 import pytest
+
+from tests.blender.test_headless import ok as _ok
+from tests.blender.test_headless import run_script
 
 pytestmark = pytest.mark.blender
 
@@ -38,19 +40,7 @@ def _limit_file_size() -> None:
 
 
 def _run(script: str, *arguments: str | Path, repo: Path, limited: bool = False) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, str(SCRIPTS / script), *map(str, arguments), "--extension-repo", str(repo)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-        preexec_fn=_limit_file_size if limited else None,
-    )
-
-
-def _ok(result: subprocess.CompletedProcess) -> str:
-    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
-    return result.stdout
+    return run_script(script, *arguments, repo=repo, preexec_fn=_limit_file_size if limited else None)
 
 
 def _failed(result: subprocess.CompletedProcess, status: int, message: str) -> None:
