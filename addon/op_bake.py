@@ -17,7 +17,6 @@ included, and removes a new one.
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
 
 import bpy
@@ -25,7 +24,7 @@ import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatVectorProperty, IntProperty, PointerProperty, StringProperty
 
 from .mapping import Domain, UserError, kind_info, to_domain, to_spec
-from .noise_core.files import replacing
+from .noise_core.files import check_writable, replacing
 from .pixels import noise01_image, pixel_array, to_rgba
 from .progress import window_progress
 from .properties import NoiseSettings, operator_settings
@@ -238,9 +237,8 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
             raise UserError(f"filepath: the folder {directory!r} does not exist")
         if os.path.isdir(path) or (os.path.exists(path) and not os.access(path, os.W_OK)):
             raise UserError(f"filepath: cannot write {path!r}")
-        try:  # what the save does first: a temporary file in the folder (os.access cannot tell for root)
-            with tempfile.TemporaryFile(dir=directory):
-                pass
+        try:  # what the save does first: a new file in the folder (os.access cannot tell for root)
+            check_writable(directory)
         except OSError as error:
             raise UserError(f"filepath: cannot write into the folder {directory!r} ({error.strerror})") from None
         return path

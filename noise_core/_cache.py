@@ -26,11 +26,12 @@ import functools
 import hashlib
 import os
 import threading
-import uuid
 import warnings
 from pathlib import Path
 
 from numba.core import caching
+
+from .files import check_writable
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
@@ -49,18 +50,6 @@ PACKAGE_DIGEST = package_digest()
 
 class CacheWarning(RuntimeWarning):
     """No folder for Numba's cache can be written: noise kernels compile again in every session."""
-
-
-def check_writable(folder: str) -> None:
-    """Create ``folder`` if needed and write and remove a uniquely named file in it; ``OSError`` if that fails.
-
-    Numba's own check (``tempfile.TemporaryFile``) retries for ever on Windows in a folder the user may not
-    write (numba#8755, cpython#66305); a single exclusive ``open`` fails at once.
-    """
-    os.makedirs(folder, exist_ok=True)
-    probe = os.path.join(folder, f".noise_core-write-test-{uuid.uuid4().hex}")
-    os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    os.remove(probe)
 
 
 class _Settings:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import os
 import tempfile
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -47,3 +48,15 @@ def replacing(target: str | os.PathLike[str]) -> Iterator[Path]:
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+def check_writable(folder: str) -> None:
+    """Create ``folder`` if needed and write and remove a uniquely named file in it; ``OSError`` if that fails.
+
+    Numba's own check (``tempfile.TemporaryFile``) retries for ever on Windows in a folder the user may not
+    write (numba#8755, cpython#66305); a single exclusive ``open`` fails at once.
+    """
+    os.makedirs(folder, exist_ok=True)
+    probe = os.path.join(folder, f".noise_core-write-test-{uuid.uuid4().hex}")
+    os.close(os.open(probe, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    os.remove(probe)

@@ -12,7 +12,7 @@ import pytest
 
 import noise_core as nc
 from noise_core.cli import main
-from noise_core.files import replacing
+from noise_core.files import check_writable, replacing
 from noise_core.images import read_image
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -122,3 +122,14 @@ def test_cli_without_the_images_extra_says_what_to_install(
     assert f"error: out: writing {suffix} files needs the optional package" in error
     assert "pip install 'noisewright[images]'" in error and "Traceback" not in error
     assert list(tmp_path.iterdir()) == []
+
+
+def test_check_writable_creates_the_folder_and_leaves_nothing(tmp_path: Path) -> None:
+    folder = tmp_path / "new" / "deeper"
+    check_writable(str(folder))
+    assert folder.is_dir() and list(folder.iterdir()) == []
+
+
+def test_check_writable_fails_at_once_where_nothing_can_be_written() -> None:
+    with pytest.raises(OSError):
+        check_writable("/sys")
