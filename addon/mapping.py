@@ -21,6 +21,7 @@ import numpy as np
 from mathutils import Euler
 
 from . import compile_status
+from .errors import UserError
 from .noise_core import NoiseSpec, evaluate, value_range
 from .noise_core import spec as spec_module
 from .noise_core.api import grid_coordinates
@@ -38,10 +39,6 @@ COMMON_FIELDS = ("kind", "seed", "frequency", "octaves", "lacunarity", "persiste
 CHOICE_FIELDS = ("distance", "function", "distribution")
 UNUSED_WITH_SIZES = ("smoothness", "sines")
 WEIBULL_ONLY = ("alpha", "beta")
-
-
-class UserError(Exception):
-    """Something the user must fix (bad settings or context); operators report it and cancel."""
 
 
 def check_finite(owner) -> None:

@@ -7,7 +7,7 @@ from typing import Any, cast
 import bpy
 import numpy as np
 
-from .mapping import UserError
+from .errors import UserError
 
 WEIGHT_ATTRIBUTE = ".noisewright_weight"
 HELPER_NAME = ".noisewright_weights"

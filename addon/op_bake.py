@@ -23,7 +23,8 @@ import bpy
 import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatVectorProperty, IntProperty, PointerProperty, StringProperty
 
-from .mapping import Domain, UserError, kind_info, to_domain, to_spec
+from .errors import UserError
+from .mapping import Domain, kind_info, to_domain, to_spec
 from .noise_core.files import check_writable, replacing
 from .pixels import noise01_image, pixel_array, to_rgba
 from .progress import window_progress

@@ -18,7 +18,8 @@ import numpy as np
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, PointerProperty, StringProperty
 
 from . import mesh_io
-from .mapping import Domain, UserError, check_finite_values, evaluate_chunked, to_domain, to_spec, to_unit
+from .errors import UserError
+from .mapping import Domain, check_finite_values, evaluate_chunked, to_domain, to_spec, to_unit
 from .noise_core import NoiseSpec
 from .progress import window_progress
 from .properties import NoiseSettings, operator_settings

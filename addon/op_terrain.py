@@ -14,7 +14,8 @@ import numpy as np
 from bpy.props import EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, PointerProperty
 
 from . import mesh_io
-from .mapping import UserError, check_finite_values, evaluate_chunked, to_domain, to_spec, to_unit
+from .errors import UserError
+from .mapping import check_finite_values, evaluate_chunked, to_domain, to_spec, to_unit
 from .progress import window_progress
 from .properties import NoiseSettings, operator_settings
 from .ui import draw_noise_settings

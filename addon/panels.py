@@ -5,7 +5,8 @@ from __future__ import annotations
 import bpy
 
 from . import preview
-from .mapping import UserError, to_domain, to_spec
+from .errors import UserError
+from .mapping import to_domain, to_spec
 from .op_bake import NOISEWRIGHT_OT_bake_texture, bake_domain
 from .op_displace import NOISEWRIGHT_OT_displace
 from .op_terrain import NOISEWRIGHT_OT_add_terrain

@@ -18,7 +18,8 @@ import bpy.utils.previews
 import numpy as np
 
 from .compile_status import needs_compile, notice_text
-from .mapping import Domain, UserError
+from .errors import UserError
+from .mapping import Domain
 from .noise_core import NoiseSpec
 from .noise_core.kinds import KINDS
 from .pixels import noise01_image, pixel_array, to_rgba

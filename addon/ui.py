@@ -6,7 +6,8 @@ from typing import TYPE_CHECKING
 
 import bpy
 
-from .mapping import UserError, applicable_options, check_finite, to_domain, to_spec
+from .errors import UserError
+from .mapping import applicable_options, check_finite, to_domain, to_spec
 from .noise_core.kinds import KINDS
 
 if TYPE_CHECKING:

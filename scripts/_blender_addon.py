@@ -293,7 +293,7 @@ def _check_spec(package, values: dict) -> None:
         if "sizes" in spec_values:
             spec_values["sizes"] = package.mapping.parse_sizes(spec_values["sizes"])
         package.noise_core.NoiseSpec(**spec_values)
-    except (package.mapping.UserError, TypeError, ValueError) as error:
+    except (package.errors.UserError, TypeError, ValueError) as error:
         raise ValueError(str(error)) from None
 
 
@@ -351,7 +351,7 @@ def apply_noise_arguments(
         settings = bpy.context.scene.noisewright
         package.mapping.to_spec(settings)
         package.mapping.to_domain(settings)
-    except (ValueError, package.mapping.UserError) as error:
+    except (ValueError, package.errors.UserError) as error:
         parser.error(_as_option_message(str(error)))
 
 

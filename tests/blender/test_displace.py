@@ -130,7 +130,7 @@ def test_weight_helper_failure_is_a_user_error(bpy_empty, addon):
     grid = add_grid(bpy)
     add_weights(grid)
     bpy.ops.object.mode_set(mode="EDIT")
-    with pytest.raises(addon.mapping.UserError, match=r"vertex_group: could not read the weights of 'Mask'"):
+    with pytest.raises(addon.errors.UserError, match=r"vertex_group: could not read the weights of 'Mask'"):
         addon.mesh_io.vertex_group_weights(bpy.context, grid.data, "Mask")
     assert len(bpy.data.objects) == 1 and len(bpy.data.node_groups) == 0
 

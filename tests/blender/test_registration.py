@@ -93,7 +93,7 @@ def test_invalid_settings_give_the_specs_message(bpy_empty, addon):
     settings = bpy_empty.context.scene.noisewright
     settings.tiling = True
     settings.frequency = 2.5
-    with pytest.raises(addon.mapping.UserError, match=r"^frequency: tiling needs a whole-number frequency"):
+    with pytest.raises(addon.errors.UserError, match=r"^frequency: tiling needs a whole-number frequency"):
         addon.mapping.to_spec(settings)
     assert addon.ui.settings_error(settings).startswith("frequency:")
 
@@ -101,7 +101,7 @@ def test_invalid_settings_give_the_specs_message(bpy_empty, addon):
 def test_sizes_text_must_be_numbers(bpy_empty, addon):
     assert addon.mapping.parse_sizes(" 1, 0.5 0.25 ") == (1.0, 0.5, 0.25)
     assert addon.mapping.parse_sizes("  ") is None
-    with pytest.raises(addon.mapping.UserError, match=r"^sizes: expected numbers"):
+    with pytest.raises(addon.errors.UserError, match=r"^sizes: expected numbers"):
         addon.mapping.parse_sizes("1, big")
 
 
@@ -118,6 +118,6 @@ def test_tiling_on_a_kind_that_cannot_tile_is_an_error_and_the_panel_lets_it_be_
     assert not settings.tiling and not addon.ui.shows_tiling(settings)  # cleared and hidden on the kind change
     assert addon.mapping.to_spec(settings) == addon.noise_core.NoiseSpec(kind="simplex")
     settings.tiling = True  # set some other way (Python, an old file): refused, and the checkbox is shown again
-    with pytest.raises(addon.mapping.UserError, match=r"^tiling: kind 'simplex' cannot tile; tileable kinds: "):
+    with pytest.raises(addon.errors.UserError, match=r"^tiling: kind 'simplex' cannot tile; tileable kinds: "):
         addon.mapping.to_spec(settings)
     assert addon.ui.shows_tiling(settings) and addon.ui.settings_error(settings).startswith("tiling:")
