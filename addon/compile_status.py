@@ -25,7 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .noise_core import NoiseSpec, compile_state, precompile
-from .noise_core.kinds import KINDS
+from .noise_core.registry import KINDS
 
 
 @dataclass(frozen=True)

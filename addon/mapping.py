@@ -22,10 +22,10 @@ from mathutils import Euler
 
 from . import compile_status
 from .errors import UserError
-from .noise_core import NoiseSpec, evaluate, value_range
-from .noise_core import spec as spec_module
+from .noise_core import NoiseSpec, evaluate
 from .noise_core.api import grid_coordinates
-from .noise_core.kinds import KINDS, kind_info
+from .noise_core.registry import COMMON_NAMES, KINDS, kind_info, kind_option_names
+from .noise_core.schema import Requires
 
 if TYPE_CHECKING:
     from .properties import NoiseSettings
@@ -35,10 +35,6 @@ CHUNK = 1 << 18
 
 AXIS_INDEX = {"X": 0, "Y": 1, "Z": 2}
 PLANE_AXES = {"XY": (0, 1), "XZ": (0, 2), "YZ": (1, 2)}
-COMMON_FIELDS = ("kind", "seed", "frequency", "octaves", "lacunarity", "persistence", "turbulence")
-CHOICE_FIELDS = ("distance", "function", "distribution")
-UNUSED_WITH_SIZES = ("smoothness", "sines")
-WEIBULL_ONLY = ("alpha", "beta")
 
 
 def check_finite(owner) -> None:
@@ -74,12 +70,10 @@ def check_finite_values(name: str, values: np.ndarray) -> None:
 
 
 def choices(kind: str, field: str) -> tuple[str, ...]:
-    """The values ``field`` (distance, function, distribution) may take for ``kind``, default first.
-
-    Read from ``noise_core.spec``'s ``<KIND>_<FIELD>S`` tuples (``VORONOI_DISTANCES``, ...), so new kinds
-    that follow the convention show up in the add-on's menus without changes here.
-    """
-    return tuple(getattr(spec_module, f"{kind.upper()}_{field.upper()}S", ()))
+    """The values the choice option ``field`` (distance, function, distribution) may take for ``kind``,
+    default first (the registry row's ``choices``); empty if ``kind`` has no such option."""
+    option = kind_info(kind).option(field)
+    return option.choices if option is not None else ()
 
 
 def all_choices(field: str) -> tuple[str, ...]:
@@ -90,19 +84,31 @@ def all_choices(field: str) -> tuple[str, ...]:
     return tuple(seen)
 
 
+def choice_fields() -> tuple[str, ...]:
+    """The kind options that are menus (string choices)."""
+    return tuple(
+        name
+        for name in kind_option_names()
+        if any(option.type is str for kind in KINDS.values() if (option := kind.option(name)) is not None)
+    )
+
+
+def _holds(settings: NoiseSettings, requires: Requires) -> bool:
+    """Whether an option's condition holds for ``settings`` (a blank ``sizes`` text counts as unset)."""
+    current = getattr(settings, requires.option)
+    if requires.value is None:
+        return not (current.strip() if isinstance(current, str) else current)
+    return current == requires.value
+
+
 def applicable_options(settings: NoiseSettings) -> tuple[str, ...]:
     """The kind-specific fields that take effect with ``settings``; the UI shows only these.
 
-    Hill noise ignores smoothness and sines when explicit sizes are given, and alpha/beta unless the
-    distribution is Weibull (``NoiseSpec`` rejects them otherwise).
+    An option whose registry ``requires`` condition does not hold is left out (hill noise: smoothness and
+    sines with explicit sizes, alpha/beta unless the distribution is Weibull; ``NoiseSpec`` rejects them).
     """
     options = kind_info(settings.kind).options
-    hidden: set[str] = set()
-    if "sizes" in options and settings.sizes.strip():
-        hidden.update(UNUSED_WITH_SIZES)
-    if "distribution" in options and settings.distribution != "weibull":
-        hidden.update(WEIBULL_ONLY)
-    return tuple(name for name in options if name not in hidden)
+    return tuple(o.name for o in options if o.requires is None or _holds(settings, o.requires))
 
 
 def parse_sizes(text: str) -> tuple[float, ...] | None:
@@ -120,7 +126,7 @@ def _option_value(settings: NoiseSettings, name: str) -> object:
     value = getattr(settings, name)
     if name == "sizes":
         return parse_sizes(value)
-    if name in CHOICE_FIELDS and value not in choices(settings.kind, name):
+    if isinstance(value, str) and value not in choices(settings.kind, name):
         return None
     return value
 
@@ -132,7 +138,7 @@ def to_spec(settings: NoiseSettings) -> NoiseSpec:
     tiling on for a kind that cannot tile is one (the panels clear and hide tiling for such kinds).
     """
     try:
-        values = {name: getattr(settings, name) for name in COMMON_FIELDS}
+        values = {name: getattr(settings, name) for name in COMMON_NAMES}
         values["tiling"] = bool(settings.tiling)
         values.update({name: _option_value(settings, name) for name in applicable_options(settings)})
         return NoiseSpec(**values)
@@ -233,9 +239,3 @@ def evaluate_chunked(spec: NoiseSpec, points: np.ndarray, advance: Callable[[int
         if advance is not None:
             advance(chunk.shape[0])
     return out
-
-
-def to_unit(spec: NoiseSpec, values: np.ndarray) -> np.ndarray:
-    """Noise values mapped from the spec's documented range to 0..1 (float32)."""
-    low, high = value_range(spec)
-    return ((values - np.float32(low)) * np.float32(1.0 / (high - low))).astype(np.float32, copy=False)

@@ -19,8 +19,9 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProp
 
 from . import mesh_io
 from .errors import UserError
-from .mapping import Domain, check_finite_values, evaluate_chunked, to_domain, to_spec, to_unit
+from .mapping import Domain, check_finite_values, evaluate_chunked, to_domain, to_spec
 from .noise_core import NoiseSpec
+from .noise_core.ranges import to_unit
 from .progress import window_progress
 from .properties import NoiseSettings, operator_settings
 from .ui import draw_noise_settings

@@ -15,7 +15,8 @@ from bpy.props import EnumProperty, FloatProperty, FloatVectorProperty, IntPrope
 
 from . import mesh_io
 from .errors import UserError
-from .mapping import check_finite_values, evaluate_chunked, to_domain, to_spec, to_unit
+from .mapping import check_finite_values, evaluate_chunked, to_domain, to_spec
+from .noise_core.ranges import to_unit
 from .progress import window_progress
 from .properties import NoiseSettings, operator_settings
 from .ui import draw_noise_settings

@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from .mapping import Domain, evaluate_chunked, to_unit
+from .mapping import Domain, evaluate_chunked
 from .noise_core import NoiseSpec
+from .noise_core.ranges import to_unit
 
 
 def noise01_image(

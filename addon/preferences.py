@@ -22,7 +22,7 @@ from bpy.props import EnumProperty
 from . import compile_status
 from .compile_status import KERNELS, Kernel, PrecompileJob
 from .noise_core import cache_location, set_cache_dir
-from .noise_core.kinds import KINDS
+from .noise_core.registry import KINDS
 
 CACHE_SUBFOLDER = "numba_cache"
 TIMER_SECONDS = 0.2

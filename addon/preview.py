@@ -21,7 +21,7 @@ from .compile_status import needs_compile, notice_text
 from .errors import UserError
 from .mapping import Domain
 from .noise_core import NoiseSpec
-from .noise_core.kinds import KINDS
+from .noise_core.registry import KINDS
 from .pixels import noise01_image, pixel_array, to_rgba
 
 SIZE = 128

@@ -2,24 +2,18 @@
 
 The scene holds one (``scene.noisewright``) that the panels edit; each operator holds its own copy
 (``noise``), filled from the scene when the caller does not pass one, so Adjust Last Operation re-runs
-with the values of that run. Kinds and option menus come from ``noise_core`` (``KINDS`` and the spec's
-choice tuples), so new kinds appear without changes here.
+with the values of that run. Every noise property is made from its registry row
+(``noise_core.registry``: name, description, default, limits, slider range, menu choices), so the
+add-on shows exactly what ``NoiseSpec`` accepts; a new option needs one ``option_property`` line here
+(``tests/blender/test_registration.py`` fails until it has one).
 """
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, StringProperty
 
 from .mapping import all_choices, check_finite, choices
-from .noise_core.kinds import KINDS
-from .noise_core.spec import (
-    HILL_MAX_SINES,
-    HILL_SMOOTHNESS_MAX,
-    HILL_SMOOTHNESS_MIN,
-    MAX_OCTAVES,
-    MAX_PERSISTENCE,
-    SEED_MAX,
-    SEED_MIN,
-)
+from .noise_core.registry import COMMON_OPTIONS, KINDS
+from .noise_core.schema import Option
 
 DEFAULT_OFFSET = (0.0, 0.0, 0.13)
 """The noise space's default offset. Meshes on whole-number coordinates (Blender's default cube has its
@@ -40,16 +34,23 @@ PLANE_ITEMS = [
     ("YZ", "YZ", "2D noise reads the Y and Z axes (images are baked on the YZ plane)"),
 ]
 AXIS_ITEMS = [(axis, axis, f"1D noise reads the {axis} axis") for axis in "XYZ"]
-CHOICE_DESCRIPTIONS = {
-    "distance": "Distance metric between a point and the feature points",
-    "function": "Which distance (or cell value) becomes the noise value",
-    "distribution": "Distribution of the sine amplitudes",
-}
 
 _choice_items: dict[tuple[str, str], list[tuple[str, str, str, int]]] = {}
 
 
-def _items_for(field: str):
+def _option(name: str) -> Option:
+    """The registry's option ``name``: a common one, else the first kind's that has it."""
+    for option in COMMON_OPTIONS:
+        if option.name == name:
+            return option
+    for kind in KINDS.values():
+        option = kind.option(name)
+        if option is not None:
+            return option
+    raise KeyError(f"{name}: no kind has this option")
+
+
+def _items_for(field: str, description: str):
     """A dynamic enum items callback: the values of ``field`` allowed for the settings' kind.
 
     Every value keeps one number across kinds (its index in ``all_choices``); the lists are cached
@@ -60,12 +61,45 @@ def _items_for(field: str):
     def items(settings, _context):
         key = (settings.kind, field)
         if key not in _choice_items:
-            label = CHOICE_DESCRIPTIONS[field]
             values = choices(settings.kind, field) or all_choices(field)
-            _choice_items[key] = [(v, v.replace("_", " ").title(), label, numbers[v]) for v in values]
+            _choice_items[key] = [(v, v.replace("_", " ").title(), description, numbers[v]) for v in values]
         return _choice_items[key]
 
     return items
+
+
+def option_property(name: str, **extra):
+    """The Blender property of the registry option ``name``: its label, description, default, limits.
+
+    Floats take the option's limits (``ui_minimum`` where the minimum is exclusive) and slider range, and
+    show as a factor slider when limited to 0..1; explicit sizes are a text field; menus list the
+    choices of the settings' kind. ``extra`` adds keywords (the kind menu's ``items`` and ``update``).
+    """
+    option = _option(name)
+    common = {"name": option.label, "description": option.description}
+    if option.type is bool:
+        return BoolProperty(**common, default=option.default, **extra)
+    if option.type is str:
+        if extra:
+            return EnumProperty(**common, default=option.default, **extra)
+        return EnumProperty(**common, items=_items_for(name, option.description))
+    if option.type is tuple:
+        return StringProperty(**common, default="", **extra)
+    limits: dict = {}
+    low = option.ui_minimum if option.above else option.minimum
+    for key, value in (
+        ("min", low),
+        ("max", option.maximum),
+        ("soft_min", option.soft_minimum),
+        ("soft_max", option.soft_maximum),
+    ):
+        if value is not None:
+            limits[key] = option.type(value)
+    if option.type is int:
+        return IntProperty(**common, default=option.default, **limits, **extra)
+    if (option.minimum, option.maximum) == (0.0, 1.0):
+        limits["subtype"] = "FACTOR"
+    return FloatProperty(**common, default=option.default, **limits, **extra)
 
 
 def _on_kind_change(settings, _context) -> None:
@@ -75,103 +109,35 @@ def _on_kind_change(settings, _context) -> None:
         settings.dimensions = str(max(info.dims))
     if settings.tiling and not info.tiling:
         settings.tiling = False
-    for field in ("distance", "function", "distribution"):
-        allowed = choices(settings.kind, field)
-        numbers = [all_choices(field).index(value) for value in allowed]
-        if allowed and settings.get(field, 0) not in numbers:  # the stored enum number: no warning if foreign
-            setattr(settings, field, allowed[0])
+    for option in info.options:
+        if option.type is str:
+            allowed = option.choices
+            numbers = [all_choices(option.name).index(value) for value in allowed]
+            if settings.get(option.name, 0) not in numbers:  # the stored enum number: no warning if foreign
+                setattr(settings, option.name, allowed[0])
 
 
 class NoiseSettings(bpy.types.PropertyGroup):
     """What noise to compute (``NoiseSpec``) and where to read it (offset, rotation, scale, axes)."""
 
-    kind: EnumProperty(  # type: ignore[valid-type]
-        name="Kind", description="Which noise", items=KIND_ITEMS, default="perlin", update=_on_kind_change
-    )
-    seed: IntProperty(  # type: ignore[valid-type]
-        name="Seed", description="Hash seed; octave o uses seed + o", default=0, min=SEED_MIN, max=SEED_MAX
-    )
-    frequency: FloatProperty(  # type: ignore[valid-type]
-        name="Frequency",
-        description="Lattice cells per unit of noise space (a whole number when tiling)",
-        default=4.0,
-        min=1e-6,
-        soft_min=0.1,
-        soft_max=64.0,
-    )
-    octaves: IntProperty(  # type: ignore[valid-type]
-        name="Octaves", description="Fractal octaves summed", default=1, min=1, max=MAX_OCTAVES
-    )
-    lacunarity: FloatProperty(  # type: ignore[valid-type]
-        name="Lacunarity",
-        description="Frequency factor per octave (a whole number when tiling)",
-        default=2.0,
-        min=1e-3,
-        soft_min=1.0,
-        soft_max=4.0,
-    )
-    persistence: FloatProperty(  # type: ignore[valid-type]
-        name="Persistence",
-        description="Amplitude factor per octave",
-        default=0.5,
-        min=0.0,
-        max=MAX_PERSISTENCE,
-        soft_max=1.0,
-    )
-    turbulence: BoolProperty(  # type: ignore[valid-type]
-        name="Turbulence", description="Sum the absolute value of each octave (creased, range 0..1)", default=False
-    )
-    tiling: BoolProperty(  # type: ignore[valid-type]
-        name="Tiling", description="Repeat with period 1 along every axis (seamless 0..1 images)", default=False
-    )
-    distance: EnumProperty(  # type: ignore[valid-type]
-        name="Distance", description=CHOICE_DESCRIPTIONS["distance"], items=_items_for("distance")
-    )
-    function: EnumProperty(  # type: ignore[valid-type]
-        name="Function", description=CHOICE_DESCRIPTIONS["function"], items=_items_for("function")
-    )
-    jitter: FloatProperty(  # type: ignore[valid-type]
-        name="Jitter",
-        description="How far feature points may move from their cell centres (0 = regular grid)",
-        default=1.0,
-        min=0.0,
-        max=1.0,
-        subtype="FACTOR",
-    )
-    density: FloatProperty(  # type: ignore[valid-type]
-        name="Density", description="Mean feature points per cell", default=4.0, min=1e-3, max=16.0, soft_min=0.5
-    )
-    smoothness: FloatProperty(  # type: ignore[valid-type]
-        name="Smoothness",
-        description="How fast sine sizes shrink (larger = smoother); unused with explicit sizes",
-        default=2.0,
-        min=HILL_SMOOTHNESS_MIN,
-        max=HILL_SMOOTHNESS_MAX,
-        soft_min=0.1,
-        soft_max=8.0,
-    )
-    sines: IntProperty(  # type: ignore[valid-type]
-        name="Sines",
-        description="Number of sines summed; unused with explicit sizes",
-        default=12,
-        min=1,
-        max=HILL_MAX_SINES,
-        soft_max=64,
-    )
-    sizes: StringProperty(  # type: ignore[valid-type]
-        name="Sizes",
-        description="Explicit sine sizes separated by commas (e.g. 1, 0.5, 0.25); blank: from smoothness and sines",
-        default="",
-    )
-    distribution: EnumProperty(  # type: ignore[valid-type]
-        name="Distribution", description=CHOICE_DESCRIPTIONS["distribution"], items=_items_for("distribution")
-    )
-    alpha: FloatProperty(  # type: ignore[valid-type]
-        name="Alpha", description="Weibull scale", default=1.0, min=1e-3, soft_max=10.0
-    )
-    beta: FloatProperty(  # type: ignore[valid-type]
-        name="Beta", description="Weibull shape", default=1.0, min=1e-3, soft_max=10.0
-    )
+    kind: option_property("kind", items=KIND_ITEMS, update=_on_kind_change)  # type: ignore[valid-type]
+    seed: option_property("seed")  # type: ignore[valid-type]
+    frequency: option_property("frequency")  # type: ignore[valid-type]
+    octaves: option_property("octaves")  # type: ignore[valid-type]
+    lacunarity: option_property("lacunarity")  # type: ignore[valid-type]
+    persistence: option_property("persistence")  # type: ignore[valid-type]
+    turbulence: option_property("turbulence")  # type: ignore[valid-type]
+    tiling: option_property("tiling")  # type: ignore[valid-type]
+    distance: option_property("distance")  # type: ignore[valid-type]
+    function: option_property("function")  # type: ignore[valid-type]
+    jitter: option_property("jitter")  # type: ignore[valid-type]
+    density: option_property("density")  # type: ignore[valid-type]
+    smoothness: option_property("smoothness")  # type: ignore[valid-type]
+    sines: option_property("sines")  # type: ignore[valid-type]
+    sizes: option_property("sizes")  # type: ignore[valid-type]
+    distribution: option_property("distribution")  # type: ignore[valid-type]
+    alpha: option_property("alpha")  # type: ignore[valid-type]
+    beta: option_property("beta")  # type: ignore[valid-type]
     offset: FloatVectorProperty(  # type: ignore[valid-type]
         name="Offset",
         description="Translation of the noise space (added last); Z starts off the lattice, see DEFAULT_OFFSET",

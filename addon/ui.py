@@ -8,7 +8,7 @@ import bpy
 
 from .errors import UserError
 from .mapping import applicable_options, check_finite, to_domain, to_spec
-from .noise_core.kinds import KINDS
+from .noise_core.registry import KINDS
 
 if TYPE_CHECKING:
     from .properties import NoiseSettings

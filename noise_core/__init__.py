@@ -16,7 +16,7 @@ from ._compat import NumbaVersionError, check_numba
 check_numba()
 
 from ._cache import CacheWarning, cache_location, set_cache_dir  # noqa: E402
-from .api import compile_state, evaluate, evaluate_grid, kinds, precompile  # noqa: E402
+from .api import compile_state, evaluate, evaluate_grid, kind_names, precompile  # noqa: E402
 from .ranges import value_range  # noqa: E402
 from .spec import NoiseSpec  # noqa: E402
 
@@ -28,7 +28,7 @@ __all__ = [
     "compile_state",
     "evaluate",
     "evaluate_grid",
-    "kinds",
+    "kind_names",
     "precompile",
     "set_cache_dir",
     "value_range",

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import cellular, fractal, voronoi
+from . import fractal
 from .fractal import fractal_sum, kernel_for
-from .kinds import KINDS, NO_PARAMS, kernel_arguments, kind_info
 from .ranges import float32_range
+from .registry import KINDS, NO_PARAMS, kernel_arguments, kind_info
 from .spec import NoiseSpec
 
 MAX_LATTICE_COORDINATE = 2.0**31
@@ -67,7 +67,7 @@ def _run(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     out = np.empty(points.shape[0], dtype=np.float32)
     if out.shape[0] == 0:
         return out
-    family, variant, params = kernel_arguments(spec)
+    family, variant, params = kernel_arguments(spec, points.shape[1])
     outside = fractal_sum(
         points, out, family, points.shape[1], variant, spec, params, _lattice_limit(spec), float32_range(spec)
     )
@@ -116,21 +116,12 @@ def evaluate_grid(spec: NoiseSpec, shape: tuple[int, int]) -> np.ndarray:
     return _run(spec, np.column_stack(grid_coordinates((height, width)))).reshape(height, width)
 
 
-def kinds() -> tuple[str, ...]:
-    """The names of all noise kinds."""
+def kind_names() -> tuple[str, ...]:
+    """The names of all noise kinds, in registry order."""
     return tuple(KINDS)
 
 
 COMPILE_STATES = ("compiled", "cached", "uncompiled")
-_METRIC_CODES = {"voronoi": voronoi.METRIC_CODES, "cellular": cellular.METRIC_CODES}
-
-
-def kernel_variant(spec: NoiseSpec) -> int:
-    """The variant code ``kernel_arguments(spec)`` gives, without building the kind's parameters (hill
-    noise draws its phase offsets with a compiled function): the distance metric for Voronoi and cellular
-    noise, the kind's fixed variant otherwise."""
-    codes = _METRIC_CODES.get(spec.kind)
-    return KINDS[spec.kind].variant if codes is None else codes[spec.distance]
 
 
 def _kernel_and_signature(spec: object, dim: object, dtype: object) -> tuple:
@@ -146,7 +137,8 @@ def _kernel_and_signature(spec: object, dim: object, dtype: object) -> tuple:
         raise TypeError(f"dtype: must be float32 or float64, got {dtype!r}") from None
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype: must be float32 or float64, got {dtype}")
-    kernel = kernel_for(KINDS[spec.kind].family, int(dim), kernel_variant(spec), spec.tiling)
+    kind = KINDS[spec.kind]
+    kernel = kernel_for(kind.family, int(dim), kind.variant_of(spec), spec.tiling)
     arguments = fractal.kernel_arguments(
         np.empty((1, int(dim)), dtype=dtype),
         np.empty(1, np.float32),

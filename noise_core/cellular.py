@@ -52,6 +52,7 @@ import numpy as np
 
 from ._jit import jit
 from .lattice import split_cells, wrap
+from .schema import FAMILY_CELLULAR, Kind, Option, unit_range
 
 if TYPE_CHECKING:
     from .spec import NoiseSpec
@@ -112,10 +113,55 @@ def poisson_thresholds(density: float) -> list[int]:
     return thresholds
 
 
-def pack_cellular(spec: NoiseSpec) -> tuple[int, np.ndarray]:
-    """Variant = metric code (compiled per metric); params = ``[function code, T_1..T_8]``."""
-    params = np.array([FUNCTION_CODES[spec.function], *poisson_thresholds(spec.density)], dtype=np.float64)
-    return METRIC_CODES[spec.distance], params
+def _variant(spec: NoiseSpec) -> int:
+    """The metric code is the variant (compiled per metric)."""
+    return METRIC_CODES[spec.distance]
+
+
+def _pack(spec: NoiseSpec, dim: int) -> np.ndarray:
+    """``[function code, T_1..T_8]`` (the same in 2D and 3D)."""
+    return np.array([FUNCTION_CODES[spec.function], *poisson_thresholds(spec.density)], dtype=np.float64)
+
+
+KIND = Kind(
+    "cellular",
+    FAMILY_CELLULAR,
+    EUCLIDEAN,
+    (2, 3),
+    (
+        Option(
+            "distance",
+            str,
+            "euclidean",
+            "Distance metric between a point and the feature points",
+            choices=tuple(METRIC_CODES),
+        ),
+        Option(
+            "function",
+            str,
+            "f1",
+            "Which distance becomes the noise value",
+            choices=tuple(FUNCTION_CODES),
+        ),
+        Option(
+            "density",
+            float,
+            4.0,
+            "Mean feature points per cell",
+            minimum=0.0,
+            maximum=16.0,
+            above=True,
+            ui_minimum=1e-3,
+            soft_minimum=0.5,
+        ),
+    ),
+    True,
+    "Worley cell noise: Poisson-distributed feature points per cell, F1/F2/F3/F2-F1 (range 0..1).",
+    unit_range,
+    variant=_variant,
+    pack=_pack,
+)
+"""Worley cell noise: every function is clamped to [0, 1], as seed 003 does."""
 
 
 @jit

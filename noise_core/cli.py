@@ -17,9 +17,9 @@ from pathlib import Path
 
 from .api import evaluate_grid
 from .files import replacing
-from .images import FORMATS, image_format, to_unit, write_image, writer_module
-from .kinds import KINDS
-from .ranges import value_range
+from .images import FORMATS, image_format, write_image, writer_module
+from .ranges import to_unit, value_range
+from .registry import KINDS
 from .spec import NoiseSpec
 
 MAX_SIZE = 16384
@@ -95,7 +95,7 @@ def bake(args: argparse.Namespace) -> Path:
     image = evaluate_grid(spec, (height, width))
     low, high = value_range(spec)
     with replacing(args.out) as temporary:
-        write_image(temporary, to_unit(image, low, high))
+        write_image(temporary, to_unit(spec, image))
     elapsed = time.perf_counter() - started
     print(
         f"wrote {args.out} ({width}x{height}, kind {spec.kind}, range [{low:g}, {high:g}] -> [0, 1], {elapsed:.2f} s)"

@@ -73,6 +73,7 @@ import numpy as np
 
 from ._jit import jit
 from .hashing import avalanche, eat, hash_seed
+from .schema import FAMILY_HILL, Kind, Option, Requires, numbers_tuple
 
 if TYPE_CHECKING:
     from .spec import NoiseSpec
@@ -86,6 +87,18 @@ DISTRIBUTION_CODES = {"uniform": UNIFORM, "raw": RAW, "weibull": WEIBULL}
 
 WEIBULL_TAIL_FLOOR = 2.0**-20
 """Smallest ``1 - U`` fed to the Weibull inverse transform."""
+
+MAX_SINES = 256
+SMOOTHNESS_MIN = 1e-3
+SMOOTHNESS_MAX = 1e3
+MAX_SIZE_RATIO = 1e12
+SIZE_MIN = 1e-100
+SIZE_MAX = 1e100
+"""Explicit sizes stay where their squares, sums and ``2 pi max(sizes)`` are finite, normal float64 numbers."""
+WEIBULL_ALPHA_MIN = 1e-30
+WEIBULL_ALPHA_MAX = 1e30
+WEIBULL_MAX_VALUE = 1e38
+"""Largest allowed Weibull value ``alpha * (20 ln 2) ** (1 / beta)``: below float32's 3.4e38, so all are finite."""
 
 # Parameter layout: a header, then one record per wave (d*N of them):
 # d direction components (already divided by the size and times 2 pi max(s)), offset, amplitude.
@@ -165,8 +178,12 @@ def axes(dim: int, count: int) -> tuple[np.ndarray, np.ndarray]:
     return np.stack([n1, n2, np.cross(n1, n2)], axis=1), order
 
 
-def _pack_block(spec: NoiseSpec, dim: int) -> np.ndarray:
-    """The parameters of ``spec`` in ``dim`` dimensions: a header, then one record per wave."""
+def _pack(spec: NoiseSpec, dim: int) -> np.ndarray:
+    """The parameters of ``spec`` in ``dim`` dimensions: a header, then one record per wave.
+
+    Hill noise has a single octave (its sines are its octaves), so the offsets are drawn from
+    ``spec.seed``.
+    """
     sizes = hill_sizes(spec)
     count = sizes.shape[0]
     frame, order = axes(dim, count)
@@ -189,16 +206,130 @@ def _pack_block(spec: NoiseSpec, dim: int) -> np.ndarray:
     return np.concatenate([np.array(header, dtype=np.float64), records.reshape(-1)])
 
 
-def pack_hill(spec: NoiseSpec) -> tuple[int, np.ndarray]:
-    """Variant 0; params = the start of the 1D, 2D and 3D blocks, then the three blocks.
+def _sizes(name: str, value: object) -> tuple[float, ...] | None:
+    """Hill ``sizes``: None, or 1..MAX_SINES positive floats in [SIZE_MIN, SIZE_MAX], spread <= MAX_SIZE_RATIO."""
+    if value is None:
+        return None
+    sizes = numbers_tuple(name, value)
+    if not 1 <= len(sizes) <= MAX_SINES:
+        raise ValueError(f"{name}: must hold between 1 and {MAX_SINES} sizes, got {len(sizes)}")
+    if min(sizes) <= 0.0:
+        raise ValueError(f"{name}: every size must be > 0, got {sizes!r}")
+    if not SIZE_MIN <= min(sizes) <= max(sizes) <= SIZE_MAX:
+        raise ValueError(f"{name}: every size must be between {SIZE_MIN:g} and {SIZE_MAX:g}, got {sizes!r}")
+    if max(sizes) > MAX_SIZE_RATIO * min(sizes):
+        raise ValueError(f"{name}: the largest size may be at most {MAX_SIZE_RATIO:g} times the smallest")
+    return sizes
 
-    The kernel learns the dimension only when it runs, so all three are packed (a few
-    kilobytes at most). Hill noise has a single octave (its sines are its octaves), so
-    the offsets are drawn from ``spec.seed``.
-    """
-    blocks = [_pack_block(spec, dim) for dim in (1, 2, 3)]
-    starts = np.cumsum([3] + [block.shape[0] for block in blocks[:-1]], dtype=np.float64)
-    return 0, np.concatenate([starts, *blocks])
+
+def _check(spec: NoiseSpec) -> None:
+    """One octave (the sines are the octaves); Weibull values stay finite float32 numbers."""
+    if spec.octaves != 1:
+        raise ValueError(
+            f"octaves: hill noise carries its own octaves (its sines), so octaves must be 1, got {spec.octaves}; "
+            "shape the detail with sines, smoothness or sizes"
+        )
+    if spec.distribution == "weibull":
+        _check_weibull(spec.alpha, spec.beta)
+
+
+def _check_weibull(alpha: float, beta: float) -> None:
+    """Every Weibull value ``alpha * w ** (1 / beta)``, ``w <= 20 ln 2``, is at most WEIBULL_MAX_VALUE."""
+    # log10 of the largest value alpha * (20 ln 2) ** (1 / beta), computed without overflow
+    log10_upper = math.log10(alpha) + math.log10(20.0 * math.log(2.0)) / beta
+    if log10_upper > math.log10(WEIBULL_MAX_VALUE):
+        smallest = math.log10(20.0 * math.log(2.0)) / (math.log10(WEIBULL_MAX_VALUE) - math.log10(alpha))
+        digits = 3 - math.floor(math.log10(smallest))  # four significant digits, rounded up
+        largest = f"1e{log10_upper:.0f}" if math.isfinite(log10_upper) else "beyond float64"
+        raise ValueError(
+            f"beta: the largest Weibull value alpha * (20 ln 2)**(1/beta) would be {largest}, above "
+            f"{WEIBULL_MAX_VALUE:g} (float32); with alpha={alpha:g} beta must be at least "
+            f"{math.ceil(smallest * 10**digits) / 10**digits:g}, got {beta!r}"
+        )
+
+
+def _value_range(spec: NoiseSpec) -> tuple[float, float]:
+    """[0, 1] (uniform), [-1, 1] (raw), [0, alpha (20 ln 2)^(1/beta)] (weibull)."""
+    if spec.distribution == "weibull":
+        return 0.0, weibull_upper(spec.alpha, spec.beta)
+    return (-1.0, 1.0) if spec.distribution == "raw" else (0.0, 1.0)
+
+
+_UNUSED_WITH_SIZES = Requires("sizes", None, "unused when sizes are given explicitly")
+_WEIBULL_ONLY = Requires("distribution", "weibull", "only used with distribution='weibull'")
+
+KIND = Kind(
+    "hill",
+    FAMILY_HILL,
+    0,
+    (1, 2, 3),
+    (
+        Option(
+            "smoothness",
+            float,
+            2.0,
+            "How fast sine sizes shrink (larger = smoother); unused with explicit sizes",
+            minimum=SMOOTHNESS_MIN,
+            maximum=SMOOTHNESS_MAX,
+            soft_minimum=0.1,
+            soft_maximum=8.0,
+            requires=_UNUSED_WITH_SIZES,
+        ),
+        Option(
+            "sines",
+            int,
+            12,
+            "Number of sines summed; unused with explicit sizes",
+            minimum=1,
+            maximum=MAX_SINES,
+            soft_maximum=64,
+            requires=_UNUSED_WITH_SIZES,
+        ),
+        Option(
+            "sizes",
+            tuple,
+            None,
+            "Explicit sine sizes (e.g. 1, 0.5, 0.25); none: from smoothness and sines",
+            allowed=f"None or 1..{MAX_SINES} sizes in [{SIZE_MIN:g}, {SIZE_MAX:g}], spread <= {MAX_SIZE_RATIO:g}",
+            convert=_sizes,
+        ),
+        Option(
+            "distribution",
+            str,
+            "uniform",
+            "Distribution of the sine amplitudes",
+            choices=tuple(DISTRIBUTION_CODES),
+        ),
+        Option(
+            "alpha",
+            float,
+            1.0,
+            "Weibull scale",
+            minimum=WEIBULL_ALPHA_MIN,
+            maximum=WEIBULL_ALPHA_MAX,
+            ui_minimum=1e-3,
+            soft_maximum=10.0,
+            requires=_WEIBULL_ONLY,
+        ),
+        Option(
+            "beta",
+            float,
+            1.0,
+            "Weibull shape",
+            minimum=0.0,
+            above=True,
+            ui_minimum=1e-3,
+            soft_maximum=10.0,
+            requires=_WEIBULL_ONLY,
+        ),
+    ),
+    False,
+    "Hill noise: a sum of sines with size-proportional amplitude, nearly uniform on 0..1.",
+    _value_range,
+    pack=_pack,
+    check=_check,
+)
+"""Hill noise (seed 002): one octave; ``distribution`` sets the range (see ``_value_range``)."""
 
 
 # fdlibm's __kernel_sin / __kernel_cos minimax coefficients on [-pi/4, pi/4] and its
@@ -277,7 +408,7 @@ def _distribute(total, params):
 @jit
 def hill(dim, x, y, z, frequency, params):
     """Hill noise at ``(x[, y[, z]])`` in ``dim`` (a compile-time literal) dimensions."""
-    block = params[np.int64(params[dim - 1]) :]
+    block = params
     px = x * frequency
     py = y * frequency
     pz = z * frequency

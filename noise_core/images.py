@@ -21,11 +21,6 @@ FORMATS = {
 }
 
 
-def to_unit(values: np.ndarray, low: float, high: float) -> np.ndarray:
-    """Map ``values`` linearly from ``[low, high]`` to ``[0, 1]`` (float32, clipped)."""
-    return np.clip((values.astype(np.float32) - np.float32(low)) / np.float32(high - low), 0.0, 1.0)
-
-
 def image_format(path: Path) -> str:
     """The file suffix of ``path`` if it is a supported image format; ``ValueError`` otherwise."""
     suffix = Path(path).suffix.lower()

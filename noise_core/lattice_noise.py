@@ -20,9 +20,34 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit
-from .gradients import evaluate_1d, evaluate_2d, evaluate_3d
+from .gradients import PERLIN, VALUE, evaluate_1d, evaluate_2d, evaluate_3d
 from .hashing import avalanche, eat, hash_seed
 from .lattice import span
+from .schema import FAMILY_LATTICE, Kind, signed_unit_range
+
+KINDS = (
+    Kind(
+        "value",
+        FAMILY_LATTICE,
+        VALUE,
+        (1, 2, 3),
+        (),
+        True,
+        "Value noise: random values at lattice points, smoothly blended (range -1..1).",
+        signed_unit_range,
+    ),
+    Kind(
+        "perlin",
+        FAMILY_LATTICE,
+        PERLIN,
+        (1, 2, 3),
+        (),
+        True,
+        "Perlin gradient noise on the square/cubic lattice (range -1..1).",
+        signed_unit_range,
+    ),
+)
+"""The lattice kinds: value and Perlin noise, tileable, in 1-3 dimensions."""
 
 
 @jit

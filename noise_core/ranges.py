@@ -27,17 +27,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .hill import weibull_upper
+from .registry import KINDS
 from .spec import NoiseSpec
 
 
 def value_range(spec: NoiseSpec) -> tuple[float, float]:
-    """``(low, high)`` that every value of ``spec`` lies within."""
-    low, high = (0.0, 1.0) if spec.kind == "voronoi" else (-1.0, 1.0)
-    if spec.kind == "cellular" or (spec.kind == "hill" and spec.distribution == "uniform"):
-        low, high = 0.0, 1.0
-    elif spec.kind == "hill" and spec.distribution == "weibull":
-        low, high = 0.0, weibull_upper(spec.alpha, spec.beta)
+    """``(low, high)`` that every value of ``spec`` lies within: its kind's one-octave range (the registry
+    row's ``value_range``), folded onto ``[0, max |end|]`` by turbulence."""
+    low, high = KINDS[spec.kind].value_range(spec)
     if spec.turbulence:
         return 0.0, max(abs(low), abs(high))
     return low, high
@@ -55,3 +52,13 @@ def float32_range(spec: NoiseSpec) -> tuple[np.float32, np.float32]:
     if high32 > high:
         high32 = np.nextafter(high32, np.float32(-np.inf))
     return low32, high32
+
+
+def to_unit(spec: NoiseSpec, values: np.ndarray) -> np.ndarray:
+    """``values`` of ``spec`` mapped linearly from ``value_range(spec)`` to [0, 1] (float32, clipped).
+
+    The one mapping images, displacement and terrains use: ``(v - low) * (1 / (high - low))``.
+    """
+    low, high = value_range(spec)
+    unit = (values.astype(np.float32, copy=False) - np.float32(low)) * np.float32(1.0 / (high - low))
+    return np.clip(unit, np.float32(0.0), np.float32(1.0)).astype(np.float32, copy=False)

@@ -25,8 +25,8 @@ from numba.extending import overload
 from ._jit import JIT_OPTIONS
 from .cellular import cellular_block
 from .hill import hill
-from .kinds import FAMILY_CELLULAR, FAMILY_HILL, FAMILY_LATTICE, FAMILY_SIMPLEX, FAMILY_VORONOI
 from .lattice_noise import lattice_1d, lattice_2d, lattice_3d, lattice_block_2d, lattice_block_3d
+from .schema import FAMILY_CELLULAR, FAMILY_HILL, FAMILY_LATTICE, FAMILY_SIMPLEX, FAMILY_VORONOI
 from .simplex import simplex_1d, simplex_2d, simplex_3d
 from .voronoi import voronoi_1d, voronoi_block_2d, voronoi_block_3d
 

@@ -26,8 +26,33 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit
-from .gradients import evaluate_1d, evaluate_2d, evaluate_3d
+from .gradients import SIMPLEX, VALUE, evaluate_1d, evaluate_2d, evaluate_3d
 from .hashing import avalanche, eat, hash_seed
+from .schema import FAMILY_SIMPLEX, Kind, signed_unit_range
+
+KINDS = (
+    Kind(
+        "simplex_value",
+        FAMILY_SIMPLEX,
+        VALUE,
+        (1, 2, 3),
+        (),
+        False,
+        "Simplex value noise: random values at simplex-lattice points, radial kernels summed (range -1..1).",
+        signed_unit_range,
+    ),
+    Kind(
+        "simplex",
+        FAMILY_SIMPLEX,
+        SIMPLEX,
+        (1, 2, 3),
+        (),
+        False,
+        "Simplex gradient noise: circle/sphere gradients with radial kernels on a simplex lattice (range -1..1).",
+        signed_unit_range,
+    ),
+)
+"""The simplex kinds (they cannot tile: the simplex lattice does not line up with the unit square)."""
 
 SCALE_2D = 1.0 / np.sqrt(3.0)
 SKEW_2D = (np.sqrt(3.0) - 1.0) / 2.0

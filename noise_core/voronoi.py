@@ -56,11 +56,17 @@ cubic lattice in 3D, where F2 is still a genuine second distance.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 
 from ._jit import jit
 from .hashing import avalanche, eat, floats01a, get_bits, hash_seed
 from .lattice import span, split_cells, validate_single_step
+from .schema import FAMILY_VORONOI, Kind, Option, unit_range
+
+if TYPE_CHECKING:
+    from .spec import NoiseSpec
 
 WORLEY = 0
 CHEBYSHEV = 1
@@ -73,6 +79,54 @@ F2 = 1
 F2_MINUS_F1 = 2
 CELL = 3
 FUNCTION_CODES = {"f1": F1, "f2": F2, "f2_minus_f1": F2_MINUS_F1, "cell": CELL}
+
+
+def _variant(spec: NoiseSpec) -> int:
+    """The metric code is the variant: it changes the machine code."""
+    return METRIC_CODES[spec.distance]
+
+
+def _pack(spec: NoiseSpec, dim: int) -> np.ndarray:
+    """``[function code, jitter]`` (the same in every dimension)."""
+    return np.array([FUNCTION_CODES[spec.function], spec.jitter], dtype=np.float64)
+
+
+KIND = Kind(
+    "voronoi",
+    FAMILY_VORONOI,
+    WORLEY,
+    (1, 2, 3),
+    (
+        Option(
+            "distance",
+            str,
+            "worley",
+            "Distance metric between a point and the feature points",
+            choices=tuple(METRIC_CODES),
+        ),
+        Option(
+            "function",
+            str,
+            "f1",
+            "Which distance (or cell value) becomes the noise value",
+            choices=tuple(FUNCTION_CODES),
+        ),
+        Option(
+            "jitter",
+            float,
+            1.0,
+            "How far feature points may move from their cell centres (0 = regular grid)",
+            minimum=0.0,
+            maximum=1.0,
+        ),
+    ),
+    True,
+    "Voronoi noise: distances to random points per lattice cell, F1/F2/F2-F1 or a cell value (range 0..1).",
+    unit_range,
+    variant=_variant,
+    pack=_pack,
+)
+"""Voronoi noise: every metric and function lies in [0, 1] (distances are clamped to 1)."""
 
 INITIAL_MINIMUM = 2.0
 ANCHOR_1D = 0.5

@@ -318,17 +318,19 @@ def _check_applicable(package, given: dict) -> None:
     """``ValueError`` naming the first given kind option that does not take effect with the settings."""
     mapping = package.mapping
     settings = bpy.context.scene.noisewright
-    kind_options = {name for info in mapping.KINDS.values() for name in info.options}
+    kind_options = set(package.noise_core.registry.kind_option_names())
     applicable = mapping.applicable_options(settings)
     for name in given:
         if name not in kind_options or name in applicable:
             continue
-        if name not in mapping.kind_info(settings.kind).options:
-            users = ", ".join(repr(kind) for kind, info in mapping.KINDS.items() if name in info.options)
+        option = mapping.kind_info(settings.kind).option(name)
+        if option is None:
+            users = ", ".join(repr(kind) for kind in package.noise_core.registry.option_kinds(name))
             raise ValueError(f"{name}: not an option of kind {settings.kind!r} (it applies to kind {users})")
-        if name in mapping.WEIBULL_ONLY:
-            raise ValueError(f"{name}: only used with --distribution weibull")
-        raise ValueError(f"{name}: unused when --sizes is given; leave it out")
+        requires = option.requires
+        if requires is not None and requires.value is not None:
+            raise ValueError(f"{name}: only used with --{requires.option} {requires.value}")
+        raise ValueError(f"{name}: unused when --{requires.option if requires else 'sizes'} is given; leave it out")
 
 
 def apply_noise_arguments(

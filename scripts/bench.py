@@ -8,7 +8,7 @@ Run from the checkout after the README set-up::
 
 Sections (``--only``, comma separated):
 
-* ``core``: ``noise_core.evaluate`` for every kind of ``noise_core.kinds.KINDS`` in each of its
+* ``core``: ``noise_core.evaluate`` for every kind of ``noise_core.registry.KINDS`` in each of its
   dimensions, 1 and 4 octaves, on ``--points`` uniform random points in [-8, 8)^d, warm (compiled
   before timing), best of ``--repeat`` runs and of at least ``--min-seconds`` of runs, on Numba's
   default thread count. Kinds with a ``function`` option are measured for F1 and F2 - F1.
@@ -146,11 +146,11 @@ def random_points(count: int, dim: int, seed: int = 6) -> np.ndarray:
 
 def core_cases() -> list[tuple[str, int, int, dict]]:
     """``(kind, dim, octaves, options)`` for every kind and dimension in KINDS, 1 and 4 octaves."""
-    from noise_core.kinds import KINDS
+    from noise_core.registry import KINDS
 
     cases = []
     for name, info in KINDS.items():
-        variants = [{"function": f} for f in FUNCTION_VARIANTS] if "function" in info.options else [{}]
+        variants = [{"function": f} for f in FUNCTION_VARIANTS] if info.option("function") else [{}]
         for dim in info.dims:
             for octaves in OCTAVES:
                 cases.extend((name, dim, octaves, options) for options in variants)
@@ -276,13 +276,13 @@ import json, re
 import numpy as np
 from noise_core import NoiseSpec, evaluate
 from noise_core.fractal import kernel_for
-from noise_core.kinds import KINDS, kernel_arguments
+from noise_core.registry import KINDS, kernel_arguments
 rows = []
 for name, info in KINDS.items():
     for dim in info.dims:
         spec = NoiseSpec(kind=name)
         evaluate(spec, np.random.default_rng(0).random((64, dim)))
-        family, variant, _ = kernel_arguments(spec)
+        family, variant, _ = kernel_arguments(spec, dim)
         asm = "\n".join(kernel_for(family, dim, variant).inspect_asm().values())
         lines = [line.split() for line in asm.splitlines() if line.startswith("\t") and not line.startswith("\t.")]
         ops = [line[0] for line in lines if line]

@@ -146,12 +146,12 @@ def test_set_cache_dir_rejects_a_non_path() -> None:
 
 
 def test_compile_state_asks_about_the_kernel_evaluate_runs() -> None:
-    """``kernel_variant`` skips building the parameters but must name the same kernel as ``kernel_arguments``."""
-    from noise_core.api import kernel_variant
-    from noise_core.kinds import KINDS, kernel_arguments
+    """``Kind.variant_of`` skips building the parameters but must name the same kernel as ``kernel_arguments``."""
+    from noise_core.registry import KINDS, kernel_arguments
 
-    for name in KINDS:
-        distances = getattr(noise_core.spec, f"{name.upper()}_DISTANCES", (None,))
-        for distance in distances:
-            spec = noise_core.NoiseSpec(kind=name, distance=distance)
-            assert kernel_variant(spec) == kernel_arguments(spec)[1], (name, distance)
+    for name, kind in KINDS.items():
+        distance = kind.option("distance")
+        for value in distance.choices if distance else (None,):
+            spec = noise_core.NoiseSpec(kind=name, distance=value)
+            for dim in kind.dims:
+                assert kind.variant_of(spec) == kernel_arguments(spec, dim)[1], (name, value, dim)

@@ -174,9 +174,9 @@ def test_density_sets_the_feature_point_count(points3):
     [
         ({"distance": "worley"}, ValueError, "distance: 'worley' is not allowed"),
         ({"function": "cell"}, ValueError, "function: 'cell' is not allowed"),
-        ({"density": 0.0}, ValueError, "density: mean feature points per cell"),
-        ({"density": -2.0}, ValueError, "density: mean feature points per cell"),
-        ({"density": 17.0}, ValueError, "density: mean feature points per cell"),
+        ({"density": 0.0}, ValueError, r"density: must be in \(0, 16\]"),
+        ({"density": -2.0}, ValueError, r"density: must be in \(0, 16\]"),
+        ({"density": 17.0}, ValueError, r"density: must be in \(0, 16\]"),
         ({"density": "four"}, TypeError, "density: expected a number"),
         ({"density": math.nan}, ValueError, "density: must be a finite number"),
         ({"jitter": 0.5}, ValueError, "jitter: not an option of kind 'cellular'"),

@@ -11,7 +11,8 @@ import pytest
 
 import noise_core as nc
 from noise_core.cli import main
-from noise_core.images import read_image, to_unit
+from noise_core.images import read_image
+from noise_core.ranges import to_unit
 
 
 @pytest.mark.parametrize(("suffix", "tolerance"), [(".png", 0.5 / 65535 + 1e-7), (".tiff", 0.0), (".exr", 0.0)])
@@ -23,7 +24,9 @@ def test_bake_writes_the_mapped_grid(tmp_path: Path, suffix: str, tolerance: flo
         )
         == 0
     )
-    expected = to_unit(nc.evaluate_grid(nc.NoiseSpec(kind="perlin", octaves=3, tiling=True, seed=9), (32, 32)), -1, 1)
+    expected = to_unit(
+        spec := nc.NoiseSpec(kind="perlin", octaves=3, tiling=True, seed=9), nc.evaluate_grid(spec, (32, 32))
+    )
     image = read_image(out)
     assert image.shape == (32, 32)
     np.testing.assert_allclose(image, expected, atol=tolerance)

@@ -15,10 +15,18 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import noise_core as nc
-from noise_core import spec as specs
-from noise_core.kinds import KINDS
+from noise_core import hill
+from noise_core.registry import KINDS, MAX_OCTAVES, MAX_PERSISTENCE, SEED_MAX, SEED_MIN
 
 LOG10_WEIBULL_BASE = math.log10(20.0 * math.log(2.0))
+
+
+def _choices(kind: str, name: str) -> tuple[str, ...]:
+    option = KINDS[kind].option(name)
+    assert option is not None
+    return option.choices
+
+
 KIND_DIMS = [(kind, dim) for kind, info in KINDS.items() for dim in info.dims]
 
 
@@ -26,11 +34,11 @@ KIND_DIMS = [(kind, dim) for kind, info in KINDS.items() for dim in info.dims]
 def common_fields(draw: st.DrawFn, kind: str) -> dict:
     """Seed, frequency, octaves, lacunarity, persistence, turbulence and tiling within their documented limits."""
     fields: dict = {
-        "seed": draw(st.integers(specs.SEED_MIN, specs.SEED_MAX)),
-        "persistence": draw(st.floats(0.0, specs.MAX_PERSISTENCE)),
+        "seed": draw(st.integers(SEED_MIN, SEED_MAX)),
+        "persistence": draw(st.floats(0.0, MAX_PERSISTENCE)),
         "turbulence": draw(st.booleans()),
     }
-    octaves = 1 if kind == "hill" else draw(st.integers(1, specs.MAX_OCTAVES))
+    octaves = 1 if kind == "hill" else draw(st.integers(1, MAX_OCTAVES))
     if KINDS[kind].tiling and draw(st.booleans()):
         frequency, lacunarity = float(draw(st.integers(1, 64))), float(draw(st.integers(1, 4)))
         fields["tiling"] = True
@@ -48,11 +56,11 @@ def common_fields(draw: st.DrawFn, kind: str) -> dict:
 def weibull_fields(draw: st.DrawFn) -> dict:
     """alpha and beta with alpha * (20 ln 2)^(1/beta) <= 1e38, the documented Weibull limit."""
     beta = draw(st.floats(0.017, 1e3))
-    highest = min(math.log10(specs.WEIBULL_ALPHA_MAX), math.log10(specs.WEIBULL_MAX_VALUE) - LOG10_WEIBULL_BASE / beta)
+    highest = min(math.log10(hill.WEIBULL_ALPHA_MAX), math.log10(hill.WEIBULL_MAX_VALUE) - LOG10_WEIBULL_BASE / beta)
     highest -= 1e-9  # 10.0 ** x rounds; stay a hair inside the exactly checked limit
-    assume(highest >= math.log10(specs.WEIBULL_ALPHA_MIN))
-    log_alpha = draw(st.floats(math.log10(specs.WEIBULL_ALPHA_MIN), highest))
-    return {"alpha": min(max(10.0**log_alpha, specs.WEIBULL_ALPHA_MIN), specs.WEIBULL_ALPHA_MAX), "beta": beta}
+    assume(highest >= math.log10(hill.WEIBULL_ALPHA_MIN))
+    log_alpha = draw(st.floats(math.log10(hill.WEIBULL_ALPHA_MIN), highest))
+    return {"alpha": min(max(10.0**log_alpha, hill.WEIBULL_ALPHA_MIN), hill.WEIBULL_ALPHA_MAX), "beta": beta}
 
 
 @st.composite
@@ -60,7 +68,7 @@ def hill_sizes(draw: st.DrawFn) -> tuple[float, ...]:
     """1..256 sizes in [1e-100, 1e100] spread at most 1e12."""
     # a hair inside the limits: 10.0 ** x rounds, and the limits are checked exactly
     smallest = draw(st.floats(-99.99, 100.0 - 12.0))
-    logs = draw(st.lists(st.floats(0.0, 11.99), min_size=1, max_size=specs.HILL_MAX_SINES))
+    logs = draw(st.lists(st.floats(0.0, 11.99), min_size=1, max_size=hill.MAX_SINES))
     return tuple(10.0 ** (smallest + log) for log in logs)
 
 
@@ -69,26 +77,26 @@ def option_fields(draw: st.DrawFn, kind: str, tiled: bool) -> dict:
     """The kind's own options within their documented limits."""
     if kind == "voronoi":
         return {
-            "distance": draw(st.sampled_from(specs.VORONOI_DISTANCES)),
-            "function": draw(st.sampled_from(specs.VORONOI_FUNCTIONS)),
+            "distance": draw(st.sampled_from(_choices("voronoi", "distance"))),
+            "function": draw(st.sampled_from(_choices("voronoi", "function"))),
             "jitter": draw(st.floats(0.0, 1.0)),
         }
     if kind == "cellular":
         # Tiled, only the default metric: the wrap happens before hashing, whatever the metric, and every
         # (metric, tiled) pair is a cellular kernel of its own that takes 15-20 s to compile.
         return {
-            "distance": draw(st.sampled_from(("euclidean",) if tiled else specs.CELLULAR_DISTANCES)),
-            "function": draw(st.sampled_from(specs.CELLULAR_FUNCTIONS)),
+            "distance": draw(st.sampled_from(("euclidean",) if tiled else _choices("cellular", "distance"))),
+            "function": draw(st.sampled_from(_choices("cellular", "function"))),
             "density": draw(st.floats(0.0, 16.0, exclude_min=True)),
         }
     if kind != "hill":
         return {}
-    fields: dict = {"distribution": draw(st.sampled_from(specs.HILL_DISTRIBUTIONS))}
+    fields: dict = {"distribution": draw(st.sampled_from(_choices("hill", "distribution")))}
     if draw(st.booleans()):
         fields["sizes"] = draw(hill_sizes())
     else:
-        fields["smoothness"] = draw(st.floats(specs.HILL_SMOOTHNESS_MIN, specs.HILL_SMOOTHNESS_MAX))
-        fields["sines"] = draw(st.integers(1, specs.HILL_MAX_SINES))
+        fields["smoothness"] = draw(st.floats(hill.SMOOTHNESS_MIN, hill.SMOOTHNESS_MAX))
+        fields["sines"] = draw(st.integers(1, hill.MAX_SINES))
     if fields["distribution"] == "weibull":
         fields.update(draw(weibull_fields()))
     return fields
@@ -137,11 +145,11 @@ def _invalid(field: str, kind: str, values: st.SearchStrategy) -> st.SearchStrat
 
 
 INVALID = st.one_of(
-    _invalid("seed", "perlin", st.one_of(st.integers(max_value=specs.SEED_MIN - 1), st.integers(specs.SEED_MAX + 1))),
+    _invalid("seed", "perlin", st.one_of(st.integers(max_value=SEED_MIN - 1), st.integers(SEED_MAX + 1))),
     _invalid("seed", "perlin", st.sampled_from([1.5, "0", None, True, HUGE])),
     _invalid("frequency", "perlin", st.one_of(st.floats(max_value=0.0), NON_FINITE, NOT_NUMBERS)),
     _invalid("frequency", "perlin", st.floats(2.0**31, 1e308)),
-    _invalid("octaves", "perlin", st.one_of(st.integers(max_value=0), st.integers(specs.MAX_OCTAVES + 1))),
+    _invalid("octaves", "perlin", st.one_of(st.integers(max_value=0), st.integers(MAX_OCTAVES + 1))),
     _invalid("octaves", "perlin", st.sampled_from([2.0, "3", None, True])),
     _invalid("lacunarity", "perlin", st.one_of(st.floats(max_value=0.0), NON_FINITE, NOT_NUMBERS)),
     _invalid("persistence", "perlin", st.one_of(st.floats(max_value=-1e-300), st.floats(100.0, exclude_min=True))),
@@ -159,7 +167,7 @@ INVALID = st.one_of(
     _invalid("density", "cellular", st.one_of(NON_FINITE, NOT_NUMBERS)),
     _invalid("smoothness", "hill", st.one_of(st.floats(max_value=0.000999), st.floats(1000.001))),
     _invalid("smoothness", "hill", st.one_of(NON_FINITE, NOT_NUMBERS)),
-    _invalid("sines", "hill", st.one_of(st.integers(max_value=0), st.integers(specs.HILL_MAX_SINES + 1))),
+    _invalid("sines", "hill", st.one_of(st.integers(max_value=0), st.integers(hill.MAX_SINES + 1))),
     _invalid("sines", "hill", st.sampled_from([2.5, "12", True, None])),
     _invalid("sizes", "hill", st.lists(st.floats(max_value=0.0), min_size=1, max_size=4)),
     _invalid("sizes", "hill", st.lists(st.floats(1e100, exclude_min=True), min_size=1, max_size=4)),
@@ -176,9 +184,9 @@ INVALID = st.one_of(
 def test_invalid_values_name_their_field(case: tuple[str, str, object]) -> None:
     field, kind, value = case
     if field == "distribution":
-        assume(value not in specs.HILL_DISTRIBUTIONS)
+        assume(value not in _choices("hill", "distribution"))
     if field == "distance" and kind == "voronoi":
-        assume(value not in specs.VORONOI_DISTANCES)
+        assume(value not in _choices("voronoi", "distance"))
     with pytest.raises((ValueError, TypeError)) as raised:
         nc.NoiseSpec(kind=kind, **{field: value})
     assert str(raised.value).startswith(field), str(raised.value)
@@ -187,10 +195,10 @@ def test_invalid_values_name_their_field(case: tuple[str, str, object]) -> None:
 @st.composite
 def weibull_beyond_float32(draw: st.DrawFn) -> dict:
     """alpha in its range but beta so small that alpha * (20 ln 2)^(1/beta) > 1e38."""
-    log_alpha = draw(st.floats(math.log10(specs.WEIBULL_ALPHA_MIN), math.log10(specs.WEIBULL_ALPHA_MAX)))
-    smallest_beta = LOG10_WEIBULL_BASE / (math.log10(specs.WEIBULL_MAX_VALUE) - log_alpha)
+    log_alpha = draw(st.floats(math.log10(hill.WEIBULL_ALPHA_MIN), math.log10(hill.WEIBULL_ALPHA_MAX)))
+    smallest_beta = LOG10_WEIBULL_BASE / (math.log10(hill.WEIBULL_MAX_VALUE) - log_alpha)
     beta = draw(st.floats(0.0, smallest_beta * 0.999, exclude_min=True))
-    return {"alpha": min(max(10.0**log_alpha, specs.WEIBULL_ALPHA_MIN), specs.WEIBULL_ALPHA_MAX), "beta": beta}
+    return {"alpha": min(max(10.0**log_alpha, hill.WEIBULL_ALPHA_MIN), hill.WEIBULL_ALPHA_MAX), "beta": beta}
 
 
 @settings(max_examples=40)
@@ -214,6 +222,6 @@ def test_weibull_beyond_float32_is_rejected(fields: dict, alpha: float) -> None:
 )
 def test_foreign_options_are_rejected(kind: str, field: str, value: object) -> None:
     """Options of other kinds, even falsy values or a bool equal to the default, are errors naming the field."""
-    assume(field not in KINDS[kind].options)
+    assume(KINDS[kind].option(field) is None)
     with pytest.raises(ValueError, match=rf"^{field}: not an option of kind {kind!r}"):
         nc.NoiseSpec(kind=kind, **{field: value})

@@ -1,0 +1,109 @@
+"""The kind registry: every noise kind, described once next to its family, collected here.
+
+A row (``schema.Kind``) holds a kind's family and variant, dimensions, options (``schema.Option``),
+tiling, one-octave value range, parameter packer and cross-option rules. ``COMMON_OPTIONS`` are the
+fields every kind shares. ``NoiseSpec`` validation, ``value_range``, the kernels' arguments, the CLI
+options, the add-on's properties and the README's option tables all come from here. Adding a kind:
+a family module with its ``Kind`` row, one line in ``KINDS`` below, and tests.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from . import cellular, hill, lattice_noise, simplex, voronoi
+from .schema import Kind, Option
+
+if TYPE_CHECKING:
+    from .spec import NoiseSpec
+
+KINDS: dict[str, Kind] = {
+    kind.name: kind for kind in (*lattice_noise.KINDS, *simplex.KINDS, voronoi.KIND, cellular.KIND, hill.KIND)
+}
+
+MAX_OCTAVES = 16
+MAX_PERSISTENCE = 100.0
+"""Keeps the loudest octave's weight (persistence^15) within float32."""
+SEED_MIN = -(2**31)
+SEED_MAX = 2**31 - 1
+
+COMMON_OPTIONS: tuple[Option, ...] = (
+    Option("kind", str, "perlin", "Which noise", choices=tuple(KINDS)),
+    Option(
+        "seed",
+        int,
+        0,
+        "Hash seed; octave o uses seed + o",
+        minimum=SEED_MIN,
+        maximum=SEED_MAX,
+        allowed=f"a 32-bit signed integer ({SEED_MIN}..{SEED_MAX})",
+    ),
+    Option(
+        "frequency",
+        float,
+        4.0,
+        "Lattice cells per unit of noise space (a whole number when tiling)",
+        minimum=0.0,
+        above=True,
+        ui_minimum=1e-6,
+        soft_minimum=0.1,
+        soft_maximum=64.0,
+    ),
+    Option("octaves", int, 1, "Fractal octaves summed", minimum=1, maximum=MAX_OCTAVES),
+    Option(
+        "lacunarity",
+        float,
+        2.0,
+        "Frequency factor per octave (a whole number when tiling)",
+        minimum=0.0,
+        above=True,
+        ui_minimum=1e-3,
+        soft_minimum=1.0,
+        soft_maximum=4.0,
+    ),
+    Option(
+        "persistence",
+        float,
+        0.5,
+        "Amplitude factor per octave",
+        minimum=0.0,
+        maximum=MAX_PERSISTENCE,
+        soft_maximum=1.0,
+    ),
+    Option("turbulence", bool, False, "Sum the absolute value of each octave (creased, range 0..1)"),
+    Option("tiling", bool, False, "Repeat with period 1 along every axis (seamless 0..1 images)"),
+)
+COMMON_NAMES = tuple(option.name for option in COMMON_OPTIONS)
+
+
+def kind_info(kind: object) -> Kind:
+    """The registry row of ``kind``; ``ValueError`` naming the allowed kinds otherwise."""
+    try:
+        return KINDS[kind]  # type: ignore[index]
+    except (KeyError, TypeError):
+        allowed = ", ".join(repr(k) for k in KINDS)
+        raise ValueError(f"kind: unknown kind {kind!r}; allowed: {allowed}") from None
+
+
+def option_kinds(name: str) -> tuple[str, ...]:
+    """The kinds that have the option ``name`` (every kind for a common option)."""
+    if name in COMMON_NAMES:
+        return tuple(KINDS)
+    return tuple(kind.name for kind in KINDS.values() if kind.option(name) is not None)
+
+
+def kind_option_names() -> tuple[str, ...]:
+    """Every kind-specific option name, once each, in registry order."""
+    return tuple(dict.fromkeys(option.name for kind in KINDS.values() for option in kind.options))
+
+
+NO_PARAMS = np.zeros(0, dtype=np.float64)
+
+
+def kernel_arguments(spec: NoiseSpec, dim: int) -> tuple[int, int, np.ndarray]:
+    """``(family, variant, params)``: what the kernel needs to know about ``spec``'s kind in ``dim`` dimensions."""
+    kind = KINDS[spec.kind]
+    params = NO_PARAMS if kind.pack is None else np.ascontiguousarray(kind.pack(spec, dim), dtype=np.float64)
+    return kind.family, kind.variant_of(spec), params

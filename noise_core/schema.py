@@ -1,0 +1,185 @@
+"""The records of the kind registry: ``Option`` (one setting's schema) and ``Kind`` (one noise kind).
+
+Each family module describes its kinds with these records next to its kernels; ``registry.py``
+collects them. ``NoiseSpec`` validation, ``value_range``, the CLI options, the add-on's properties and
+the README's option tables all read them (``tests/test_registry.py`` checks the README agrees).
+This module imports nothing of the package, so every family module can use it without a cycle.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+FAMILY_LATTICE = 0
+FAMILY_SIMPLEX = 1
+FAMILY_VORONOI = 2
+FAMILY_CELLULAR = 3
+FAMILY_HILL = 4
+"""Family codes: which sampling function a kernel compiles (``sampling.py``)."""
+
+
+def number(name: str, value: object) -> float:
+    """``value`` as a finite float; ``TypeError``/``ValueError`` starting with ``name`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name}: expected a number, got {type(value).__name__} {value!r}")
+    try:
+        result = float(value)
+    except OverflowError:  # an int or Fraction beyond float range, e.g. 10**400
+        result = math.inf
+    if not math.isfinite(result):
+        raise ValueError(f"{name}: must be a finite number, got {value!r}")
+    return result
+
+
+def integer(name: str, value: object) -> int:
+    """``value`` as an int (bools refused); ``TypeError`` starting with ``name`` otherwise."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name}: expected an integer, got {type(value).__name__} {value!r}")
+    return int(value)
+
+
+def boolean(name: str, value: object) -> bool:
+    """``value`` if it is True or False; ``TypeError`` starting with ``name`` otherwise."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name}: expected True or False, got {value!r}")
+    return value
+
+
+def choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    """``value`` if it is one of ``allowed``; ``TypeError``/``ValueError`` starting with ``name`` otherwise."""
+    listed = ", ".join(map(repr, allowed))
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: expected one of {listed} (a string), got {type(value).__name__} {value!r}")
+    if value not in allowed:
+        raise ValueError(f"{name}: {value!r} is not allowed; choose one of {listed}")
+    return str(value)
+
+
+def numbers_tuple(name: str, value: object) -> tuple[float, ...]:
+    """A sequence of finite numbers as a tuple of floats (each checked as ``name[i]``)."""
+    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+        raise TypeError(f"{name}: expected a sequence of positive numbers, got {type(value).__name__} {value!r}")
+    return tuple(number(f"{name}[{index}]", item) for index, item in enumerate(value))
+
+
+@dataclass(frozen=True)
+class Requires:
+    """An option applies only while ``option`` has ``value`` (``None``: while it is unset)."""
+
+    option: str
+    value: object
+    reason: str
+    """Why it does not apply otherwise, e.g. ``"only used with distribution='weibull'"``."""
+
+    def holds(self, values: Any) -> bool:
+        """Whether the condition holds for ``values`` (anything with the options as attributes)."""
+        current = getattr(values, self.option)
+        return current is None if self.value is None else current == self.value
+
+
+@dataclass(frozen=True)
+class Option:
+    """One setting: type, default, limits or choices, a one-line description.
+
+    ``minimum``/``maximum`` are inclusive unless ``above`` (then ``value > minimum``); ``allowed``
+    overrides the generated wording of the limits. ``soft_minimum``/``soft_maximum`` are the add-on's
+    slider range, ``ui_minimum`` its hard minimum where ``minimum`` is exclusive. ``convert`` replaces the
+    standard check for composite values (hill ``sizes``).
+    """
+
+    name: str
+    type: type
+    default: object
+    description: str
+    minimum: float | None = None
+    maximum: float | None = None
+    above: bool = False
+    choices: tuple[str, ...] = ()
+    allowed: str | None = None
+    soft_minimum: float | None = None
+    soft_maximum: float | None = None
+    ui_minimum: float | None = None
+    requires: Requires | None = None
+    convert: Callable[[str, object], object] | None = None
+
+    @property
+    def label(self) -> str:
+        """The name as the add-on shows it: ``"Smoothness"``."""
+        return self.name.replace("_", " ").title()
+
+    def limits(self) -> str:
+        """The allowed values in words: ``"between 1 and 16"``, ``"> 0"``, ``"in (0, 16]"``."""
+        if self.allowed is not None:
+            return self.allowed
+        low, high = self.minimum, self.maximum
+        if low is not None and high is not None:
+            return f"in ({low:g}, {high:g}]" if self.above else f"between {low:g} and {high:g}"
+        if low is not None:
+            return f"> {low:g}" if self.above else f">= {low:g}"
+        if high is not None:
+            return f"<= {high:g}"
+        return ""
+
+    def check(self, value: object) -> object:
+        """``value`` converted to the option's type and checked against its limits or choices."""
+        if self.convert is not None:
+            return self.convert(self.name, value)
+        if self.type is bool:
+            return boolean(self.name, value)
+        if self.type is str:
+            return choice(self.name, value, self.choices)
+        checked: float = integer(self.name, value) if self.type is int else number(self.name, value)
+        low, high = self.minimum, self.maximum
+        too_low = low is not None and (checked <= low if self.above else checked < low)
+        if too_low or (high is not None and checked > high):
+            raise ValueError(f"{self.name}: must be {self.limits()}, got {value!r}")
+        return checked
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One noise kind: its family's kernel, dimensions, options, value range and parameters.
+
+    ``value_range(spec)`` is the range of one octave; ``variant(spec)`` the compile-time variant code
+    (a gradient or distance metric; ``default_variant`` when None); ``pack(spec, dim)`` the float64
+    parameters the kernel reads (none when None); ``check(spec)`` the rules between options.
+    """
+
+    name: str
+    family: int
+    default_variant: int
+    dims: tuple[int, ...]
+    options: tuple[Option, ...]
+    tiling: bool
+    description: str
+    value_range: Callable[[Any], tuple[float, float]]
+    variant: Callable[[Any], int] | None = None
+    pack: Callable[[Any, int], np.ndarray] | None = None
+    check: Callable[[Any], None] | None = None
+
+    def option(self, name: str) -> Option | None:
+        """The option called ``name``, or None if the kind has none."""
+        return next((option for option in self.options if option.name == name), None)
+
+    def option_names(self) -> tuple[str, ...]:
+        return tuple(option.name for option in self.options)
+
+    def variant_of(self, spec: Any) -> int:
+        """The compile-time variant code for ``spec``."""
+        return self.default_variant if self.variant is None else self.variant(spec)
+
+
+def signed_unit_range(_spec: Any) -> tuple[float, float]:
+    """[-1, 1]: the range of value, Perlin and simplex noise."""
+    return -1.0, 1.0
+
+
+def unit_range(_spec: Any) -> tuple[float, float]:
+    """[0, 1]: the range of Voronoi and cellular noise."""
+    return 0.0, 1.0
