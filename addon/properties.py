@@ -8,6 +8,8 @@ add-on shows exactly what ``NoiseSpec`` accepts; a new option needs one ``option
 (``tests/blender/test_registration.py`` fails until it has one).
 """
 
+from typing import Any
+
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, StringProperty
 
@@ -44,9 +46,9 @@ def _option(name: str) -> Option:
         if option.name == name:
             return option
     for kind in KINDS.values():
-        option = kind.option(name)
-        if option is not None:
-            return option
+        found = kind.option(name)
+        if found is not None:
+            return found
     raise KeyError(f"{name}: no kind has this option")
 
 
@@ -68,7 +70,7 @@ def _items_for(field: str, description: str):
     return items
 
 
-def option_property(name: str, **extra):
+def option_property(name: str, **extra: Any):
     """The Blender property of the registry option ``name``: its label, description, default, limits.
 
     Floats take the option's limits (``ui_minimum`` where the minimum is exclusive) and slider range, and
@@ -76,16 +78,17 @@ def option_property(name: str, **extra):
     choices of the settings' kind. ``extra`` adds keywords (the kind menu's ``items`` and ``update``).
     """
     option = _option(name)
-    common = {"name": option.label, "description": option.description}
+    label, description = option.label, option.description
+    default: Any = option.default
     if option.type is bool:
-        return BoolProperty(**common, default=option.default, **extra)
+        return BoolProperty(name=label, description=description, default=bool(default), **extra)
     if option.type is str:
         if extra:
-            return EnumProperty(**common, default=option.default, **extra)
-        return EnumProperty(**common, items=_items_for(name, option.description))
+            return EnumProperty(name=label, description=description, default=str(default), **extra)
+        return EnumProperty(name=label, description=description, items=_items_for(name, description))
     if option.type is tuple:
-        return StringProperty(**common, default="", **extra)
-    limits: dict = {}
+        return StringProperty(name=label, description=description, default="", **extra)
+    limits: dict[str, Any] = {}
     low = option.ui_minimum if option.above else option.minimum
     for key, value in (
         ("min", low),
@@ -96,10 +99,10 @@ def option_property(name: str, **extra):
         if value is not None:
             limits[key] = option.type(value)
     if option.type is int:
-        return IntProperty(**common, default=option.default, **limits, **extra)
+        return IntProperty(name=label, description=description, default=int(default), **limits, **extra)
     if (option.minimum, option.maximum) == (0.0, 1.0):
         limits["subtype"] = "FACTOR"
-    return FloatProperty(**common, default=option.default, **limits, **extra)
+    return FloatProperty(name=label, description=description, default=float(default), **limits, **extra)
 
 
 def _on_kind_change(settings, _context) -> None:

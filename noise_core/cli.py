@@ -1,8 +1,9 @@
 """Command line: ``python -m noise_core bake ...`` writes a noise texture headlessly.
 
 Every ``NoiseSpec`` field is an option (``--kind``, ``--seed``, ``--frequency``,
-``--octaves``, ``--tiling`` ...), generated from the dataclass so new fields appear
-automatically; unset options keep the spec's defaults.
+``--octaves``, ``--tiling`` ...), with help, choices and types from the kind registry
+(``registry.py``), so new kinds and options appear automatically; unset options keep the
+spec's defaults.
 """
 
 from __future__ import annotations
@@ -10,8 +11,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-import types
-import typing
 from dataclasses import fields
 from pathlib import Path
 
@@ -19,35 +18,46 @@ from .api import evaluate_grid
 from .files import replacing
 from .images import FORMATS, image_format, write_image, writer_module
 from .ranges import to_unit, value_range
-from .registry import KINDS
+from .registry import COMMON_NAMES, COMMON_OPTIONS, KINDS, option_kinds
 from .spec import NoiseSpec
 
 MAX_SIZE = 16384
 
 
-def _field_type(annotation: str) -> type:
-    hints = typing.get_type_hints(NoiseSpec)
-    return hints[annotation]
+def _option_help(name: str) -> str:
+    """The help text of one noise option: description, limits and default per kind, the kinds using it."""
+    if name in COMMON_NAMES:
+        option = next(o for o in COMMON_OPTIONS if o.name == name)
+        limits = f"; {option.limits()}" if option.limits() else ""
+        return f"{option.description}{limits} (default {option.default!r})"
+    parts = []
+    for kind_name in option_kinds(name):
+        option = KINDS[kind_name].option(name)
+        assert option is not None
+        allowed = ", ".join(option.choices) if option.choices else option.limits()
+        parts.append(f"{kind_name}: {allowed}, default {option.default!r}")
+    description = next(o for kind in KINDS.values() if (o := kind.option(name)) is not None).description
+    return f"{description} ({'; '.join(parts)})"
 
 
 def _add_spec_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("noise settings (NoiseSpec fields; defaults as in NoiseSpec)")
-    for field in fields(NoiseSpec):
-        option = "--" + field.name.replace("_", "-")
-        hint = _field_type(field.name)
-        base = (
-            [t for t in typing.get_args(hint) if t is not type(None)] if isinstance(hint, types.UnionType) else [hint]
-        )
-        kind = base[0]
-        help_text = f"default: {field.default!r}"
-        if field.name == "kind":
-            group.add_argument(option, choices=list(KINDS), default=argparse.SUPPRESS, help=help_text)
-        elif kind is bool:
-            group.add_argument(option, action=argparse.BooleanOptionalAction, default=argparse.SUPPRESS, help=help_text)
-        elif typing.get_origin(kind) is tuple:
-            group.add_argument(option, type=float, nargs="+", default=argparse.SUPPRESS, help=help_text)
-        else:
-            group.add_argument(option, type=kind, default=argparse.SUPPRESS, help=help_text)
+    """One option per registry option (common first, then each kind's); unset ones keep the spec's defaults."""
+    group = parser.add_argument_group("noise settings (NoiseSpec fields, from the kind registry)")
+    options = {option.name: option for option in COMMON_OPTIONS}
+    for kind in KINDS.values():
+        for option in kind.options:
+            options.setdefault(option.name, option)
+    for name, option in options.items():
+        flag = "--" + name.replace("_", "-")
+        keywords: dict = {"default": argparse.SUPPRESS, "help": _option_help(name)}
+        if option.type is bool:
+            group.add_argument(flag, action=argparse.BooleanOptionalAction, **keywords)
+        elif option.type is tuple:
+            group.add_argument(flag, type=float, nargs="+", **keywords)
+        elif name == "kind":
+            group.add_argument(flag, choices=list(KINDS), **keywords)
+        else:  # choices are checked by NoiseSpec, whose message names the kind's allowed values
+            group.add_argument(flag, type=option.type, **keywords)
 
 
 def _positive_size(text: str) -> int:

@@ -74,9 +74,9 @@ def test_kind_options_follow_the_kinds_table(bpy_empty, addon):
         enum = [item.identifier for item in settings.bl_rna.properties["kind"].enum_items]
         assert kind in enum
         options = addon.mapping.applicable_options(settings)
-        assert set(options) <= set(info.options)
+        assert set(options) <= set(info.option_names())
         for field in ("distance", "function"):
-            if field in info.options:
+            if info.option(field) is not None:
                 assert getattr(settings, field) == addon.mapping.choices(kind, field)[0]
 
 
