@@ -9,6 +9,9 @@ Public API::
 Compiled kernels are cached on disk (``set_cache_dir`` chooses where); ``compile_state`` and
 ``precompile`` tell whether a call would compile first and do it ahead of time. Importing checks that
 numba is recent enough (``NumbaVersionError`` otherwise).
+
+Docstrings cite the source texts as "seed 000" to "seed 004"; docs/sources.md says which text each is.
+Every kind is described once, by its registry row (``registry.py``, rows in the family modules).
 """
 
 from ._compat import NumbaVersionError, check_numba

@@ -40,9 +40,8 @@ eating ``n``, top 24 bits. It depends only on seed, cell (wrapped when tiling) a
 2D and 3D are computed per block of samples (``voronoi_block_2d``/``_3d``, the kernel's
 block sampler): a first pass splits each coordinate into its lattice cell and the
 offset in it (float64, exact far from the origin); the search pass then works in
-int32 hashes and float32 offsets and distances, like the seed's ``float4`` code, so
-that LLVM vectorises it eight samples wide with AVX2 (float64 would give four; it
-measured 2.4x faster on one thread). Against a float64 search the results differ by at
+int32 hashes and float32 offsets and distances, like the seed's ``float4`` code (why:
+docs/benchmarks.md, "Voronoi search in float32"). Against a float64 search the results differ by at
 most 2e-7, and ``cell`` can pick the other of two points whose distances differ by
 less than that. 1D stays per point in float64 (three candidates, already fast).
 
