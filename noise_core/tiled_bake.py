@@ -440,8 +440,8 @@ class _Connection:
                 n_workers=self.workers or os.cpu_count() or 1,
                 threads_per_worker=1,
                 processes=True,
-                dashboard_address=None,
-                silence_logs=logging.ERROR,
+                dashboard_address=":0",
+                silence_logs=logging.CRITICAL,  # a failed tile is reported once, by bake()
             )
             self.client = distributed.Client(self.cluster, set_as_default=False)
             return self.client
