@@ -417,6 +417,11 @@ def bake(
     return BakeResult(written, len(finished), overview_path, time.perf_counter() - started)
 
 
+def _cores() -> int:
+    """The cores this process may run on (its CPU affinity where the OS has one)."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def _worker_version() -> str:
     """The noise_core version a worker imports (checked before a bake on an existing cluster)."""
     from . import __version__
@@ -437,7 +442,7 @@ class _Connection:
 
         if self.scheduler is None:
             self.cluster = distributed.LocalCluster(
-                n_workers=self.workers or os.cpu_count() or 1,
+                n_workers=self.workers or _cores(),
                 threads_per_worker=1,
                 processes=True,
                 dashboard_address=":0",
