@@ -510,7 +510,7 @@ def run_scale(size: int, tile: int, bake_size: int, repeat: int) -> dict:
     nc.precompile(spec, 2)
     lazy = scale.grid(spec, (size, size), chunks=tile, threads=1)
     corners = lazy.map_blocks(_corner, chunks=(1, 1), dtype=np.float32)
-    single = cluster_time = float("inf")
+    single = strips = cluster_time = float("inf")
     single_cpu = cluster_cpu = float("inf")
     with (
         distributed.LocalCluster(
@@ -524,6 +524,9 @@ def run_scale(size: int, tile: int, bake_size: int, repeat: int) -> dict:
             nc.evaluate_grid(spec, (size, size))
             single = min(single, time.perf_counter() - started)
             single_cpu = min(single_cpu, time.process_time() - cpu)
+            started = time.perf_counter()
+            scale.compute_window(spec, (size, size), (0, 0, size, size))
+            strips = min(strips, time.perf_counter() - started)
             before = sum(client.run(_cpu_seconds).values())
             started, cpu = time.perf_counter(), time.process_time()
             client.compute(corners).result()
@@ -539,6 +542,8 @@ def run_scale(size: int, tile: int, bake_size: int, repeat: int) -> dict:
         "single_cpu_s": single_cpu,
         "cluster_cpu_s": cluster_cpu,
         "single_mps": size * size / single / 1e6,
+        "strips_s": strips,
+        "strips_mps": size * size / strips / 1e6,
         "cluster_mps": size * size / cluster_time / 1e6,
         "efficiency": single / cluster_time,
         "cpu_efficiency": single_cpu / cluster_cpu,
@@ -653,6 +658,8 @@ def scale_report(result: dict) -> list[str]:
         "| | seconds | million samples/s |",
         "|---|---|---|",
         f"| one process, `evaluate_grid` | {result['single_s']:.2f} | {result['single_mps']:.0f} |",
+        f"| one process, `scale.compute_window` (strips of 2^20 pixels) | {result['strips_s']:.2f} | "
+        f"{result['strips_mps']:.0f} |",
         f"| LocalCluster, {result['threads']} workers x 1 thread, chunks of {result['tile']} | "
         f"{result['cluster_s']:.2f} | {result['cluster_mps']:.0f} |",
         "",
