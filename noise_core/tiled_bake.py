@@ -101,7 +101,8 @@ class ZarrOutput:
     def _marker(self, row: int, col: int) -> Path:
         return Path(self.path) / MARKERS / f"{row}.{col}"
 
-    def prepare(self, shape: tuple[int, int], tile: int, manifest: dict) -> None:
+    def prepare(self, shape: tuple[int, int], tile: int, manifest: dict, create: bool = True) -> None:
+        """Check an existing store holds this bake; create it (``create``) or check its folder is writable."""
         zarr = require("zarr")
         store = Path(self.path)
         if store.exists():
@@ -121,6 +122,8 @@ class ZarrOutput:
             if not store.parent.is_dir():
                 raise OSError(f"folder {str(store.parent)!r} does not exist")
             check_writable(str(store.parent))
+            if not create:
+                return
             zarr.create_array(
                 store=self.path,
                 shape=shape,
@@ -177,7 +180,8 @@ class TileSetOutput:
     def tile_path(self, row: int, col: int) -> Path:
         return Path(self.pattern.format(row=row, col=col))
 
-    def prepare(self, shape: tuple[int, int], tile: int, manifest: dict) -> None:
+    def prepare(self, shape: tuple[int, int], tile: int, manifest: dict, create: bool = True) -> None:
+        """Check the folder is writable and any earlier tiles are of this bake; write the manifest (``create``)."""
         root = self.root
         if not root.is_dir():
             raise OSError(f"folder {str(root)!r} does not exist")
@@ -191,6 +195,8 @@ class TileSetOutput:
                     f"see {manifest_path}); "
                     "remove them or choose another --out to bake these"
                 )
+            return
+        if not create:
             return
         with replacing(manifest_path) as temporary:
             temporary.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
@@ -526,7 +532,12 @@ def check_untiled(args: argparse.Namespace) -> None:
 
 def bake_from_args(spec: NoiseSpec, shape: tuple[int, int], args: argparse.Namespace) -> Path:
     """The CLI's tiled bake: connect (or start a LocalCluster), bake, print a summary; returns ``args.out``."""
-    make_output(args.out, args.bits)  # bad --out or --bits fail before a cluster starts
+    tile = DEFAULT_TILE if args.tile is None else args.tile
+    if tile > MAX_TILE:
+        raise ValueError(f"tile: must be between 1 and {MAX_TILE}, got {tile}")
+    # Bad --out or --bits, an unwritable folder or an output of other settings fail before a cluster starts.
+    output = make_output(args.out, args.bits)
+    output.prepare(shape, tile, manifest(spec, shape, tile, output), create=False)
     if args.workers is not None and args.scheduler is not None:
         raise ValueError("workers: --workers sizes the LocalCluster; it cannot be combined with --scheduler")
     timeout = 10.0 if args.connect_timeout is None else args.connect_timeout
@@ -542,7 +553,7 @@ def bake_from_args(spec: NoiseSpec, shape: tuple[int, int], args: argparse.Names
             shape,
             args.out,
             client,
-            tile=DEFAULT_TILE if args.tile is None else args.tile,
+            tile=tile,
             bits=args.bits,
             overview=args.overview,
             overview_size=DEFAULT_OVERVIEW_SIZE if args.overview_size is None else args.overview_size,

@@ -203,9 +203,10 @@ def test_cli_bakes_on_a_running_scheduler(
     assert read_image(tmp_path / "o.png").shape == (500, 650)  # factor ceil(1300 / 1024) = 2
     assert main([*arguments, "--scheduler", cluster.scheduler_address]) == 0  # everything finished: resumes at once
     assert "12 tiles: 0 written, 12 already finished" in capsys.readouterr().out
-    with pytest.raises(SystemExit) as exit_info:
+    with pytest.raises(SystemExit) as exit_info:  # other settings: refused before a LocalCluster starts
         main([*common[:-4], "--width", "1300", "--height", "999", *arguments[len(common) :], "--workers", "1"])
     assert exit_info.value.code == 2
+    assert "holds a bake with other settings (shape: [1000, 1300] -> [999, 1300])" in capsys.readouterr().err
 
 
 def test_a_worker_killed_mid_bake_still_gives_the_same_output(
