@@ -87,33 +87,67 @@ def evaluate(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     return _run(spec, np.ascontiguousarray(points))
 
 
-def grid_coordinates(shape: tuple[int, int]) -> tuple[np.ndarray, np.ndarray]:
-    """Pixel-centre coordinates of an (H, W) image: ``x = (c + .5) / W``, ``y = (r + .5) / H``."""
+def grid_coordinates(
+    shape: tuple[int, int], window: tuple[int, int, int, int] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pixel-centre coordinates of an (H, W) image: ``x = (c + .5) / W``, ``y = (r + .5) / H``.
+
+    With ``window=(row0, col0, height, width)`` only the pixels ``[row0:row0 + height, col0:col0 + width]``
+    of that image, computed by the same float64 operations (whole-number ``c`` and ``r`` are exact), so a
+    window's coordinates are bit for bit those of the whole image.
+    """
     height, width = shape
-    xs = (np.arange(width, dtype=np.float64) + 0.5) / width
-    ys = (np.arange(height, dtype=np.float64) + 0.5) / height
-    return np.tile(xs, height), np.repeat(ys, width)
+    row0, col0, rows, cols = (0, 0, height, width) if window is None else window
+    xs = (np.arange(col0, col0 + cols, dtype=np.float64) + 0.5) / width
+    ys = (np.arange(row0, row0 + rows, dtype=np.float64) + 0.5) / height
+    return np.tile(xs, rows), np.repeat(ys, cols)
 
 
-def evaluate_grid(spec: NoiseSpec, shape: tuple[int, int]) -> np.ndarray:
+def _is_int(value: object) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def _check_window(window: object, height: int, width: int) -> tuple[int, int, int, int]:
+    """``window`` as four ints ``(row0, col0, height, width)`` of a non-empty region inside the (H, W) grid."""
+    if not isinstance(window, tuple) or len(window) != 4 or not all(map(_is_int, window)):
+        raise TypeError(f"window: expected a tuple (row0, col0, height, width) of four integers, got {window!r}")
+    row0, col0, rows, cols = (int(v) for v in window)
+    if row0 < 0 or col0 < 0 or rows <= 0 or cols <= 0 or row0 + rows > height or col0 + cols > width:
+        raise ValueError(
+            f"window: (row0, col0, height, width) = {window!r} must have row0, col0 >= 0, height, width >= 1 "
+            f"and lie inside the {height}x{width} grid"
+        )
+    return row0, col0, rows, cols
+
+
+def evaluate_grid(
+    spec: NoiseSpec, shape: tuple[int, int], window: tuple[int, int, int, int] | None = None
+) -> np.ndarray:
     """2D noise of ``spec`` on an (H, W) pixel grid; ``[r, c]`` is the noise at ((c+.5)/W, (r+.5)/H).
 
-    With ``tiling=True`` the image tiles seamlessly.
+    With ``tiling=True`` the image tiles seamlessly. ``window=(row0, col0, height, width)`` returns just
+    those pixels of the (H, W) grid, bit for bit equal to ``evaluate_grid(spec, shape)[row0:row0 + height,
+    col0:col0 + width]`` (every value depends only on its own coordinates); then the sample limit applies to
+    the window, so a grid of any size can be computed window by window (``noise_core.scale``).
     """
     spec = _check_spec(spec)
-    if (
-        not isinstance(shape, tuple)
-        or len(shape) != 2
-        or not all(isinstance(s, (int, np.integer)) and not isinstance(s, bool) for s in shape)
-    ):
+    if not isinstance(shape, tuple) or len(shape) != 2 or not all(map(_is_int, shape)):
         raise TypeError(f"shape: expected a tuple (height, width) of two integers, got {shape!r}")
     height, width = int(shape[0]), int(shape[1])
     if height <= 0 or width <= 0:
         raise ValueError(f"shape: height and width must be positive, got {shape!r}")
-    if height * width > MAX_GRID_SAMPLES:
-        raise ValueError(f"shape: {height}x{width} exceeds the limit of {MAX_GRID_SAMPLES} samples")
+    if window is None:
+        if height * width > MAX_GRID_SAMPLES:
+            raise ValueError(f"shape: {height}x{width} exceeds the limit of {MAX_GRID_SAMPLES} samples")
+    else:
+        window = _check_window(window, height, width)
+        if window[2] * window[3] > MAX_GRID_SAMPLES:
+            raise ValueError(
+                f"window: {window[2]}x{window[3]} exceeds the limit of {MAX_GRID_SAMPLES} samples per evaluation"
+            )
     _check_dimension(spec, 2)
-    return _run(spec, np.column_stack(grid_coordinates((height, width)))).reshape(height, width)
+    rows, cols = (height, width) if window is None else window[2:]
+    return _run(spec, np.column_stack(grid_coordinates((height, width), window))).reshape(rows, cols)
 
 
 def kind_names() -> tuple[str, ...]:

@@ -20,6 +20,7 @@ from .images import FORMATS, image_format, write_image, writer_module
 from .ranges import to_unit, value_range
 from .registry import COMMON_NAMES, COMMON_OPTIONS, KINDS, option_kinds
 from .spec import NoiseSpec
+from .tiled_bake import MAX_SIDE, BakeError, add_options, bake_from_args, check_untiled, is_tiled
 
 MAX_SIZE = 16384
 
@@ -62,8 +63,8 @@ def _add_spec_options(parser: argparse.ArgumentParser) -> None:
 
 def _positive_size(text: str) -> int:
     value = int(text)
-    if not 1 <= value <= MAX_SIZE:
-        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_SIZE}, got {value}")
+    if not 1 <= value <= MAX_SIDE:
+        raise argparse.ArgumentTypeError(f"must be between 1 and {MAX_SIZE} ({MAX_SIDE} for a tiled bake), got {value}")
     return value
 
 
@@ -78,11 +79,17 @@ def build_parser() -> argparse.ArgumentParser:
         + ", ".join(f"{suffix} ({text})" for suffix, text in FORMATS.items())
         + ". Values are mapped from the kind's documented range to [0, 1].",
     )
-    bake.add_argument("--out", type=Path, required=True, help="output image path (.png, .tif, .tiff, .exr)")
+    bake.add_argument(
+        "--out",
+        type=Path,
+        required=True,
+        help="output image path (.png, .tif, .tiff, .exr); tiled: a .zarr store or a pattern with {row} and {col}",
+    )
     bake.add_argument("--size", type=_positive_size, default=512, help="width and height in pixels (default 512)")
     bake.add_argument("--width", type=_positive_size, help="width in pixels (overrides --size)")
     bake.add_argument("--height", type=_positive_size, help="height in pixels (overrides --size)")
     _add_spec_options(bake)
+    add_options(bake)  # tiled bakes: noise_core.tiled_bake
     return parser
 
 
@@ -96,11 +103,19 @@ def _spec_from_args(args: argparse.Namespace) -> NoiseSpec:
 def bake(args: argparse.Namespace) -> Path:
     """Compute and write the texture described by ``args``; return the written path."""
     spec = _spec_from_args(args)
+    width = args.width or args.size
+    height = args.height or args.size
+    if is_tiled(args.out):
+        return bake_from_args(spec, (height, width), args)
+    check_untiled(args)
+    if max(width, height) > MAX_SIZE:
+        raise ValueError(
+            f"size: {width}x{height} is larger than {MAX_SIZE} for one image; bake it tiled "
+            "(--out NAME.zarr or a tile pattern such as 'tiles/{row}_{col}.png')"
+        )
     writer_module(image_format(args.out))
     if not args.out.parent.is_dir():
         raise OSError(f"folder {str(args.out.parent)!r} does not exist")
-    width = args.width or args.size
-    height = args.height or args.size
     started = time.perf_counter()
     image = evaluate_grid(spec, (height, width))
     low, high = value_range(spec)
@@ -131,4 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as error:
         print(f"python -m noise_core: error: out: cannot write {str(args.out)!r}: {error}", file=sys.stderr)
         return 2
+    except BakeError as error:
+        print(f"python -m noise_core: error: {error}", file=sys.stderr)
+        return 1
     return 0
