@@ -29,7 +29,8 @@ Sections (``--only``, comma separated):
 * ``asm`` (only when asked for): whether each kernel's point loop is vectorised, from its
   machine code (compiled afresh in a subprocess with an empty Numba cache, since Numba cannot
   show the code of cached kernels): packed (``...pd``/``...ps``, ``vp...``) against scalar
-  (``...sd``/``...ss``) arithmetic instructions and how many use the 256-bit ymm registers.
+  (``...sd``/``...ss``) arithmetic instructions, packed double (``...pd``) against single (``...ps``), how
+  many use the 256-bit ymm and 512-bit zmm registers, the gathers, and the CPU LLVM compiled for.
 * ``fn2`` and ``fnl-native`` (only when asked for; build them first with ``scripts/build_peers.py``, which
   puts them into ``build/peers/``, or point ``--peers-dir`` at its ``--out``): noise_core on ONE thread
   (``numba.set_num_threads(1)``) against FastNoise2 (C API through ctypes; its best SIMD level, and again
@@ -775,10 +776,16 @@ for name, info in KINDS.items():
         lines = [line.split() for line in asm.splitlines() if line.startswith("\t") and not line.startswith("\t.")]
         ops = [line[0] for line in lines if line]
         packed = sum(bool(re.fullmatch(r"v\w+p[sd]|vp\w+", op)) for op in ops)
+        double = sum(bool(re.fullmatch(r"v\w+pd", op)) for op in ops)
+        single = sum(bool(re.fullmatch(r"v\w+ps", op)) for op in ops)
         scalar = sum(bool(re.fullmatch(r"v(?!p)\w+s[sd]", op)) for op in ops)
         ymm = sum("ymm" in " ".join(line) for line in lines)
-        rows.append(dict(kind=name, dim=dim, packed=packed, scalar=scalar, ymm=ymm, instructions=len(ops)))
-print(json.dumps(rows))
+        zmm = sum("zmm" in " ".join(line) for line in lines)
+        gathers = sum("gather" in op for op in ops)
+        rows.append(dict(kind=name, dim=dim, packed=packed, double=double, single=single, scalar=scalar, ymm=ymm,
+                         zmm=zmm, gathers=gathers, instructions=len(ops)))
+import llvmlite.binding as llvm
+print(json.dumps({"cpu": llvm.get_host_cpu_name(), "rows": rows}))
 """
 
 
@@ -789,10 +796,14 @@ def run_asm() -> list[dict]:
         done = subprocess.run(
             [sys.executable, "-c", ASM_PROGRAM], env=env, cwd=ROOT, capture_output=True, text=True, check=True
         )
-    rows = json.loads(done.stdout.strip().splitlines()[-1])
-    for row in rows:
-        print(f"  asm {row['kind']:<14} {row['dim']}D packed {row['packed']:5d} scalar {row['scalar']:5d}", flush=True)
-    return rows
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    for row in found["rows"]:
+        print(
+            f"  asm {row['kind']:<14} {row['dim']}D packed {row['packed']:5d} scalar {row['scalar']:5d} "
+            f"zmm {row['zmm']:5d} gathers {row['gathers']:3d}",
+            flush=True,
+        )
+    return found
 
 
 def run_startup() -> dict:
@@ -1097,15 +1108,16 @@ def report(results: dict) -> str:
     if "asm" in results:
         out += [
             "",
-            "### Kernel machine code (default spec of each kind)",
+            f"### Kernel machine code (default spec of each kind; LLVM target {results['asm']['cpu']})",
             "",
-            "| kind | dim | packed SIMD instructions | scalar FP instructions | using ymm | all instructions |",
-            "|---|---|---|---|---|---|",
+            "| kind | dim | packed SIMD instructions | of them double / single | scalar FP instructions | using ymm "
+            "| using zmm | gathers | all instructions |",
+            "|---|---|---|---|---|---|---|---|---|",
         ]
-        for row in results["asm"]:
+        for row in results["asm"]["rows"]:
             out.append(
-                f"| {row['kind']} | {row['dim']}D | {row['packed']} | {row['scalar']} | {row['ymm']} | "
-                f"{row['instructions']} |"
+                f"| {row['kind']} | {row['dim']}D | {row['packed']} | {row['double']} / {row['single']} | "
+                f"{row['scalar']} | {row['ymm']} | {row['zmm']} | {row['gathers']} | {row['instructions']} |"
             )
     startup = results.get("startup")
     if startup:

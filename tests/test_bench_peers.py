@@ -403,3 +403,32 @@ def test_report_includes_peers_section() -> None:
     text = bench.report(results)
     assert "| case | noise_core | FastNoiseLite -O3 -march=native | ratio |" in text
     assert "| value 2D random | 1.0 | 2.0 | 0.50 |" in text
+
+
+def test_asm_report() -> None:
+    results = {
+        "machine": {"cpu": "AMD EPYC", "cores": 2, "numba": "0", "numba_threads": 2, "numpy": "1", "python": "3"},
+        "points": 16,
+        "repeat": 1,
+        "min_seconds": 0.0,
+        "asm": {
+            "cpu": "znver4",
+            "rows": [
+                {
+                    "kind": "perlin",
+                    "dim": 3,
+                    "packed": 900,
+                    "double": 376,
+                    "single": 165,
+                    "scalar": 529,
+                    "ymm": 138,
+                    "zmm": 588,
+                    "gathers": 15,
+                    "instructions": 4727,
+                }
+            ],
+        },
+    }
+    text = bench.report(results)
+    assert "### Kernel machine code (default spec of each kind; LLVM target znver4)" in text
+    assert "| perlin | 3D | 900 | 376 / 165 | 529 | 138 | 588 | 15 | 4727 |" in text
