@@ -34,7 +34,8 @@ Sections (``--only``, comma separated):
 * ``fn2`` and ``fnl-native`` (only when asked for; build them first with ``scripts/build_peers.py``, which
   puts them into ``build/peers/``, or point ``--peers-dir`` at its ``--out``): noise_core on ONE thread
   (``numba.set_num_threads(1)``) against FastNoise2 (C API through ctypes; its best SIMD level, and again
-  capped at AVX2 when it picks AVX-512) and FastNoiseLite compiled with ``-O3 -march=native``, one thread
+  capped at AVX2 when it picks AVX-512, and then noise_core too: a new process whose kernels LLVM compiles
+  for x86-64-v3 without AVX-512) and FastNoiseLite compiled with ``-O3 -march=native``, one thread
   each, on the same ``--points`` float32 points (2D and 3D; x, y, z arrays for the peers, an (N, d) array for
   noise_core) and a 1024 x 1024 grid of pixel centres (``evaluate_grid`` / ``fnGenUniformGrid2D``): value,
   Perlin, simplex (FastNoise2 ``Simplex``: Perlin's simplex lattice with the same skew as ours; FastNoiseLite
@@ -635,8 +636,6 @@ def run_peers(sections: list[str], points: dict[int, np.ndarray], repeat: int, p
     FastNoiseLite, one thread each, on the same float32 points and grid."""
     import numba
 
-    from noise_core import NoiseSpec, evaluate, evaluate_grid
-
     manifests = {section: load_peer_manifest(peers_dir, section) for section in sections}
     fn2 = FastNoise2(manifests["fn2"]["fn2_library"]) if "fn2" in manifests else None
     fnl = FastNoiseLiteNative(manifests["fnl-native"]["fnl_library"]) if "fnl-native" in manifests else None
@@ -666,18 +665,7 @@ def run_peers(sections: list[str], points: dict[int, np.ndarray], repeat: int, p
             row: dict = {"case": case.name, "kind": case.kind, "dim": case.dim, "layout": case.layout}
             row["octaves"], row["lattice_scale"] = case.octaves, case.lattice_scale()
             count = PEER_GRID * PEER_GRID if case.layout == "grid" else packed[case.dim].shape[0]
-            spec = NoiseSpec(kind=case.kind, frequency=FREQUENCY, octaves=case.octaves, **case.spec_options())
-            if case.layout == "grid":
-
-                def core(spec=spec):
-                    return evaluate_grid(spec, (PEER_GRID, PEER_GRID))
-            else:
-
-                def core(spec=spec, dim=case.dim):
-                    return evaluate(spec, packed[dim])
-
-            core()  # compiles the kernel on first use
-            row["core_mps"] = count / best_time(core, repeat) / 1e6
+            row["core_mps"] = core_rate(case, packed, repeat)
             out = np.empty((PEER_GRID, PEER_GRID) if case.layout == "grid" else count, dtype=np.float32)
             peers: list[tuple[str, object, int]] = []
             for key, limit in limits.items():
@@ -707,8 +695,77 @@ def run_peers(sections: list[str], points: dict[int, np.ndarray], repeat: int, p
             print(f"  peers {case.name:<30} {measured} M/s", flush=True)
     finally:
         numba.set_num_threads(threads)
+    if "fn2_avx2" in limits:
+        result["core_avx2_target"] = AVX2_TARGET
+        for row, rate in zip(rows, core_rates_at_avx2(len(points[2]), repeat, peers_dir), strict=True):
+            row["core_avx2_mps"] = rate
+            print(f"  peers {row['case']:<30} core at AVX2 {rate:7.1f} M/s", flush=True)
     result["load_after"] = load_average()
     return result
+
+
+def core_rate(case: PeerCase, packed: dict[int, np.ndarray], repeat: int) -> float:
+    """noise_core's million samples/s for ``case`` (warm: the first call compiles or loads the kernel)."""
+    from noise_core import NoiseSpec, evaluate, evaluate_grid
+
+    spec = NoiseSpec(kind=case.kind, frequency=FREQUENCY, octaves=case.octaves, **case.spec_options())
+    if case.layout == "grid":
+        count = PEER_GRID * PEER_GRID
+
+        def core():
+            return evaluate_grid(spec, (PEER_GRID, PEER_GRID))
+    else:
+        count = packed[case.dim].shape[0]
+
+        def core():
+            return evaluate(spec, packed[case.dim])
+
+    core()
+    return count / best_time(core, repeat) / 1e6
+
+
+AVX2_TARGET = "x86-64-v3"
+"""LLVM CPU for noise_core "capped at AVX2": x86-64-v3 is AVX2 + FMA + BMI2 (FastSIMD's AVX2 level)."""
+
+
+def features_without_avx512(features: dict[str, bool]) -> str:
+    """An LLVM feature string (``+avx2,-avx512f,...``) of the host's ``features`` with every AVX-512 (and
+    AVX10 / 512-bit EVEX) feature switched off, for ``NUMBA_CPU_FEATURES``."""
+    off = ("avx512", "avx10", "evex512", "amx-avx512")
+    return ",".join(
+        ("-" if name.startswith(off) or not enabled else "+") + name for name, enabled in sorted(features.items())
+    )
+
+
+def core_rates_at_avx2(count: int, repeat: int, peers_dir: Path) -> list[float]:
+    """The noise_core column again, in a new process whose kernels LLVM compiles for ``AVX2_TARGET`` without
+    AVX-512 (``NUMBA_CPU_NAME``/``NUMBA_CPU_FEATURES``; Numba would otherwise take every host feature), with
+    its own Numba cache under ``peers_dir`` (the first run compiles every kind once)."""
+    import llvmlite.binding as llvm
+
+    env = {
+        **os.environ,
+        "NUMBA_CPU_NAME": AVX2_TARGET,
+        "NUMBA_CPU_FEATURES": features_without_avx512(dict(llvm.get_host_cpu_features())),
+        "NUMBA_CACHE_DIR": str(peers_dir / f"numba-cache-{AVX2_TARGET}"),
+        "NUMBA_NUM_THREADS": "1",
+        "PYTHONPATH": str(ROOT),
+    }
+    command = [sys.executable, str(Path(__file__).resolve()), "--peers-core-child", "--points", str(count)]
+    command += ["--repeat", str(repeat), "--min-seconds", str(TIMING.min_seconds)]
+    done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"noise_core at {AVX2_TARGET} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def peers_core_child(count: int, repeat: int) -> None:
+    """Runs in the process of ``core_rates_at_avx2``: noise_core's rate for every peer case, one JSON list."""
+    import numba
+
+    numba.set_num_threads(1)
+    packed = {dim: random_points(count, dim).astype(np.float32) for dim in (2, 3)}
+    print(json.dumps([core_rate(case, packed, repeat) for case in peer_cases()]), flush=True)
 
 
 PEER_COLUMNS = (
@@ -722,6 +779,7 @@ def peers_report(peers: dict, info: dict) -> list[str]:
     """The "noise_core vs FastNoise2, per core" tables (million samples/s, one thread each)."""
     rows = peers["rows"]
     present = [(key, title) for key, title in PEER_COLUMNS if any(f"{key}_mps" in row for row in rows)]
+    at_avx2 = any("core_avx2_mps" in row for row in rows)
     manifest = peers.get("manifest", {})
     out = [
         "",
@@ -734,14 +792,20 @@ def peers_report(peers: dict, info: dict) -> list[str]:
         f"noise_core: numba.set_num_threads(1). Load average (1, 5, 15 min) {peers['load_before']} before, "
         f"{peers['load_after']} after.",
         "",
-        "| case | noise_core | " + " | ".join(f"{title} | ratio" for _, title in present) + " |",
-        "|---|---|" + "---|---|" * len(present),
+        "| case | noise_core | "
+        + " | ".join(f"{title} | ratio" for _, title in present)
+        + (f" | noise_core at AVX2 ({peers.get('core_avx2_target')}) | ratio to FastNoise2 at AVX2" if at_avx2 else "")
+        + " |",
+        "|---|---|" + "---|---|" * (len(present) + at_avx2),
     ]
     for row in rows:
         cells = [row["case"], f"{row['core_mps']:.1f}"]
         for key, _ in present:
             peer = row.get(f"{key}_mps")
             cells += [f"{peer:.1f}", f"{row['core_mps'] / peer:.2f}"] if peer else ["n/a", ""]
+        if at_avx2:
+            ours, peer = row.get("core_avx2_mps"), row.get("fn2_avx2_mps")
+            cells += [f"{ours:.1f}" if ours else "n/a", f"{ours / peer:.2f}" if ours and peer else ""]
         out.append("| " + " | ".join(cells) + " |")
     return out
 
@@ -1162,12 +1226,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, help="also write the raw results to this file")
     parser.add_argument("--markdown", type=Path, help="also write the report (Markdown tables) to this file")
     parser.add_argument("--blender-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--peers-core-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
         args.points, args.repeat, args.grid, args.min_seconds = 2**16, 2, 200, 0.0
     TIMING.min_seconds = args.min_seconds
     if args.blender_child:
         blender_child(args.grid, args.repeat)
+        return 0
+    if args.peers_core_child:
+        peers_core_child(args.points, args.repeat)
         return 0
     sections = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = sorted(set(sections) - set(SECTIONS + EXTRA_SECTIONS))

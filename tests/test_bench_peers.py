@@ -432,3 +432,26 @@ def test_asm_report() -> None:
     text = bench.report(results)
     assert "### Kernel machine code (default spec of each kind; LLVM target znver4)" in text
     assert "| perlin | 3D | 900 | 376 / 165 | 529 | 138 | 588 | 15 | 4727 |" in text
+
+
+def test_features_without_avx512() -> None:
+    features = {"avx2": True, "fma": True, "avx512f": True, "avx512vl": True, "evex512": True, "sse4a": False}
+    assert bench.features_without_avx512(features) == "+avx2,-avx512f,-avx512vl,-evex512,+fma,-sse4a"
+
+
+def test_peers_report_with_noise_core_at_avx2() -> None:
+    peers = {
+        "instruction_set": "AVX-512",
+        "fn2_simd": "AVX512",
+        "core_avx2_target": "x86-64-v3",
+        "load_before": "1.00 1.00 1.00",
+        "load_after": "1.00 1.00 1.00",
+        "rows": [
+            {"case": "perlin 3D random", "core_mps": 90.0, "fn2_mps": 450.0, "fn2_avx2_mps": 250.0}
+            | {"core_avx2_mps": 75.0}
+        ],
+    }
+    lines = bench.peers_report(peers, {"cpu": "AMD EPYC", "cores": 2})
+    assert lines[-3].endswith("| noise_core at AVX2 (x86-64-v3) | ratio to FastNoise2 at AVX2 |")
+    assert lines[-2] == "|---|---|---|---|---|---|---|---|"
+    assert lines[-1] == "| perlin 3D random | 90.0 | 450.0 | 0.20 | 250.0 | 0.36 | 75.0 | 0.30 |"
