@@ -455,3 +455,56 @@ def test_peers_report_with_noise_core_at_avx2() -> None:
     assert lines[-3].endswith("| noise_core at AVX2 (x86-64-v3) | ratio to FastNoise2 at AVX2 |")
     assert lines[-2] == "|---|---|---|---|---|---|---|---|"
     assert lines[-1] == "| perlin 3D random | 90.0 | 450.0 | 0.20 | 250.0 | 0.36 | 75.0 | 0.30 |"
+
+
+def built_peers() -> dict | None:
+    """The manifest of a peer build in build/peers, when someone ran scripts/build_peers.py here."""
+    try:
+        return bench.load_peer_manifest(bench.PEERS_DIR, "fn2") | bench.load_peer_manifest(
+            bench.PEERS_DIR, "fnl-native"
+        )
+    except bench.PeerError:
+        return None
+
+
+@pytest.mark.skipif(built_peers() is None, reason="the native peers are not built (scripts/build_peers.py)")
+@pytest.mark.parametrize("kind", ["perlin", "simplex"])
+def test_built_peers_share_our_lattice(kind: str) -> None:
+    """With the bench's frequencies, FastNoise2, native FastNoiseLite and noise_core are all zero at the
+    vertices of noise_core's lattice (Perlin: every gradient's dot product vanishes there; 2D simplex: the
+    vertex's own kernel has offset 0 and the other kernels' radius does not reach it), which holds only if
+    the lattices coincide. Runs only where the peers were built; CI never builds them."""
+    import numpy as np
+
+    from noise_core import NoiseSpec, evaluate
+
+    manifest = built_peers()
+    fn2 = bench.FastNoise2(manifest["fn2_library"])
+    fnl = bench.FastNoiseLiteNative(manifest["fnl_library"])
+    case = bench.PeerCase(kind, 2, "points")
+    i, j = np.meshgrid(np.arange(-20, 21), np.arange(-20, 21))
+    i, j = i.ravel().astype(np.float64), j.ravel().astype(np.float64)
+    if kind == "simplex":  # un-skew the integer points of the skewed lattice: x = i - (i + j)(3 - sqrt(3))/6
+        unskew = (i + j) * (3 - np.sqrt(3)) / 6
+        i, j = i - unskew, j - unskew
+    frequency = bench.FREQUENCY * case.lattice_scale()
+    columns = [np.ascontiguousarray(c / frequency, dtype=np.float32) for c in (i, j)]
+    ours = evaluate(NoiseSpec(kind=kind, frequency=bench.FREQUENCY), np.column_stack(columns))
+    out = np.empty(len(i), dtype=np.float32)
+    root = bench.fn2_tree(fn2, case, bench.NO_SIMD_LIMIT)
+    assert fn2.feature_set(root) in bench.FEATURE_SETS
+    fn2.positions(root, columns, out)
+    fn2.delete(root)
+    native = np.empty(len(i), dtype=np.float32)
+    handle = fnl.new(*case.fnl_noise(), frequency, 1)
+    fnl.positions(handle, columns, native)
+    fnl.delete(handle)
+    # float32 positions up to ~30 cells out: the skewed vertices are hit to ~1e-6 cells
+    assert np.abs(ours).max() < 1e-4
+    assert np.abs(out).max() < 1e-4
+    if kind == "perlin":  # FastNoiseLite's OpenSimplex2 kernels reach past the neighbouring vertices
+        assert np.abs(native).max() < 1e-4
+    # ... and not everywhere: half a cell away the noise is not zero.
+    fn2.positions(root := bench.fn2_tree(fn2, case, bench.NO_SIMD_LIMIT), [c + 0.5 / frequency for c in columns], out)
+    fn2.delete(root)
+    assert np.abs(out).max() > 0.05
