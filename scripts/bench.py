@@ -306,23 +306,29 @@ def _flags(*names: str) -> int:
     return sum(1 << FEATURE_FLAGS.index(name) for name in names)
 
 
-FEATURE_SETS = {"SCALAR": _flags("Scalar")}
-_level = _flags("x86")
-for _name, _added in (
-    ("SSE", ("SSE",)),
-    ("SSE2", ("SSE2",)),
-    ("SSE3", ("SSE3",)),
-    ("SSSE3", ("SSSE3",)),
-    ("SSE41", ("SSE41",)),
-    ("SSE42", ("SSE42",)),
-    ("AVX", ("AVX",)),
-    ("AVX2", ("AVX2",)),
-    ("AVX512", ("AVX512_F", "AVX512_VL", "AVX512_DQ", "AVX512_BW")),
-):
-    _level |= _flags(*_added)
-    FEATURE_SETS[_name] = _level
-FEATURE_SETS["NEON"] = _flags("ARM", "NEON")
-FEATURE_SETS["AARCH64"] = FEATURE_SETS["NEON"] | _flags("AARCH64")
+def _feature_sets() -> dict[str, int]:
+    """FastSIMD's named levels: x86 ones cumulative (SSE2 = x86 | SSE | SSE2, ...), as FeatureEnums.h."""
+    levels = {"SCALAR": _flags("Scalar")}
+    level = _flags("x86")
+    for name, added in (
+        ("SSE", ("SSE",)),
+        ("SSE2", ("SSE2",)),
+        ("SSE3", ("SSE3",)),
+        ("SSSE3", ("SSSE3",)),
+        ("SSE41", ("SSE41",)),
+        ("SSE42", ("SSE42",)),
+        ("AVX", ("AVX",)),
+        ("AVX2", ("AVX2",)),
+        ("AVX512", ("AVX512_F", "AVX512_VL", "AVX512_DQ", "AVX512_BW")),
+    ):
+        level |= _flags(*added)
+        levels[name] = level
+    levels["NEON"] = _flags("ARM", "NEON")
+    levels["AARCH64"] = levels["NEON"] | _flags("AARCH64")
+    return levels
+
+
+FEATURE_SETS = _feature_sets()
 NO_SIMD_LIMIT = 0xFFFFFFFF
 
 
