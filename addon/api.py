@@ -1,0 +1,166 @@
+"""The add-on's Python API: the plain functions under its operators, for scripts and other add-ons.
+
+``from bl_ext.<repository>.noisewright import api`` (or the extension's package name), then e.g.::
+
+    spec = api.NoiseSpec(kind="perlin", octaves=5)
+    terrain = api.add_terrain(bpy.context, spec, x_subdivisions=256, y_subdivisions=256, height=0.8)
+
+Each function checks its arguments once and raises ``UserError`` (``addon/errors.py``) whose message
+starts with the argument's name and says what is allowed; a failure leaves the scene as it was.
+The operators are thin wrappers: properties -> ``NoiseSpec`` and ``Domain`` -> one of these -> report.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import cast
+
+import bpy
+import numpy as np
+from bpy_extras.object_utils import object_data_add
+
+from . import mesh_io
+from .errors import UserError
+from .mapping import Domain, check_finite_values, evaluate_chunked
+from .noise_core import NoiseSpec
+from .noise_core.ranges import to_unit
+from .noise_core.registry import kind_info
+from .progress import window_progress
+
+__all__ = ["Domain", "NoiseSpec", "UserError", "add_terrain", "edge_falloff", "grid"]
+
+FALLOFFS = ("NONE", "X", "Y", "RADIAL")
+MAX_SUBDIVISIONS = 16384
+MAX_VERTICES = 1 << 24
+"""Largest terrain (16.7 M vertices, some 2 GB inside Blender): bigger requests are refused."""
+
+
+def grid(x_subdivisions: int, y_subdivisions: int, size: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(positions (N, 3) with z = 0, quads (F, 4), uvs (N, 2))`` of a centred grid, row-major from -y."""
+    columns, rows = x_subdivisions + 1, y_subdivisions + 1
+    half = size * 0.5
+    xs = np.linspace(-half, half, columns)
+    ys = np.linspace(-half, half, rows)
+    positions = np.zeros((rows * columns, 3), dtype=np.float64)
+    positions[:, 0] = np.tile(xs, rows)
+    positions[:, 1] = np.repeat(ys, columns)
+    index = np.arange(rows * columns, dtype=np.int64).reshape(rows, columns)
+    quads = np.stack((index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1]), axis=-1).reshape(-1, 4)
+    uvs = positions[:, :2] / size + 0.5
+    return positions, quads, uvs
+
+
+def _smoothstep(t: np.ndarray) -> np.ndarray:
+    t = np.clip(t, 0.0, 1.0)
+    return t * t * (3.0 - 2.0 * t)
+
+
+def edge_falloff(positions: np.ndarray, size: float, mode: str, width: float) -> np.ndarray:
+    """(N,) factor in 0..1: 1 inside, easing to 0 at the edges (``mode`` NONE, X, Y or RADIAL)."""
+    u = np.abs(positions[:, 0]) / (size * 0.5)
+    v = np.abs(positions[:, 1]) / (size * 0.5)
+    distance = {"X": u, "Y": v, "RADIAL": np.hypot(u, v)}.get(mode)
+    if distance is None:
+        return np.ones(positions.shape[0])
+    return _smoothstep((1.0 - distance) / max(width, 1e-6))
+
+
+def _finite(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise UserError(f"{name}: expected a number, got {type(value).__name__} {value!r}")
+    if not math.isfinite(value):
+        raise UserError(f"{name}: must be a finite number, got {value:g}")
+    return float(value)
+
+
+def _check_noise(spec: object, domain: object) -> None:
+    if not isinstance(spec, NoiseSpec):
+        raise UserError(f"spec: expected a NoiseSpec, got {type(spec).__name__}")
+    if not isinstance(domain, Domain):
+        raise UserError(f"domain: expected a Domain, got {type(domain).__name__}")
+    dims = kind_info(spec.kind).dims
+    if domain.dimensions not in dims:
+        allowed = ", ".join(f"{d}D" for d in dims)
+        raise UserError(f"domain: kind {spec.kind!r} is defined in {allowed}, not {domain.dimensions}D")
+
+
+def _check_terrain(
+    x_subdivisions: object, y_subdivisions: object, size: object, height: object, offset: object, falloff: object,
+    falloff_width: object,
+) -> None:  # fmt: skip
+    for name, value in (("x_subdivisions", x_subdivisions), ("y_subdivisions", y_subdivisions)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= MAX_SUBDIVISIONS:
+            raise UserError(f"{name}: must be a whole number between 1 and {MAX_SUBDIVISIONS}, got {value!r}")
+    vertices = (int(x_subdivisions) + 1) * (int(y_subdivisions) + 1)  # type: ignore[call-overload]
+    if vertices > MAX_VERTICES:
+        raise UserError(f"x_subdivisions, y_subdivisions: {vertices} vertices exceed the limit of {MAX_VERTICES}")
+    if _finite("size", size) <= 0.0:
+        raise UserError(f"size: must be > 0, got {size!r}")
+    _finite("height", height)
+    if not isinstance(offset, Sequence) or len(offset) != 2:
+        raise UserError(f"offset: expected two numbers (x, y), got {offset!r}")
+    if not all(math.isfinite(v) for v in offset):
+        raise UserError(f"offset: must be a finite number, got {', '.join(f'{v:g}' for v in offset)}")
+    if falloff not in FALLOFFS:
+        raise UserError(f"falloff: {falloff!r} is not allowed; choose one of {', '.join(map(repr, FALLOFFS))}")
+    if not 0.0 <= _finite("falloff_width", falloff_width) <= 1.0:
+        raise UserError(f"falloff_width: must be between 0 and 1, got {falloff_width!r}")
+
+
+def _target_collection(context: bpy.types.Context, warn: Callable[[str], None] | None) -> bpy.types.LayerCollection:
+    """The active layer collection, or the scene's when the active one is linked library data (read-only)."""
+    layer_collection = cast(bpy.types.LayerCollection, context.view_layer.active_layer_collection)
+    if layer_collection.collection.is_editable:
+        return layer_collection
+    if warn is not None:
+        warn("The active collection is linked library data; added to the scene collection")
+    return cast(bpy.types.LayerCollection, context.view_layer.layer_collection)  # the scene collection's
+
+
+def add_terrain(
+    context: bpy.types.Context,
+    spec: NoiseSpec,
+    domain: Domain | None = None,
+    *,
+    x_subdivisions: int = 128,
+    y_subdivisions: int = 128,
+    size: float = 2.0,
+    height: float = 0.5,
+    offset: Sequence[float] = (0.0, 0.0),
+    falloff: str = "NONE",
+    falloff_width: float = 0.3,
+    operator: bpy.types.Operator | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> bpy.types.Object:
+    """Add a "Noise Terrain": a ``size`` wide grid raised along Z by ``spec``, placed as Blender adds objects.
+
+    Vertex ``(x, y)`` reads the noise at ``domain.noise_points((x + offset_x, y + offset_y, 0))`` and gets
+    ``z = to_unit(noise) * height * edge_falloff``. The object is added like Add > Mesh objects
+    (``object_data_add``): at the 3D cursor, or at ``operator``'s Location/Rotation/Align when given (an
+    ``AddObjectHelper`` operator), selected and active, in Edit Mode if the user's preference says so. A
+    linked (read-only) active collection gets the object into the scene collection, with a ``warn`` call.
+    Returns the object; ``UserError`` for bad arguments or when the object cannot be added (then no mesh
+    or object is left behind).
+    """
+    domain = Domain() if domain is None else domain
+    _check_noise(spec, domain)
+    _check_terrain(x_subdivisions, y_subdivisions, size, height, offset, falloff, falloff_width)
+    positions, quads, uvs = grid(x_subdivisions, y_subdivisions, size)
+    sample_at = positions.copy()
+    sample_at[:, :2] += np.asarray(offset, dtype=np.float64)
+    with window_progress(context, positions.shape[0]) as advance:
+        noise01 = to_unit(spec, evaluate_chunked(spec, domain.noise_points(sample_at), advance))
+    positions[:, 2] = noise01 * height * edge_falloff(positions, size, falloff, falloff_width)
+    check_finite_values("height: vertex heights", positions[:, 2].astype(np.float32))
+    layer_collection = _target_collection(context, warn)
+    mesh = bpy.data.meshes.new("Noise Terrain")
+    try:
+        mesh_io.build_grid(mesh, positions, quads, uvs)
+        with context.temp_override(layer_collection=layer_collection):
+            return object_data_add(context, mesh, operator=operator)
+    except RuntimeError as error:
+        for obj in [obj for obj in bpy.data.objects if obj.data == mesh]:
+            bpy.data.objects.remove(obj)
+        bpy.data.meshes.remove(mesh)
+        raise UserError(f"Could not add the terrain to {layer_collection.collection.name!r}: {error}") from None

@@ -1,0 +1,121 @@
+"""The Python API under the operators (``api.add_terrain``) and Add Terrain placed like Add > Mesh objects."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from .conftest import scene_state
+
+pytestmark = pytest.mark.blender
+
+
+def heights(obj) -> np.ndarray:
+    co = np.empty(len(obj.data.vertices) * 3, dtype=np.float32)
+    obj.data.vertices.foreach_get("co", co)
+    return co.reshape(-1, 3)[:, 2]
+
+
+def test_add_terrain_from_python_matches_the_operator(bpy_empty, addon):
+    bpy = bpy_empty
+    spec = addon.api.NoiseSpec(kind="simplex", octaves=3, seed=4)
+    domain = addon.api.Domain(offset=tuple(bpy.context.scene.noisewright.offset))  # float32 (0, 0, 0.13)
+    bpy.context.scene.cursor.location = (2.0, -1.0, 0.5)
+    terrain = addon.api.add_terrain(bpy.context, spec, domain, x_subdivisions=6, y_subdivisions=5, height=1.5)
+    assert terrain.name == "Noise Terrain" and tuple(terrain.location) == (2.0, -1.0, 0.5)
+    assert bpy.context.view_layer.objects.active == terrain and terrain.select_get()
+    settings = bpy.context.scene.noisewright
+    settings.kind, settings.octaves, settings.seed = "simplex", 3, 4
+    assert bpy.ops.noisewright.add_terrain(x_subdivisions=6, y_subdivisions=5, height=1.5) == {"FINISHED"}
+    np.testing.assert_array_equal(heights(bpy.context.object), heights(terrain))
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"spec": {"kind": "perlin"}}, r"^spec: expected a NoiseSpec, got dict"),
+        ({"domain": (0, 0, 0)}, r"^domain: expected a Domain, got tuple"),
+        ({"x_subdivisions": 0}, r"^x_subdivisions: must be a whole number between 1 and 16384, got 0"),
+        ({"y_subdivisions": 2.5}, r"^y_subdivisions: must be a whole number between 1 and 16384"),
+        ({"x_subdivisions": 16384, "y_subdivisions": 16384}, r"^x_subdivisions, y_subdivisions: .* exceed the limit"),
+        ({"size": 0.0}, r"^size: must be > 0, got 0\.0"),
+        ({"size": math.inf}, r"^size: must be a finite number, got inf"),
+        ({"height": "tall"}, r"^height: expected a number, got str"),
+        ({"offset": (1.0,)}, r"^offset: expected two numbers \(x, y\)"),
+        ({"offset": (1.0, math.nan)}, r"^offset: must be a finite number, got 1, nan"),
+        ({"falloff": "SQUARE"}, r"^falloff: 'SQUARE' is not allowed; choose one of 'NONE', 'X', 'Y', 'RADIAL'"),
+        ({"falloff_width": 1.5}, r"^falloff_width: must be between 0 and 1, got 1\.5"),
+    ],
+)
+def test_add_terrain_names_the_bad_argument_and_changes_nothing(bpy_empty, addon, arguments, message):
+    bpy = bpy_empty
+    before = scene_state(bpy)
+    arguments = {"spec": addon.api.NoiseSpec(), "domain": addon.api.Domain(), **arguments}
+    with pytest.raises(addon.api.UserError, match=message):
+        addon.api.add_terrain(bpy.context, **arguments)
+    assert scene_state(bpy) == before
+
+
+def test_add_terrain_refuses_a_dimension_the_kind_lacks(bpy_empty, addon):
+    bpy = bpy_empty
+    spec = addon.api.NoiseSpec(kind="cellular")
+    with pytest.raises(addon.api.UserError, match=r"^domain: kind 'cellular' is defined in 2D, 3D, not 1D"):
+        addon.api.add_terrain(bpy.context, spec, addon.api.Domain(dimensions=1))
+    assert len(bpy.data.meshes) == 0
+
+
+def test_location_and_rotation_from_the_redo_panel(bpy_empty, addon):
+    bpy = bpy_empty
+    result = bpy.ops.noisewright.add_terrain(
+        x_subdivisions=2, y_subdivisions=2, align="WORLD", location=(1.0, 2.0, 3.0), rotation=(0.0, 0.0, 0.5)
+    )
+    assert result == {"FINISHED"}
+    terrain = bpy.context.object
+    assert tuple(terrain.location) == pytest.approx((1.0, 2.0, 3.0))
+    assert tuple(terrain.rotation_euler) == pytest.approx((0.0, 0.0, 0.5))
+
+
+def test_align_to_the_3d_cursor_takes_its_rotation(bpy_empty, addon):
+    bpy = bpy_empty
+    cursor = bpy.context.scene.cursor
+    cursor.location = (0.5, 0.0, 0.0)
+    cursor.rotation_euler = (0.3, 0.0, 1.2)
+    edit = bpy.context.preferences.edit
+    edit.object_align = "CURSOR"  # "Align New Objects: 3D Cursor"; AddObjectHelper starts from the preference
+    try:
+        assert bpy.ops.noisewright.add_terrain(x_subdivisions=2, y_subdivisions=2) == {"FINISHED"}
+    finally:
+        edit.object_align = "WORLD"
+    terrain = bpy.context.object
+    assert tuple(terrain.location) == pytest.approx((0.5, 0.0, 0.0))
+    assert tuple(terrain.rotation_euler) == pytest.approx((0.3, 0.0, 1.2), abs=1e-6)
+
+
+def test_the_enter_edit_mode_preference_is_honoured(bpy_empty, addon):
+    bpy = bpy_empty
+    edit = bpy.context.preferences.edit
+    edit.use_enter_edit_mode = True
+    try:
+        assert bpy.ops.noisewright.add_terrain(x_subdivisions=2, y_subdivisions=2) == {"FINISHED"}
+        assert bpy.context.object.mode == "EDIT"
+    finally:
+        if bpy.context.object is not None and bpy.context.object.mode != "OBJECT":
+            bpy.ops.object.mode_set(mode="OBJECT")
+        edit.use_enter_edit_mode = False
+    assert bpy.ops.noisewright.add_terrain(x_subdivisions=2, y_subdivisions=2) == {"FINISHED"}
+    assert bpy.context.object.mode == "OBJECT"
+
+
+def test_the_readme_api_example_runs(bpy_empty, addon):
+    bpy = bpy_empty
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, flags=re.DOTALL) if "import api" in b)
+    namespace: dict = {}
+    exec(compile(block.replace("bl_ext.user_default.noisewright", addon.__name__), "README.md", "exec"), namespace)
+    terrain = namespace["terrain"]
+    assert terrain.name == "Noise Terrain" and len(terrain.data.vertices) == 257 * 257
+    assert bpy.context.object == terrain and np.ptp(heights(terrain)) > 0.1
