@@ -13,7 +13,8 @@ The operators are thin wrappers: properties -> ``NoiseSpec`` and ``Domain`` -> o
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import cast
 
 import bpy
@@ -28,9 +29,12 @@ from .noise_core.ranges import to_unit
 from .noise_core.registry import kind_info
 from .progress import window_progress
 
-__all__ = ["Domain", "NoiseSpec", "UserError", "add_terrain", "edge_falloff", "grid"]
+__all__ = ["Domain", "NoiseSpec", "UserError", "add_terrain", "displace", "edge_falloff", "grid"]
 
 FALLOFFS = ("NONE", "X", "Y", "RADIAL")
+DIRECTIONS = ("NORMAL", "X", "Y", "Z", "CUSTOM")
+SPACES = ("LOCAL", "WORLD")
+AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 MAX_SUBDIVISIONS = 16384
 MAX_VERTICES = 1 << 24
 """Largest terrain (16.7 M vertices, some 2 GB inside Blender): bigger requests are refused."""
@@ -164,3 +168,197 @@ def add_terrain(
             bpy.data.objects.remove(obj)
         bpy.data.meshes.remove(mesh)
         raise UserError(f"Could not add the terrain to {layer_collection.collection.name!r}: {error}") from None
+
+
+# --- Displace ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Displacement:
+    """How vertices move: ``(noise01 - midlevel) * strength * weight`` along ``direction`` in ``space``."""
+
+    direction: str
+    custom_axis: tuple[float, float, float]
+    strength: float
+    midlevel: float
+    space: str
+
+
+def _mesh(obj: bpy.types.Object) -> bpy.types.Mesh:
+    return cast(bpy.types.Mesh, obj.data)
+
+
+def _check_editable(obj: bpy.types.Object) -> None:
+    mesh = _mesh(obj)
+    if not obj.is_editable or not mesh.is_editable:
+        raise UserError(f"{obj.name!r}: linked library data cannot be changed (make it local first)")
+    if len(mesh.vertices) == 0:
+        raise UserError(f"{obj.name!r}: the mesh has no vertices")
+
+
+def _mesh_objects(objects: object) -> list[bpy.types.Object]:
+    """``objects`` as a list of mesh objects, one per mesh (the first object using it)."""
+    if isinstance(objects, (str, bytes, bpy.types.Object)) or not isinstance(objects, Iterable):
+        raise UserError(f"objects: expected a list of mesh objects, got {type(objects).__name__}")
+    meshes: dict[int, bpy.types.Object] = {}
+    for obj in objects:
+        if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
+            shown = obj.name if isinstance(obj, bpy.types.Object) else type(obj).__name__
+            raise UserError(f"objects: {shown!r} is not a mesh object")
+        meshes.setdefault(_mesh(obj).as_pointer(), obj)
+    if not meshes:
+        raise UserError("objects: give at least one mesh object to displace")
+    return list(meshes.values())
+
+
+def _check_displacement(
+    direction: object, custom_axis: object, strength: object, midlevel: object, space: object, shape_key: object
+) -> _Displacement:
+    if direction not in DIRECTIONS:
+        raise UserError(f"direction: {direction!r} is not allowed; choose one of {', '.join(map(repr, DIRECTIONS))}")
+    if not isinstance(custom_axis, Sequence) or len(custom_axis) != 3:
+        raise UserError(f"custom_axis: expected three numbers (x, y, z), got {custom_axis!r}")
+    axis = tuple(_finite("custom_axis", value) for value in custom_axis)
+    if direction == "CUSTOM" and not any(axis):
+        raise UserError("custom_axis: the custom direction must not be zero")
+    if space not in SPACES:
+        raise UserError(f"space: {space!r} is not allowed; choose one of {', '.join(map(repr, SPACES))}")
+    if shape_key is not None and (not isinstance(shape_key, str) or not shape_key.strip()):
+        raise UserError(f"shape_key: give the new shape key a name (or None for the base mesh), got {shape_key!r}")
+    return _Displacement(
+        str(direction), cast(tuple, axis), _finite("strength", strength), _finite("midlevel", midlevel), str(space)
+    )
+
+
+def _weighted_targets(
+    context: bpy.types.Context,
+    targets: list[bpy.types.Object],
+    edit_mode: bool,
+    vertex_group: str,
+    invert_vertex_group: bool,
+) -> tuple[list[bpy.types.Object], list[np.ndarray]]:
+    """The targets to displace and their per-vertex weights (called in Object mode).
+
+    In Edit mode only selected vertices move: objects without a selected vertex are skipped (left
+    unchanged), and ``UserError`` is raised when no object has one.
+    """
+    chosen, weights = [], []
+    for obj in targets:
+        mesh = _mesh(obj)
+        selection = mesh_io.read_selection(mesh) if edit_mode else None
+        if selection is not None and not selection.any():
+            continue
+        _check_editable(obj)
+        weight = np.ones(len(mesh.vertices), dtype=np.float32)
+        if vertex_group:
+            weight = mesh_io.vertex_group_weights(context, mesh, vertex_group)
+            if invert_vertex_group:
+                weight = 1.0 - weight
+        chosen.append(obj)
+        weights.append(weight if selection is None else weight * selection)
+    if not chosen:
+        raise UserError("Select at least one vertex to displace (no edited mesh has a selected vertex)")
+    return chosen, weights
+
+
+def _directions(how: _Displacement, mesh: bpy.types.Mesh, linear: np.ndarray) -> np.ndarray:
+    """(N, 3) or (3,) local-space vectors that move a vertex one unit of the coordinate space."""
+    world = how.space == "WORLD"
+    try:
+        inverse = np.linalg.inv(linear) if world else np.eye(3)
+    except np.linalg.LinAlgError:
+        raise UserError("space: an object with zero scale cannot use World coordinates") from None
+    if how.direction == "NORMAL":
+        normals = mesh_io.read_normals(mesh)
+        if not world:
+            return normals
+        normals = normals.astype(np.float64) @ inverse
+        normals /= np.maximum(np.linalg.norm(normals, axis=1, keepdims=True), 1e-30)
+        return normals @ inverse.T
+    axis = np.array(how.custom_axis if how.direction == "CUSTOM" else AXES[how.direction], dtype=np.float64)
+    return inverse @ (axis / np.linalg.norm(axis))
+
+
+def _displaced(
+    obj: bpy.types.Object, weights: np.ndarray, spec: NoiseSpec, domain: Domain, how: _Displacement, advance
+) -> np.ndarray:
+    """(N, 3) float32 new positions of ``obj``'s mesh, each vertex's displacement scaled by ``weights``."""
+    mesh = _mesh(obj)
+    positions = mesh_io.read_positions(mesh)
+    matrix = np.array(obj.matrix_world, dtype=np.float64)
+    linear = matrix[:3, :3]
+    directions = _directions(how, mesh, linear)
+    sample_at = positions
+    if how.space == "WORLD":
+        sample_at = positions.astype(np.float64) @ linear.T + matrix[:3, 3]
+    noise01 = to_unit(spec, evaluate_chunked(spec, domain.noise_points(sample_at), advance))
+    # float32 like the mesh: amount = (noise01 - midlevel) * strength * weight, added in place. An
+    # overflow gives infinities, which ``displace`` refuses before anything is written.
+    with np.errstate(over="ignore", invalid="ignore"):
+        amount = (noise01 - np.float32(how.midlevel)) * np.float32(how.strength)
+        amount *= weights
+        if directions.ndim == 1:
+            for axis in np.flatnonzero(directions):
+                positions[:, axis] += amount * np.float32(directions[axis])
+        else:
+            positions += amount[:, None] * directions.astype(np.float32)
+    return positions
+
+
+def displace(
+    context: bpy.types.Context,
+    objects: Sequence[bpy.types.Object],
+    spec: NoiseSpec,
+    domain: Domain | None = None,
+    *,
+    direction: str = "NORMAL",
+    custom_axis: Sequence[float] = (0.0, 0.0, 1.0),
+    strength: float = 0.2,
+    midlevel: float = 0.5,
+    space: str = "LOCAL",
+    vertex_group: str = "",
+    invert_vertex_group: bool = False,
+    shape_key: str | None = None,
+) -> tuple[int, int]:
+    """Move the vertices of ``objects``' meshes by ``(noise01 - midlevel) * strength * weight`` along
+    ``direction`` (``NORMAL``, ``X``, ``Y``, ``Z`` or ``CUSTOM`` = ``custom_axis``), as Blender's Displace
+    modifier; ``noise01`` is ``spec`` at the vertex (``space`` ``LOCAL`` or ``WORLD`` coordinates, through
+    ``domain``) mapped to 0..1.
+
+    ``weight`` is ``vertex_group``'s weight (1 - weight when inverted; 1 without a group), times the vertex
+    selection when ``context`` is in Edit Mode (then only selected vertices move and Edit Mode is restored
+    however the call ends). ``shape_key`` names a new shape key to write instead of the base mesh. Each mesh
+    is displaced once, however many of ``objects`` use it. Everything is computed and checked before any
+    mesh changes: ``UserError`` (naming the argument) leaves every mesh as it was. Returns ``(vertices
+    moved, meshes changed)``.
+    """
+    domain = Domain() if domain is None else domain
+    _check_noise(spec, domain)
+    how = _check_displacement(direction, custom_axis, strength, midlevel, space, shape_key)
+    targets = _mesh_objects(objects)
+    for obj in targets:
+        if vertex_group and vertex_group not in obj.vertex_groups:
+            raise UserError(f"vertex_group: {obj.name!r} has no vertex group {vertex_group!r}")
+    edit_mode = context.mode == "EDIT_MESH"
+    if edit_mode:
+        bpy.ops.object.mode_set(mode="OBJECT")  # writes the edit data; vertex-group weights need Object mode
+    try:  # whatever happens from here on, Edit mode is restored
+        targets, weights = _weighted_targets(context, targets, edit_mode, vertex_group, invert_vertex_group)
+        total = sum(len(_mesh(obj).vertices) for obj in targets)
+        with window_progress(context, total) as advance:
+            results = [
+                _displaced(obj, weight, spec, domain, how, advance)
+                for obj, weight in zip(targets, weights, strict=True)
+            ]
+        for obj, positions in zip(targets, results, strict=True):
+            check_finite_values(f"strength: vertex positions of {obj.name!r}", positions)
+        for obj, positions in zip(targets, results, strict=True):
+            if shape_key is not None:
+                mesh_io.add_shape_key(obj, shape_key, positions)
+            else:
+                mesh_io.write_positions(_mesh(obj), positions)
+    finally:
+        if edit_mode:
+            bpy.ops.object.mode_set(mode="EDIT")
+    moved = sum(int(np.count_nonzero(weight)) for weight in weights) if edit_mode else total
+    return moved, len(targets)

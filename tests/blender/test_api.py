@@ -119,3 +119,64 @@ def test_the_readme_api_example_runs(bpy_empty, addon):
     terrain = namespace["terrain"]
     assert terrain.name == "Noise Terrain" and len(terrain.data.vertices) == 257 * 257
     assert bpy.context.object == terrain and np.ptp(heights(terrain)) > 0.1
+
+
+def _two_planes(bpy):
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=6, y_subdivisions=6, size=2.0)
+    first = bpy.context.object
+    bpy.ops.mesh.primitive_uv_sphere_add(segments=8, ring_count=6, location=(3.0, 0.0, 0.0))
+    return first, bpy.context.object
+
+
+def test_displace_from_python_matches_the_operator(bpy_empty, addon):
+    bpy = bpy_empty
+    plane, sphere = _two_planes(bpy)
+    before = heights(sphere).copy()
+    spec, domain = addon.api.NoiseSpec(octaves=2), addon.api.Domain(offset=(0.0, 0.0, 0.25))
+    moved = addon.api.displace(bpy.context, [sphere, plane, sphere], spec, domain, direction="Z", strength=0.5)
+    assert moved == (len(sphere.data.vertices) + len(plane.data.vertices), 2)  # one displacement per mesh
+    python_result = heights(sphere).copy()
+    assert np.any(python_result != before)
+    bpy.ops.object.select_all(action="DESELECT")
+    sphere.select_set(True)
+    bpy.ops.object.delete()
+    bpy.ops.mesh.primitive_uv_sphere_add(segments=8, ring_count=6, location=(3.0, 0.0, 0.0))
+    settings = bpy.context.scene.noisewright
+    settings.octaves, settings.offset = 2, (0.0, 0.0, 0.25)
+    assert bpy.ops.noisewright.displace(direction="Z", strength=0.5) == {"FINISHED"}
+    np.testing.assert_allclose(heights(bpy.context.object), python_result, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"direction": "UP"}, r"^direction: 'UP' is not allowed; choose one of 'NORMAL', 'X', 'Y', 'Z', 'CUSTOM'"),
+        ({"direction": "CUSTOM", "custom_axis": (0, 0, 0)}, r"^custom_axis: the custom direction must not be zero"),
+        ({"custom_axis": (1.0, 2.0)}, r"^custom_axis: expected three numbers"),
+        ({"strength": math.nan}, r"^strength: must be a finite number, got nan"),
+        ({"midlevel": None}, r"^midlevel: expected a number, got NoneType"),
+        ({"space": "VIEW"}, r"^space: 'VIEW' is not allowed; choose one of 'LOCAL', 'WORLD'"),
+        ({"shape_key": "  "}, r"^shape_key: give the new shape key a name"),
+        ({"vertex_group": "Mask"}, r"^vertex_group: 'Plane' has no vertex group 'Mask'"),
+        ({"objects": []}, r"^objects: give at least one mesh object"),
+        ({"objects": "Plane"}, r"^objects: expected a list of mesh objects, got str"),
+        ({"spec": "perlin"}, r"^spec: expected a NoiseSpec, got str"),
+    ],
+)
+def test_displace_names_the_bad_argument_and_changes_nothing(bpy_empty, addon, arguments, message):
+    bpy = bpy_empty
+    bpy.ops.mesh.primitive_plane_add()
+    plane = bpy.context.object
+    before = scene_state(bpy)
+    arguments = {"objects": [plane], "spec": addon.api.NoiseSpec(), **arguments}
+    with pytest.raises(addon.api.UserError, match=message):
+        addon.api.displace(bpy.context, **arguments)
+    assert scene_state(bpy) == before
+
+
+def test_displace_refuses_objects_that_are_not_meshes(bpy_empty, addon):
+    bpy = bpy_empty
+    bpy.ops.object.camera_add()
+    camera = bpy.context.object
+    with pytest.raises(addon.api.UserError, match=r"^objects: 'Camera' is not a mesh object"):
+        addon.api.displace(bpy.context, [camera], addon.api.NoiseSpec())
