@@ -13,6 +13,7 @@ The operators are thin wrappers: properties -> ``NoiseSpec`` and ``Domain`` -> o
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import cast
@@ -21,20 +22,26 @@ import bpy
 import numpy as np
 from bpy_extras.object_utils import object_data_add
 
-from . import mesh_io
+from . import image_io, mesh_io
 from .errors import UserError
 from .mapping import Domain, check_finite_values, evaluate_chunked
 from .noise_core import NoiseSpec
+from .noise_core.files import check_writable
 from .noise_core.ranges import to_unit
 from .noise_core.registry import kind_info
+from .pixels import noise01_image, pixel_array, to_rgba
 from .progress import window_progress
 
-__all__ = ["Domain", "NoiseSpec", "UserError", "add_terrain", "displace", "edge_falloff", "grid"]
+__all__ = ["Domain", "NoiseSpec", "UserError", "add_terrain", "bake", "displace", "edge_falloff", "grid"]
 
 FALLOFFS = ("NONE", "X", "Y", "RADIAL")
 DIRECTIONS = ("NORMAL", "X", "Y", "Z", "CUSTOM")
 SPACES = ("LOCAL", "WORLD")
 AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
+MAX_PIXELS = 1 << 26
+"""Largest image (8192 x 8192; 1 GiB of float RGBA inside Blender): bigger bakes are refused."""
+COLOR_MODES = ("GRAYSCALE", "RAMP")
+SAVE_FORMATS = ("NONE", "PNG", "OPEN_EXR")
 MAX_SUBDIVISIONS = 16384
 MAX_VERTICES = 1 << 24
 """Largest terrain (16.7 M vertices, some 2 GB inside Blender): bigger requests are refused."""
@@ -362,3 +369,135 @@ def displace(
             bpy.ops.object.mode_set(mode="EDIT")
     moved = sum(int(np.count_nonzero(weight)) for weight in weights) if edit_mode else total
     return moved, len(targets)
+
+
+# --- Bake -------------------------------------------------------------------------------------------------
+
+
+def _check_image(image: object) -> bpy.types.Image | None:
+    """An existing image to bake into (None for a new one, named by a string)."""
+    if isinstance(image, str):
+        if not image.strip():
+            raise UserError("image: give the new image a name")
+        return None
+    if not isinstance(image, bpy.types.Image):
+        raise UserError(f"image: expected an image or the name of a new one, got {type(image).__name__}")
+    if not image.is_editable:
+        raise UserError(f"image: {image.name!r} is linked library data and cannot be changed")
+    if 0 in tuple(image.size):
+        raise UserError(f"image: {image.name!r} has no pixels (its file could not be loaded)")
+    if image.source not in ("GENERATED", "FILE"):
+        raise UserError(f"image: {image.name!r} is a {image.source.lower()} image; bake into a still image")
+    return image
+
+
+def _save_path(save_format: object, filepath: object) -> str:
+    """The absolute file path to save to ("" for no file), checked to be writable."""
+    if save_format not in SAVE_FORMATS:
+        raise UserError(
+            f"save_format: {save_format!r} is not allowed; choose one of {', '.join(map(repr, SAVE_FORMATS))}"
+        )
+    if save_format == "NONE":
+        return ""
+    if not isinstance(filepath, str) or not filepath.strip():
+        raise UserError("filepath: give a file path to save the image to")
+    if filepath.startswith("//") and not bpy.data.filepath:
+        raise UserError("filepath: a path relative to the .blend (//) needs the .blend saved first")
+    path = image_io.saved_path(filepath, str(save_format))
+    directory = os.path.dirname(path) or os.curdir
+    if not os.path.isdir(directory):
+        raise UserError(f"filepath: the folder {directory!r} does not exist")
+    if os.path.isdir(path) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise UserError(f"filepath: cannot write {path!r}")
+    try:  # what the save does first: a new file in the folder (os.access cannot tell for root)
+        check_writable(directory)
+    except OSError as error:
+        raise UserError(f"filepath: cannot write into the folder {directory!r} ({error.strerror})") from None
+    return path
+
+
+def _colour(name: str, value: object) -> tuple[float, float, float]:
+    if not isinstance(value, Sequence) or len(value) != 3:
+        raise UserError(f"{name}: expected three numbers (r, g, b), got {value!r}")
+    colour = tuple(_finite(name, channel) for channel in value)
+    if min(colour) < 0.0:
+        raise UserError(f"{name}: channels must be >= 0, got {colour!r}")
+    return cast(tuple[float, float, float], colour)
+
+
+def _fill(image: bpy.types.Image, values: np.ndarray, width: int, height: int, ramp: tuple | None) -> None:
+    # The colour space first: changing it reloads a file image's buffer, which would undo the resize.
+    if ramp is None:
+        image.colorspace_settings.name = "Non-Color"
+    else:
+        image.colorspace_settings.name = "Linear Rec.709" if image.is_float else "sRGB"
+    image_io.resize(image, width, height)
+    if tuple(image.size) != (width, height):
+        raise UserError(
+            f"image: {image.name!r} could not be resized to {width}x{height} (it is {image.size[0]}x{image.size[1]})"
+        )
+    pixel_array(image).foreach_set(to_rgba(values, ramp, encode_srgb=not image.is_float))
+    image.update()
+
+
+def bake(
+    context: bpy.types.Context,
+    spec: NoiseSpec,
+    domain: Domain | None = None,
+    *,
+    image: bpy.types.Image | str = "Noise",
+    width: int = 1024,
+    height: int = 1024,
+    use_float: bool = True,
+    color_mode: str = "GRAYSCALE",
+    color_low: Sequence[float] = (0.02, 0.04, 0.1),
+    color_high: Sequence[float] = (0.9, 0.8, 0.6),
+    save_format: str = "NONE",
+    filepath: str = "",
+    pack: bool = False,
+    warn: Callable[[str], None] | None = None,
+) -> bpy.types.Image:
+    """Bake ``spec`` on ``domain``'s plane (the 0..1 square) into an image and return it.
+
+    Pixel ``(c, r)`` (row 0 at the bottom, as Blender stores images) holds the noise at
+    ``((c + .5) / W, (r + .5) / H)`` on the plane, mapped to 0..1; with ``Domain(dimensions=2)`` and no
+    rotation, scale or offset on the plane that is exactly ``evaluate_grid(spec, (H, W))``. ``image`` is an
+    existing image (resized; it keeps its bit depth) or the name of a new one (32-bit float when
+    ``use_float``). ``color_mode`` ``GRAYSCALE`` gives non-colour grey, ``RAMP`` blends the scene-linear
+    ``color_low``..``color_high``. ``save_format`` ``PNG`` (16-bit) or ``OPEN_EXR`` (32-bit float) also writes
+    ``filepath`` (its extension added if missing), whole or not at all; ``pack`` packs the image into the
+    .blend. ``UserError`` naming the argument for bad input; a bake that fails (a save included) leaves an
+    existing image as it was and removes a new one. ``warn`` hears that tiling cannot hold (rotation or a
+    fractional plane scale).
+    """
+    domain = Domain(dimensions=2) if domain is None else domain
+    _check_noise(spec, domain)
+    existing = _check_image(image)
+    for name, value in (("width", width), ("height", height)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise UserError(f"{name}: must be a whole number >= 1, got {value!r}")
+    if width * height > MAX_PIXELS:
+        raise UserError(f"width, height: {width}x{height} exceeds the limit of {MAX_PIXELS} pixels")
+    if color_mode not in COLOR_MODES:
+        raise UserError(f"color_mode: {color_mode!r} is not allowed; choose one of {', '.join(map(repr, COLOR_MODES))}")
+    ramp = None if color_mode == "GRAYSCALE" else (_colour("color_low", color_low), _colour("color_high", color_high))
+    path = _save_path(save_format, filepath)
+    with window_progress(context, width * height) as advance:
+        values = noise01_image(spec, domain, width, height, advance)
+    if spec.tiling and not domain.keeps_tiling() and warn is not None:
+        warn("tiling: rotation or a fractional plane scale breaks the seamless tiling")
+    snapshot = image_io.snapshot(existing)
+    target = existing or bpy.data.images.new(str(image), width, height, float_buffer=bool(use_float))
+    try:  # on any failure the image is put back as it was (a new one removed)
+        _fill(target, values, width, height, ramp)
+        if path:
+            try:
+                image_io.save_image(target, path, save_format, ramp is None)
+            except (RuntimeError, OSError) as error:
+                raise UserError(f"filepath: Blender could not save {path!r}: {error}") from None
+    except BaseException:
+        image_io.restore(target, snapshot)
+        raise
+    if pack:
+        target.pack()
+    return target

@@ -47,21 +47,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     addon["apply_noise_arguments"](parser, args, DEFAULT_NOISE)
     out = addon["output_file"](parser, "--out", args.out, tuple(FORMATS))
     width, height = args.width or args.size, args.height or args.size
-    max_pixels = addon["addon_package"]().op_bake.MAX_PIXELS
+    max_pixels = addon["addon_package"]().api.MAX_PIXELS
     if width * height > max_pixels:
         parser.error(f"--width, --height: {width}x{height} exceeds the limit of {max_pixels} pixels")
     ramp = {name: value for name, value in (("color_low", args.low), ("color_high", args.high)) if value}
     try:
         with addon["step"](f"baking {width}x{height} noise into {out}"):
-            addon["run_operator"](
-                "noisewright.bake_texture",
+            addon["run_api"](
+                "bake",
+                noise_dimensions="SETTINGS",  # the options' dimensions (2D unless --dimensions says otherwise)
+                image="Noise",
                 width=width,
                 height=height,
                 use_float=True,
                 color_mode=args.colors.upper(),
                 save_format=file_format,
                 filepath=str(out),
-                noise_dimensions="SETTINGS",  # the options' dimensions (2D unless --dimensions says otherwise)
                 **ramp,
             )
     except addon["AddonError"] as error:

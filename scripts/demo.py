@@ -44,9 +44,10 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def _bake(name: str, path: Path, pixels: int, file_format: str, **properties) -> None:
     with addon["step"](f"baking {name} ({pixels}x{pixels}) into {path}"):
-        addon["run_operator"](
-            "noisewright.bake_texture",
-            image_name=name,
+        addon["run_api"](
+            "bake",
+            noise_dimensions="PLANE_2D",
+            image=name,
             width=pixels,
             height=pixels,
             use_float=True,
@@ -85,18 +86,17 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, 
     addon["apply_noise_arguments"](parser, args, TERRAIN_NOISE)
     detail_noise = {**DETAIL_NOISE, "seed": bpy.context.scene.noisewright.seed + DETAIL_SEED_OFFSET}
     with addon["step"](f"adding a {subdivisions}x{subdivisions} terrain"):
-        addon["run_operator"](
-            "noisewright.add_terrain",
+        terrain = addon["run_api"](
+            "add_terrain",
             x_subdivisions=subdivisions,
             y_subdivisions=subdivisions,
             size=1.0,
             offset=(0.5, 0.5),
             height=TERRAIN_HEIGHT,
         )
-    terrain = bpy.context.view_layer.objects.active
     addon["set_noise_settings"](detail_noise)
     with addon["step"]("displacing it along its normals by finer noise"):
-        addon["run_operator"]("noisewright.displace", strength=DETAIL_STRENGTH)
+        addon["run_api"]("displace", objects=[terrain], strength=DETAIL_STRENGTH)
     addon["apply_noise_arguments"](parser, args, TERRAIN_NOISE)
     _bake("Height", paths["height"], pixels, "OPEN_EXR", color_mode="GRAYSCALE")
     _bake("Color", paths["color"], pixels, "PNG", color_mode="RAMP", **RAMP)

@@ -81,20 +81,20 @@ def make(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.objects:
         _select_only(parser, args.objects)
         with addon["step"](f"displacing {', '.join(args.objects)}"):
-            addon["run_operator"](
-                "noisewright.displace",
+            addon["run_api"](
+                "displace",
+                objects=[bpy.data.objects[name] for name in args.objects],
                 strength=args.strength,
                 midlevel=args.midlevel,
                 direction=args.direction.upper(),
                 space=args.space.upper(),
                 vertex_group=args.vertex_group,
-                use_shape_key=args.shape_key is not None,
-                shape_key_name=args.shape_key or "Noise",
+                shape_key=args.shape_key,
             )
     else:
         with addon["step"](f"adding a {args.subdivisions}x{args.subdivisions} terrain"):
-            addon["run_operator"](
-                "noisewright.add_terrain",
+            addon["run_api"](
+                "add_terrain",
                 x_subdivisions=args.subdivisions,
                 y_subdivisions=args.subdivisions,
                 size=args.size,

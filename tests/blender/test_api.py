@@ -180,3 +180,40 @@ def test_displace_refuses_objects_that_are_not_meshes(bpy_empty, addon):
     camera = bpy.context.object
     with pytest.raises(addon.api.UserError, match=r"^objects: 'Camera' is not a mesh object"):
         addon.api.displace(bpy.context, [camera], addon.api.NoiseSpec())
+
+
+def test_bake_from_python_is_evaluate_grid(bpy_empty, addon):
+    bpy = bpy_empty
+    spec = addon.api.NoiseSpec(kind="value", octaves=3, tiling=True)
+    image = addon.api.bake(bpy.context, spec, image="Height", width=24, height=16)
+    assert (image.name, tuple(image.size), image.is_float) == ("Height", (24, 16), True)
+    pixels = np.empty(len(image.pixels), dtype=np.float32)
+    image.pixels.foreach_get(pixels)
+    grey = pixels.reshape(16, 24, 4)[:, :, 0]
+    expected = addon.noise_core.ranges.to_unit(spec, addon.noise_core.evaluate_grid(spec, (16, 24)))
+    np.testing.assert_allclose(grey, expected, atol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ({"image": ""}, r"^image: give the new image a name"),
+        ({"image": 3}, r"^image: expected an image or the name of a new one, got int"),
+        ({"width": 0}, r"^width: must be a whole number >= 1, got 0"),
+        ({"width": 9000, "height": 9000}, r"^width, height: 9000x9000 exceeds the limit"),
+        ({"color_mode": "HSV"}, r"^color_mode: 'HSV' is not allowed; choose one of 'GRAYSCALE', 'RAMP'"),
+        ({"color_mode": "RAMP", "color_low": (1.0, 0.0)}, r"^color_low: expected three numbers"),
+        ({"color_mode": "RAMP", "color_high": (1.0, -1.0, 0.0)}, r"^color_high: channels must be >= 0"),
+        ({"save_format": "JPEG"}, r"^save_format: 'JPEG' is not allowed"),
+        ({"save_format": "PNG", "filepath": ""}, r"^filepath: give a file path"),
+        ({"save_format": "PNG", "filepath": "/no/such/folder/x.png"}, r"^filepath: the folder '/no/such/folder'"),
+        ({"domain": "XY"}, r"^domain: expected a Domain, got str"),
+    ],
+)
+def test_bake_names_the_bad_argument_and_changes_nothing(bpy_empty, addon, arguments, message):
+    bpy = bpy_empty
+    before = scene_state(bpy)
+    arguments = {"spec": addon.api.NoiseSpec(), **arguments}
+    with pytest.raises(addon.api.UserError, match=message):
+        addon.api.bake(bpy.context, **{"width": 8, "height": 8, **arguments})
+    assert scene_state(bpy) == before

@@ -291,7 +291,7 @@ def _writer_fails(addon, monkeypatch):
     def unwritable(_target):
         yield Path("/sys/noisewright-cannot-write-here.png")
 
-    monkeypatch.setattr(addon.op_bake, "replacing", unwritable)
+    monkeypatch.setattr(addon.image_io, "replacing", unwritable)
     yield
 
 
@@ -365,11 +365,11 @@ def test_check_written_refuses_a_png_cut_short(bpy_empty, addon, tmp_path):
     bpy = bpy_empty
     assert bpy.ops.noisewright.bake_texture(width=64, height=64, save_format="PNG", filepath=str(tmp_path / "a.png"))
     whole = (tmp_path / "a.png").read_bytes()
-    addon.op_bake.check_written(str(tmp_path / "a.png"), "PNG")
+    addon.image_io.check_written(str(tmp_path / "a.png"), "PNG")
     for length in (0, 8, len(whole) // 2, len(whole) - 1):
         (tmp_path / "cut.png").write_bytes(whole[:length])
         with pytest.raises(OSError, match=r"nothing was written|cut short"):
-            addon.op_bake.check_written(str(tmp_path / "cut.png"), "PNG")
+            addon.image_io.check_written(str(tmp_path / "cut.png"), "PNG")
 
 
 def test_a_save_replaces_an_existing_file_whole(bpy_empty, addon, tmp_path):

@@ -59,7 +59,7 @@ def test_bake_script_under_a_file_size_limit_fails_and_keeps_the_existing_file(
     if suffix == ".png":
         assert iio.imread(good).shape == (64, 64)
     big = _run("bake_texture.py", "--out", good, "--size", "2048", repo=extension_repo, limited=True)
-    _failed(big, 1, "error: noisewright.bake_texture: Error: filepath: Blender could not save")
+    _failed(big, 1, "error: bake: filepath: Blender could not save")
     assert "wrote" not in big.stdout
     assert good.read_bytes() == kept
     fresh = _run(

@@ -1,0 +1,117 @@
+"""Blender images: writing files whole or not at all, resizing, and undoing a failed bake.
+
+Files are written by Blender itself (PNG 16-bit, OpenEXR 32-bit float, ZIP) through a temporary scene's
+output settings, with the Standard view transform, so grayscale values land in the file unchanged.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import bpy
+import numpy as np
+
+from .noise_core.files import replacing
+from .pixels import pixel_array
+
+EXTENSIONS = {"PNG": ".png", "OPEN_EXR": ".exr"}
+DEPTHS = {"PNG": "16", "OPEN_EXR": "32"}
+PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"
+"""The last 12 bytes of every complete PNG file: the empty IEND chunk and its CRC."""
+
+
+def check_written(path: str, file_format: str) -> None:
+    """``OSError`` unless ``path`` holds a complete file: Blender's PNG writer reports no error when the
+    file is cut short (a full disk, a file-size limit), so a PNG must end with its IEND chunk. Blender's
+    OpenEXR writer raises on such errors itself (and reading a cut EXR back can crash Blender)."""
+    size = os.path.getsize(path)
+    if size == 0:
+        raise OSError(f"{path!r}: nothing was written")
+    if file_format == "PNG":
+        with open(path, "rb") as written:
+            written.seek(max(size - len(PNG_END), 0))
+            if written.read() != PNG_END:
+                raise OSError(f"{path!r}: the PNG was cut short (disk full or file-size limit?)")
+
+
+def save_image(image: bpy.types.Image, path: str, file_format: str, grayscale: bool) -> None:
+    """Write ``image`` to ``path`` with Blender's image writer: PNG 16-bit or OpenEXR 32-bit float.
+
+    Written whole or not at all (``noise_core.files.replacing``): into a temporary file beside ``path``,
+    checked (``check_written``), then renamed over it; on failure an existing file at ``path`` is kept
+    and ``RuntimeError`` (Blender's writer) or ``OSError`` is raised.
+    """
+    scene = bpy.data.scenes.new(".noisewright_save")
+    try:
+        scene.view_settings.view_transform = "Standard"
+        scene.view_settings.look = "None"
+        settings = scene.render.image_settings
+        settings.file_format = file_format  # type: ignore[assignment]
+        settings.color_mode = "BW" if grayscale else "RGB"
+        settings.color_depth = DEPTHS[file_format]  # type: ignore[assignment]
+        if file_format == "OPEN_EXR":
+            settings.exr_codec = "ZIP"
+        with replacing(path) as temporary:
+            image.save_render(str(temporary), scene=scene)
+            check_written(str(temporary), file_format)
+    finally:
+        bpy.data.scenes.remove(scene)
+
+
+def saved_path(filepath: str, file_format: str) -> str:
+    """The absolute path a bake saves ``filepath`` to (``//`` resolved, the format's extension added)."""
+    return bpy.path.ensure_ext(bpy.path.abspath(filepath), EXTENSIONS[file_format])
+
+
+def resize(image: bpy.types.Image, width: int, height: int) -> None:
+    """Give ``image`` a ``width`` x ``height`` buffer (generated images are regenerated at that size)."""
+    if tuple(image.size) == (width, height):
+        return
+    if image.source == "GENERATED":
+        image.generated_width = width
+        image.generated_height = height
+    else:
+        image.scale(width, height)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What a bake changes in an existing image, to put it back if the bake fails."""
+
+    size: tuple[int, int]
+    generated_size: tuple[int, int]
+    colorspace: str
+    pixels: np.ndarray | None
+    """Only for images with unsaved changes (``is_dirty``); clean ones are reloaded from their source."""
+
+
+def snapshot(image: bpy.types.Image | None) -> Snapshot | None:
+    if image is None:
+        return None
+    pixels = None
+    if image.is_dirty:
+        pixels = np.empty(len(pixel_array(image)), dtype=np.float32)
+        pixel_array(image).foreach_get(pixels)
+    generated = (image.generated_width, image.generated_height)
+    return Snapshot((image.size[0], image.size[1]), generated, image.colorspace_settings.name, pixels)
+
+
+def restore(image: bpy.types.Image, snapshot: Snapshot | None) -> None:
+    """Undo a failed bake: remove a new image; put an existing one back, clean (``is_dirty`` False) if it was.
+
+    A clean image equals its file or generated pattern, so reloading restores it and keeps it clean;
+    an image with unsaved changes gets its pixels back (and stays dirty, as it was).
+    """
+    if snapshot is None:
+        bpy.data.images.remove(image)
+        return
+    image.colorspace_settings.name = snapshot.colorspace
+    if image.source == "GENERATED":
+        image.generated_width, image.generated_height = snapshot.generated_size
+    if snapshot.pixels is None:
+        image.reload()
+        return
+    resize(image, *snapshot.size)
+    pixel_array(image).foreach_set(snapshot.pixels)
+    image.update()
