@@ -326,7 +326,10 @@ def test_bench_refuses_missing_peers_before_measuring(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--only", "fn3"], "--only: unknown section(s) fn3; choose from core, fnl, blender, startup, asm, fn2"),
+        (
+            ["--only", "fn3"],
+            "--only: unknown section(s) fn3; choose from core, fnl, blender, startup, asm, scale, fn2, fnl-native",
+        ),
         (["--points", "0"], "--points: must be a positive integer, got 0"),
         (["--repeat", "-1"], "--repeat: must be a positive integer, got -1"),
     ],
