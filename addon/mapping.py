@@ -24,8 +24,8 @@ from . import compile_status
 from .errors import UserError
 from .noise_core import NoiseSpec, evaluate
 from .noise_core.api import grid_coordinates
-from .noise_core.registry import COMMON_NAMES, KINDS, kind_info, kind_option_names
-from .noise_core.schema import Requires
+from .noise_core.registry import COMMON_OPTIONS, KINDS, kind_info, kind_option_names
+from .noise_core.schema import Option, Requires
 
 if TYPE_CHECKING:
     from .properties import NoiseSettings
@@ -93,12 +93,32 @@ def choice_fields() -> tuple[str, ...]:
     )
 
 
+def property_name(option: Option) -> str:
+    """The add-on's property for a registry option: its own name unless it has an ``addon_name`` (the fractal
+    ``offset`` and ``gain`` are ``fractal_offset``/``fractal_gain``: ``offset`` moves the noise space)."""
+    return option.addon_name or option.name
+
+
+def spec_fields() -> dict[str, str]:
+    """``{property name: NoiseSpec field}`` for every registry option."""
+    options = [*COMMON_OPTIONS, *(option for kind in KINDS.values() for option in kind.options)]
+    return {property_name(option): option.name for option in options}
+
+
 def _holds(settings: NoiseSettings, requires: Requires) -> bool:
     """Whether an option's condition holds for ``settings`` (a blank ``sizes`` text counts as unset)."""
     current = getattr(settings, requires.option)
+    if isinstance(requires.value, tuple):
+        return current in requires.value
     if requires.value is None:
         return not (current.strip() if isinstance(current, str) else current)
     return current == requires.value
+
+
+def applicable_common(settings: NoiseSettings) -> tuple[Option, ...]:
+    """The common options that take effect with ``settings`` (turbulence with fBm, offset/gain with the
+    modes that use them)."""
+    return tuple(o for o in COMMON_OPTIONS if o.requires is None or _holds(settings, o.requires))
 
 
 def applicable_options(settings: NoiseSettings) -> tuple[str, ...]:
@@ -138,7 +158,7 @@ def to_spec(settings: NoiseSettings) -> NoiseSpec:
     tiling on for a kind that cannot tile is one (the panels clear and hide tiling for such kinds).
     """
     try:
-        values = {name: getattr(settings, name) for name in COMMON_NAMES}
+        values = {option.name: getattr(settings, property_name(option)) for option in applicable_common(settings)}
         values["tiling"] = bool(settings.tiling)
         values.update({name: _option_value(settings, name) for name in applicable_options(settings)})
         return NoiseSpec(**values)

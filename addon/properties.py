@@ -85,6 +85,9 @@ def option_property(name: str, **extra: Any):
     if option.type is str:
         if extra:
             return EnumProperty(name=label, description=description, default=str(default), **extra)
+        if option in COMMON_OPTIONS:  # the same choices for every kind (fractal)
+            items = [(value, value.replace("_", " ").title(), description) for value in option.choices]
+            return EnumProperty(name=label, description=description, items=items, default=str(default))
         return EnumProperty(name=label, description=description, items=_items_for(name, description))
     if option.type is tuple:
         return StringProperty(name=label, description=description, default="", **extra)
@@ -131,6 +134,9 @@ class NoiseSettings(bpy.types.PropertyGroup):
     persistence: option_property("persistence")  # type: ignore[valid-type]
     turbulence: option_property("turbulence")  # type: ignore[valid-type]
     tiling: option_property("tiling")  # type: ignore[valid-type]
+    fractal: option_property("fractal")  # type: ignore[valid-type]
+    fractal_offset: option_property("offset")  # type: ignore[valid-type]
+    fractal_gain: option_property("gain")  # type: ignore[valid-type]
     distance: option_property("distance")  # type: ignore[valid-type]
     function: option_property("function")  # type: ignore[valid-type]
     jitter: option_property("jitter")  # type: ignore[valid-type]

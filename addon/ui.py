@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 import bpy
 
 from .errors import UserError
-from .mapping import applicable_options, check_finite, to_domain, to_spec
+from .mapping import applicable_common, applicable_options, check_finite, property_name, to_domain, to_spec
 from .noise_core.registry import KINDS
 
 if TYPE_CHECKING:
@@ -26,7 +26,10 @@ def draw_noise_settings(layout: bpy.types.UILayout, settings: NoiseSettings) -> 
     if settings.octaves > 1:
         column.prop(settings, "lacunarity")
         column.prop(settings, "persistence")
-    column.prop(settings, "turbulence")
+    column.prop(settings, "fractal")
+    for option in applicable_common(settings):
+        if option.name in ("turbulence", "offset", "gain"):
+            column.prop(settings, property_name(option))
     if shows_tiling(settings):
         column.prop(settings, "tiling")
     options = applicable_options(settings)

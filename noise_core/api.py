@@ -16,6 +16,7 @@ import numpy as np
 
 from . import fractal
 from .fractal import fractal_sum, kernel_for
+from .fractal_modes import MODE_CODES
 from .ranges import float32_range
 from .registry import KINDS, NO_PARAMS, kernel_arguments, kind_info
 from .spec import NoiseSpec
@@ -172,7 +173,7 @@ def _kernel_and_signature(spec: object, dim: object, dtype: object) -> tuple:
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype: must be float32 or float64, got {dtype}")
     kind = KINDS[spec.kind]
-    kernel = kernel_for(kind.family, int(dim), kind.variant_of(spec), spec.tiling)
+    kernel = kernel_for(kind.family, int(dim), kind.variant_of(spec), spec.tiling, MODE_CODES[spec.fractal])
     arguments = fractal.kernel_arguments(
         np.empty((1, int(dim)), dtype=dtype),
         np.empty(1, np.float32),

@@ -48,19 +48,35 @@ from contextlib import nullcontext
 import numba
 import numpy as np
 
-from ._jit import kernel
+from ._jit import jit, kernel
+from .fractal_modes import FBM, HETERO_TERRAIN, HYBRID, HYBRID_STOP, MODE_CODES, MULTIFRACTAL
 from .sampling import BLOCKWISE, sample, sample_block
 
 BLOCK = 1024
 
 
-def _build_kernel(family, dim, variant, tiled):
-    """The fractal-sum kernel of one ``(family, dim, variant, tiled)``."""
+def _build_kernel(family, dim, variant, tiled, mode=FBM):
+    """The fractal-sum kernel of one ``(family, dim, variant, tiled, mode)`` (``fractal_modes`` codes)."""
     blockwise = (family, dim) in BLOCKWISE
+    musgrave = mode != FBM
 
     @kernel
     def fractal_kernel(
-        points, out, outside, limit, seed, frequency, octaves, lacunarity, persistence, turbulence, params, low, high
+        points,
+        out,
+        outside,
+        limit,
+        seed,
+        frequency,
+        octaves,
+        lacunarity,
+        persistence,
+        turbulence,
+        offset,
+        gain,
+        params,
+        low,
+        high,
     ):
         n = out.shape[0]
         blocks = (n + BLOCK - 1) // BLOCK
@@ -82,6 +98,8 @@ def _build_kernel(family, dim, variant, tiled):
             yb = local[1 if dim > 1 else 0]
             zb = local[2 if dim > 2 else 0]
             values = np.empty(stop - start if blockwise else 0, dtype=np.float64)
+            total = np.empty(stop - start if musgrave else 0, dtype=np.float64)
+            weight = np.empty(stop - start if musgrave else 0, dtype=np.float64)
             octave_frequency = frequency
             amplitude = 1.0
             amplitude_sum = 0.0
@@ -99,25 +117,60 @@ def _build_kernel(family, dim, variant, tiled):
                         value = sample(
                             family, dim, variant, xb[i], yb[i], zb[i], octave_seed, octave_frequency, period, params
                         )
-                    value = abs(value) if turbulence else value
-                    previous = ob[i] if octave > 0 else np.float32(0.0)
-                    ob[i] = previous + np.float32(amplitude * value)
+                    if musgrave:
+                        _combine(mode, octave, value, amplitude, offset, gain, total, weight, i)
+                    else:
+                        value = abs(value) if turbulence else value
+                        previous = ob[i] if octave > 0 else np.float32(0.0)
+                        ob[i] = previous + np.float32(amplitude * value)
                 amplitude_sum += amplitude
                 octave_frequency *= lacunarity
                 amplitude *= persistence
-            scale = np.float32(1.0 / amplitude_sum)
-            for i in range(ob.shape[0]):
-                ob[i] = min(max(ob[i] * scale, low), high)
+            if musgrave:
+                for i in range(ob.shape[0]):
+                    ob[i] = min(max(np.float32(total[i]), low), high)
+            else:
+                scale = np.float32(1.0 / amplitude_sum)
+                for i in range(ob.shape[0]):
+                    ob[i] = min(max(ob[i] * scale, low), high)
 
     return fractal_kernel
+
+
+@jit
+def _combine(mode, octave, value, r, offset, gain, total, weight, i):
+    """Fold octave ``octave`` (value ``value``, weight ``r = persistence**octave``) into ``total[i]`` by the
+    Musgrave ``mode`` (formulas in ``fractal_modes``); ``weight[i]`` carries the mode's running weight."""
+    if mode == MULTIFRACTAL:
+        total[i] = 1.0 + r * value if octave == 0 else total[i] * (1.0 + r * value)
+    elif mode == HETERO_TERRAIN:
+        total[i] = offset + value if octave == 0 else total[i] + (value + offset) * r * total[i]
+    elif mode == HYBRID:
+        if octave == 0:
+            total[i] = 0.0
+            weight[i] = 1.0
+        if weight[i] > HYBRID_STOP:
+            w = min(weight[i], 1.0)
+            signal = (value + offset) * r
+            total[i] += w * signal
+            weight[i] = w * gain * signal
+    else:  # RIDGED: weight[i] holds the previous octave's signal
+        ridge = offset - abs(value)
+        if octave == 0:
+            signal = ridge * ridge
+            total[i] = signal
+        else:
+            signal = ridge * ridge * min(max(weight[i] * gain, 0.0), 1.0)
+            total[i] += signal * r
+        weight[i] = signal
 
 
 _KERNELS = {}
 
 
-def kernel_for(family, dim, variant, tiled=False):
-    """The compiled fractal-sum kernel of ``(family, dim, variant, tiled)``, built on first use."""
-    key = (int(family), int(dim), int(variant), bool(tiled))
+def kernel_for(family, dim, variant, tiled=False, mode=FBM):
+    """The compiled fractal-sum kernel of ``(family, dim, variant, tiled, mode)``, built on first use."""
+    key = (int(family), int(dim), int(variant), bool(tiled), int(mode))
     found = _KERNELS.get(key)
     if found is None:
         found = _KERNELS[key] = _build_kernel(*key)
@@ -178,6 +231,8 @@ def kernel_arguments(points, out, outside, spec, params, limit, bounds) -> tuple
         spec.lacunarity,
         spec.persistence,
         spec.turbulence,
+        spec.offset,
+        spec.gain,
         params,
         np.float32(bounds[0]),
         np.float32(bounds[1]),
@@ -197,7 +252,7 @@ def fractal_sum(points, out, family, dim, variant, spec, params, limit, bounds):
     """
     blocks = (out.shape[0] + BLOCK - 1) // BLOCK
     outside = np.zeros(blocks, dtype=np.int64)
-    kernel = kernel_for(family, dim, variant, spec.tiling)
+    kernel = kernel_for(family, dim, variant, spec.tiling, MODE_CODES[spec.fractal])
     arguments = kernel_arguments(points, out, outside, spec, params, limit, bounds)
     ensure_compiled(kernel, kernel_signature(kernel, arguments))
     with _launch_guard():

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .fractal_modes import mode_range
 from .registry import KINDS
 from .spec import NoiseSpec
 
@@ -35,6 +36,8 @@ def value_range(spec: NoiseSpec) -> tuple[float, float]:
     """``(low, high)`` that every value of ``spec`` lies within: its kind's one-octave range (the registry
     row's ``value_range``), folded onto ``[0, max |end|]`` by turbulence."""
     low, high = KINDS[spec.kind].value_range(spec)
+    if spec.fractal != "fbm":
+        return mode_range(spec.fractal, low, high, spec.octaves, spec.persistence, spec.offset, spec.gain)
     if spec.turbulence:
         return 0.0, max(abs(low), abs(high))
     return low, high

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from . import cellular, hill, lattice_noise, simplex, voronoi
-from .schema import Kind, Option
+from .fractal_modes import MODE_CODES, USES_GAIN, USES_OFFSET
+from .schema import Kind, Option, Requires
 
 if TYPE_CHECKING:
     from .spec import NoiseSpec
@@ -72,8 +73,44 @@ COMMON_OPTIONS: tuple[Option, ...] = (
         maximum=MAX_PERSISTENCE,
         soft_maximum=1.0,
     ),
-    Option("turbulence", bool, False, "Sum the absolute value of each octave (creased, range 0..1)"),
+    Option(
+        "turbulence",
+        bool,
+        False,
+        "Sum the absolute value of each octave (creased, range 0..1)",
+        requires=Requires("fractal", ("fbm",), "only used with fractal='fbm'"),
+    ),
     Option("tiling", bool, False, "Repeat with period 1 along every axis (seamless 0..1 images)"),
+    Option(
+        "fractal",
+        str,
+        "fbm",
+        "How octaves combine: fBm (averaged) or a Musgrave mode as in Blender's Noise Texture",
+        choices=tuple(MODE_CODES),
+    ),
+    Option(
+        "offset",
+        float,
+        0.0,
+        "Added to each octave (hetero terrain, hybrid) or the ridge height (ridged)",
+        minimum=-1000.0,
+        maximum=1000.0,
+        soft_minimum=-2.0,
+        soft_maximum=2.0,
+        addon_name="fractal_offset",
+        requires=Requires("fractal", USES_OFFSET, f"only used with fractal {', '.join(map(repr, USES_OFFSET))}"),
+    ),
+    Option(
+        "gain",
+        float,
+        1.0,
+        "How much each octave weights the next (hybrid, ridged)",
+        minimum=0.0,
+        maximum=1000.0,
+        soft_maximum=10.0,
+        addon_name="fractal_gain",
+        requires=Requires("fractal", USES_GAIN, f"only used with fractal {', '.join(map(repr, USES_GAIN))}"),
+    ),
 )
 COMMON_NAMES = tuple(option.name for option in COMMON_OPTIONS)
 

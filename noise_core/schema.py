@@ -70,7 +70,8 @@ def numbers_tuple(name: str, value: object) -> tuple[float, ...]:
 
 @dataclass(frozen=True)
 class Requires:
-    """An option applies only while ``option`` has ``value`` (``None``: while it is unset)."""
+    """An option applies only while ``option`` has ``value`` (one of them, for a tuple; ``None``: while it
+    is unset)."""
 
     option: str
     value: object
@@ -80,6 +81,8 @@ class Requires:
     def holds(self, values: Any) -> bool:
         """Whether the condition holds for ``values`` (anything with the options as attributes)."""
         current = getattr(values, self.option)
+        if isinstance(self.value, tuple):
+            return current in self.value
         return current is None if self.value is None else current == self.value
 
 
@@ -105,6 +108,8 @@ class Option:
     soft_minimum: float | None = None
     soft_maximum: float | None = None
     ui_minimum: float | None = None
+    addon_name: str | None = None
+    """The add-on's property name where the option's own would clash with another setting."""
     requires: Requires | None = None
     convert: Callable[[str, object], object] | None = None
 

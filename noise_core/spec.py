@@ -13,10 +13,13 @@ import math
 import numbers
 from dataclasses import dataclass, fields
 
+from .fractal_modes import mode_range
 from .registry import COMMON_NAMES, COMMON_OPTIONS, KINDS, kind_info, option_kinds
 
 LATTICE_BITS = 31
 """Lattice coordinates (coordinate x octave frequency) must stay below 2^31."""
+MAX_MODE_VALUE = 1e38
+"""Largest magnitude a multifractal mode may reach (``fractal_modes.mode_range``): within float32."""
 
 
 @dataclass(frozen=True)
@@ -24,7 +27,8 @@ class NoiseSpec:
     """What noise to compute; see the README for each field's meaning and range.
 
     The fields are the registry's common options (``registry.COMMON_OPTIONS``: ``kind``, ``seed``,
-    ``frequency``, ``octaves``, ``lacunarity``, ``persistence``, ``turbulence``, ``tiling``) and every
+    ``frequency``, ``octaves``, ``lacunarity``, ``persistence``, ``turbulence``, ``tiling``, ``fractal``,
+    ``offset``, ``gain``; see ``fractal_modes``) and every
     kind's own options (``voronoi``: ``distance``, ``function``, ``jitter``; ``cellular``: ``distance``,
     ``function``, ``density``; ``hill``: ``smoothness``, ``sines``, ``sizes``, ``distribution``, ``alpha``,
     ``beta``), each checked by its ``schema.Option``. An unset choice (None) takes the kind's default.
@@ -38,6 +42,9 @@ class NoiseSpec:
     persistence: float = 0.5
     turbulence: bool = False
     tiling: bool = False
+    fractal: str = "fbm"
+    offset: float = 0.0
+    gain: float = 1.0
     distance: str | None = None
     function: str | None = None
     jitter: float = 1.0
@@ -72,13 +79,15 @@ class NoiseSpec:
             # even a falsy one, is checked
             unset = value is None and default is None
             object.__setattr__(self, name, option.check(option.default if unset else value))
-        for option in kind.options:
+        for option in (*COMMON_OPTIONS, *kind.options):
             requires = option.requires
             unused = requires is not None and not requires.holds(self)
             if unused and not _is_default(getattr(self, option.name), defaults[option.name]):
                 raise ValueError(f"{option.name}: {requires.reason}; leave it at its default")
         if kind.check is not None:
             kind.check(self)
+        if self.fractal != "fbm":
+            self._check_mode_range(kind.value_range(self))
 
     def _check_lattice(self) -> None:
         log2_highest = math.log2(self.frequency) + max(0.0, (self.octaves - 1) * math.log2(self.lacunarity))
@@ -96,6 +105,14 @@ class NoiseSpec:
             if not getattr(self, name).is_integer():
                 raise ValueError(f"{name}: tiling needs a whole-number {name}, got {getattr(self, name)!r}")
 
+    def _check_mode_range(self, octave_range: tuple[float, float]) -> None:
+        low, high = mode_range(self.fractal, *octave_range, self.octaves, self.persistence, self.offset, self.gain)
+        if max(abs(low), abs(high)) > MAX_MODE_VALUE:
+            raise ValueError(
+                f"persistence: with fractal={self.fractal!r} the values could reach {max(abs(low), abs(high)):.3g}, "
+                f"beyond float32 ({MAX_MODE_VALUE:g}); lower persistence, octaves or offset"
+            )
+
     @property
     def highest_frequency(self) -> float:
         """The largest octave frequency, ``max(frequency, frequency * lacunarity**(octaves - 1))``."""
@@ -104,8 +121,8 @@ class NoiseSpec:
 
 def _is_default(value: object, default: object) -> bool:
     """Whether ``value`` is an option's default: None for None, an equal string, or an equal number (never a bool)."""
-    if default is None:
-        return value is None
+    if default is None or isinstance(default, bool):
+        return value is default
     if isinstance(default, str):
         return isinstance(value, str) and value == default
     return isinstance(value, numbers.Real) and not isinstance(value, bool) and value == default

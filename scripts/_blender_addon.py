@@ -19,7 +19,6 @@ Entry points load this file with ``runpy.run_path`` because ``blender --python``
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import importlib
 import math
 import re
@@ -286,8 +285,8 @@ def addon_package():
 def _check_spec(package, values: dict) -> None:
     """Build the ``NoiseSpec`` of the spec fields in ``values`` (the scene's kind unless given), before Blender
     clamps anything: ``ValueError`` with ``NoiseSpec``'s message, which starts with the field name."""
-    spec_fields = {field.name for field in dataclasses.fields(package.noise_core.NoiseSpec)}
-    spec_values = {name: value for name, value in values.items() if name in spec_fields}
+    fields = package.mapping.spec_fields()
+    spec_values = {fields[name]: value for name, value in values.items() if name in fields}
     spec_values.setdefault("kind", bpy.context.scene.noisewright.kind)
     try:
         if "sizes" in spec_values:

@@ -97,6 +97,8 @@ def _tables() -> dict[str, dict[str, tuple[str, str]]]:
             cells = [cell.strip() for cell in line.strip("|").split("|")]
             for name in re.findall(r"`(\w+)`", cells[0]):
                 tables.setdefault(owner, {})[name] = (cells[1], cells[2])
+        elif owner in tables and not line.startswith("|"):
+            owner = None  # the first table after the heading has ended
     return tables
 
 

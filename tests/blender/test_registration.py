@@ -52,9 +52,18 @@ def test_unregister_and_register_twice_without_computing_noise(bpy_empty, addon,
 
 
 def test_settings_mirror_every_noise_spec_field(bpy_empty, addon):
-    properties = set(addon.properties.NoiseSettings.bl_rna.properties.keys())
-    fields = {field.name for field in dataclasses.fields(addon.noise_core.NoiseSpec)}
-    assert fields <= properties
+    """Every ``NoiseSpec`` field has its property, named as the registry says (``offset`` and ``gain`` of the
+    fractal modes are ``fractal_offset``/``fractal_gain``: ``offset`` is the noise space's translation)."""
+    properties = addon.properties.NoiseSettings.bl_rna.properties
+    registry = addon.noise_core.registry
+    options = {o.name: o for o in registry.COMMON_OPTIONS}
+    for kind in registry.KINDS.values():
+        options.update({o.name: o for o in kind.options if o.name not in options})
+    for field in dataclasses.fields(addon.noise_core.NoiseSpec):
+        name = addon.mapping.property_name(options[field.name])
+        assert name in properties.keys(), field.name  # noqa: SIM118 (bl_rna collections are not dicts)
+        assert properties[name].type in ("BOOLEAN", "INT", "FLOAT", "ENUM", "STRING"), field.name
+        assert not getattr(properties[name], "is_array", False), field.name
 
 
 @pytest.mark.parametrize("kind", ["value", "perlin", "voronoi", "cellular", "hill"])
