@@ -24,7 +24,7 @@ from . import compile_status
 from .errors import UserError
 from .noise_core import NoiseSpec, evaluate
 from .noise_core.api import grid_coordinates
-from .noise_core.registry import COMMON_OPTIONS, KINDS, kind_info, kind_option_names
+from .noise_core.registry import COMMON_OPTIONS, KINDS, kind_info, kind_option_names, options_by_name
 from .noise_core.schema import Option, Requires
 
 if TYPE_CHECKING:
@@ -101,8 +101,7 @@ def property_name(option: Option) -> str:
 
 def spec_fields() -> dict[str, str]:
     """``{property name: NoiseSpec field}`` for every registry option."""
-    options = [*COMMON_OPTIONS, *(option for kind in KINDS.values() for option in kind.options)]
-    return {property_name(option): option.name for option in options}
+    return {property_name(option): name for name, option in options_by_name().items()}
 
 
 def _holds(settings: NoiseSettings, requires: Requires) -> bool:

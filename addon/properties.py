@@ -14,8 +14,7 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, StringProperty
 
 from .mapping import all_choices, check_finite, choices
-from .noise_core.registry import COMMON_OPTIONS, KINDS
-from .noise_core.schema import Option
+from .noise_core.registry import COMMON_OPTIONS, KINDS, options_by_name
 
 DEFAULT_OFFSET = (0.0, 0.0, 0.13)
 """The noise space's default offset. Meshes on whole-number coordinates (Blender's default cube has its
@@ -38,18 +37,6 @@ PLANE_ITEMS = [
 AXIS_ITEMS = [(axis, axis, f"1D noise reads the {axis} axis") for axis in "XYZ"]
 
 _choice_items: dict[tuple[str, str], list[tuple[str, str, str, int]]] = {}
-
-
-def _option(name: str) -> Option:
-    """The registry's option ``name``: a common one, else the first kind's that has it."""
-    for option in COMMON_OPTIONS:
-        if option.name == name:
-            return option
-    for kind in KINDS.values():
-        found = kind.option(name)
-        if found is not None:
-            return found
-    raise KeyError(f"{name}: no kind has this option")
 
 
 def _items_for(field: str, description: str):
@@ -77,7 +64,7 @@ def option_property(name: str, **extra: Any):
     show as a factor slider when limited to 0..1; explicit sizes are a text field; menus list the
     choices of the settings' kind. ``extra`` adds keywords (the kind menu's ``items`` and ``update``).
     """
-    option = _option(name)
+    option = options_by_name()[name]
     label, description = option.label, option.description
     default: Any = option.default
     if option.type is bool:

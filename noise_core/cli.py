@@ -18,7 +18,7 @@ from .api import evaluate_grid
 from .files import replacing
 from .images import FORMATS, image_format, write_image, writer_module
 from .ranges import to_unit, value_range
-from .registry import COMMON_NAMES, COMMON_OPTIONS, KINDS, option_kinds
+from .registry import COMMON_NAMES, KINDS, option_kinds, options_by_name
 from .spec import NoiseSpec
 from .tiled_bake import MAX_SIDE, BakeError, add_options, bake_from_args, check_untiled, is_tiled
 
@@ -28,7 +28,7 @@ MAX_SIZE = 16384
 def _option_help(name: str) -> str:
     """The help text of one noise option: description, limits and default per kind, the kinds using it."""
     if name in COMMON_NAMES:
-        option = next(o for o in COMMON_OPTIONS if o.name == name)
+        option = options_by_name()[name]
         limits = f"; {option.limits()}" if option.limits() else ""
         return f"{option.description}{limits} (default {option.default!r})"
     parts = []
@@ -37,18 +37,13 @@ def _option_help(name: str) -> str:
         assert option is not None
         allowed = ", ".join(option.choices) if option.choices else option.limits()
         parts.append(f"{kind_name}: {allowed}, default {option.default!r}")
-    description = next(o for kind in KINDS.values() if (o := kind.option(name)) is not None).description
-    return f"{description} ({'; '.join(parts)})"
+    return f"{options_by_name()[name].description} ({'; '.join(parts)})"
 
 
 def _add_spec_options(parser: argparse.ArgumentParser) -> None:
     """One option per registry option (common first, then each kind's); unset ones keep the spec's defaults."""
     group = parser.add_argument_group("noise settings (NoiseSpec fields, from the kind registry)")
-    options = {option.name: option for option in COMMON_OPTIONS}
-    for kind in KINDS.values():
-        for option in kind.options:
-            options.setdefault(option.name, option)
-    for name, option in options.items():
+    for name, option in options_by_name().items():
         flag = "--" + name.replace("_", "-")
         keywords: dict = {"default": argparse.SUPPRESS, "help": _option_help(name)}
         if option.type is bool:

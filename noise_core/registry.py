@@ -131,9 +131,19 @@ def option_kinds(name: str) -> tuple[str, ...]:
     return tuple(kind.name for kind in KINDS.values() if kind.option(name) is not None)
 
 
+def options_by_name() -> dict[str, Option]:
+    """Every option once, by name, in registry order: the common ones, then each kind's (an option several
+    kinds share, such as ``distance``, as the first of them declares it)."""
+    options = {option.name: option for option in COMMON_OPTIONS}
+    for kind in KINDS.values():
+        for option in kind.options:
+            options.setdefault(option.name, option)
+    return options
+
+
 def kind_option_names() -> tuple[str, ...]:
     """Every kind-specific option name, once each, in registry order."""
-    return tuple(dict.fromkeys(option.name for kind in KINDS.values() for option in kind.options))
+    return tuple(name for name in options_by_name() if name not in COMMON_NAMES)
 
 
 NO_PARAMS = np.zeros(0, dtype=np.float64)

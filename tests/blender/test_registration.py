@@ -55,10 +55,7 @@ def test_settings_mirror_every_noise_spec_field(bpy_empty, addon):
     """Every ``NoiseSpec`` field has its property, named as the registry says (``offset`` and ``gain`` of the
     fractal modes are ``fractal_offset``/``fractal_gain``: ``offset`` is the noise space's translation)."""
     properties = addon.properties.NoiseSettings.bl_rna.properties
-    registry = addon.noise_core.registry
-    options = {o.name: o for o in registry.COMMON_OPTIONS}
-    for kind in registry.KINDS.values():
-        options.update({o.name: o for o in kind.options if o.name not in options})
+    options = addon.noise_core.registry.options_by_name()
     for field in dataclasses.fields(addon.noise_core.NoiseSpec):
         name = addon.mapping.property_name(options[field.name])
         assert name in properties.keys(), field.name  # noqa: SIM118 (bl_rna collections are not dicts)
