@@ -29,6 +29,7 @@ from .noise_core import NoiseSpec
 from .noise_core.files import check_writable
 from .noise_core.ranges import to_unit
 from .noise_core.registry import kind_info
+from .noise_core.schema import number
 from .pixels import noise01_image, pixel_array, to_rgba
 from .progress import window_progress
 
@@ -78,11 +79,11 @@ def edge_falloff(positions: np.ndarray, size: float, mode: str, width: float) ->
 
 
 def _finite(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise UserError(f"{name}: expected a number, got {type(value).__name__} {value!r}")
-    if not math.isfinite(value):
-        raise UserError(f"{name}: must be a finite number, got {value:g}")
-    return float(value)
+    """``value`` as a finite float (``noise_core``'s check), else ``UserError`` starting with ``name``."""
+    try:
+        return number(name, value)
+    except (TypeError, ValueError) as error:
+        raise UserError(str(error)) from None
 
 
 def _check_noise(spec: object, domain: object) -> None:
