@@ -24,7 +24,7 @@ from . import compile_status
 from .errors import UserError
 from .noise_core import NoiseSpec, evaluate
 from .noise_core.api import grid_coordinates
-from .noise_core.registry import COMMON_OPTIONS, KINDS, kind_info, kind_option_names, options_by_name
+from .noise_core.registry import COMMON_OPTIONS, KINDS, kind_info, options_by_name
 from .noise_core.schema import Option, Requires
 
 if TYPE_CHECKING:
@@ -84,15 +84,6 @@ def all_choices(field: str) -> tuple[str, ...]:
     return tuple(seen)
 
 
-def choice_fields() -> tuple[str, ...]:
-    """The kind options that are menus (string choices)."""
-    return tuple(
-        name
-        for name in kind_option_names()
-        if any(option.type is str for kind in KINDS.values() if (option := kind.option(name)) is not None)
-    )
-
-
 def property_name(option: Option) -> str:
     """The add-on's property for a registry option: its own name unless it has an ``addon_name`` (the fractal
     ``offset`` and ``gain`` are ``fractal_offset``/``fractal_gain``: ``offset`` moves the noise space)."""
@@ -107,11 +98,9 @@ def spec_fields() -> dict[str, str]:
 def _holds(settings: NoiseSettings, requires: Requires) -> bool:
     """Whether an option's condition holds for ``settings`` (a blank ``sizes`` text counts as unset)."""
     current = getattr(settings, requires.option)
-    if isinstance(requires.value, tuple):
-        return current in requires.value
-    if requires.value is None:
-        return not (current.strip() if isinstance(current, str) else current)
-    return current == requires.value
+    if requires.value is None and isinstance(current, str):
+        return not current.strip()
+    return requires.holds(settings)
 
 
 def applicable_common(settings: NoiseSettings) -> tuple[Option, ...]:
