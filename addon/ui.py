@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 
 def draw_noise_settings(layout: bpy.types.UILayout, settings: NoiseSettings) -> None:
-    """Kind, fractal fields, the kind's own options, the domain, and the settings' error if any."""
+    """Kind, fractal fields, the domain warp, the kind's own options, the domain, and the settings' error if any."""
     layout.use_property_split = True
     layout.use_property_decorate = False
     column = layout.column()
@@ -32,6 +32,11 @@ def draw_noise_settings(layout: bpy.types.UILayout, settings: NoiseSettings) -> 
             column.prop(settings, property_name(option))
     if shows_tiling(settings):
         column.prop(settings, "tiling")
+    column.prop(settings, "warp")
+    if settings.warp != "none":
+        warp = column.box()
+        for name in WARP_FIELDS:
+            warp.prop(settings, name)
     options = applicable_options(settings)
     if options:
         box = column.box()
@@ -49,6 +54,10 @@ def draw_noise_settings(layout: bpy.types.UILayout, settings: NoiseSettings) -> 
     message = settings_error(settings)
     if message:
         column.label(text=message, icon="ERROR")
+
+
+WARP_FIELDS = ("warp_kind", "warp_amplitude", "warp_frequency", "warp_octaves")
+"""The domain-warp settings the panels show when a warp mode is chosen."""
 
 
 def shows_tiling(settings: NoiseSettings) -> bool:

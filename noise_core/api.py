@@ -20,6 +20,7 @@ from .fractal_modes import MODE_CODES
 from .ranges import float32_range
 from .registry import KINDS, NO_PARAMS, kernel_arguments, kind_info
 from .spec import NoiseSpec
+from .warp import is_warped, warped_points
 
 MAX_LATTICE_COORDINATE = 2.0**31
 MAX_GRID_SAMPLES = 2**28
@@ -65,6 +66,13 @@ def _reject_coordinates(spec: NoiseSpec, points: np.ndarray) -> None:
 
 
 def _run(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
+    """The noise of ``spec`` at ``points``: warped first (``warp.py``) when ``spec`` has a domain warp."""
+    if is_warped(spec):
+        points = warped_points(spec, points, _run_unwarped)
+    return _run_unwarped(spec, points)
+
+
+def _run_unwarped(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     out = np.empty(points.shape[0], dtype=np.float32)
     if out.shape[0] == 0:
         return out

@@ -27,6 +27,11 @@ KINDS: dict[str, Kind] = {
 MAX_OCTAVES = 16
 MAX_PERSISTENCE = 100.0
 """Keeps the loudest octave's weight (persistence^15) within float32."""
+WARP_MODES = ("none", "independent", "progressive")
+WARP_KINDS = tuple(name for name in ("value", "perlin", "simplex_value", "simplex") if name in KINDS)
+"""Warp bases: the kinds with a signed, zero-centred range (``warp.py``)."""
+MAX_WARP_AMPLITUDE = 1000.0
+_WARPED = Requires("warp", WARP_MODES[1:], "only used with warp 'independent' or 'progressive'")
 SEED_MIN = -(2**31)
 SEED_MAX = 2**31 - 1
 
@@ -110,6 +115,52 @@ COMMON_OPTIONS: tuple[Option, ...] = (
         soft_maximum=10.0,
         addon_name="fractal_gain",
         requires=Requires("fractal", USES_GAIN, f"only used with fractal {', '.join(map(repr, USES_GAIN))}"),
+    ),
+    Option(
+        "warp",
+        str,
+        "none",
+        "Domain warp: sample at p + w(p), w fractal noise read at p (independent) or octave by octave (progressive)",
+        choices=WARP_MODES,
+    ),
+    Option(
+        "warp_kind",
+        str,
+        "perlin",
+        "Noise kind of the warp vector (value or Perlin when tiling)",
+        choices=WARP_KINDS,
+        requires=_WARPED,
+    ),
+    Option(
+        "warp_amplitude",
+        float,
+        0.1,
+        "Largest distance the warp moves a point along each axis, in noise-space units (0: no warp)",
+        minimum=0.0,
+        maximum=MAX_WARP_AMPLITUDE,
+        soft_maximum=1.0,
+        requires=_WARPED,
+    ),
+    Option(
+        "warp_frequency",
+        float,
+        2.0,
+        "Lattice cells per unit of the warp noise (a whole number when tiling)",
+        minimum=0.0,
+        above=True,
+        ui_minimum=1e-6,
+        soft_minimum=0.1,
+        soft_maximum=64.0,
+        requires=_WARPED,
+    ),
+    Option(
+        "warp_octaves",
+        int,
+        1,
+        "Octaves of the warp noise (lacunarity and persistence as the noise's)",
+        minimum=1,
+        maximum=MAX_OCTAVES,
+        requires=_WARPED,
     ),
 )
 COMMON_NAMES = tuple(option.name for option in COMMON_OPTIONS)

@@ -14,7 +14,7 @@ import numbers
 from dataclasses import dataclass, fields
 
 from .fractal_modes import mode_range
-from .registry import COMMON_NAMES, COMMON_OPTIONS, KINDS, kind_info, option_kinds
+from .registry import COMMON_NAMES, COMMON_OPTIONS, KINDS, WARP_KINDS, kind_info, option_kinds
 
 LATTICE_BITS = 31
 """Lattice coordinates (coordinate x octave frequency) must stay below 2^31."""
@@ -28,7 +28,8 @@ class NoiseSpec:
 
     The fields are the registry's common options (``registry.COMMON_OPTIONS``: ``kind``, ``seed``,
     ``frequency``, ``octaves``, ``lacunarity``, ``persistence``, ``turbulence``, ``tiling``, ``fractal``,
-    ``offset``, ``gain``; see ``fractal_modes``) and every
+    ``offset``, ``gain``; see ``fractal_modes``; ``warp``, ``warp_kind``, ``warp_amplitude``, ``warp_frequency``,
+    ``warp_octaves``; see ``warp``) and every
     kind's own options (``voronoi``: ``distance``, ``function``, ``jitter``; ``cellular``: ``distance``,
     ``function``, ``density``; ``hill``: ``smoothness``, ``sines``, ``sizes``, ``distribution``, ``alpha``,
     ``beta``), each checked by its ``schema.Option``. An unset choice (None) takes the kind's default.
@@ -45,6 +46,11 @@ class NoiseSpec:
     fractal: str = "fbm"
     offset: float = 0.0
     gain: float = 1.0
+    warp: str = "none"
+    warp_kind: str = "perlin"
+    warp_amplitude: float = 0.1
+    warp_frequency: float = 2.0
+    warp_octaves: int = 1
     distance: str | None = None
     function: str | None = None
     jitter: float = 1.0
@@ -63,6 +69,8 @@ class NoiseSpec:
         self._check_lattice()
         if self.tiling:
             self._check_tiling(kind.tiling)
+        if self.warp != "none":
+            self._check_warp(kind.dims)
         defaults = {field.name: field.default for field in fields(self)}
         for name, default in defaults.items():
             if name in COMMON_NAMES:
@@ -104,6 +112,27 @@ class NoiseSpec:
         for name in ("frequency", "lacunarity"):
             if not getattr(self, name).is_integer():
                 raise ValueError(f"{name}: tiling needs a whole-number {name}, got {getattr(self, name)!r}")
+
+    def _check_warp(self, dims: tuple[int, ...]) -> None:
+        log2_highest = math.log2(self.warp_frequency) + max(0.0, (self.warp_octaves - 1) * math.log2(self.lacunarity))
+        if log2_highest >= LATTICE_BITS:
+            raise ValueError(
+                f"warp_frequency: the warp's highest octave frequency, warp_frequency x lacunarity^(warp_octaves-1) "
+                f"= 2^{log2_highest:.1f}, must stay below 2^{LATTICE_BITS}; lower warp_frequency or warp_octaves"
+            )
+        if self.tiling:
+            if not KINDS[self.warp_kind].tiling:
+                names = ", ".join(repr(k) for k in WARP_KINDS if KINDS[k].tiling)
+                raise ValueError(f"warp_kind: {self.warp_kind!r} cannot tile; with tiling use {names}")
+            if not self.warp_frequency.is_integer():
+                raise ValueError(
+                    f"warp_frequency: tiling needs a whole-number warp_frequency, got {self.warp_frequency!r}"
+                )
+        missing = [d for d in dims if d not in KINDS[self.warp_kind].dims]
+        if missing:
+            raise ValueError(
+                f"warp_kind: {self.warp_kind!r} is not defined in {missing[0]} dimensions as {self.kind!r} is"
+            )
 
     def _check_mode_range(self, octave_range: tuple[float, float]) -> None:
         low, high = mode_range(self.fractal, *octave_range, self.octaves, self.persistence, self.offset, self.gain)

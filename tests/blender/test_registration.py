@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 
+import numpy as np
 import pytest
 
 pytestmark = pytest.mark.blender
@@ -127,3 +128,30 @@ def test_tiling_on_a_kind_that_cannot_tile_is_an_error_and_the_panel_lets_it_be_
     with pytest.raises(addon.errors.UserError, match=r"^tiling: kind 'simplex' cannot tile; tileable kinds: "):
         addon.mapping.to_spec(settings)
     assert addon.ui.shows_tiling(settings) and addon.ui.settings_error(settings).startswith("tiling:")
+
+
+def test_warp_settings_reach_the_spec_and_the_bake(bpy_empty, addon):
+    """The Warp menu shows its fields only with a warp; the settings become the spec's warp, and a bake of the
+    panel's settings is that spec's ``evaluate_grid``."""
+    bpy = bpy_empty
+    settings = bpy.context.scene.noisewright
+    settings.warp_octaves = 3  # not applied while warp is "none"
+    assert addon.mapping.to_spec(settings) == addon.noise_core.NoiseSpec()
+    settings.warp = "progressive"
+    settings.warp_kind = "value"
+    settings.warp_amplitude = 0.25
+    spec = addon.mapping.to_spec(settings)
+    expected = addon.noise_core.NoiseSpec(
+        warp="progressive", warp_kind="value", warp_amplitude=0.25, warp_octaves=3, warp_frequency=2.0
+    )
+    assert spec == expected
+    assert bpy.ops.noisewright.bake_texture(width=16, height=16, image_name="Warped") == {"FINISHED"}
+    image = bpy.data.images["Warped"]
+    pixels = np.empty(len(image.pixels), dtype=np.float32)
+    image.pixels.foreach_get(pixels)
+    grey = pixels.reshape(16, 16, 4)[:, :, 0]
+    unit = addon.noise_core.ranges.to_unit(spec, addon.noise_core.evaluate_grid(spec, (16, 16)))
+    np.testing.assert_allclose(grey, unit, atol=1e-6)
+    settings.tiling = True
+    settings.warp_kind = "simplex"
+    assert addon.ui.settings_error(settings).startswith("warp_kind: 'simplex' cannot tile")
