@@ -10,12 +10,26 @@ installed version if it is older than noise_core needs), so enabling the add-on 
 
 import bpy
 
-from . import op_bake, op_displace, op_terrain, panels, preferences, preview, properties
+from . import (
+    op_bake,
+    op_displace,
+    op_erode,
+    op_terrain,
+    panels,
+    preferences,
+    preview,
+    properties,
+    terrain,
+    terrain_presets,
+)
 
 CLASSES = (
     properties.CLASSES
+    + terrain.CLASSES
     + op_displace.CLASSES
     + op_terrain.CLASSES
+    + op_erode.CLASSES
+    + terrain_presets.CLASSES
     + op_bake.CLASSES
     + panels.CLASSES
     + preferences.CLASSES
@@ -31,6 +45,7 @@ def register() -> None:
     for cls in CLASSES:
         bpy.utils.register_class(cls)
     properties.attach()
+    terrain.attach()
     preview.attach()
     for menu, entry in MENU_ENTRIES:
         menu.append(entry)
@@ -41,6 +56,7 @@ def unregister() -> None:
     for menu, entry in reversed(MENU_ENTRIES):
         menu.remove(entry)
     preview.detach()
+    terrain.detach()
     properties.detach()
     for cls in reversed(CLASSES):
         bpy.utils.unregister_class(cls)

@@ -16,16 +16,17 @@ import math
 import os
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import bpy
 import numpy as np
 from bpy_extras.object_utils import object_data_add
 
-from . import image_io, mesh_io
+from . import erosion_io, image_io, mesh_io, terrain
 from .errors import UserError
 from .mapping import Domain, check_finite_values, evaluate_chunked
 from .noise_core import NoiseSpec
+from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 from .noise_core.files import check_writable
 from .noise_core.ranges import to_unit
 from .noise_core.registry import kind_info
@@ -33,9 +34,22 @@ from .noise_core.schema import number
 from .pixels import noise01_image, pixel_array, to_rgba
 from .progress import window_progress
 
-__all__ = ["Domain", "NoiseSpec", "UserError", "add_terrain", "bake", "displace", "edge_falloff", "grid"]
+__all__ = [
+    "Domain",
+    "NoiseSpec",
+    "UserError",
+    "add_terrain",
+    "bake",
+    "displace",
+    "edge_falloff",
+    "erode",
+    "erode_image",
+    "grid",
+    "is_terrain",
+    "regenerate_terrain",
+]
 
-FALLOFFS = ("NONE", "X", "Y", "RADIAL")
+FALLOFFS = tuple(item[0] for item in terrain.FALLOFF_ITEMS)
 DIRECTIONS = ("NORMAL", "X", "Y", "Z", "CUSTOM")
 SPACES = ("LOCAL", "WORLD")
 AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
@@ -43,7 +57,7 @@ MAX_PIXELS = 1 << 26
 """Largest image (8192 x 8192; 1 GiB of float RGBA inside Blender): bigger bakes are refused."""
 COLOR_MODES = ("GRAYSCALE", "RAMP")
 SAVE_FORMATS = ("NONE", "PNG", "OPEN_EXR")
-MAX_SUBDIVISIONS = 16384
+MAX_SUBDIVISIONS = terrain.MAX_SUBDIVISIONS
 MAX_VERTICES = 1 << 24
 """Largest terrain (16.7 M vertices, some 2 GB inside Blender): bigger requests are refused."""
 
@@ -142,13 +156,19 @@ def add_terrain(
     offset: Sequence[float] = (0.0, 0.0),
     falloff: str = "NONE",
     falloff_width: float = 0.3,
+    hydraulic: dict[str, Any] | None = None,
+    thermal: dict[str, Any] | None = None,
     operator: bpy.types.Operator | None = None,
     warn: Callable[[str], None] | None = None,
 ) -> bpy.types.Object:
     """Add a "Noise Terrain": a ``size`` wide grid raised along Z by ``spec``, placed as Blender adds objects.
 
     Vertex ``(x, y)`` reads the noise at ``domain.noise_points((x + offset_x, y + offset_y, 0))`` and gets
-    ``z = to_unit(noise) * height * edge_falloff``. The object is added like Add > Mesh objects
+    ``z = to_unit(noise) * height * edge_falloff``, then hydraulic and thermal erosion when their options are
+    given (keyword arguments of ``noise_core.erode_hydraulic``/``erode_thermal``; ``{}``: the defaults), with
+    the masks in the mesh's ``erosion``/``deposition`` attributes. The object keeps all these settings
+    (``regenerate_terrain``); floats as Blender stores them (32-bit), and the terrain is built from those.
+    The object is added like Add > Mesh objects
     (``object_data_add``): at the 3D cursor, or at ``operator``'s Location/Rotation/Align when given (an
     ``AddObjectHelper`` operator), selected and active, in Edit Mode if the user's preference says so. A
     linked (read-only) active collection gets the object into the scene collection, with a ``warn`` call.
@@ -156,26 +176,199 @@ def add_terrain(
     or object is left behind).
     """
     domain = Domain() if domain is None else domain
+    shape = {
+        "x_subdivisions": x_subdivisions,
+        "y_subdivisions": y_subdivisions,
+        "size": size,
+        "height": height,
+        "offset": offset,
+        "falloff": falloff,
+        "falloff_width": falloff_width,
+    }
     _check_noise(spec, domain)
-    _check_terrain(x_subdivisions, y_subdivisions, size, height, offset, falloff, falloff_width)
-    positions, quads, uvs = grid(x_subdivisions, y_subdivisions, size)
-    sample_at = positions.copy()
-    sample_at[:, :2] += np.asarray(offset, dtype=np.float64)
-    with window_progress(context, positions.shape[0]) as advance:
-        noise01 = to_unit(spec, evaluate_chunked(spec, domain.noise_points(sample_at), advance))
-    positions[:, 2] = noise01 * height * edge_falloff(positions, size, falloff, falloff_width)
-    check_finite_values("height: vertex heights", positions[:, 2].astype(np.float32))
+    if isinstance(offset, Sequence) and not isinstance(offset, str):
+        shape["offset"] = tuple(offset)
+    hydraulic = _erosion_options("hydraulic", hydraulic, HYDRAULIC_OPTIONS)
+    thermal = _erosion_options("thermal", thermal, THERMAL_OPTIONS)
+    spec, domain = terrain.stored_spec(spec), terrain.stored_domain(domain)
+    shape, hydraulic, thermal = terrain.as_stored(shape), terrain.as_stored(hydraulic), terrain.as_stored(thermal)
+    positions, quads, uvs, masks = _terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
     layer_collection = _target_collection(context, warn)
     mesh = bpy.data.meshes.new("Noise Terrain")
     try:
         mesh_io.build_grid(mesh, positions, quads, uvs)
+        erosion_io.write_masks(mesh, *masks)
         with context.temp_override(layer_collection=layer_collection):
-            return object_data_add(context, mesh, operator=operator)
+            obj = object_data_add(context, mesh, operator=operator)
     except RuntimeError as error:
         for obj in [obj for obj in bpy.data.objects if obj.data == mesh]:
             bpy.data.objects.remove(obj)
         bpy.data.meshes.remove(mesh)
         raise UserError(f"Could not add the terrain to {layer_collection.collection.name!r}: {error}") from None
+    terrain.store(obj, spec, domain, shape, hydraulic, thermal)
+    return obj
+
+
+def _erosion_options(name: str, options: object, schema: tuple) -> dict[str, Any] | None:
+    """``options`` (a dict of erosion options, or None) with every option the caller left out at its default."""
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        raise UserError(f"{name}: expected a dict of erosion options or None, got {type(options).__name__}")
+    return {option.name: option.default for option in schema} | options
+
+
+def _terrain_geometry(
+    context: bpy.types.Context, spec: object, domain: object, shape: dict, hydraulic: object, thermal: object
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
+    """``(positions, quads, uvs, (erosion, deposition))`` of the terrain of ``spec``/``domain`` on the grid
+    ``shape``, eroded when ``hydraulic``/``thermal`` are given (masks None otherwise); all checked first."""
+    _check_noise(spec, domain)
+    _check_terrain(**shape)
+    for name, options in (("hydraulic", hydraulic), ("thermal", thermal)):
+        if options is not None and not isinstance(options, dict):
+            raise UserError(f"{name}: expected a dict of erosion options or None, got {type(options).__name__}")
+    spec, domain = cast(NoiseSpec, spec), cast(Domain, domain)
+    positions, quads, uvs = grid(shape["x_subdivisions"], shape["y_subdivisions"], shape["size"])
+    sample_at = positions.copy()
+    sample_at[:, :2] += np.asarray(shape["offset"], dtype=np.float64)
+    with window_progress(context, positions.shape[0]) as advance:
+        noise01 = to_unit(spec, evaluate_chunked(spec, domain.noise_points(sample_at), advance))
+    falloff = edge_falloff(positions, shape["size"], shape["falloff"], shape["falloff_width"])
+    positions[:, 2] = noise01 * shape["height"] * falloff
+    check_finite_values("height: vertex heights", positions[:, 2].astype(np.float32))
+    masks: tuple = (None, None)
+    if hydraulic is not None or thermal is not None:
+        rows, columns = shape["y_subdivisions"] + 1, shape["x_subdivisions"] + 1
+        cell_size = shape["size"] / math.sqrt(shape["x_subdivisions"] * shape["y_subdivisions"])
+        heights = positions[:, 2].reshape(rows, columns)
+        eroded = erosion_io.erode_heights(heights, cell_size, cast(dict, hydraulic), cast(dict, thermal))
+        positions[:, 2] = eroded.heights.ravel()
+        masks = (eroded.erosion.ravel(), eroded.deposition.ravel())
+    return positions, quads, uvs, masks
+
+
+def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy.types.Object:
+    """Rebuild the mesh of the Noise Terrain ``obj`` from the settings it keeps (``obj.noisewright_terrain``).
+
+    The object stays, with its name, transform, modifiers, materials and everything else. With the same
+    subdivisions only the vertex positions change (UV maps, vertex groups, attributes and face materials stay);
+    with other subdivisions the mesh gets the new grid (its material slots stay; shape keys refuse this).
+    ``UserError`` naming the problem when ``obj`` is not a Noise Terrain, is linked or in Edit Mode, or its
+    settings are invalid; then nothing changes.
+    """
+    if not is_terrain(obj):
+        name = obj.name if isinstance(obj, bpy.types.Object) else type(obj).__name__
+        raise UserError(f"object: {name!r} is not a Noise Terrain (Add > Mesh > Noise Terrain makes one)")
+    mesh = _mesh(obj)
+    if not obj.is_editable or not mesh.is_editable:
+        raise UserError(f"{obj.name!r}: linked library data cannot be changed (make it local first)")
+    if obj.mode == "EDIT":
+        raise UserError(f"{obj.name!r}: leave Edit Mode to regenerate the terrain")
+    spec, domain, shape, hydraulic, thermal = terrain.recall(obj)
+    positions, quads, uvs, masks = _terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
+    same_grid = len(mesh.vertices) == positions.shape[0] and len(mesh.polygons) == quads.shape[0]
+    if same_grid:
+        mesh_io.write_positions(mesh, positions)
+    else:
+        if mesh.shape_keys is not None:
+            raise UserError(
+                f"{obj.name!r}: the mesh has shape keys, which a new vertex count would lose; keep the "
+                f"subdivisions or remove the shape keys"
+            )
+        mesh.clear_geometry()
+        mesh_io.build_grid(mesh, positions, quads, uvs)
+    erosion_io.write_masks(mesh, *masks)
+    mesh.update()
+    return obj
+
+
+def is_terrain(obj: object) -> bool:
+    """Whether ``obj`` is a Noise Terrain: a mesh object ``add_terrain`` made, which keeps its settings."""
+    return isinstance(obj, bpy.types.Object) and obj.type == "MESH" and obj.noisewright_terrain.is_terrain  # type: ignore[attr-defined]
+
+
+# --- Erode ------------------------------------------------------------------------------------------------
+
+
+def erode(
+    context: bpy.types.Context,
+    obj: bpy.types.Object,
+    hydraulic: dict[str, Any] | None = None,
+    thermal: dict[str, Any] | None = None,
+) -> bpy.types.Object:
+    """Erode the grid mesh ``obj`` (a Noise Terrain or any regular grid in local X/Y, heights along local Z).
+
+    ``hydraulic``/``thermal`` are keyword arguments of ``noise_core.erode_hydraulic``/``erode_thermal``
+    (``{}``: their defaults; ``None``: not run); the cell size is the grid's. The vertices move along Z, the
+    masks go to the ``erosion``/``deposition`` point attributes. A Noise Terrain keeps its settings, so
+    Regenerate rebuilds it uneroded (or with the erosion in its own settings). ``UserError`` naming the problem
+    (not a grid, linked data, Edit Mode, bad options); then nothing changes.
+    """
+    if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
+        raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
+    _check_editable(obj)
+    if obj.mode == "EDIT":
+        raise UserError(f"{obj.name!r}: leave Edit Mode to erode")
+    mesh = _mesh(obj)
+    positions = mesh_io.read_positions(mesh).astype(np.float64)
+    layout = erosion_io.grid_layout(obj.name, positions)
+    heights = positions[layout.order, 2].reshape(layout.rows, layout.columns)
+    with window_progress(context, 1) as advance:
+        eroded = erosion_io.erode_heights(heights, layout.cell_size, hydraulic, thermal)
+        advance(1)
+    check_finite_values("heights: eroded heights", eroded.heights)
+    positions[layout.order, 2] = eroded.heights.ravel()
+    erosion, deposition = (np.empty(positions.shape[0], np.float32) for _ in range(2))
+    erosion[layout.order], deposition[layout.order] = eroded.erosion.ravel(), eroded.deposition.ravel()
+    mesh_io.write_positions(mesh, positions)
+    erosion_io.write_masks(mesh, erosion, deposition)
+    mesh.update()
+    return obj
+
+
+def erode_image(
+    context: bpy.types.Context,
+    image: bpy.types.Image,
+    hydraulic: dict[str, Any] | None = None,
+    thermal: dict[str, Any] | None = None,
+    relief: float = 64.0,
+) -> tuple[bpy.types.Image, bpy.types.Image]:
+    """Erode the height image ``image`` (its red channel, written back as grey; alpha kept) and return the
+    masks as float images ``"<name> Erosion"`` and ``"<name> Deposition"`` (made or replaced; amounts in the
+    image's 0..1 units). ``relief``: how many pixels a height of 1 spans (the terrain's steepness).
+    ``UserError`` naming the problem; then nothing changes."""
+    if not isinstance(image, bpy.types.Image):
+        raise UserError(f"image: expected an image, got {type(image).__name__}")
+    width, height = (int(v) for v in image.size)
+    if width < 3 or height < 3 or not image.has_data:
+        raise UserError(f"image: {image.name!r} has no pixels of at least 3 x 3 to erode")
+    if _finite("relief", relief) <= 0.0:
+        raise UserError(f"relief: must be > 0 pixels, got {relief!r}")
+    pixels = np.empty(width * height * image.channels, dtype=np.float32)
+    pixel_array(image).foreach_get(pixels)
+    pixels = pixels.reshape(height * width, image.channels)
+    heights = pixels[:, 0].reshape(height, width).astype(np.float64)
+    with window_progress(context, 1) as advance:
+        eroded = erosion_io.erode_heights(heights, 1.0 / float(relief), hydraulic, thermal)
+        advance(1)
+    check_finite_values("heights: eroded heights", eroded.heights)
+    pixels[:, : min(3, image.channels)] = eroded.heights.reshape(-1, 1)
+    pixel_array(image).foreach_set(pixels.ravel())
+    image.update()
+    masks = []
+    for suffix, values in (("Erosion", eroded.erosion), ("Deposition", eroded.deposition)):
+        name = f"{image.name} {suffix}"
+        mask = bpy.data.images.get(name)
+        if mask is not None and (tuple(mask.size) != (width, height) or not mask.is_float):
+            bpy.data.images.remove(mask)
+            mask = None
+        if mask is None:
+            mask = bpy.data.images.new(name, width, height, alpha=False, float_buffer=True, is_data=True)
+        pixel_array(mask).foreach_set(to_rgba(values.ravel()).ravel())
+        mask.update()
+        masks.append(mask)
+    return masks[0], masks[1]
 
 
 # --- Displace ---------------------------------------------------------------------------------------------

@@ -154,6 +154,30 @@ def to_spec(settings: NoiseSettings) -> NoiseSpec:
         raise UserError(str(error)) from None
 
 
+def from_spec(settings: NoiseSettings, spec: NoiseSpec) -> None:
+    """Set ``settings`` to ``spec`` (the inverse of ``to_spec``): the kind first, then every option that applies
+    to it; the others keep their values, which ``to_spec`` does not read."""
+    settings.kind = spec.kind
+    names = [option.name for option in COMMON_OPTIONS[1:]] + list(kind_info(spec.kind).option_names())
+    options = options_by_name()
+    for name in names:
+        value = getattr(spec, name)
+        if name == "sizes":
+            value = "" if value is None else ", ".join(map(repr, value))  # repr: exact round trip
+        if value is not None:
+            setattr(settings, property_name(options[name]), value)
+
+
+def from_domain(settings: NoiseSettings, domain: Domain) -> None:
+    """Set the noise-space fields of ``settings`` to ``domain`` (the inverse of ``to_domain``)."""
+    settings.offset = domain.offset
+    settings.rotation = domain.rotation
+    settings.scale = domain.scale
+    settings.dimensions = str(domain.dimensions)
+    settings.plane = domain.plane
+    settings.axis = domain.axis
+
+
 @dataclass(frozen=True)
 class Domain:
     """The noise-space transform and the axes the noise reads (see the module docstring)."""

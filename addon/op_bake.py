@@ -44,7 +44,7 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
 
     bl_idname = "noisewright.bake_texture"
     bl_label = "Bake Noise Texture"
-    bl_options = {"REGISTER", "UNDO"}
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
 
     target: EnumProperty(  # type: ignore[valid-type]
         name="Target",

@@ -35,7 +35,7 @@ class NOISEWRIGHT_OT_displace(bpy.types.Operator):
 
     bl_idname = "noisewright.displace"
     bl_label = "Displace with Noise"
-    bl_options = {"REGISTER", "UNDO"}
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
 
     direction: EnumProperty(  # type: ignore[valid-type]
         name="Direction",

@@ -7,14 +7,17 @@ Align, Location and Rotation in the redo panel, the 3D cursor's rotation with Al
 
 from __future__ import annotations
 
+from typing import cast
+
 import bpy
-from bpy.props import EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, PointerProperty
+from bpy.props import PointerProperty
 from bpy_extras.object_utils import AddObjectHelper
 
 from . import api
 from .errors import UserError
-from .mapping import to_domain, to_spec
+from .mapping import check_finite, to_domain, to_spec
 from .properties import NoiseSettings, operator_settings
+from .terrain import SHAPE_FIELDS, shape_property
 from .ui import draw_noise_settings
 
 
@@ -23,50 +26,14 @@ class NOISEWRIGHT_OT_add_terrain(bpy.types.Operator, AddObjectHelper):
 
     bl_idname = "noisewright.add_terrain"
     bl_label = "Noise Terrain"
-    bl_options = {"REGISTER", "UNDO"}
-    x_subdivisions: IntProperty(  # type: ignore[valid-type]
-        name="X Subdivisions", description="Faces along X", default=128, min=1, max=api.MAX_SUBDIVISIONS, soft_max=2048
-    )
-    y_subdivisions: IntProperty(  # type: ignore[valid-type]
-        name="Y Subdivisions", description="Faces along Y", default=128, min=1, max=api.MAX_SUBDIVISIONS, soft_max=2048
-    )
-    size: FloatProperty(  # type: ignore[valid-type]
-        name="Size", description="Width and depth of the grid", default=2.0, min=1e-4, soft_max=1000.0, unit="LENGTH"
-    )
-    height: FloatProperty(  # type: ignore[valid-type]
-        name="Height",
-        description="Height of noise value 1",
-        default=0.5,
-        soft_min=-100.0,
-        soft_max=100.0,
-        unit="LENGTH",
-    )
-    offset: FloatVectorProperty(  # type: ignore[valid-type]
-        name="Offset",
-        description="Where the grid sits in the noise (move by Size for the neighbouring tile)",
-        size=2,
-        subtype="XYZ",
-        unit="LENGTH",
-    )
-    falloff: EnumProperty(  # type: ignore[valid-type]
-        name="Edge Falloff",
-        description="Bring the terrain down to 0 towards its edges",
-        items=[
-            ("NONE", "None", "No falloff"),
-            ("X", "X", "Towards the edges along X"),
-            ("Y", "Y", "Towards the edges along Y"),
-            ("RADIAL", "Radial", "Towards a circle touching the edges"),
-        ],
-        default="NONE",
-    )
-    falloff_width: FloatProperty(  # type: ignore[valid-type]
-        name="Falloff Width",
-        description="Fraction of the half-size over which the falloff eases in",
-        default=0.3,
-        min=0.0,
-        max=1.0,
-        subtype="FACTOR",
-    )
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
+    x_subdivisions: shape_property("x_subdivisions")  # type: ignore[valid-type]
+    y_subdivisions: shape_property("y_subdivisions")  # type: ignore[valid-type]
+    size: shape_property("size")  # type: ignore[valid-type]
+    height: shape_property("height")  # type: ignore[valid-type]
+    offset: shape_property("offset")  # type: ignore[valid-type]
+    falloff: shape_property("falloff")  # type: ignore[valid-type]
+    falloff_width: shape_property("falloff_width")  # type: ignore[valid-type]
     noise: PointerProperty(type=NoiseSettings, options={"SKIP_SAVE"})  # type: ignore[valid-type]
 
     @classmethod
@@ -79,10 +46,7 @@ class NOISEWRIGHT_OT_add_terrain(bpy.types.Operator, AddObjectHelper):
     def draw(self, context):
         layout = self.layout
         layout.use_property_split = True
-        for name in ("x_subdivisions", "y_subdivisions", "size", "height", "offset", "falloff"):
-            layout.prop(self, name)
-        if self.falloff != "NONE":
-            layout.prop(self, "falloff_width")
+        draw_shape(cast(bpy.types.UILayout, layout), self)
         for name in ("align", "location", "rotation"):
             layout.prop(self, name)
         draw_noise_settings(layout.box(), self.noise)
@@ -110,8 +74,42 @@ class NOISEWRIGHT_OT_add_terrain(bpy.types.Operator, AddObjectHelper):
         return {"FINISHED"}
 
 
+def draw_shape(layout: bpy.types.UILayout, owner) -> None:
+    """The grid fields of the operator or of a terrain's settings (falloff width only with a falloff)."""
+    for name in SHAPE_FIELDS:
+        if name != "falloff_width" or owner.falloff != "NONE":
+            layout.prop(owner, name)
+
+
+class NOISEWRIGHT_OT_regenerate_terrain(bpy.types.Operator):
+    """Rebuild the active Noise Terrain from its settings, keeping the object, its modifiers and materials"""
+
+    bl_idname = "noisewright.regenerate_terrain"
+    bl_label = "Regenerate Terrain"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        if context.mode != "OBJECT":
+            cls.poll_message_set("Regenerate works in Object Mode")
+            return False
+        if not api.is_terrain(context.active_object):
+            cls.poll_message_set("The active object is not a Noise Terrain")
+            return False
+        return True
+
+    def execute(self, context):
+        try:
+            check_finite(context.active_object.noisewright_terrain)
+            api.regenerate_terrain(context, context.active_object)
+        except UserError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        return {"FINISHED"}
+
+
 def menu_entry(menu, _context) -> None:
     menu.layout.operator(NOISEWRIGHT_OT_add_terrain.bl_idname, text="Noise Terrain", icon="RNDCURVE")
 
 
-CLASSES = (NOISEWRIGHT_OT_add_terrain,)
+CLASSES = (NOISEWRIGHT_OT_add_terrain, NOISEWRIGHT_OT_regenerate_terrain)

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import bpy
 
-from . import preview
+from . import api, preview
 from .errors import UserError
 from .mapping import to_domain, to_spec
 from .op_bake import NOISEWRIGHT_OT_bake_texture, bake_domain
 from .op_displace import NOISEWRIGHT_OT_displace
-from .op_terrain import NOISEWRIGHT_OT_add_terrain
+from .op_erode import NOISEWRIGHT_OT_erode, NOISEWRIGHT_OT_erode_image, draw_erosion
+from .op_terrain import NOISEWRIGHT_OT_add_terrain, NOISEWRIGHT_OT_regenerate_terrain, draw_shape
+from .terrain_presets import NOISEWRIGHT_MT_terrain_presets, NOISEWRIGHT_OT_terrain_preset_add
 from .ui import draw_noise_settings
 
 CATEGORY = "Noise"
@@ -66,7 +68,36 @@ class VIEW3D_PT_noisewright_apply(bpy.types.Panel):
         column = self.layout.column(align=True)
         column.operator(NOISEWRIGHT_OT_displace.bl_idname, icon="MOD_DISPLACE")
         column.operator(NOISEWRIGHT_OT_add_terrain.bl_idname, text="Add Noise Terrain", icon="RNDCURVE")
+        column.operator(NOISEWRIGHT_OT_erode.bl_idname, icon="MOD_FLUIDSIM")
         self.layout.label(text="Tune a run in Adjust Last Operation", icon="INFO")
+
+
+class VIEW3D_PT_noisewright_terrain(bpy.types.Panel):
+    """The active Noise Terrain's own settings, its presets and Regenerate."""
+
+    bl_space_type = "VIEW_3D"
+    bl_region_type = "UI"
+    bl_category = CATEGORY
+    bl_label = "Noise Terrain"
+
+    @classmethod
+    def poll(cls, context):
+        return api.is_terrain(context.active_object)
+
+    def draw(self, context):
+        settings = context.active_object.noisewright_terrain
+        row = self.layout.row(align=True)
+        row.menu(NOISEWRIGHT_MT_terrain_presets.__name__, text=NOISEWRIGHT_MT_terrain_presets.bl_label)
+        row.operator(NOISEWRIGHT_OT_terrain_preset_add.bl_idname, text="", icon="ADD")
+        remove = row.operator(NOISEWRIGHT_OT_terrain_preset_add.bl_idname, text="", icon="REMOVE")
+        remove.remove_active = True
+        self.layout.operator(NOISEWRIGHT_OT_regenerate_terrain.bl_idname, icon="FILE_REFRESH")
+        column = self.layout.column()
+        column.use_property_split = True
+        column.use_property_decorate = False
+        draw_shape(column, settings)
+        draw_noise_settings(self.layout.box(), settings.noise)
+        draw_erosion(self.layout.box(), settings.erosion)
 
 
 class IMAGE_PT_noisewright_bake(bpy.types.Panel):
@@ -77,12 +108,14 @@ class IMAGE_PT_noisewright_bake(bpy.types.Panel):
 
     def draw(self, context):
         self.layout.operator(NOISEWRIGHT_OT_bake_texture.bl_idname, icon="TEXTURE")
+        self.layout.operator(NOISEWRIGHT_OT_erode_image.bl_idname, icon="MOD_FLUIDSIM")
         self.layout.label(text="Size, colours, saving: Adjust Last Operation", icon="INFO")
 
 
 CLASSES = (
     VIEW3D_PT_noisewright_settings,
     VIEW3D_PT_noisewright_apply,
+    VIEW3D_PT_noisewright_terrain,
     IMAGE_PT_noisewright_settings,
     IMAGE_PT_noisewright_bake,
 )

@@ -14,7 +14,9 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, StringProperty
 
 from .mapping import all_choices, check_finite, choices
+from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 from .noise_core.registry import COMMON_OPTIONS, KINDS, options_by_name
+from .noise_core.schema import Option
 
 DEFAULT_OFFSET = (0.0, 0.0, 0.13)
 """The noise space's default offset. Meshes on whole-number coordinates (Blender's default cube has its
@@ -58,13 +60,20 @@ def _items_for(field: str, description: str):
 
 
 def option_property(name: str, **extra: Any):
-    """The Blender property of the registry option ``name``: its label, description, default, limits.
+    """The Blender property of the registry option ``name`` (``schema_property``); menus of kind options
+    list the choices of the settings' kind. ``extra`` adds keywords (the kind menu's ``items`` and ``update``).
+    """
+    return schema_property(options_by_name()[name], **extra)
+
+
+def schema_property(option: Option, **extra: Any):
+    """The Blender property of a ``schema.Option``: its label, description, default, limits.
 
     Floats take the option's limits (``ui_minimum`` where the minimum is exclusive) and slider range, and
-    show as a factor slider when limited to 0..1; explicit sizes are a text field; menus list the
-    choices of the settings' kind. ``extra`` adds keywords (the kind menu's ``items`` and ``update``).
+    show as a factor slider when limited to 0..1; explicit sizes are a text field. Menus of options that are
+    not a kind's (the common ones, such as ``fractal``) list every choice.
     """
-    option = options_by_name()[name]
+    name = option.name
     label, description = option.label, option.description
     default: Any = option.default
     if option.type is bool:
@@ -72,7 +81,7 @@ def option_property(name: str, **extra: Any):
     if option.type is str:
         if extra:
             return EnumProperty(name=label, description=description, default=str(default), **extra)
-        if option in COMMON_OPTIONS:  # the same choices for every kind (fractal)
+        if option in COMMON_OPTIONS or name not in options_by_name():  # the same choices for every kind
             items = [(value, value.replace("_", " ").title(), description) for value in option.choices]
             return EnumProperty(name=label, description=description, items=items, default=str(default))
         return EnumProperty(name=label, description=description, items=_items_for(name, description))
@@ -169,6 +178,28 @@ class NoiseSettings(bpy.types.PropertyGroup):
     )
 
 
+class ErosionSettings(bpy.types.PropertyGroup):
+    """Erosion of a terrain or grid: hydraulic and thermal, each on or off, with every option of
+    ``noise_core.erosion`` (one property per ``schema.Option`` row)."""
+
+    __annotations__ = {  # Blender reads the properties from here
+        "hydraulic": BoolProperty(  # type: ignore[func-returns-value]
+            name="Hydraulic", description="Droplets carve channels and deposit sediment"
+        ),
+        "thermal": BoolProperty(  # type: ignore[func-returns-value]
+            name="Thermal", description="Material slides off slopes steeper than the talus"
+        ),
+        **{option.name: schema_property(option) for option in (*HYDRAULIC_OPTIONS, *THERMAL_OPTIONS)},
+    }
+
+
+def erosion_options(settings: ErosionSettings) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+    """``(hydraulic, thermal)`` keyword arguments of ``noise_core.erosion`` from ``settings`` (None when off)."""
+    hydraulic = {o.name: getattr(settings, o.name) for o in HYDRAULIC_OPTIONS} if settings.hydraulic else None  # type: ignore[attr-defined]
+    thermal = {o.name: getattr(settings, o.name) for o in THERMAL_OPTIONS} if settings.thermal else None  # type: ignore[attr-defined]
+    return hydraulic, thermal
+
+
 def copy_settings(source: NoiseSettings, target: NoiseSettings) -> None:
     """Copy every property of ``source`` into ``target`` (kind first: the option menus depend on it)."""
     target.kind = source.kind
@@ -206,4 +237,4 @@ def detach() -> None:
     del bpy.types.Scene.noisewright  # type: ignore[attr-defined]
 
 
-CLASSES = (NoiseSettings,)
+CLASSES = (NoiseSettings, ErosionSettings)

@@ -5,6 +5,7 @@ Public API::
     spec = NoiseSpec(kind="perlin", frequency=4, octaves=5)
     values = evaluate(spec, points)             # (N, d) -> (N,) float32
     image = evaluate_grid(spec, (height, width))  # (H, W) float32
+    eroded = erode_hydraulic(image * 100.0, droplets=200_000).heights
 
 Compiled kernels are cached on disk (``set_cache_dir`` chooses where); ``compile_state`` and
 ``precompile`` tell whether a call would compile first and do it ahead of time. Importing checks that
@@ -20,15 +21,19 @@ check_numba()
 
 from ._cache import CacheWarning, cache_location, set_cache_dir  # noqa: E402
 from .api import compile_state, evaluate, evaluate_grid, kind_names, precompile  # noqa: E402
+from .erosion import ErosionResult, erode_hydraulic, erode_thermal  # noqa: E402
 from .ranges import value_range  # noqa: E402
 from .spec import NoiseSpec  # noqa: E402
 
 __all__ = [
     "CacheWarning",
+    "ErosionResult",
     "NoiseSpec",
     "NumbaVersionError",
     "cache_location",
     "compile_state",
+    "erode_hydraulic",
+    "erode_thermal",
     "evaluate",
     "evaluate_grid",
     "kind_names",

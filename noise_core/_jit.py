@@ -54,3 +54,10 @@ def kernel(function):
     """
     _cache.activate()
     return _cache.track(numba.njit(parallel=True, **JIT_OPTIONS)(function))
+
+
+def serial_kernel(function):
+    """Compile a kernel that runs on one thread: for work whose result depends on its order (a droplet of
+    hydraulic erosion changes the terrain the next one flows over), so its bits never depend on threads."""
+    _cache.activate()
+    return _cache.track(numba.njit(**JIT_OPTIONS)(function))

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up the pinned virtual environments once, then runs one job:
 #   bash scripts/run.sh demo   - the Blender demo: terrain, displacement, baked textures, .blend (.venv)
+#   bash scripts/run.sh presets - render the shipped terrain presets' pictures into docs/images/presets (.venv)
 #   bash scripts/run.sh test   - ruff, then the whole pytest suite twice: on Blender 5.0 (.venv: Python 3.11,
 #                                numpy 1.26, requirements.lock) and on Blender 5.2 LTS (.venv-py313: Python 3.13,
 #                                numpy 2.3, requirements-py313.lock); the runs also install the built zips into
@@ -87,6 +88,10 @@ demo)
     setup .venv requirements.lock "$(find_python)"
     exec .venv/bin/python scripts/demo.py "$@"
     ;;
+presets)
+    setup .venv requirements.lock "$(find_python)"
+    exec .venv/bin/python scripts/render_presets.py "$@"
+    ;;
 test)
     python311="$(find_python)"
     setup .venv requirements.lock "$python311"
@@ -127,7 +132,7 @@ test)
     [ "$status311" = 0 ] && [ "$status313" = 0 ]
     ;;
 *)
-    echo "usage: bash scripts/run.sh {demo|test} [args...]" >&2
+    echo "usage: bash scripts/run.sh {demo|presets|test} [args...]" >&2
     exit 2
     ;;
 esac

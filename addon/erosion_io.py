@@ -1,0 +1,117 @@
+"""Erosion of meshes and images: finding a mesh's grid, running ``noise_core.erosion``, writing the masks.
+
+A mesh can be eroded when its vertices are a regular grid in local X/Y: ``columns x rows`` vertices on
+evenly spaced X and Y values (Add > Mesh > Grid, Noise Terrain, a plane subdivided evenly), in any vertex
+order. Heights are the local Z. The masks go into float point attributes ``erosion`` and ``deposition``
+(what each vertex lost or gained, in the mesh's units), for materials (an Attribute node) and Geometry Nodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, cast
+
+import bpy
+import numpy as np
+
+from .errors import UserError
+from .noise_core.erosion import ErosionResult, erode_hydraulic, erode_thermal
+
+MASKS = ("erosion", "deposition")
+"""The mask attributes (and image name suffixes) erosion writes."""
+
+
+@dataclass(frozen=True)
+class GridLayout:
+    """A grid mesh's shape: ``order[r * columns + c]`` is the vertex at column ``c`` (X) and row ``r`` (Y);
+    ``cell_size`` the mean of the X and Y spacings (geometric mean: area-preserving)."""
+
+    rows: int
+    columns: int
+    order: np.ndarray
+    cell_size: float
+
+
+def _axis_levels(values: np.ndarray, tolerance: float) -> tuple[np.ndarray, np.ndarray]:
+    """``(levels, index)``: the distinct values of ``values`` (within ``tolerance``) and each value's level."""
+    order = np.argsort(values, kind="stable")
+    ordered = values[order]
+    starts = np.concatenate(([True], np.diff(ordered) > tolerance))
+    level_of_sorted = np.cumsum(starts) - 1
+    index = np.empty(values.shape[0], dtype=np.int64)
+    index[order] = level_of_sorted
+    levels = ordered[starts]
+    return levels, index
+
+
+def grid_layout(name: str, positions: np.ndarray) -> GridLayout:
+    """The grid of ``positions`` (N, 3) in X/Y; ``UserError`` naming ``name`` when they are not one."""
+    not_grid = (
+        f"{name!r}: not a regular grid mesh (its vertices must lie on evenly spaced X and Y values, at least "
+        f"3 x 3, as Add > Mesh > Grid or Noise Terrain make)"
+    )
+    if positions.shape[0] < 9:
+        raise UserError(not_grid)
+    xy = positions[:, :2].astype(np.float64)
+    extent = float(np.ptp(xy, axis=0).max())
+    tolerance = max(extent, 1e-12) * 1e-5
+    x_levels, column = _axis_levels(xy[:, 0], tolerance)
+    y_levels, row = _axis_levels(xy[:, 1], tolerance)
+    columns, rows = x_levels.shape[0], y_levels.shape[0]
+    if columns < 3 or rows < 3 or columns * rows != positions.shape[0]:
+        raise UserError(not_grid)
+    cell = row * columns + column
+    if np.bincount(cell, minlength=rows * columns).max() != 1:
+        raise UserError(not_grid)
+    spacings = [np.diff(levels) for levels in (x_levels, y_levels)]
+    if any(np.ptp(spacing) > 1e-3 * spacing.mean() for spacing in spacings):
+        raise UserError(f"{name!r}: the grid's rows or columns are not evenly spaced")
+    order = np.empty(rows * columns, dtype=np.int64)
+    order[cell] = np.arange(positions.shape[0])
+    cell_size = float(np.sqrt(spacings[0].mean() * spacings[1].mean()))
+    return GridLayout(rows, columns, order, cell_size)
+
+
+def erode_heights(
+    heights: np.ndarray, cell_size: float, hydraulic: dict[str, Any] | None, thermal: dict[str, Any] | None
+) -> ErosionResult:
+    """``heights`` (2-D) eroded by hydraulic then thermal erosion (each when its options are given), masks and
+    totals over both; ``UserError`` with ``noise_core``'s message (it names the option) for bad options."""
+    if hydraulic is None and thermal is None:
+        raise UserError("hydraulic, thermal: turn on at least one kind of erosion")
+    before = np.asarray(heights, dtype=np.float32)
+    current, carried_off = before, 0.0
+    try:
+        if hydraulic is not None:
+            result = erode_hydraulic(current, cell_size=cell_size, **hydraulic)
+            current, carried_off = result.heights, result.carried_off
+        if thermal is not None:
+            current = erode_thermal(current, cell_size=cell_size, **thermal).heights
+    except (TypeError, ValueError) as error:
+        raise UserError(str(error)) from None
+    change = current.astype(np.float64) - before
+    erosion, deposition = np.maximum(-change, 0.0), np.maximum(change, 0.0)
+    return ErosionResult(
+        heights=current,
+        erosion=erosion.astype(np.float32),
+        deposition=deposition.astype(np.float32),
+        eroded=float(erosion.sum()),
+        deposited=float(deposition.sum()),
+        carried_off=carried_off,
+    )
+
+
+def write_masks(mesh: bpy.types.Mesh, erosion: np.ndarray | None, deposition: np.ndarray | None) -> None:
+    """Store the per-vertex masks as float point attributes; ``None`` removes them (a terrain without erosion)."""
+    for name, values in zip(MASKS, (erosion, deposition), strict=True):
+        attribute = mesh.attributes.get(name)
+        if values is None:
+            if attribute is not None:
+                mesh.attributes.remove(attribute)
+            continue
+        if attribute is not None and (attribute.data_type != "FLOAT" or attribute.domain != "POINT"):
+            mesh.attributes.remove(attribute)
+            attribute = None
+        if attribute is None:
+            attribute = mesh.attributes.new(name, "FLOAT", "POINT")
+        cast(Any, attribute).data.foreach_set("value", np.ascontiguousarray(values, dtype=np.float32))

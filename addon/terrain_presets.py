@@ -1,0 +1,136 @@
+"""Terrain presets: the Noise Terrain panel's preset menu (Blender's ``AddPresetBase``), with shipped presets.
+
+A preset is a Python file of assignments to the active terrain's settings (``terrain.<field> = value``), as
+Blender writes for its own presets. The menu lists the presets shipped in ``presets/terrain`` beside this
+module, then the user's own (``<user scripts>/presets/noisewright/terrain``, where *+* saves the active
+terrain's settings). Picking one sets the settings and regenerates the terrain; if that fails, the settings
+are put back and the terrain is left as it was.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import bpy
+from bl_operators.presets import AddPresetBase
+from bpy.props import StringProperty
+
+from . import api, terrain
+from .errors import UserError
+from .mapping import check_finite
+from .properties import ErosionSettings, NoiseSettings
+
+PRESET_SUBDIR = "noisewright/terrain"
+SHIPPED = Path(__file__).parent / "presets" / "terrain"
+"""The presets that come with the extension (read-only: *-* removes only the user's own)."""
+
+
+def preset_values() -> list[str]:
+    """The settings a preset holds: the grid, every noise property (the kind first: menus depend on it) and
+    every erosion property."""
+    noise = [p.identifier for p in NoiseSettings.bl_rna.properties if p.identifier not in ("rna_type", "name")]
+    noise.sort(key=lambda name: name != "kind")
+    erosion = [p.identifier for p in ErosionSettings.bl_rna.properties if p.identifier not in ("rna_type", "name")]
+    return (
+        [f"terrain.{name}" for name in terrain.SHAPE_FIELDS]
+        + [f"terrain.noise.{name}" for name in noise]
+        + [f"terrain.erosion.{name}" for name in erosion]
+    )
+
+
+def preset_paths() -> list[str]:
+    """Where the menu looks: the shipped presets, then the user's."""
+    return [str(SHIPPED), *bpy.utils.preset_paths(PRESET_SUBDIR)]
+
+
+class NOISEWRIGHT_MT_terrain_presets(bpy.types.Menu):
+    """Terrain presets: pick one to set and regenerate the active Noise Terrain"""
+
+    bl_label = "Terrain Presets"
+    preset_subdir = PRESET_SUBDIR
+
+    def draw(self, _context):
+        self.path_menu(
+            preset_paths(),
+            NOISEWRIGHT_OT_apply_terrain_preset.bl_idname,
+            props_default={"menu_idname": self.bl_idname},
+            filter_ext=lambda ext: ext.lower() == ".py",
+            display_name=lambda name: bpy.path.display_name(name, title_case=True),
+        )
+
+
+class NOISEWRIGHT_OT_terrain_preset_add(AddPresetBase, bpy.types.Operator):  # type: ignore[misc]
+    """Save the active Noise Terrain's settings as a preset, or remove the selected user preset"""
+
+    bl_idname = "noisewright.terrain_preset_add"
+    bl_label = "Add Terrain Preset"
+    preset_menu = "NOISEWRIGHT_MT_terrain_presets"
+    preset_subdir = PRESET_SUBDIR
+    preset_defines = ["terrain = bpy.context.active_object.noisewright_terrain"]
+
+    @property
+    def preset_values(self) -> list[str]:
+        return preset_values()
+
+    @classmethod
+    def poll(cls, context):
+        return api.is_terrain(context.active_object)
+
+
+class NOISEWRIGHT_OT_apply_terrain_preset(bpy.types.Operator):
+    """Set the active Noise Terrain to this preset and regenerate it"""
+
+    bl_idname = "noisewright.apply_terrain_preset"
+    bl_label = "Apply Terrain Preset"
+    bl_options = {"REGISTER", "UNDO"}
+    filepath: StringProperty(subtype="FILE_PATH", options={"SKIP_SAVE"})  # type: ignore[valid-type]
+    menu_idname: StringProperty(options={"SKIP_SAVE", "HIDDEN"})  # type: ignore[valid-type]
+
+    @classmethod
+    def poll(cls, context):
+        if context.mode != "OBJECT" or not api.is_terrain(context.active_object):
+            cls.poll_message_set("Select a Noise Terrain in Object Mode")
+            return False
+        return True
+
+    def execute(self, context):
+        obj = context.active_object
+        try:
+            apply_preset(context, obj, Path(self.filepath))
+        except UserError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        menu = getattr(bpy.types, self.menu_idname, None)
+        if menu is not None:
+            menu.bl_label = bpy.path.display_name(Path(self.filepath).name, title_case=True)
+        return {"FINISHED"}
+
+
+def apply_preset(context: bpy.types.Context, obj: bpy.types.Object, path: Path) -> None:
+    """Run the preset file ``path`` on ``obj``'s terrain settings and regenerate ``obj``.
+
+    ``UserError`` if the file cannot be read or run, or the terrain cannot be rebuilt from its settings;
+    then the settings are put back and nothing changes.
+    """
+    if not api.is_terrain(obj):
+        raise UserError(f"object: {getattr(obj, 'name', obj)!r} is not a Noise Terrain")
+    try:
+        source = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"filepath: cannot read the preset {str(path)!r}: {error.strerror or error}") from None
+    settings = obj.noisewright_terrain  # type: ignore[attr-defined]
+    before = terrain.snapshot(settings)
+    try:
+        with context.temp_override(active_object=obj, object=obj):  # the file reads bpy.context.active_object
+            exec(compile(source, str(path), "exec"), {"bpy": bpy, "terrain": settings, "__file__": str(path)})
+        check_finite(settings)
+        api.regenerate_terrain(context, obj)
+    except UserError:
+        terrain.restore(settings, before)
+        raise
+    except Exception as error:  # a preset file is a script: report what it raised, then put the settings back
+        terrain.restore(settings, before)
+        raise UserError(f"filepath: the preset {path.name!r} failed: {type(error).__name__}: {error}") from None
+
+
+CLASSES = (NOISEWRIGHT_MT_terrain_presets, NOISEWRIGHT_OT_terrain_preset_add, NOISEWRIGHT_OT_apply_terrain_preset)

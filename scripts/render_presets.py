@@ -1,0 +1,73 @@
+"""Render a picture of every shipped terrain preset (Cycles on the CPU), for the README.
+
+    python scripts/render_presets.py                       # into docs/images/presets (bash scripts/run.sh presets)
+    python scripts/render_presets.py --out /tmp/p --samples 32 --width 640 --height 400 --only islands
+    blender --background --python scripts/render_presets.py -- --out /tmp/p
+
+Each preset is applied to a fresh Noise Terrain (Add > Mesh > Noise Terrain, then the preset from the Noise
+Terrain panel's menu, as a user would), coloured by height and slope, and rendered from above at an angle.
+Files are written whole or not at all; the paths are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import runpy
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import bpy
+
+addon = runpy.run_path(str(Path(__file__).with_name("_blender_addon.py")), run_name="_blender_addon")
+scene = runpy.run_path(str(Path(__file__).with_name("_scene.py")), run_name="_scene")
+PALETTES = {"dunes": "sand", "islands": "island", "eroded_canyon": "canyon", "rolling_hills": "meadow"}
+"""The height ramp (``_scene.PALETTES``) of presets that are not alpine."""
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "images" / "presets"
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
+    parser.add_argument("--width", type=addon["integer"](16, 4096), default=320, help="picture width (default 320)")
+    parser.add_argument("--height", type=addon["integer"](16, 4096), default=200, help="picture height (default 200)")
+    parser.add_argument("--samples", type=addon["integer"](1, 4096), default=16, help="Cycles samples (default 16)")
+    parser.add_argument("--only", nargs="+", metavar="PRESET", help="render just these presets (file names)")
+
+
+def render_preset(package, preset: Path, out: Path, args: argparse.Namespace) -> Path:
+    """Render ``preset`` on a fresh terrain into ``out / <preset>.png``."""
+    bpy.ops.wm.read_homefile(use_empty=True)
+    terrain = addon["run_api"]("add_terrain", x_subdivisions=8, y_subdivisions=8)
+    package.terrain_presets.apply_preset(bpy.context, terrain, preset)
+    scene["terrain_material"](terrain, PALETTES.get(preset.stem, "alpine"))
+    scene["stage"](terrain, distance=1.55 * terrain.noisewright_terrain.size)
+    return scene["render_png"](
+        out / f"{preset.stem}.png", args.width, args.height, args.samples, package.noise_core.files.replacing
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, args = addon["parse_arguments"](__doc__.split("\n\n")[0], _add_arguments, argv)
+    package = addon["addon_package"]()
+    presets = sorted(package.terrain_presets.SHIPPED.glob("*.py"))
+    if args.only:
+        unknown = sorted(set(args.only) - {p.stem for p in presets})
+        if unknown:
+            parser.error(f"--only: no preset {', '.join(unknown)}; shipped: {', '.join(p.stem for p in presets)}")
+        presets = [p for p in presets if p.stem in args.only]
+    out = addon["output_file"](parser, "--out", args.out / "probe.png", (".png",)).parent
+    written = []
+    try:
+        for preset in presets:
+            with addon["step"](f"rendering {preset.stem} ({args.width}x{args.height}, {args.samples} samples)"):
+                written.append(render_preset(package, preset, out, args))
+    except (addon["AddonError"], package.errors.UserError, OSError, RuntimeError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    for path in written:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,140 @@
+"""Erosion in Blender: ``api.erode`` on grid meshes, ``api.erode_image``, eroded terrains, the operators."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from .conftest import scene_state
+
+pytestmark = pytest.mark.blender
+
+FEW = {"droplets": 3000, "seed": 2}
+
+
+def _positions(obj) -> np.ndarray:
+    flat = np.empty(len(obj.data.vertices) * 3, dtype=np.float32)
+    obj.data.vertices.foreach_get("co", flat)
+    return flat.reshape(-1, 3)
+
+
+def _attribute(obj, name: str) -> np.ndarray:
+    values = np.empty(len(obj.data.vertices), dtype=np.float32)
+    obj.data.attributes[name].data.foreach_get("value", values)
+    return values
+
+
+def _terrain(bpy, addon, **options):
+    spec = addon.api.NoiseSpec(kind="perlin", octaves=4, frequency=2.0)
+    return addon.api.add_terrain(bpy.context, spec, x_subdivisions=40, y_subdivisions=30, size=2.0, **options)
+
+
+def test_erode_a_terrain_as_noise_core_does_with_masks(bpy_empty, addon):
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)
+    before = _positions(obj)
+    addon.api.erode(bpy.context, obj, hydraulic=FEW)
+    after = _positions(obj)
+    heights = before[:, 2].reshape(31, 41)
+    cell = addon.erosion_io.grid_layout("Noise Terrain", before).cell_size  # from the float32 positions
+    expected = addon.noise_core.erode_hydraulic(heights, cell_size=cell, **FEW)
+    np.testing.assert_allclose(after[:, 2], expected.heights.ravel(), atol=1e-6)
+    np.testing.assert_array_equal(after[:, :2], before[:, :2])
+    np.testing.assert_allclose(_attribute(obj, "erosion"), expected.erosion.ravel(), atol=1e-6)
+    np.testing.assert_allclose(_attribute(obj, "deposition"), expected.deposition.ravel(), atol=1e-6)
+    assert expected.eroded > 0
+
+
+def test_erode_any_vertex_order_of_a_blender_grid(bpy_empty, addon):
+    bpy = bpy_empty
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=24, y_subdivisions=24, size=2.0)
+    grid = bpy.context.active_object
+    addon.api.displace(bpy.context, [grid], addon.api.NoiseSpec(octaves=3), direction="Z", strength=0.5)
+    positions = _positions(grid)
+    addon.api.erode(bpy.context, grid, hydraulic=FEW, thermal={"iterations": 5})
+    order = np.lexsort((positions[:, 0], positions[:, 1]))  # row by row from -y, x increasing
+    side = 25
+    heights = positions[order, 2].reshape(side, side)
+    cell = addon.erosion_io.grid_layout("Grid", positions).cell_size
+    first = addon.noise_core.erode_hydraulic(heights, cell_size=cell, **FEW)
+    expected = addon.noise_core.erode_thermal(first.heights, cell_size=cell, iterations=5)
+    np.testing.assert_allclose(_positions(grid)[order, 2], expected.heights.ravel(), atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        (lambda bpy: bpy.ops.mesh.primitive_cube_add(), r"^'Cube': not a regular grid mesh"),
+        (lambda bpy: bpy.ops.mesh.primitive_uv_sphere_add(), r"^'Sphere': not a regular grid mesh"),
+    ],
+)
+def test_other_meshes_are_refused_and_nothing_changes(bpy_empty, addon, make, message):
+    bpy = bpy_empty
+    make(bpy)
+    before = scene_state(bpy)
+    with pytest.raises(addon.api.UserError, match=message):
+        addon.api.erode(bpy.context, bpy.context.active_object, hydraulic={})
+    assert scene_state(bpy) == before
+    with pytest.raises(RuntimeError, match=message[1:]):  # the operator reports the error and cancels
+        bpy.ops.noisewright.erode()
+    assert scene_state(bpy) == before
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"hydraulic": {"radius": 20}}, r"^radius: must be between 1 and 8, got 20"),
+        ({"thermal": {"talus_angle": "steep"}}, r"^talus_angle: expected a number"),
+        ({"hydraulic": {"rain": 1}}, r"^rain: not an erosion option"),
+        ({}, r"^hydraulic, thermal: turn on at least one kind of erosion"),
+    ],
+)
+def test_bad_options_name_the_option_and_nothing_changes(bpy_empty, addon, options, message):
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)
+    before = scene_state(bpy)
+    with pytest.raises(addon.api.UserError, match=message):
+        addon.api.erode(bpy.context, obj, **options)
+    assert scene_state(bpy) == before and "erosion" not in obj.data.attributes
+
+
+def test_an_eroded_terrain_regenerates_the_same_and_can_drop_its_erosion(bpy_empty, addon):
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon, hydraulic=FEW, thermal={"iterations": 3})
+    settings = obj.noisewright_terrain.erosion
+    assert settings.hydraulic and settings.thermal and settings.droplets == 3000
+    eroded = _positions(obj)
+    assert "erosion" in obj.data.attributes
+    addon.api.regenerate_terrain(bpy.context, obj)
+    np.testing.assert_array_equal(_positions(obj), eroded)
+    settings.hydraulic = settings.thermal = False
+    addon.api.regenerate_terrain(bpy.context, obj)
+    assert "erosion" not in obj.data.attributes and not np.array_equal(_positions(obj), eroded)
+
+
+def test_the_erode_operator_erodes_the_active_terrain(bpy_empty, addon):
+    bpy = bpy_empty
+    assert bpy.ops.noisewright.add_terrain(x_subdivisions=16, y_subdivisions=16) == {"FINISHED"}
+    obj = bpy.context.active_object
+    before = _positions(obj)
+    assert bpy.ops.noisewright.erode() == {"FINISHED"}  # hydraulic, defaults
+    assert not np.array_equal(_positions(obj), before)
+    assert _attribute(obj, "erosion").max() > 0
+
+
+def test_erode_image_writes_heights_and_mask_images(bpy_empty, addon):
+    bpy = bpy_empty
+    image = addon.api.bake(bpy.context, addon.api.NoiseSpec(octaves=4), image="Height", width=48, height=40)
+    pixels = np.empty(48 * 40 * 4, dtype=np.float32)
+    image.pixels.foreach_get(pixels)
+    heights = pixels.reshape(-1, 4)[:, 0].reshape(40, 48)
+    erosion, deposition = addon.api.erode_image(bpy.context, image, hydraulic=FEW, relief=32.0)
+    expected = addon.noise_core.erode_hydraulic(heights, cell_size=1 / 32.0, **FEW)
+    image.pixels.foreach_get(pixels)
+    np.testing.assert_allclose(pixels.reshape(-1, 4)[:, 1].reshape(40, 48), expected.heights, atol=1e-6)
+    assert (erosion.name, deposition.name) == ("Height Erosion", "Height Deposition")
+    mask = np.empty(48 * 40 * 4, dtype=np.float32)
+    erosion.pixels.foreach_get(mask)
+    np.testing.assert_allclose(mask.reshape(-1, 4)[:, 0].reshape(40, 48), expected.erosion, atol=1e-6)
+    with pytest.raises(addon.api.UserError, match=r"^relief: must be > 0 pixels"):
+        addon.api.erode_image(bpy.context, image, hydraulic={}, relief=0.0)

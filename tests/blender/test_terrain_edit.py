@@ -1,0 +1,181 @@
+"""Re-editable Noise Terrains (``api.regenerate_terrain``, the object's settings) and terrain presets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from .conftest import scene_state
+
+pytestmark = pytest.mark.blender
+
+
+def _positions(obj) -> np.ndarray:
+    flat = np.empty(len(obj.data.vertices) * 3, dtype=np.float32)
+    obj.data.vertices.foreach_get("co", flat)
+    return flat.reshape(-1, 3)
+
+
+def _terrain(bpy, addon, **shape):
+    spec = addon.api.NoiseSpec(kind="perlin", octaves=3, seed=4)
+    arguments = {"x_subdivisions": 12, "y_subdivisions": 8, "size": 3.0, "height": 0.75, **shape}
+    return addon.api.add_terrain(bpy.context, spec, addon.api.Domain(offset=(0.125, 0.25, 0.375)), **arguments)
+
+
+def test_a_terrain_remembers_what_it_was_built_from(bpy_empty, addon):
+    obj = _terrain(bpy_empty, addon, falloff="RADIAL", offset=(0.25, -1.0))
+    spec, domain, shape, hydraulic, thermal = addon.terrain.recall(obj)
+    assert hydraulic is None and thermal is None
+    assert spec == addon.api.NoiseSpec(kind="perlin", octaves=3, seed=4)
+    assert domain == addon.api.Domain(offset=(0.125, 0.25, 0.375))
+    assert shape == {
+        "x_subdivisions": 12,
+        "y_subdivisions": 8,
+        "size": 3.0,
+        "height": 0.75,
+        "offset": (0.25, -1.0),
+        "falloff": "RADIAL",
+        "falloff_width": pytest.approx(0.3),
+    }
+    assert addon.api.is_terrain(obj)
+
+
+def test_every_spec_field_round_trips_through_the_settings(bpy_empty, addon):
+    settings = bpy_empty.context.scene.noisewright
+    NoiseSpec = addon.api.NoiseSpec
+    for spec in (
+        NoiseSpec(kind="hill", sizes=(1.0, 0.3333333333333333), distribution="weibull", alpha=2.0, beta=0.5),
+        NoiseSpec(kind="voronoi", distance="manhattan", function="f2", jitter=0.5, tiling=True, frequency=3.0),
+        NoiseSpec(kind="cellular", density=2.5, octaves=4, fractal="ridged", offset=1.0, gain=2.0),
+        NoiseSpec(warp="progressive", warp_kind="value", warp_amplitude=0.375, warp_octaves=2, turbulence=True),
+    ):
+        addon.mapping.from_spec(settings, spec)
+        assert addon.mapping.to_spec(settings) == spec
+
+
+def test_regenerate_keeps_the_object_and_matches_a_fresh_terrain(bpy_empty, addon):
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)
+    obj.location = (1.0, 2.0, 3.0)
+    obj.modifiers.new("Smooth", "SMOOTH")
+    material = bpy.data.materials.new("Rock")
+    obj.data.materials.append(material)
+    obj.noisewright_terrain.noise.octaves = 5
+    obj.noisewright_terrain.height = 1.5
+    assert addon.api.regenerate_terrain(bpy.context, obj) is obj
+    fresh = addon.api.add_terrain(
+        bpy.context,
+        addon.api.NoiseSpec(kind="perlin", octaves=5, seed=4),
+        addon.api.Domain(offset=(0.125, 0.25, 0.375)),
+        x_subdivisions=12,
+        y_subdivisions=8,
+        size=3.0,
+        height=1.5,
+    )
+    np.testing.assert_array_equal(_positions(obj), _positions(fresh))
+    assert tuple(obj.location) == (1.0, 2.0, 3.0)
+    assert [m.name for m in obj.modifiers] == ["Smooth"] and list(obj.data.materials) == [material]
+
+
+def test_regenerate_with_new_subdivisions_rebuilds_the_grid(bpy_empty, addon):
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)
+    material = bpy.data.materials.new("Rock")
+    obj.data.materials.append(material)
+    obj.noisewright_terrain.x_subdivisions = 20
+    addon.api.regenerate_terrain(bpy.context, bpy.data.objects[obj.name])
+    assert len(obj.data.vertices) == 21 * 9 and len(obj.data.polygons) == 20 * 8
+    assert list(obj.data.materials) == [material] and obj.data.uv_layers.active.name == "UVMap"
+
+
+def test_the_operator_regenerates_the_active_terrain(bpy_empty, addon):
+    bpy = bpy_empty
+    assert bpy.ops.noisewright.add_terrain(x_subdivisions=6, y_subdivisions=6) == {"FINISHED"}
+    obj = bpy.context.active_object
+    before = _positions(obj)
+    obj.noisewright_terrain.noise.seed = 99
+    assert bpy.ops.noisewright.regenerate_terrain() == {"FINISHED"}
+    assert not np.array_equal(_positions(obj), before)
+
+
+def test_regenerate_refuses_what_it_cannot_rebuild_and_changes_nothing(bpy_empty, addon):
+    bpy = bpy_empty
+    UserError = addon.api.UserError
+    bpy.ops.mesh.primitive_cube_add()
+    with pytest.raises(UserError, match=r"^object: 'Cube' is not a Noise Terrain"):
+        addon.api.regenerate_terrain(bpy.context, bpy.context.active_object)
+    obj = _terrain(bpy, addon)
+    obj.noisewright_terrain.noise.tiling = True
+    obj.noisewright_terrain.noise.frequency = 2.5
+    before = scene_state(bpy)
+    with pytest.raises(UserError, match=r"^frequency: tiling needs a whole-number frequency"):
+        addon.api.regenerate_terrain(bpy.context, obj)
+    assert scene_state(bpy) == before
+    obj.noisewright_terrain.noise.tiling = False
+    obj.shape_key_add(name="Basis")
+    obj.noisewright_terrain.y_subdivisions = 3
+    with pytest.raises(UserError, match=r"the mesh has shape keys, which a new vertex count would lose"):
+        addon.api.regenerate_terrain(bpy.context, obj)
+    assert len(obj.data.vertices) == 13 * 9
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    with pytest.raises(UserError, match=r"leave Edit Mode to regenerate"):
+        addon.api.regenerate_terrain(bpy.context, obj)
+    bpy.ops.object.mode_set(mode="OBJECT")
+
+
+SHIPPED = ("alpine_ridges", "cratered_cells", "dunes", "eroded_canyon", "islands", "rolling_hills")
+
+
+def test_six_presets_are_shipped_and_each_builds_a_terrain(bpy_empty, addon):
+    bpy = bpy_empty
+    shipped = sorted(path.stem for path in addon.terrain_presets.SHIPPED.glob("*.py"))
+    assert shipped == list(SHIPPED)
+    obj = _terrain(bpy, addon)
+    heights = {}
+    for name in SHIPPED:
+        addon.terrain_presets.apply_preset(bpy.context, obj, addon.terrain_presets.SHIPPED / f"{name}.py")
+        settings = obj.noisewright_terrain
+        z = _positions(obj)[:, 2]
+        assert len(z) == (settings.x_subdivisions + 1) * (settings.y_subdivisions + 1)
+        assert np.isfinite(z).all() and np.ptp(z) > 0.05 * abs(settings.height), name
+        heights[name] = z
+    assert len({h.tobytes() for h in heights.values()}) == len(SHIPPED)
+
+
+def test_a_failing_preset_puts_the_settings_back(bpy_empty, addon, tmp_path: Path):
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)
+    before = scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)
+    broken = tmp_path / "broken.py"
+    broken.write_text("terrain.noise.octaves = 7\nterrain.noise.tiling = True\nterrain.noise.frequency = 2.5\n")
+    with pytest.raises(addon.api.UserError, match=r"^frequency: tiling needs"):
+        addon.terrain_presets.apply_preset(bpy.context, obj, broken)
+    assert (scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)) == before
+    broken.write_text("terrain.noise.octaves = 7\nraise KeyError('oops')\n")
+    with pytest.raises(addon.api.UserError, match=r"^filepath: the preset 'broken.py' failed: KeyError"):
+        addon.terrain_presets.apply_preset(bpy.context, obj, broken)
+    assert (scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)) == before
+    with pytest.raises(addon.api.UserError, match=r"^filepath: cannot read the preset"):
+        addon.terrain_presets.apply_preset(bpy.context, obj, tmp_path / "missing.py")
+
+
+def test_a_saved_preset_restores_every_setting(bpy_empty, addon):
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon, falloff="X")
+    settings = obj.noisewright_terrain
+    settings.noise.kind = "voronoi"
+    settings.noise.function = "f2_minus_f1"
+    settings.noise.warp = "independent"
+    settings.size = 5.0
+    saved = addon.terrain.snapshot(settings)
+    assert bpy.ops.noisewright.terrain_preset_add(name="My Terrain") == {"FINISHED"}
+    folder = bpy.utils.user_resource("SCRIPTS", path=f"presets/{addon.terrain_presets.PRESET_SUBDIR}")
+    path = Path(folder) / "My_Terrain.py"  # AddPresetBase keeps the case, spaces become underscores
+    assert path.is_file()
+    addon.terrain_presets.apply_preset(bpy.context, obj, addon.terrain_presets.SHIPPED / "dunes.py")
+    assert addon.terrain.snapshot(settings) != saved
+    assert bpy.ops.noisewright.apply_terrain_preset(filepath=str(path)) == {"FINISHED"}
+    assert addon.terrain.snapshot(settings) == saved

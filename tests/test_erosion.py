@@ -1,0 +1,184 @@
+"""Hydraulic and thermal erosion (``noise_core/erosion.py``): determinism, threads, mass, masks, extremes, errors."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+import noise_core as nc
+from noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS, erode_hydraulic, erode_thermal
+
+
+def terrain(size: int = 96, relief: float = 30.0) -> np.ndarray:
+    spec = nc.NoiseSpec(kind="perlin", octaves=4, frequency=3.0, persistence=0.45)
+    return (nc.ranges.to_unit(spec, nc.evaluate_grid(spec, (size, size))) * relief).astype(np.float32)
+
+
+def cone(size: int = 64, relief: float = 40.0) -> np.ndarray:
+    y, x = np.mgrid[0:size, 0:size] - (size - 1) / 2
+    return (relief * np.maximum(0.0, 1.0 - np.hypot(x, y) / (size / 2))).astype(np.float32)
+
+
+def _check_mass(before: np.ndarray, result, tolerance: float = 1e-4) -> None:
+    scale = max(result.eroded, 1.0)
+    assert result.eroded - result.deposited == pytest.approx(result.carried_off, abs=tolerance * scale)
+    lost = float(before.astype(np.float64).sum() - result.heights.astype(np.float64).sum())
+    # float32 heights: each of the cells rounds by up to half an ulp of its height
+    assert lost == pytest.approx(result.carried_off, abs=tolerance * scale + before.size * np.spacing(before.max()))
+
+
+def test_hydraulic_is_deterministic_and_the_seed_matters() -> None:
+    heights = terrain()
+    first = erode_hydraulic(heights, droplets=3000, seed=7)
+    again = erode_hydraulic(heights, droplets=3000, seed=7)
+    other = erode_hydraulic(heights, droplets=3000, seed=8)
+    assert np.array_equal(first.heights, again.heights) and first.carried_off == again.carried_off
+    assert not np.array_equal(first.heights, other.heights)
+
+
+def test_same_bits_on_one_and_two_threads() -> None:
+    """Hydraulic droplets run one after another and thermal moves are computed from one state: the thread
+    count never changes a bit."""
+    script = textwrap.dedent(
+        """
+        import hashlib, json
+        import numpy as np
+        import noise_core as nc
+        from noise_core.erosion import erode_hydraulic, erode_thermal
+        spec = nc.NoiseSpec(kind="perlin", octaves=4, frequency=3.0)
+        heights = nc.ranges.to_unit(spec, nc.evaluate_grid(spec, (80, 70))) * 25.0
+        digests = [hashlib.sha256(r.heights.tobytes() + r.erosion.tobytes()).hexdigest()
+                   for r in (erode_hydraulic(heights, droplets=2000, seed=3), erode_thermal(heights, iterations=20))]
+        print(json.dumps(digests))
+        """
+    )
+    runs = []
+    for threads in ("1", "2"):
+        env = {**os.environ, "NUMBA_NUM_THREADS": threads}
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("heights", [terrain(), cone()], ids=["terrain", "cone"])
+def test_hydraulic_conserves_mass_and_masks_add_up(heights: np.ndarray) -> None:
+    result = erode_hydraulic(heights, droplets=5000, seed=1)
+    assert result.eroded > 0.0 and result.deposited > 0.0
+    _check_mass(heights, result)
+    assert result.erosion.min() >= 0.0 and result.deposition.min() >= 0.0
+    assert not np.any((result.erosion > 0) & (result.deposition > 0))
+    np.testing.assert_allclose(result.heights - heights, result.deposition - result.erosion, atol=1e-4)
+
+
+def test_a_cone_gets_channels_and_deposits_at_its_foot() -> None:
+    heights = cone(80)
+    result = erode_hydraulic(heights, droplets=20000, seed=2)
+    centre = np.hypot(*(np.mgrid[0:80, 0:80] - 39.5))
+    slope, foot = (centre > 8) & (centre < 30), (centre >= 36) & (centre < 40)
+    assert result.erosion[slope].mean() > result.erosion[foot].mean()
+    assert result.deposition[foot].mean() > result.deposition[slope].mean()
+    ring = result.heights[(centre > 18) & (centre < 20)]
+    assert ring.std() > 1.5 * heights[(centre > 18) & (centre < 20)].std()  # no longer round: gullies cut in
+
+
+def test_droplets_leaving_the_map_carry_sediment_off() -> None:
+    ramp = np.tile(np.linspace(30.0, 0.0, 64, dtype=np.float32), (64, 1))  # downhill towards x = 63
+    result = erode_hydraulic(ramp, droplets=3000, seed=4)
+    assert result.carried_off > 0.0
+    _check_mass(ramp, result)
+
+
+def test_thermal_relaxes_slopes_to_the_talus_angle_and_conserves_mass() -> None:
+    heights = cone(48, relief=40.0)
+    result = erode_thermal(heights, talus_angle=30.0, iterations=400, rate=0.5)
+    assert result.carried_off == 0.0
+    _check_mass(heights, result)
+    slope_before = np.abs(np.diff(heights.astype(np.float64), axis=1)).max()
+    slope_after = np.abs(np.diff(result.heights.astype(np.float64), axis=1)).max()
+    assert slope_before > 1.5 and slope_after < np.tan(np.radians(30.0)) * 1.15
+    unchanged = erode_thermal(heights, talus_angle=89.0, iterations=10)
+    assert np.array_equal(unchanged.heights, heights) and unchanged.eroded == 0.0
+
+
+def test_cell_size_makes_erosion_scale_free() -> None:
+    """The same shape in other units erodes the same: heights x 8 with cell_size 8 (a power of two, so the
+    heights in cells are the same bits: droplets are chaotic, the last bit of a start height can matter)."""
+    heights = terrain(64)
+    unit = erode_hydraulic(heights, droplets=2000, seed=5)
+    scaled = erode_hydraulic(heights * 8.0, droplets=2000, seed=5, cell_size=8.0)
+    np.testing.assert_array_equal(scaled.heights, unit.heights * 8.0)
+    assert scaled.eroded == pytest.approx(unit.eroded * 8.0)
+    thermal = erode_thermal(heights * 8.0, iterations=5, cell_size=8.0)
+    np.testing.assert_array_equal(thermal.heights, erode_thermal(heights, iterations=5).heights * 8.0)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"inertia": 0.0},
+        {"inertia": 1.0},
+        {"evaporation": 1.0},
+        {"capacity": 1000.0, "erosion": 1.0, "gravity": 1000.0, "initial_speed": 1000.0},
+        {"deposition": 0.0, "erosion": 0.0},
+        {"min_slope": 10.0, "radius": 8, "lifetime": 1000},
+        {"initial_water": 1000.0, "evaporation": 0.0},
+    ],
+)
+def test_never_nan_at_the_extremes(options: dict) -> None:
+    for heights in (terrain(48) * 1e6, np.zeros((5, 5), np.float32), cone(32)):
+        result = erode_hydraulic(heights, droplets=500, **options)
+        assert np.isfinite(result.heights).all() and np.isfinite([result.eroded, result.carried_off]).all()
+        _check_mass(heights, result, tolerance=1e-3)
+
+
+def test_input_is_left_alone_and_any_real_dtype_works() -> None:
+    heights = terrain(32).astype(np.float64)
+    before = heights.copy()
+    erode_hydraulic(heights, droplets=100)
+    erode_thermal(heights.astype(np.int32), iterations=3)
+    assert np.array_equal(heights, before)
+    assert erode_hydraulic(heights, droplets=0).eroded == 0.0
+
+
+@pytest.mark.parametrize(
+    ("heights", "options", "error", "message"),
+    [
+        ([[1.0] * 4] * 4, {}, TypeError, "heights: expected a 2-D numpy array, got list"),
+        (np.zeros((2, 9)), {}, ValueError, "heights: must be a 2-D array of at least 3x3 cells"),
+        (np.zeros(9), {}, ValueError, "heights: must be a 2-D array"),
+        (np.full((4, 4), np.nan), {}, ValueError, "heights: must be finite"),
+        (np.zeros((4, 4), bool), {}, TypeError, "heights: dtype must be a real number type"),
+        (np.zeros((4, 4)), {"droplets": -1}, ValueError, "droplets: must be between 0 and 1e+08"),
+        (np.zeros((4, 4)), {"droplets": 2.5}, TypeError, "droplets: expected an integer"),
+        (np.zeros((4, 4)), {"radius": 9}, ValueError, "radius: must be between 1 and 8"),
+        (np.zeros((4, 4)), {"inertia": float("nan")}, ValueError, "inertia: must be a finite number"),
+        (np.zeros((4, 4)), {"cell_size": 0.0}, ValueError, "cell_size: must be in (0, 1e+30]"),
+        (np.zeros((4, 4)), {"talus_angle": 30.0}, TypeError, "talus_angle: not an erosion option"),
+    ],
+)
+def test_bad_input_names_the_argument(heights, options, error, message) -> None:
+    with pytest.raises(error, match="^" + re.escape(message)):
+        erode_hydraulic(heights, **options)
+
+
+def test_thermal_options_are_checked() -> None:
+    with pytest.raises(ValueError, match=r"^talus_angle: must be between 0 and 89"):
+        erode_thermal(np.zeros((4, 4)), talus_angle=90.0)
+    with pytest.raises(TypeError, match=r"^droplets: not an erosion option"):
+        erode_thermal(np.zeros((4, 4)), droplets=3)
+
+
+def test_readme_erosion_tables_match_the_options() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    for option in (*HYDRAULIC_OPTIONS, *THERMAL_OPTIONS):
+        default = f"{option.default:_}" if option.type is int else f"{option.default!r}"
+        assert f"| `{option.name}` | `{default}` |" in readme, option.name
