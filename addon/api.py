@@ -345,9 +345,9 @@ def erode_image(
         raise UserError(f"image: {image.name!r} has no pixels of at least 3 x 3 to erode")
     if _finite("relief", relief) <= 0.0:
         raise UserError(f"relief: must be > 0 pixels, got {relief!r}")
-    pixels = np.empty(width * height * image.channels, dtype=np.float32)
-    pixel_array(image).foreach_get(pixels)
-    pixels = pixels.reshape(height * width, image.channels)
+    flat = np.empty(width * height * image.channels, dtype=np.float32)
+    pixel_array(image).foreach_get(flat)
+    pixels = flat.reshape(height * width, image.channels)
     heights = pixels[:, 0].reshape(height, width).astype(np.float64)
     with window_progress(context, 1) as advance:
         eroded = erosion_io.erode_heights(heights, 1.0 / float(relief), hydraulic, thermal)

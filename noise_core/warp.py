@@ -61,8 +61,8 @@ def warped_points(
     dim = points.shape[1]
     components = [component_spec(spec, axis) for axis in range(dim)]
     if spec.warp == "independent":
-        for axis, component in enumerate(components):
-            moved[:, axis] += spec.warp_amplitude * run(component, points)
+        offsets = np.column_stack([run(component, points) for component in components]).astype(np.float64)
+        moved += float(spec.warp_amplitude) * offsets  # float64 throughout: same bits on numpy 1 and 2
         return moved
     weights = spec.persistence ** np.arange(spec.warp_octaves, dtype=np.float64)
     weights /= weights.sum()
@@ -71,8 +71,7 @@ def warped_points(
         octave_specs = [
             replace(c, seed=_wrap_seed(c.seed + octave), frequency=frequency, octaves=1) for c in components
         ]
-        shift = [run(octave_spec, moved) for octave_spec in octave_specs]  # all read p_o before any moves it
-        for axis in range(dim):
-            moved[:, axis] += spec.warp_amplitude * weights[octave] * shift[axis]
+        shift = np.column_stack([run(octave_spec, moved) for octave_spec in octave_specs]).astype(np.float64)
+        moved += float(spec.warp_amplitude * weights[octave]) * shift  # every axis read p_o before any moved
         frequency *= spec.lacunarity
     return moved

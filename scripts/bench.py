@@ -55,6 +55,9 @@ Sections (``--only``, comma separated):
   defaults: LocalCluster, tiles of 4096) in a subprocess, its wall time and the peak of the summed resident
   memory of it and its worker processes, sampled every 0.05 s.
 
+* ``terrain`` (only when asked for): erosion, domain warp against FastNoiseLite's (when the native peers are
+  built) and the fractal modes against Geometry Nodes (``scripts/bench_terrain.py`` says what each measures).
+
 Then the issue's targets as PASS/FAIL lines with the measured ratios. Timings, not the test suite:
 nothing here asserts.
 """
@@ -80,7 +83,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 
 SECTIONS = ("core", "fnl", "blender", "startup")
-EXTRA_SECTIONS = ("asm", "scale", "fn2", "fnl-native")
+EXTRA_SECTIONS = ("asm", "scale", "fn2", "fnl-native", "terrain")
 OCTAVES = (1, 4)
 FREQUENCY = 4.0
 EXTENT = 8.0
@@ -1331,12 +1334,29 @@ def report(results: dict) -> str:
         ]
         for name, text in (("cold", "empty Numba cache (compiles)"), ("warm", "after a restart (cache hit)")):
             out.append(f"| {text} | {startup[name]['import_s']:.2f} | {startup[name]['first_call_s']:.2f} |")
+    if "terrain" in results:
+        out += _terrain_section()["terrain_report"](results["terrain"])
     if "scale" in results:
         out += scale_report(results["scale"])
     lines = target_lines(results)
     if lines:
         out += ["", "### Targets", "", "```", *lines, "```"]
     return "\n".join(out)
+
+
+def _terrain_section() -> dict:
+    """``scripts/bench_terrain.py`` (the ``terrain`` section), loaded as the scripts load their helpers."""
+    import runpy
+
+    return runpy.run_path(str(Path(__file__).with_name("bench_terrain.py")), run_name="bench_terrain")
+
+
+def _fnl_library(peers_dir: Path) -> str | None:
+    """The native FastNoiseLite library ``scripts/build_peers.py`` built, or None when it is not built."""
+    try:
+        return load_peer_manifest(peers_dir, "fnl-native")["fnl_library"]
+    except PeerError:
+        return None
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -1369,6 +1389,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", type=Path, help="also write the report (Markdown tables) to this file")
     parser.add_argument("--blender-child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--peers-core-child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--terrain-child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.quick:
         args.points, args.repeat, args.grid, args.min_seconds = 2**16, 2, 200, 0.0
@@ -1378,6 +1399,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.peers_core_child:
         peers_core_child(args.points, args.repeat)
+        return 0
+    if args.terrain_child:
+        _terrain_section()["terrain_child"](args.grid, args.repeat, best_time)
         return 0
     sections = [s.strip() for s in args.only.split(",") if s.strip()]
     unknown = sorted(set(sections) - set(SECTIONS + EXTRA_SECTIONS))
@@ -1422,6 +1446,11 @@ def main(argv: list[str] | None = None) -> int:
     if "scale" in sections:
         print("tiled bakes on Dask ...", flush=True)
         results["scale"] = run_scale(args.scale_grid, args.scale_tile, args.scale_bake, args.repeat)
+    if "terrain" in sections:
+        print("terrain: erosion, domain warp, fractal modes against Geometry Nodes ...", flush=True)
+        results["terrain"] = _terrain_section()["run_terrain"](
+            points[2], best_time, args.repeat, args.grid, args.min_seconds, _fnl_library(args.peers_dir)
+        )
     if "blender" in sections:
         print("Blender ...", flush=True)
         results["blender"] = run_blender(args.grid, args.repeat)

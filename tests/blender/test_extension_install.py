@@ -108,6 +108,7 @@ def test_a_staged_copy_is_current_until_a_source_file_differs(tmp_path: Path) ->
     assert sorted(path.name for path in staged.iterdir() if path.suffix != ".py") == [
         "blender_manifest.toml",
         "noise_core",
+        "presets",
     ]
     assert build_extension.staged_copy_is_current(staged)
     cache = staged / "noise_core" / "__pycache__"
