@@ -15,12 +15,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import fractal
+from .derivatives import DERIVABLE_FAMILIES, derivative_sum
 from .fractal import fractal_sum, kernel_for
 from .fractal_modes import MODE_CODES
 from .ranges import float32_range
 from .registry import KINDS, NO_PARAMS, kernel_arguments, kind_info
 from .spec import NoiseSpec
-from .warp import is_warped, warped_points
+from .warp import is_warped, warped_points, warped_points_and_jacobian
 
 MAX_LATTICE_COORDINATE = 2.0**31
 MAX_GRID_SAMPLES = 2**28
@@ -85,14 +86,56 @@ def _run_unwarped(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     return out
 
 
-def evaluate(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
+def _check_derivable(spec: NoiseSpec) -> None:
+    """Analytic gradients exist for the lattice and simplex kinds (warp bases always are)."""
+    if KINDS[spec.kind].family not in DERIVABLE_FAMILIES:
+        allowed = ", ".join(name for name, kind in KINDS.items() if kind.family in DERIVABLE_FAMILIES)
+        raise ValueError(
+            f"derivatives: kind {spec.kind!r} has no analytic gradient (its distance or bump functions are not "
+            f"differentiable everywhere); derivatives=True is allowed for {allowed}; use central differences "
+            f"of evaluate() for the others"
+        )
+
+
+def _run_derivatives(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
+    """Value and gradient (N, 1 + d) of ``spec`` at ``points``; through a warp ``p' = W(p)`` the gradient is
+    ``J^T grad n(p')`` with the warp's Jacobian ``J``."""
+    if not is_warped(spec):
+        return _run_derivatives_unwarped(spec, points)
+    moved, jacobian = warped_points_and_jacobian(spec, points, _run_derivatives_unwarped)
+    out = _run_derivatives_unwarped(spec, moved)
+    out[:, 1:] = np.einsum("ni,nij->nj", out[:, 1:].astype(np.float64), jacobian)
+    return out
+
+
+def _run_derivatives_unwarped(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
+    out = np.empty((points.shape[0], 1 + points.shape[1]), dtype=np.float32)
+    if out.shape[0] == 0:
+        return out
+    family, variant, _ = kernel_arguments(spec, points.shape[1])
+    outside = derivative_sum(
+        points, out, family, points.shape[1], variant, spec, _lattice_limit(spec), float32_range(spec)
+    )
+    if outside:
+        _reject_coordinates(spec, points)
+    return out
+
+
+def evaluate(spec: NoiseSpec, points: np.ndarray, derivatives: bool = False) -> np.ndarray:
     """Noise of ``spec`` at ``points``, an (N, d) float32/float64 array; returns (N,) float32.
 
-    The noise is d-dimensional and reads the columns in order (x, y, z).
+    The noise is d-dimensional and reads the columns in order (x, y, z). With ``derivatives=True`` returns
+    (N, 1 + d) float32: the value and its gradient with respect to the input coordinates (x, y, z order), for
+    the lattice and simplex kinds with any fractal mode, turbulence, tiling and domain warp (``derivatives.py``).
     """
     spec = _check_spec(spec)
     points = _check_points(points)
     _check_dimension(spec, points.shape[1])
+    if not isinstance(derivatives, (bool, np.bool_)):
+        raise TypeError(f"derivatives: expected True or False, got {derivatives!r}")
+    if derivatives:
+        _check_derivable(spec)
+        return _run_derivatives(spec, np.ascontiguousarray(points))
     return _run(spec, np.ascontiguousarray(points))
 
 

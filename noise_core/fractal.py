@@ -55,6 +55,20 @@ from .sampling import BLOCKWISE, sample, sample_block
 BLOCK = 1024
 
 
+@jit
+def read_block(rows, dim, limit, local):
+    """Copy a block's points (its (n, ``dim``) rows, flattened) into the float64 columns ``local[axis]``;
+    returns how many coordinates are not below ``limit`` in magnitude (NaN counts as outside)."""
+    block_outside = 0
+    for axis in range(dim):
+        column = local[axis]
+        for i in range(column.shape[0]):
+            coordinate = np.float64(rows[i * dim + axis])
+            column[i] = coordinate
+            block_outside += 0 if abs(coordinate) < limit else 1
+    return block_outside
+
+
 def _build_kernel(family, dim, variant, tiled, mode=FBM):
     """The fractal-sum kernel of one ``(family, dim, variant, tiled, mode)`` (``fractal_modes`` codes)."""
     blockwise = (family, dim) in BLOCKWISE
@@ -84,16 +98,8 @@ def _build_kernel(family, dim, variant, tiled, mode=FBM):
             start = block * BLOCK
             stop = min(start + BLOCK, n)
             ob = out[start:stop]
-            rows = points[start:stop].ravel()
             local = np.empty((dim, stop - start), dtype=np.float64)
-            block_outside = 0
-            for axis in range(dim):
-                column = local[axis]
-                for i in range(column.shape[0]):
-                    coordinate = np.float64(rows[i * dim + axis])
-                    column[i] = coordinate
-                    block_outside += 0 if abs(coordinate) < limit else 1
-            outside[block] = block_outside
+            outside[block] = read_block(points[start:stop].ravel(), dim, limit, local)
             xb = local[0]
             yb = local[1 if dim > 1 else 0]
             zb = local[2 if dim > 2 else 0]
@@ -181,7 +187,7 @@ _LAUNCH_LOCK = threading.Lock()
 THREAD_SAFE_LAYERS = frozenset({"tbb", "omp"})
 
 
-def _launch_guard():
+def launch_guard():
     """The lock around a kernel launch, unless the threading layer is known to allow concurrent launches."""
     try:
         layer = numba.threading_layer()
@@ -255,6 +261,6 @@ def fractal_sum(points, out, family, dim, variant, spec, params, limit, bounds):
     kernel = kernel_for(family, dim, variant, spec.tiling, MODE_CODES[spec.fractal])
     arguments = kernel_arguments(points, out, outside, spec, params, limit, bounds)
     ensure_compiled(kernel, kernel_signature(kernel, arguments))
-    with _launch_guard():
+    with launch_guard():
         kernel(*arguments)
     return int(outside.sum())

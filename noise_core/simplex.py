@@ -104,11 +104,10 @@ def simplex_1d(gradient, x, seed, frequency):
 
 
 @jit
-def simplex_2d(gradient, x, y, seed, frequency):
-    """2D simplex noise: the three kernels of the triangle holding the (scaled) sample."""
-    h = hash_seed(seed)
-    x = x * (frequency * SCALE_2D)
-    y = y * (frequency * SCALE_2D)
+def triangle(h, x, y):
+    """The three corners ``(i, j, accumulator)`` of the triangle holding the skewed ``(x, y)``: the cell's
+    origin, its far corner and the third corner the seed's ``xGz`` test picks; ``accumulator`` is the hash
+    ``h`` has eaten the corner's ``i`` and ``j`` (not yet avalanched)."""
     skew = (x + y) * SKEW_2D
     sx = x + skew
     sy = y + skew
@@ -123,19 +122,29 @@ def simplex_2d(gradient, x, y, seed, frequency):
     h1 = eat(h, np.int64(x1))
     hc = h1 if x_greater else h0
     return (
-        _kernel_2d(gradient, eat(h0, np.int64(y0)), x0, y0, x, y)
-        + _kernel_2d(gradient, eat(h1, np.int64(y1)), x1, y1, x, y)
-        + _kernel_2d(gradient, eat(hc, np.int64(yc)), xc, yc, x, y)
+        (x0, y0, eat(h0, np.int64(y0))),
+        (x1, y1, eat(h1, np.int64(y1))),
+        (xc, yc, eat(hc, np.int64(yc))),
     )
 
 
 @jit
-def simplex_3d(gradient, x, y, z, seed, frequency):
-    """3D simplex noise: the four kernels of the tetrahedron holding the (scaled) sample."""
-    h = hash_seed(seed)
-    x = x * (frequency * SCALE_3D)
-    y = y * (frequency * SCALE_3D)
-    z = z * (frequency * SCALE_3D)
+def simplex_2d(gradient, x, y, seed, frequency):
+    """2D simplex noise: the three kernels of the triangle holding the (scaled) sample."""
+    x = x * (frequency * SCALE_2D)
+    y = y * (frequency * SCALE_2D)
+    a, b, c = triangle(hash_seed(seed), x, y)
+    return (
+        _kernel_2d(gradient, a[2], a[0], a[1], x, y)
+        + _kernel_2d(gradient, b[2], b[0], b[1], x, y)
+        + _kernel_2d(gradient, c[2], c[0], c[1], x, y)
+    )
+
+
+@jit
+def tetrahedron(h, x, y, z):
+    """The four corners ``(i, j, k, accumulator)`` of the tetrahedron holding the skewed ``(x, y, z)``,
+    chosen by the seed's three comparisons (``xGy``, ``xGz``, ``yGz``); ``accumulator`` as in ``triangle``."""
     skew = (x + y + z) * SKEW_3D
     sx = x + skew
     sy = y + skew
@@ -167,8 +176,23 @@ def simplex_3d(gradient, x, y, z, seed, frequency):
     ha = h1 if xa else h0
     hb = h1 if xb else h0
     return (
-        _kernel_3d(gradient, eat(eat(h0, np.int64(y0)), np.int64(z0)), x0, y0, z0, x, y, z)
-        + _kernel_3d(gradient, eat(eat(h1, np.int64(y1)), np.int64(z1)), x1, y1, z1, x, y, z)
-        + _kernel_3d(gradient, eat(eat(ha, np.int64(yca)), np.int64(zca)), xca, yca, zca, x, y, z)
-        + _kernel_3d(gradient, eat(eat(hb, np.int64(ycb)), np.int64(zcb)), xcb, ycb, zcb, x, y, z)
+        (x0, y0, z0, eat(eat(h0, np.int64(y0)), np.int64(z0))),
+        (x1, y1, z1, eat(eat(h1, np.int64(y1)), np.int64(z1))),
+        (xca, yca, zca, eat(eat(ha, np.int64(yca)), np.int64(zca))),
+        (xcb, ycb, zcb, eat(eat(hb, np.int64(ycb)), np.int64(zcb))),
+    )
+
+
+@jit
+def simplex_3d(gradient, x, y, z, seed, frequency):
+    """3D simplex noise: the four kernels of the tetrahedron holding the (scaled) sample."""
+    x = x * (frequency * SCALE_3D)
+    y = y * (frequency * SCALE_3D)
+    z = z * (frequency * SCALE_3D)
+    a, b, c, d = tetrahedron(hash_seed(seed), x, y, z)
+    return (
+        _kernel_3d(gradient, a[3], a[0], a[1], a[2], x, y, z)
+        + _kernel_3d(gradient, b[3], b[0], b[1], b[2], x, y, z)
+        + _kernel_3d(gradient, c[3], c[0], c[1], c[2], x, y, z)
+        + _kernel_3d(gradient, d[3], d[0], d[1], d[2], x, y, z)
     )

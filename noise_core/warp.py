@@ -57,13 +57,50 @@ def warped_points(
     spec: NoiseSpec, points: np.ndarray, run: Callable[[NoiseSpec, np.ndarray], np.ndarray]
 ) -> np.ndarray:
     """``points`` (N, d) moved by the warp of ``spec``, as float64; ``run(spec, points)`` evaluates unwarped noise."""
+    return _warp(spec, points, lambda component, at: (run(component, at), None))[0]
+
+
+def warped_points_and_jacobian(
+    spec: NoiseSpec, points: np.ndarray, run_derivatives: Callable[[NoiseSpec, np.ndarray], np.ndarray]
+) -> tuple[np.ndarray, np.ndarray]:
+    """``warped_points`` and the warp's Jacobian ``J[n, i, j] = d p'_i / d p_j`` (N, d, d); ``run_derivatives``
+    evaluates unwarped noise with its gradient, (N, 1 + d). Independent: ``J = I + A grad w``; progressive:
+    ``J_{o+1} = (I + A_o grad n_o(p_o)) J_o`` (the chain rule through the octaves)."""
+    moved, jacobian = _warp(spec, points, lambda component, at: _split(run_derivatives(component, at)))
+    assert jacobian is not None
+    return moved, jacobian
+
+
+def _split(values_and_gradients: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    return values_and_gradients[:, 0], values_and_gradients[:, 1:]
+
+
+def _warp(
+    spec: NoiseSpec,
+    points: np.ndarray,
+    sample: Callable[[NoiseSpec, np.ndarray], tuple[np.ndarray, np.ndarray | None]],
+) -> tuple[np.ndarray, np.ndarray | None]:
+    """The warp of ``spec`` applied to ``points``; ``sample(component, at)`` gives a component's values and,
+    when the Jacobian is wanted, its gradients (else None)."""
     moved = points.astype(np.float64)  # a copy: the caller's array is never written
-    dim = points.shape[1]
+    count, dim = points.shape
     components = [component_spec(spec, axis) for axis in range(dim)]
+    jacobian = None
+
+    def step(specs: list[NoiseSpec], at: np.ndarray, coefficient: float) -> None:
+        nonlocal jacobian
+        samples = [sample(component, at) for component in specs]  # every axis reads ``at`` before any moves
+        offsets = np.column_stack([values for values, _ in samples]).astype(np.float64)
+        gradients = [g for _, g in samples]
+        if all(g is not None for g in gradients):
+            rows = np.stack(gradients, axis=1).astype(np.float64)  # rows[n, a] = grad of component a
+            base = np.broadcast_to(np.eye(dim), (count, dim, dim)) if jacobian is None else jacobian
+            jacobian = base + coefficient * np.matmul(rows, base)
+        moved[...] += coefficient * offsets  # float64 throughout: same bits on numpy 1 and 2
+
     if spec.warp == "independent":
-        offsets = np.column_stack([run(component, points) for component in components]).astype(np.float64)
-        moved += float(spec.warp_amplitude) * offsets  # float64 throughout: same bits on numpy 1 and 2
-        return moved
+        step(components, points, float(spec.warp_amplitude))
+        return moved, jacobian
     weights = spec.persistence ** np.arange(spec.warp_octaves, dtype=np.float64)
     weights /= weights.sum()
     frequency = spec.warp_frequency
@@ -71,7 +108,6 @@ def warped_points(
         octave_specs = [
             replace(c, seed=_wrap_seed(c.seed + octave), frequency=frequency, octaves=1) for c in components
         ]
-        shift = np.column_stack([run(octave_spec, moved) for octave_spec in octave_specs]).astype(np.float64)
-        moved += float(spec.warp_amplitude * weights[octave]) * shift  # every axis read p_o before any moved
+        step(octave_specs, moved, float(spec.warp_amplitude * weights[octave]))
         frequency *= spec.lacunarity
-    return moved
+    return moved, jacobian

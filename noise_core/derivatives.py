@@ -1,0 +1,461 @@
+"""Analytic derivatives: each noise's value together with its gradient with respect to the input coordinates.
+
+Lattice noise (seed 004) blends corner gradients ``c`` with quintic weights ``t = s(g)``; the derivative of
+``lerp(a, b, t)`` along the weight's axis is ``lerp(a', b', t) + (b - a) s'(g)`` with
+``s'(g) = 30 g^2 (g - 1)^2``, and along the other axes ``lerp(a', b', t)``. A corner's own derivative is its
+gradient vector (zero for value noise). Simplex noise (seed 001) sums ``f(r^2) c`` with
+``f = 8 max(0, 1/2 - r^2)^3`` (1D: ``(1 - x^2)^3``); each term's derivative is ``f' 2 d c + f grad c`` for the
+corner offset ``d``. Both are multiplied by the scale of the coordinates (the frequency; for simplex also
+``1/sqrt(3)`` in 2D, ``0.6`` in 3D: the skew only picks the corners). The octaves combine as in ``fractal``:
+fBm's weighted mean (turbulence: ``d|n| = sign(n) dn``) or the Musgrave modes by the product and chain rules.
+Values are computed by the same expressions as ``evaluate``'s, so the value column equals it to within a few
+float32 roundings; the gradient is float64 until it is stored as float32.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+from numba.extending import overload
+
+from ._jit import JIT_OPTIONS, jit, kernel
+from .fractal import BLOCK, ensure_compiled, kernel_signature, launch_guard, read_block
+from .fractal_modes import FBM, HETERO_TERRAIN, HYBRID, HYBRID_STOP, MODE_CODES, MULTIFRACTAL
+from .gradients import (
+    PERLIN,
+    PERLIN_2D_SCALE,
+    PERLIN_3D_SCALE,
+    SIMPLEX_1D_SCALE,
+    SIMPLEX_2D_SCALE,
+    SIMPLEX_3D_SCALE,
+    VALUE,
+    evaluate_1d,
+    evaluate_2d,
+    evaluate_3d,
+    octahedron_vectors,
+    square_vectors,
+)
+from .hashing import avalanche, eat, floats01a, hash_seed
+from .lattice import span
+from .lattice_noise import _corner_hashes_2d, _corner_hashes_3d
+from .schema import FAMILY_LATTICE, FAMILY_SIMPLEX
+from .simplex import SCALE_2D, SCALE_3D, UNSKEW_2D, UNSKEW_3D, tetrahedron, triangle
+
+DERIVABLE_FAMILIES = (FAMILY_LATTICE, FAMILY_SIMPLEX)
+
+
+@jit
+def smooth_slope(g):
+    """``d/dg`` of the quintic weight ``6g^5 - 15g^4 + 10g^3``: ``30 g^2 (g - 1)^2``."""
+    h = g * (g - 1.0)
+    return 30.0 * h * h
+
+
+@jit
+def vector_1d(gradient, h):
+    """``d/dx`` of ``evaluate_1d(gradient, h, x)`` (a constant: the gradients are linear in the offset)."""
+    if gradient == VALUE:
+        return 0.0
+    slope = 1.0 + floats01a(h)
+    slope = slope if (h & 256) == 0 else -slope
+    return slope if gradient == PERLIN else slope * SIMPLEX_1D_SCALE
+
+
+@jit
+def vector_2d(gradient, h):
+    """The gradient vector of ``evaluate_2d(gradient, h, x, y)``: its derivative in ``x`` and ``y``."""
+    if gradient == VALUE:
+        return 0.0, 0.0
+    gx, gy = square_vectors(h)
+    if gradient == PERLIN:
+        return gx * PERLIN_2D_SCALE, gy * PERLIN_2D_SCALE
+    scale = SIMPLEX_2D_SCALE / np.sqrt(gx * gx + gy * gy)
+    return gx * scale, gy * scale
+
+
+@jit
+def vector_3d(gradient, h):
+    """The gradient vector of ``evaluate_3d(gradient, h, x, y, z)``."""
+    if gradient == VALUE:
+        return 0.0, 0.0, 0.0
+    gx, gy, gz = octahedron_vectors(h)
+    if gradient == PERLIN:
+        return gx * PERLIN_3D_SCALE, gy * PERLIN_3D_SCALE, gz * PERLIN_3D_SCALE
+    scale = SIMPLEX_3D_SCALE / np.sqrt(gx * gx + gy * gy + gz * gz)
+    return gx * scale, gy * scale, gz * scale
+
+
+@jit
+def _lerp(a, b, t):
+    return a + (b - a) * t
+
+
+@jit
+def _lerp_d(a, b, t, slope, axis):
+    """``lerp(a, b, t)`` of ``(value, d/dx, d/dy, d/dz)`` tuples, ``t`` a weight of coordinate ``axis`` whose
+    derivative is ``slope``."""
+    change = b[0] - a[0]
+    return (
+        _lerp(a[0], b[0], t),
+        _lerp(a[1], b[1], t) + (change * slope if axis == 0 else 0.0),
+        _lerp(a[2], b[2], t) + (change * slope if axis == 1 else 0.0),
+        _lerp(a[3], b[3], t) + (change * slope if axis == 2 else 0.0),
+    )
+
+
+@jit
+def _scaled(d, scale):
+    """``(value, gradient * scale)``: the chain rule for coordinates multiplied by ``scale``."""
+    return d[0], d[1] * scale, d[2] * scale, d[3] * scale
+
+
+@jit
+def lattice_1d_d(gradient, x, seed, frequency, period):
+    """1D lattice noise and its derivative at ``x``."""
+    h = hash_seed(seed)
+    x0, x1, gx0, gx1, tx = span(x * frequency, period)
+    h0 = avalanche(eat(h, x0))
+    h1 = avalanche(eat(h, x1))
+    a = (evaluate_1d(gradient, h0, gx0), vector_1d(gradient, h0), 0.0, 0.0)
+    b = (evaluate_1d(gradient, h1, gx1), vector_1d(gradient, h1), 0.0, 0.0)
+    return _scaled(_lerp_d(a, b, tx, smooth_slope(gx0), 0), frequency)
+
+
+@jit
+def _corner_2d(gradient, h, x, y):
+    vx, vy = vector_2d(gradient, h)
+    return evaluate_2d(gradient, h, x, y), vx, vy, 0.0
+
+
+@jit
+def lattice_2d_d(gradient, x, y, seed, frequency, period):
+    """2D lattice noise and its gradient at ``(x, y)``: the bilinear blend of ``lattice_2d``, differentiated."""
+    x0, x1, gx0, gx1, tx = span(x * frequency, period)
+    y0, y1, gy0, gy1, ty = span(y * frequency, period)
+    h00, h01, h10, h11 = _corner_hashes_2d(hash_seed(seed), x0, x1, y0, y1)
+    sy = smooth_slope(gy0)
+    a = _lerp_d(_corner_2d(gradient, h00, gx0, gy0), _corner_2d(gradient, h01, gx0, gy1), ty, sy, 1)
+    b = _lerp_d(_corner_2d(gradient, h10, gx1, gy0), _corner_2d(gradient, h11, gx1, gy1), ty, sy, 1)
+    return _scaled(_lerp_d(a, b, tx, smooth_slope(gx0), 0), frequency)
+
+
+@jit
+def _corner_3d(gradient, h, x, y, z):
+    vx, vy, vz = vector_3d(gradient, h)
+    return evaluate_3d(gradient, h, x, y, z), vx, vy, vz
+
+
+@jit
+def lattice_3d_d(gradient, x, y, z, seed, frequency, period):
+    """3D lattice noise and its gradient at ``(x, y, z)``: the trilinear blend of ``lattice_3d``, differentiated."""
+    x0, x1, gx0, gx1, tx = span(x * frequency, period)
+    y0, y1, gy0, gy1, ty = span(y * frequency, period)
+    z0, z1, gz0, gz1, tz = span(z * frequency, period)
+    h = _corner_hashes_3d(hash_seed(seed), x0, x1, y0, y1, z0, z1)
+    sy = smooth_slope(gy0)
+    sz = smooth_slope(gz0)
+    a = _lerp_d(
+        _lerp_d(_corner_3d(gradient, h[0], gx0, gy0, gz0), _corner_3d(gradient, h[1], gx0, gy0, gz1), tz, sz, 2),
+        _lerp_d(_corner_3d(gradient, h[2], gx0, gy1, gz0), _corner_3d(gradient, h[3], gx0, gy1, gz1), tz, sz, 2),
+        ty,
+        sy,
+        1,
+    )
+    b = _lerp_d(
+        _lerp_d(_corner_3d(gradient, h[4], gx1, gy0, gz0), _corner_3d(gradient, h[5], gx1, gy0, gz1), tz, sz, 2),
+        _lerp_d(_corner_3d(gradient, h[6], gx1, gy1, gz0), _corner_3d(gradient, h[7], gx1, gy1, gz1), tz, sz, 2),
+        ty,
+        sy,
+        1,
+    )
+    return _scaled(_lerp_d(a, b, tx, smooth_slope(gx0), 0), frequency)
+
+
+@jit
+def _simplex_corner_1d(gradient, accumulator, corner, x):
+    """``(1 - d^2)^3 c`` of ``simplex._kernel_1d`` and its derivative."""
+    offset = x - corner
+    falloff = 1.0 - offset * offset
+    h = avalanche(accumulator)
+    c = evaluate_1d(gradient, h, offset)
+    cube = falloff * falloff * falloff
+    return cube * c, -6.0 * offset * falloff * falloff * c + cube * vector_1d(gradient, h), 0.0, 0.0
+
+
+@jit
+def simplex_1d_d(gradient, x, seed, frequency):
+    """1D simplex noise and its derivative at ``x``."""
+    h = hash_seed(seed)
+    x = x * frequency
+    x0 = np.floor(x)
+    x1 = x0 + 1.0
+    a = _simplex_corner_1d(gradient, eat(h, np.int64(x0)), x0, x)
+    b = _simplex_corner_1d(gradient, eat(h, np.int64(x1)), x1, x)
+    return _scaled((a[0] + b[0], a[1] + b[1], 0.0, 0.0), frequency)
+
+
+@jit
+def _simplex_corner_2d(gradient, corner, x, y):
+    """``8 max(0, 1/2 - r^2)^3 c`` of ``simplex._kernel_2d`` for ``corner = (i, j, accumulator)``, with its
+    gradient ``-48 (1/2 - r^2)^2 d c + f grad c``."""
+    unskew = (corner[0] + corner[1]) * UNSKEW_2D
+    dx = x - corner[0] + unskew
+    dy = y - corner[1] + unskew
+    base = 0.5 - dx * dx - dy * dy
+    falloff = max(base * base * base * 8.0, 0.0)
+    slope = -48.0 * base * base if base > 0.0 else 0.0
+    h = avalanche(corner[2])
+    c = evaluate_2d(gradient, h, dx, dy)
+    vx, vy = vector_2d(gradient, h)
+    return falloff * c, slope * dx * c + falloff * vx, slope * dy * c + falloff * vy, 0.0
+
+
+@jit
+def simplex_2d_d(gradient, x, y, seed, frequency):
+    """2D simplex noise and its gradient at ``(x, y)``."""
+    scale = frequency * SCALE_2D
+    x = x * scale
+    y = y * scale
+    a, b, c = triangle(hash_seed(seed), x, y)
+    ka = _simplex_corner_2d(gradient, a, x, y)
+    kb = _simplex_corner_2d(gradient, b, x, y)
+    kc = _simplex_corner_2d(gradient, c, x, y)
+    return _scaled((ka[0] + kb[0] + kc[0], ka[1] + kb[1] + kc[1], ka[2] + kb[2] + kc[2], 0.0), scale)
+
+
+@jit
+def _simplex_corner_3d(gradient, corner, x, y, z):
+    """``8 max(0, 1/2 - r^2)^3 c`` of ``simplex._kernel_3d`` for ``corner = (i, j, k, accumulator)``, with its
+    gradient."""
+    unskew = (corner[0] + corner[1] + corner[2]) * UNSKEW_3D
+    dx = x - corner[0] + unskew
+    dy = y - corner[1] + unskew
+    dz = z - corner[2] + unskew
+    base = 0.5 - dx * dx - dy * dy - dz * dz
+    falloff = max(base * base * base * 8.0, 0.0)
+    slope = -48.0 * base * base if base > 0.0 else 0.0
+    h = avalanche(corner[3])
+    c = evaluate_3d(gradient, h, dx, dy, dz)
+    vx, vy, vz = vector_3d(gradient, h)
+    return falloff * c, slope * dx * c + falloff * vx, slope * dy * c + falloff * vy, slope * dz * c + falloff * vz
+
+
+@jit
+def simplex_3d_d(gradient, x, y, z, seed, frequency):
+    """3D simplex noise and its gradient at ``(x, y, z)``."""
+    scale = frequency * SCALE_3D
+    x = x * scale
+    y = y * scale
+    z = z * scale
+    a, b, c, d = tetrahedron(hash_seed(seed), x, y, z)
+    ka = _simplex_corner_3d(gradient, a, x, y, z)
+    kb = _simplex_corner_3d(gradient, b, x, y, z)
+    kc = _simplex_corner_3d(gradient, c, x, y, z)
+    kd = _simplex_corner_3d(gradient, d, x, y, z)
+    return _scaled(
+        (
+            ka[0] + kb[0] + kc[0] + kd[0],
+            ka[1] + kb[1] + kc[1] + kd[1],
+            ka[2] + kb[2] + kc[2] + kd[2],
+            ka[3] + kb[3] + kc[3] + kd[3],
+        ),
+        scale,
+    )
+
+
+def sample_d(family, dim, variant, x, y, z, seed, frequency, period):
+    """One octave's ``(value, d/dx, d/dy, d/dz)`` of ``family``; callable from compiled code only."""
+    raise NotImplementedError("sample_d is compiled into the kernels; call noise_core.evaluate")
+
+
+# Each implementation takes sample_d's arguments (Numba requires the same names); as in ``sampling``, an
+# overload resolved by the literal family and dim, so the sampler is inlined into the kernel's point loop.
+# fmt: off
+_SAMPLERS = {
+    (FAMILY_LATTICE, 1): lambda family, dim, variant, x, y, z, seed, frequency, period: lattice_1d_d(
+        variant, x, seed, frequency, period),
+    (FAMILY_LATTICE, 2): lambda family, dim, variant, x, y, z, seed, frequency, period: lattice_2d_d(
+        variant, x, y, seed, frequency, period),
+    (FAMILY_LATTICE, 3): lambda family, dim, variant, x, y, z, seed, frequency, period: lattice_3d_d(
+        variant, x, y, z, seed, frequency, period),
+    (FAMILY_SIMPLEX, 1): lambda family, dim, variant, x, y, z, seed, frequency, period: simplex_1d_d(
+        variant, x, seed, frequency),
+    (FAMILY_SIMPLEX, 2): lambda family, dim, variant, x, y, z, seed, frequency, period: simplex_2d_d(
+        variant, x, y, seed, frequency),
+    (FAMILY_SIMPLEX, 3): lambda family, dim, variant, x, y, z, seed, frequency, period: simplex_3d_d(
+        variant, x, y, z, seed, frequency),
+}
+# fmt: on
+
+
+@overload(sample_d, prefer_literal=True, jit_options={**JIT_OPTIONS, "forceinline": True})
+def _sample_d(family, dim, variant, x, y, z, seed, frequency, period):
+    """The implementation of ``sample_d`` for literal ``family`` and ``dim``."""
+    key = (getattr(family, "literal_value", None), getattr(dim, "literal_value", None))
+    return _SAMPLERS.get(key)
+
+
+@jit
+def _combine_d(mode, octave, d, r, offset, gain, total, weight, dtotal, dweight, i):
+    """``fractal._combine`` for octave ``d = (n, dn/dx, dn/dy, dn/dz)``, carrying the derivatives of the
+    running total and weight in ``dtotal[:, i]``, ``dweight[:, i]`` (product and chain rules)."""
+    value = d[0]
+    if mode == MULTIFRACTAL:
+        factor = 1.0 + r * value
+        if octave == 0:
+            for a in range(3):
+                dtotal[a, i] = r * d[1 + a]
+            total[i] = factor
+        else:
+            for a in range(3):
+                dtotal[a, i] = dtotal[a, i] * factor + total[i] * r * d[1 + a]
+            total[i] = total[i] * factor
+    elif mode == HETERO_TERRAIN:
+        if octave == 0:
+            total[i] = offset + value
+            for a in range(3):
+                dtotal[a, i] = d[1 + a]
+        else:
+            for a in range(3):
+                dtotal[a, i] += r * (d[1 + a] * total[i] + (value + offset) * dtotal[a, i])
+            total[i] = total[i] + (value + offset) * r * total[i]
+    elif mode == HYBRID:
+        if octave == 0:
+            total[i] = 0.0
+            weight[i] = 1.0
+            for a in range(3):
+                dtotal[a, i] = 0.0
+                dweight[a, i] = 0.0
+        if weight[i] > HYBRID_STOP:
+            capped = weight[i] > 1.0
+            w = min(weight[i], 1.0)
+            signal = (value + offset) * r
+            total[i] += w * signal
+            for a in range(3):
+                dw = 0.0 if capped else dweight[a, i]
+                dsignal = r * d[1 + a]
+                dtotal[a, i] += dw * signal + w * dsignal
+                dweight[a, i] = gain * (dw * signal + w * dsignal)
+            weight[i] = w * gain * signal
+    else:  # RIDGED: weight[i] holds the previous octave's signal
+        ridge = offset - abs(value)
+        sign = -1.0 if value < 0.0 else 1.0
+        if octave == 0:
+            signal = ridge * ridge
+            total[i] = signal
+            for a in range(3):
+                dweight[a, i] = -2.0 * ridge * sign * d[1 + a]
+                dtotal[a, i] = dweight[a, i]
+        else:
+            scaled = weight[i] * gain
+            clamp = min(max(scaled, 0.0), 1.0)
+            inside = 0.0 < scaled < 1.0
+            signal = ridge * ridge * clamp
+            total[i] += signal * r
+            for a in range(3):
+                dclamp = gain * dweight[a, i] if inside else 0.0
+                dsignal = -2.0 * ridge * sign * d[1 + a] * clamp + ridge * ridge * dclamp
+                dtotal[a, i] += dsignal * r
+                dweight[a, i] = dsignal
+        weight[i] = signal
+
+
+def _build_kernel(family, dim, variant, tiled, mode):
+    """The value-and-gradient kernel of one ``(family, dim, variant, tiled, mode)``: ``fractal``'s octave loop
+    with each octave's derivatives carried along. ``out`` is (N, 1 + dim) float32."""
+    musgrave = mode != FBM
+
+    @kernel
+    def derivative_kernel(
+        points, out, outside, limit, seed, frequency, octaves, lacunarity, persistence, turbulence, offset, gain,
+        low, high,
+    ):  # fmt: skip
+        n = out.shape[0]
+        blocks = (n + BLOCK - 1) // BLOCK
+        for block in numba.prange(blocks):
+            start = block * BLOCK
+            stop = min(start + BLOCK, n)
+            m = stop - start
+            local = np.empty((dim, m), dtype=np.float64)
+            outside[block] = read_block(points[start:stop].ravel(), dim, limit, local)
+            xb = local[0]
+            yb = local[1 if dim > 1 else 0]
+            zb = local[2 if dim > 2 else 0]
+            sums = np.zeros(m, dtype=np.float32)
+            # the fBm gradient interleaved, (x, y, z) of point i at dim * i: one array written in the point
+            # loop besides ``sums``, so LLVM's overlap checks stay few enough for it to vectorise the loop
+            slopes = np.zeros(dim * m, dtype=np.float64)
+            dtotal = np.zeros((3, m) if musgrave else (3, 0), dtype=np.float64)
+            dweight = np.zeros((3, m) if musgrave else (3, 0), dtype=np.float64)
+            total = np.empty(m if musgrave else 0, dtype=np.float64)
+            weight = np.empty(m if musgrave else 0, dtype=np.float64)
+            octave_frequency = frequency
+            amplitude = 1.0
+            amplitude_sum = 0.0
+            for octave in range(octaves):
+                period = octave_frequency if tiled else 0.0
+                octave_seed = seed + octave
+                if musgrave:
+                    for i in range(m):
+                        d = sample_d(family, dim, variant, xb[i], yb[i], zb[i], octave_seed, octave_frequency, period)
+                        _combine_d(mode, octave, d, amplitude, offset, gain, total, weight, dtotal, dweight, i)
+                else:
+                    for i in range(m):
+                        value, dx, dy, dz = sample_d(
+                            family, dim, variant, xb[i], yb[i], zb[i], octave_seed, octave_frequency, period
+                        )
+                        slope = -amplitude if (turbulence and value < 0.0) else amplitude
+                        value = abs(value) if turbulence else value
+                        previous = sums[i] if octave > 0 else np.float32(0.0)
+                        sums[i] = previous + np.float32(amplitude * value)
+                        slopes[dim * i] += slope * dx
+                        if dim > 1:
+                            slopes[dim * i + 1] += slope * dy
+                        if dim > 2:
+                            slopes[dim * i + 2] += slope * dz
+                amplitude_sum += amplitude
+                octave_frequency *= lacunarity
+                amplitude *= persistence
+            if musgrave:
+                for i in range(m):
+                    out[start + i, 0] = min(max(np.float32(total[i]), low), high)
+                    for a in range(dim):
+                        out[start + i, 1 + a] = np.float32(dtotal[a, i])
+            else:
+                scale = np.float32(1.0 / amplitude_sum)
+                inverse = 1.0 / amplitude_sum
+                for i in range(m):
+                    out[start + i, 0] = min(max(sums[i] * scale, low), high)
+                    for a in range(dim):
+                        out[start + i, 1 + a] = np.float32(slopes[dim * i + a] * inverse)
+
+    return derivative_kernel
+
+
+_KERNELS: dict = {}
+
+
+def kernel_for(family, dim, variant, tiled, mode):
+    """The compiled value-and-gradient kernel of ``(family, dim, variant, tiled, mode)``, built on first use."""
+    key = (int(family), int(dim), int(variant), bool(tiled), int(mode))
+    found = _KERNELS.get(key)
+    if found is None:
+        found = _KERNELS[key] = _build_kernel(*key)
+    return found
+
+
+def derivative_sum(points, out, family, dim, variant, spec, limit, bounds):
+    """Fill ``out`` ((N, 1 + dim) float32) with the fractal sum of ``spec`` at ``points`` and its gradient;
+    the value is clamped to ``bounds`` like ``fractal.fractal_sum``'s. Returns the count of coordinates not
+    below ``limit`` in magnitude, as ``fractal_sum`` does."""
+    blocks = (out.shape[0] + BLOCK - 1) // BLOCK
+    outside = np.zeros(blocks, dtype=np.int64)
+    compiled = kernel_for(family, dim, variant, spec.tiling, MODE_CODES[spec.fractal])
+    arguments = (
+        points, out, outside, float(limit), spec.seed, spec.frequency, spec.octaves, spec.lacunarity,
+        spec.persistence, spec.turbulence, spec.offset, spec.gain, np.float32(bounds[0]), np.float32(bounds[1]),
+    )  # fmt: skip
+    ensure_compiled(compiled, kernel_signature(compiled, arguments))
+    with launch_guard():
+        compiled(*arguments)
+    return int(outside.sum())
