@@ -25,13 +25,13 @@ from bpy_extras.object_utils import object_data_add
 from . import erosion_io, image_io, mesh_io, terrain
 from .errors import UserError
 from .mapping import Domain, check_finite_values, evaluate_chunked
-from .noise_core import NoiseSpec
+from .noise_core import NoiseSpec, normal_maps
 from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 from .noise_core.files import check_writable
 from .noise_core.ranges import to_unit
 from .noise_core.registry import kind_info
 from .noise_core.schema import number
-from .pixels import noise01_image, pixel_array, to_rgba
+from .pixels import noise01_image, normal_colours, pixel_array, to_rgba
 from .progress import window_progress
 
 __all__ = [
@@ -46,6 +46,7 @@ __all__ = [
     "erode_image",
     "grid",
     "is_terrain",
+    "normal_method_for",
     "regenerate_terrain",
 ]
 
@@ -56,7 +57,10 @@ AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 MAX_PIXELS = 1 << 26
 """Largest image (8192 x 8192; 1 GiB of float RGBA inside Blender): bigger bakes are refused."""
 COLOR_MODES = ("GRAYSCALE", "RAMP")
-SAVE_FORMATS = ("NONE", "PNG", "OPEN_EXR")
+SAVE_FORMATS = ("NONE", "PNG", "PNG_8", "OPEN_EXR")
+MAP_TYPES = ("HEIGHT", "NORMAL")
+NORMAL_CONVENTIONS = ("OPENGL", "DIRECTX")
+NORMAL_METHODS = ("AUTO", "ANALYTIC", "DIFFERENCES")
 MAX_SUBDIVISIONS = terrain.MAX_SUBDIVISIONS
 MAX_VERTICES = 1 << 24
 """Largest terrain (16.7 M vertices, some 2 GB inside Blender): bigger requests are refused."""
@@ -620,6 +624,7 @@ def _colour(name: str, value: object) -> tuple[float, float, float]:
 
 
 def _fill(image: bpy.types.Image, values: np.ndarray, width: int, height: int, ramp: tuple | None) -> None:
+    """``values`` (grey 0..1, or (N, 3) data colours) into ``image``; non-colour data unless ``ramp``."""
     # The colour space first: changing it reloads a file image's buffer, which would undo the resize.
     if ramp is None:
         image.colorspace_settings.name = "Non-Color"
@@ -632,6 +637,22 @@ def _fill(image: bpy.types.Image, values: np.ndarray, width: int, height: int, r
         )
     pixel_array(image).foreach_set(to_rgba(values, ramp, encode_srgb=not image.is_float))
     image.update()
+
+
+def _choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
+    if value not in allowed:
+        raise UserError(f"{name}: {value!r} is not allowed; choose one of {', '.join(map(repr, allowed))}")
+    return str(value)
+
+
+def normal_method_for(spec: NoiseSpec, method: str = "AUTO") -> str:
+    """``"ANALYTIC"`` or ``"DIFFERENCES"``: how ``bake`` computes a normal map of ``spec`` with ``method``
+    (``AUTO``: analytic derivatives where the kind has them); ``UserError`` naming ``normal_method``."""
+    method = _choice("normal_method", method, NORMAL_METHODS)
+    try:
+        return normal_maps.normal_method(spec, method.lower()).upper()
+    except ValueError as error:
+        raise UserError(f"normal_{error}") from None
 
 
 def bake(
@@ -650,6 +671,10 @@ def bake(
     filepath: str = "",
     pack: bool = False,
     warn: Callable[[str], None] | None = None,
+    map_type: str = "HEIGHT",
+    normal_strength: float = 0.1,
+    normal_convention: str = "OPENGL",
+    normal_method: str = "AUTO",
 ) -> bpy.types.Image:
     """Bake ``spec`` on ``domain``'s plane (the 0..1 square) into an image and return it.
 
@@ -663,6 +688,11 @@ def bake(
     .blend. ``UserError`` naming the argument for bad input; a bake that fails (a save included) leaves an
     existing image as it was and removes a new one. ``warn`` hears that tiling cannot hold (rotation or a
     fractional plane scale).
+
+    ``map_type="NORMAL"`` bakes the tangent-space normal map of that height instead (``noise_core.normal_maps``;
+    ``color_mode`` does not apply): ``normal_strength`` is the surface's height from 0 to 1 in image widths,
+    ``normal_convention`` ``OPENGL`` (green up, Blender's) or ``DIRECTX``, ``normal_method`` ``AUTO``,
+    ``ANALYTIC`` (derivatives) or ``DIFFERENCES`` (central differences one pixel apart); ``PNG_8`` saves 8-bit.
     """
     domain = Domain(dimensions=2) if domain is None else domain
     _check_noise(spec, domain)
@@ -675,9 +705,22 @@ def bake(
     if color_mode not in COLOR_MODES:
         raise UserError(f"color_mode: {color_mode!r} is not allowed; choose one of {', '.join(map(repr, COLOR_MODES))}")
     ramp = None if color_mode == "GRAYSCALE" else (_colour("color_low", color_low), _colour("color_high", color_high))
+    normal = _choice("map_type", map_type, MAP_TYPES) == "NORMAL"
+    if normal:
+        convention = _choice("normal_convention", normal_convention, NORMAL_CONVENTIONS).lower()
+        method = normal_method_for(spec, normal_method)
+        try:
+            strength = normal_maps.check_strength(normal_strength)
+        except (TypeError, ValueError) as error:
+            raise UserError(f"normal_{error}") from None
+        ramp = None
     path = _save_path(save_format, filepath)
     with window_progress(context, width * height) as advance:
-        values = noise01_image(spec, domain, width, height, advance)
+        if normal:
+            values = normal_colours(spec, domain, width, height, strength, convention, method.lower())
+            advance(width * height)
+        else:
+            values = noise01_image(spec, domain, width, height, advance)
     if spec.tiling and not domain.keeps_tiling() and warn is not None:
         warn("tiling: rotation or a fractional plane scale breaks the seamless tiling")
     snapshot = image_io.snapshot(existing)
@@ -686,7 +729,7 @@ def bake(
         _fill(target, values, width, height, ramp)
         if path:
             try:
-                image_io.save_image(target, path, save_format, ramp is None)
+                image_io.save_image(target, path, save_format, ramp is None and not normal)
             except (RuntimeError, OSError) as error:
                 raise UserError(f"filepath: Blender could not save {path!r}: {error}") from None
     except BaseException:

@@ -15,8 +15,10 @@ import numpy as np
 from .noise_core.files import replacing
 from .pixels import pixel_array
 
-EXTENSIONS = {"PNG": ".png", "OPEN_EXR": ".exr"}
-DEPTHS = {"PNG": "16", "OPEN_EXR": "32"}
+EXTENSIONS = {"PNG": ".png", "PNG_8": ".png", "OPEN_EXR": ".exr"}
+DEPTHS = {"PNG": "16", "PNG_8": "8", "OPEN_EXR": "32"}
+BLENDER_FORMATS = {"PNG": "PNG", "PNG_8": "PNG", "OPEN_EXR": "OPEN_EXR"}
+"""Our save formats -> Blender's file formats (``PNG_8`` is an 8-bit PNG)."""
 PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"
 """The last 12 bytes of every complete PNG file: the empty IEND chunk and its CRC."""
 
@@ -36,7 +38,8 @@ def check_written(path: str, file_format: str) -> None:
 
 
 def save_image(image: bpy.types.Image, path: str, file_format: str, grayscale: bool) -> None:
-    """Write ``image`` to ``path`` with Blender's image writer: PNG 16-bit or OpenEXR 32-bit float.
+    """Write ``image`` to ``path`` with Blender's image writer: PNG 16-bit (``PNG_8``: 8-bit) or OpenEXR
+    32-bit float.
 
     Written whole or not at all (``noise_core.files.replacing``): into a temporary file beside ``path``,
     checked (``check_written``), then renamed over it; on failure an existing file at ``path`` is kept
@@ -47,14 +50,14 @@ def save_image(image: bpy.types.Image, path: str, file_format: str, grayscale: b
         scene.view_settings.view_transform = "Standard"
         scene.view_settings.look = "None"
         settings = scene.render.image_settings
-        settings.file_format = file_format  # type: ignore[assignment]
+        settings.file_format = BLENDER_FORMATS[file_format]  # type: ignore[assignment]
         settings.color_mode = "BW" if grayscale else "RGB"
         settings.color_depth = DEPTHS[file_format]  # type: ignore[assignment]
         if file_format == "OPEN_EXR":
             settings.exr_codec = "ZIP"
         with replacing(path) as temporary:
             image.save_render(str(temporary), scene=scene)
-            check_written(str(temporary), file_format)
+            check_written(str(temporary), BLENDER_FORMATS[file_format])
     finally:
         bpy.data.scenes.remove(scene)
 

@@ -11,11 +11,21 @@ See ``api.bake`` for pixels, colours, files and what a failed bake leaves behind
 from __future__ import annotations
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, FloatVectorProperty, IntProperty, PointerProperty, StringProperty
+from bpy.props import (
+    BoolProperty,
+    EnumProperty,
+    FloatProperty,
+    FloatVectorProperty,
+    IntProperty,
+    PointerProperty,
+    StringProperty,
+)
 
 from . import api, image_io
 from .errors import UserError
 from .mapping import Domain, kind_info, to_domain, to_spec
+from .noise_core.derivatives import DERIVABLE_FAMILIES
+from .noise_core.normal_maps import MAX_STRENGTH, METHOD_TEXT
 from .properties import NoiseSettings, operator_settings
 from .ui import draw_noise_settings
 
@@ -100,6 +110,7 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
         items=[
             ("NONE", "Don't Save", "Keep the image in Blender only"),
             ("PNG", "PNG 16-bit", "16-bit PNG (grey or RGB)"),
+            ("PNG_8", "PNG 8-bit", "8-bit PNG (grey or RGB)"),
             ("OPEN_EXR", "OpenEXR", "32-bit float OpenEXR, ZIP compressed"),
         ],
         default="NONE",
@@ -117,6 +128,42 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
     noise_dimensions: EnumProperty(  # type: ignore[valid-type]
         name="Noise", description="Which noise the image holds", items=NOISE_DIMENSION_ITEMS, default="PLANE_2D"
     )
+    map_type: EnumProperty(  # type: ignore[valid-type]
+        name="Map",
+        description="What the image holds",
+        items=[
+            ("HEIGHT", "Height", "The noise mapped to 0..1"),
+            ("NORMAL", "Normal Map", "Tangent-space normal map of that height (non-colour RGB, for a Normal Map node)"),
+        ],
+        default="HEIGHT",
+    )
+    normal_strength: FloatProperty(  # type: ignore[valid-type]
+        name="Strength",
+        description="Height of the surface from noise 0 to 1, in image widths",
+        default=0.1,
+        min=0.0,
+        max=MAX_STRENGTH,
+        soft_max=2.0,
+    )
+    normal_convention: EnumProperty(  # type: ignore[valid-type]
+        name="Green",
+        description="Which way the green channel points",
+        items=[
+            ("OPENGL", "OpenGL (+Y)", "Green up the image: Blender, Godot, Unity"),
+            ("DIRECTX", "DirectX (-Y)", "Green down the image: Unreal Engine, Substance's DirectX preset"),
+        ],
+        default="OPENGL",
+    )
+    normal_method: EnumProperty(  # type: ignore[valid-type]
+        name="Slopes",
+        description="How the normals' slopes are computed",
+        items=[
+            ("AUTO", "Auto", "Analytic derivatives where the kind has them, else central differences"),
+            ("ANALYTIC", "Analytic", "The noise's exact gradient (value, Perlin, simplex kinds)"),
+            ("DIFFERENCES", "Central Differences", "Differences of the height one pixel apart (every kind)"),
+        ],
+        default="AUTO",
+    )
     noise: PointerProperty(type=NoiseSettings, options={"SKIP_SAVE"})  # type: ignore[valid-type]
 
     def draw(self, context):
@@ -131,16 +178,31 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
         layout.prop(self, "height")
         if self.target == "NEW":
             layout.prop(self, "use_float")
-        layout.prop(self, "color_mode")
-        if self.color_mode == "RAMP":
-            layout.prop(self, "color_low")
-            layout.prop(self, "color_high")
+        layout.prop(self, "map_type")
+        if self.map_type == "NORMAL":
+            layout.prop(self, "normal_strength")
+            layout.prop(self, "normal_convention")
+            layout.prop(self, "normal_method")
+            layout.label(text=self._normal_source(), icon="INFO")
+        else:
+            layout.prop(self, "color_mode")
+            if self.color_mode == "RAMP":
+                layout.prop(self, "color_low")
+                layout.prop(self, "color_high")
         layout.prop(self, "save_format")
         if self.save_format != "NONE":
             layout.prop(self, "filepath")
         layout.prop(self, "pack")
         layout.prop(self, "noise_dimensions")
         draw_noise_settings(layout.box(), self.noise)
+
+    def _normal_source(self) -> str:
+        """Which way the normals are computed for the current kind, said in the panel."""
+        analytic = kind_info(self.noise.kind).family in DERIVABLE_FAMILIES
+        if self.normal_method == "ANALYTIC" and not analytic:
+            return f"{self.noise.kind} has no analytic gradient: choose Auto or Central Differences"
+        use_analytic = self.normal_method == "ANALYTIC" or (self.normal_method == "AUTO" and analytic)
+        return f"Normals from {METHOD_TEXT['analytic' if use_analytic else 'differences']}"
 
     def _existing_image(self) -> bpy.types.Image | str:
         """The image to bake into: the existing one named ``image_name``, or the name of a new one."""
@@ -169,6 +231,10 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
                 filepath=self.filepath,
                 pack=self.pack,
                 warn=lambda message: self.report({"WARNING"}, message),
+                map_type=self.map_type,
+                normal_strength=self.normal_strength,
+                normal_convention=self.normal_convention,
+                normal_method=self.normal_method,
             )
         except UserError as error:
             self.report({"ERROR"}, str(error))

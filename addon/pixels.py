@@ -7,8 +7,9 @@ from typing import Any
 
 import numpy as np
 
-from .mapping import Domain, evaluate_chunked
-from .noise_core import NoiseSpec
+from .errors import UserError
+from .mapping import PLANE_AXES, Domain, evaluate_chunked
+from .noise_core import NoiseSpec, normal_maps
 from .noise_core.ranges import to_unit
 
 
@@ -21,6 +22,28 @@ def noise01_image(
     """
     points = domain.noise_points(domain.plane_positions(width, height))
     return to_unit(spec, evaluate_chunked(spec, points, advance))
+
+
+def normal_colours(
+    spec: NoiseSpec, domain: Domain, width: int, height: int, strength: float, convention: str, method: str
+) -> np.ndarray:
+    """(H*W, 3) float32 colours 0..1 of the tangent-space normal map of the height ``noise01_image`` gives
+    (``noise_core.normal_maps``): ``u`` along the plane's first axis, ``v`` its second (row 0 at the bottom),
+    through the domain's transform. ``convention`` and ``method`` as ``normal_maps`` spells them."""
+    first, second = PLANE_AXES[domain.plane]
+    corners = np.zeros((3, 3), dtype=np.float64)
+    corners[1, first] = 1.0
+    corners[2, second] = 1.0
+    origin, along_u, along_v = domain.noise_points(corners)
+    points = np.ascontiguousarray(domain.noise_points(domain.plane_positions(width, height)))
+    try:
+        normals = normal_maps.surface_normals(
+            spec, points, along_u - origin, along_v - origin, (1.0 / width, 1.0 / height), strength=strength,
+            convention=convention, method=method,
+        )  # fmt: skip
+    except ValueError as error:
+        raise UserError(f"noise space {error}") from None
+    return normal_maps.encode(normals)
 
 
 def pixel_array(owner: Any, name: str = "pixels") -> Any:
@@ -42,12 +65,15 @@ def to_rgba(
     ramp: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None,
     encode_srgb: bool = False,
 ) -> np.ndarray:
-    """Flat float32 RGBA of ``values`` (0..1): grey, or ``ramp`` colours (scene linear) blended linearly.
+    """Flat float32 RGBA of ``values`` (0..1): grey, or ``ramp`` colours (scene linear) blended linearly; (N, 3)
+    ``values`` are colours already (data such as normal maps: stored as they are).
 
     ``encode_srgb`` applies the sRGB transfer to ramp colours, for 8-bit images in the sRGB colour space.
     """
     rgba = np.empty((values.shape[0], 4), dtype=np.float32)
-    if ramp is None:
+    if values.ndim == 2:
+        rgba[:, :3] = values
+    elif ramp is None:
         rgba[:, :3] = values[:, None]
     else:
         low, high = (np.asarray(colour, dtype=np.float32) for colour in ramp)

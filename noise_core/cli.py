@@ -16,7 +16,8 @@ from pathlib import Path
 
 from .api import evaluate_grid
 from .files import replacing
-from .images import FORMATS, image_format, write_image, writer_module
+from .images import FORMATS, PNG_BITS, image_format, write_image, writer_module
+from .normal_maps import CONVENTIONS, METHOD_TEXT, METHODS, encode, grid_normals, normal_method
 from .ranges import to_unit, value_range
 from .registry import COMMON_NAMES, KINDS, option_kinds, options_by_name
 from .spec import NoiseSpec
@@ -83,9 +84,42 @@ def build_parser() -> argparse.ArgumentParser:
     bake.add_argument("--size", type=_positive_size, default=512, help="width and height in pixels (default 512)")
     bake.add_argument("--width", type=_positive_size, help="width in pixels (overrides --size)")
     bake.add_argument("--height", type=_positive_size, help="height in pixels (overrides --size)")
+    bake.add_argument("--png-bits", type=int, choices=PNG_BITS, default=16, help="integer depth of a .png (default 16)")
+    _add_normal_options(bake)
     _add_spec_options(bake)
     add_options(bake)  # tiled bakes: noise_core.tiled_bake
     return parser
+
+
+DEFAULT_NORMAL_STRENGTH = 0.1
+
+
+def _add_normal_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("normal maps (noise_core.normal_maps)")
+    group.add_argument(
+        "--map",
+        choices=("height", "normal"),
+        default="height",
+        help="height: the noise mapped to 0..1 (default); normal: a tangent-space normal map of that height (RGB)",
+    )
+    group.add_argument(
+        "--normal-strength",
+        type=float,
+        default=DEFAULT_NORMAL_STRENGTH,
+        help=f"height of the surface from h = 0 to 1, in texture widths (default {DEFAULT_NORMAL_STRENGTH})",
+    )
+    group.add_argument(
+        "--normal-convention",
+        choices=CONVENTIONS,
+        default="opengl",
+        help="green channel: opengl = +Y up the texture (Blender, default), directx = -Y",
+    )
+    group.add_argument(
+        "--normal-method",
+        choices=METHODS,
+        default="auto",
+        help="analytic derivatives, central differences of the height, or auto: analytic where the kind has them",
+    )
 
 
 def _spec_from_args(args: argparse.Namespace) -> NoiseSpec:
@@ -101,6 +135,10 @@ def bake(args: argparse.Namespace) -> Path:
     width = args.width or args.size
     height = args.height or args.size
     if is_tiled(args.out):
+        if args.map != "height":
+            raise ValueError(
+                "map: tiled bakes (.zarr or a tile pattern) write heights only; bake a normal map as one image"
+            )
         return bake_from_args(spec, (height, width), args)
     check_untiled(args)
     if max(width, height) > MAX_SIZE:
@@ -108,18 +146,25 @@ def bake(args: argparse.Namespace) -> Path:
             f"size: {width}x{height} is larger than {MAX_SIZE} for one image; bake it tiled "
             "(--out NAME.zarr or a tile pattern such as 'tiles/{row}_{col}.png')"
         )
+    method = normal_method(spec, args.normal_method) if args.map == "normal" else ""
     writer_module(image_format(args.out))
     if not args.out.parent.is_dir():
         raise OSError(f"folder {str(args.out.parent)!r} does not exist")
     started = time.perf_counter()
-    image = evaluate_grid(spec, (height, width))
-    low, high = value_range(spec)
+    if args.map == "normal":
+        normals = grid_normals(
+            spec, (height, width), strength=args.normal_strength, convention=args.normal_convention, method=method
+        )
+        pixels = encode(normals)
+        what = f"{args.normal_convention} normal map from {METHOD_TEXT[method]}, strength {args.normal_strength:g}"
+    else:
+        pixels = to_unit(spec, evaluate_grid(spec, (height, width)))
+        low, high = value_range(spec)
+        what = f"range [{low:g}, {high:g}] -> [0, 1]"
     with replacing(args.out) as temporary:
-        write_image(temporary, to_unit(spec, image))
+        write_image(temporary, pixels, args.png_bits)
     elapsed = time.perf_counter() - started
-    print(
-        f"wrote {args.out} ({width}x{height}, kind {spec.kind}, range [{low:g}, {high:g}] -> [0, 1], {elapsed:.2f} s)"
-    )
+    print(f"wrote {args.out} ({width}x{height}, kind {spec.kind}, {what}, {elapsed:.2f} s)")
     return args.out
 
 

@@ -1,8 +1,8 @@
 """Writing noise images to files through well-kept libraries.
 
-PNG: 16-bit grayscale (imageio with Pillow). TIFF: 32-bit float (tifffile).
-OpenEXR: 32-bit float, one ``Y`` channel (the OpenEXR bindings). Values are
-first mapped from the spec's documented range (``ranges.value_range``) to [0, 1].
+Grey (H, W) or RGB (H, W, 3) values in [0, 1]. PNG: 16-bit (or 8-bit) integers (imageio with Pillow; 16-bit
+RGB, which Pillow cannot write, with pypng). TIFF: 32-bit float (tifffile). OpenEXR: 32-bit float, a ``Y``
+channel or ``R``, ``G``, ``B`` (the OpenEXR bindings).
 """
 
 from __future__ import annotations
@@ -31,12 +31,13 @@ def image_format(path: Path) -> str:
 
 
 WRITERS = {
-    ".png": ("imageio.v3", "imageio"),
+    ".png": ("imageio.v3", "imageio"),  # and pypng ("png") for 16-bit RGB
     ".tif": ("tifffile", "tifffile"),
     ".tiff": ("tifffile", "tifffile"),
     ".exr": ("OpenEXR", "openexr"),
 }
 """Suffix -> (module imported to write it, the pip package providing it)."""
+PNG_BITS = (8, 16)
 
 
 def writer_module(suffix: str) -> types.ModuleType:
@@ -44,48 +45,74 @@ def writer_module(suffix: str) -> types.ModuleType:
 
     The writers are the optional ``images`` extra (``pip install 'noisewright[images]'``).
     """
-    module, package = WRITERS[suffix]
+    return _optional(*WRITERS[suffix], suffix)
+
+
+def _optional(module: str, package: str, suffix: str) -> types.ModuleType:
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as error:
         raise ModuleNotFoundError(
             f"out: writing {suffix} files needs the optional package {package!r} (missing: {error.name}); "
-            f"install the images extra: pip install 'noisewright[images]' (imageio, tifffile, openexr)",
+            f"install the images extra: pip install 'noisewright[images]' (imageio, tifffile, openexr, pypng)",
             name=error.name,
         ) from error
 
 
-def write_image(path: Path, unit: np.ndarray) -> None:
-    """Write an (H, W) array of values in [0, 1] to ``path``, the format chosen by its suffix."""
+def write_image(path: Path, unit: np.ndarray, bits: int = 16) -> None:
+    """Write an (H, W) grey or (H, W, 3) RGB array of values in [0, 1] to ``path``, the format chosen by its
+    suffix; ``bits`` (8 or 16) is the PNG's integer depth (TIFF and OpenEXR are 32-bit float)."""
     path = Path(path)
     suffix = image_format(path)
+    if bits not in PNG_BITS:
+        raise ValueError(f"bits: PNG depth must be 8 or 16, got {bits!r}")
     if not path.parent.is_dir():
         raise OSError(f"folder {str(path.parent)!r} does not exist")
     writer = writer_module(suffix)
+    rgb = unit.ndim == 3
     if suffix == ".png":
         # Encoded in memory, then written by us: when imageio writes a file itself and the write fails,
         # its plugin retries the flush when collected and prints a second, ignored traceback.
-        encoded = writer.imwrite("<bytes>", np.round(unit * 65535.0).astype(np.uint16), extension=".png")
-        path.write_bytes(encoded)
+        top = 65535.0 if bits == 16 else 255.0
+        integers = np.round(np.clip(unit, 0.0, 1.0) * top).astype(np.uint16 if bits == 16 else np.uint8)
+        if rgb and bits == 16:
+            path.write_bytes(_png16_rgb(integers))
+        else:
+            path.write_bytes(writer.imwrite("<bytes>", integers, extension=".png"))
     elif suffix in (".tif", ".tiff"):
-        writer.imwrite(path, unit.astype(np.float32))
+        writer.imwrite(path, unit.astype(np.float32), photometric="rgb" if rgb else "minisblack")
     else:
         header = {"compression": writer.ZIP_COMPRESSION, "type": writer.scanlineimage}
-        with writer.File(header, {"Y": unit.astype(np.float32)}) as exr:
+        channels = {"R": unit[..., 0], "G": unit[..., 1], "B": unit[..., 2]} if rgb else {"Y": unit}
+        with writer.File(header, {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in channels.items()}) as exr:
             try:
                 exr.write(str(path))
             except RuntimeError as error:
                 raise OSError(str(error)) from error
 
 
+def _png16_rgb(integers: np.ndarray) -> bytes:
+    """A 16-bit RGB PNG of (H, W, 3) uint16, encoded by pypng."""
+    import io
+
+    png = _optional("png", "pypng", "16-bit RGB .png")
+    height, width, _ = integers.shape
+    encoded = io.BytesIO()
+    png.Writer(width, height, greyscale=False, bitdepth=16).write(encoded, integers.reshape(height, width * 3))
+    return encoded.getvalue()
+
+
 def read_image(path: Path) -> np.ndarray:
-    """Read back an image written by :func:`write_image` as float values in [0, 1]."""
+    """Read back an image written by :func:`write_image` as float values in [0, 1] ((H, W) or (H, W, 3))."""
     path = Path(path)
     suffix = image_format(path)
     if suffix == ".png":
-        import imageio.v3 as iio
-
-        return iio.imread(path).astype(np.float32) / 65535.0
+        png = _optional("png", "pypng", ".png")
+        width, height, rows, info = png.Reader(filename=str(path)).asDirect()
+        planes = info["planes"]
+        values = np.vstack([np.asarray(row, dtype=np.float32) for row in rows]).reshape(height, width, planes)
+        values /= float(2 ** info["bitdepth"] - 1)
+        return values[..., 0] if planes == 1 else values
     if suffix in (".tif", ".tiff"):
         import tifffile
 
@@ -93,4 +120,9 @@ def read_image(path: Path) -> np.ndarray:
     import OpenEXR
 
     with OpenEXR.File(str(path)) as exr:
-        return np.asarray(exr.channels()["Y"].pixels, dtype=np.float32)
+        channels = exr.channels()
+        if "Y" in channels:
+            return np.asarray(channels["Y"].pixels, dtype=np.float32)
+        if "RGB" in channels:
+            return np.asarray(channels["RGB"].pixels, dtype=np.float32)
+        return np.stack([np.asarray(channels[c].pixels, dtype=np.float32) for c in "RGB"], axis=-1)

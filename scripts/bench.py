@@ -58,6 +58,9 @@ Sections (``--only``, comma separated):
 * ``terrain`` (only when asked for): erosion, domain warp against FastNoiseLite's (when the native peers are
   built) and the fractal modes against Geometry Nodes (``scripts/bench_terrain.py`` says what each measures).
 
+* ``textures`` (only when asked for): analytic derivatives against the value alone, one thread, and normal-map
+  bakes by both methods (``scripts/bench_textures.py``).
+
 Then the issue's targets as PASS/FAIL lines with the measured ratios. Timings, not the test suite:
 nothing here asserts.
 """
@@ -83,7 +86,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 
 SECTIONS = ("core", "fnl", "blender", "startup")
-EXTRA_SECTIONS = ("asm", "scale", "fn2", "fnl-native", "terrain")
+EXTRA_SECTIONS = ("asm", "scale", "fn2", "fnl-native", "terrain", "textures")
 OCTAVES = (1, 4)
 FREQUENCY = 4.0
 EXTENT = 8.0
@@ -1336,6 +1339,8 @@ def report(results: dict) -> str:
             out.append(f"| {text} | {startup[name]['import_s']:.2f} | {startup[name]['first_call_s']:.2f} |")
     if "terrain" in results:
         out += _terrain_section()["terrain_report"](results["terrain"])
+    if "textures" in results:
+        out += _helper_section("bench_textures")["textures_report"](results["textures"])
     if "scale" in results:
         out += scale_report(results["scale"])
     lines = target_lines(results)
@@ -1346,9 +1351,14 @@ def report(results: dict) -> str:
 
 def _terrain_section() -> dict:
     """``scripts/bench_terrain.py`` (the ``terrain`` section), loaded as the scripts load their helpers."""
+    return _helper_section("bench_terrain")
+
+
+def _helper_section(name: str) -> dict:
+    """``scripts/<name>.py``, a section's module, loaded as the scripts load their helpers."""
     import runpy
 
-    return runpy.run_path(str(Path(__file__).with_name("bench_terrain.py")), run_name="bench_terrain")
+    return runpy.run_path(str(Path(__file__).with_name(f"{name}.py")), run_name=name)
 
 
 def _fnl_library(peers_dir: Path) -> str | None:
@@ -1451,6 +1461,9 @@ def main(argv: list[str] | None = None) -> int:
         results["terrain"] = _terrain_section()["run_terrain"](
             points[2], best_time, args.repeat, args.grid, args.min_seconds, _fnl_library(args.peers_dir)
         )
+    if "textures" in sections:
+        print("textures: derivatives, normal maps ...", flush=True)
+        results["textures"] = _helper_section("bench_textures")["run_textures"](points, best_time, args.repeat)
     if "blender" in sections:
         print("Blender ...", flush=True)
         results["blender"] = run_blender(args.grid, args.repeat)

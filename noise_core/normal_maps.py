@@ -1,0 +1,136 @@
+"""Tangent-space normal maps of a height noise.
+
+The height is the noise mapped to 0..1 (``ranges.to_unit``, as height images are baked) over a texture whose
+sides are 1 in ``u`` and ``v``; the surface is ``z = strength * h(u, v)``, so its normal is
+``normalize(-strength dh/du, -strength dh/dv, 1)``, stored as ``n / 2 + 1/2`` in RGB (what a Normal Map node
+reads). OpenGL's green channel points up the texture (+v), DirectX's down: its green is flipped.
+
+``dh/du`` and ``dh/dv`` come from the analytic gradient (``derivatives.py``) where the kind has one
+(``method="analytic"``), or from central differences of the height one pixel apart,
+``(h(u + 1/W) - h(u - 1/W)) W / 2`` (``method="differences"``); ``"auto"`` picks the analytic gradient when it
+exists. Both are periodic when the noise tiles, so a tiling noise gives a seamless normal map.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .api import evaluate, grid_coordinates
+from .derivatives import DERIVABLE_FAMILIES
+from .ranges import to_unit, value_range
+from .registry import KINDS
+from .spec import NoiseSpec
+
+CONVENTIONS = ("opengl", "directx")
+METHODS = ("auto", "analytic", "differences")
+MAX_STRENGTH = 1000.0
+METHOD_TEXT = {"analytic": "analytic derivatives", "differences": "central differences of the height"}
+"""How each method is named to users (the CLI's report, the add-on's panel)."""
+
+
+def has_analytic_gradient(spec: NoiseSpec) -> bool:
+    """Whether ``evaluate(spec, points, derivatives=True)`` works for ``spec``'s kind."""
+    return KINDS[spec.kind].family in DERIVABLE_FAMILIES
+
+
+def normal_method(spec: NoiseSpec, method: str = "auto") -> str:
+    """``"analytic"`` or ``"differences"``: what ``method`` means for ``spec``; ``ValueError`` naming ``method``
+    when it is unknown or asks for an analytic gradient the kind does not have."""
+    if method not in METHODS:
+        raise ValueError(f"method: {method!r} is not allowed; choose one of {', '.join(map(repr, METHODS))}")
+    if method == "analytic" and not has_analytic_gradient(spec):
+        raise ValueError(
+            f"method: kind {spec.kind!r} has no analytic gradient; use 'differences' or 'auto' "
+            f"(analytic: {', '.join(k for k in KINDS if KINDS[k].family in DERIVABLE_FAMILIES)})"
+        )
+    if method == "auto":
+        return "analytic" if has_analytic_gradient(spec) else "differences"
+    return method
+
+
+def check_strength(strength: object) -> float:
+    """``strength`` as a float in ``[0, MAX_STRENGTH]``; ``ValueError`` naming it otherwise."""
+    if isinstance(strength, bool) or not isinstance(strength, (int, float, np.integer, np.floating)):
+        raise TypeError(f"strength: expected a number, got {type(strength).__name__}")
+    value = float(strength)
+    if not math.isfinite(value) or not 0.0 <= value <= MAX_STRENGTH:
+        raise ValueError(f"strength: must be between 0 and {MAX_STRENGTH:g}, got {strength!r}")
+    return value
+
+
+def check_convention(convention: object) -> str:
+    if convention not in CONVENTIONS:
+        allowed = ", ".join(map(repr, CONVENTIONS))
+        raise ValueError(f"convention: {convention!r} is not allowed; choose one of {allowed}")
+    return str(convention)
+
+
+def surface_normals(
+    spec: NoiseSpec,
+    points: np.ndarray,
+    du: np.ndarray,
+    dv: np.ndarray,
+    pixel: tuple[float, float],
+    *,
+    strength: float = 1.0,
+    convention: str = "opengl",
+    method: str = "auto",
+) -> np.ndarray:
+    """Unit normals (N, 3) float32 of the height ``spec`` at ``points`` (N, d noise coordinates of the texels).
+
+    ``du``, ``dv`` (d,) are how the noise coordinates change per unit of ``u`` and ``v``; ``pixel`` is the texel
+    size ``(1/W, 1/H)`` in ``u`` and ``v``, the step of the central differences.
+    """
+    strength = check_strength(strength)
+    convention = check_convention(convention)
+    chosen = normal_method(spec, method)
+    du = np.asarray(du, dtype=np.float64)
+    dv = np.asarray(dv, dtype=np.float64)
+    if chosen == "analytic":
+        low, high = value_range(spec)
+        gradient = evaluate(spec, points, derivatives=True)[:, 1:].astype(np.float64) / (high - low)
+        slope_u, slope_v = gradient @ du, gradient @ dv
+    else:
+        slope_u, slope_v = (
+            (_height(spec, points + step * axis) - _height(spec, points - step * axis)) / (2.0 * step)
+            for axis, step in ((du, pixel[0]), (dv, pixel[1]))
+        )
+    normals = np.empty((points.shape[0], 3), dtype=np.float64)
+    normals[:, 0] = -strength * slope_u
+    normals[:, 1] = -strength * slope_v * (1.0 if convention == "opengl" else -1.0)
+    normals[:, 2] = 1.0
+    normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+    return normals.astype(np.float32)
+
+
+def _height(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
+    return to_unit(spec, evaluate(spec, points)).astype(np.float64)
+
+
+def grid_normals(
+    spec: NoiseSpec,
+    shape: tuple[int, int],
+    *,
+    strength: float = 1.0,
+    convention: str = "opengl",
+    method: str = "auto",
+    top_row_first: bool = True,
+) -> np.ndarray:
+    """(H, W, 3) unit normals of the height image ``evaluate_grid(spec, shape)`` (pixel ``[r, c]`` at
+    ``((c + .5) / W, (r + .5) / H)``). ``top_row_first``: row 0 is the top of the texture, as image files store
+    it (``v = 1 - y``); otherwise the bottom, as Blender's pixel buffers store it (``v = y``)."""
+    height, width = shape
+    points = np.column_stack(grid_coordinates((height, width)))
+    dv = (0.0, -1.0) if top_row_first else (0.0, 1.0)
+    normals = surface_normals(
+        spec, points, (1.0, 0.0), dv, (1.0 / width, 1.0 / height), strength=strength, convention=convention,
+        method=method,
+    )  # fmt: skip
+    return normals.reshape(height, width, 3)
+
+
+def encode(normals: np.ndarray) -> np.ndarray:
+    """Unit normals as colours in 0..1: ``n / 2 + 1/2`` (float32)."""
+    return (np.asarray(normals, dtype=np.float32) * np.float32(0.5) + np.float32(0.5)).clip(0.0, 1.0)
