@@ -12,6 +12,7 @@ import bpy
 
 from . import (
     op_bake,
+    op_bake_uv,
     op_displace,
     op_erode,
     op_terrain,
@@ -31,12 +32,15 @@ CLASSES = (
     + op_erode.CLASSES
     + terrain_presets.CLASSES
     + op_bake.CLASSES
+    + op_bake_uv.CLASSES
     + panels.CLASSES
     + preferences.CLASSES
 )
 MENU_ENTRIES = (
     (bpy.types.VIEW3D_MT_mesh_add, op_terrain.menu_entry),
     (bpy.types.IMAGE_MT_image, op_bake.menu_entry),
+    (bpy.types.IMAGE_MT_image, op_bake_uv.menu_entry),
+    (bpy.types.VIEW3D_MT_object, op_bake_uv.menu_entry),
 )
 
 

@@ -25,7 +25,7 @@ from bpy_extras.object_utils import object_data_add
 from . import erosion_io, image_io, mesh_io, terrain
 from .errors import UserError
 from .mapping import Domain, check_finite_values, evaluate_chunked
-from .noise_core import NoiseSpec, normal_maps
+from .noise_core import NoiseSpec, normal_maps, uv_bake
 from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 from .noise_core.files import check_writable
 from .noise_core.ranges import to_unit
@@ -40,6 +40,7 @@ __all__ = [
     "UserError",
     "add_terrain",
     "bake",
+    "bake_uv",
     "displace",
     "edge_falloff",
     "erode",
@@ -738,3 +739,144 @@ def bake(
     if pack:
         target.pack()
     return target
+
+
+# --- Bake to UVs ----------------------------------------------------------------------------------------------
+
+UV_SPACES = ("OBJECT", "WORLD")
+
+
+def surface_triangles(
+    context: bpy.types.Context, obj: bpy.types.Object, uv_map: str = "", space: str = "OBJECT"
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(uvs (T, 3, 2), positions (T, 3, 3))`` of the evaluated mesh of ``obj`` (modifiers applied) through
+    its UV map ``uv_map`` (the active one when empty), positions in object or world ``space``."""
+    if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
+        raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
+    space = _choice("space", space, UV_SPACES)
+    source = obj.data.uv_layers.get(uv_map) if uv_map else obj.data.uv_layers.active
+    if source is None:
+        which = f"no UV map {uv_map!r}" if uv_map else "no UV map"
+        raise UserError(f"uv_map: {obj.name!r} has {which}; unwrap it first (UV > Unwrap)")
+    evaluated = obj.evaluated_get(context.evaluated_depsgraph_get())
+    mesh = evaluated.to_mesh()
+    try:
+        layer = mesh.uv_layers.get(source.name)
+        if layer is None:
+            raise UserError(f"uv_map: the modifiers of {obj.name!r} remove its UV map {source.name!r}")
+        mesh.calc_loop_triangles()
+        count = len(mesh.loop_triangles)
+        if count == 0:
+            raise UserError(f"object: {obj.name!r} has no faces to bake")
+        loops = np.empty(count * 3, dtype=np.int32)
+        mesh.loop_triangles.foreach_get("loops", loops)
+        uvs = np.empty(len(mesh.loops) * 2, dtype=np.float32)
+        layer.uv.foreach_get("vector", uvs)
+        corners = np.empty(len(mesh.loops), dtype=np.int32)
+        mesh.loops.foreach_get("vertex_index", corners)
+        positions = mesh_io.read_positions(mesh).astype(np.float64)
+        matrix = np.array(evaluated.matrix_world, dtype=np.float64)
+    finally:
+        evaluated.to_mesh_clear()
+    if space == "WORLD":
+        positions = positions @ matrix[:3, :3].T + matrix[:3, 3]
+    triangle_uvs = uvs.reshape(-1, 2)[loops].reshape(count, 3, 2).astype(np.float64)
+    return triangle_uvs, positions[corners[loops]].reshape(count, 3, 3)
+
+
+def _tile_paths(filepath: str, save_format: str, tiles: list[int]) -> list[str]:
+    """One file per UDIM tile: ``name.<UDIM>.png`` from ``name.png`` (a ``<UDIM>`` already in the name is kept)."""
+    path = image_io.saved_path(filepath, save_format)
+    if "<UDIM>" not in path:
+        stem, extension = os.path.splitext(path)
+        path = f"{stem}.<UDIM>{extension}"
+    return [path.replace("<UDIM>", str(tile)) for tile in tiles]
+
+
+def bake_uv(
+    context: bpy.types.Context,
+    obj: bpy.types.Object,
+    spec: NoiseSpec,
+    domain: Domain | None = None,
+    *,
+    uv_map: str = "",
+    space: str = "OBJECT",
+    width: int = 1024,
+    height: int = 1024,
+    margin: int = 16,
+    image: str = "Noise UV",
+    use_float: bool = True,
+    save_format: str = "NONE",
+    filepath: str = "",
+) -> bpy.types.Image:
+    """Bake 3D noise at the surface of ``obj`` through its UV map into a new image and return it
+    (``noise_core.uv_bake``: every texel holds the noise at the surface point its UV maps to, seams match,
+    ``margin`` pixels of dilation past island borders). ``domain`` (3D) moves the noise space as elsewhere.
+
+    UVs in one UDIM tile give a plain image (saved to ``filepath`` when ``save_format`` is not ``NONE``).
+    UVs over several UDIM tiles are written as files ``name.1001.png``, ``name.1002.png``, ... (all or none)
+    and loaded as a tiled image, so they need ``save_format`` and ``filepath``. ``UserError`` naming the
+    argument for bad input; on failure nothing is created.
+    """
+    domain = Domain(dimensions=3) if domain is None else domain
+    _check_noise(spec, domain)
+    if domain.dimensions != 3:
+        raise UserError("domain: a UV bake samples 3D noise at the surface; use a 3D domain")
+    for name, value in (("width", width), ("height", height)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise UserError(f"{name}: must be a whole number >= 1, got {value!r}")
+    if width * height > MAX_PIXELS:
+        raise UserError(f"width, height: {width}x{height} exceeds the limit of {MAX_PIXELS} pixels")
+    if isinstance(margin, bool) or not isinstance(margin, (int, np.integer)) or not 0 <= margin <= uv_bake.MAX_MARGIN:
+        raise UserError(f"margin: must be a whole number of pixels from 0 to {uv_bake.MAX_MARGIN}, got {margin!r}")
+    if not isinstance(image, str) or not image.strip():
+        raise UserError("image: give the new image a name")
+    uvs, positions = surface_triangles(context, obj, uv_map, space)
+    tiles = uv_bake.tiles_of(uvs)
+    if not tiles:
+        raise UserError(f"uv_map: the UVs of {obj.name!r} lie outside the UDIM tiles (u and v from 0 to 10)")
+    path = _save_path(save_format, filepath)
+    if len(tiles) > 1 and not path:
+        listed = ", ".join(map(str, tiles))
+        raise UserError(
+            f"save_format: the UVs reach UDIM tiles {listed}; a tiled bake is saved as files name.<UDIM>.png, "
+            f"so choose a Save format and a File Path"
+        )
+    points = domain.noise_points(positions.reshape(-1, 3)).reshape(-1, 3, 3)
+    with window_progress(context, len(tiles)) as advance:
+        baked = {}
+        for tile in tiles:
+            try:
+                baked.update(uv_bake.bake_uv(spec, uvs, points, (width, height), margin, [tile]))
+            except ValueError as error:
+                raise UserError(f"noise space {error}") from None
+            check_finite_values("noise", baked[tile])
+            advance(1)
+    created: list[bpy.types.Image] = []
+    try:
+        for tile, values in baked.items():
+            target = bpy.data.images.new(f"{image}.{tile}" if len(tiles) > 1 else image, width, height,
+                                         float_buffer=bool(use_float))  # fmt: skip
+            created.append(target)
+            _fill(target, values.ravel(), width, height, None)
+        if len(tiles) == 1:
+            if path:
+                image_io.save_image(created[0], path, save_format, True)
+            return created[0]
+        paths = _tile_paths(filepath, save_format, tiles)
+        image_io.save_images(list(zip(created, paths, strict=True)), save_format, True)
+    except (RuntimeError, OSError) as error:
+        for made in created:
+            bpy.data.images.remove(made)
+        raise UserError(f"filepath: Blender could not save {path!r}: {error}") from None
+    except BaseException:
+        for made in created:
+            bpy.data.images.remove(made)
+        raise
+    for made in created:
+        bpy.data.images.remove(made)
+    tiled = bpy.data.images.load(paths[0])
+    tiled.name = image
+    tiled.source = "TILED"
+    tiled.colorspace_settings.name = "Non-Color"
+    return tiled

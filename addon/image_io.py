@@ -6,6 +6,7 @@ output settings, with the Standard view transform, so grayscale values land in t
 
 from __future__ import annotations
 
+import contextlib
 import os
 from dataclasses import dataclass
 
@@ -45,6 +46,12 @@ def save_image(image: bpy.types.Image, path: str, file_format: str, grayscale: b
     checked (``check_written``), then renamed over it; on failure an existing file at ``path`` is kept
     and ``RuntimeError`` (Blender's writer) or ``OSError`` is raised.
     """
+    save_images([(image, path)], file_format, grayscale)
+
+
+def save_images(pairs: list[tuple[bpy.types.Image, str]], file_format: str, grayscale: bool) -> None:
+    """``save_image`` for several ``(image, path)`` pairs, all or none: every file is written to its temporary
+    file first, and they are renamed into place only when all are written and checked."""
     scene = bpy.data.scenes.new(".noisewright_save")
     try:
         scene.view_settings.view_transform = "Standard"
@@ -55,9 +62,11 @@ def save_image(image: bpy.types.Image, path: str, file_format: str, grayscale: b
         settings.color_depth = DEPTHS[file_format]  # type: ignore[assignment]
         if file_format == "OPEN_EXR":
             settings.exr_codec = "ZIP"
-        with replacing(path) as temporary:
-            image.save_render(str(temporary), scene=scene)
-            check_written(str(temporary), BLENDER_FORMATS[file_format])
+        with contextlib.ExitStack() as stack:
+            for image, path in pairs:
+                temporary = stack.enter_context(replacing(path))
+                image.save_render(str(temporary), scene=scene)
+                check_written(str(temporary), BLENDER_FORMATS[file_format])
     finally:
         bpy.data.scenes.remove(scene)
 

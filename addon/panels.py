@@ -8,6 +8,7 @@ from . import api, preview
 from .errors import UserError
 from .mapping import to_domain, to_spec
 from .op_bake import NOISEWRIGHT_OT_bake_texture, bake_domain
+from .op_bake_uv import NOISEWRIGHT_OT_bake_uv
 from .op_displace import NOISEWRIGHT_OT_displace
 from .op_erode import NOISEWRIGHT_OT_erode, NOISEWRIGHT_OT_erode_image, draw_erosion
 from .op_terrain import NOISEWRIGHT_OT_add_terrain, NOISEWRIGHT_OT_regenerate_terrain, draw_shape
@@ -69,6 +70,7 @@ class VIEW3D_PT_noisewright_apply(bpy.types.Panel):
         column.operator(NOISEWRIGHT_OT_displace.bl_idname, icon="MOD_DISPLACE")
         column.operator(NOISEWRIGHT_OT_add_terrain.bl_idname, text="Add Noise Terrain", icon="RNDCURVE")
         column.operator(NOISEWRIGHT_OT_erode.bl_idname, icon="MOD_FLUIDSIM")
+        column.operator(NOISEWRIGHT_OT_bake_uv.bl_idname, icon="UV")
         self.layout.label(text="Tune a run in Adjust Last Operation", icon="INFO")
 
 
@@ -108,6 +110,7 @@ class IMAGE_PT_noisewright_bake(bpy.types.Panel):
 
     def draw(self, context):
         self.layout.operator(NOISEWRIGHT_OT_bake_texture.bl_idname, icon="TEXTURE")
+        self.layout.operator(NOISEWRIGHT_OT_bake_uv.bl_idname, icon="UV")
         self.layout.operator(NOISEWRIGHT_OT_erode_image.bl_idname, icon="MOD_FLUIDSIM")
         self.layout.label(text="Size, colours, saving: Adjust Last Operation", icon="INFO")
 
