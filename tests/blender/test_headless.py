@@ -264,3 +264,15 @@ def test_valid_noise_options_are_applied_unchanged(bpy_empty, addon, helpers: di
 def test_script_arguments_inside_blender_and_python(argv: list[str], expected: list[str]) -> None:
     helpers = runpy.run_path(str(SCRIPTS / "_blender_addon.py"), run_name="_blender_addon")
     assert helpers["script_arguments"](argv) == expected
+
+
+def test_render_textures_writes_the_readme_picture(tmp_path: Path, extension_repo: Path) -> None:
+    import imageio.v3 as iio
+
+    out = tmp_path / "textures.png"
+    args = ("--out", out, "--width", "48", "--height", "24", "--samples", "1")
+    stdout = ok(run_script("render_textures.py", *args, repo=extension_repo))
+    assert str(out) in stdout
+    picture = iio.imread(out)
+    assert picture.shape[:2] == (24, 48) and picture[..., :3].std() > 2.0  # a picture, not a flat fill
+    assert [p.name for p in tmp_path.iterdir()] == ["textures.png"]  # the UDIM tiles went to a temporary folder
