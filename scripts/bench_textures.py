@@ -5,13 +5,24 @@
   and 3D with 1 and 4 octaves, million samples/s; target: value + gradient <= 2x the value alone.
 * Normal maps: ``normal_maps.grid_normals`` of a 1024² tiled Perlin fBm (4 octaves) from the analytic gradient
   and from central differences (four more evaluations per pixel), on all cores, seconds.
+* UV bake against Cycles (in a Blender subprocess, ``bench_textures.py --cycles-child``): a UV sphere (64 x 32
+  segments) baked at 1024² with a 16-pixel margin, 3D Perlin fBm (4 octaves, frequency 4) in object space:
+  ``noise_core.uv_bake.bake_uv`` (triangles read through ``foreach_get``) against Cycles' Bake (Emit, 1 sample,
+  CPU) of the Noise Texture node (Scale 4, Detail 3) on object coordinates, seconds.
 
 Loaded with ``runpy.run_path`` by ``bench.py``, which passes its timing function.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -20,6 +31,8 @@ KINDS = ("value", "perlin", "simplex")
 OCTAVES = (1, 4)
 TARGET_RATIO = 2.0
 NORMAL_SIZE = 1024
+UV_SIZE = 1024
+UV_MARGIN = 16
 
 
 def run_textures(points: dict, best_time: BestTime, repeat: int) -> dict:
@@ -54,7 +67,92 @@ def run_textures(points: dict, best_time: BestTime, repeat: int) -> dict:
         normal_maps.grid_normals(spec, (8, 8), method=method)
         normals[method] = best_time(lambda method=method: normal_maps.grid_normals(spec, shape, method=method), repeat)
     height_s = best_time(lambda: nc.evaluate_grid(spec, shape), repeat)
-    return {"derivatives": cases, "normals_s": normals, "height_s": height_s, "threads": threads}
+    return {"derivatives": cases, "normals_s": normals, "height_s": height_s, "threads": threads,
+            "uv": run_uv_against_cycles(repeat)}  # fmt: skip
+
+
+def run_uv_against_cycles(repeat: int) -> dict:
+    """The UV bake against Cycles' bake, in a Blender subprocess (this file with ``--cycles-child``)."""
+    with tempfile.TemporaryDirectory(prefix="noisewright-bench-uv-") as user:
+        env = {**os.environ, "BLENDER_USER_RESOURCES": user}
+        command = [sys.executable, str(Path(__file__).resolve()), "--cycles-child", str(repeat)]
+        done = subprocess.run(command, env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"the UV bake benchmark failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _triangles(bpy, obj) -> tuple[np.ndarray, np.ndarray]:
+    mesh = obj.data
+    mesh.calc_loop_triangles()
+    count = len(mesh.loop_triangles)
+    loops = np.empty(count * 3, dtype=np.int32)
+    mesh.loop_triangles.foreach_get("loops", loops)
+    uvs = np.empty(len(mesh.loops) * 2, dtype=np.float32)
+    mesh.uv_layers.active.uv.foreach_get("vector", uvs)
+    corners = np.empty(len(mesh.loops), dtype=np.int32)
+    mesh.loops.foreach_get("vertex_index", corners)
+    positions = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
+    mesh.attributes["position"].data.foreach_get("vector", positions)
+    triangle_uvs = uvs.reshape(-1, 2)[loops].reshape(count, 3, 2).astype(np.float64)
+    return triangle_uvs, positions.reshape(-1, 3)[corners[loops]].reshape(count, 3, 3).astype(np.float64)
+
+
+def cycles_child(repeat: int) -> None:
+    """Runs inside the subprocess: needs ``bpy``; prints one JSON line last."""
+    import bpy
+
+    import noise_core as nc
+    from noise_core import uv_bake
+
+    bpy.ops.wm.read_homefile(use_empty=True)
+    bpy.ops.mesh.primitive_uv_sphere_add(segments=64, ring_count=32)
+    sphere = bpy.context.active_object
+    spec = nc.NoiseSpec(kind="perlin", octaves=4, frequency=4.0)
+
+    def ours() -> None:
+        uvs, positions = _triangles(bpy, sphere)
+        uv_bake.bake_uv(spec, uvs, positions, (UV_SIZE, UV_SIZE), UV_MARGIN)
+
+    ours()  # compiles
+    ours_s = min(_timed(ours) for _ in range(repeat))
+    scene = bpy.context.scene
+    scene.render.engine = "CYCLES"
+    scene.cycles.device = "CPU"
+    scene.cycles.samples = 1
+    image = bpy.data.images.new("Bake", UV_SIZE, UV_SIZE, float_buffer=True)
+    material = bpy.data.materials.new("Noise")
+    material.use_nodes = True
+    tree = material.node_tree
+    tree.nodes.remove(tree.nodes["Principled BSDF"])
+    coordinates = tree.nodes.new("ShaderNodeTexCoord")
+    noise = tree.nodes.new("ShaderNodeTexNoise")
+    noise.inputs["Scale"].default_value = 4.0
+    noise.inputs["Detail"].default_value = 3.0
+    emission = tree.nodes.new("ShaderNodeEmission")
+    tree.links.new(coordinates.outputs["Object"], noise.inputs["Vector"])
+    tree.links.new(noise.outputs["Fac"], emission.inputs["Color"])
+    tree.links.new(emission.outputs["Emission"], tree.nodes["Material Output"].inputs["Surface"])
+    target = tree.nodes.new("ShaderNodeTexImage")
+    target.image = image
+    tree.nodes.active = target
+    sphere.data.materials.append(material)
+    sphere.select_set(True)
+    bpy.context.view_layer.objects.active = sphere
+
+    def cycles() -> None:
+        bpy.ops.object.bake(type="EMIT", margin=UV_MARGIN)
+
+    cycles()  # loads kernels, builds the BVH once
+    cycles_s = min(_timed(cycles) for _ in range(repeat))
+    print(json.dumps({"size": UV_SIZE, "triangles": len(sphere.data.loop_triangles), "ours_s": ours_s,
+                      "cycles_s": cycles_s, "blender": bpy.app.version_string}))  # fmt: skip
+
+
+def _timed(function: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    function()
+    return time.perf_counter() - started
 
 
 def textures_report(result: dict) -> list[str]:
@@ -82,4 +180,15 @@ def textures_report(result: dict) -> list[str]:
         f"{normals['analytic']:.3f} s, central differences {normals['differences']:.3f} s (the height image alone: "
         f"{result['height_s']:.3f} s).",
     ]
+    uv = result["uv"]
+    lines += [
+        "",
+        f"UV bake of a UV sphere ({uv['triangles']} triangles) at {uv['size']}², margin {UV_MARGIN}: noise_core "
+        f"{uv['ours_s']:.3f} s, Cycles' Emit bake of the Noise Texture node (1 sample, CPU, Blender {uv['blender']}) "
+        f"{uv['cycles_s']:.3f} s: {uv['cycles_s'] / uv['ours_s']:.1f}x.",
+    ]
     return lines
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--cycles-child"]:
+    cycles_child(int(sys.argv[2]))
