@@ -1,0 +1,136 @@
+"""The separable grid path: fractal value and Perlin noise on a regular 2D grid (issue 16, item 1).
+
+On a grid every pixel of column ``c`` has the same ``x`` and every pixel of row ``r`` the same ``y``, so
+per octave the lattice span of ``x`` (``lattice.span``: cell, offsets, quintic weight) is computed once per
+column and that of ``y`` once per row, and the hash of a corner, ``avalanche(eat(eat(h, x), y))``
+(SmallXXHash, ``lattice_noise._corner_hashes_2d``), starts from the column's partial hash ``eat(h, x)``.
+Each pixel then only eats its row's lattice ``y`` into its column's two partial hashes, avalanches the
+four corners and blends them (``lattice_noise._blend_2d``).
+
+The numbers are the point path's (``fractal._build_kernel`` over ``lattice_noise.lattice_block_2d``), bit
+for bit: the same float64 coordinates (``api.grid_coordinates``) times the same octave frequencies
+(``frequency * lacunarity`` repeated in float64) through the same ``span``, the same hashes and blend,
+the same float32 accumulation ``sum + float32(amplitude * value)``, scale ``float32(1 / sum of
+amplitudes)`` and clamp to the spec's float32 range (``tests/test_grid_path.py`` checks it).
+
+One kernel per ``(gradient, tiled)``: closure constants, like ``fractal.kernel_for``. Rows run in
+parallel (``prange``); within a row the octave loop is outermost and the loop over columns innermost, a
+straight run over contiguous per-column tables that LLVM vectorises. The per-column tables (two partial
+hashes and three floats per column and octave) are built once per call before the rows.
+"""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+
+from ._jit import kernel
+from .fractal import _launch_guard, ensure_compiled, kernel_signature
+from .hashing import avalanche, eat, hash_seed
+from .lattice import span
+from .lattice_noise import _blend_2d
+
+
+def _build_grid_kernel(gradient, tiled):
+    """The grid kernel of lattice gradient ``gradient`` (``gradients.VALUE``/``PERLIN``), tiled or not."""
+
+    @kernel
+    def grid_kernel(xs, ys, out, seed, frequency, octaves, lacunarity, persistence, turbulence, low, high):
+        rows = ys.shape[0]
+        cols = xs.shape[0]
+        column_hashes = np.empty((octaves, 2, cols), dtype=np.uint32)
+        column_spans = np.empty((octaves, 3, cols), dtype=np.float64)
+        octave_frequency = frequency
+        for octave in range(octaves):
+            period = octave_frequency if tiled else 0.0
+            h = hash_seed(seed + octave)
+            hashes = column_hashes[octave]
+            spans = column_spans[octave]
+            for c in range(cols):
+                x0, x1, gx0, gx1, tx = span(xs[c] * octave_frequency, period)
+                hashes[0, c] = eat(h, x0)
+                hashes[1, c] = eat(h, x1)
+                spans[0, c] = gx0
+                spans[1, c] = gx1
+                spans[2, c] = tx
+            octave_frequency *= lacunarity
+        for r in numba.prange(rows):
+            ob = out[r]
+            y = ys[r]
+            octave_frequency = frequency
+            amplitude = 1.0
+            amplitude_sum = 0.0
+            for octave in range(octaves):
+                period = octave_frequency if tiled else 0.0
+                y0, y1, gy0, gy1, ty = span(y * octave_frequency, period)
+                h0s = column_hashes[octave, 0]
+                h1s = column_hashes[octave, 1]
+                gx0s = column_spans[octave, 0]
+                gx1s = column_spans[octave, 1]
+                txs = column_spans[octave, 2]
+                for c in range(cols):
+                    h0 = h0s[c]
+                    h1 = h1s[c]
+                    value = _blend_2d(
+                        gradient,
+                        avalanche(eat(h0, y0)),
+                        avalanche(eat(h0, y1)),
+                        avalanche(eat(h1, y0)),
+                        avalanche(eat(h1, y1)),
+                        gx0s[c],
+                        gx1s[c],
+                        txs[c],
+                        gy0,
+                        gy1,
+                        ty,
+                    )
+                    value = abs(value) if turbulence else value
+                    previous = ob[c] if octave > 0 else np.float32(0.0)
+                    ob[c] = previous + np.float32(amplitude * value)
+                amplitude_sum += amplitude
+                octave_frequency *= lacunarity
+                amplitude *= persistence
+            scale = np.float32(1.0 / amplitude_sum)
+            for c in range(cols):
+                ob[c] = min(max(ob[c] * scale, low), high)
+
+    return grid_kernel
+
+
+_KERNELS = {}
+
+
+def grid_kernel_for(gradient, tiled=False):
+    """The compiled grid kernel of ``(gradient, tiled)``, built on first use."""
+    key = (int(gradient), bool(tiled))
+    found = _KERNELS.get(key)
+    if found is None:
+        found = _KERNELS[key] = _build_grid_kernel(*key)
+    return found
+
+
+def grid_arguments(xs, ys, out, spec, bounds) -> tuple:
+    """The grid kernel's arguments, in order (see ``grid_kernel``)."""
+    return (
+        xs,
+        ys,
+        out,
+        spec.seed,
+        spec.frequency,
+        spec.octaves,
+        spec.lacunarity,
+        spec.persistence,
+        spec.turbulence,
+        np.float32(bounds[0]),
+        np.float32(bounds[1]),
+    )
+
+
+def grid_sum(xs, ys, out, gradient, spec, bounds) -> None:
+    """Fill ``out`` (rows, cols) float32 with the fractal sum of ``spec`` at ``(xs[c], ys[r])``, clamped to
+    ``bounds`` (``ranges.float32_range(spec)``); ``xs``, ``ys`` are float64 coordinates of the columns and rows."""
+    kernel = grid_kernel_for(gradient, spec.tiling)
+    arguments = grid_arguments(xs, ys, out, spec, bounds)
+    ensure_compiled(kernel, kernel_signature(kernel, arguments))
+    with _launch_guard():
+        kernel(*arguments)
