@@ -29,6 +29,14 @@ from .fractal import _launch_guard, ensure_compiled, kernel_signature
 from .hashing import avalanche, eat, hash_seed
 from .lattice import span
 from .lattice_noise import _blend_2d
+from .registry import KINDS
+from .schema import FAMILY_LATTICE
+from .warp import is_warped
+
+
+def separable(spec) -> bool:
+    """Whether ``evaluate_grid`` runs ``spec`` here: value or Perlin noise, fBm, no domain warp."""
+    return KINDS[spec.kind].family == FAMILY_LATTICE and spec.fractal == "fbm" and not is_warped(spec)
 
 
 def _build_grid_kernel(gradient, tiled):
@@ -126,10 +134,19 @@ def grid_arguments(xs, ys, out, spec, bounds) -> tuple:
     )
 
 
-def grid_sum(xs, ys, out, gradient, spec, bounds) -> None:
-    """Fill ``out`` (rows, cols) float32 with the fractal sum of ``spec`` at ``(xs[c], ys[r])``, clamped to
-    ``bounds`` (``ranges.float32_range(spec)``); ``xs``, ``ys`` are float64 coordinates of the columns and rows."""
-    kernel = grid_kernel_for(gradient, spec.tiling)
+def grid_kernel_and_signature(spec) -> tuple:
+    """The grid kernel ``grid_sum`` runs for ``spec`` and its argument types (float64 axes)."""
+    kernel = grid_kernel_for(KINDS[spec.kind].variant_of(spec), spec.tiling)
+    axis = np.empty(1, dtype=np.float64)
+    arguments = grid_arguments(axis, axis, np.empty((1, 1), dtype=np.float32), spec, (0.0, 0.0))
+    return kernel, kernel_signature(kernel, arguments)
+
+
+def grid_sum(xs, ys, out, spec, bounds) -> None:
+    """Fill ``out`` (rows, cols) float32 with the fractal sum of ``spec`` (``separable``) at ``(xs[c], ys[r])``,
+    clamped to ``bounds`` (``ranges.float32_range(spec)``); ``xs``, ``ys`` are the float64 coordinates of the
+    columns and rows, each below ``2**31 / spec.highest_frequency`` in magnitude (``api`` checks them)."""
+    kernel = grid_kernel_for(KINDS[spec.kind].variant_of(spec), spec.tiling)
     arguments = grid_arguments(xs, ys, out, spec, bounds)
     ensure_compiled(kernel, kernel_signature(kernel, arguments))
     with _launch_guard():

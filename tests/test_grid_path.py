@@ -8,10 +8,10 @@ import numpy as np
 import pytest
 
 import noise_core as nc
+from noise_core import api, grid_kernels
 from noise_core.api import grid_coordinates
-from noise_core.grid_kernels import grid_sum
+from noise_core.grid_kernels import grid_kernel_and_signature, grid_sum, separable
 from noise_core.ranges import float32_range
-from noise_core.registry import KINDS
 
 SHAPES = ((1, 7), (33, 65), (64, 64), (5, 1))
 WINDOWS = (((100, 300), (17, 33, 40, 29)), ((65, 33), (0, 0, 1, 33)), ((1, 7), (0, 3, 1, 4)))
@@ -30,7 +30,7 @@ def grid_kernel_path(spec: nc.NoiseSpec, shape: tuple[int, int], window=None) ->
     xs = (np.arange(col0, col0 + cols, dtype=np.float64) + 0.5) / width
     ys = (np.arange(row0, row0 + rows, dtype=np.float64) + 0.5) / height
     out = np.empty((rows, cols), dtype=np.float32)
-    grid_sum(xs, ys, out, KINDS[spec.kind].variant_of(spec), spec, float32_range(spec))
+    grid_sum(xs, ys, out, spec, float32_range(spec))
     return out
 
 
@@ -69,3 +69,82 @@ def test_grid_kernel_windows_match_the_point_path(kind: str, tiling: bool) -> No
     spec = nc.NoiseSpec(kind=kind, tiling=tiling, octaves=4, frequency=3.0, seed=9)
     for shape, window in WINDOWS:
         assert_same_bits(point_path(spec, shape, window), grid_kernel_path(spec, shape, window))
+
+
+class Calls:
+    """Stands in for ``api.grid_sum``: counts the calls and runs the real one."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, *arguments) -> None:
+        self.count += 1
+        grid_sum(*arguments)
+
+
+@pytest.mark.parametrize("kind", ["value", "perlin"])
+@pytest.mark.parametrize("tiling", [False, True])
+def test_evaluate_grid_runs_value_and_perlin_fbm_on_the_grid_path(
+    kind: str, tiling: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = Calls()
+    monkeypatch.setattr(api, "grid_sum", calls)
+    specs = [
+        nc.NoiseSpec(kind=kind, tiling=tiling, octaves=5, frequency=2.0, persistence=0.7, seed=-3),
+        nc.NoiseSpec(kind=kind, tiling=tiling, turbulence=True, octaves=3, lacunarity=3.0),
+        nc.NoiseSpec(kind=kind, tiling=tiling, warp="independent", warp_amplitude=0.0),  # amplitude 0: no warp
+    ]
+    for spec in specs:
+        assert separable(spec)
+        for shape in SHAPES:
+            assert_same_bits(point_path(spec, shape), nc.evaluate_grid(spec, shape))
+        for shape, window in WINDOWS:
+            assert_same_bits(point_path(spec, shape, window), nc.evaluate_grid(spec, shape, window))
+            whole = nc.evaluate_grid(spec, shape)
+            row0, col0, rows, cols = window
+            assert_same_bits(whole[row0 : row0 + rows, col0 : col0 + cols], nc.evaluate_grid(spec, shape, window))
+    assert calls.count == len(specs) * (len(SHAPES) + 3 * len(WINDOWS))
+
+
+OTHER_PATH = (
+    nc.NoiseSpec(kind="simplex", octaves=3),
+    nc.NoiseSpec(kind="simplex_value", tiling=False),
+    nc.NoiseSpec(kind="voronoi", octaves=2),
+    nc.NoiseSpec(kind="perlin", fractal="ridged", octaves=4, offset=1.0, gain=2.0),
+    nc.NoiseSpec(kind="value", warp="progressive", warp_amplitude=0.3, warp_octaves=2),
+    nc.NoiseSpec(kind="perlin", warp="independent", warp_amplitude=0.2, tiling=True),
+)
+
+
+@pytest.mark.parametrize("spec", OTHER_PATH, ids=lambda spec: f"{spec.kind}-{spec.fractal}-{spec.warp}")
+def test_other_specs_keep_the_point_path(spec: nc.NoiseSpec, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = Calls()
+    monkeypatch.setattr(api, "grid_sum", calls)
+    assert not separable(spec)
+    shape, window = WINDOWS[0]
+    assert_same_bits(point_path(spec, shape), nc.evaluate_grid(spec, shape))
+    assert_same_bits(point_path(spec, shape, window), nc.evaluate_grid(spec, shape, window))
+    assert calls.count == 0
+
+
+def test_out_of_range_coordinates_raise_the_point_paths_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Grid coordinates lie in (0, 1), inside the lattice for every valid spec; were the limit lower, the
+    grid gives the point path's error rather than meaningless values."""
+    spec = nc.NoiseSpec(kind="perlin", frequency=8.0)
+    monkeypatch.setattr(api, "_lattice_limit", lambda spec: 0.5)
+    with pytest.raises(ValueError, match=r"^points: coordinates up to 0\.875 at frequency 8 exceed the 32-bit lattice"):
+        nc.evaluate_grid(spec, (4, 4))
+    with pytest.raises(ValueError, match=r"^points: coordinates up to"):
+        nc.evaluate_grid(spec, (4, 4), window=(0, 0, 1, 4))  # rows below 0.5, columns above
+
+
+def test_precompile_in_2d_compiles_the_grid_kernel() -> None:
+    spec = nc.NoiseSpec(kind="value", tiling=True, octaves=2)
+    kernel, signature = grid_kernel_and_signature(spec)
+    nc.precompile(spec, 2)
+    assert signature in kernel.overloads
+    # the signature is the one evaluate_grid calls with
+    before = dict(kernel.overloads)
+    nc.evaluate_grid(spec, (3, 5))
+    assert kernel.overloads.keys() == before.keys()
+    assert grid_kernels.grid_kernel_for(0, True) is kernel
