@@ -6,7 +6,7 @@ when not C-contiguous) to the compiled fractal-sum kernel, once for all points.
 The kernel also reports the largest coordinate and any NaN or infinity as it reads
 the points, so checking them costs no extra pass; invalid input raises afterwards.
 
-``evaluate_grid`` runs value and Perlin fBm without a domain warp through the separable grid kernel
+``evaluate_grid`` runs value and Perlin noise without a domain warp through the separable grid kernel
 (``grid_kernels``: per-column and per-row lattice spans, bit for bit the point path's values), every other
 spec through the point path on the grid's (H*W, 2) pixel centres.
 
@@ -229,8 +229,8 @@ def precompile(spec: NoiseSpec, dim: int, dtype: object = np.float64) -> str:
     """Compile (or load from the disk cache) the kernel ``evaluate`` would use, without evaluating.
 
     With ``dim`` 2 it also compiles the grid kernel ``evaluate_grid`` runs for ``spec`` when that is not the
-    point kernel (value and Perlin fBm: ``grid_kernels``). Returns the ``compile_state`` the point kernel had
-    before. Safe to call from any thread.
+    point kernel (value and Perlin noise without a domain warp: ``grid_kernels``). Returns the
+    ``compile_state`` the point kernel had before. Safe to call from any thread.
     """
     kernel, signature = _kernel_and_signature(spec, dim, dtype)
     state = fractal.compile_state(kernel, signature)

@@ -11,9 +11,11 @@ The numbers are the point path's (``fractal._build_kernel`` over ``lattice_noise
 for bit: the same float64 coordinates (``api.grid_coordinates``) times the same octave frequencies
 (``frequency * lacunarity`` repeated in float64) through the same ``span``, the same hashes and blend,
 the same float32 accumulation ``sum + float32(amplitude * value)``, scale ``float32(1 / sum of
-amplitudes)`` and clamp to the spec's float32 range (``tests/test_grid_path.py`` checks it).
+amplitudes)`` and clamp to the spec's float32 range (``tests/test_grid_path.py`` checks it). The Musgrave
+modes (``fractal_modes``) fold each octave in with the point path's ``fractal._combine`` into float64
+running totals per row, rounded to float32 and clamped at the end, as the point path does.
 
-One kernel per ``(gradient, tiled)``: closure constants, like ``fractal.kernel_for``. Rows run in
+One kernel per ``(gradient, tiled, mode)``: closure constants, like ``fractal.kernel_for``. Rows run in
 parallel (``prange``); within a row the octave loop is outermost and the loop over columns innermost, a
 straight run over contiguous per-column tables that LLVM vectorises. The per-column tables (two partial
 hashes and three floats per column and octave) are built once per call before the rows.
@@ -25,7 +27,8 @@ import numba
 import numpy as np
 
 from ._jit import kernel
-from .fractal import _launch_guard, ensure_compiled, kernel_signature
+from .fractal import _combine, _launch_guard, ensure_compiled, kernel_signature
+from .fractal_modes import FBM, MODE_CODES
 from .hashing import avalanche, eat, hash_seed
 from .lattice import span
 from .lattice_noise import _blend_2d
@@ -35,15 +38,19 @@ from .warp import is_warped
 
 
 def separable(spec) -> bool:
-    """Whether ``evaluate_grid`` runs ``spec`` here: value or Perlin noise, fBm, no domain warp."""
-    return KINDS[spec.kind].family == FAMILY_LATTICE and spec.fractal == "fbm" and not is_warped(spec)
+    """Whether ``evaluate_grid`` runs ``spec`` here: value or Perlin noise (any fractal mode), no domain warp."""
+    return KINDS[spec.kind].family == FAMILY_LATTICE and not is_warped(spec)
 
 
-def _build_grid_kernel(gradient, tiled):
-    """The grid kernel of lattice gradient ``gradient`` (``gradients.VALUE``/``PERLIN``), tiled or not."""
+def _build_grid_kernel(gradient, tiled, mode=FBM):
+    """The grid kernel of lattice gradient ``gradient`` (``gradients.VALUE``/``PERLIN``), tiled or not, combining
+    the octaves by ``mode`` (``fractal_modes`` codes: fBm, or a Musgrave mode through ``fractal._combine``)."""
+    musgrave = mode != FBM
 
     @kernel
-    def grid_kernel(xs, ys, out, seed, frequency, octaves, lacunarity, persistence, turbulence, low, high):
+    def grid_kernel(
+        xs, ys, out, seed, frequency, octaves, lacunarity, persistence, turbulence, offset, gain, low, high
+    ):
         rows = ys.shape[0]
         cols = xs.shape[0]
         column_hashes = np.empty((octaves, 2, cols), dtype=np.uint32)
@@ -65,6 +72,8 @@ def _build_grid_kernel(gradient, tiled):
         for r in numba.prange(rows):
             ob = out[r]
             y = ys[r]
+            total = np.empty(cols if musgrave else 0, dtype=np.float64)
+            weight = np.empty(cols if musgrave else 0, dtype=np.float64)
             octave_frequency = frequency
             amplitude = 1.0
             amplitude_sum = 0.0
@@ -92,15 +101,22 @@ def _build_grid_kernel(gradient, tiled):
                         gy1,
                         ty,
                     )
-                    value = abs(value) if turbulence else value
-                    previous = ob[c] if octave > 0 else np.float32(0.0)
-                    ob[c] = previous + np.float32(amplitude * value)
+                    if musgrave:
+                        _combine(mode, octave, value, amplitude, offset, gain, total, weight, c)
+                    else:
+                        value = abs(value) if turbulence else value
+                        previous = ob[c] if octave > 0 else np.float32(0.0)
+                        ob[c] = previous + np.float32(amplitude * value)
                 amplitude_sum += amplitude
                 octave_frequency *= lacunarity
                 amplitude *= persistence
-            scale = np.float32(1.0 / amplitude_sum)
-            for c in range(cols):
-                ob[c] = min(max(ob[c] * scale, low), high)
+            if musgrave:
+                for c in range(cols):
+                    ob[c] = min(max(np.float32(total[c]), low), high)
+            else:
+                scale = np.float32(1.0 / amplitude_sum)
+                for c in range(cols):
+                    ob[c] = min(max(ob[c] * scale, low), high)
 
     return grid_kernel
 
@@ -108,9 +124,9 @@ def _build_grid_kernel(gradient, tiled):
 _KERNELS = {}
 
 
-def grid_kernel_for(gradient, tiled=False):
-    """The compiled grid kernel of ``(gradient, tiled)``, built on first use."""
-    key = (int(gradient), bool(tiled))
+def grid_kernel_for(gradient, tiled=False, mode=FBM):
+    """The compiled grid kernel of ``(gradient, tiled, mode)``, built on first use."""
+    key = (int(gradient), bool(tiled), int(mode))
     found = _KERNELS.get(key)
     if found is None:
         found = _KERNELS[key] = _build_grid_kernel(*key)
@@ -129,6 +145,8 @@ def grid_arguments(xs, ys, out, spec, bounds) -> tuple:
         spec.lacunarity,
         spec.persistence,
         spec.turbulence,
+        spec.offset,
+        spec.gain,
         np.float32(bounds[0]),
         np.float32(bounds[1]),
     )
@@ -136,7 +154,7 @@ def grid_arguments(xs, ys, out, spec, bounds) -> tuple:
 
 def grid_kernel_and_signature(spec) -> tuple:
     """The grid kernel ``grid_sum`` runs for ``spec`` and its argument types (float64 axes)."""
-    kernel = grid_kernel_for(KINDS[spec.kind].variant_of(spec), spec.tiling)
+    kernel = grid_kernel_for(KINDS[spec.kind].variant_of(spec), spec.tiling, MODE_CODES[spec.fractal])
     axis = np.empty(1, dtype=np.float64)
     arguments = grid_arguments(axis, axis, np.empty((1, 1), dtype=np.float32), spec, (0.0, 0.0))
     return kernel, kernel_signature(kernel, arguments)
@@ -146,7 +164,7 @@ def grid_sum(xs, ys, out, spec, bounds) -> None:
     """Fill ``out`` (rows, cols) float32 with the fractal sum of ``spec`` (``separable``) at ``(xs[c], ys[r])``,
     clamped to ``bounds`` (``ranges.float32_range(spec)``); ``xs``, ``ys`` are the float64 coordinates of the
     columns and rows, each below ``2**31 / spec.highest_frequency`` in magnitude (``api`` checks them)."""
-    kernel = grid_kernel_for(KINDS[spec.kind].variant_of(spec), spec.tiling)
+    kernel = grid_kernel_for(KINDS[spec.kind].variant_of(spec), spec.tiling, MODE_CODES[spec.fractal])
     arguments = grid_arguments(xs, ys, out, spec, bounds)
     ensure_compiled(kernel, kernel_signature(kernel, arguments))
     with _launch_guard():

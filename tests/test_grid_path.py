@@ -71,6 +71,30 @@ def test_grid_kernel_windows_match_the_point_path(kind: str, tiling: bool) -> No
         assert_same_bits(point_path(spec, shape, window), grid_kernel_path(spec, shape, window))
 
 
+MODES = (
+    dict(fractal="multifractal", octaves=5, persistence=0.6),
+    dict(fractal="multifractal", octaves=3, persistence=1.3, lacunarity=3.0),
+    dict(fractal="hetero_terrain", octaves=6, offset=0.7),
+    dict(fractal="hetero_terrain", octaves=2, offset=-0.2, persistence=0.9),
+    dict(fractal="hybrid", octaves=8, offset=0.8, gain=1.5),
+    dict(fractal="hybrid", octaves=5, offset=0.25, gain=4.0),  # weights fall below 0.001: octaves skipped
+    dict(fractal="ridged", octaves=6, offset=1.0, gain=2.0),
+    dict(fractal="ridged", octaves=1, offset=0.5, gain=0.0, frequency=7.0),
+)
+
+
+@pytest.mark.parametrize("kind", ["value", "perlin"])
+@pytest.mark.parametrize("tiling", [False, True])
+@pytest.mark.parametrize("options", MODES, ids=lambda options: options["fractal"])
+def test_grid_kernel_musgrave_modes_match_the_point_path(kind: str, tiling: bool, options: dict) -> None:
+    spec = nc.NoiseSpec(kind=kind, tiling=tiling, seed=21, **options)
+    assert separable(spec)
+    for shape in SHAPES:
+        assert_same_bits(point_path(spec, shape), grid_kernel_path(spec, shape))
+    shape, window = WINDOWS[0]
+    assert_same_bits(point_path(spec, shape, window), nc.evaluate_grid(spec, shape, window))
+
+
 class Calls:
     """Stands in for ``api.grid_sum``: counts the calls and runs the real one."""
 
@@ -84,7 +108,7 @@ class Calls:
 
 @pytest.mark.parametrize("kind", ["value", "perlin"])
 @pytest.mark.parametrize("tiling", [False, True])
-def test_evaluate_grid_runs_value_and_perlin_fbm_on_the_grid_path(
+def test_evaluate_grid_runs_value_and_perlin_on_the_grid_path(
     kind: str, tiling: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     calls = Calls()
@@ -93,6 +117,7 @@ def test_evaluate_grid_runs_value_and_perlin_fbm_on_the_grid_path(
         nc.NoiseSpec(kind=kind, tiling=tiling, octaves=5, frequency=2.0, persistence=0.7, seed=-3),
         nc.NoiseSpec(kind=kind, tiling=tiling, turbulence=True, octaves=3, lacunarity=3.0),
         nc.NoiseSpec(kind=kind, tiling=tiling, warp="independent", warp_amplitude=0.0),  # amplitude 0: no warp
+        nc.NoiseSpec(kind=kind, tiling=tiling, fractal="ridged", octaves=4, offset=1.0, gain=2.0),
     ]
     for spec in specs:
         assert separable(spec)
@@ -110,7 +135,6 @@ OTHER_PATH = (
     nc.NoiseSpec(kind="simplex", octaves=3),
     nc.NoiseSpec(kind="simplex_value", tiling=False),
     nc.NoiseSpec(kind="voronoi", octaves=2),
-    nc.NoiseSpec(kind="perlin", fractal="ridged", octaves=4, offset=1.0, gain=2.0),
     nc.NoiseSpec(kind="value", warp="progressive", warp_amplitude=0.3, warp_octaves=2),
     nc.NoiseSpec(kind="perlin", warp="independent", warp_amplitude=0.2, tiling=True),
 )
