@@ -26,7 +26,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from ._jit import kernel
+from ._jit import jit, kernel
 from .fractal import _combine, _launch_guard, ensure_compiled, kernel_signature
 from .fractal_modes import FBM, MODE_CODES
 from .hashing import avalanche, eat, hash_seed
@@ -42,6 +42,23 @@ def separable(spec) -> bool:
     return KINDS[spec.kind].family == FAMILY_LATTICE and not is_warped(spec)
 
 
+RUN_LENGTH = 8
+"""An octave whose columns fall into lattice cells ``RUN_LENGTH`` columns wide or wider on average is blended
+run by run (the corner hashes once per cell and row); narrower cells hash per pixel."""
+
+
+@jit
+def _fold(mode, octave, value, amplitude, turbulence, offset, gain, ob, total, weight, c):
+    """Add octave ``octave``'s ``value`` at column ``c`` into the row, as ``fractal._build_kernel``'s point loop:
+    ``ob[c] += float32(amplitude * value)`` (fBm, ``|value|`` with turbulence) or ``fractal._combine``."""
+    if mode != FBM:
+        _combine(mode, octave, value, amplitude, offset, gain, total, weight, c)
+    else:
+        value = abs(value) if turbulence else value
+        previous = ob[c] if octave > 0 else np.float32(0.0)
+        ob[c] = previous + np.float32(amplitude * value)
+
+
 def _build_grid_kernel(gradient, tiled, mode=FBM):
     """The grid kernel of lattice gradient ``gradient`` (``gradients.VALUE``/``PERLIN``), tiled or not, combining
     the octaves by ``mode`` (``fractal_modes`` codes: fBm, or a Musgrave mode through ``fractal._combine``)."""
@@ -55,12 +72,17 @@ def _build_grid_kernel(gradient, tiled, mode=FBM):
         cols = xs.shape[0]
         column_hashes = np.empty((octaves, 2, cols), dtype=np.uint32)
         column_spans = np.empty((octaves, 3, cols), dtype=np.float64)
+        # runs[octave, j] is the first column of the octave's j-th lattice cell (runs[octave, count] = cols)
+        runs = np.empty((octaves, cols + 1), dtype=np.int64)
+        run_counts = np.empty(octaves, dtype=np.int64)
         octave_frequency = frequency
         for octave in range(octaves):
             period = octave_frequency if tiled else 0.0
             h = hash_seed(seed + octave)
             hashes = column_hashes[octave]
             spans = column_spans[octave]
+            count = 0
+            last = np.int64(0)
             for c in range(cols):
                 x0, x1, gx0, gx1, tx = span(xs[c] * octave_frequency, period)
                 hashes[0, c] = eat(h, x0)
@@ -68,6 +90,12 @@ def _build_grid_kernel(gradient, tiled, mode=FBM):
                 spans[0, c] = gx0
                 spans[1, c] = gx1
                 spans[2, c] = tx
+                if c == 0 or x0 != last:
+                    runs[octave, count] = c
+                    count += 1
+                last = x0
+            runs[octave, count] = cols
+            run_counts[octave] = count
             octave_frequency *= lacunarity
         for r in numba.prange(rows):
             ob = out[r]
@@ -85,28 +113,51 @@ def _build_grid_kernel(gradient, tiled, mode=FBM):
                 gx0s = column_spans[octave, 0]
                 gx1s = column_spans[octave, 1]
                 txs = column_spans[octave, 2]
-                for c in range(cols):
-                    h0 = h0s[c]
-                    h1 = h1s[c]
-                    value = _blend_2d(
-                        gradient,
-                        avalanche(eat(h0, y0)),
-                        avalanche(eat(h0, y1)),
-                        avalanche(eat(h1, y0)),
-                        avalanche(eat(h1, y1)),
-                        gx0s[c],
-                        gx1s[c],
-                        txs[c],
-                        gy0,
-                        gy1,
-                        ty,
-                    )
-                    if musgrave:
-                        _combine(mode, octave, value, amplitude, offset, gain, total, weight, c)
-                    else:
-                        value = abs(value) if turbulence else value
-                        previous = ob[c] if octave > 0 else np.float32(0.0)
-                        ob[c] = previous + np.float32(amplitude * value)
+                count = run_counts[octave]
+                if count * RUN_LENGTH <= cols:
+                    for j in range(count):
+                        start = runs[octave, j]
+                        stop = runs[octave, j + 1]
+                        h0 = h0s[start]
+                        h1 = h1s[start]
+                        h00 = avalanche(eat(h0, y0))
+                        h01 = avalanche(eat(h0, y1))
+                        h10 = avalanche(eat(h1, y0))
+                        h11 = avalanche(eat(h1, y1))
+                        # slices, so the loop index is known to be >= 0: no negative-index wrap, no gathers
+                        run_gx0 = gx0s[start:stop]
+                        run_gx1 = gx1s[start:stop]
+                        run_tx = txs[start:stop]
+                        run_ob = ob[start:stop]
+                        run_total = total[start:stop] if musgrave else total
+                        run_weight = weight[start:stop] if musgrave else weight
+                        for i in range(run_ob.shape[0]):
+                            value = _blend_2d(
+                                gradient, h00, h01, h10, h11, run_gx0[i], run_gx1[i], run_tx[i], gy0, gy1, ty
+                            )
+                            _fold(
+                                mode,
+                                octave,
+                                value,
+                                amplitude,
+                                turbulence,
+                                offset,
+                                gain,
+                                run_ob,
+                                run_total,
+                                run_weight,
+                                i,
+                            )
+                else:
+                    for c in range(cols):
+                        h0 = h0s[c]
+                        h1 = h1s[c]
+                        h00 = avalanche(eat(h0, y0))
+                        h01 = avalanche(eat(h0, y1))
+                        h10 = avalanche(eat(h1, y0))
+                        h11 = avalanche(eat(h1, y1))
+                        value = _blend_2d(gradient, h00, h01, h10, h11, gx0s[c], gx1s[c], txs[c], gy0, gy1, ty)
+                        _fold(mode, octave, value, amplitude, turbulence, offset, gain, ob, total, weight, c)
                 amplitude_sum += amplitude
                 octave_frequency *= lacunarity
                 amplitude *= persistence

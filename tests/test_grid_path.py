@@ -71,6 +71,20 @@ def test_grid_kernel_windows_match_the_point_path(kind: str, tiling: bool) -> No
         assert_same_bits(point_path(spec, shape, window), grid_kernel_path(spec, shape, window))
 
 
+@pytest.mark.parametrize("kind", ["value", "perlin"])
+@pytest.mark.parametrize("tiling", [False, True])
+def test_grid_kernel_both_blends_match(kind: str, tiling: bool) -> None:
+    """Octaves with wide lattice cells hash once per cell and row (``RUN_LENGTH`` columns or more per cell),
+    narrow ones per pixel: 1 to 2048 cells over 4096 columns take both, also in one spec."""
+    assert grid_kernels.RUN_LENGTH == 8
+    for octaves, frequency in ((12, 1.0), (1, 511.0), (1, 513.0), (2, 300.0)):
+        spec = nc.NoiseSpec(kind=kind, tiling=tiling, octaves=octaves, frequency=frequency, persistence=0.9)
+        for shape in ((3, 4096), (2, 4095)):
+            assert_same_bits(point_path(spec, shape), grid_kernel_path(spec, shape))
+        window = (1, 1000, 2, 3000)
+        assert_same_bits(point_path(spec, (3, 4096), window), grid_kernel_path(spec, (3, 4096), window))
+
+
 MODES = (
     dict(fractal="multifractal", octaves=5, persistence=0.6),
     dict(fractal="multifractal", octaves=3, persistence=1.3, lacunarity=3.0),
