@@ -75,14 +75,15 @@ def test_grid_kernel_windows_match_the_point_path(kind: str, tiling: bool) -> No
 @pytest.mark.parametrize("tiling", [False, True])
 def test_grid_kernel_both_blends_match(kind: str, tiling: bool) -> None:
     """Octaves with wide lattice cells hash once per cell and row (``RUN_LENGTH`` columns or more per cell),
-    narrow ones per pixel: 1 to 2048 cells over 4096 columns take both, also in one spec."""
-    assert grid_kernels.RUN_LENGTH == 8
+    narrow ones per pixel: 1 to 2048 cells over 4096 columns take both, also in one spec. Grids wider than a
+    ``STRIP`` are computed strip by strip."""
+    assert (grid_kernels.RUN_LENGTH, grid_kernels.STRIP) == (8, 4096)
     for octaves, frequency in ((12, 1.0), (1, 511.0), (1, 513.0), (2, 300.0)):
         spec = nc.NoiseSpec(kind=kind, tiling=tiling, octaves=octaves, frequency=frequency, persistence=0.9)
-        for shape in ((3, 4096), (2, 4095)):
+        for shape in ((3, 4096), (2, 4095), (2, 9000)):
             assert_same_bits(point_path(spec, shape), grid_kernel_path(spec, shape))
-        window = (1, 1000, 2, 3000)
-        assert_same_bits(point_path(spec, (3, 4096), window), grid_kernel_path(spec, (3, 4096), window))
+        for shape, window in (((3, 4096), (1, 1000, 2, 3000)), ((2, 9000), (0, 4000, 2, 4200))):
+            assert_same_bits(point_path(spec, shape, window), grid_kernel_path(spec, shape, window))
 
 
 MODES = (
