@@ -6,6 +6,10 @@ when not C-contiguous) to the compiled fractal-sum kernel, once for all points.
 The kernel also reports the largest coordinate and any NaN or infinity as it reads
 the points, so checking them costs no extra pass; invalid input raises afterwards.
 
+``evaluate_grid`` runs value and Perlin noise without a domain warp through the separable grid kernel
+(``grid_kernels``: per-column and per-row lattice spans, bit for bit the point path's values), every other
+spec through the point path on the grid's (H*W, 2) pixel centres.
+
 ``compile_state`` and ``precompile`` tell whether the kernel a call would use is ready and
 prepare it ahead of time: the first use of a kind compiles for seconds (see docs/benchmarks.md).
 """
@@ -18,6 +22,7 @@ from . import fractal
 from .derivatives import DERIVABLE_FAMILIES, derivative_sum
 from .fractal import fractal_sum, kernel_for
 from .fractal_modes import MODE_CODES
+from .grid_kernels import grid_kernel_and_signature, grid_sum, separable
 from .ranges import float32_range
 from .registry import KINDS, NO_PARAMS, kernel_arguments, kind_info
 from .spec import NoiseSpec
@@ -148,11 +153,19 @@ def grid_coordinates(
     of that image, computed by the same float64 operations (whole-number ``c`` and ``r`` are exact), so a
     window's coordinates are bit for bit those of the whole image.
     """
+    xs, ys = _grid_axes(shape, window)
+    return np.tile(xs, ys.shape[0]), np.repeat(ys, xs.shape[0])
+
+
+def _grid_axes(
+    shape: tuple[int, int], window: tuple[int, int, int, int] | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pixel-centre ``x`` of each column and ``y`` of each row of ``grid_coordinates(shape, window)``."""
     height, width = shape
     row0, col0, rows, cols = (0, 0, height, width) if window is None else window
     xs = (np.arange(col0, col0 + cols, dtype=np.float64) + 0.5) / width
     ys = (np.arange(row0, row0 + rows, dtype=np.float64) + 0.5) / height
-    return np.tile(xs, rows), np.repeat(ys, cols)
+    return xs, ys
 
 
 def _is_int(value: object) -> bool:
@@ -199,6 +212,13 @@ def evaluate_grid(
             )
     _check_dimension(spec, 2)
     rows, cols = (height, width) if window is None else window[2:]
+    if separable(spec):
+        xs, ys = _grid_axes((height, width), window)
+        # the point path's range check (every |coordinate| < limit); otherwise it raises the error below
+        if xs[-1] < _lattice_limit(spec) and ys[-1] < _lattice_limit(spec):
+            out = np.empty((rows, cols), dtype=np.float32)
+            grid_sum(xs, ys, out, spec, float32_range(spec))
+            return out
     return _run(spec, np.column_stack(grid_coordinates((height, width), window))).reshape(rows, cols)
 
 
@@ -251,9 +271,13 @@ def compile_state(spec: NoiseSpec, dim: int, dtype: object = np.float64) -> str:
 def precompile(spec: NoiseSpec, dim: int, dtype: object = np.float64) -> str:
     """Compile (or load from the disk cache) the kernel ``evaluate`` would use, without evaluating.
 
-    Returns the ``compile_state`` it had before. Safe to call from any thread.
+    With ``dim`` 2 it also compiles the grid kernel ``evaluate_grid`` runs for ``spec`` when that is not the
+    point kernel (value and Perlin noise without a domain warp: ``grid_kernels``). Returns the
+    ``compile_state`` the point kernel had before. Safe to call from any thread.
     """
     kernel, signature = _kernel_and_signature(spec, dim, dtype)
     state = fractal.compile_state(kernel, signature)
     fractal.ensure_compiled(kernel, signature)
+    if dim == 2 and separable(spec):
+        fractal.ensure_compiled(*grid_kernel_and_signature(spec))
     return state

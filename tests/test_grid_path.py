@@ -1,0 +1,189 @@
+"""The separable grid path (``noise_core.grid_kernels``): the same bits as the point path on every grid."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+import noise_core as nc
+from noise_core import api, grid_kernels
+from noise_core.api import grid_coordinates
+from noise_core.grid_kernels import grid_kernel_and_signature, grid_sum, separable
+from noise_core.ranges import float32_range
+
+SHAPES = ((1, 7), (33, 65), (64, 64), (5, 1))
+WINDOWS = (((100, 300), (17, 33, 40, 29)), ((65, 33), (0, 0, 1, 33)), ((1, 7), (0, 3, 1, 4)))
+
+
+def point_path(spec: nc.NoiseSpec, shape: tuple[int, int], window=None) -> np.ndarray:
+    """The noise of ``spec`` at the grid's pixel centres through the generic point kernel."""
+    rows, cols = shape if window is None else window[2:]
+    return nc.evaluate(spec, np.column_stack(grid_coordinates(shape, window))).reshape(rows, cols)
+
+
+def grid_kernel_path(spec: nc.NoiseSpec, shape: tuple[int, int], window=None) -> np.ndarray:
+    """The same grid through ``grid_kernels.grid_sum``, with the coordinates ``grid_coordinates`` uses."""
+    height, width = shape
+    row0, col0, rows, cols = (0, 0, height, width) if window is None else window
+    xs = (np.arange(col0, col0 + cols, dtype=np.float64) + 0.5) / width
+    ys = (np.arange(row0, row0 + rows, dtype=np.float64) + 0.5) / height
+    out = np.empty((rows, cols), dtype=np.float32)
+    grid_sum(xs, ys, out, spec, float32_range(spec))
+    return out
+
+
+def assert_same_bits(expected: np.ndarray, actual: np.ndarray) -> None:
+    assert expected.dtype == actual.dtype == np.float32
+    np.testing.assert_array_equal(expected.view(np.uint32), actual.view(np.uint32))
+
+
+# (octaves, lacunarity, persistence, frequency, seed): whole numbers (tileable) and fractional ones (untiled)
+WHOLE = ((1, 2.0, 0.5, 4.0, 0), (3, 3.0, 0.8, 1.0, -5), (6, 2.0, 0.35, 37.0, 2**31 - 1), (16, 2.0, 0.5, 1.0, 7))
+FRACTIONAL = ((1, 2.0, 0.5, 4.7, 11), (5, 2.17, 0.61, 0.93, -(2**31)), (4, 0.5, 1.7, 1234.5, 3))
+
+
+@pytest.mark.parametrize("kind", ["value", "perlin"])
+@pytest.mark.parametrize("tiling", [False, True])
+@pytest.mark.parametrize("turbulence", [False, True])
+def test_grid_kernel_matches_the_point_path_bit_for_bit(kind: str, tiling: bool, turbulence: bool) -> None:
+    cases = WHOLE if tiling else WHOLE + FRACTIONAL
+    for (octaves, lacunarity, persistence, frequency, seed), shape in itertools.product(cases, SHAPES):
+        spec = nc.NoiseSpec(
+            kind=kind,
+            tiling=tiling,
+            turbulence=turbulence,
+            octaves=octaves,
+            lacunarity=lacunarity,
+            persistence=persistence,
+            frequency=frequency,
+            seed=seed,
+        )
+        assert_same_bits(point_path(spec, shape), grid_kernel_path(spec, shape))
+
+
+@pytest.mark.parametrize("kind", ["value", "perlin"])
+@pytest.mark.parametrize("tiling", [False, True])
+def test_grid_kernel_windows_match_the_point_path(kind: str, tiling: bool) -> None:
+    spec = nc.NoiseSpec(kind=kind, tiling=tiling, octaves=4, frequency=3.0, seed=9)
+    for shape, window in WINDOWS:
+        assert_same_bits(point_path(spec, shape, window), grid_kernel_path(spec, shape, window))
+
+
+@pytest.mark.parametrize("kind", ["value", "perlin"])
+@pytest.mark.parametrize("tiling", [False, True])
+def test_grid_kernel_both_blends_match(kind: str, tiling: bool) -> None:
+    """Octaves with wide lattice cells hash once per cell and row (``RUN_LENGTH`` columns or more per cell),
+    narrow ones per pixel: 1 to 2048 cells over 4096 columns take both, also in one spec. Grids wider than a
+    ``STRIP`` are computed strip by strip."""
+    assert (grid_kernels.RUN_LENGTH, grid_kernels.STRIP) == (8, 4096)
+    for octaves, frequency in ((12, 1.0), (1, 511.0), (1, 513.0), (2, 300.0)):
+        spec = nc.NoiseSpec(kind=kind, tiling=tiling, octaves=octaves, frequency=frequency, persistence=0.9)
+        for shape in ((3, 4096), (2, 4095), (2, 9000)):
+            assert_same_bits(point_path(spec, shape), grid_kernel_path(spec, shape))
+        for shape, window in (((3, 4096), (1, 1000, 2, 3000)), ((2, 9000), (0, 4000, 2, 4200))):
+            assert_same_bits(point_path(spec, shape, window), grid_kernel_path(spec, shape, window))
+
+
+MODES = (
+    dict(fractal="multifractal", octaves=5, persistence=0.6),
+    dict(fractal="multifractal", octaves=3, persistence=1.3, lacunarity=3.0),
+    dict(fractal="hetero_terrain", octaves=6, offset=0.7),
+    dict(fractal="hetero_terrain", octaves=2, offset=-0.2, persistence=0.9),
+    dict(fractal="hybrid", octaves=8, offset=0.8, gain=1.5),
+    dict(fractal="hybrid", octaves=5, offset=0.25, gain=4.0),  # weights fall below 0.001: octaves skipped
+    dict(fractal="ridged", octaves=6, offset=1.0, gain=2.0),
+    dict(fractal="ridged", octaves=1, offset=0.5, gain=0.0, frequency=7.0),
+)
+
+
+@pytest.mark.parametrize("kind", ["value", "perlin"])
+@pytest.mark.parametrize("tiling", [False, True])
+@pytest.mark.parametrize("options", MODES, ids=lambda options: options["fractal"])
+def test_grid_kernel_musgrave_modes_match_the_point_path(kind: str, tiling: bool, options: dict) -> None:
+    spec = nc.NoiseSpec(kind=kind, tiling=tiling, seed=21, **options)
+    assert separable(spec)
+    for shape in SHAPES:
+        assert_same_bits(point_path(spec, shape), grid_kernel_path(spec, shape))
+    shape, window = WINDOWS[0]
+    assert_same_bits(point_path(spec, shape, window), nc.evaluate_grid(spec, shape, window))
+
+
+class Calls:
+    """Stands in for ``api.grid_sum``: counts the calls and runs the real one."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, *arguments) -> None:
+        self.count += 1
+        grid_sum(*arguments)
+
+
+@pytest.mark.parametrize("kind", ["value", "perlin"])
+@pytest.mark.parametrize("tiling", [False, True])
+def test_evaluate_grid_runs_value_and_perlin_on_the_grid_path(
+    kind: str, tiling: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = Calls()
+    monkeypatch.setattr(api, "grid_sum", calls)
+    specs = [
+        nc.NoiseSpec(kind=kind, tiling=tiling, octaves=5, frequency=2.0, persistence=0.7, seed=-3),
+        nc.NoiseSpec(kind=kind, tiling=tiling, turbulence=True, octaves=3, lacunarity=3.0),
+        nc.NoiseSpec(kind=kind, tiling=tiling, warp="independent", warp_amplitude=0.0),  # amplitude 0: no warp
+        nc.NoiseSpec(kind=kind, tiling=tiling, fractal="ridged", octaves=4, offset=1.0, gain=2.0),
+    ]
+    for spec in specs:
+        assert separable(spec)
+        for shape in SHAPES:
+            assert_same_bits(point_path(spec, shape), nc.evaluate_grid(spec, shape))
+        for shape, window in WINDOWS:
+            assert_same_bits(point_path(spec, shape, window), nc.evaluate_grid(spec, shape, window))
+            whole = nc.evaluate_grid(spec, shape)
+            row0, col0, rows, cols = window
+            assert_same_bits(whole[row0 : row0 + rows, col0 : col0 + cols], nc.evaluate_grid(spec, shape, window))
+    assert calls.count == len(specs) * (len(SHAPES) + 3 * len(WINDOWS))
+
+
+OTHER_PATH = (
+    nc.NoiseSpec(kind="simplex", octaves=3),
+    nc.NoiseSpec(kind="simplex_value", tiling=False),
+    nc.NoiseSpec(kind="voronoi", octaves=2),
+    nc.NoiseSpec(kind="value", warp="progressive", warp_amplitude=0.3, warp_octaves=2),
+    nc.NoiseSpec(kind="perlin", warp="independent", warp_amplitude=0.2, tiling=True),
+)
+
+
+@pytest.mark.parametrize("spec", OTHER_PATH, ids=lambda spec: f"{spec.kind}-{spec.fractal}-{spec.warp}")
+def test_other_specs_keep_the_point_path(spec: nc.NoiseSpec, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = Calls()
+    monkeypatch.setattr(api, "grid_sum", calls)
+    assert not separable(spec)
+    shape, window = WINDOWS[0]
+    assert_same_bits(point_path(spec, shape), nc.evaluate_grid(spec, shape))
+    assert_same_bits(point_path(spec, shape, window), nc.evaluate_grid(spec, shape, window))
+    assert calls.count == 0
+
+
+def test_out_of_range_coordinates_raise_the_point_paths_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Grid coordinates lie in (0, 1), inside the lattice for every valid spec; were the limit lower, the
+    grid gives the point path's error rather than meaningless values."""
+    spec = nc.NoiseSpec(kind="perlin", frequency=8.0)
+    monkeypatch.setattr(api, "_lattice_limit", lambda spec: 0.5)
+    with pytest.raises(ValueError, match=r"^points: coordinates up to 0\.875 at frequency 8 exceed the 32-bit lattice"):
+        nc.evaluate_grid(spec, (4, 4))
+    with pytest.raises(ValueError, match=r"^points: coordinates up to"):
+        nc.evaluate_grid(spec, (4, 4), window=(0, 0, 1, 4))  # rows below 0.5, columns above
+
+
+def test_precompile_in_2d_compiles_the_grid_kernel() -> None:
+    spec = nc.NoiseSpec(kind="value", tiling=True, octaves=2)
+    kernel, signature = grid_kernel_and_signature(spec)
+    nc.precompile(spec, 2)
+    assert signature in kernel.overloads
+    # the signature is the one evaluate_grid calls with
+    before = dict(kernel.overloads)
+    nc.evaluate_grid(spec, (3, 5))
+    assert kernel.overloads.keys() == before.keys()
+    assert grid_kernels.grid_kernel_for(0, True) is kernel
