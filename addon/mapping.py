@@ -23,7 +23,7 @@ from mathutils import Euler
 from . import compile_status
 from .errors import UserError
 from .noise_core import NoiseSpec, evaluate
-from .noise_core.api import grid_coordinates
+from .noise_core.api import grid_coordinates, lattice_axes
 from .noise_core.registry import COMMON_OPTIONS, KINDS, kind_info, options_by_name
 from .noise_core.schema import Option, Requires
 
@@ -253,7 +253,8 @@ def to_domain(settings: NoiseSettings, dimensions: int | None = None) -> Domain:
 
 
 def evaluate_chunked(spec: NoiseSpec, points: np.ndarray, advance: Callable[[int], None] | None = None) -> np.ndarray:
-    """``noise_core.evaluate`` in chunks of ``CHUNK`` points, calling ``advance(n)`` after each one.
+    """``noise_core.evaluate`` in chunks of ``CHUNK`` points, calling ``advance(n)`` after each one (a lattice of
+    2D points in whole rows, so ``evaluate`` gives each chunk to its grid kernel).
 
     Coordinates ``evaluate`` rejects (beyond the 32-bit lattice) and NaN or infinite noise values
     raise ``UserError``: no operator writes a non-finite value. A first use that compiles is announced
@@ -261,8 +262,10 @@ def evaluate_chunked(spec: NoiseSpec, points: np.ndarray, advance: Callable[[int
     """
     compile_status.before_evaluate(spec, points)
     out = np.empty(points.shape[0], dtype=np.float32)
-    for start in range(0, points.shape[0], CHUNK):
-        chunk = points[start : start + CHUNK]
+    axes = lattice_axes(points)  # a lattice (a bake's plane, a grid mesh in 2D) is cut into whole rows, so each
+    step = CHUNK if axes is None else max(1, CHUNK // axes[0].shape[0]) * axes[0].shape[0]  # chunk stays one
+    for start in range(0, points.shape[0], step):
+        chunk = points[start : start + step]
         try:
             out[start : start + chunk.shape[0]] = evaluate(spec, chunk)
         except ValueError as error:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import fractal
+from ._jit import serial_kernel
 from .derivatives import DERIVABLE_FAMILIES, derivative_sum
 from .fractal import fractal_sum, kernel_for
 from .fractal_modes import MODE_CODES
@@ -78,10 +79,65 @@ def _run(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     return _run_unwarped(spec, points)
 
 
+MIN_LATTICE_WIDTH = 8
+"""Points in a row from which ``evaluate`` hands an axis-aligned lattice of 2D points to the grid kernel."""
+
+
+def lattice_axes(points: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(xs, ys)`` float64 when the (N, 2) ``points`` are the lattice ``(xs[c], ys[r])`` in rows (x fastest,
+    at least ``MIN_LATTICE_WIDTH`` columns and 2 rows), else None. Random points are told apart at once (their
+    first two y differ); a lattice is confirmed by comparing every point (one pass, no arithmetic)."""
+    count = points.shape[0]
+    if points.ndim != 2 or points.shape[1] != 2 or count < 2 * MIN_LATTICE_WIDTH:
+        return None
+    x, y = points[:, 0], points[:, 1]
+    if y[1] != y[0]:
+        return None
+    row_width, is_lattice = _lattice_kernels()
+    width = row_width(points)
+    if width < MIN_LATTICE_WIDTH or count % width or not is_lattice(points, width):
+        return None
+    return x[:width].astype(np.float64), y[::width].astype(np.float64)
+
+
+def _row_width(points):
+    """How many points from the first share its y (every point when all do)."""
+    for i in range(1, points.shape[0]):
+        if points[i, 1] != points[0, 1]:
+            return i
+    return points.shape[0]
+
+
+def _is_lattice(points, width):
+    """Whether point ``r * width + c`` is ``(x of point c, y of point r * width)`` for every one (stops at the
+    first that is not)."""
+    for r in range(points.shape[0] // width):
+        row_y = points[r * width, 1]
+        for c in range(width):
+            i = r * width + c
+            if points[i, 0] != points[c, 0] or points[i, 1] != row_y:
+                return False
+    return True
+
+
+_LATTICE_KERNELS: list = []
+
+
+def _lattice_kernels() -> tuple:
+    """``_row_width`` and ``_is_lattice`` compiled, on first use (kernels attach the disk cache when built)."""
+    if not _LATTICE_KERNELS:
+        _LATTICE_KERNELS.extend((serial_kernel(_row_width), serial_kernel(_is_lattice)))
+    return _LATTICE_KERNELS[0], _LATTICE_KERNELS[1]
+
+
 def _run_unwarped(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     out = np.empty(points.shape[0], dtype=np.float32)
     if out.shape[0] == 0:
         return out
+    axes = lattice_axes(points) if separable(spec) else None
+    if axes is not None and max(np.abs(axes[0]).max(), np.abs(axes[1]).max()) < _lattice_limit(spec):
+        grid_sum(axes[0], axes[1], out.reshape(axes[1].shape[0], axes[0].shape[0]), spec, float32_range(spec))
+        return out  # the grid kernel: the same bits as the point kernel, a fraction of the work
     family, variant, params = kernel_arguments(spec, points.shape[1])
     outside = fractal_sum(
         points, out, family, points.shape[1], variant, spec, params, _lattice_limit(spec), float32_range(spec)

@@ -10,17 +10,30 @@ import pytest
 import noise_core as nc
 from noise_core import api, grid_kernels
 from noise_core.api import grid_coordinates
+from noise_core.fractal import fractal_sum
 from noise_core.grid_kernels import grid_kernel_and_signature, grid_sum, separable
 from noise_core.ranges import float32_range
+from noise_core.registry import kernel_arguments
 
 SHAPES = ((1, 7), (33, 65), (64, 64), (5, 1))
 WINDOWS = (((100, 300), (17, 33, 40, 29)), ((65, 33), (0, 0, 1, 33)), ((1, 7), (0, 3, 1, 4)))
 
 
+def point_kernel(spec: nc.NoiseSpec, points: np.ndarray) -> np.ndarray:
+    """The noise of ``spec`` (no warp) at ``points`` through the generic point kernel itself (``evaluate``
+    hands lattices of points to the grid kernel)."""
+    out = np.empty(points.shape[0], dtype=np.float32)
+    family, variant, params = kernel_arguments(spec, points.shape[1])
+    fractal_sum(points, out, family, points.shape[1], variant, spec, params, 2.0**31, float32_range(spec))
+    return out
+
+
 def point_path(spec: nc.NoiseSpec, shape: tuple[int, int], window=None) -> np.ndarray:
     """The noise of ``spec`` at the grid's pixel centres through the generic point kernel."""
     rows, cols = shape if window is None else window[2:]
-    return nc.evaluate(spec, np.column_stack(grid_coordinates(shape, window))).reshape(rows, cols)
+    points = np.column_stack(grid_coordinates(shape, window))
+    values = point_kernel(spec, points) if separable(spec) else nc.evaluate(spec, points)
+    return values.reshape(rows, cols)
 
 
 def grid_kernel_path(spec: nc.NoiseSpec, shape: tuple[int, int], window=None) -> np.ndarray:
@@ -163,7 +176,8 @@ def test_other_specs_keep_the_point_path(spec: nc.NoiseSpec, monkeypatch: pytest
     shape, window = WINDOWS[0]
     assert_same_bits(point_path(spec, shape), nc.evaluate_grid(spec, shape))
     assert_same_bits(point_path(spec, shape, window), nc.evaluate_grid(spec, shape, window))
-    assert calls.count == 0
+    if spec.warp == "none":  # a warp's components, unwarped noise at the grid's points, may take the grid kernel
+        assert calls.count == 0
 
 
 def test_out_of_range_coordinates_raise_the_point_paths_error(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -187,3 +201,48 @@ def test_precompile_in_2d_compiles_the_grid_kernel() -> None:
     nc.evaluate_grid(spec, (3, 5))
     assert kernel.overloads.keys() == before.keys()
     assert grid_kernels.grid_kernel_for(0, True) is kernel
+
+
+LATTICE_SPECS = (
+    nc.NoiseSpec(kind="perlin", octaves=4),
+    nc.NoiseSpec(kind="value", tiling=True, fractal="ridged", offset=1.0, gain=2.0, octaves=3),
+)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("spec", LATTICE_SPECS, ids=["perlin", "value"])
+def test_evaluate_hands_lattices_of_points_to_the_grid_kernel(
+    spec: nc.NoiseSpec, dtype: type, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Any axis-aligned lattice of 2D points in rows (a bake's plane, a grid mesh), not only pixel centres."""
+    xs = np.linspace(-3.3, 7.1, 301).astype(dtype)
+    ys = np.linspace(9.0, 2.0, 77).astype(dtype)
+    points = np.column_stack([np.tile(xs, ys.shape[0]), np.repeat(ys, xs.shape[0])])
+    calls = Calls()
+    monkeypatch.setattr(api, "grid_sum", calls)
+    assert_same_bits(point_kernel(spec, points), nc.evaluate(spec, points))
+    assert calls.count == 1
+
+
+def test_points_that_are_not_a_lattice_keep_the_point_kernel(monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = nc.NoiseSpec(kind="perlin", octaves=2)
+    xs, ys = np.linspace(0.0, 1.0, 40), np.linspace(0.0, 1.0, 30)
+    lattice = np.column_stack([np.tile(xs, ys.shape[0]), np.repeat(ys, xs.shape[0])])
+    moved = lattice.copy()
+    moved[500, 0] += 1e-9  # one point off its column
+    cases = {
+        "random": np.random.default_rng(0).uniform(-4, 4, (2000, 2)),
+        "one point moved": moved,
+        "a partial last row": lattice[:-3],
+        "narrow rows": np.column_stack([np.tile(xs[:4], 300), np.repeat(np.linspace(0, 1, 300), 4)]),
+    }
+    calls = Calls()
+    monkeypatch.setattr(api, "grid_sum", calls)
+    for points in cases.values():
+        assert api.lattice_axes(points) is None
+        assert_same_bits(point_kernel(spec, points), nc.evaluate(spec, points))
+    assert calls.count == 0
+    with pytest.raises(ValueError, match=r"^points: coordinates must be finite"):
+        nan_lattice = lattice.copy()
+        nan_lattice[:, 0][lattice[:, 0] == xs[3]] = np.nan
+        nc.evaluate(spec, nan_lattice)
