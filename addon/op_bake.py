@@ -33,6 +33,14 @@ PATH_OPTIONS = {"PATH_SUPPORTS_BLEND_RELATIVE"} if bpy.app.version >= (4, 5, 0) 
 """File paths may start with ``//`` (Blender 4.5+ asks properties to declare it)."""
 
 
+SAVE_ITEMS = [
+    ("NONE", "Don't Save", "Keep the image in Blender only"),
+    ("PNG", "PNG 16-bit", "16-bit PNG (grey or RGB)"),
+    ("PNG_8", "PNG 8-bit", "8-bit PNG (grey or RGB)"),
+    ("OPEN_EXR", "OpenEXR", "32-bit float OpenEXR, ZIP compressed"),
+]
+"""The bakes' file formats (``api.SAVE_FORMATS``)."""
+
 NOISE_DIMENSION_ITEMS = [
     ("PLANE_2D", "2D on Plane", "2D noise on the settings' plane: seamless when tiling is on (as noise_core bake)"),
     ("SETTINGS", "As Settings", "The settings' dimensions: 3D noise sliced through the plane, 1D along its axis"),
@@ -105,15 +113,7 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
         subtype="COLOR",
     )
     save_format: EnumProperty(  # type: ignore[valid-type]
-        name="Save",
-        description="Also write the image to File Path",
-        items=[
-            ("NONE", "Don't Save", "Keep the image in Blender only"),
-            ("PNG", "PNG 16-bit", "16-bit PNG (grey or RGB)"),
-            ("PNG_8", "PNG 8-bit", "8-bit PNG (grey or RGB)"),
-            ("OPEN_EXR", "OpenEXR", "32-bit float OpenEXR, ZIP compressed"),
-        ],
-        default="NONE",
+        name="Save", description="Also write the image to File Path", items=SAVE_ITEMS, default="NONE"
     )
     filepath: StringProperty(  # type: ignore[valid-type]
         name="File Path",

@@ -13,7 +13,7 @@ from bpy.props import EnumProperty, IntProperty, PointerProperty, StringProperty
 from . import api
 from .errors import UserError
 from .mapping import to_domain, to_spec
-from .op_bake import PATH_OPTIONS
+from .op_bake import PATH_OPTIONS, SAVE_ITEMS
 from .properties import NoiseSettings, operator_settings
 from .ui import draw_noise_settings
 
@@ -51,13 +51,8 @@ class NOISEWRIGHT_OT_bake_uv(bpy.types.Operator):
     )
     save_format: EnumProperty(  # type: ignore[valid-type]
         name="Save",
-        description="Also write the image to File Path (UDIM tiles: name.1001.png, name.1002.png, ...)",
-        items=[
-            ("NONE", "Don't Save", "Keep the image in Blender only (one UDIM tile only)"),
-            ("PNG", "PNG 16-bit", "16-bit grey PNG"),
-            ("PNG_8", "PNG 8-bit", "8-bit grey PNG"),
-            ("OPEN_EXR", "OpenEXR", "32-bit float OpenEXR, ZIP compressed"),
-        ],
+        description="Also write the image to File Path (UDIM tiles: name.1001.png, name.1002.png, ...; needed then)",
+        items=SAVE_ITEMS,
         default="NONE",
     )
     filepath: StringProperty(  # type: ignore[valid-type]

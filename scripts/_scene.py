@@ -9,6 +9,7 @@ them, by the erosion masks of ``api.erode`` (``deposition`` darkens to wet sedim
 
 from __future__ import annotations
 
+import argparse
 import math
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -121,6 +122,13 @@ def _mask(tree, obj: bpy.types.Object, attribute: str, location: tuple[float, fl
     scale.inputs[1].default_value = 1.0 / max(top, 1e-12)
     tree.links.new(node.outputs["Fac"], scale.inputs[0])
     return scale.outputs[0]
+
+
+def add_render_arguments(parser: argparse.ArgumentParser, integer: Callable, width: int, height: int) -> None:
+    """The picture scripts' ``--width``, ``--height`` and ``--samples`` (``integer`` is ``_blender_addon``'s)."""
+    parser.add_argument("--width", type=integer(16, 4096), default=width, help=f"picture width (default {width})")
+    parser.add_argument("--height", type=integer(16, 4096), default=height, help=f"picture height (default {height})")
+    parser.add_argument("--samples", type=integer(1, 4096), default=16, help="Cycles samples (default 16)")
 
 
 def stage(target: bpy.types.Object, distance: float, sun_angle: float = 0.5) -> None:

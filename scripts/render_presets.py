@@ -28,9 +28,7 @@ DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "images" / "presets
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
-    parser.add_argument("--width", type=addon["integer"](16, 4096), default=320, help="picture width (default 320)")
-    parser.add_argument("--height", type=addon["integer"](16, 4096), default=200, help="picture height (default 200)")
-    parser.add_argument("--samples", type=addon["integer"](1, 4096), default=16, help="Cycles samples (default 16)")
+    scene["add_render_arguments"](parser, addon["integer"], 320, 200)
     parser.add_argument("--only", nargs="+", metavar="PRESET", help="render just these presets (file names)")
 
 

@@ -28,9 +28,7 @@ DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "images" / "uv_bake
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output PNG (default {DEFAULT_OUT})")
-    parser.add_argument("--width", type=addon["integer"](16, 4096), default=480, help="picture width (default 480)")
-    parser.add_argument("--height", type=addon["integer"](16, 4096), default=240, help="picture height (default 240)")
-    parser.add_argument("--samples", type=addon["integer"](1, 4096), default=16, help="Cycles samples (default 16)")
+    scene["add_render_arguments"](parser, addon["integer"], 480, 240)
 
 
 def _material(name: str, image: bpy.types.Image, normal: bool) -> bpy.types.Material:
