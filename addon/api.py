@@ -640,6 +640,15 @@ def _fill(image: bpy.types.Image, values: np.ndarray, width: int, height: int, r
     image.update()
 
 
+def _check_image_size(width: object, height: object) -> None:
+    """``width`` and ``height`` whole numbers >= 1 with at most ``MAX_PIXELS`` pixels in all."""
+    for name, value in (("width", width), ("height", height)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise UserError(f"{name}: must be a whole number >= 1, got {value!r}")
+    if cast(int, width) * cast(int, height) > MAX_PIXELS:
+        raise UserError(f"width, height: {width}x{height} exceeds the limit of {MAX_PIXELS} pixels")
+
+
 def _choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
     if value not in allowed:
         raise UserError(f"{name}: {value!r} is not allowed; choose one of {', '.join(map(repr, allowed))}")
@@ -698,11 +707,7 @@ def bake(
     domain = Domain(dimensions=2) if domain is None else domain
     _check_noise(spec, domain)
     existing = _check_image(image)
-    for name, value in (("width", width), ("height", height)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise UserError(f"{name}: must be a whole number >= 1, got {value!r}")
-    if width * height > MAX_PIXELS:
-        raise UserError(f"width, height: {width}x{height} exceeds the limit of {MAX_PIXELS} pixels")
+    _check_image_size(width, height)
     if color_mode not in COLOR_MODES:
         raise UserError(f"color_mode: {color_mode!r} is not allowed; choose one of {', '.join(map(repr, COLOR_MODES))}")
     ramp = None if color_mode == "GRAYSCALE" else (_colour("color_low", color_low), _colour("color_high", color_high))
@@ -790,7 +795,7 @@ def _tile_paths(filepath: str, save_format: str, tiles: list[int]) -> list[str]:
     if "<UDIM>" not in path:
         stem, extension = os.path.splitext(path)
         path = f"{stem}.<UDIM>{extension}"
-    return [path.replace("<UDIM>", str(tile)) for tile in tiles]
+    return [str(uv_bake.tile_path(path, tile)) for tile in tiles]
 
 
 def bake_uv(
@@ -822,11 +827,7 @@ def bake_uv(
     _check_noise(spec, domain)
     if domain.dimensions != 3:
         raise UserError("domain: a UV bake samples 3D noise at the surface; use a 3D domain")
-    for name, value in (("width", width), ("height", height)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-            raise UserError(f"{name}: must be a whole number >= 1, got {value!r}")
-    if width * height > MAX_PIXELS:
-        raise UserError(f"width, height: {width}x{height} exceeds the limit of {MAX_PIXELS} pixels")
+    _check_image_size(width, height)
     if isinstance(margin, bool) or not isinstance(margin, (int, np.integer)) or not 0 <= margin <= uv_bake.MAX_MARGIN:
         raise UserError(f"margin: must be a whole number of pixels from 0 to {uv_bake.MAX_MARGIN}, got {margin!r}")
     if not isinstance(image, str) or not image.strip():
@@ -865,15 +866,13 @@ def bake_uv(
             return created[0]
         paths = _tile_paths(filepath, save_format, tiles)
         image_io.save_images(list(zip(created, paths, strict=True)), save_format, True)
-    except (RuntimeError, OSError) as error:
+    except BaseException as error:
         for made in created:
             bpy.data.images.remove(made)
-        raise UserError(f"filepath: Blender could not save {path!r}: {error}") from None
-    except BaseException:
-        for made in created:
-            bpy.data.images.remove(made)
+        if isinstance(error, (RuntimeError, OSError)):
+            raise UserError(f"filepath: Blender could not save {path!r}: {error}") from None
         raise
-    for made in created:
+    for made in created:  # the tiles now live in the files; the tiled image below reads them
         bpy.data.images.remove(made)
     tiled = bpy.data.images.load(paths[0])
     tiled.name = image

@@ -24,7 +24,7 @@ from bpy.props import (
 from . import api, image_io
 from .errors import UserError
 from .mapping import Domain, kind_info, to_domain, to_spec
-from .noise_core.derivatives import DERIVABLE_FAMILIES
+from .noise_core.derivatives import DERIVABLE_KINDS
 from .noise_core.normal_maps import MAX_STRENGTH, METHOD_TEXT
 from .properties import NoiseSettings, operator_settings
 from .ui import draw_noise_settings
@@ -198,7 +198,7 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
 
     def _normal_source(self) -> str:
         """Which way the normals are computed for the current kind, said in the panel."""
-        analytic = kind_info(self.noise.kind).family in DERIVABLE_FAMILIES
+        analytic = self.noise.kind in DERIVABLE_KINDS
         if self.normal_method == "ANALYTIC" and not analytic:
             return f"{self.noise.kind} has no analytic gradient: choose Auto or Central Differences"
         use_analytic = self.normal_method == "ANALYTIC" or (self.normal_method == "AUTO" and analytic)

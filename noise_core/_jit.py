@@ -61,3 +61,17 @@ def serial_kernel(function):
     hydraulic erosion changes the terrain the next one flows over), so its bits never depend on threads."""
     _cache.activate()
     return _cache.track(numba.njit(**JIT_OPTIONS)(function))
+
+
+class LazySerialKernel:
+    """``serial_kernel(function)``, built when first called (building a kernel attaches the disk caches, which
+    must wait until the caller has chosen their folder, so module-level kernels cannot be built at import)."""
+
+    def __init__(self, function) -> None:
+        self._function = function
+        self._kernel = None
+
+    def __call__(self, *arguments):
+        if self._kernel is None:
+            self._kernel = serial_kernel(self._function)
+        return self._kernel(*arguments)

@@ -19,8 +19,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import fractal
-from ._jit import serial_kernel
-from .derivatives import DERIVABLE_FAMILIES, derivative_sum
+from ._jit import LazySerialKernel
+from .derivatives import DERIVABLE_KINDS, derivative_sum
 from .fractal import fractal_sum, kernel_for
 from .fractal_modes import MODE_CODES
 from .grid_kernels import grid_kernel_and_signature, grid_sum, separable
@@ -93,13 +93,13 @@ def lattice_axes(points: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     x, y = points[:, 0], points[:, 1]
     if y[1] != y[0]:
         return None
-    row_width, is_lattice = _lattice_kernels()
-    width = row_width(points)
-    if width < MIN_LATTICE_WIDTH or count % width or not is_lattice(points, width):
+    width = _row_width(points)
+    if width < MIN_LATTICE_WIDTH or count % width or not _is_lattice(points, width):
         return None
     return x[:width].astype(np.float64), y[::width].astype(np.float64)
 
 
+@LazySerialKernel
 def _row_width(points):
     """How many points from the first share its y (every point when all do)."""
     for i in range(1, points.shape[0]):
@@ -108,6 +108,7 @@ def _row_width(points):
     return points.shape[0]
 
 
+@LazySerialKernel
 def _is_lattice(points, width):
     """Whether point ``r * width + c`` is ``(x of point c, y of point r * width)`` for every one (stops at the
     first that is not)."""
@@ -120,14 +121,14 @@ def _is_lattice(points, width):
     return True
 
 
-_LATTICE_KERNELS: list = []
-
-
-def _lattice_kernels() -> tuple:
-    """``_row_width`` and ``_is_lattice`` compiled, on first use (kernels attach the disk cache when built)."""
-    if not _LATTICE_KERNELS:
-        _LATTICE_KERNELS.extend((serial_kernel(_row_width), serial_kernel(_is_lattice)))
-    return _LATTICE_KERNELS[0], _LATTICE_KERNELS[1]
+def _on_grid(spec: NoiseSpec, xs: np.ndarray, ys: np.ndarray, out: np.ndarray) -> bool:
+    """Fill ``out`` (rows, cols) with ``spec`` (``separable``) at ``(xs[c], ys[r])`` by the grid kernel (the same
+    bits as the point kernel, a fraction of the work) and return True, unless a coordinate is beyond the
+    lattice limit: then False, and the point path runs and raises its error."""
+    if max(np.abs(xs).max(), np.abs(ys).max()) >= _lattice_limit(spec):
+        return False
+    grid_sum(xs, ys, out, spec, float32_range(spec))
+    return True
 
 
 def _run_unwarped(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
@@ -135,9 +136,8 @@ def _run_unwarped(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     if out.shape[0] == 0:
         return out
     axes = lattice_axes(points) if separable(spec) else None
-    if axes is not None and max(np.abs(axes[0]).max(), np.abs(axes[1]).max()) < _lattice_limit(spec):
-        grid_sum(axes[0], axes[1], out.reshape(axes[1].shape[0], axes[0].shape[0]), spec, float32_range(spec))
-        return out  # the grid kernel: the same bits as the point kernel, a fraction of the work
+    if axes is not None and _on_grid(spec, *axes, out.reshape(axes[1].shape[0], axes[0].shape[0])):
+        return out
     family, variant, params = kernel_arguments(spec, points.shape[1])
     outside = fractal_sum(
         points, out, family, points.shape[1], variant, spec, params, _lattice_limit(spec), float32_range(spec)
@@ -149,8 +149,8 @@ def _run_unwarped(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
 
 def _check_derivable(spec: NoiseSpec) -> None:
     """Analytic gradients exist for the lattice and simplex kinds (warp bases always are)."""
-    if KINDS[spec.kind].family not in DERIVABLE_FAMILIES:
-        allowed = ", ".join(name for name, kind in KINDS.items() if kind.family in DERIVABLE_FAMILIES)
+    if spec.kind not in DERIVABLE_KINDS:
+        allowed = ", ".join(DERIVABLE_KINDS)
         raise ValueError(
             f"derivatives: kind {spec.kind!r} has no analytic gradient (its distance or bump functions are not "
             f"differentiable everywhere); derivatives=True is allowed for {allowed}; use central differences "
@@ -269,11 +269,8 @@ def evaluate_grid(
     _check_dimension(spec, 2)
     rows, cols = (height, width) if window is None else window[2:]
     if separable(spec):
-        xs, ys = _grid_axes((height, width), window)
-        # the point path's range check (every |coordinate| < limit); otherwise it raises the error below
-        if xs[-1] < _lattice_limit(spec) and ys[-1] < _lattice_limit(spec):
-            out = np.empty((rows, cols), dtype=np.float32)
-            grid_sum(xs, ys, out, spec, float32_range(spec))
+        out = np.empty((rows, cols), dtype=np.float32)
+        if _on_grid(spec, *_grid_axes((height, width), window), out):
             return out
     return _run(spec, np.column_stack(grid_coordinates((height, width), window))).reshape(rows, cols)
 

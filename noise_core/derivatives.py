@@ -19,7 +19,7 @@ import numpy as np
 from numba.extending import overload
 
 from ._jit import JIT_OPTIONS, jit, kernel
-from .fractal import BLOCK, ensure_compiled, kernel_signature, launch_guard, read_block
+from .fractal import BLOCK, launch, octave_arguments, read_block
 from .fractal_modes import FBM, HETERO_TERRAIN, HYBRID, HYBRID_STOP, MODE_CODES, MULTIFRACTAL
 from .gradients import (
     PERLIN,
@@ -38,10 +38,13 @@ from .gradients import (
 from .hashing import avalanche, eat, floats01a, hash_seed
 from .lattice import span
 from .lattice_noise import _corner_hashes_2d, _corner_hashes_3d
+from .registry import KINDS
 from .schema import FAMILY_LATTICE, FAMILY_SIMPLEX
 from .simplex import SCALE_2D, SCALE_3D, UNSKEW_2D, UNSKEW_3D, tetrahedron, triangle
 
 DERIVABLE_FAMILIES = (FAMILY_LATTICE, FAMILY_SIMPLEX)
+DERIVABLE_KINDS = tuple(name for name, kind in KINDS.items() if kind.family in DERIVABLE_FAMILIES)
+"""The kinds with an analytic gradient (``evaluate(..., derivatives=True)``, analytic normal maps)."""
 
 
 @jit
@@ -451,11 +454,6 @@ def derivative_sum(points, out, family, dim, variant, spec, limit, bounds):
     blocks = (out.shape[0] + BLOCK - 1) // BLOCK
     outside = np.zeros(blocks, dtype=np.int64)
     compiled = kernel_for(family, dim, variant, spec.tiling, MODE_CODES[spec.fractal])
-    arguments = (
-        points, out, outside, float(limit), spec.seed, spec.frequency, spec.octaves, spec.lacunarity,
-        spec.persistence, spec.turbulence, spec.offset, spec.gain, np.float32(bounds[0]), np.float32(bounds[1]),
-    )  # fmt: skip
-    ensure_compiled(compiled, kernel_signature(compiled, arguments))
-    with launch_guard():
-        compiled(*arguments)
+    launch(compiled, (points, out, outside, float(limit), *octave_arguments(spec), np.float32(bounds[0]),
+                      np.float32(bounds[1])))  # fmt: skip
     return int(outside.sum())

@@ -223,14 +223,10 @@ def ensure_compiled(kernel, signature) -> None:
         kernel.compile(signature)
 
 
-def kernel_arguments(points, out, outside, spec, params, limit, bounds) -> tuple:
-    """The kernel's arguments, in order (see ``fractal_kernel``); ``bounds`` is the float32 ``(low, high)``
-    every value is clamped to (``ranges.float32_range(spec)``)."""
+def octave_arguments(spec) -> tuple:
+    """``spec``'s octave settings as every fractal kernel takes them (the point, derivative and grid kernels):
+    ``seed, frequency, octaves, lacunarity, persistence, turbulence, offset, gain``."""
     return (
-        points,
-        out,
-        outside,
-        float(limit),
         spec.seed,
         spec.frequency,
         spec.octaves,
@@ -239,10 +235,22 @@ def kernel_arguments(points, out, outside, spec, params, limit, bounds) -> tuple
         spec.turbulence,
         spec.offset,
         spec.gain,
-        params,
-        np.float32(bounds[0]),
-        np.float32(bounds[1]),
     )
+
+
+def kernel_arguments(points, out, outside, spec, params, limit, bounds) -> tuple:
+    """The kernel's arguments, in order (see ``fractal_kernel``); ``bounds`` is the float32 ``(low, high)``
+    every value is clamped to (``ranges.float32_range(spec)``)."""
+    return (points, out, outside, float(limit), *octave_arguments(spec), params, np.float32(bounds[0]),
+            np.float32(bounds[1]))  # fmt: skip
+
+
+def launch(kernel, arguments) -> None:
+    """Compile ``kernel`` for ``arguments`` (or load it from the disk cache) outside the lock, then run it under
+    ``launch_guard``."""
+    ensure_compiled(kernel, kernel_signature(kernel, arguments))
+    with launch_guard():
+        kernel(*arguments)
 
 
 def fractal_sum(points, out, family, dim, variant, spec, params, limit, bounds):
@@ -259,8 +267,5 @@ def fractal_sum(points, out, family, dim, variant, spec, params, limit, bounds):
     blocks = (out.shape[0] + BLOCK - 1) // BLOCK
     outside = np.zeros(blocks, dtype=np.int64)
     kernel = kernel_for(family, dim, variant, spec.tiling, MODE_CODES[spec.fractal])
-    arguments = kernel_arguments(points, out, outside, spec, params, limit, bounds)
-    ensure_compiled(kernel, kernel_signature(kernel, arguments))
-    with launch_guard():
-        kernel(*arguments)
+    launch(kernel, kernel_arguments(points, out, outside, spec, params, limit, bounds))
     return int(outside.sum())

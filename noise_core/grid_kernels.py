@@ -35,7 +35,7 @@ import numba
 import numpy as np
 
 from ._jit import jit, kernel
-from .fractal import _combine, ensure_compiled, kernel_signature, launch_guard
+from .fractal import _combine, kernel_signature, launch, octave_arguments
 from .fractal_modes import FBM, MODE_CODES
 from .hashing import avalanche, eat, hash_seed
 from .lattice import span
@@ -209,21 +209,7 @@ def grid_kernel_for(gradient, tiled=False, mode=FBM):
 
 def grid_arguments(xs, ys, out, spec, bounds) -> tuple:
     """The grid kernel's arguments, in order (see ``grid_kernel``)."""
-    return (
-        xs,
-        ys,
-        out,
-        spec.seed,
-        spec.frequency,
-        spec.octaves,
-        spec.lacunarity,
-        spec.persistence,
-        spec.turbulence,
-        spec.offset,
-        spec.gain,
-        np.float32(bounds[0]),
-        np.float32(bounds[1]),
-    )
+    return (xs, ys, out, *octave_arguments(spec), np.float32(bounds[0]), np.float32(bounds[1]))
 
 
 def grid_kernel_and_signature(spec) -> tuple:
@@ -239,7 +225,4 @@ def grid_sum(xs, ys, out, spec, bounds) -> None:
     clamped to ``bounds`` (``ranges.float32_range(spec)``); ``xs``, ``ys`` are the float64 coordinates of the
     columns and rows, each below ``2**31 / spec.highest_frequency`` in magnitude (``api`` checks them)."""
     kernel = grid_kernel_for(KINDS[spec.kind].variant_of(spec), spec.tiling, MODE_CODES[spec.fractal])
-    arguments = grid_arguments(xs, ys, out, spec, bounds)
-    ensure_compiled(kernel, kernel_signature(kernel, arguments))
-    with launch_guard():
-        kernel(*arguments)
+    launch(kernel, grid_arguments(xs, ys, out, spec, bounds))

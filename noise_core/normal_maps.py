@@ -18,9 +18,8 @@ import math
 import numpy as np
 
 from .api import evaluate, grid_coordinates
-from .derivatives import DERIVABLE_FAMILIES
+from .derivatives import DERIVABLE_KINDS
 from .ranges import to_unit, value_range
-from .registry import KINDS
 from .spec import NoiseSpec
 
 CONVENTIONS = ("opengl", "directx")
@@ -32,7 +31,7 @@ METHOD_TEXT = {"analytic": "analytic derivatives", "differences": "central diffe
 
 def has_analytic_gradient(spec: NoiseSpec) -> bool:
     """Whether ``evaluate(spec, points, derivatives=True)`` works for ``spec``'s kind."""
-    return KINDS[spec.kind].family in DERIVABLE_FAMILIES
+    return spec.kind in DERIVABLE_KINDS
 
 
 def normal_method(spec: NoiseSpec, method: str = "auto") -> str:
@@ -43,7 +42,7 @@ def normal_method(spec: NoiseSpec, method: str = "auto") -> str:
     if method == "analytic" and not has_analytic_gradient(spec):
         raise ValueError(
             f"method: kind {spec.kind!r} has no analytic gradient; use 'differences' or 'auto' "
-            f"(analytic: {', '.join(k for k in KINDS if KINDS[k].family in DERIVABLE_FAMILIES)})"
+            f"(analytic: {', '.join(DERIVABLE_KINDS)})"
         )
     if method == "auto":
         return "analytic" if has_analytic_gradient(spec) else "differences"

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ._jit import serial_kernel
+from ._jit import LazySerialKernel
 from .api import evaluate
 from .files import replacing
 from .images import write_image
@@ -57,6 +57,7 @@ def tiles_of(uvs: np.ndarray) -> list[int]:
     return sorted(found)
 
 
+@LazySerialKernel
 def _rasterize(uvs, positions, u0, v0, width, height, points, owner):
     """Fill ``points`` (H, W, 3) and ``owner`` (H, W; -1 = empty) with each covered pixel's blended
     position and triangle index, triangles in order, the first keeping a pixel."""
@@ -90,6 +91,7 @@ def _rasterize(uvs, positions, u0, v0, width, height, points, owner):
                     )
 
 
+@LazySerialKernel
 def _dilate(values, filled, margin):
     """Grow ``values`` (H, W) from the ``filled`` pixels by ``margin`` rings: each pass, an empty pixel with
     filled 8-neighbours takes their mean (read from the previous pass)."""
@@ -119,16 +121,6 @@ def _dilate(values, filled, margin):
             break
 
 
-_KERNELS: dict = {}
-
-
-def _kernel(name):
-    """The compiled kernel ``name`` (compiled on first use, cached on disk like every kernel)."""
-    if name not in _KERNELS:
-        _KERNELS[name] = serial_kernel({"rasterize": _rasterize, "dilate": _dilate}[name])
-    return _KERNELS[name]
-
-
 def _check_triangles(uvs: object, positions: object) -> tuple[np.ndarray, np.ndarray]:
     if not isinstance(uvs, np.ndarray) or uvs.ndim != 3 or uvs.shape[1:] != (3, 2):
         raise ValueError(f"uvs: expected an array of shape (T, 3, 2), got {getattr(uvs, 'shape', type(uvs))}")
@@ -154,7 +146,7 @@ def rasterize(
     u0, v0 = tile_origin(tile)
     points = np.zeros((height, width, 3), dtype=np.float64)
     owner = np.full((height, width), -1, dtype=np.int64)
-    _kernel("rasterize")(uvs, positions, float(u0), float(v0), width, height, points, owner)
+    _rasterize(uvs, positions, float(u0), float(v0), width, height, points, owner)
     return points, owner
 
 
@@ -173,7 +165,7 @@ def dilate(values: np.ndarray, filled: np.ndarray, margin: int) -> np.ndarray:
     if isinstance(margin, bool) or not isinstance(margin, (int, np.integer)) or not 0 <= margin <= MAX_MARGIN:
         raise ValueError(f"margin: must be a whole number of pixels from 0 to {MAX_MARGIN}, got {margin!r}")
     grown = np.ascontiguousarray(values, dtype=np.float32).copy()
-    _kernel("dilate")(grown, np.ascontiguousarray(filled, dtype=np.bool_).copy(), int(margin))
+    _dilate(grown, np.ascontiguousarray(filled, dtype=np.bool_).copy(), int(margin))
     return grown
 
 
