@@ -15,7 +15,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 
 import bpy
@@ -25,7 +25,7 @@ from bpy_extras.object_utils import object_data_add
 from . import erosion_io, image_io, mesh_io, terrain
 from .errors import UserError
 from .mapping import Domain, check_finite_values, evaluate_chunked
-from .noise_core import NoiseSpec, normal_maps, uv_bake
+from .noise_core import NoiseSpec, loops, normal_maps, uv_bake
 from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 from .noise_core.files import check_writable
 from .noise_core.ranges import to_unit
@@ -486,9 +486,16 @@ def _directions(how: _Displacement, mesh: bpy.types.Mesh, linear: np.ndarray) ->
 
 
 def _displaced(
-    obj: bpy.types.Object, weights: np.ndarray, spec: NoiseSpec, domain: Domain, how: _Displacement, advance
+    obj: bpy.types.Object,
+    weights: np.ndarray,
+    spec: NoiseSpec,
+    domain: Domain,
+    how: _Displacement,
+    advance,
+    loop: tuple[int, int, float] | None = None,
 ) -> np.ndarray:
-    """(N, 3) float32 new positions of ``obj``'s mesh, each vertex's displacement scaled by ``weights``."""
+    """(N, 3) float32 new positions of ``obj``'s mesh, each vertex's displacement scaled by ``weights``;
+    ``loop = (frame, frames, radius)``: by that frame of the loop of the noise (``noise_core.loops``)."""
     mesh = _mesh(obj)
     positions = mesh_io.read_positions(mesh)
     matrix = np.array(obj.matrix_world, dtype=np.float64)
@@ -497,7 +504,10 @@ def _displaced(
     sample_at = positions
     if how.space == "WORLD":
         sample_at = positions.astype(np.float64) @ linear.T + matrix[:3, 3]
-    noise01 = to_unit(spec, evaluate_chunked(spec, domain.noise_points(sample_at), advance))
+    points = domain.noise_points(sample_at)
+    if loop is not None:
+        points = loops.loop_points(points, *loop)
+    noise01 = to_unit(spec, evaluate_chunked(spec, points, advance))
     # float32 like the mesh: amount = (noise01 - midlevel) * strength * weight, added in place. An
     # overflow gives infinities, which ``displace`` refuses before anything is written.
     with np.errstate(over="ignore", invalid="ignore"):
@@ -525,6 +535,11 @@ def displace(
     vertex_group: str = "",
     invert_vertex_group: bool = False,
     shape_key: str | None = None,
+    animate: str = "NONE",
+    frames: int = 24,
+    frame_start: int | None = None,
+    loop_radius: float = loops.DEFAULT_RADIUS,
+    w_step: float = 0.05,
 ) -> tuple[int, int]:
     """Move the vertices of ``objects``' meshes by ``(noise01 - midlevel) * strength * weight`` along
     ``direction`` (``NORMAL``, ``X``, ``Y``, ``Z`` or ``CUSTOM`` = ``custom_axis``), as Blender's Displace
@@ -537,10 +552,17 @@ def displace(
     is displaced once, however many of ``objects`` use it. Everything is computed and checked before any
     mesh changes: ``UserError`` (naming the argument) leaves every mesh as it was. Returns ``(vertices
     moved, meshes changed)``.
+
+    ``animate`` keys the noise over ``frames`` frames from ``frame_start`` (the scene's start by default) as one
+    shape key per frame, ``<shape_key or "Noise">.0001``, ..., each keyed to 1 on its frame and 0 on the others
+    (linear in between): ``LOOP`` moves around a circle of ``loop_radius`` in two extra dimensions of the noise
+    (a seamless loop, repeated for ever; 2D noise loops through 4D noise, ``noise_core.loops``), ``W`` moves the
+    W of 4D noise by ``w_step`` per frame (no repeat). The base mesh is left as it is.
     """
     domain = Domain() if domain is None else domain
     _check_noise(spec, domain)
     how = _check_displacement(direction, custom_axis, strength, midlevel, space, shape_key)
+    animation = _check_animation(context, spec, domain, animate, frames, frame_start, loop_radius, w_step)
     targets = _mesh_objects(objects)
     for obj in targets:
         if vertex_group and vertex_group not in obj.vertex_groups:
@@ -551,6 +573,9 @@ def displace(
     try:  # whatever happens from here on, Edit mode is restored
         targets, weights = _weighted_targets(context, targets, edit_mode, vertex_group, invert_vertex_group)
         total = sum(len(_mesh(obj).vertices) for obj in targets)
+        if animation is not None:
+            _animate(context, targets, weights, spec, domain, how, shape_key or "Noise", animation, total)
+            return _moved(weights, edit_mode, total), len(targets)
         with window_progress(context, total) as advance:
             results = [
                 _displaced(obj, weight, spec, domain, how, advance)
@@ -566,8 +591,102 @@ def displace(
     finally:
         if edit_mode:
             bpy.ops.object.mode_set(mode="EDIT")
-    moved = sum(int(np.count_nonzero(weight)) for weight in weights) if edit_mode else total
-    return moved, len(targets)
+    return _moved(weights, edit_mode, total), len(targets)
+
+
+def _moved(weights: list[np.ndarray], edit_mode: bool, total: int) -> int:
+    """How many vertices a displacement moves: the selected ones in Edit mode, else all."""
+    return sum(int(np.count_nonzero(weight)) for weight in weights) if edit_mode else total
+
+
+ANIMATIONS = ("NONE", "LOOP", "W")
+MAX_ANIMATION_VERTICES = 1 << 26
+"""Largest ``frames x vertices`` an animated displacement stores as shape keys (64 M: some 800 MB)."""
+
+
+@dataclass(frozen=True)
+class _Animation:
+    mode: str
+    frames: int
+    frame_start: int
+    radius: float
+    w_step: float
+
+
+def _check_animation(
+    context: bpy.types.Context,
+    spec: NoiseSpec,
+    domain: Domain,
+    animate: object,
+    frames: object,
+    frame_start: object,
+    radius: object,
+    w_step: object,
+) -> _Animation | None:
+    """The animation ``displace`` keys (None for ``NONE``); ``UserError`` naming the argument otherwise."""
+    mode = _choice("animate", animate, ANIMATIONS)
+    if mode == "NONE":
+        return None
+    try:
+        count, size = loops.check_loop(frames, radius)
+    except (TypeError, ValueError) as error:
+        name = str(error).split(":", 1)[0]
+        raise UserError(f"{'loop_' if name == 'radius' else ''}{error}") from None
+    start = context.scene.frame_start if frame_start is None else frame_start
+    if isinstance(start, bool) or not isinstance(start, (int, np.integer)):
+        raise UserError(f"frame_start: expected a whole frame number, got {frame_start!r}")
+    if mode == "LOOP":
+        try:
+            loops.check_loop_kind(spec, domain.dimensions)
+        except ValueError as error:
+            raise UserError(
+                f"animate: {str(error).removeprefix('loop: ')}; use 2D noise (Dimensions 2D), or animate W of 4D noise"
+            ) from None
+    elif domain.dimensions != 4:
+        raise UserError(f"animate: 'W' moves the W of 4D noise; set the noise space to 4D (not {domain.dimensions}D)")
+    return _Animation(mode, count, int(start), size, _finite("w_step", w_step))
+
+
+def _animate(
+    context: bpy.types.Context,
+    targets: list[bpy.types.Object],
+    weights: list[np.ndarray],
+    spec: NoiseSpec,
+    domain: Domain,
+    how: _Displacement,
+    name: str,
+    animation: _Animation,
+    total: int,
+) -> None:
+    """Every frame's positions of every target, checked, then one keyed shape key per frame and target (all or
+    none: keys added before a failure are removed)."""
+    if animation.frames * total > MAX_ANIMATION_VERTICES:
+        raise UserError(
+            f"frames: {animation.frames} frames of {total} vertices exceed the limit of {MAX_ANIMATION_VERTICES} "
+            f"stored shape-key vertices; use fewer frames or a lighter mesh"
+        )
+    results: list[list[np.ndarray]] = [[] for _ in targets]
+    with window_progress(context, total * animation.frames) as advance:
+        for frame in range(animation.frames):
+            if animation.mode == "LOOP":
+                at, loop = domain, (frame, animation.frames, animation.radius)
+            else:
+                at, loop = replace(domain, w=domain.w + frame * animation.w_step), None
+            for index, (obj, weight) in enumerate(zip(targets, weights, strict=True)):
+                positions = _displaced(obj, weight, spec, at, how, advance, loop)
+                check_finite_values(f"strength: vertex positions of {obj.name!r}", positions)
+                results[index].append(positions)
+    written: list[tuple[bpy.types.Object, list[bpy.types.ShapeKey], bool]] = []
+    try:
+        for obj, frames in zip(targets, results, strict=True):
+            written.append((obj, [], obj.data.shape_keys is not None))
+            for frame, positions in enumerate(frames):
+                written[-1][1].append(mesh_io.add_shape_key(obj, f"{name}.{frame + 1:04d}", positions))
+            mesh_io.key_frames(obj, written[-1][1], animation.frame_start, cyclic=animation.mode == "LOOP")
+    except BaseException:
+        for obj, added, had_keys in written:
+            mesh_io.remove_shape_keys(obj, added, had_keys)
+        raise
 
 
 # --- Bake -------------------------------------------------------------------------------------------------
@@ -685,6 +804,8 @@ def bake(
     normal_strength: float = 0.1,
     normal_convention: str = "OPENGL",
     normal_method: str = "AUTO",
+    loop_frames: int = 0,
+    loop_radius: float = loops.DEFAULT_RADIUS,
 ) -> bpy.types.Image:
     """Bake ``spec`` on ``domain``'s plane (the 0..1 square) into an image and return it.
 
@@ -703,9 +824,26 @@ def bake(
     ``color_mode`` does not apply): ``normal_strength`` is the surface's height from 0 to 1 in image widths,
     ``normal_convention`` ``OPENGL`` (green up, Blender's) or ``DIRECTX``, ``normal_method`` ``AUTO``,
     ``ANALYTIC`` (derivatives) or ``DIFFERENCES`` (central differences one pixel apart); ``PNG_8`` saves 8-bit.
+
+    ``loop_frames`` > 0 bakes a seamless loop of that many frames instead (``noise_core.loops``: the noise moves
+    around a circle of ``loop_radius`` in two extra dimensions, so 2D noise loops through 4D noise): the frames
+    are saved as ``name.0001.png``, ``name.0002.png``, ... (all or none; ``save_format`` and ``filepath`` are
+    needed) and loaded as a new image sequence named ``image``, which an Image Texture node plays with Frames
+    set to ``loop_frames`` and Cyclic on.
     """
     domain = Domain(dimensions=2) if domain is None else domain
     _check_noise(spec, domain)
+    loop = _check_loop(spec, domain, loop_frames, loop_radius)
+    if loop is not None:
+        if not isinstance(image, str):
+            raise UserError("image: a loop is baked into a new image sequence; give its name, not an existing image")
+        if pack:
+            raise UserError("pack: Blender cannot pack an image sequence; leave Pack off for a loop")
+        if save_format == "NONE":
+            raise UserError(
+                "save_format: a loop is saved as files name.0001.png, name.0002.png, ...; choose a Save format "
+                "and a File Path"
+            )
     existing = _check_image(image)
     _check_image_size(width, height)
     if color_mode not in COLOR_MODES:
@@ -721,6 +859,9 @@ def bake(
             raise UserError(f"normal_{error}") from None
         ramp = None
     path = _save_path(save_format, filepath)
+    if loop is not None:
+        return _bake_loop(context, spec, domain, str(image), (width, height), bool(use_float), ramp, save_format,
+                          path, loop, (strength, convention, method.lower()) if normal else None)  # fmt: skip
     with window_progress(context, width * height) as advance:
         if normal:
             values = normal_colours(spec, domain, width, height, strength, convention, method.lower())
@@ -744,6 +885,66 @@ def bake(
     if pack:
         target.pack()
     return target
+
+
+def _check_loop(spec: NoiseSpec, domain: Domain, frames: object, radius: object) -> tuple[int, float] | None:
+    """``(frames, radius)`` of a loop bake, None for a still image; ``UserError`` naming ``loop_frames`` or
+    ``loop_radius`` otherwise."""
+    if isinstance(frames, (int, np.integer)) and not isinstance(frames, bool) and frames == 0:
+        return None
+    try:
+        checked = loops.check_loop(frames, radius)
+    except (TypeError, ValueError) as error:
+        raise UserError(f"loop_{error}") from None
+    try:
+        loops.check_loop_kind(spec, domain.dimensions)
+    except ValueError as error:
+        raise UserError(f"loop_frames: {str(error).removeprefix('loop: ')}; bake 2D noise on the plane") from None
+    return checked
+
+
+def _bake_loop(
+    context: bpy.types.Context,
+    spec: NoiseSpec,
+    domain: Domain,
+    name: str,
+    size: tuple[int, int],
+    use_float: bool,
+    ramp: tuple | None,
+    save_format: str,
+    path: str,
+    loop: tuple[int, float],
+    normal: tuple[float, str, str] | None,
+) -> bpy.types.Image:
+    """The frames of a loop, each filled into one scratch image and saved as ``name.0001.png``, ... all or none;
+    then loaded as an image sequence called ``name``."""
+    frames, radius = loop
+    width, height = size
+    paths = [str(loops.frame_path(path, frame)) for frame in range(frames)]
+    scratch = bpy.data.images.new(f".{name}.frame", width, height, float_buffer=use_float)
+
+    def fill(frame: int) -> bpy.types.Image:
+        at = (frame, frames, radius)
+        if normal is None:
+            values = noise01_image(spec, domain, width, height, loop=at)
+        else:
+            values = normal_colours(spec, domain, width, height, *normal, loop=at)
+        _fill(scratch, values, width, height, ramp)
+        return scratch
+
+    try:
+        with window_progress(context, frames) as advance:
+            image_io.save_frames(paths, fill, save_format, ramp is None and normal is None, advance)
+    except (RuntimeError, OSError) as error:
+        raise UserError(f"filepath: Blender could not save the frames {paths[0]!r} ...: {error}") from None
+    finally:
+        bpy.data.images.remove(scratch)
+    sequence = bpy.data.images.load(paths[0])
+    sequence.source = "SEQUENCE"
+    sequence.name = name
+    if ramp is None:
+        sequence.colorspace_settings.name = "Non-Color"
+    return sequence
 
 
 # --- Bake to UVs ----------------------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import bpy
@@ -52,6 +53,18 @@ def save_image(image: bpy.types.Image, path: str, file_format: str, grayscale: b
 def save_images(pairs: list[tuple[bpy.types.Image, str]], file_format: str, grayscale: bool) -> None:
     """``save_image`` for several ``(image, path)`` pairs, all or none: every file is written to its temporary
     file first, and they are renamed into place only when all are written and checked."""
+    save_frames([path for _, path in pairs], lambda index: pairs[index][0], file_format, grayscale)
+
+
+def save_frames(
+    paths: list[str],
+    image_of: Callable[[int], bpy.types.Image],
+    file_format: str,
+    grayscale: bool,
+    advance: Callable[[int], None] | None = None,
+) -> None:
+    """Write ``image_of(i)`` to ``paths[i]`` for each ``i`` in turn, all or none (as ``save_images``); ``image_of``
+    may fill one image again for each file (an image sequence), and ``advance(1)`` follows each file."""
     scene = bpy.data.scenes.new(".noisewright_save")
     try:
         scene.view_settings.view_transform = "Standard"
@@ -63,10 +76,12 @@ def save_images(pairs: list[tuple[bpy.types.Image, str]], file_format: str, gray
         if file_format == "OPEN_EXR":
             settings.exr_codec = "ZIP"
         with contextlib.ExitStack() as stack:
-            for image, path in pairs:
+            for index, path in enumerate(paths):
                 temporary = stack.enter_context(replacing(path))
-                image.save_render(str(temporary), scene=scene)
+                image_of(index).save_render(str(temporary), scene=scene)
                 check_written(str(temporary), BLENDER_FORMATS[file_format])
+                if advance is not None:
+                    advance(1)
     finally:
         bpy.data.scenes.remove(scene)
 

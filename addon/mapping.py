@@ -2,7 +2,8 @@
 
 Noise space: a point ``p`` (vertex position, or a pixel centre on the chosen plane) is moved into noise
 space like Blender's Mapping node of type Point, ``q = offset + R(rotation) @ (scale * p)`` with ``R`` the
-XYZ Euler rotation; 3D noise reads ``q`` whole, 2D noise the two axes of ``plane``, 1D noise ``axis``.
+XYZ Euler rotation; 3D noise reads ``q`` whole, 4D noise ``q`` and the fourth coordinate ``w`` (as W of
+Blender's 4D Noise Texture), 2D noise the two axes of ``plane``, 1D noise ``axis``.
 
 Noise values are mapped to 0..1 by the spec's documented range: ``(noise - low) / (high - low)`` with
 ``(low, high) = noise_core.value_range(spec)`` (-1..1 for value/Perlin/simplex, 0..1 for Voronoi, 0..1 for
@@ -176,6 +177,7 @@ def from_domain(settings: NoiseSettings, domain: Domain) -> None:
     settings.dimensions = str(domain.dimensions)
     settings.plane = domain.plane
     settings.axis = domain.axis
+    settings.w = domain.w
 
 
 @dataclass(frozen=True)
@@ -188,10 +190,12 @@ class Domain:
     dimensions: int = 3
     plane: str = "XY"
     axis: str = "X"
+    w: float = 0.0
+    """The fourth coordinate of 4D noise (unused in 1-3D)."""
 
     def axes(self) -> tuple[int, ...]:
-        """Indices of the noise-space axes the noise reads, in order."""
-        if self.dimensions == 3:
+        """Indices of the noise-space axes the noise reads, in order (4D noise adds ``w`` to all three)."""
+        if self.dimensions >= 3:
             return (0, 1, 2)
         if self.dimensions == 2:
             return PLANE_AXES[self.plane]
@@ -202,13 +206,16 @@ class Domain:
         return not any(self.offset) and not any(self.rotation) and all(s == 1.0 for s in self.scale)
 
     def noise_points(self, positions: np.ndarray) -> np.ndarray:
-        """(N, 3) positions -> (N, dimensions) noise coordinates.
+        """(N, 3) positions -> (N, dimensions) noise coordinates (4D: the transformed positions and ``w``).
 
         The identity transform reading all three axes returns ``positions`` itself (float32 mesh
         positions stay float32: ``evaluate`` reads them as they are); any other is computed in float64,
         so large offsets keep their precision.
         """
         axes = self.axes()
+        if self.dimensions == 4:
+            moved = Domain(self.offset, self.rotation, self.scale).noise_points(positions)
+            return np.column_stack([moved.astype(np.float64), np.full(moved.shape[0], self.w)])
         if self.is_identity() and axes == (0, 1, 2):
             return positions
         points = np.asarray(positions, dtype=np.float64) * np.asarray(self.scale)
@@ -249,6 +256,7 @@ def to_domain(settings: NoiseSettings, dimensions: int | None = None) -> Domain:
         dimensions=dimensions,
         plane=settings.plane,
         axis=settings.axis,
+        w=settings.w,
     )
 
 

@@ -63,6 +63,59 @@ def add_shape_key(obj: bpy.types.Object, name: str, positions: np.ndarray) -> bp
     return key
 
 
+def frame_keys(frame: int, frames: int, cyclic: bool) -> list[tuple[int, float]]:
+    """``(offset, value)`` keyframes of the shape key of frame ``frame`` (0-based) of an animation of ``frames``
+    frames: 1 on its frame, 0 on the frames either side, linear between (so a sub-frame blends two neighbours).
+    ``cyclic``: the keys span ``0 .. frames`` with frame ``frames`` equal to frame 0 (a Cycles modifier repeats
+    them), so the last frame blends into the first."""
+    if not cyclic:
+        return [(f, 1.0 if f == frame else 0.0) for f in range(max(frame - 1, 0), min(frame + 2, frames))]
+    offsets = {0, frames, frame - 1, frame, frame + 1} | ({frames - 1} if frame == 0 else set())
+    return [(f, 1.0 if f % frames == frame else 0.0) for f in sorted(o for o in offsets if 0 <= o <= frames)]
+
+
+def _fcurves(shape_keys: bpy.types.Key) -> Any:
+    """The F-curves animating ``shape_keys`` (the action slot's channel bag in Blender 4.4+, else the action's)."""
+    animation = shape_keys.animation_data
+    try:
+        from bpy_extras.anim_utils import action_get_channelbag_for_slot
+    except ImportError:  # Blender before 4.4: actions hold their F-curves
+        return animation.action.fcurves  # type: ignore[union-attr]
+    return action_get_channelbag_for_slot(animation.action, animation.action_slot).fcurves
+
+
+def key_frames(obj: bpy.types.Object, keys: list[bpy.types.ShapeKey], frame_start: int, cyclic: bool) -> None:
+    """Keyframe the values of ``keys`` (one per frame, in order) so that key ``k`` is 1 on frame ``frame_start + k``
+    and the others 0 (``frame_keys``); a loop repeats for ever (a Cycles F-modifier on each curve)."""
+    for index, key in enumerate(keys):
+        for offset, value in frame_keys(index, len(keys), cyclic):
+            key.value = value
+            key.keyframe_insert("value", frame=frame_start + offset)
+    curves = {curve.data_path: curve for curve in _fcurves(obj.data.shape_keys)}
+    for key in keys:
+        curve = curves[key.path_from_id("value")]
+        for point in curve.keyframe_points:
+            point.interpolation = "LINEAR"
+        if cyclic:
+            curve.modifiers.new("CYCLES")
+
+
+def remove_shape_keys(obj: bpy.types.Object, keys: list[bpy.types.ShapeKey], had_keys: bool) -> None:
+    """Undo ``add_shape_key``s: remove ``keys`` and their F-curves, and the Basis too when the mesh had no keys."""
+    shape_keys = obj.data.shape_keys
+    if shape_keys is None:
+        return
+    if shape_keys.animation_data is not None and shape_keys.animation_data.action is not None:
+        curves = _fcurves(shape_keys)
+        paths = {key.path_from_id("value") for key in keys}
+        for curve in [curve for curve in curves if curve.data_path in paths]:
+            curves.remove(curve)
+    for key in keys:
+        obj.shape_key_remove(key)
+    if not had_keys:
+        obj.shape_key_clear()
+
+
 def _socket(sockets: Any, name: str | int) -> Any:
     """A node socket by name (the stubs type a node's socket collections as optional)."""
     return sockets[name]

@@ -24,7 +24,9 @@ from bpy.props import (
 from . import api, image_io
 from .errors import UserError
 from .mapping import Domain, kind_info, to_domain, to_spec
+from .noise_core import loops
 from .noise_core.derivatives import DERIVABLE_KINDS
+from .noise_core.loops import DEFAULT_RADIUS, MAX_FRAMES, MAX_RADIUS
 from .noise_core.normal_maps import MAX_STRENGTH, METHOD_TEXT
 from .properties import NoiseSettings, operator_settings
 from .ui import draw_noise_settings
@@ -164,6 +166,23 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
         ],
         default="AUTO",
     )
+    loop_frames: IntProperty(  # type: ignore[valid-type]
+        name="Loop Frames",
+        description="Bake a seamless loop of this many frames, saved as name.0001.png, ... and loaded as an image "
+        "sequence (0: one still image). 2D noise loops through 4D noise (value, Perlin, simplex kinds)",
+        default=0,
+        min=0,
+        max=MAX_FRAMES,
+        soft_max=240,
+    )
+    loop_radius: FloatProperty(  # type: ignore[valid-type]
+        name="Loop Radius",
+        description="Radius of the circle the loop moves around in the extra dimensions (larger: faster change)",
+        default=DEFAULT_RADIUS,
+        min=1e-6,
+        max=MAX_RADIUS,
+        soft_max=4.0,
+    )
     noise: PointerProperty(type=NoiseSettings, options={"SKIP_SAVE"})  # type: ignore[valid-type]
 
     def draw(self, context):
@@ -189,10 +208,16 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
             if self.color_mode == "RAMP":
                 layout.prop(self, "color_low")
                 layout.prop(self, "color_high")
+        layout.prop(self, "loop_frames")
+        if self.loop_frames > 0:
+            layout.prop(self, "loop_radius")
         layout.prop(self, "save_format")
         if self.save_format != "NONE":
             layout.prop(self, "filepath")
-        layout.prop(self, "pack")
+        if self.loop_frames > 0:
+            layout.label(text="Loops are saved as name.0001.png ... and loaded as an image sequence", icon="INFO")
+        else:
+            layout.prop(self, "pack")
         layout.prop(self, "noise_dimensions")
         draw_noise_settings(layout.box(), self.noise)
 
@@ -235,6 +260,8 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
                 normal_strength=self.normal_strength,
                 normal_convention=self.normal_convention,
                 normal_method=self.normal_method,
+                loop_frames=self.loop_frames,
+                loop_radius=self.loop_radius,
             )
         except UserError as error:
             self.report({"ERROR"}, str(error))
@@ -243,6 +270,12 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
         if space is not None and space.type == "IMAGE_EDITOR":
             space.image = image
         saved = self.save_format != "NONE"
+        if self.loop_frames > 0:
+            first = loops.frame_path(image_io.saved_path(self.filepath, self.save_format), 0)
+            self.report(
+                {"INFO"}, f"Baked a {self.loop_frames}-frame loop into {image.name!r}, saved from {str(first)!r}"
+            )
+            return {"FINISHED"}
         self.report(
             {"INFO"},
             f"Baked {image.name!r}"

@@ -12,11 +12,20 @@ meshes are read and written, is restored however the run ends.
 from __future__ import annotations
 
 import bpy
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, PointerProperty, StringProperty
+from bpy.props import (
+    BoolProperty,
+    EnumProperty,
+    FloatProperty,
+    FloatVectorProperty,
+    IntProperty,
+    PointerProperty,
+    StringProperty,
+)
 
 from . import api
 from .errors import UserError
 from .mapping import to_domain, to_spec
+from .noise_core.loops import DEFAULT_RADIUS, MAX_FRAMES, MAX_RADIUS
 from .properties import NoiseSettings, operator_settings
 from .ui import draw_noise_settings
 
@@ -86,7 +95,40 @@ class NOISEWRIGHT_OT_displace(bpy.types.Operator):
     shape_key_name: StringProperty(  # type: ignore[valid-type]
         name="Shape Key", description="Name of the new shape key", default="Noise"
     )
+    animate: EnumProperty(  # type: ignore[valid-type]
+        name="Animate",
+        description="Key the noise over frames, one shape key per frame (the base mesh is left as it is)",
+        items=[
+            ("NONE", "Still", "Displace once"),
+            ("LOOP", "Seamless Loop", "Move around a circle in two extra noise dimensions: frame N+1 is frame 1 "
+             "again, repeated for ever (2D noise loops through 4D noise)"),
+            ("W", "Move W", "Move the W of 4D noise by W Step per frame (evolves without repeating)"),
+        ],
+        default="NONE",
+    )  # fmt: skip
+    frames: IntProperty(  # type: ignore[valid-type]
+        name="Frames", description="How many frames (shape keys) to key", default=24, min=1, max=MAX_FRAMES,
+        soft_max=240,
+    )  # fmt: skip
+    frame_start: IntProperty(  # type: ignore[valid-type]
+        name="Start Frame", description="The frame of the first shape key", default=1
+    )
+    loop_radius: FloatProperty(  # type: ignore[valid-type]
+        name="Loop Radius",
+        description="Radius of the loop's circle in noise space (larger: faster change from frame to frame)",
+        default=DEFAULT_RADIUS,
+        min=1e-6,
+        max=MAX_RADIUS,
+        soft_max=4.0,
+    )
+    w_step: FloatProperty(  # type: ignore[valid-type]
+        name="W Step", description="How far W moves per frame", default=0.05, soft_min=-1.0, soft_max=1.0
+    )
     noise: PointerProperty(type=NoiseSettings, options={"SKIP_SAVE"})  # type: ignore[valid-type]
+
+    def invoke(self, context, event):
+        self.frame_start = context.scene.frame_start
+        return self.execute(context)
 
     @classmethod
     def poll(cls, context):
@@ -105,9 +147,16 @@ class NOISEWRIGHT_OT_displace(bpy.types.Operator):
         else:
             row.prop(self, "vertex_group")
         row.prop(self, "invert_vertex_group", text="", icon="ARROW_LEFTRIGHT")
-        layout.prop(self, "use_shape_key")
-        if self.use_shape_key:
-            layout.prop(self, "shape_key_name")
+        layout.prop(self, "animate")
+        if self.animate != "NONE":
+            layout.prop(self, "frames")
+            layout.prop(self, "frame_start")
+            layout.prop(self, "loop_radius" if self.animate == "LOOP" else "w_step")
+            layout.prop(self, "shape_key_name", text="Shape Keys")
+        else:
+            layout.prop(self, "use_shape_key")
+            if self.use_shape_key:
+                layout.prop(self, "shape_key_name")
         draw_noise_settings(layout.box(), self.noise)
 
     def execute(self, context):
@@ -125,11 +174,19 @@ class NOISEWRIGHT_OT_displace(bpy.types.Operator):
                 space=self.space,
                 vertex_group=self.vertex_group,
                 invert_vertex_group=self.invert_vertex_group,
-                shape_key=self.shape_key_name if self.use_shape_key else None,
+                shape_key=self.shape_key_name if self.use_shape_key or self.animate != "NONE" else None,
+                animate=self.animate,
+                frames=self.frames,
+                frame_start=self.frame_start,
+                loop_radius=self.loop_radius,
+                w_step=self.w_step,
             )
         except UserError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
+        if self.animate != "NONE":
+            self.report({"INFO"}, f"Keyed {self.frames} frames of {moved} vertices in {meshes} mesh(es) as shape keys")
+            return {"FINISHED"}
         self.report({"INFO"}, f"Displaced {moved} vertices in {meshes} mesh(es)")
         return {"FINISHED"}
 

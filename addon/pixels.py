@@ -9,33 +9,52 @@ import numpy as np
 
 from .errors import UserError
 from .mapping import PLANE_AXES, Domain, evaluate_chunked
-from .noise_core import NoiseSpec, normal_maps
+from .noise_core import NoiseSpec, loops, normal_maps
 from .noise_core.ranges import to_unit
 
 
 def noise01_image(
-    spec: NoiseSpec, domain: Domain, width: int, height: int, advance: Callable[[int], None] | None = None
+    spec: NoiseSpec,
+    domain: Domain,
+    width: int,
+    height: int,
+    advance: Callable[[int], None] | None = None,
+    loop: tuple[int, int, float] | None = None,
 ) -> np.ndarray:
     """(H*W,) float32 noise mapped to 0..1 at the pixel centres on the domain's plane.
 
     With the identity domain and 2D noise on XY this is ``evaluate_grid(spec, (H, W))`` mapped to 0..1.
+    ``loop = (frame, frames, radius)``: that frame of the seamless loop (``noise_core.loops``).
     """
     points = domain.noise_points(domain.plane_positions(width, height))
+    if loop is not None:
+        points = loops.loop_points(points, *loop)
     return to_unit(spec, evaluate_chunked(spec, points, advance))
 
 
 def normal_colours(
-    spec: NoiseSpec, domain: Domain, width: int, height: int, strength: float, convention: str, method: str
+    spec: NoiseSpec,
+    domain: Domain,
+    width: int,
+    height: int,
+    strength: float,
+    convention: str,
+    method: str,
+    loop: tuple[int, int, float] | None = None,
 ) -> np.ndarray:
     """(H*W, 3) float32 colours 0..1 of the tangent-space normal map of the height ``noise01_image`` gives
     (``noise_core.normal_maps``): ``u`` along the plane's first axis, ``v`` its second (row 0 at the bottom),
-    through the domain's transform. ``convention`` and ``method`` as ``normal_maps`` spells them."""
+    through the domain's transform. ``convention`` and ``method`` as ``normal_maps`` spells them; ``loop`` as
+    ``noise01_image``'s."""
     first, second = PLANE_AXES[domain.plane]
     corners = np.zeros((3, 3), dtype=np.float64)
     corners[1, first] = 1.0
     corners[2, second] = 1.0
     origin, along_u, along_v = domain.noise_points(corners)
     points = np.ascontiguousarray(domain.noise_points(domain.plane_positions(width, height)))
+    if loop is not None:
+        points = loops.loop_points(points, *loop)
+        origin, along_u, along_v = (np.append(corner, (0.0, 0.0)) for corner in (origin, along_u, along_v))
     try:
         normals = normal_maps.surface_normals(
             spec, points, along_u - origin, along_v - origin, (1.0 / width, 1.0 / height), strength=strength,

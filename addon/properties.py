@@ -30,6 +30,7 @@ DIMENSION_ITEMS = [
     ("1", "1D", "Line noise along one axis of the noise space"),
     ("2", "2D", "Plane noise on two axes of the noise space"),
     ("3", "3D", "Volume noise in the whole noise space"),
+    ("4", "4D", "Volume noise with a fourth coordinate W: keyframe W, or animate the noise, to move through it"),
 ]
 PLANE_ITEMS = [
     ("XY", "XY", "2D noise reads the X and Y axes (images are baked on the XY plane)"),
@@ -175,6 +176,13 @@ class NoiseSettings(bpy.types.PropertyGroup):
     )
     axis: EnumProperty(  # type: ignore[valid-type]
         name="Axis", description="Axis 1D noise reads", items=AXIS_ITEMS, default="X"
+    )
+    w: FloatProperty(  # type: ignore[valid-type]
+        name="W",
+        description="Fourth coordinate of 4D noise, as W of Blender's Noise Texture (moving it evolves the noise)",
+        default=0.0,
+        soft_min=-100.0,
+        soft_max=100.0,
     )
 
 

@@ -48,6 +48,8 @@ def draw_noise_settings(layout: bpy.types.UILayout, settings: NoiseSettings) -> 
         domain.prop(settings, "plane", expand=True)
     elif settings.dimensions == "1":
         domain.prop(settings, "axis", expand=True)
+    elif settings.dimensions == "4":
+        domain.prop(settings, "w")
     domain.prop(settings, "offset")
     domain.prop(settings, "rotation")
     domain.prop(settings, "scale")

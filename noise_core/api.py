@@ -44,8 +44,8 @@ def _check_points(points: object) -> np.ndarray:
         raise TypeError(f"points: expected a numpy array of shape (N, d), got {type(points).__name__}")
     if points.dtype not in (np.float32, np.float64):
         raise TypeError(f"points: dtype must be float32 or float64, got {points.dtype}")
-    if points.ndim != 2 or not 1 <= points.shape[1] <= 3:
-        raise ValueError(f"points: shape must be (N, d) with d in 1, 2, 3; got {points.shape}")
+    if points.ndim != 2 or not 1 <= points.shape[1] <= 4:
+        raise ValueError(f"points: shape must be (N, d) with d in 1, 2, 3, 4; got {points.shape}")
     return points
 
 

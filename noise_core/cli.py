@@ -17,6 +17,7 @@ from pathlib import Path
 from .api import evaluate_grid
 from .files import replacing
 from .images import FORMATS, PNG_BITS, image_format, write_image, writer_module
+from .loops import DEFAULT_RADIUS, MAX_FRAMES, check_loop, check_loop_kind, frame_path, loop_grid, write_sequence
 from .normal_maps import CONVENTIONS, METHOD_TEXT, METHODS, encode, grid_normals, normal_method
 from .ranges import to_unit, value_range
 from .registry import COMMON_NAMES, KINDS, option_kinds, options_by_name
@@ -86,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     bake.add_argument("--height", type=_positive_size, help="height in pixels (overrides --size)")
     bake.add_argument("--png-bits", type=int, choices=PNG_BITS, default=16, help="integer depth of a .png (default 16)")
     _add_normal_options(bake)
+    _add_loop_options(bake)
     _add_spec_options(bake)
     add_options(bake)  # tiled bakes: noise_core.tiled_bake
     return parser
@@ -122,6 +124,23 @@ def _add_normal_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _add_loop_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group("seamless loops (noise_core.loops: 4D noise of value, perlin, simplex kinds)")
+    group.add_argument(
+        "--frames",
+        type=int,
+        help=f"write a looping image sequence of this many frames (1..{MAX_FRAMES}): --out name.png becomes "
+        "name.0001.png, name.0002.png, ...; frame N+1 would be frame 1 again",
+    )
+    group.add_argument(
+        "--loop-radius",
+        type=float,
+        default=DEFAULT_RADIUS,
+        help=f"radius of the circle the loop moves around in the two extra dimensions, in noise-space units "
+        f"(default {DEFAULT_RADIUS:g}): larger is faster change from frame to frame",
+    )
+
+
 def _spec_from_args(args: argparse.Namespace) -> NoiseSpec:
     values = {field.name: getattr(args, field.name) for field in fields(NoiseSpec) if hasattr(args, field.name)}
     if "sizes" in values:
@@ -141,6 +160,8 @@ def bake(args: argparse.Namespace) -> Path:
             )
         return bake_from_args(spec, (height, width), args)
     check_untiled(args)
+    if args.frames is None and args.loop_radius != DEFAULT_RADIUS:
+        raise ValueError("loop-radius: only used with --frames (a looping sequence)")
     if max(width, height) > MAX_SIZE:
         raise ValueError(
             f"size: {width}x{height} is larger than {MAX_SIZE} for one image; bake it tiled "
@@ -151,6 +172,8 @@ def bake(args: argparse.Namespace) -> Path:
     if not args.out.parent.is_dir():
         raise OSError(f"folder {str(args.out.parent)!r} does not exist")
     started = time.perf_counter()
+    if args.frames is not None:
+        return _bake_loop(spec, (height, width), method, args, started)
     if args.map == "normal":
         normals = grid_normals(
             spec, (height, width), strength=args.normal_strength, convention=args.normal_convention, method=method
@@ -166,6 +189,34 @@ def bake(args: argparse.Namespace) -> Path:
     elapsed = time.perf_counter() - started
     print(f"wrote {args.out} ({width}x{height}, kind {spec.kind}, {what}, {elapsed:.2f} s)")
     return args.out
+
+
+def _bake_loop(spec: NoiseSpec, shape: tuple[int, int], method: str, args: argparse.Namespace, started: float) -> Path:
+    """Write the ``--frames`` frames of the loop of the image to ``name.0001.png``, ... (all or none)."""
+    try:
+        frames, radius = check_loop(args.frames, args.loop_radius)
+    except (ValueError, TypeError) as error:
+        name = str(error).split(":", 1)[0]
+        raise ValueError(f"{'loop-' if name == 'radius' else ''}{error}") from None
+    check_loop_kind(spec, 2)
+
+    def render(frame: int):
+        if args.map == "normal":
+            normals = grid_normals(
+                spec, shape, strength=args.normal_strength, convention=args.normal_convention, method=method,
+                loop=(frame, frames, radius),
+            )  # fmt: skip
+            return encode(normals)
+        return to_unit(spec, loop_grid(spec, shape, frame, frames, radius))
+
+    paths = write_sequence(args.out, frames, render, args.png_bits)
+    what = f"{args.normal_convention} normal maps" if args.map == "normal" else "heights"
+    elapsed = time.perf_counter() - started
+    print(
+        f"wrote {len(paths)} frames {paths[0]} .. {paths[-1]} ({shape[1]}x{shape[0]}, kind {spec.kind}, {what}, "
+        f"a seamless loop around a circle of radius {radius:g}, {elapsed:.2f} s)"
+    )
+    return frame_path(args.out, 0)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -25,13 +25,17 @@ from .gradients import (
     PERLIN,
     PERLIN_2D_SCALE,
     PERLIN_3D_SCALE,
+    PERLIN_4D_SCALE,
     SIMPLEX_1D_SCALE,
     SIMPLEX_2D_SCALE,
     SIMPLEX_3D_SCALE,
+    SIMPLEX_4D_SCALE,
     VALUE,
     evaluate_1d,
     evaluate_2d,
     evaluate_3d,
+    evaluate_4d,
+    hypercube_vectors,
     octahedron_vectors,
     square_vectors,
 )
@@ -40,7 +44,18 @@ from .lattice import span
 from .lattice_noise import _corner_hashes_2d, _corner_hashes_3d
 from .registry import KINDS
 from .schema import FAMILY_LATTICE, FAMILY_SIMPLEX
-from .simplex import SCALE_2D, SCALE_3D, UNSKEW_2D, UNSKEW_3D, tetrahedron, triangle
+from .simplex import (
+    SCALE_2D,
+    SCALE_3D,
+    SCALE_4D,
+    SKEW_4D,
+    UNSKEW_2D,
+    UNSKEW_3D,
+    UNSKEW_4D,
+    ranks_4d,
+    tetrahedron,
+    triangle,
+)
 
 DERIVABLE_FAMILIES = (FAMILY_LATTICE, FAMILY_SIMPLEX)
 DERIVABLE_KINDS = tuple(name for name, kind in KINDS.items() if kind.family in DERIVABLE_FAMILIES)
@@ -89,27 +104,38 @@ def vector_3d(gradient, h):
 
 
 @jit
+def vector_4d(gradient, h):
+    """The gradient vector of ``evaluate_4d(gradient, h, x, y, z, w)``."""
+    if gradient == VALUE:
+        return 0.0, 0.0, 0.0, 0.0
+    gx, gy, gz, gw = hypercube_vectors(h)
+    scale = PERLIN_4D_SCALE if gradient == PERLIN else SIMPLEX_4D_SCALE
+    return gx * scale, gy * scale, gz * scale, gw * scale
+
+
+@jit
 def _lerp(a, b, t):
     return a + (b - a) * t
 
 
 @jit
 def _lerp_d(a, b, t, slope, axis):
-    """``lerp(a, b, t)`` of ``(value, d/dx, d/dy, d/dz)`` tuples, ``t`` a weight of coordinate ``axis`` whose
-    derivative is ``slope``."""
+    """``lerp(a, b, t)`` of ``(value, d/dx, d/dy, d/dz, d/dw)`` tuples, ``t`` a weight of coordinate ``axis``
+    whose derivative is ``slope``."""
     change = b[0] - a[0]
     return (
         _lerp(a[0], b[0], t),
         _lerp(a[1], b[1], t) + (change * slope if axis == 0 else 0.0),
         _lerp(a[2], b[2], t) + (change * slope if axis == 1 else 0.0),
         _lerp(a[3], b[3], t) + (change * slope if axis == 2 else 0.0),
+        _lerp(a[4], b[4], t) + (change * slope if axis == 3 else 0.0),
     )
 
 
 @jit
 def _scaled(d, scale):
     """``(value, gradient * scale)``: the chain rule for coordinates multiplied by ``scale``."""
-    return d[0], d[1] * scale, d[2] * scale, d[3] * scale
+    return d[0], d[1] * scale, d[2] * scale, d[3] * scale, d[4] * scale
 
 
 @jit
@@ -119,15 +145,15 @@ def lattice_1d_d(gradient, x, seed, frequency, period):
     x0, x1, gx0, gx1, tx = span(x * frequency, period)
     h0 = avalanche(eat(h, x0))
     h1 = avalanche(eat(h, x1))
-    a = (evaluate_1d(gradient, h0, gx0), vector_1d(gradient, h0), 0.0, 0.0)
-    b = (evaluate_1d(gradient, h1, gx1), vector_1d(gradient, h1), 0.0, 0.0)
+    a = (evaluate_1d(gradient, h0, gx0), vector_1d(gradient, h0), 0.0, 0.0, 0.0)
+    b = (evaluate_1d(gradient, h1, gx1), vector_1d(gradient, h1), 0.0, 0.0, 0.0)
     return _scaled(_lerp_d(a, b, tx, smooth_slope(gx0), 0), frequency)
 
 
 @jit
 def _corner_2d(gradient, h, x, y):
     vx, vy = vector_2d(gradient, h)
-    return evaluate_2d(gradient, h, x, y), vx, vy, 0.0
+    return evaluate_2d(gradient, h, x, y), vx, vy, 0.0, 0.0
 
 
 @jit
@@ -145,7 +171,7 @@ def lattice_2d_d(gradient, x, y, seed, frequency, period):
 @jit
 def _corner_3d(gradient, h, x, y, z):
     vx, vy, vz = vector_3d(gradient, h)
-    return evaluate_3d(gradient, h, x, y, z), vx, vy, vz
+    return evaluate_3d(gradient, h, x, y, z), vx, vy, vz, 0.0
 
 
 @jit
@@ -182,7 +208,7 @@ def _simplex_corner_1d(gradient, accumulator, corner, x):
     h = avalanche(accumulator)
     c = evaluate_1d(gradient, h, offset)
     cube = falloff * falloff * falloff
-    return cube * c, -6.0 * offset * falloff * falloff * c + cube * vector_1d(gradient, h), 0.0, 0.0
+    return cube * c, -6.0 * offset * falloff * falloff * c + cube * vector_1d(gradient, h), 0.0, 0.0, 0.0
 
 
 @jit
@@ -194,7 +220,7 @@ def simplex_1d_d(gradient, x, seed, frequency):
     x1 = x0 + 1.0
     a = _simplex_corner_1d(gradient, eat(h, np.int64(x0)), x0, x)
     b = _simplex_corner_1d(gradient, eat(h, np.int64(x1)), x1, x)
-    return _scaled((a[0] + b[0], a[1] + b[1], 0.0, 0.0), frequency)
+    return _scaled((a[0] + b[0], a[1] + b[1], 0.0, 0.0, 0.0), frequency)
 
 
 @jit
@@ -210,7 +236,7 @@ def _simplex_corner_2d(gradient, corner, x, y):
     h = avalanche(corner[2])
     c = evaluate_2d(gradient, h, dx, dy)
     vx, vy = vector_2d(gradient, h)
-    return falloff * c, slope * dx * c + falloff * vx, slope * dy * c + falloff * vy, 0.0
+    return falloff * c, slope * dx * c + falloff * vx, slope * dy * c + falloff * vy, 0.0, 0.0
 
 
 @jit
@@ -223,7 +249,7 @@ def simplex_2d_d(gradient, x, y, seed, frequency):
     ka = _simplex_corner_2d(gradient, a, x, y)
     kb = _simplex_corner_2d(gradient, b, x, y)
     kc = _simplex_corner_2d(gradient, c, x, y)
-    return _scaled((ka[0] + kb[0] + kc[0], ka[1] + kb[1] + kc[1], ka[2] + kb[2] + kc[2], 0.0), scale)
+    return _scaled((ka[0] + kb[0] + kc[0], ka[1] + kb[1] + kc[1], ka[2] + kb[2] + kc[2], 0.0, 0.0), scale)
 
 
 @jit
@@ -240,7 +266,13 @@ def _simplex_corner_3d(gradient, corner, x, y, z):
     h = avalanche(corner[3])
     c = evaluate_3d(gradient, h, dx, dy, dz)
     vx, vy, vz = vector_3d(gradient, h)
-    return falloff * c, slope * dx * c + falloff * vx, slope * dy * c + falloff * vy, slope * dz * c + falloff * vz
+    return (
+        falloff * c,
+        slope * dx * c + falloff * vx,
+        slope * dy * c + falloff * vy,
+        slope * dz * c + falloff * vz,
+        0.0,
+    )
 
 
 @jit
@@ -261,13 +293,112 @@ def simplex_3d_d(gradient, x, y, z, seed, frequency):
             ka[1] + kb[1] + kc[1] + kd[1],
             ka[2] + kb[2] + kc[2] + kd[2],
             ka[3] + kb[3] + kc[3] + kd[3],
+            0.0,
         ),
         scale,
     )
 
 
-def sample_d(family, dim, variant, x, y, z, seed, frequency, period):
-    """One octave's ``(value, d/dx, d/dy, d/dz)`` of ``family``; callable from compiled code only."""
+@jit
+def _corner_4d(gradient, h, x, y, z, w):
+    vx, vy, vz, vw = vector_4d(gradient, h)
+    return evaluate_4d(gradient, h, x, y, z, w), vx, vy, vz, vw
+
+
+@jit
+def lattice_4d_d(gradient, x, y, z, w, seed, frequency, period):
+    """4D lattice noise and its gradient: the quadrilinear blend of ``lattice_4d``, differentiated."""
+    x0, x1, gx0, gx1, tx = span(x * frequency, period)
+    y0, y1, gy0, gy1, ty = span(y * frequency, period)
+    z0, z1, gz0, gz1, tz = span(z * frequency, period)
+    w0, w1, gw0, gw1, tw = span(w * frequency, period)
+    sy = smooth_slope(gy0)
+    sz = smooth_slope(gz0)
+    sw = smooth_slope(gw0)
+    h = hash_seed(seed)
+    zero = (0.0, 0.0, 0.0, 0.0, 0.0)
+    result = zero
+    for a in range(2):
+        gx = gx0 if a == 0 else gx1
+        hx = eat(h, x0 if a == 0 else x1)
+        along_y = zero
+        for b in range(2):
+            gy = gy0 if b == 0 else gy1
+            hy = eat(hx, y0 if b == 0 else y1)
+            along_z = zero
+            for c in range(2):
+                gz = gz0 if c == 0 else gz1
+                hz = eat(hy, z0 if c == 0 else z1)
+                low = _corner_4d(gradient, avalanche(eat(hz, w0)), gx, gy, gz, gw0)
+                high = _corner_4d(gradient, avalanche(eat(hz, w1)), gx, gy, gz, gw1)
+                along_w = _lerp_d(low, high, tw, sw, 3)
+                along_z = along_w if c == 0 else _lerp_d(along_z, along_w, tz, sz, 2)
+            along_y = along_z if b == 0 else _lerp_d(along_y, along_z, ty, sy, 1)
+        result = along_y if a == 0 else _lerp_d(result, along_y, tx, smooth_slope(gx0), 0)
+    return _scaled(result, frequency)
+
+
+@jit
+def _simplex_corner_4d(gradient, h, x0, y0, z0, w0, step_x, step_y, step_z, step_w, x, y, z, w):
+    """The kernel of ``simplex._corner_4d`` and its gradient."""
+    i = x0 + step_x
+    j = y0 + step_y
+    k = z0 + step_z
+    m = w0 + step_w
+    unskew = (i + j + k + m) * UNSKEW_4D
+    dx = x - i + unskew
+    dy = y - j + unskew
+    dz = z - k + unskew
+    dw = w - m + unskew
+    base = 0.5 - dx * dx - dy * dy - dz * dz - dw * dw
+    falloff = max(base * base * base * 8.0, 0.0)
+    slope = -48.0 * base * base if base > 0.0 else 0.0
+    hashed = avalanche(eat(eat(eat(eat(h, np.int64(i)), np.int64(j)), np.int64(k)), np.int64(m)))
+    c = evaluate_4d(gradient, hashed, dx, dy, dz, dw)
+    vx, vy, vz, vw = vector_4d(gradient, hashed)
+    return (
+        falloff * c,
+        slope * dx * c + falloff * vx,
+        slope * dy * c + falloff * vy,
+        slope * dz * c + falloff * vz,
+        slope * dw * c + falloff * vw,
+    )
+
+
+@jit
+def _add(a, b):
+    return a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4]
+
+
+@jit
+def simplex_4d_d(gradient, x, y, z, w, seed, frequency):
+    """4D simplex noise and its gradient (the corners of ``simplex.simplex_4d``)."""
+    scale = frequency * SCALE_4D
+    x = x * scale
+    y = y * scale
+    z = z * scale
+    w = w * scale
+    skew = (x + y + z + w) * SKEW_4D
+    x0 = np.floor(x + skew)
+    y0 = np.floor(y + skew)
+    z0 = np.floor(z + skew)
+    w0 = np.floor(w + skew)
+    rank_x, rank_y, rank_z, rank_w = ranks_4d(x + skew - x0, y + skew - y0, z + skew - z0, w + skew - w0)
+    h = hash_seed(seed)
+    total = _simplex_corner_4d(gradient, h, x0, y0, z0, w0, 0.0, 0.0, 0.0, 0.0, x, y, z, w)
+    for threshold in (3, 2, 1):
+        total = _add(
+            total,
+            _simplex_corner_4d(
+                gradient, h, x0, y0, z0, w0, 1.0 if rank_x >= threshold else 0.0, 1.0 if rank_y >= threshold else 0.0,
+                1.0 if rank_z >= threshold else 0.0, 1.0 if rank_w >= threshold else 0.0, x, y, z, w,
+            ),
+        )  # fmt: skip
+    return _scaled(_add(total, _simplex_corner_4d(gradient, h, x0, y0, z0, w0, 1.0, 1.0, 1.0, 1.0, x, y, z, w)), scale)
+
+
+def sample_d(family, dim, variant, x, y, z, w, seed, frequency, period):
+    """One octave's ``(value, d/dx, d/dy, d/dz, d/dw)`` of ``family``; callable from compiled code only."""
     raise NotImplementedError("sample_d is compiled into the kernels; call noise_core.evaluate")
 
 
@@ -275,24 +406,28 @@ def sample_d(family, dim, variant, x, y, z, seed, frequency, period):
 # overload resolved by the literal family and dim, so the sampler is inlined into the kernel's point loop.
 # fmt: off
 _SAMPLERS = {
-    (FAMILY_LATTICE, 1): lambda family, dim, variant, x, y, z, seed, frequency, period: lattice_1d_d(
+    (FAMILY_LATTICE, 1): lambda family, dim, variant, x, y, z, w, seed, frequency, period: lattice_1d_d(
         variant, x, seed, frequency, period),
-    (FAMILY_LATTICE, 2): lambda family, dim, variant, x, y, z, seed, frequency, period: lattice_2d_d(
+    (FAMILY_LATTICE, 2): lambda family, dim, variant, x, y, z, w, seed, frequency, period: lattice_2d_d(
         variant, x, y, seed, frequency, period),
-    (FAMILY_LATTICE, 3): lambda family, dim, variant, x, y, z, seed, frequency, period: lattice_3d_d(
+    (FAMILY_LATTICE, 3): lambda family, dim, variant, x, y, z, w, seed, frequency, period: lattice_3d_d(
         variant, x, y, z, seed, frequency, period),
-    (FAMILY_SIMPLEX, 1): lambda family, dim, variant, x, y, z, seed, frequency, period: simplex_1d_d(
+    (FAMILY_LATTICE, 4): lambda family, dim, variant, x, y, z, w, seed, frequency, period: lattice_4d_d(
+        variant, x, y, z, w, seed, frequency, period),
+    (FAMILY_SIMPLEX, 1): lambda family, dim, variant, x, y, z, w, seed, frequency, period: simplex_1d_d(
         variant, x, seed, frequency),
-    (FAMILY_SIMPLEX, 2): lambda family, dim, variant, x, y, z, seed, frequency, period: simplex_2d_d(
+    (FAMILY_SIMPLEX, 2): lambda family, dim, variant, x, y, z, w, seed, frequency, period: simplex_2d_d(
         variant, x, y, seed, frequency),
-    (FAMILY_SIMPLEX, 3): lambda family, dim, variant, x, y, z, seed, frequency, period: simplex_3d_d(
+    (FAMILY_SIMPLEX, 3): lambda family, dim, variant, x, y, z, w, seed, frequency, period: simplex_3d_d(
         variant, x, y, z, seed, frequency),
+    (FAMILY_SIMPLEX, 4): lambda family, dim, variant, x, y, z, w, seed, frequency, period: simplex_4d_d(
+        variant, x, y, z, w, seed, frequency),
 }
 # fmt: on
 
 
 @overload(sample_d, prefer_literal=True, jit_options={**JIT_OPTIONS, "forceinline": True})
-def _sample_d(family, dim, variant, x, y, z, seed, frequency, period):
+def _sample_d(family, dim, variant, x, y, z, w, seed, frequency, period):
     """The implementation of ``sample_d`` for literal ``family`` and ``dim``."""
     key = (getattr(family, "literal_value", None), getattr(dim, "literal_value", None))
     return _SAMPLERS.get(key)
@@ -300,33 +435,33 @@ def _sample_d(family, dim, variant, x, y, z, seed, frequency, period):
 
 @jit
 def _combine_d(mode, octave, d, r, offset, gain, total, weight, dtotal, dweight, i):
-    """``fractal._combine`` for octave ``d = (n, dn/dx, dn/dy, dn/dz)``, carrying the derivatives of the
+    """``fractal._combine`` for octave ``d = (n, dn/dx, dn/dy, dn/dz, dn/dw)``, carrying the derivatives of the
     running total and weight in ``dtotal[:, i]``, ``dweight[:, i]`` (product and chain rules)."""
     value = d[0]
     if mode == MULTIFRACTAL:
         factor = 1.0 + r * value
         if octave == 0:
-            for a in range(3):
+            for a in range(4):
                 dtotal[a, i] = r * d[1 + a]
             total[i] = factor
         else:
-            for a in range(3):
+            for a in range(4):
                 dtotal[a, i] = dtotal[a, i] * factor + total[i] * r * d[1 + a]
             total[i] = total[i] * factor
     elif mode == HETERO_TERRAIN:
         if octave == 0:
             total[i] = offset + value
-            for a in range(3):
+            for a in range(4):
                 dtotal[a, i] = d[1 + a]
         else:
-            for a in range(3):
+            for a in range(4):
                 dtotal[a, i] += r * (d[1 + a] * total[i] + (value + offset) * dtotal[a, i])
             total[i] = total[i] + (value + offset) * r * total[i]
     elif mode == HYBRID:
         if octave == 0:
             total[i] = 0.0
             weight[i] = 1.0
-            for a in range(3):
+            for a in range(4):
                 dtotal[a, i] = 0.0
                 dweight[a, i] = 0.0
         if weight[i] > HYBRID_STOP:
@@ -334,7 +469,7 @@ def _combine_d(mode, octave, d, r, offset, gain, total, weight, dtotal, dweight,
             w = min(weight[i], 1.0)
             signal = (value + offset) * r
             total[i] += w * signal
-            for a in range(3):
+            for a in range(4):
                 dw = 0.0 if capped else dweight[a, i]
                 dsignal = r * d[1 + a]
                 dtotal[a, i] += dw * signal + w * dsignal
@@ -346,7 +481,7 @@ def _combine_d(mode, octave, d, r, offset, gain, total, weight, dtotal, dweight,
         if octave == 0:
             signal = ridge * ridge
             total[i] = signal
-            for a in range(3):
+            for a in range(4):
                 dweight[a, i] = -2.0 * ridge * sign * d[1 + a]
                 dtotal[a, i] = dweight[a, i]
         else:
@@ -355,7 +490,7 @@ def _combine_d(mode, octave, d, r, offset, gain, total, weight, dtotal, dweight,
             inside = 0.0 < scaled < 1.0
             signal = ridge * ridge * clamp
             total[i] += signal * r
-            for a in range(3):
+            for a in range(4):
                 dclamp = gain * dweight[a, i] if inside else 0.0
                 dsignal = -2.0 * ridge * sign * d[1 + a] * clamp + ridge * ridge * dclamp
                 dtotal[a, i] += dsignal * r
@@ -384,12 +519,13 @@ def _build_kernel(family, dim, variant, tiled, mode):
             xb = local[0]
             yb = local[1 if dim > 1 else 0]
             zb = local[2 if dim > 2 else 0]
+            wb = local[3 if dim > 3 else 0]
             sums = np.zeros(m, dtype=np.float32)
             # the fBm gradient interleaved, (x, y, z) of point i at dim * i: one array written in the point
             # loop besides ``sums``, so LLVM's overlap checks stay few enough for it to vectorise the loop
             slopes = np.zeros(dim * m, dtype=np.float64)
-            dtotal = np.zeros((3, m) if musgrave else (3, 0), dtype=np.float64)
-            dweight = np.zeros((3, m) if musgrave else (3, 0), dtype=np.float64)
+            dtotal = np.zeros((4, m) if musgrave else (4, 0), dtype=np.float64)
+            dweight = np.zeros((4, m) if musgrave else (4, 0), dtype=np.float64)
             total = np.empty(m if musgrave else 0, dtype=np.float64)
             weight = np.empty(m if musgrave else 0, dtype=np.float64)
             octave_frequency = frequency
@@ -400,12 +536,14 @@ def _build_kernel(family, dim, variant, tiled, mode):
                 octave_seed = seed + octave
                 if musgrave:
                     for i in range(m):
-                        d = sample_d(family, dim, variant, xb[i], yb[i], zb[i], octave_seed, octave_frequency, period)
+                        d = sample_d(
+                            family, dim, variant, xb[i], yb[i], zb[i], wb[i], octave_seed, octave_frequency, period
+                        )
                         _combine_d(mode, octave, d, amplitude, offset, gain, total, weight, dtotal, dweight, i)
                 else:
                     for i in range(m):
-                        value, dx, dy, dz = sample_d(
-                            family, dim, variant, xb[i], yb[i], zb[i], octave_seed, octave_frequency, period
+                        value, dx, dy, dz, dw = sample_d(
+                            family, dim, variant, xb[i], yb[i], zb[i], wb[i], octave_seed, octave_frequency, period
                         )
                         slope = -amplitude if (turbulence and value < 0.0) else amplitude
                         value = abs(value) if turbulence else value
@@ -416,6 +554,8 @@ def _build_kernel(family, dim, variant, tiled, mode):
                             slopes[dim * i + 1] += slope * dy
                         if dim > 2:
                             slopes[dim * i + 2] += slope * dz
+                        if dim > 3:
+                            slopes[dim * i + 3] += slope * dw
                 amplitude_sum += amplitude
                 octave_frequency *= lacunarity
                 amplitude *= persistence

@@ -103,6 +103,7 @@ def _build_kernel(family, dim, variant, tiled, mode=FBM):
             xb = local[0]
             yb = local[1 if dim > 1 else 0]
             zb = local[2 if dim > 2 else 0]
+            wb = local[3 if dim > 3 else 0]
             values = np.empty(stop - start if blockwise else 0, dtype=np.float64)
             total = np.empty(stop - start if musgrave else 0, dtype=np.float64)
             weight = np.empty(stop - start if musgrave else 0, dtype=np.float64)
@@ -121,8 +122,9 @@ def _build_kernel(family, dim, variant, tiled, mode=FBM):
                         value = values[i]
                     else:
                         value = sample(
-                            family, dim, variant, xb[i], yb[i], zb[i], octave_seed, octave_frequency, period, params
-                        )
+                            family, dim, variant, xb[i], yb[i], zb[i], wb[i], octave_seed, octave_frequency, period,
+                            params,
+                        )  # fmt: skip
                     if musgrave:
                         _combine(mode, octave, value, amplitude, offset, gain, total, weight, i)
                     else:

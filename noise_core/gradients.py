@@ -11,6 +11,11 @@ sample from that point. Constructions and normalisation factors are the seeds':
   ``2 / 0.53528`` is the tutorial's final version and is used here.)
 * simplex (001 "Simplex Gradient Noise"): ``line * 32/27``, ``circle * 5.832/sqrt(2)``,
   ``sphere * 1024 / (125 sqrt(3))``.
+* 4D (not in the seeds): Perlin's and Gustavson's 32 gradients ``(0, ±1, ±1, ±1)`` and their permutations,
+  the midpoints of a tesseract's edges (``hypercube``). Perlin: scaled by ``1 / PERLIN_4D_MAX``; simplex:
+  ``hypercube / sqrt(3)`` (unit length) scaled by ``1 / SIMPLEX_4D_MAX``; the maxima are the largest values
+  the blend can reach with each corner's best gradient (found numerically, ``docs/sources.md``), so the
+  range is -1..1 as in 1-3D.
 """
 
 from __future__ import annotations
@@ -29,6 +34,10 @@ PERLIN_3D_SCALE = 1.0 / 0.56290
 SIMPLEX_1D_SCALE = 32.0 / 27.0
 SIMPLEX_2D_SCALE = 5.832 / np.sqrt(2.0)
 SIMPLEX_3D_SCALE = 1024.0 / (125.0 * np.sqrt(3.0))
+PERLIN_4D_MAX = 1.5366
+SIMPLEX_4D_MAX = 0.17177
+PERLIN_4D_SCALE = 1.0 / PERLIN_4D_MAX
+SIMPLEX_4D_SCALE = 1.0 / (np.sqrt(3.0) * SIMPLEX_4D_MAX)
 
 
 @jit
@@ -96,6 +105,25 @@ def sphere(h, x, y, z):
 
 
 @jit
+def hypercube_vectors(h):
+    """One of the 32 vectors ``(0, ±1, ±1, ±1)`` (and permutations): hash bits 8-11 give the signs of x, y,
+    z, w, bits 0-1 the axis that is zero."""
+    zero = h & 3
+    gx = (1.0 - 2.0 * np.float64((h >> 8) & 1)) * (zero != 0)
+    gy = (1.0 - 2.0 * np.float64((h >> 9) & 1)) * (zero != 1)
+    gz = (1.0 - 2.0 * np.float64((h >> 10) & 1)) * (zero != 2)
+    gw = (1.0 - 2.0 * np.float64((h >> 11) & 1)) * (zero != 3)
+    return gx, gy, gz, gw
+
+
+@jit
+def hypercube(h, x, y, z, w):
+    """Dot product of the hypercube gradient with the offset."""
+    gx, gy, gz, gw = hypercube_vectors(h)
+    return gx * x + gy * y + gz * z + gw * w
+
+
+@jit
 def evaluate_1d(gradient, h, x):
     """1D gradient ``gradient`` of the point with hash ``h`` at offset ``x``."""
     if gradient == VALUE:
@@ -123,3 +151,13 @@ def evaluate_3d(gradient, h, x, y, z):
     if gradient == PERLIN:
         return octahedron(h, x, y, z) * PERLIN_3D_SCALE
     return sphere(h, x, y, z) * SIMPLEX_3D_SCALE
+
+
+@jit
+def evaluate_4d(gradient, h, x, y, z, w):
+    """4D gradient ``gradient`` of the point with hash ``h`` at offset ``(x, y, z, w)``."""
+    if gradient == VALUE:
+        return value(h)
+    if gradient == PERLIN:
+        return hypercube(h, x, y, z, w) * PERLIN_4D_SCALE
+    return hypercube(h, x, y, z, w) * SIMPLEX_4D_SCALE

@@ -1,10 +1,11 @@
-"""Lattice (value and Perlin) noise in 1D, 2D and 3D (seed 004, "Value Noise", "Perlin Noise").
+"""Lattice (value and Perlin) noise in 1D to 4D (seed 004, "Value Noise", "Perlin Noise"; 4D extends it).
 
 The sample's coordinates, multiplied by the frequency, fall in a lattice cell. Each
 corner's hash is SmallXXHash(seed) eating the corner's lattice coordinates in
-order (x, then y, then z); its gradient is evaluated at the sample's offset from
+order (x, then y, then z, then w); its gradient is evaluated at the sample's offset from
 that corner, and the corners are blended with the quintic weights of the spans,
-x outermost, exactly as the seeds' ``Lattice1D/2D/3D``.
+x outermost, exactly as the seeds' ``Lattice1D/2D/3D``; 4D blends sixteen corners the same way (the
+gradients in ``gradients.evaluate_4d``).
 
 Each noise is three pieces: the spans (``lattice.span``), the corner hashes
 (``_corner_hashes_*``, integers only) and the blend (``_blend_*``, floats only).
@@ -20,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit
-from .gradients import PERLIN, VALUE, evaluate_1d, evaluate_2d, evaluate_3d
+from .gradients import PERLIN, VALUE, evaluate_1d, evaluate_2d, evaluate_3d, evaluate_4d
 from .hashing import avalanche, eat, hash_seed
 from .lattice import span
 from .schema import FAMILY_LATTICE, Kind, signed_unit_range
@@ -30,7 +31,7 @@ KINDS = (
         "value",
         FAMILY_LATTICE,
         VALUE,
-        (1, 2, 3),
+        (1, 2, 3, 4),
         (),
         True,
         "Value noise: random values at lattice points, smoothly blended (range -1..1).",
@@ -40,14 +41,14 @@ KINDS = (
         "perlin",
         FAMILY_LATTICE,
         PERLIN,
-        (1, 2, 3),
+        (1, 2, 3, 4),
         (),
         True,
         "Perlin gradient noise on the square/cubic lattice (range -1..1).",
         signed_unit_range,
     ),
 )
-"""The lattice kinds: value and Perlin noise, tileable, in 1-3 dimensions."""
+"""The lattice kinds: value and Perlin noise, tileable, in 1-4 dimensions."""
 
 
 @jit
@@ -135,6 +136,35 @@ def lattice_3d(gradient, x, y, z, seed, frequency, period):
     z0, z1, gz0, gz1, tz = span(z * frequency, period)
     h = _corner_hashes_3d(hash_seed(seed), x0, x1, y0, y1, z0, z1)
     return _blend_3d(gradient, h, gx0, gx1, tx, gy0, gy1, ty, gz0, gz1, tz)
+
+
+@jit
+def lattice_4d(gradient, x, y, z, w, seed, frequency, period):
+    """4D lattice noise at ``(x, y, z, w)``: quadrilinear blend of sixteen corner gradients."""
+    x0, x1, gx0, gx1, tx = span(x * frequency, period)
+    y0, y1, gy0, gy1, ty = span(y * frequency, period)
+    z0, z1, gz0, gz1, tz = span(z * frequency, period)
+    w0, w1, gw0, gw1, tw = span(w * frequency, period)
+    h = hash_seed(seed)
+    result = 0.0
+    for a in range(2):
+        gx = gx0 if a == 0 else gx1
+        hx = eat(h, x0 if a == 0 else x1)
+        along_y = 0.0
+        for b in range(2):
+            gy = gy0 if b == 0 else gy1
+            hy = eat(hx, y0 if b == 0 else y1)
+            along_z = 0.0
+            for c in range(2):
+                gz = gz0 if c == 0 else gz1
+                hz = eat(hy, z0 if c == 0 else z1)
+                low = evaluate_4d(gradient, avalanche(eat(hz, w0)), gx, gy, gz, gw0)
+                high = evaluate_4d(gradient, avalanche(eat(hz, w1)), gx, gy, gz, gw1)
+                along_w = _lerp(low, high, tw)
+                along_z = along_w if c == 0 else _lerp(along_z, along_w, tz)
+            along_y = along_z if b == 0 else _lerp(along_y, along_z, ty)
+        result = along_y if a == 0 else _lerp(result, along_y, tx)
+    return result
 
 
 @jit

@@ -19,6 +19,7 @@ import numpy as np
 
 from .api import evaluate, grid_coordinates
 from .derivatives import DERIVABLE_KINDS
+from .loops import check_loop_kind, loop_points
 from .ranges import to_unit, value_range
 from .spec import NoiseSpec
 
@@ -116,16 +117,22 @@ def grid_normals(
     convention: str = "opengl",
     method: str = "auto",
     top_row_first: bool = True,
+    loop: tuple[int, int, float] | None = None,
 ) -> np.ndarray:
     """(H, W, 3) unit normals of the height image ``evaluate_grid(spec, shape)`` (pixel ``[r, c]`` at
     ``((c + .5) / W, (r + .5) / H)``). ``top_row_first``: row 0 is the top of the texture, as image files store
-    it (``v = 1 - y``); otherwise the bottom, as Blender's pixel buffers store it (``v = y``)."""
+    it (``v = 1 - y``); otherwise the bottom, as Blender's pixel buffers store it (``v = y``). ``loop =
+    (frame, frames, radius)``: of that frame of the loop of the image (``loops.loop_grid``) instead."""
     height, width = shape
     points = np.column_stack(grid_coordinates((height, width)))
     dv = (0.0, -1.0) if top_row_first else (0.0, 1.0)
+    if loop is not None:
+        check_loop_kind(spec, 2)
+        points = loop_points(points, *loop)
+        dv = (*dv, 0.0, 0.0)
+    du = (1.0, 0.0, 0.0, 0.0)[: points.shape[1]]
     normals = surface_normals(
-        spec, points, (1.0, 0.0), dv, (1.0 / width, 1.0 / height), strength=strength, convention=convention,
-        method=method,
+        spec, points, du, dv, (1.0 / width, 1.0 / height), strength=strength, convention=convention, method=method,
     )  # fmt: skip
     return normals.reshape(height, width, 3)
 

@@ -1,7 +1,7 @@
 """One noise sample of any family: the dispatch point of the kernels.
 
 ``family``, ``dim`` and ``variant`` arrive as compile-time literals (see
-``fractal.py``). ``x, y, z`` are the raw coordinates (unused ones are ignored),
+``fractal.py``). ``x, y, z, w`` are the raw coordinates (unused ones are ignored),
 ``frequency`` the octave's frequency, ``period`` the tiling period in lattice
 cells (0 for no tiling), ``params`` the family's parameters.
 
@@ -25,13 +25,13 @@ from numba.extending import overload
 from ._jit import JIT_OPTIONS
 from .cellular import cellular_block
 from .hill import hill
-from .lattice_noise import lattice_1d, lattice_2d, lattice_3d, lattice_block_2d, lattice_block_3d
+from .lattice_noise import lattice_1d, lattice_2d, lattice_3d, lattice_4d, lattice_block_2d, lattice_block_3d
 from .schema import FAMILY_CELLULAR, FAMILY_HILL, FAMILY_LATTICE, FAMILY_SIMPLEX, FAMILY_VORONOI
-from .simplex import simplex_1d, simplex_2d, simplex_3d
+from .simplex import simplex_1d, simplex_2d, simplex_3d, simplex_4d
 from .voronoi import voronoi_1d, voronoi_block_2d, voronoi_block_3d
 
 
-def sample(family, dim, variant, x, y, z, seed, frequency, period, params):
+def sample(family, dim, variant, x, y, z, w, seed, frequency, period, params):
     """The single-octave noise value of ``family`` at one point; callable from compiled code only."""
     raise NotImplementedError("sample is compiled into the kernels; call noise_core.evaluate")
 
@@ -39,32 +39,36 @@ def sample(family, dim, variant, x, y, z, seed, frequency, period, params):
 # Each implementation takes sample's arguments (Numba requires the same names).
 # fmt: off
 _SAMPLERS = {
-    (FAMILY_LATTICE, 1): lambda family, dim, variant, x, y, z, seed, frequency, period, params: lattice_1d(
+    (FAMILY_LATTICE, 1): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: lattice_1d(
         variant, x, seed, frequency, period),
-    (FAMILY_LATTICE, 2): lambda family, dim, variant, x, y, z, seed, frequency, period, params: lattice_2d(
+    (FAMILY_LATTICE, 2): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: lattice_2d(
         variant, x, y, seed, frequency, period),
-    (FAMILY_LATTICE, 3): lambda family, dim, variant, x, y, z, seed, frequency, period, params: lattice_3d(
+    (FAMILY_LATTICE, 3): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: lattice_3d(
         variant, x, y, z, seed, frequency, period),
-    (FAMILY_SIMPLEX, 1): lambda family, dim, variant, x, y, z, seed, frequency, period, params: simplex_1d(
+    (FAMILY_LATTICE, 4): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: lattice_4d(
+        variant, x, y, z, w, seed, frequency, period),
+    (FAMILY_SIMPLEX, 1): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: simplex_1d(
         variant, x, seed, frequency),
-    (FAMILY_SIMPLEX, 2): lambda family, dim, variant, x, y, z, seed, frequency, period, params: simplex_2d(
+    (FAMILY_SIMPLEX, 2): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: simplex_2d(
         variant, x, y, seed, frequency),
-    (FAMILY_SIMPLEX, 3): lambda family, dim, variant, x, y, z, seed, frequency, period, params: simplex_3d(
+    (FAMILY_SIMPLEX, 3): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: simplex_3d(
         variant, x, y, z, seed, frequency),
-    (FAMILY_VORONOI, 1): lambda family, dim, variant, x, y, z, seed, frequency, period, params: voronoi_1d(
+    (FAMILY_SIMPLEX, 4): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: simplex_4d(
+        variant, x, y, z, w, seed, frequency),
+    (FAMILY_VORONOI, 1): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: voronoi_1d(
         variant, int(params[0]), params[1], x, seed, frequency, period),
-    (FAMILY_HILL, 1): lambda family, dim, variant, x, y, z, seed, frequency, period, params: hill(
+    (FAMILY_HILL, 1): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: hill(
         1, x, y, z, frequency, params),
-    (FAMILY_HILL, 2): lambda family, dim, variant, x, y, z, seed, frequency, period, params: hill(
+    (FAMILY_HILL, 2): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: hill(
         2, x, y, z, frequency, params),
-    (FAMILY_HILL, 3): lambda family, dim, variant, x, y, z, seed, frequency, period, params: hill(
+    (FAMILY_HILL, 3): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: hill(
         3, x, y, z, frequency, params),
 }
 # fmt: on
 
 
 @overload(sample, prefer_literal=True, jit_options={**JIT_OPTIONS, "forceinline": True})
-def _sample(family, dim, variant, x, y, z, seed, frequency, period, params):
+def _sample(family, dim, variant, x, y, z, w, seed, frequency, period, params):
     """The implementation of ``sample`` for literal ``family`` and ``dim`` (None otherwise: no match)."""
     key = (getattr(family, "literal_value", None), getattr(dim, "literal_value", None))
     return _SAMPLERS.get(key)

@@ -1,4 +1,4 @@
-"""Simplex noise in 1D, 2D and 3D: radial kernels summed over a simplex lattice (seed 001).
+"""Simplex noise in 1D to 4D: radial kernels summed over a simplex lattice (seed 001; 4D extends it).
 
 Each corner of the simplex holding the sample contributes
 ``falloff(offset) * gradient(hash, offset)``; the contributions are summed, not
@@ -16,6 +16,11 @@ eating its lattice coordinates in order (x, then y, then z), as for lattice nois
 * 3D (sections 1.8-1.9): coordinates scaled by ``frequency * 0.6``, skew ``1/3``,
   un-skew ``1/6``, the four corners of the tetrahedron chosen by the seed's three
   comparisons (``xGy``, ``xGz``, ``yGz``), same falloff as 2D.
+* 4D (not in the seeds; Gustavson's construction): skew ``(sqrt(5) - 1) / 4``, un-skew ``(5 - sqrt(5)) / 20``;
+  the five corners of the simplex follow the ranks of the four fractions (the largest axis steps first);
+  coordinates scaled by ``frequency * sqrt(0.4)``, so the shortest edge is ``sqrt(2)`` as in 2D. The same
+  falloff ``8 max(0, 1/2 - r^2)^3`` is exact here too: 1/2 is the squared distance from a corner to the
+  opposite face, so a corner's kernel is zero outside the simplices around it (``docs/sources.md``).
 
 The simplex lattice does not align with squares or cubes, so, as the seed explains
 in section 1.1, simplex noise does not tile (``NoiseSpec`` rejects ``tiling=True``).
@@ -26,7 +31,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit
-from .gradients import SIMPLEX, VALUE, evaluate_1d, evaluate_2d, evaluate_3d
+from .gradients import SIMPLEX, VALUE, evaluate_1d, evaluate_2d, evaluate_3d, evaluate_4d
 from .hashing import avalanche, eat, hash_seed
 from .schema import FAMILY_SIMPLEX, Kind, signed_unit_range
 
@@ -35,7 +40,7 @@ KINDS = (
         "simplex_value",
         FAMILY_SIMPLEX,
         VALUE,
-        (1, 2, 3),
+        (1, 2, 3, 4),
         (),
         False,
         "Simplex value noise: random values at simplex-lattice points, radial kernels summed (range -1..1).",
@@ -45,7 +50,7 @@ KINDS = (
         "simplex",
         FAMILY_SIMPLEX,
         SIMPLEX,
-        (1, 2, 3),
+        (1, 2, 3, 4),
         (),
         False,
         "Simplex gradient noise: circle/sphere gradients with radial kernels on a simplex lattice (range -1..1).",
@@ -60,6 +65,9 @@ UNSKEW_2D = (3.0 - np.sqrt(3.0)) / 6.0
 SCALE_3D = 0.6
 SKEW_3D = 1.0 / 3.0
 UNSKEW_3D = 1.0 / 6.0
+SCALE_4D = np.sqrt(0.4)
+SKEW_4D = (np.sqrt(5.0) - 1.0) / 4.0
+UNSKEW_4D = (5.0 - np.sqrt(5.0)) / 20.0
 
 
 @jit
@@ -91,6 +99,19 @@ def _kernel_3d(gradient, accumulator, i, j, k, x, y, z):
     falloff = 0.5 - dx * dx - dy * dy - dz * dz
     falloff = max(falloff * falloff * falloff * 8.0, 0.0)
     return falloff * evaluate_3d(gradient, avalanche(accumulator), dx, dy, dz)
+
+
+@jit
+def _kernel_4d(gradient, accumulator, i, j, k, m, x, y, z, w):
+    """The 4D kernel: the corner ``(i, j, k, m)`` un-skewed, ``8 max(0, 1/2 - r^2)^3 * gradient``."""
+    unskew = (i + j + k + m) * UNSKEW_4D
+    dx = x - i + unskew
+    dy = y - j + unskew
+    dz = z - k + unskew
+    dw = w - m + unskew
+    falloff = 0.5 - dx * dx - dy * dy - dz * dz - dw * dw
+    falloff = max(falloff * falloff * falloff * 8.0, 0.0)
+    return falloff * evaluate_4d(gradient, avalanche(accumulator), dx, dy, dz, dw)
 
 
 @jit
@@ -196,3 +217,66 @@ def simplex_3d(gradient, x, y, z, seed, frequency):
         + _kernel_3d(gradient, c[3], c[0], c[1], c[2], x, y, z)
         + _kernel_3d(gradient, d[3], d[0], d[1], d[2], x, y, z)
     )
+
+
+@jit
+def _corner_4d(h, x0, y0, z0, w0, step_x, step_y, step_z, step_w, x, y, z, w, gradient):
+    """The kernel of the corner ``(x0, y0, z0, w0)`` plus the 0/1 steps, hashed x, y, z, w in order."""
+    i = x0 + step_x
+    j = y0 + step_y
+    k = z0 + step_z
+    m = w0 + step_w
+    accumulator = eat(eat(eat(eat(h, np.int64(i)), np.int64(j)), np.int64(k)), np.int64(m))
+    return _kernel_4d(gradient, accumulator, i, j, k, m, x, y, z, w)
+
+
+@jit
+def ranks_4d(fx, fy, fz, fw):
+    """How many of the other three fractions each of ``fx, fy, fz, fw`` exceeds (a tie counts for the later
+    axis): a permutation of 0-3; corner ``n`` of the simplex steps along the axes ranked ``>= 4 - n``."""
+    rank_x = (fx > fy) + (fx > fz) + (fx > fw)
+    rank_y = (fy >= fx) + (fy > fz) + (fy > fw)
+    rank_z = (fz >= fx) + (fz >= fy) + (fz > fw)
+    rank_w = (fw >= fx) + (fw >= fy) + (fw >= fz)
+    return rank_x, rank_y, rank_z, rank_w
+
+
+@jit
+def simplex_4d(gradient, x, y, z, w, seed, frequency):
+    """4D simplex noise: the five kernels of the simplex holding the (scaled) sample; the corners step
+    along the axes in decreasing order of their fractions in the skewed cell (ties: the later axis first)."""
+    scale = frequency * SCALE_4D
+    x = x * scale
+    y = y * scale
+    z = z * scale
+    w = w * scale
+    skew = (x + y + z + w) * SKEW_4D
+    x0 = np.floor(x + skew)
+    y0 = np.floor(y + skew)
+    z0 = np.floor(z + skew)
+    w0 = np.floor(w + skew)
+    fx = x + skew - x0
+    fy = y + skew - y0
+    fz = z + skew - z0
+    fw = w + skew - w0
+    rank_x, rank_y, rank_z, rank_w = ranks_4d(fx, fy, fz, fw)
+    h = hash_seed(seed)
+    total = _corner_4d(h, x0, y0, z0, w0, 0.0, 0.0, 0.0, 0.0, x, y, z, w, gradient)
+    for threshold in (3, 2, 1):
+        total += _corner_4d(
+            h,
+            x0,
+            y0,
+            z0,
+            w0,
+            1.0 if rank_x >= threshold else 0.0,
+            1.0 if rank_y >= threshold else 0.0,
+            1.0 if rank_z >= threshold else 0.0,
+            1.0 if rank_w >= threshold else 0.0,
+            x,
+            y,
+            z,
+            w,
+            gradient,
+        )
+    return total + _corner_4d(h, x0, y0, z0, w0, 1.0, 1.0, 1.0, 1.0, x, y, z, w, gradient)

@@ -65,6 +65,8 @@ def perlin_gradient(h: int, *offset: float) -> float:
         gy = 0.5 - abs(gx)
         gx -= math.floor(gx + 0.5)
         return (gx * offset[0] + gy * offset[1]) * (2 / 0.53528)
+    if len(offset) == 4:
+        return sum(g * o for g, o in zip(hypercube_vector(h), offset, strict=True)) / 1.5366
     gx = floats01(h, 0) * 2 - 1
     gy = floats01(h, 3) * 2 - 1
     gz = 1 - abs(gx) - abs(gy)
@@ -72,6 +74,11 @@ def perlin_gradient(h: int, *offset: float) -> float:
     gx += off if gx < 0 else -off
     gy += off if gy < 0 else -off
     return (gx * offset[0] + gy * offset[1] + gz * offset[2]) * (1 / 0.56290)
+
+
+def hypercube_vector(h: int) -> tuple[int, ...]:
+    """The 4D gradient (not in the seeds): signs from hash bits 8-11, the axis ``h & 3`` zeroed."""
+    return tuple(0 if axis == h & 3 else (-1 if (h >> (8 + axis)) & 1 else 1) for axis in range(4))
 
 
 def lattice_noise(gradient, s: int, point: tuple[float, ...], frequency: float, period: int = 0) -> float:

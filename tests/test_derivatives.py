@@ -44,14 +44,14 @@ def agreement(spec: nc.NoiseSpec, at: np.ndarray) -> np.ndarray:
     return (np.abs(analytic[:, 1:] - central_differences(spec, at)) <= bound(spec)).all(axis=1)
 
 
-@pytest.mark.parametrize("dim", [1, 2, 3])
+@pytest.mark.parametrize("dim", [1, 2, 3, 4])
 @pytest.mark.parametrize("kind", DERIVABLE)
 def test_every_kind_and_dimension_matches_central_differences(kind: str, dim: int) -> None:
     spec = nc.NoiseSpec(kind=kind, octaves=3, frequency=3.0, seed=11)
     assert agreement(spec, points(dim)).all()
 
 
-@pytest.mark.parametrize("dim", [1, 2, 3])
+@pytest.mark.parametrize("dim", [1, 2, 3, 4])
 @pytest.mark.parametrize("kind", DERIVABLE)
 def test_far_from_the_origin(kind: str, dim: int) -> None:
     """At 1e4 the float64 cell split keeps the fraction exact, so the gradient is as good as near 0."""
@@ -60,7 +60,7 @@ def test_far_from_the_origin(kind: str, dim: int) -> None:
 
 
 @pytest.mark.parametrize("kind", ["value", "perlin"])
-@pytest.mark.parametrize("dim", [2, 3])
+@pytest.mark.parametrize("dim", [2, 3, 4])
 def test_tiling_gradient_matches_and_tiles(kind: str, dim: int) -> None:
     spec = nc.NoiseSpec(kind=kind, octaves=2, frequency=3.0, tiling=True)
     at = points(dim)

@@ -38,9 +38,9 @@ def _simplex_gradient(h: int, *offset: float) -> float:
     """Seed 001 ``Simplex``: line * 32/27, circle * 5.832/sqrt(2), sphere * 1024/(125 sqrt(3))."""
     if len(offset) == 1:
         return reference.perlin_gradient(h, *offset) * 32 / 27
-    vector = _square_vector(h) if len(offset) == 2 else _octahedron_vector(h)
+    vector = {2: _square_vector, 3: _octahedron_vector, 4: reference.hypercube_vector}[len(offset)](h)
     dot = sum(g * o for g, o in zip(vector, offset, strict=True)) / math.hypot(*vector)
-    return dot * (5.832 / math.sqrt(2) if len(offset) == 2 else 1024 / (125 * math.sqrt(3)))
+    return dot * {2: 5.832 / math.sqrt(2), 3: 1024 / (125 * math.sqrt(3)), 4: 1 / 0.17177}[len(offset)]
 
 
 GRADIENTS = {"simplex_value": reference.value_gradient, "simplex": _simplex_gradient}
@@ -63,9 +63,12 @@ def _corners(skewed: list[float]) -> list[tuple[int, ...]]:
 def simplex_reference(kind: str, seed: int, point: tuple[float, ...], frequency: float) -> float:
     """Seed 001 simplex noise from its formulas: skew, corners, un-skew, radial falloff times gradient."""
     dim = len(point)
-    scale, skew, unskew = {1: (1, 0, 0), 2: (1 / math.sqrt(3), (math.sqrt(3) - 1) / 2, (3 - math.sqrt(3)) / 6)}.get(
-        dim, (0.6, 1 / 3, 1 / 6)
-    )
+    scale, skew, unskew = {
+        1: (1, 0, 0),
+        2: (1 / math.sqrt(3), (math.sqrt(3) - 1) / 2, (3 - math.sqrt(3)) / 6),
+        3: (0.6, 1 / 3, 1 / 6),
+        4: (math.sqrt(0.4), (math.sqrt(5) - 1) / 4, (5 - math.sqrt(5)) / 20),  # 4D: Gustavson's skew, not the seeds'
+    }[dim]
     p = [c * frequency * scale for c in point]
     shift = sum(p) * skew
     total = 0.0
