@@ -1435,7 +1435,7 @@ def main(argv: list[str] | None = None) -> int:
         "repeat": args.repeat,
         "min_seconds": args.min_seconds,
     }
-    points = {dim: random_points(args.points, dim) for dim in (1, 2, 3)}
+    points = {dim: random_points(args.points, dim) for dim in (1, 2, 3, 4)}
     if "core" in sections:
         print("noise_core ...", flush=True)
         results["core"] = run_core(points, args.repeat)

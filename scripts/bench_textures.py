@@ -3,6 +3,8 @@
 * Analytic derivatives: ``evaluate(spec, points, derivatives=True)`` against ``evaluate(spec, points)`` on the
   run's random float32 points, one thread (``numba.set_num_threads(1)``), for value, Perlin and simplex in 2D
   and 3D with 1 and 4 octaves, million samples/s; target: value + gradient <= 2x the value alone.
+* 4D and loops: the derivative rows include 4D; one 1024² frame of a seamless loop (``loops.loop_grid``: 4D
+  noise) of the tiled Perlin fBm against the still 2D image, all cores, seconds.
 * Normal maps: ``normal_maps.grid_normals`` of a 1024² tiled Perlin fBm (4 octaves) from the analytic gradient
   and from central differences (four more evaluations per pixel), on all cores, seconds.
 * UV bake against Cycles (in a Blender subprocess, ``bench_textures.py --cycles-child``): a UV sphere (64 x 32
@@ -40,14 +42,14 @@ def run_textures(points: dict, best_time: BestTime, repeat: int) -> dict:
     import numba
 
     import noise_core as nc
-    from noise_core import normal_maps
+    from noise_core import loops, normal_maps
 
     threads = numba.get_num_threads()
     cases = []
     numba.set_num_threads(1)
     try:
         for kind in KINDS:
-            for dim in (2, 3):
+            for dim in (2, 3, 4):
                 at = points[dim].astype(np.float32)
                 for octaves in OCTAVES:
                     spec = nc.NoiseSpec(kind=kind, octaves=octaves)
@@ -67,7 +69,9 @@ def run_textures(points: dict, best_time: BestTime, repeat: int) -> dict:
         normal_maps.grid_normals(spec, (8, 8), method=method)
         normals[method] = best_time(lambda method=method: normal_maps.grid_normals(spec, shape, method=method), repeat)
     height_s = best_time(lambda: nc.evaluate_grid(spec, shape), repeat)
-    return {"derivatives": cases, "normals_s": normals, "height_s": height_s, "threads": threads,
+    loops.loop_grid(spec, (8, 8), 0, 48)
+    loop_s = best_time(lambda: loops.loop_grid(spec, shape, 5, 48), repeat)
+    return {"derivatives": cases, "normals_s": normals, "height_s": height_s, "loop_s": loop_s, "threads": threads,
             "uv": run_uv_against_cycles(repeat)}  # fmt: skip
 
 
@@ -178,7 +182,8 @@ def textures_report(result: dict) -> list[str]:
         "",
         f"Normal map of a {NORMAL_SIZE}² tiled Perlin fBm (4 octaves), {result['threads']} threads: analytic "
         f"{normals['analytic']:.3f} s, central differences {normals['differences']:.3f} s (the height image alone: "
-        f"{result['height_s']:.3f} s).",
+        f"{result['height_s']:.3f} s). One frame of its seamless loop (4D noise, `loops.loop_grid`): "
+        f"{result['loop_s']:.3f} s.",
     ]
     uv = result["uv"]
     lines += [

@@ -116,9 +116,9 @@ def test_4d_warp_moves_all_four_axes(points4: np.ndarray) -> None:
     assert np.isfinite(values).all() and values.min() >= -1 and values.max() <= 1
 
 
-@pytest.mark.parametrize("kind", ["voronoi", "cellular", "hill"])
-def test_kinds_without_4d_refuse_it_by_name(kind: str, points4: np.ndarray) -> None:
-    with pytest.raises(ValueError, match=rf"points: kind '{kind}' is defined in 1, 2, 3 dimensions, got d=4"):
+@pytest.mark.parametrize(("kind", "dims"), [("voronoi", "1, 2, 3"), ("cellular", "2, 3"), ("hill", "1, 2, 3")])
+def test_kinds_without_4d_refuse_it_by_name(kind: str, dims: str, points4: np.ndarray) -> None:
+    with pytest.raises(ValueError, match=rf"points: kind '{kind}' is defined in {dims} dimensions, got d=4"):
         nc.evaluate(nc.NoiseSpec(kind=kind), points4)
 
 
@@ -132,16 +132,22 @@ def test_five_columns_are_refused() -> None:
 
 @pytest.mark.parametrize("kind", FOUR_D)
 def test_a_loop_closes_and_moves(kind: str) -> None:
-    spec = nc.NoiseSpec(kind=kind, octaves=3)
-    first = loops.loop_grid(spec, (48, 40), 0, 12)
-    np.testing.assert_array_equal(loops.loop_grid(spec, (48, 40), 12, 12), first)
-    np.testing.assert_array_equal(loops.loop_grid(spec, (48, 40), -1, 12), loops.loop_grid(spec, (48, 40), 11, 12))
-    steps = [
-        np.abs(loops.loop_grid(spec, (48, 40), f + 1, 12) - loops.loop_grid(spec, (48, 40), f, 12)).mean()
-        for f in range(12)
-    ]
+    spec = nc.NoiseSpec(kind=kind, frequency=8.0, octaves=2)
+    frames = [loops.loop_grid(spec, (96, 96), frame, 12) for frame in range(13)]
+    np.testing.assert_array_equal(frames[12], frames[0])
+    np.testing.assert_array_equal(loops.loop_grid(spec, (96, 96), -1, 12), frames[11])
+    steps = [np.abs(frames[f + 1] - frames[f]).mean() for f in range(12)]
     assert min(steps) > 0.0, "every frame differs from the next"
-    assert max(steps) < 3 * min(steps), "equal steps around the circle: no frame jumps"
+    assert max(steps) < 2 * min(steps), "similar steps around the circle"
+    inside = steps[:-1]
+    assert 0.8 * min(inside) <= steps[-1] <= 1.25 * max(inside), "the step from the last frame to the first is no jump"
+
+
+def test_loop_points_step_equally_around_the_circle() -> None:
+    at = [loops.loop_points(np.zeros((1, 2)), frame, 7, radius=0.3)[0, 2:] for frame in range(8)]
+    distances = [np.linalg.norm(at[f + 1] - at[f]) for f in range(7)]
+    np.testing.assert_allclose(distances, 2 * 0.3 * math.sin(math.pi / 7), rtol=1e-12)
+    np.testing.assert_allclose(at[7], at[0], atol=1e-15)
 
 
 def test_loop_frame_is_the_4d_noise_on_the_circle() -> None:
@@ -226,7 +232,7 @@ def test_cli_writes_a_looping_sequence(tmp_path: Path, capsys: pytest.CaptureFix
     spec = nc.NoiseSpec(tiling=True)
     for frame in (0, 4):
         expected = loops.loop_grid(spec, (32, 32), frame, 6)
-        got = read_image(tmp_path / names[frame]).astype(np.float64) / 65535 * 2 - 1
+        got = read_image(tmp_path / names[frame]).astype(np.float64) * 2 - 1  # 0..1 from the 16-bit file
         np.testing.assert_allclose(got, expected, atol=4e-5)
 
 
@@ -237,8 +243,8 @@ def test_cli_loop_of_normal_maps_analytic_matches_differences(tmp_path: Path) ->
     for method in ("analytic", "differences"):
         args = ["bake", "--out", str(tmp_path / f"{method}.png"), "--size", "64", "--frames", "3", "--map", "normal"]
         assert main([*args, "--normal-method", method, "--normal-strength", "0.05", "--kind", "simplex"]) == 0
-    analytic = read_image(tmp_path / "analytic.0002.png").astype(np.float64) / 65535 * 2 - 1
-    differences = read_image(tmp_path / "differences.0002.png").astype(np.float64) / 65535 * 2 - 1
+    analytic = read_image(tmp_path / "analytic.0002.png").astype(np.float64) * 2 - 1
+    differences = read_image(tmp_path / "differences.0002.png").astype(np.float64) * 2 - 1
     cosine = (analytic * differences).sum(axis=2) / (
         np.linalg.norm(analytic, axis=2) * np.linalg.norm(differences, axis=2)
     )
@@ -262,3 +268,15 @@ def test_cli_loop_errors_write_nothing(
     assert exit_info.value.code == 2
     assert message in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_render_loop_writes_the_readme_pictures(tmp_path: Path) -> None:
+    iio = pytest.importorskip("imageio.v3")
+    import runpy
+
+    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "render_loop.py"))
+    strip, gif = script["main"](["--out-dir", str(tmp_path), "--frames", "4", "--strip", "2", "--size", "16"])
+    assert iio.imread(strip).shape == (16, 3 * 16 + 2 * 4, 3)  # two frames and the first again, 4-pixel gaps
+    frames = iio.imread(gif, index=None)
+    assert frames.shape[0] == 4
+    np.testing.assert_array_equal(iio.imread(strip)[:, :16], iio.imread(strip)[:, -16:])  # the loop closes
