@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 import bpy
@@ -214,7 +214,7 @@ class Domain:
         """
         axes = self.axes()
         if self.dimensions == 4:
-            moved = Domain(self.offset, self.rotation, self.scale).noise_points(positions)
+            moved = replace(self, dimensions=3).noise_points(positions)
             return np.column_stack([moved.astype(np.float64), np.full(moved.shape[0], self.w)])
         if self.is_identity() and axes == (0, 1, 2):
             return positions

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, cast
 
 import bpy
@@ -74,14 +75,15 @@ def frame_keys(frame: int, frames: int, cyclic: bool) -> list[tuple[int, float]]
     return [(f, 1.0 if f % frames == frame else 0.0) for f in sorted(o for o in offsets if 0 <= o <= frames)]
 
 
-def _fcurves(shape_keys: bpy.types.Key) -> Any:
+def _fcurves(shape_keys: Any) -> Any:
     """The F-curves animating ``shape_keys`` (the action slot's channel bag in Blender 4.4+, else the action's)."""
     animation = shape_keys.animation_data
     try:
         from bpy_extras.anim_utils import action_get_channelbag_for_slot
     except ImportError:  # Blender before 4.4: actions hold their F-curves
-        return animation.action.fcurves  # type: ignore[union-attr]
-    return action_get_channelbag_for_slot(animation.action, animation.action_slot).fcurves
+        return animation.action.fcurves
+    channelbag: Callable[..., Any] = action_get_channelbag_for_slot  # the stubs say it returns None
+    return channelbag(animation.action, animation.action_slot).fcurves
 
 
 def key_frames(obj: bpy.types.Object, keys: list[bpy.types.ShapeKey], frame_start: int, cyclic: bool) -> None:

@@ -129,7 +129,7 @@ def test_read_only_install_without_a_writable_default_place_runs_uncached(tmp_pa
 @pytest.mark.parametrize(
     ("dim", "dtype", "error", "message"),
     [
-        (4, np.float64, ValueError, r"^dim: kind 'perlin' is defined in 1, 2, 3 dimensions, got 4"),
+        (5, np.float64, ValueError, r"^dim: kind 'perlin' is defined in 1, 2, 3, 4 dimensions, got 5"),
         (True, np.float64, ValueError, r"^dim: "),
         (2, np.int32, TypeError, r"^dtype: must be float32 or float64, got int32"),
         (2, "no such type", TypeError, r"^dtype: must be float32 or float64"),
