@@ -7,8 +7,11 @@ The kernel also reports the largest coordinate and any NaN or infinity as it rea
 the points, so checking them costs no extra pass; invalid input raises afterwards.
 
 ``evaluate_grid`` runs value and Perlin noise without a domain warp through the separable grid kernel
-(``grid_kernels``: per-column and per-row lattice spans, bit for bit the point path's values), every other
-spec through the point path on the grid's (H*W, 2) pixel centres.
+(``grid_kernels``: per-column and per-row lattice spans, bit for bit the point path's values), the other kinds
+without a warp through the point kernel in grid mode (``fractal.fractal_grid_sum``: the pixel centres made in
+the kernel from one x per column and one y per row, the same bits without an (H*W, 2) array), and warped
+specs through the point path on the grid's pixel centres. ``evaluate`` hands an axis-aligned lattice of 2D
+points (a bake's plane) to the same grid kernels.
 
 ``compile_state`` and ``precompile`` tell whether the kernel a call would use is ready and
 prepare it ahead of time: the first use of a kind compiles for seconds (see docs/benchmarks.md).
@@ -21,7 +24,7 @@ import numpy as np
 from . import fractal
 from ._jit import LazySerialKernel
 from .derivatives import DERIVABLE_KINDS, derivative_sum
-from .fractal import fractal_sum, kernel_for
+from .fractal import fractal_grid_sum, fractal_sum, kernel_for
 from .fractal_modes import MODE_CODES
 from .grid_kernels import grid_kernel_and_signature, grid_sum, separable
 from .ranges import float32_range
@@ -122,12 +125,17 @@ def _is_lattice(points, width):
 
 
 def _on_grid(spec: NoiseSpec, xs: np.ndarray, ys: np.ndarray, out: np.ndarray) -> bool:
-    """Fill ``out`` (rows, cols) with ``spec`` (``separable``) at ``(xs[c], ys[r])`` by the grid kernel (the same
-    bits as the point kernel, a fraction of the work) and return True, unless a coordinate is beyond the
-    lattice limit: then False, and the point path runs and raises its error."""
+    """Fill ``out`` (rows, cols) with unwarped ``spec`` at ``(xs[c], ys[r])`` by a grid kernel (the separable one
+    for value and Perlin noise, else the point kernel in grid mode; the same bits as the point kernel) and
+    return True, unless a coordinate is beyond the lattice limit: then False, and the point path runs and raises
+    its error."""
     if max(np.abs(xs).max(), np.abs(ys).max()) >= _lattice_limit(spec):
         return False
-    grid_sum(xs, ys, out, spec, float32_range(spec))
+    if separable(spec):
+        grid_sum(xs, ys, out, spec, float32_range(spec))
+    else:
+        family, variant, params = kernel_arguments(spec, 2)
+        fractal_grid_sum(xs, ys, out, family, variant, spec, params, float32_range(spec))
     return True
 
 
@@ -135,7 +143,7 @@ def _run_unwarped(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     out = np.empty(points.shape[0], dtype=np.float32)
     if out.shape[0] == 0:
         return out
-    axes = lattice_axes(points) if separable(spec) else None
+    axes = lattice_axes(points) if 2 in KINDS[spec.kind].dims and not is_warped(spec) else None
     if axes is not None and _on_grid(spec, *axes, out.reshape(axes[1].shape[0], axes[0].shape[0])):
         return out
     family, variant, params = kernel_arguments(spec, points.shape[1])
@@ -268,7 +276,7 @@ def evaluate_grid(
             )
     _check_dimension(spec, 2)
     rows, cols = (height, width) if window is None else window[2:]
-    if separable(spec):
+    if not is_warped(spec):
         out = np.empty((rows, cols), dtype=np.float32)
         if _on_grid(spec, *_grid_axes((height, width), window), out):
             return out
@@ -283,8 +291,9 @@ def kind_names() -> tuple[str, ...]:
 COMPILE_STATES = ("compiled", "cached", "uncompiled")
 
 
-def _kernel_and_signature(spec: object, dim: object, dtype: object) -> tuple:
-    """The kernel ``evaluate(spec, points)`` runs for (N, ``dim``) ``dtype`` points, and its argument types."""
+def _kernel_and_signature(spec: object, dim: object, dtype: object, grid: bool = False) -> tuple:
+    """The kernel ``evaluate(spec, points)`` runs for (N, ``dim``) ``dtype`` points, and its argument types
+    (``grid``: the point kernel in grid mode that ``evaluate_grid`` runs for kinds without a separable one)."""
     spec = _check_spec(spec)
     dims = kind_info(spec.kind).dims
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim not in dims:
@@ -297,9 +306,9 @@ def _kernel_and_signature(spec: object, dim: object, dtype: object) -> tuple:
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype: must be float32 or float64, got {dtype}")
     kind = KINDS[spec.kind]
-    kernel = kernel_for(kind.family, int(dim), kind.variant_of(spec), spec.tiling, MODE_CODES[spec.fractal])
+    kernel = kernel_for(kind.family, int(dim), kind.variant_of(spec), spec.tiling, MODE_CODES[spec.fractal], grid)
     arguments = fractal.kernel_arguments(
-        np.empty((1, int(dim)), dtype=dtype),
+        np.empty((2, 1), dtype=np.float64) if grid else np.empty((1, int(dim)), dtype=dtype),
         np.empty(1, np.float32),
         np.zeros(1, np.int64),
         spec,
@@ -324,13 +333,16 @@ def compile_state(spec: NoiseSpec, dim: int, dtype: object = np.float64) -> str:
 def precompile(spec: NoiseSpec, dim: int, dtype: object = np.float64) -> str:
     """Compile (or load from the disk cache) the kernel ``evaluate`` would use, without evaluating.
 
-    With ``dim`` 2 it also compiles the grid kernel ``evaluate_grid`` runs for ``spec`` when that is not the
-    point kernel (value and Perlin noise without a domain warp: ``grid_kernels``). Returns the
-    ``compile_state`` the point kernel had before. Safe to call from any thread.
+    With ``dim`` 2 it also compiles the grid kernel ``evaluate_grid`` runs for ``spec`` without a domain warp
+    (the separable one for value and Perlin noise, ``grid_kernels``; the point kernel in grid mode for the other
+    kinds). Returns the ``compile_state`` the point kernel had before. Safe to call from any thread.
     """
     kernel, signature = _kernel_and_signature(spec, dim, dtype)
     state = fractal.compile_state(kernel, signature)
     fractal.ensure_compiled(kernel, signature)
-    if dim == 2 and separable(spec):
-        fractal.ensure_compiled(*grid_kernel_and_signature(spec))
+    if dim == 2 and not is_warped(spec):
+        if separable(spec):
+            fractal.ensure_compiled(*grid_kernel_and_signature(spec))
+        else:
+            fractal.ensure_compiled(*_kernel_and_signature(spec, 2, np.float64, grid=True))
     return state

@@ -69,8 +69,13 @@ def read_block(rows, dim, limit, local):
     return block_outside
 
 
-def _build_kernel(family, dim, variant, tiled, mode=FBM):
-    """The fractal-sum kernel of one ``(family, dim, variant, tiled, mode)`` (``fractal_modes`` codes)."""
+def _build_kernel(family, dim, variant, tiled, mode=FBM, grid=False):
+    """The fractal-sum kernel of one ``(family, dim, variant, tiled, mode)`` (``fractal_modes`` codes).
+
+    ``grid``: the points are the 2D lattice ``(points[0, c], points[1, r])``, ``c`` fastest, ``width`` columns
+    (point ``i`` is ``c = i mod width``, ``r = i div width``), made in the kernel instead of read from (N, 2) rows:
+    the same coordinates, so the same bits, without an (N, 2) array or its gathers. Their range is checked by
+    the caller."""
     blockwise = (family, dim) in BLOCKWISE
     musgrave = mode != FBM
 
@@ -91,6 +96,7 @@ def _build_kernel(family, dim, variant, tiled, mode=FBM):
         params,
         low,
         high,
+        width,
     ):
         n = out.shape[0]
         blocks = (n + BLOCK - 1) // BLOCK
@@ -99,7 +105,18 @@ def _build_kernel(family, dim, variant, tiled, mode=FBM):
             stop = min(start + BLOCK, n)
             ob = out[start:stop]
             local = np.empty((dim, stop - start), dtype=np.float64)
-            outside[block] = read_block(points[start:stop].ravel(), dim, limit, local)
+            if grid:  # point i of the block is (column, row) stepped from the block's first: no division per point
+                row = start // width
+                column = start - row * width
+                for i in range(stop - start):
+                    local[0, i] = points[0, column]
+                    local[1, i] = points[1, row]
+                    column += 1
+                    if column == width:
+                        column = 0
+                        row += 1
+            else:
+                outside[block] = read_block(points[start:stop].ravel(), dim, limit, local)
             xb = local[0]
             yb = local[1 if dim > 1 else 0]
             zb = local[2 if dim > 2 else 0]
@@ -176,9 +193,9 @@ def _combine(mode, octave, value, r, offset, gain, total, weight, i):
 _KERNELS = {}
 
 
-def kernel_for(family, dim, variant, tiled=False, mode=FBM):
-    """The compiled fractal-sum kernel of ``(family, dim, variant, tiled, mode)``, built on first use."""
-    key = (int(family), int(dim), int(variant), bool(tiled), int(mode))
+def kernel_for(family, dim, variant, tiled=False, mode=FBM, grid=False):
+    """The compiled fractal-sum kernel of ``(family, dim, variant, tiled, mode, grid)``, built on first use."""
+    key = (int(family), int(dim), int(variant), bool(tiled), int(mode), bool(grid))
     found = _KERNELS.get(key)
     if found is None:
         found = _KERNELS[key] = _build_kernel(*key)
@@ -240,11 +257,11 @@ def octave_arguments(spec) -> tuple:
     )
 
 
-def kernel_arguments(points, out, outside, spec, params, limit, bounds) -> tuple:
+def kernel_arguments(points, out, outside, spec, params, limit, bounds, width=0) -> tuple:
     """The kernel's arguments, in order (see ``fractal_kernel``); ``bounds`` is the float32 ``(low, high)``
-    every value is clamped to (``ranges.float32_range(spec)``)."""
+    every value is clamped to (``ranges.float32_range(spec)``); ``width`` the columns of a grid kernel's lattice."""
     return (points, out, outside, float(limit), *octave_arguments(spec), params, np.float32(bounds[0]),
-            np.float32(bounds[1]))  # fmt: skip
+            np.float32(bounds[1]), np.int64(width))  # fmt: skip
 
 
 def launch(kernel, arguments) -> None:
@@ -271,3 +288,16 @@ def fractal_sum(points, out, family, dim, variant, spec, params, limit, bounds):
     kernel = kernel_for(family, dim, variant, spec.tiling, MODE_CODES[spec.fractal])
     launch(kernel, kernel_arguments(points, out, outside, spec, params, limit, bounds))
     return int(outside.sum())
+
+
+def fractal_grid_sum(xs, ys, out, family, variant, spec, params, bounds):
+    """Fill ``out`` ((len(ys), len(xs)) float32) with the 2D fractal sum of ``spec`` at ``(xs[c], ys[r])`` by the
+    point kernel in grid mode: bit for bit ``fractal_sum`` of the (N, 2) lattice points, which it never builds.
+    The coordinates must be within the lattice range (the caller checks them)."""
+    axes = np.zeros((2, max(xs.shape[0], ys.shape[0])), dtype=np.float64)
+    axes[0, : xs.shape[0]] = xs
+    axes[1, : ys.shape[0]] = ys
+    flat = out.reshape(-1)
+    outside = np.zeros((flat.shape[0] + BLOCK - 1) // BLOCK, dtype=np.int64)
+    kernel = kernel_for(family, 2, variant, spec.tiling, MODE_CODES[spec.fractal], grid=True)
+    launch(kernel, kernel_arguments(axes, flat, outside, spec, params, 0.0, bounds, xs.shape[0]))

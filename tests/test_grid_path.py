@@ -8,12 +8,13 @@ import numpy as np
 import pytest
 
 import noise_core as nc
-from noise_core import api, grid_kernels
+from noise_core import api, fractal, grid_kernels
 from noise_core.api import grid_coordinates
 from noise_core.fractal import fractal_sum
 from noise_core.grid_kernels import grid_kernel_and_signature, grid_sum, separable
 from noise_core.ranges import float32_range
 from noise_core.registry import kernel_arguments
+from noise_core.warp import is_warped
 
 SHAPES = ((1, 7), (33, 65), (64, 64), (5, 1))
 WINDOWS = (((100, 300), (17, 33, 40, 29)), ((65, 33), (0, 0, 1, 33)), ((1, 7), (0, 3, 1, 4)))
@@ -29,10 +30,11 @@ def point_kernel(spec: nc.NoiseSpec, points: np.ndarray) -> np.ndarray:
 
 
 def point_path(spec: nc.NoiseSpec, shape: tuple[int, int], window=None) -> np.ndarray:
-    """The noise of ``spec`` at the grid's pixel centres through the generic point kernel."""
+    """The noise of ``spec`` at the grid's pixel centres through the generic point kernel (``evaluate`` on the
+    pixel centres for a warped spec, whose moved points are no lattice)."""
     rows, cols = shape if window is None else window[2:]
     points = np.column_stack(grid_coordinates(shape, window))
-    values = point_kernel(spec, points) if separable(spec) else nc.evaluate(spec, points)
+    values = nc.evaluate(spec, points) if is_warped(spec) else point_kernel(spec, points)
     return values.reshape(rows, cols)
 
 
@@ -124,14 +126,15 @@ def test_grid_kernel_musgrave_modes_match_the_point_path(kind: str, tiling: bool
 
 
 class Calls:
-    """Stands in for ``api.grid_sum``: counts the calls and runs the real one."""
+    """Stands in for ``api.grid_sum`` (or ``function``): counts the calls and runs the real one."""
 
-    def __init__(self) -> None:
+    def __init__(self, function=grid_sum) -> None:
         self.count = 0
+        self.function = function
 
     def __call__(self, *arguments) -> None:
         self.count += 1
-        grid_sum(*arguments)
+        self.function(*arguments)
 
 
 @pytest.mark.parametrize("kind", ["value", "perlin"])
@@ -169,7 +172,8 @@ OTHER_PATH = (
 
 
 @pytest.mark.parametrize("spec", OTHER_PATH, ids=lambda spec: f"{spec.kind}-{spec.fractal}-{spec.warp}")
-def test_other_specs_keep_the_point_path(spec: nc.NoiseSpec, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_other_specs_keep_the_point_kernel(spec: nc.NoiseSpec, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Not separable: the point kernel, in grid mode when unwarped (no (N, 2) array), on the points when warped."""
     calls = Calls()
     monkeypatch.setattr(api, "grid_sum", calls)
     assert not separable(spec)
@@ -178,6 +182,54 @@ def test_other_specs_keep_the_point_path(spec: nc.NoiseSpec, monkeypatch: pytest
     assert_same_bits(point_path(spec, shape, window), nc.evaluate_grid(spec, shape, window))
     if spec.warp == "none":  # a warp's components, unwarped noise at the grid's points, may take the grid kernel
         assert calls.count == 0
+
+
+GRID_MODE = (
+    nc.NoiseSpec(kind="simplex_value", octaves=2),
+    nc.NoiseSpec(kind="simplex", fractal="hybrid", offset=0.5, gain=1.5, octaves=3),
+    nc.NoiseSpec(kind="voronoi", function="f2_minus_f1", tiling=True, octaves=2),
+    nc.NoiseSpec(kind="voronoi", function="cell", distance="chebyshev"),
+    nc.NoiseSpec(kind="cellular", function="f2", tiling=True),
+    nc.NoiseSpec(kind="hill"),
+)
+
+
+@pytest.mark.parametrize("spec", GRID_MODE, ids=lambda spec: f"{spec.kind}-{spec.fractal}-{spec.tiling}")
+@pytest.mark.parametrize("shape", SHAPES)
+def test_point_kernel_in_grid_mode_matches_it_bit_for_bit(
+    spec: nc.NoiseSpec, shape: tuple[int, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The grid mode makes the pixel centres in the kernel (point ``i`` at column ``i mod W``, row ``i div W``):
+    the same coordinates as the (N, 2) array, so the same bits; also across block boundaries (64 x 64)."""
+    calls = Calls(fractal.fractal_grid_sum)
+    monkeypatch.setattr(api, "fractal_grid_sum", calls)
+    assert_same_bits(point_path(spec, shape), nc.evaluate_grid(spec, shape))
+    assert calls.count == 1
+    for whole, window in WINDOWS:
+        assert_same_bits(point_path(spec, whole, window), nc.evaluate_grid(spec, whole, window))
+
+
+@pytest.mark.parametrize("spec", GRID_MODE[:3], ids=lambda spec: spec.kind)
+def test_evaluate_hands_lattices_of_other_kinds_to_the_grid_mode(
+    spec: nc.NoiseSpec, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    xs = np.linspace(-3.3, 7.1, 301).astype(np.float32)
+    ys = np.linspace(9.0, 2.0, 77).astype(np.float32)
+    points = np.column_stack([np.tile(xs, ys.shape[0]), np.repeat(ys, xs.shape[0])])
+    calls = Calls(fractal.fractal_grid_sum)
+    monkeypatch.setattr(api, "fractal_grid_sum", calls)
+    assert_same_bits(point_kernel(spec, points), nc.evaluate(spec, points))
+    assert calls.count == 1
+
+
+def test_precompile_in_2d_compiles_the_grid_mode_kernel() -> None:
+    spec = nc.NoiseSpec(kind="voronoi", function="f2", octaves=2)
+    kernel, signature = api._kernel_and_signature(spec, 2, np.float64, grid=True)
+    nc.precompile(spec, 2)
+    assert signature in kernel.overloads
+    before = dict(kernel.overloads)
+    nc.evaluate_grid(spec, (3, 5))
+    assert kernel.overloads.keys() == before.keys()
 
 
 def test_out_of_range_coordinates_raise_the_point_paths_error(monkeypatch: pytest.MonkeyPatch) -> None:
