@@ -26,9 +26,9 @@ from .errors import UserError
 from .mapping import Domain, kind_info, to_domain, to_spec
 from .noise_core import loops
 from .noise_core.derivatives import DERIVABLE_KINDS
-from .noise_core.loops import DEFAULT_RADIUS, MAX_FRAMES, MAX_RADIUS
+from .noise_core.loops import MAX_FRAMES
 from .noise_core.normal_maps import MAX_STRENGTH, METHOD_TEXT
-from .properties import NoiseSettings, operator_settings
+from .properties import NoiseSettings, loop_radius_property, operator_settings
 from .ui import draw_noise_settings
 
 PATH_OPTIONS = {"PATH_SUPPORTS_BLEND_RELATIVE"} if bpy.app.version >= (4, 5, 0) else set()
@@ -175,14 +175,7 @@ class NOISEWRIGHT_OT_bake_texture(bpy.types.Operator):
         max=MAX_FRAMES,
         soft_max=240,
     )
-    loop_radius: FloatProperty(  # type: ignore[valid-type]
-        name="Loop Radius",
-        description="Radius of the circle the loop moves around in the extra dimensions (larger: faster change)",
-        default=DEFAULT_RADIUS,
-        min=1e-6,
-        max=MAX_RADIUS,
-        soft_max=4.0,
-    )
+    loop_radius: loop_radius_property()  # type: ignore[valid-type]
     noise: PointerProperty(type=NoiseSettings, options={"SKIP_SAVE"})  # type: ignore[valid-type]
 
     def draw(self, context):

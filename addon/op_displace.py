@@ -25,8 +25,8 @@ from bpy.props import (
 from . import api
 from .errors import UserError
 from .mapping import to_domain, to_spec
-from .noise_core.loops import DEFAULT_RADIUS, MAX_FRAMES, MAX_RADIUS
-from .properties import NoiseSettings, operator_settings
+from .noise_core.loops import MAX_FRAMES
+from .properties import NoiseSettings, loop_radius_property, operator_settings
 from .ui import draw_noise_settings
 
 
@@ -113,14 +113,7 @@ class NOISEWRIGHT_OT_displace(bpy.types.Operator):
     frame_start: IntProperty(  # type: ignore[valid-type]
         name="Start Frame", description="The frame of the first shape key", default=1
     )
-    loop_radius: FloatProperty(  # type: ignore[valid-type]
-        name="Loop Radius",
-        description="Radius of the loop's circle in noise space (larger: faster change from frame to frame)",
-        default=DEFAULT_RADIUS,
-        min=1e-6,
-        max=MAX_RADIUS,
-        soft_max=4.0,
-    )
+    loop_radius: loop_radius_property()  # type: ignore[valid-type]
     w_step: FloatProperty(  # type: ignore[valid-type]
         name="W Step", description="How far W moves per frame", default=0.05, soft_min=-1.0, soft_max=1.0
     )

@@ -48,11 +48,10 @@ from .simplex import (
     SCALE_2D,
     SCALE_3D,
     SCALE_4D,
-    SKEW_4D,
     UNSKEW_2D,
     UNSKEW_3D,
-    UNSKEW_4D,
-    ranks_4d,
+    corner_offset_4d,
+    pentachoron,
     tetrahedron,
     triangle,
 )
@@ -339,23 +338,15 @@ def lattice_4d_d(gradient, x, y, z, w, seed, frequency, period):
 
 
 @jit
-def _simplex_corner_4d(gradient, h, x0, y0, z0, w0, step_x, step_y, step_z, step_w, x, y, z, w):
-    """The kernel of ``simplex._corner_4d`` and its gradient."""
-    i = x0 + step_x
-    j = y0 + step_y
-    k = z0 + step_z
-    m = w0 + step_w
-    unskew = (i + j + k + m) * UNSKEW_4D
-    dx = x - i + unskew
-    dy = y - j + unskew
-    dz = z - k + unskew
-    dw = w - m + unskew
+def _simplex_corner_4d(gradient, corner, x, y, z, w):
+    """The kernel of ``simplex._kernel_4d`` for ``corner = (h, i, j, k, m)``, with its gradient."""
+    accumulator, dx, dy, dz, dw = corner_offset_4d(corner, x, y, z, w)
     base = 0.5 - dx * dx - dy * dy - dz * dz - dw * dw
     falloff = max(base * base * base * 8.0, 0.0)
     slope = -48.0 * base * base if base > 0.0 else 0.0
-    hashed = avalanche(eat(eat(eat(eat(h, np.int64(i)), np.int64(j)), np.int64(k)), np.int64(m)))
-    c = evaluate_4d(gradient, hashed, dx, dy, dz, dw)
-    vx, vy, vz, vw = vector_4d(gradient, hashed)
+    h = avalanche(accumulator)
+    c = evaluate_4d(gradient, h, dx, dy, dz, dw)
+    vx, vy, vz, vw = vector_4d(gradient, h)
     return (
         falloff * c,
         slope * dx * c + falloff * vx,
@@ -366,35 +357,32 @@ def _simplex_corner_4d(gradient, h, x0, y0, z0, w0, step_x, step_y, step_z, step
 
 
 @jit
-def _add(a, b):
-    return a[0] + b[0], a[1] + b[1], a[2] + b[2], a[3] + b[3], a[4] + b[4]
-
-
-@jit
 def simplex_4d_d(gradient, x, y, z, w, seed, frequency):
-    """4D simplex noise and its gradient (the corners of ``simplex.simplex_4d``)."""
+    """4D simplex noise and its gradient at ``(x, y, z, w)`` (the corners of ``simplex.pentachoron``)."""
     scale = frequency * SCALE_4D
     x = x * scale
     y = y * scale
     z = z * scale
     w = w * scale
-    skew = (x + y + z + w) * SKEW_4D
-    x0 = np.floor(x + skew)
-    y0 = np.floor(y + skew)
-    z0 = np.floor(z + skew)
-    w0 = np.floor(w + skew)
-    rank_x, rank_y, rank_z, rank_w = ranks_4d(x + skew - x0, y + skew - y0, z + skew - z0, w + skew - w0)
-    h = hash_seed(seed)
-    total = _simplex_corner_4d(gradient, h, x0, y0, z0, w0, 0.0, 0.0, 0.0, 0.0, x, y, z, w)
-    for threshold in (3, 2, 1):
-        total = _add(
-            total,
-            _simplex_corner_4d(
-                gradient, h, x0, y0, z0, w0, 1.0 if rank_x >= threshold else 0.0, 1.0 if rank_y >= threshold else 0.0,
-                1.0 if rank_z >= threshold else 0.0, 1.0 if rank_w >= threshold else 0.0, x, y, z, w,
-            ),
-        )  # fmt: skip
-    return _scaled(_add(total, _simplex_corner_4d(gradient, h, x0, y0, z0, w0, 1.0, 1.0, 1.0, 1.0, x, y, z, w)), scale)
+    a, b, c, d, e = pentachoron(hash_seed(seed), x, y, z, w)
+    ka = _simplex_corner_4d(gradient, a, x, y, z, w)
+    kb = _simplex_corner_4d(gradient, b, x, y, z, w)
+    kc = _simplex_corner_4d(gradient, c, x, y, z, w)
+    kd = _simplex_corner_4d(gradient, d, x, y, z, w)
+    ke = _simplex_corner_4d(gradient, e, x, y, z, w)
+    return _scaled(tuple_sum_5(ka, kb, kc, kd, ke), scale)
+
+
+@jit
+def tuple_sum_5(a, b, c, d, e):
+    """The sum of five ``(value, d/dx, d/dy, d/dz, d/dw)`` tuples, component by component."""
+    return (
+        a[0] + b[0] + c[0] + d[0] + e[0],
+        a[1] + b[1] + c[1] + d[1] + e[1],
+        a[2] + b[2] + c[2] + d[2] + e[2],
+        a[3] + b[3] + c[3] + d[3] + e[3],
+        a[4] + b[4] + c[4] + d[4] + e[4],
+    )
 
 
 def sample_d(family, dim, variant, x, y, z, w, seed, frequency, period):

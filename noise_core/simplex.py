@@ -102,13 +102,10 @@ def _kernel_3d(gradient, accumulator, i, j, k, x, y, z):
 
 
 @jit
-def _kernel_4d(gradient, accumulator, i, j, k, m, x, y, z, w):
-    """The 4D kernel: the corner ``(i, j, k, m)`` un-skewed, ``8 max(0, 1/2 - r^2)^3 * gradient``."""
-    unskew = (i + j + k + m) * UNSKEW_4D
-    dx = x - i + unskew
-    dy = y - j + unskew
-    dz = z - k + unskew
-    dw = w - m + unskew
+def _kernel_4d(gradient, corner, x, y, z, w):
+    """The 4D kernel of ``corner = (accumulator, i, j, k, m)``: ``8 max(0, 1/2 - r^2)^3 * gradient`` at the offset
+    from the un-skewed corner."""
+    accumulator, dx, dy, dz, dw = corner_offset_4d(corner, x, y, z, w)
     falloff = 0.5 - dx * dx - dy * dy - dz * dz - dw * dw
     falloff = max(falloff * falloff * falloff * 8.0, 0.0)
     return falloff * evaluate_4d(gradient, avalanche(accumulator), dx, dy, dz, dw)
@@ -231,25 +228,20 @@ def _corner_4d(h, x0, y0, z0, w0, step_x, step_y, step_z, step_w, x, y, z, w, gr
 
 
 @jit
-def ranks_4d(fx, fy, fz, fw):
-    """How many of the other three fractions each of ``fx, fy, fz, fw`` exceeds (a tie counts for the later
-    axis): a permutation of 0-3; corner ``n`` of the simplex steps along the axes ranked ``>= 4 - n``."""
-    rank_x = (fx > fy) + (fx > fz) + (fx > fw)
-    rank_y = (fy >= fx) + (fy > fz) + (fy > fw)
-    rank_z = (fz >= fx) + (fz >= fy) + (fz > fw)
-    rank_w = (fw >= fx) + (fw >= fy) + (fw >= fz)
-    return rank_x, rank_y, rank_z, rank_w
+def corner_offset_4d(corner, x, y, z, w):
+    """``(accumulator, dx, dy, dz, dw)`` of ``corner = (h, i, j, k, m)``: ``h`` having eaten ``i, j, k, m`` (not yet
+    avalanched) and the offset of the (scaled) sample from the un-skewed corner."""
+    h, i, j, k, m = corner
+    unskew = (i + j + k + m) * UNSKEW_4D
+    accumulator = eat(eat(eat(eat(h, np.int64(i)), np.int64(j)), np.int64(k)), np.int64(m))
+    return accumulator, x - i + unskew, y - j + unskew, z - k + unskew, w - m + unskew
 
 
 @jit
-def simplex_4d(gradient, x, y, z, w, seed, frequency):
-    """4D simplex noise: the five kernels of the simplex holding the (scaled) sample; the corners step
-    along the axes in decreasing order of their fractions in the skewed cell (ties: the later axis first)."""
-    scale = frequency * SCALE_4D
-    x = x * scale
-    y = y * scale
-    z = z * scale
-    w = w * scale
+def pentachoron(h, x, y, z, w):
+    """The five corners ``(h, i, j, k, m)`` of the simplex holding the (scaled) ``(x, y, z, w)``: from the skewed
+    cell's origin, one step along each axis in decreasing order of the axes' fractions in the cell (a tie: the
+    later axis first), the rank of each axis being how many of the other three fractions it exceeds."""
     skew = (x + y + z + w) * SKEW_4D
     x0 = np.floor(x + skew)
     y0 = np.floor(y + skew)
@@ -259,24 +251,32 @@ def simplex_4d(gradient, x, y, z, w, seed, frequency):
     fy = y + skew - y0
     fz = z + skew - z0
     fw = w + skew - w0
-    rank_x, rank_y, rank_z, rank_w = ranks_4d(fx, fy, fz, fw)
-    h = hash_seed(seed)
-    total = _corner_4d(h, x0, y0, z0, w0, 0.0, 0.0, 0.0, 0.0, x, y, z, w, gradient)
-    for threshold in (3, 2, 1):
-        total += _corner_4d(
-            h,
-            x0,
-            y0,
-            z0,
-            w0,
-            1.0 if rank_x >= threshold else 0.0,
-            1.0 if rank_y >= threshold else 0.0,
-            1.0 if rank_z >= threshold else 0.0,
-            1.0 if rank_w >= threshold else 0.0,
-            x,
-            y,
-            z,
-            w,
-            gradient,
-        )
-    return total + _corner_4d(h, x0, y0, z0, w0, 1.0, 1.0, 1.0, 1.0, x, y, z, w, gradient)
+    rank_x = (fx > fy) + (fx > fz) + (fx > fw)
+    rank_y = (fy >= fx) + (fy > fz) + (fy > fw)
+    rank_z = (fz >= fx) + (fz >= fy) + (fz > fw)
+    rank_w = (fw >= fx) + (fw >= fy) + (fw >= fz)
+    return (
+        (h, x0, y0, z0, w0),
+        (h, x0 + (rank_x >= 3), y0 + (rank_y >= 3), z0 + (rank_z >= 3), w0 + (rank_w >= 3)),
+        (h, x0 + (rank_x >= 2), y0 + (rank_y >= 2), z0 + (rank_z >= 2), w0 + (rank_w >= 2)),
+        (h, x0 + (rank_x >= 1), y0 + (rank_y >= 1), z0 + (rank_z >= 1), w0 + (rank_w >= 1)),
+        (h, x0 + 1.0, y0 + 1.0, z0 + 1.0, w0 + 1.0),
+    )
+
+
+@jit
+def simplex_4d(gradient, x, y, z, w, seed, frequency):
+    """4D simplex noise: the five kernels of the simplex holding the (scaled) sample (``pentachoron``)."""
+    scale = frequency * SCALE_4D
+    x = x * scale
+    y = y * scale
+    z = z * scale
+    w = w * scale
+    a, b, c, d, e = pentachoron(hash_seed(seed), x, y, z, w)
+    return (
+        _kernel_4d(gradient, a, x, y, z, w)
+        + _kernel_4d(gradient, b, x, y, z, w)
+        + _kernel_4d(gradient, c, x, y, z, w)
+        + _kernel_4d(gradient, d, x, y, z, w)
+        + _kernel_4d(gradient, e, x, y, z, w)
+    )
