@@ -46,6 +46,11 @@ CASES.append(({"kind": "hill", "distribution": "raw", "sines": 20, "smoothness":
 CASES.append(({"kind": "hill", "distribution": "weibull", "alpha": 2.0, "beta": 1.5}, 3))
 CASES.append(({"kind": "hill", "sizes": (1.0, 0.5, 0.25), "seed": 5}, 2))
 CASES.append(({"kind": "hill", "turbulence": True}, 2))
+for _kind in ("value", "perlin", "simplex_value", "simplex"):  # 4D, appended so the indices above stay
+    CASES.append(({"kind": _kind}, 4))
+    CASES.append(({"kind": _kind, "octaves": 3, "seed": -7, "fractal": "ridged", "offset": 1.0}, 4))
+for _kind in ("value", "perlin"):
+    CASES.append(({"kind": _kind, "tiling": True, "frequency": 3.0, "octaves": 2}, 4))
 
 
 def digest(options: dict, dim: int) -> str:
@@ -126,6 +131,16 @@ GOLDEN = {
     65: "8855af586ae400c0a336ad36",
     66: "1794e80651251690bef738fd",
     67: "69730fce1391b9135a4032cc",
+    68: "57535cf1ec266f71269b70e2",
+    69: "7dc670c755e31f964dd02b94",
+    70: "90f7226566b32d82194c877e",
+    71: "ade8b8b550b1be3db3258362",
+    72: "c801d368c50a79d39816b7f8",
+    73: "b4476b838eab14791a6f402d",
+    74: "16bc5bdab35a57cf925f444e",
+    75: "95a7dbe1268953a1591f4d69",
+    76: "19fca2b450d02c2318d58e9e",
+    77: "854fdf3e77aee61628cdc727",
 }
 
 
