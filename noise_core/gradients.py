@@ -109,10 +109,10 @@ def hypercube_vectors(h):
     """One of the 32 vectors ``(0, ±1, ±1, ±1)`` (and permutations): hash bits 8-11 give the signs of x, y,
     z, w, bits 0-1 the axis that is zero."""
     zero = h & 3
-    gx = (1.0 - 2.0 * np.float64((h >> 8) & 1)) * (zero != 0)
-    gy = (1.0 - 2.0 * np.float64((h >> 9) & 1)) * (zero != 1)
-    gz = (1.0 - 2.0 * np.float64((h >> 10) & 1)) * (zero != 2)
-    gw = (1.0 - 2.0 * np.float64((h >> 11) & 1)) * (zero != 3)
+    gx = 0.0 if zero == 0 else (-1.0 if h & 256 else 1.0)
+    gy = 0.0 if zero == 1 else (-1.0 if h & 512 else 1.0)
+    gz = 0.0 if zero == 2 else (-1.0 if h & 1024 else 1.0)
+    gw = 0.0 if zero == 3 else (-1.0 if h & 2048 else 1.0)
     return gx, gy, gz, gw
 
 
