@@ -30,6 +30,8 @@ import warnings
 from pathlib import Path
 
 from numba.core import caching
+from numba.core.dispatcher import Dispatcher
+from numba.core.serialize import dumps
 
 from .files import check_writable
 
@@ -132,10 +134,30 @@ class _PackageCacheImpl(caching.CompileResultCacheImpl):
         return list(locators())
 
 
+def _stable(value):
+    """``value``, or for a compiled function its module and qualified name (see ``PackageFunctionCache``)."""
+    if isinstance(value, Dispatcher):
+        return ("compiled function", value.py_func.__module__, value.py_func.__qualname__)
+    return value
+
+
 class PackageFunctionCache(caching.FunctionCache):
     """Numba's function cache, placed by this package's locators."""
 
     _impl_class = _PackageCacheImpl
+
+    def _index_key(self, sig, codegen):
+        """Numba's key (signature, target, hashes of the bytecode and of the closure's contents), with the
+        compiled functions in the closure (``fractal._build_block``'s samplers) named by module and qualified
+        name: Numba pickles a compiled function with an id new in every process, so the key would never match
+        in the next session. Their code is covered by the package stamp."""
+        closure = self._py_func.__closure__
+        contents = b"" if closure is None else dumps(tuple(_stable(cell.cell_contents) for cell in closure))
+        return (
+            sig,
+            codegen.magic_tuple(),
+            (hashlib.sha256(self._py_func.__code__.co_code).hexdigest(), hashlib.sha256(contents).hexdigest()),
+        )
 
 
 def _locate(py_func):

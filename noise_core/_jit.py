@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import llvmlite.binding as llvm
 import numba
+from numba.core.compiler import Compiler
 
 from . import _cache
 
@@ -47,6 +48,15 @@ def jit(function):
     return _cache.track(numba.njit(forceinline=True, **JIT_OPTIONS)(function))
 
 
+def inline(function):
+    """Compile a block-level helper that Numba inlines into its caller before typing (``inline="always"``).
+
+    A ``jit`` helper is compiled (optimised and turned into machine code) on its own, then once more inside
+    every caller it is linked into; inlined by Numba, a large block helper is compiled only inside its caller.
+    """
+    return _cache.track(numba.njit(inline="always", **JIT_OPTIONS)(function))
+
+
 def kernel(function):
     """Compile a kernel that runs its ``prange`` loop over points on all cores.
 
@@ -61,6 +71,27 @@ def serial_kernel(function):
     hydraulic erosion changes the terrain the next one flows over), so its bits never depend on threads."""
     _cache.activate()
     return _cache.track(numba.njit(**JIT_OPTIONS)(function))
+
+
+class _NoAliasCompiler(Compiler):
+    """Numba's compiler with its ``noalias`` flag: the array arguments' data are marked ``noalias`` for LLVM, as
+    Numba marks those of a ``prange`` body, so loops that write one array and read another need no overlap
+    checks."""
+
+    def __init__(self, typingctx, targetctx, library, args, return_type, flags, locals):
+        flags.noalias = True
+        super().__init__(typingctx, targetctx, library, args, return_type, flags, locals)
+
+
+def block_function(function):
+    """Compile a function that a kernel calls through its native entry point (``fractal._call_block``), not
+    inlined: its machine code is built once, outside the kernel and the parallel wrappers Numba builds
+    around the kernel, each of which would otherwise optimise and compile an inlined copy again.
+
+    Its array arguments must not overlap (they are ``noalias``: see ``_NoAliasCompiler``).
+    """
+    _cache.activate()
+    return _cache.track(numba.njit(pipeline_class=_NoAliasCompiler, **JIT_OPTIONS)(function))
 
 
 class LazySerialKernel:

@@ -291,9 +291,10 @@ def kind_names() -> tuple[str, ...]:
 COMPILE_STATES = ("compiled", "cached", "uncompiled")
 
 
-def _kernel_and_signature(spec: object, dim: object, dtype: object, grid: bool = False) -> tuple:
-    """The kernel ``evaluate(spec, points)`` runs for (N, ``dim``) ``dtype`` points, and its argument types
-    (``grid``: the point kernel in grid mode that ``evaluate_grid`` runs for kinds without a separable one)."""
+def _kernels_and_signatures(spec: object, dim: object, dtype: object, grid: bool = False) -> tuple:
+    """The compiled functions ``evaluate(spec, points)`` runs for (N, ``dim``) ``dtype`` points, each with its
+    argument types: the block function of the spec's family and the launcher of ``dim`` (``grid``: the grid
+    mode's launcher, which ``evaluate_grid`` runs for kinds without a separable kernel)."""
     spec = _check_spec(spec)
     dims = kind_info(spec.kind).dims
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim not in dims:
@@ -306,28 +307,43 @@ def _kernel_and_signature(spec: object, dim: object, dtype: object, grid: bool =
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype: must be float32 or float64, got {dtype}")
     kind = KINDS[spec.kind]
-    kernel = kernel_for(kind.family, int(dim), kind.variant_of(spec), spec.tiling, MODE_CODES[spec.fractal], grid)
+    block = kernel_for(kind.family, int(dim), kind.variant_of(spec), spec.tiling, MODE_CODES[spec.fractal])
+    launcher = fractal.launcher_for(int(dim), grid)
+    if grid:
+        arguments = fractal.grid_arguments(
+            np.empty((2, 1), dtype=np.float64), np.empty((1, 1), np.float32), 0, spec, NO_PARAMS, float32_range(spec)
+        )
+        return (block, fractal.BLOCK_ARGUMENTS), (launcher, fractal.kernel_signature(launcher, arguments))
     arguments = fractal.kernel_arguments(
-        np.empty((2, 1), dtype=np.float64) if grid else np.empty((1, int(dim)), dtype=dtype),
+        np.empty((1, int(dim)), dtype=dtype),
         np.empty(1, np.float32),
         np.zeros(1, np.int64),
+        0,
         spec,
         NO_PARAMS,
         1.0,
         float32_range(spec),
     )
-    return kernel, fractal.kernel_signature(kernel, arguments)
+    return (block, fractal.BLOCK_ARGUMENTS), (launcher, fractal.kernel_signature(launcher, arguments))
 
 
 def compile_state(spec: NoiseSpec, dim: int, dtype: object = np.float64) -> str:
     """Whether ``evaluate(spec, points)`` with (N, ``dim``) ``dtype`` points would have to compile first.
 
     ``"compiled"``: the machine code is in memory; ``"cached"``: it loads from the on-disk cache (a
-    fraction of a second); ``"uncompiled"``: the call compiles it (seconds; 15-20 s for cellular noise).
+    fraction of a second); ``"uncompiled"``: the call compiles it (seconds).
     Cheap (reads one small index file); one kernel serves every spec with the same kind, variant
     (distance metric) and tiling.
     """
-    return fractal.compile_state(*_kernel_and_signature(spec, dim, dtype))
+    return _least_ready(_kernels_and_signatures(spec, dim, dtype))
+
+
+_READINESS = ("uncompiled", "cached", "compiled")
+
+
+def _least_ready(kernels: tuple) -> str:
+    """The ``fractal.compile_state`` of the least ready of ``kernels`` (pairs of dispatcher and signature)."""
+    return min((fractal.compile_state(*pair) for pair in kernels), key=_READINESS.index)
 
 
 def precompile(spec: NoiseSpec, dim: int, dtype: object = np.float64) -> str:
@@ -337,12 +353,13 @@ def precompile(spec: NoiseSpec, dim: int, dtype: object = np.float64) -> str:
     (the separable one for value and Perlin noise, ``grid_kernels``; the point kernel in grid mode for the other
     kinds). Returns the ``compile_state`` the point kernel had before. Safe to call from any thread.
     """
-    kernel, signature = _kernel_and_signature(spec, dim, dtype)
-    state = fractal.compile_state(kernel, signature)
-    fractal.ensure_compiled(kernel, signature)
+    kernels = _kernels_and_signatures(spec, dim, dtype)
+    state = _least_ready(kernels)
     if dim == 2 and not is_warped(spec):
         if separable(spec):
-            fractal.ensure_compiled(*grid_kernel_and_signature(spec))
+            kernels += (grid_kernel_and_signature(spec),)
         else:
-            fractal.ensure_compiled(*_kernel_and_signature(spec, 2, np.float64, grid=True))
+            kernels += _kernels_and_signatures(spec, 2, np.float64, grid=True)[1:]
+    for kernel, signature in kernels:
+        fractal.ensure_compiled(kernel, signature)
     return state

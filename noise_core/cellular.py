@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._jit import jit
+from ._jit import inline, jit
 from .lattice import split_cells, wrap
 from .schema import FAMILY_CELLULAR, Kind, Option, unit_range
 
@@ -79,6 +79,8 @@ LCG_INCREMENT = np.uint32(12345)
 _MASK32 = 0xFFFFFFFF
 _INV_2_32 = 1.0 / 2.0**32
 MAX_POINTS = POISSON_LEVELS + 1
+NEAR_CELLS_PARAM = 1 + POISSON_LEVELS
+"""Where ``_pack`` puts the number of near cells in the parameters."""
 
 
 def _lcg_jumps(steps: int) -> tuple[np.ndarray, np.ndarray]:
@@ -119,8 +121,10 @@ def _variant(spec: NoiseSpec) -> int:
 
 
 def _pack(spec: NoiseSpec, dim: int) -> np.ndarray:
-    """``[function code, T_1..T_8]`` (the same in 2D and 3D)."""
-    return np.array([FUNCTION_CODES[spec.function], *poisson_thresholds(spec.density)], dtype=np.float64)
+    """``[function code, T_1..T_8, near cells]``: near cells is ``NEAR_CELLS_2D`` or ``_3D``, passed at run time
+    so that LLVM does not unroll the loop over them (``_search_near_cells``)."""
+    near = NEAR_CELLS_3D if dim == 3 else NEAR_CELLS_2D
+    return np.array([FUNCTION_CODES[spec.function], *poisson_thresholds(spec.density), near], dtype=np.float64)
 
 
 KIND = Kind(
@@ -289,8 +293,8 @@ def _point_distance(metric, dim, local, s, state, point, i, j, k):
     return _distance(metric, dx, dy, dz)
 
 
-@jit
-def _search_near_cells(metric, dim, m, cells, local, nearest, states, counts, seed, period, thresholds):
+@inline
+def _search_near_cells(metric, dim, m, cells, local, nearest, states, counts, seed, period, thresholds, near_cells):
     """Every sample against every point slot of the home and face cells: branch-free, vectorised over samples.
 
     Per cell, one pass finds each sample's cell generator and point count; the next
@@ -299,7 +303,7 @@ def _search_near_cells(metric, dim, m, cells, local, nearest, states, counts, se
     """
     search = SEARCH_3D if dim == 3 else SEARCH_2D
     far = np.float32(np.inf)
-    for c in range(NEAR_CELLS_3D if dim == 3 else NEAR_CELLS_2D):
+    for c in range(near_cells):
         i = search[c, 0]
         j = search[c, 1]
         k = search[c, 2]
@@ -322,7 +326,7 @@ def _search_near_cells(metric, dim, m, cells, local, nearest, states, counts, se
             nearest[2, s] = d3
 
 
-@jit
+@inline
 def _search_far_cells(metric, dim, m, cells, local, nearest, seed, period, params, thresholds):
     """The edge (and corner) cells, per sample, skipping those that cannot hold a nearer point."""
     search = SEARCH_3D if dim == 3 else SEARCH_2D
@@ -345,7 +349,7 @@ def _search_far_cells(metric, dim, m, cells, local, nearest, seed, period, param
         nearest[2, s] = d3
 
 
-@jit
+@inline
 def cellular_block(metric, dim, xs, ys, zs, seed, frequency, period, params, values):
     """``values[i]``: 2D/3D cell noise at ``(xs[i], ys[i][, zs[i]])`` for a block (see the module doc)."""
     n = values.shape[0]
@@ -357,6 +361,7 @@ def cellular_block(metric, dim, xs, ys, zs, seed, frequency, period, params, val
     thresholds = np.empty(POISSON_LEVELS, dtype=np.uint32)
     for level in range(POISSON_LEVELS):
         thresholds[level] = np.uint32(params[1 + level])
+    near = np.int64(params[NEAR_CELLS_PARAM])
     for start in range(0, n, SUB_BLOCK):
         m = min(SUB_BLOCK, n - start)
         # Cells unwrapped (period 0): tiling wraps them only where they are hashed.
@@ -365,7 +370,7 @@ def cellular_block(metric, dim, xs, ys, zs, seed, frequency, period, params, val
         if dim == 3:
             split_cells(zs[start:], frequency, 0.0, cells[2, :m], local[2, :m])
         nearest[:, :m] = np.float32(np.inf)
-        _search_near_cells(metric, dim, m, cells, local, nearest, states, counts, seed, period, thresholds)
+        _search_near_cells(metric, dim, m, cells, local, nearest, states, counts, seed, period, thresholds, near)
         _search_far_cells(metric, dim, m, cells, local, nearest, seed, period, params, thresholds)
         for s in range(m):
             values[start + s] = _combine(metric, params, nearest[0, s], nearest[1, s], nearest[2, s])

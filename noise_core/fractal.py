@@ -1,4 +1,4 @@
-"""The fractal-sum kernel: every noise is evaluated through it (seed 004, "Fractal Noise").
+"""The fractal-sum kernels: every noise is evaluated through them (seed 004, "Fractal Noise").
 
 For octave ``o`` the noise is sampled with hash seed ``seed + o`` at frequency
 ``frequency * lacunarity**o`` and weighted by ``persistence**o``; with turbulence
@@ -21,14 +21,18 @@ float64 lanes with AVX2), like the seeds' four-wide SIMD jobs. Families in
 instead (passes over the block in 32-bit lanes, eight wide: see ``sampling``). The block's sum
 accumulates in ``out`` itself (float32: at most one float32 rounding per octave).
 
-One kernel is compiled per ``(family, dim, variant, tiled)``: they are closure
-constants (typed as literals), so :func:`sampling.sample` resolves to that family's
-function when the kernel is typed, and the on-disk cache keeps each combination
-apart. With ``tiled`` false the period is the constant 0, so LLVM removes the
-lattice wrap (a division, floors, compares and selects per axis) from untiled noise.
-Looking the kernel up in a dict keeps the per-call cost at Numba's fast argument
-dispatch (microseconds), where passing them as ``numba.literally`` arguments re-ran
-type inference on every call (about 0.1 s).
+The work is split in two compiled functions. The launcher (``_build_launcher``, one per ``dim`` and point
+type) is the parallel kernel: it copies each block's coordinates and calls the block function through its
+native entry point (``_call_block``). The block function (``_build_block``) computes a block's fractal sum;
+one is compiled per ``(family, dim, variant, tiled, mode)``: they are closure constants (typed as literals),
+so it holds its family's sampler (``sampling.SAMPLERS`` or ``BLOCK_SAMPLERS``) and types and compiles only
+that; the on-disk cache keeps each combination apart. With ``tiled`` false the period is the constant 0, so
+LLVM removes the lattice wrap (a division, floors, compares and selects per axis) from untiled noise. The
+split is for compile time: Numba builds three more modules around a parallel kernel's body (the outlined
+``prange`` body and two wrappers), each linking and optimising again everything inlined into it; called by
+address, the noise code is optimised and compiled once, and float32 and float64 points share it. Looking the
+functions up in dicts keeps the per-call cost at Numba's fast argument dispatch (microseconds), where passing
+them as ``numba.literally`` arguments re-ran type inference on every call (about 0.1 s).
 
 Threads: any number of threads may evaluate at once (the Blender add-on's preview computes in a worker
 thread while operators run on the main thread). Numba's ``workqueue`` threading layer aborts the
@@ -47,10 +51,13 @@ from contextlib import nullcontext
 
 import numba
 import numpy as np
+from numba import types
+from numba.core import cgutils
+from numba.extending import intrinsic
 
-from ._jit import jit, kernel
+from ._jit import block_function, jit, kernel
 from .fractal_modes import FBM, HETERO_TERRAIN, HYBRID, HYBRID_STOP, MODE_CODES, MULTIFRACTAL
-from .sampling import BLOCKWISE, sample, sample_block
+from .sampling import BLOCK_SAMPLERS, SAMPLERS
 
 BLOCK = 1024
 
@@ -69,97 +76,159 @@ def read_block(rows, dim, limit, local):
     return block_outside
 
 
-def _build_kernel(family, dim, variant, tiled, mode=FBM, grid=False):
-    """The fractal-sum kernel of one ``(family, dim, variant, tiled, mode)`` (``fractal_modes`` codes).
+BLOCK_ARGUMENTS = (
+    types.float64[:, ::1],  # local: the block's coordinates, one row per axis
+    types.float32[::1],  # out: the block's values
+    types.int64,  # seed
+    types.float64,  # frequency
+    types.int64,  # octaves
+    types.float64,  # lacunarity
+    types.float64,  # persistence
+    types.boolean,  # turbulence
+    types.float64,  # offset
+    types.float64,  # gain
+    types.float64[::1],  # params
+    types.float32,  # low
+    types.float32,  # high
+)
+"""The argument types of every block function (``_build_block``), as the launcher passes them."""
 
-    ``grid``: the points are the 2D lattice ``(points[0, c], points[1, r])``, ``c`` fastest, ``width`` columns
-    (point ``i`` is ``c = i mod width``, ``r = i div width``), made in the kernel instead of read from (N, 2) rows:
-    the same coordinates, so the same bits, without an (N, 2) array or its gathers. Their range is checked by
-    the caller."""
-    blockwise = (family, dim) in BLOCKWISE
+
+def _build_block(family, dim, variant, tiled, mode=FBM):
+    """The fractal sum of one block of points for one ``(family, dim, variant, tiled, mode)``."""
+    sample_block = BLOCK_SAMPLERS.get((family, dim))
+    sample = SAMPLERS.get((family, dim))
+    blockwise = sample_block is not None
     musgrave = mode != FBM
 
-    @kernel
-    def fractal_kernel(
-        points,
-        out,
-        outside,
-        limit,
-        seed,
-        frequency,
-        octaves,
-        lacunarity,
-        persistence,
-        turbulence,
-        offset,
-        gain,
-        params,
-        low,
-        high,
-        width,
-    ):
+    def fractal_block(local, ob, seed, frequency, octaves, lacunarity, persistence, turbulence, offset, gain, params,
+                      low, high):  # fmt: skip
+        n = ob.shape[0]
+        xb = local[0]
+        yb = local[1 if dim > 1 else 0]
+        zb = local[2 if dim > 2 else 0]
+        wb = local[3 if dim > 3 else 0]
+        # Allocated only where used (branches on closure constants are pruned before typing).
+        if blockwise:
+            values = np.empty(n, dtype=np.float64)
+        if musgrave:
+            total = np.empty(n, dtype=np.float64)
+            weight = np.empty(n, dtype=np.float64)
+        octave_frequency = frequency
+        amplitude = 1.0
+        amplitude_sum = 0.0
+        for octave in range(octaves):
+            period = octave_frequency if tiled else 0.0
+            octave_seed = seed + octave
+            if blockwise:
+                sample_block(variant, xb, yb, zb, octave_seed, octave_frequency, period, params, values)
+            for i in range(n):
+                if blockwise:
+                    value = values[i]
+                else:
+                    value = sample(variant, xb[i], yb[i], zb[i], wb[i], octave_seed, octave_frequency, period, params)
+                if musgrave:
+                    _combine(mode, octave, value, amplitude, offset, gain, total, weight, i)
+                else:
+                    value = abs(value) if turbulence else value
+                    previous = ob[i] if octave > 0 else np.float32(0.0)
+                    ob[i] = previous + np.float32(amplitude * value)
+            amplitude_sum += amplitude
+            octave_frequency *= lacunarity
+            amplitude *= persistence
+        if musgrave:
+            for i in range(n):
+                ob[i] = min(max(np.float32(total[i]), low), high)
+        else:
+            scale = np.float32(1.0 / amplitude_sum)
+            for i in range(n):
+                ob[i] = min(max(ob[i] * scale, low), high)
+
+    return block_function(_named(fractal_block, f"fractal_block_{family}_{dim}d_{variant}_{int(tiled)}_{mode}"))
+
+
+def _named(function, name):
+    """``function`` with the qualified name ``name``: Numba names the machine code after it (with a counter that
+    restarts in every process), and ``block_address`` and the launchers' calls look code up by that name among
+    everything compiled or loaded from the disk cache in the process, so it must differ between kernels."""
+    function.__qualname__ = function.__name__ = name
+    return function
+
+
+@intrinsic
+def _call_block(typingctx, address, local, ob, seed, frequency, octaves, lacunarity, persistence, turbulence, offset,
+                gain, params, low, high):  # fmt: skip
+    """Call the block function whose native entry point is at ``address`` (``block_address``) with the other
+    arguments, converted to ``BLOCK_ARGUMENTS``; its exceptions propagate as from any compiled call."""
+    arguments = (local, ob, seed, frequency, octaves, lacunarity, persistence, turbulence, offset, gain, params, low,
+                 high)  # fmt: skip
+    if not isinstance(address, types.Integer):
+        return None
+    for given, wanted in zip(arguments, BLOCK_ARGUMENTS, strict=True):
+        if typingctx.can_convert(given, wanted) is None:
+            return None
+
+    def codegen(context, builder, signature, values):
+        converted = [
+            context.cast(builder, value, given, wanted)
+            for value, given, wanted in zip(values[1:], signature.args[1:], BLOCK_ARGUMENTS, strict=True)
+        ]
+        function_type = context.call_conv.get_function_type(types.none, BLOCK_ARGUMENTS)
+        function = builder.inttoptr(values[0], function_type.as_pointer())
+        status, _ = context.call_conv.call_function(builder, function, types.none, BLOCK_ARGUMENTS, converted)
+        with cgutils.if_unlikely(builder, status.is_error):
+            context.call_conv.return_status_propagate(builder, status)
+        return context.get_dummy_value()
+
+    return types.none(address, *arguments), codegen
+
+
+def _build_launcher(dim):
+    """The parallel kernel for ``dim``-dimensional points: copies each block's coordinates and calls the block
+    function at ``block_address`` on them (one launcher serves every family, variant, tiling and mode)."""
+
+    def fractal_kernel(points, out, outside, limit, block_address, seed, frequency, octaves, lacunarity,
+                       persistence, turbulence, offset, gain, params, low, high):  # fmt: skip
         n = out.shape[0]
         blocks = (n + BLOCK - 1) // BLOCK
         for block in numba.prange(blocks):
             start = block * BLOCK
             stop = min(start + BLOCK, n)
-            ob = out[start:stop]
             local = np.empty((dim, stop - start), dtype=np.float64)
-            if grid:  # point i of the block is (column, row) stepped from the block's first: no division per point
-                row = start // width
-                column = start - row * width
-                for i in range(stop - start):
-                    local[0, i] = points[0, column]
-                    local[1, i] = points[1, row]
-                    column += 1
-                    if column == width:
-                        column = 0
-                        row += 1
-            else:
-                outside[block] = read_block(points[start:stop].ravel(), dim, limit, local)
-            xb = local[0]
-            yb = local[1 if dim > 1 else 0]
-            zb = local[2 if dim > 2 else 0]
-            wb = local[3 if dim > 3 else 0]
-            values = np.empty(stop - start if blockwise else 0, dtype=np.float64)
-            total = np.empty(stop - start if musgrave else 0, dtype=np.float64)
-            weight = np.empty(stop - start if musgrave else 0, dtype=np.float64)
-            octave_frequency = frequency
-            amplitude = 1.0
-            amplitude_sum = 0.0
-            for octave in range(octaves):
-                period = octave_frequency if tiled else 0.0
-                octave_seed = seed + octave
-                if blockwise:
-                    sample_block(
-                        family, dim, variant, xb, yb, zb, octave_seed, octave_frequency, period, params, values
-                    )
-                for i in range(ob.shape[0]):
-                    if blockwise:
-                        value = values[i]
-                    else:
-                        value = sample(
-                            family, dim, variant, xb[i], yb[i], zb[i], wb[i], octave_seed, octave_frequency, period,
-                            params,
-                        )  # fmt: skip
-                    if musgrave:
-                        _combine(mode, octave, value, amplitude, offset, gain, total, weight, i)
-                    else:
-                        value = abs(value) if turbulence else value
-                        previous = ob[i] if octave > 0 else np.float32(0.0)
-                        ob[i] = previous + np.float32(amplitude * value)
-                amplitude_sum += amplitude
-                octave_frequency *= lacunarity
-                amplitude *= persistence
-            if musgrave:
-                for i in range(ob.shape[0]):
-                    ob[i] = min(max(np.float32(total[i]), low), high)
-            else:
-                scale = np.float32(1.0 / amplitude_sum)
-                for i in range(ob.shape[0]):
-                    ob[i] = min(max(ob[i] * scale, low), high)
+            outside[block] = read_block(points[start:stop].ravel(), dim, limit, local)
+            _call_block(block_address, local, out[start:stop], seed, frequency, octaves, lacunarity, persistence,
+                        turbulence, offset, gain, params, low, high)  # fmt: skip
 
-    return fractal_kernel
+    return kernel(_named(fractal_kernel, f"fractal_kernel_{dim}d"))
+
+
+def _build_grid_launcher():
+    """The launcher of the grid mode: the points are the 2D lattice ``(axes[0, c], axes[1, r])``, ``c`` fastest,
+    ``width`` columns, made in the kernel (each block steps column and row per point from its first point's)
+    instead of read from (N, 2) rows: the same coordinates, so the block functions give the same bits, without
+    an (N, 2) array or its gathers. The caller checks the coordinates' range."""
+
+    def fractal_grid_kernel(axes, out, width, block_address, seed, frequency, octaves, lacunarity, persistence,
+                            turbulence, offset, gain, params, low, high):  # fmt: skip
+        n = out.shape[0]
+        blocks = (n + BLOCK - 1) // BLOCK
+        for block in numba.prange(blocks):
+            start = block * BLOCK
+            stop = min(start + BLOCK, n)
+            local = np.empty((2, stop - start), dtype=np.float64)
+            row = start // width
+            column = start - row * width
+            for i in range(stop - start):  # no division per point
+                local[0, i] = axes[0, column]
+                local[1, i] = axes[1, row]
+                column += 1
+                if column == width:
+                    column = 0
+                    row += 1
+            _call_block(block_address, local, out[start:stop], seed, frequency, octaves, lacunarity, persistence,
+                        turbulence, offset, gain, params, low, high)  # fmt: skip
+
+    return kernel(_named(fractal_grid_kernel, "fractal_grid_kernel_2d"))
 
 
 @jit
@@ -190,16 +259,39 @@ def _combine(mode, octave, value, r, offset, gain, total, weight, i):
         weight[i] = signal
 
 
-_KERNELS = {}
+_BLOCKS: dict = {}
+_LAUNCHERS: dict = {}
 
 
-def kernel_for(family, dim, variant, tiled=False, mode=FBM, grid=False):
-    """The compiled fractal-sum kernel of ``(family, dim, variant, tiled, mode, grid)``, built on first use."""
-    key = (int(family), int(dim), int(variant), bool(tiled), int(mode), bool(grid))
-    found = _KERNELS.get(key)
+def kernel_for(family, dim, variant, tiled=False, mode=FBM):
+    """The block function of ``(family, dim, variant, tiled, mode)`` (compiled for ``BLOCK_ARGUMENTS``), built on
+    first use."""
+    key = (int(family), int(dim), int(variant), bool(tiled), int(mode))
+    found = _BLOCKS.get(key)
     if found is None:
-        found = _KERNELS[key] = _build_kernel(*key)
+        found = _BLOCKS[key] = _build_block(*key)
     return found
+
+
+def launcher_for(dim, grid=False):
+    """The parallel kernel that runs block functions over ``dim``-dimensional points (``grid``: over the 2D
+    lattice of the grid mode, ``_build_grid_launcher``), built on first use."""
+    key = (int(dim), bool(grid))
+    found = _LAUNCHERS.get(key)
+    if found is None:
+        found = _LAUNCHERS[key] = _build_grid_launcher() if grid else _build_launcher(int(dim))
+    return found
+
+
+def block_address(block) -> int:
+    """The native entry point of ``block`` compiled for ``BLOCK_ARGUMENTS`` (compiled or loaded first if needed),
+    for ``_call_block``."""
+    ensure_compiled(block, BLOCK_ARGUMENTS)
+    compiled = block.overloads[BLOCK_ARGUMENTS]
+    address = compiled.library.get_pointer_to_function(compiled.fndesc.llvm_func_name)
+    if not address:
+        raise RuntimeError(f"no native entry point {compiled.fndesc.llvm_func_name} in {block.py_func.__qualname__}")
+    return address
 
 
 _LAUNCH_LOCK = threading.Lock()
@@ -257,11 +349,12 @@ def octave_arguments(spec) -> tuple:
     )
 
 
-def kernel_arguments(points, out, outside, spec, params, limit, bounds, width=0) -> tuple:
-    """The kernel's arguments, in order (see ``fractal_kernel``); ``bounds`` is the float32 ``(low, high)``
-    every value is clamped to (``ranges.float32_range(spec)``); ``width`` the columns of a grid kernel's lattice."""
-    return (points, out, outside, float(limit), *octave_arguments(spec), params, np.float32(bounds[0]),
-            np.float32(bounds[1]), np.int64(width))  # fmt: skip
+def kernel_arguments(points, out, outside, address, spec, params, limit, bounds) -> tuple:
+    """The launcher's arguments, in order (see ``fractal_kernel``); ``address`` is the block function's
+    (``block_address``); ``bounds`` is the float32 ``(low, high)`` every value is clamped to
+    (``ranges.float32_range(spec)``)."""
+    return (points, out, outside, float(limit), address, *octave_arguments(spec), params, np.float32(bounds[0]),
+            np.float32(bounds[1]))  # fmt: skip
 
 
 def launch(kernel, arguments) -> None:
@@ -285,19 +378,26 @@ def fractal_sum(points, out, family, dim, variant, spec, params, limit, bounds):
     """
     blocks = (out.shape[0] + BLOCK - 1) // BLOCK
     outside = np.zeros(blocks, dtype=np.int64)
-    kernel = kernel_for(family, dim, variant, spec.tiling, MODE_CODES[spec.fractal])
-    launch(kernel, kernel_arguments(points, out, outside, spec, params, limit, bounds))
+    address = block_address(kernel_for(family, dim, variant, spec.tiling, MODE_CODES[spec.fractal]))
+    launch(launcher_for(dim), kernel_arguments(points, out, outside, address, spec, params, limit, bounds))
     return int(outside.sum())
+
+
+def grid_arguments(axes, out, address, spec, params, bounds) -> tuple:
+    """The grid launcher's arguments, in order (see ``fractal_grid_kernel``): ``axes`` (2, K) float64 with the
+    columns' x in row 0 and the rows' y in row 1, ``out`` (rows, cols) float32."""
+    flat = out.reshape(-1)
+    width = np.int64(out.shape[1])
+    return (axes, flat, width, address, *octave_arguments(spec), params, np.float32(bounds[0]),
+            np.float32(bounds[1]))  # fmt: skip
 
 
 def fractal_grid_sum(xs, ys, out, family, variant, spec, params, bounds):
     """Fill ``out`` ((len(ys), len(xs)) float32) with the 2D fractal sum of ``spec`` at ``(xs[c], ys[r])`` by the
-    point kernel in grid mode: bit for bit ``fractal_sum`` of the (N, 2) lattice points, which it never builds.
-    The coordinates must be within the lattice range (the caller checks them)."""
+    grid launcher: bit for bit ``fractal_sum`` of the (N, 2) lattice points, which it never builds. The
+    coordinates must be within the lattice range (the caller checks them)."""
     axes = np.zeros((2, max(xs.shape[0], ys.shape[0])), dtype=np.float64)
     axes[0, : xs.shape[0]] = xs
     axes[1, : ys.shape[0]] = ys
-    flat = out.reshape(-1)
-    outside = np.zeros((flat.shape[0] + BLOCK - 1) // BLOCK, dtype=np.int64)
-    kernel = kernel_for(family, 2, variant, spec.tiling, MODE_CODES[spec.fractal], grid=True)
-    launch(kernel, kernel_arguments(axes, flat, outside, spec, params, 0.0, bounds, xs.shape[0]))
+    address = block_address(kernel_for(family, 2, variant, spec.tiling, MODE_CODES[spec.fractal]))
+    launch(launcher_for(2, grid=True), grid_arguments(axes, out, address, spec, params, bounds))

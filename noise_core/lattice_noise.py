@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import jit
+from ._jit import inline, jit
 from .gradients import PERLIN, VALUE, evaluate_1d, evaluate_2d, evaluate_3d, evaluate_4d
 from .hashing import avalanche, eat, hash_seed
 from .lattice import span
@@ -176,7 +176,7 @@ def _lattice_points(coordinates, frequency, period, lower, upper):
         upper[i] = np.int32(p1)
 
 
-@jit
+@inline
 def lattice_block_2d(gradient, xs, ys, seed, frequency, period, values):
     """``values[i] = lattice_2d(gradient, xs[i], ys[i], ...)`` for a block, in three passes (module doc)."""
     n = values.shape[0]
@@ -201,7 +201,7 @@ def lattice_block_2d(gradient, xs, ys, seed, frequency, period, values):
         )
 
 
-@jit
+@inline
 def lattice_block_3d(gradient, xs, ys, zs, seed, frequency, period, values):
     """``values[i] = lattice_3d(gradient, xs[i], ys[i], zs[i], ...)`` for a block, in three passes (module doc)."""
     n = values.shape[0]

@@ -1,28 +1,26 @@
-"""One noise sample of any family: the dispatch point of the kernels.
+"""One noise sample of any family, or a block of them: the dispatch point of the kernels.
 
-``family``, ``dim`` and ``variant`` arrive as compile-time literals (see
-``fractal.py``). ``x, y, z, w`` are the raw coordinates (unused ones are ignored),
-``frequency`` the octave's frequency, ``period`` the tiling period in lattice
-cells (0 for no tiling), ``params`` the family's parameters.
+``SAMPLERS`` maps ``(family, dim)`` to the function giving one sample, ``BLOCK_SAMPLERS``
+to the function filling a block of values at once, for the families that compute a
+block faster than point by point (lattice, Voronoi and cell noise in 2D and 3D;
+``BLOCKWISE`` names them). ``fractal._build_block`` looks its family's function up
+when it is built and holds it as a closure constant, so a kernel types and compiles
+only that family. Arguments: ``variant`` (the kind's variant code), ``x, y, z, w`` the
+raw coordinates (unused ones are ignored; ``xs, ys, zs`` for a block), ``seed``,
+``frequency`` the octave's frequency, ``period`` the tiling period in lattice cells
+(0 for no tiling), ``params`` the family's parameters (and ``values``, a block's
+output).
 
-``sample`` is resolved when a kernel is typed: ``_SAMPLERS`` maps ``(family, dim)``
-to the one family function it calls, so a kernel types and compiles only that
-family. (A chain of ``if family == FAMILY_...`` tests would compile every family:
-Numba prunes branches on literal arguments only against literal numbers, not
-against named module constants.)
-
-``sample_block`` fills a block of values at once. It exists for the families that
-compute a block faster than point by point (``_BLOCK_SAMPLERS``: lattice, Voronoi
-and cell noise in 2D and 3D); ``BLOCKWISE`` names them, and the kernels of all
-other families never reach it (the kernel's branch on that closure constant is
-pruned before typing).
+The samplers only adapt these arguments to the family's function. The block samplers
+are inlined by Numba into their caller before typing (``_jit.inline``): a compiled
+function of their own would be one more module that optimises and compiles the
+family's large block code again. The point samplers are ``jit`` helpers, inlined by
+LLVM (inlined by Numba, Voronoi 1D's point loop lost its speed: docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
-from numba.extending import overload
-
-from ._jit import JIT_OPTIONS
+from ._jit import inline, jit
 from .cellular import cellular_block
 from .hill import hill
 from .lattice_noise import lattice_1d, lattice_2d, lattice_3d, lattice_4d, lattice_block_2d, lattice_block_3d
@@ -31,77 +29,125 @@ from .simplex import simplex_1d, simplex_2d, simplex_3d, simplex_4d
 from .voronoi import voronoi_1d, voronoi_block_2d, voronoi_block_3d
 
 
-def sample(family, dim, variant, x, y, z, w, seed, frequency, period, params):
-    """The single-octave noise value of ``family`` at one point; callable from compiled code only."""
-    raise NotImplementedError("sample is compiled into the kernels; call noise_core.evaluate")
+@jit
+def _lattice_1d(variant, x, y, z, w, seed, frequency, period, params):
+    return lattice_1d(variant, x, seed, frequency, period)
 
 
-# Each implementation takes sample's arguments (Numba requires the same names).
-# fmt: off
-_SAMPLERS = {
-    (FAMILY_LATTICE, 1): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: lattice_1d(
-        variant, x, seed, frequency, period),
-    (FAMILY_LATTICE, 2): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: lattice_2d(
-        variant, x, y, seed, frequency, period),
-    (FAMILY_LATTICE, 3): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: lattice_3d(
-        variant, x, y, z, seed, frequency, period),
-    (FAMILY_LATTICE, 4): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: lattice_4d(
-        variant, x, y, z, w, seed, frequency, period),
-    (FAMILY_SIMPLEX, 1): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: simplex_1d(
-        variant, x, seed, frequency),
-    (FAMILY_SIMPLEX, 2): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: simplex_2d(
-        variant, x, y, seed, frequency),
-    (FAMILY_SIMPLEX, 3): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: simplex_3d(
-        variant, x, y, z, seed, frequency),
-    (FAMILY_SIMPLEX, 4): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: simplex_4d(
-        variant, x, y, z, w, seed, frequency),
-    (FAMILY_VORONOI, 1): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: voronoi_1d(
-        variant, int(params[0]), params[1], x, seed, frequency, period),
-    (FAMILY_HILL, 1): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: hill(
-        1, x, y, z, frequency, params),
-    (FAMILY_HILL, 2): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: hill(
-        2, x, y, z, frequency, params),
-    (FAMILY_HILL, 3): lambda family, dim, variant, x, y, z, w, seed, frequency, period, params: hill(
-        3, x, y, z, frequency, params),
+@jit
+def _lattice_2d(variant, x, y, z, w, seed, frequency, period, params):
+    return lattice_2d(variant, x, y, seed, frequency, period)
+
+
+@jit
+def _lattice_3d(variant, x, y, z, w, seed, frequency, period, params):
+    return lattice_3d(variant, x, y, z, seed, frequency, period)
+
+
+@jit
+def _lattice_4d(variant, x, y, z, w, seed, frequency, period, params):
+    return lattice_4d(variant, x, y, z, w, seed, frequency, period)
+
+
+@jit
+def _simplex_1d(variant, x, y, z, w, seed, frequency, period, params):
+    return simplex_1d(variant, x, seed, frequency)
+
+
+@jit
+def _simplex_2d(variant, x, y, z, w, seed, frequency, period, params):
+    return simplex_2d(variant, x, y, seed, frequency)
+
+
+@jit
+def _simplex_3d(variant, x, y, z, w, seed, frequency, period, params):
+    return simplex_3d(variant, x, y, z, seed, frequency)
+
+
+@jit
+def _simplex_4d(variant, x, y, z, w, seed, frequency, period, params):
+    return simplex_4d(variant, x, y, z, w, seed, frequency)
+
+
+@jit
+def _voronoi_1d(variant, x, y, z, w, seed, frequency, period, params):
+    return voronoi_1d(variant, int(params[0]), params[1], x, seed, frequency, period)
+
+
+@jit
+def _hill_1d(variant, x, y, z, w, seed, frequency, period, params):
+    return hill(1, x, y, z, frequency, params)
+
+
+@jit
+def _hill_2d(variant, x, y, z, w, seed, frequency, period, params):
+    return hill(2, x, y, z, frequency, params)
+
+
+@jit
+def _hill_3d(variant, x, y, z, w, seed, frequency, period, params):
+    return hill(3, x, y, z, frequency, params)
+
+
+SAMPLERS = {
+    (FAMILY_LATTICE, 1): _lattice_1d,
+    (FAMILY_LATTICE, 2): _lattice_2d,
+    (FAMILY_LATTICE, 3): _lattice_3d,
+    (FAMILY_LATTICE, 4): _lattice_4d,
+    (FAMILY_SIMPLEX, 1): _simplex_1d,
+    (FAMILY_SIMPLEX, 2): _simplex_2d,
+    (FAMILY_SIMPLEX, 3): _simplex_3d,
+    (FAMILY_SIMPLEX, 4): _simplex_4d,
+    (FAMILY_VORONOI, 1): _voronoi_1d,
+    (FAMILY_HILL, 1): _hill_1d,
+    (FAMILY_HILL, 2): _hill_2d,
+    (FAMILY_HILL, 3): _hill_3d,
 }
-# fmt: on
+"""The single-octave noise value at one point, per ``(family, dim)`` without a block sampler (arguments
+``variant, x, y, z, seed, frequency, period, params``)."""
 
 
-@overload(sample, prefer_literal=True, jit_options={**JIT_OPTIONS, "forceinline": True})
-def _sample(family, dim, variant, x, y, z, w, seed, frequency, period, params):
-    """The implementation of ``sample`` for literal ``family`` and ``dim`` (None otherwise: no match)."""
-    key = (getattr(family, "literal_value", None), getattr(dim, "literal_value", None))
-    return _SAMPLERS.get(key)
+@inline
+def _lattice_block_2d(variant, xs, ys, zs, seed, frequency, period, params, values):
+    lattice_block_2d(variant, xs, ys, seed, frequency, period, values)
 
 
-def sample_block(family, dim, variant, xs, ys, zs, seed, frequency, period, params, values):
-    """``values[i] = sample(..., xs[i], ys[i], zs[i], ...)`` for a block; callable from compiled code only."""
-    raise NotImplementedError("sample_block is compiled into the kernels; call noise_core.evaluate")
+@inline
+def _lattice_block_3d(variant, xs, ys, zs, seed, frequency, period, params, values):
+    lattice_block_3d(variant, xs, ys, zs, seed, frequency, period, values)
 
 
-# fmt: off
-_BLOCK_SAMPLERS = {
-    (FAMILY_LATTICE, 2): lambda family, dim, variant, xs, ys, zs, seed, frequency, period, params, values: (
-        lattice_block_2d(variant, xs, ys, seed, frequency, period, values)),
-    (FAMILY_LATTICE, 3): lambda family, dim, variant, xs, ys, zs, seed, frequency, period, params, values: (
-        lattice_block_3d(variant, xs, ys, zs, seed, frequency, period, values)),
-    (FAMILY_CELLULAR, 2): lambda family, dim, variant, xs, ys, zs, seed, frequency, period, params, values: (
-        cellular_block(variant, 2, xs, ys, zs, seed, frequency, period, params, values)),
-    (FAMILY_CELLULAR, 3): lambda family, dim, variant, xs, ys, zs, seed, frequency, period, params, values: (
-        cellular_block(variant, 3, xs, ys, zs, seed, frequency, period, params, values)),
-    (FAMILY_VORONOI, 2): lambda family, dim, variant, xs, ys, zs, seed, frequency, period, params, values: (
-        voronoi_block_2d(variant, int(params[0]), params[1], xs, ys, seed, frequency, period, values)),
-    (FAMILY_VORONOI, 3): lambda family, dim, variant, xs, ys, zs, seed, frequency, period, params, values: (
-        voronoi_block_3d(variant, int(params[0]), params[1], xs, ys, zs, seed, frequency, period, values)),
+@inline
+def _cellular_block_2d(variant, xs, ys, zs, seed, frequency, period, params, values):
+    cellular_block(variant, 2, xs, ys, zs, seed, frequency, period, params, values)
+
+
+@inline
+def _cellular_block_3d(variant, xs, ys, zs, seed, frequency, period, params, values):
+    cellular_block(variant, 3, xs, ys, zs, seed, frequency, period, params, values)
+
+
+@inline
+def _voronoi_block_2d(variant, xs, ys, zs, seed, frequency, period, params, values):
+    voronoi_block_2d(variant, int(params[0]), params[1], xs, ys, seed, frequency, period, values)
+
+
+@inline
+def _voronoi_block_3d(variant, xs, ys, zs, seed, frequency, period, params, values):
+    voronoi_block_3d(variant, int(params[0]), params[1], xs, ys, zs, seed, frequency, period, values)
+
+
+BLOCK_SAMPLERS = {
+    (FAMILY_LATTICE, 2): _lattice_block_2d,
+    (FAMILY_LATTICE, 3): _lattice_block_3d,
+    (FAMILY_CELLULAR, 2): _cellular_block_2d,
+    (FAMILY_CELLULAR, 3): _cellular_block_3d,
+    (FAMILY_VORONOI, 2): _voronoi_block_2d,
+    (FAMILY_VORONOI, 3): _voronoi_block_3d,
 }
-# fmt: on
+"""``values[i] = sample(..., xs[i], ys[i], zs[i], ...)`` for a block, per ``(family, dim)``: for the families
+that compute a block faster than point by point (arguments ``variant, xs, ys, zs, seed, frequency,
+period, params, values``)."""
 
-BLOCKWISE = frozenset(_BLOCK_SAMPLERS)
+BLOCKWISE = frozenset(BLOCK_SAMPLERS)
 """The ``(family, dim)`` pairs that have a block sampler."""
-
-
-@overload(sample_block, prefer_literal=True, jit_options={**JIT_OPTIONS, "forceinline": True})
-def _sample_block(family, dim, variant, xs, ys, zs, seed, frequency, period, params, values):
-    """The implementation of ``sample_block`` for literal ``family`` and ``dim`` in ``BLOCKWISE``."""
-    key = (getattr(family, "literal_value", None), getattr(dim, "literal_value", None))
-    return _BLOCK_SAMPLERS.get(key)

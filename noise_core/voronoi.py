@@ -59,7 +59,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._jit import jit
+from ._jit import inline, jit
 from .hashing import avalanche, eat, floats01a, get_bits, hash_seed
 from .lattice import span, split_cells, validate_single_step
 from .schema import FAMILY_VORONOI, Kind, Option, unit_range
@@ -237,6 +237,14 @@ def _visit_point(metric, dim, h, point, step, ox, oy, oz, f1, f2, nearest_hash, 
 
 
 @jit
+def _store(results, values):
+    """``values[:] = results`` as a loop, which spares compiling Numba's shape-mismatch error message of a
+    slice assignment (string formatting)."""
+    for i in range(values.shape[0]):
+        values[i] = results[i]
+
+
+@inline
 def voronoi_block_2d(metric, function, jitter, xs, ys, seed, frequency, period, values):
     """2D Voronoi noise of a block: two points per square, the 3x3 squares around each sample searched."""
     cells, offsets = _split_block(2, xs, ys, ys, frequency, period, values.shape[0])
@@ -265,10 +273,10 @@ def voronoi_block_2d(metric, function, jitter, xs, ys, seed, frequency, period, 
                     metric, 2, hc, 1, step, ox2, second + oy, no_z, f1, f2, nearest_hash, nearest_point
                 )
         results[i] = _finish(metric, 2, function, f1, f2, nearest_hash, nearest_point)
-    values[:] = results
+    _store(results, values)
 
 
-@jit
+@inline
 def voronoi_block_3d(metric, function, jitter, xs, ys, zs, seed, frequency, period, values):
     """3D Voronoi noise of a block: two points per cube, the 3x3x3 cubes around each sample searched."""
     cells, offsets = _split_block(3, xs, ys, zs, frequency, period, values.shape[0])
@@ -302,4 +310,4 @@ def voronoi_block_3d(metric, function, jitter, xs, ys, zs, seed, frequency, peri
                         metric, 3, hc, 1, step, ox2, oy2, second + oz, f1, f2, nearest_hash, nearest_point
                     )
         results[i] = _finish(metric, 3, function, f1, f2, nearest_hash, nearest_point)
-    values[:] = results
+    _store(results, values)

@@ -224,12 +224,12 @@ def test_evaluate_hands_lattices_of_other_kinds_to_the_grid_mode(
 
 def test_precompile_in_2d_compiles_the_grid_mode_kernel() -> None:
     spec = nc.NoiseSpec(kind="voronoi", function="f2", octaves=2)
-    kernel, signature = api._kernel_and_signature(spec, 2, np.float64, grid=True)
+    (block, block_signature), (launcher, signature) = api._kernels_and_signatures(spec, 2, np.float64, grid=True)
     nc.precompile(spec, 2)
-    assert signature in kernel.overloads
-    before = dict(kernel.overloads)
+    assert signature in launcher.overloads and block_signature in block.overloads
+    before = dict(launcher.overloads)
     nc.evaluate_grid(spec, (3, 5))
-    assert kernel.overloads.keys() == before.keys()
+    assert launcher.overloads.keys() == before.keys()
 
 
 def test_out_of_range_coordinates_raise_the_point_paths_error(monkeypatch: pytest.MonkeyPatch) -> None:
