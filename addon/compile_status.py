@@ -64,9 +64,10 @@ def _kernels() -> tuple[Kernel, ...]:
 KERNELS = _kernels()
 
 
-def needs_compile(spec: NoiseSpec, dim: int, dtype: type = np.float64) -> bool:
-    """Whether evaluating ``spec`` on (N, ``dim``) ``dtype`` points compiles first (neither in memory nor cached)."""
-    return compile_state(spec, dim, dtype) == "uncompiled"
+def needs_compile(spec: NoiseSpec, dim: int, dtype: type = np.float64, lattice: bool = False) -> bool:
+    """Whether evaluating ``spec`` on (N, ``dim``) ``dtype`` points compiles first (neither in memory nor cached);
+    ``lattice``: points in an axis-aligned 2D lattice, which ``evaluate`` gives to its grid kernels."""
+    return compile_state(spec, dim, dtype, grid=lattice) == "uncompiled"
 
 
 def notice_text(kind: str, dim: int) -> str:
@@ -88,13 +89,14 @@ def announcing(show: Callable[[str], None]) -> Iterator[None]:
         _listeners.show = previous
 
 
-def before_evaluate(spec: NoiseSpec, points: np.ndarray) -> None:
-    """Called before ``spec`` is evaluated at ``points``: announce a compile to this thread's listener."""
+def before_evaluate(spec: NoiseSpec, points: np.ndarray, lattice: bool = False) -> None:
+    """Called before ``spec`` is evaluated at ``points`` (``lattice``: an axis-aligned 2D lattice, as
+    ``noise_core.api.lattice_axes`` tells): announce a compile to this thread's listener."""
     show = getattr(_listeners, "show", None)
     if show is None or points.ndim != 2 or not points.shape[0] or points.dtype not in (np.float32, np.float64):
         return  # nothing to announce, or input evaluate rejects with its own message
     dim = points.shape[1]
-    if dim in KINDS[spec.kind].dims and needs_compile(spec, dim, points.dtype.type):
+    if dim in KINDS[spec.kind].dims and needs_compile(spec, dim, points.dtype.type, lattice):
         show(notice_text(spec.kind, dim))
 
 

@@ -234,6 +234,11 @@ class Domain:
         positions[:, second] = v
         return positions
 
+    def plane_is_lattice(self) -> bool:
+        """Whether the noise points of the plane's pixels (``noise_points(plane_positions(...))``) form an
+        axis-aligned 2D lattice, which ``evaluate`` hands to its grid kernels: 2D noise without rotation."""
+        return self.dimensions == 2 and not any(self.rotation)
+
     def keeps_tiling(self) -> bool:
         """Whether an image baked on ``plane`` stays tileable: no rotation, whole-number scale on the plane."""
         plane_scale = [self.scale[axis] for axis in PLANE_AXES[self.plane]]
@@ -268,9 +273,9 @@ def evaluate_chunked(spec: NoiseSpec, points: np.ndarray, advance: Callable[[int
     raise ``UserError``: no operator writes a non-finite value. A first use that compiles is announced
     first (``compile_status.before_evaluate``).
     """
-    compile_status.before_evaluate(spec, points)
     out = np.empty(points.shape[0], dtype=np.float32)
     axes = lattice_axes(points)  # a lattice (a bake's plane, a grid mesh in 2D) is cut into whole rows, so each
+    compile_status.before_evaluate(spec, points, lattice=axes is not None)
     step = CHUNK if axes is None else max(1, CHUNK // axes[0].shape[0]) * axes[0].shape[0]  # chunk stays one
     for start in range(0, points.shape[0], step):
         chunk = points[start : start + step]

@@ -61,7 +61,9 @@ def _compute(key: tuple[NoiseSpec, Domain], result: dict) -> None:
 def _compile_notice(key: Hashable) -> str:
     """What the preview of ``key`` (spec, domain) waits for, if its kernel compiles first (float64 points)."""
     spec, domain = cast(tuple[NoiseSpec, Domain], key)
-    if domain.dimensions in KINDS[spec.kind].dims and needs_compile(spec, domain.dimensions):
+    if domain.dimensions in KINDS[spec.kind].dims and needs_compile(
+        spec, domain.dimensions, lattice=domain.plane_is_lattice()
+    ):
         return notice_text(spec.kind, domain.dimensions)
     return ""
 

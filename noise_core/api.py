@@ -327,15 +327,23 @@ def _kernels_and_signatures(spec: object, dim: object, dtype: object, grid: bool
     return (block, fractal.BLOCK_ARGUMENTS), (launcher, fractal.kernel_signature(launcher, arguments))
 
 
-def compile_state(spec: NoiseSpec, dim: int, dtype: object = np.float64) -> str:
+def compile_state(spec: NoiseSpec, dim: int, dtype: object = np.float64, grid: bool = False) -> str:
     """Whether ``evaluate(spec, points)`` with (N, ``dim``) ``dtype`` points would have to compile first.
 
     ``"compiled"``: the machine code is in memory; ``"cached"``: it loads from the on-disk cache (a
     fraction of a second); ``"uncompiled"``: the call compiles it (seconds).
     Cheap (reads one small index file); one kernel serves every spec with the same kind, variant
-    (distance metric) and tiling.
+    (distance metric) and tiling. ``grid``: for ``evaluate_grid`` and the axis-aligned lattices of 2D points
+    ``evaluate`` hands to the grid kernels (a spec without a domain warp runs those instead).
     """
-    return _least_ready(_kernels_and_signatures(spec, dim, dtype))
+    kernels = _kernels_and_signatures(spec, dim, dtype)
+    if grid and dim == 2 and not is_warped(spec):
+        kernels = (
+            (grid_kernel_and_signature(spec),)
+            if separable(spec)
+            else _kernels_and_signatures(spec, 2, np.float64, grid=True)
+        )
+    return _least_ready(kernels)
 
 
 _READINESS = ("uncompiled", "cached", "compiled")

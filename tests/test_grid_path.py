@@ -298,3 +298,24 @@ def test_points_that_are_not_a_lattice_keep_the_point_kernel(monkeypatch: pytest
         nan_lattice = lattice.copy()
         nan_lattice[:, 0][lattice[:, 0] == xs[3]] = np.nan
         nc.evaluate(spec, nan_lattice)
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        nc.NoiseSpec(kind="voronoi", distance="manhattan", function="f2_minus_f1", tiling=True, fractal="multifractal"),
+        nc.NoiseSpec(kind="perlin", fractal="hetero_terrain", offset=0.25, tiling=True),
+    ],
+    ids=["grid mode", "separable"],
+)
+def test_compile_state_of_the_grid_kernels(spec: nc.NoiseSpec) -> None:
+    """``compile_state(..., grid=True)`` asks about the kernels ``evaluate_grid`` and lattices run, which a grid
+    evaluation compiles (the point launcher it does not need may stay uncompiled)."""
+    nc.evaluate_grid(spec, (4, 9))
+    assert nc.compile_state(spec, 2, grid=True) == "compiled"
+    kernels = (
+        (grid_kernel_and_signature(spec),)
+        if separable(spec)
+        else api._kernels_and_signatures(spec, 2, np.float64, grid=True)
+    )
+    assert all(signature in kernel.overloads for kernel, signature in kernels)
