@@ -143,7 +143,7 @@ def _run_unwarped(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     out = np.empty(points.shape[0], dtype=np.float32)
     if out.shape[0] == 0:
         return out
-    axes = lattice_axes(points) if 2 in KINDS[spec.kind].dims and not is_warped(spec) else None
+    axes = None if is_warped(spec) else lattice_axes(points)
     if axes is not None and _on_grid(spec, *axes, out.reshape(axes[1].shape[0], axes[0].shape[0])):
         return out
     family, variant, params = kernel_arguments(spec, points.shape[1])
@@ -336,14 +336,19 @@ def compile_state(spec: NoiseSpec, dim: int, dtype: object = np.float64, grid: b
     (distance metric) and tiling. ``grid``: for ``evaluate_grid`` and the axis-aligned lattices of 2D points
     ``evaluate`` hands to the grid kernels (a spec without a domain warp runs those instead).
     """
-    kernels = _kernels_and_signatures(spec, dim, dtype)
-    if grid and dim == 2 and not is_warped(spec):
-        kernels = (
-            (grid_kernel_and_signature(spec),)
-            if separable(spec)
-            else _kernels_and_signatures(spec, 2, np.float64, grid=True)
-        )
-    return _least_ready(kernels)
+    grid_kernels = _grid_kernels(spec) if grid and dim == 2 else ()
+    return _least_ready(grid_kernels or _kernels_and_signatures(spec, dim, dtype))
+
+
+def _grid_kernels(spec: NoiseSpec) -> tuple:
+    """The compiled functions (with argument types) ``evaluate_grid`` and 2D lattices run for ``spec``, as
+    ``_on_grid`` chooses them: the separable grid kernel, or the block function and the grid launcher; none
+    for a warped spec (its moved points take the point path)."""
+    if is_warped(spec):
+        return ()
+    if separable(spec):
+        return (grid_kernel_and_signature(spec),)
+    return _kernels_and_signatures(spec, 2, np.float64, grid=True)
 
 
 _READINESS = ("uncompiled", "cached", "compiled")
@@ -363,11 +368,8 @@ def precompile(spec: NoiseSpec, dim: int, dtype: object = np.float64) -> str:
     """
     kernels = _kernels_and_signatures(spec, dim, dtype)
     state = _least_ready(kernels)
-    if dim == 2 and not is_warped(spec):
-        if separable(spec):
-            kernels += (grid_kernel_and_signature(spec),)
-        else:
-            kernels += _kernels_and_signatures(spec, 2, np.float64, grid=True)[1:]
+    if dim == 2:
+        kernels += _grid_kernels(spec)  # the block function again, at most: compiled once
     for kernel, signature in kernels:
         fractal.ensure_compiled(kernel, signature)
     return state
