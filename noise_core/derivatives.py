@@ -48,12 +48,16 @@ from .simplex import (
     SCALE_2D,
     SCALE_3D,
     SCALE_4D,
-    UNSKEW_2D,
-    UNSKEW_3D,
     corner_offset_4d,
     pentachoron,
-    tetrahedron,
-    triangle,
+    tetrahedron_cell,
+    tetrahedron_hashes,
+    tetrahedron_offsets,
+    tetrahedron_sum,
+    triangle_cell,
+    triangle_hashes,
+    triangle_offsets,
+    triangle_sum,
 )
 
 DERIVABLE_FAMILIES = (FAMILY_LATTICE, FAMILY_SIMPLEX)
@@ -223,79 +227,69 @@ def simplex_1d_d(gradient, x, seed, frequency):
 
 
 @jit
-def _simplex_corner_2d(gradient, corner, x, y):
-    """``8 max(0, 1/2 - r^2)^3 c`` of ``simplex._kernel_2d`` for ``corner = (i, j, accumulator)``, with its
-    gradient ``-48 (1/2 - r^2)^2 d c + f grad c``."""
-    unskew = (corner[0] + corner[1]) * UNSKEW_2D
-    dx = x - corner[0] + unskew
-    dy = y - corner[1] + unskew
-    base = 0.5 - dx * dx - dy * dy
+def _simplex_corner_d(slope_x, slope_y, slope_z, c, base, vx, vy, vz):
+    """The gradient ``-48 (1/2 - r^2)^2 d c + f grad c`` of one simplex kernel ``f c`` (``base = 1/2 - r^2``,
+    ``d`` the offset given as ``slope_*``, ``grad c = v``)."""
     falloff = max(base * base * base * 8.0, 0.0)
     slope = -48.0 * base * base if base > 0.0 else 0.0
-    h = avalanche(corner[2])
-    c = evaluate_2d(gradient, h, dx, dy)
+    return slope * slope_x * c + falloff * vx, slope * slope_y * c + falloff * vy, slope * slope_z * c + falloff * vz
+
+
+@jit
+def _simplex_corner_2d(gradient, h, dx, dy):
+    """The gradient of ``simplex``'s kernel of the corner with finished hash ``h`` at the float32 offset
+    ``(dx, dy)`` (in float64)."""
+    dx = np.float64(dx)
+    dy = np.float64(dy)
     vx, vy = vector_2d(gradient, h)
-    return falloff * c, slope * dx * c + falloff * vx, slope * dy * c + falloff * vy, 0.0, 0.0
+    c = evaluate_2d(gradient, h, dx, dy)
+    ddx, ddy, _ = _simplex_corner_d(dx, dy, 0.0, c, 0.5 - dx * dx - dy * dy, vx, vy, 0.0)
+    return ddx, ddy
 
 
 @jit
 def simplex_2d_d(gradient, x, y, seed, frequency):
-    """2D simplex noise and its gradient at ``(x, y)``."""
+    """2D simplex noise and its gradient at ``(x, y)``: the value as ``simplex.simplex_2d`` computes it."""
     scale = frequency * SCALE_2D
     x = x * scale
     y = y * scale
-    a, b, c = triangle(hash_seed(seed), x, y)
-    ka = _simplex_corner_2d(gradient, a, x, y)
-    kb = _simplex_corner_2d(gradient, b, x, y)
-    kc = _simplex_corner_2d(gradient, c, x, y)
-    return _scaled((ka[0] + kb[0] + kc[0], ka[1] + kb[1] + kc[1], ka[2] + kb[2] + kc[2], 0.0, 0.0), scale)
+    i, j, x_greater, dx, dy = triangle_cell(x, y)
+    h0, h1, h2 = triangle_hashes(hash_seed(seed), i, j, x_greater)
+    value = np.float64(triangle_sum(gradient, h0, h1, h2, x_greater, dx, dy))
+    ax, ay, bx, by, cx, cy = triangle_offsets(x_greater, dx, dy)
+    a = _simplex_corner_2d(gradient, h0, ax, ay)
+    b = _simplex_corner_2d(gradient, h1, bx, by)
+    c = _simplex_corner_2d(gradient, h2, cx, cy)
+    return _scaled((value, a[0] + b[0] + c[0], a[1] + b[1] + c[1], 0.0, 0.0), scale)
 
 
 @jit
-def _simplex_corner_3d(gradient, corner, x, y, z):
-    """``8 max(0, 1/2 - r^2)^3 c`` of ``simplex._kernel_3d`` for ``corner = (i, j, k, accumulator)``, with its
-    gradient."""
-    unskew = (corner[0] + corner[1] + corner[2]) * UNSKEW_3D
-    dx = x - corner[0] + unskew
-    dy = y - corner[1] + unskew
-    dz = z - corner[2] + unskew
-    base = 0.5 - dx * dx - dy * dy - dz * dz
-    falloff = max(base * base * base * 8.0, 0.0)
-    slope = -48.0 * base * base if base > 0.0 else 0.0
-    h = avalanche(corner[3])
-    c = evaluate_3d(gradient, h, dx, dy, dz)
+def _simplex_corner_3d(gradient, h, offset):
+    """The gradient of ``simplex``'s kernel of the corner with finished hash ``h`` at the float32 ``offset``."""
+    dx = np.float64(offset[0])
+    dy = np.float64(offset[1])
+    dz = np.float64(offset[2])
     vx, vy, vz = vector_3d(gradient, h)
-    return (
-        falloff * c,
-        slope * dx * c + falloff * vx,
-        slope * dy * c + falloff * vy,
-        slope * dz * c + falloff * vz,
-        0.0,
-    )
+    c = evaluate_3d(gradient, h, dx, dy, dz)
+    return _simplex_corner_d(dx, dy, dz, c, 0.5 - dx * dx - dy * dy - dz * dz, vx, vy, vz)
 
 
 @jit
 def simplex_3d_d(gradient, x, y, z, seed, frequency):
-    """3D simplex noise and its gradient at ``(x, y, z)``."""
+    """3D simplex noise and its gradient at ``(x, y, z)``: the value as ``simplex.simplex_3d`` computes it."""
     scale = frequency * SCALE_3D
     x = x * scale
     y = y * scale
     z = z * scale
-    a, b, c, d = tetrahedron(hash_seed(seed), x, y, z)
-    ka = _simplex_corner_3d(gradient, a, x, y, z)
-    kb = _simplex_corner_3d(gradient, b, x, y, z)
-    kc = _simplex_corner_3d(gradient, c, x, y, z)
-    kd = _simplex_corner_3d(gradient, d, x, y, z)
-    return _scaled(
-        (
-            ka[0] + kb[0] + kc[0] + kd[0],
-            ka[1] + kb[1] + kc[1] + kd[1],
-            ka[2] + kb[2] + kc[2] + kd[2],
-            ka[3] + kb[3] + kc[3] + kd[3],
-            0.0,
-        ),
-        scale,
-    )
+    i, j, k, order, dx, dy, dz = tetrahedron_cell(x, y, z)
+    h0, h1, h2, h3 = tetrahedron_hashes(hash_seed(seed), i, j, k, order)
+    value = np.float64(tetrahedron_sum(gradient, h0, h1, h2, h3, order, dx, dy, dz))
+    oa, ob, oc, od = tetrahedron_offsets(order, dx, dy, dz)
+    a = _simplex_corner_3d(gradient, h0, oa)
+    b = _simplex_corner_3d(gradient, h1, ob)
+    c = _simplex_corner_3d(gradient, h2, oc)
+    d = _simplex_corner_3d(gradient, h3, od)
+    return _scaled((value, a[0] + b[0] + c[0] + d[0], a[1] + b[1] + c[1] + d[1], a[2] + b[2] + c[2] + d[2], 0.0), scale)
 
 
 @jit

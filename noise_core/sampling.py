@@ -25,7 +25,7 @@ from .cellular import cellular_block
 from .hill import hill
 from .lattice_noise import lattice_1d, lattice_2d, lattice_3d, lattice_4d, lattice_block_2d, lattice_block_3d
 from .schema import FAMILY_CELLULAR, FAMILY_HILL, FAMILY_LATTICE, FAMILY_SIMPLEX, FAMILY_VORONOI
-from .simplex import simplex_1d, simplex_2d, simplex_3d, simplex_4d
+from .simplex import simplex_1d, simplex_2d, simplex_3d, simplex_4d, simplex_block_2d, simplex_block_3d
 from .voronoi import voronoi_1d, voronoi_block_2d, voronoi_block_3d
 
 
@@ -118,6 +118,16 @@ def _lattice_block_3d(variant, xs, ys, zs, seed, frequency, period, params, valu
 
 
 @inline
+def _simplex_block_2d(variant, xs, ys, zs, seed, frequency, period, params, values):
+    simplex_block_2d(variant, xs, ys, seed, frequency, values)
+
+
+@inline
+def _simplex_block_3d(variant, xs, ys, zs, seed, frequency, period, params, values):
+    simplex_block_3d(variant, xs, ys, zs, seed, frequency, values)
+
+
+@inline
 def _cellular_block_2d(variant, xs, ys, zs, seed, frequency, period, params, values):
     cellular_block(variant, 2, xs, ys, zs, seed, frequency, period, params, values)
 
@@ -140,6 +150,8 @@ def _voronoi_block_3d(variant, xs, ys, zs, seed, frequency, period, params, valu
 BLOCK_SAMPLERS = {
     (FAMILY_LATTICE, 2): _lattice_block_2d,
     (FAMILY_LATTICE, 3): _lattice_block_3d,
+    (FAMILY_SIMPLEX, 2): _simplex_block_2d,
+    (FAMILY_SIMPLEX, 3): _simplex_block_3d,
     (FAMILY_CELLULAR, 2): _cellular_block_2d,
     (FAMILY_CELLULAR, 3): _cellular_block_3d,
     (FAMILY_VORONOI, 2): _voronoi_block_2d,

@@ -22,6 +22,13 @@ eating its lattice coordinates in order (x, then y, then z), as for lattice nois
   falloff ``8 max(0, 1/2 - r^2)^3`` is exact here too: 1/2 is the squared distance from a corner to the
   opposite face, so a corner's kernel is zero outside the simplices around it (``docs/sources.md``).
 
+2D and 3D are three pieces, as lattice noise: where the sample lies (``triangle_cell``/``tetrahedron_cell``:
+skew, cell and the offset from the cell's origin, in float64 so the noise stays exact far from the origin),
+the corner hashes (``*_hashes``, integers only) and the kernels' sum (``*_sum``), which runs in float32 like the
+seed's ``float4`` code: within 6e-7 of float64 arithmetic (docs/benchmarks.md). ``simplex_2d``/``simplex_3d``
+chain them per point; ``simplex_block_2d``/``_3d`` run them over a block in three passes, so the hashing is an
+integer loop and the sum a float32 loop that LLVM vectorises 16 lanes wide (AVX-512).
+
 The simplex lattice does not align with squares or cubes, so, as the seed explains
 in section 1.1, simplex noise does not tile (``NoiseSpec`` rejects ``tiling=True``).
 """
@@ -30,8 +37,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import jit
-from .gradients import SIMPLEX, VALUE, evaluate_1d, evaluate_2d, evaluate_3d, evaluate_4d
+from ._jit import inline, jit
+from .gradients import SIMPLEX, SIMPLEX_2D_SCALE, SIMPLEX_3D_SCALE, VALUE, evaluate_1d, evaluate_4d
 from .hashing import avalanche, eat, hash_seed
 from .schema import FAMILY_SIMPLEX, Kind, signed_unit_range
 
@@ -69,6 +76,20 @@ SCALE_4D = np.sqrt(0.4)
 SKEW_4D = (np.sqrt(5.0) - 1.0) / 4.0
 UNSKEW_4D = (5.0 - np.sqrt(5.0)) / 20.0
 
+# float32 constants of the 2D and 3D kernels (typed float32 in the kernels, so no float64 creeps in).
+_ZERO = np.float32(0.0)
+_HALF = np.float32(0.5)
+_ONE = np.float32(1.0)
+_EIGHT = np.float32(8.0)
+_TWO_BY_255 = np.float32(2.0 / 255.0)
+_UNSKEW_2D_32 = np.float32(UNSKEW_2D)
+_ONE_LESS_UNSKEW_2D = np.float32(1.0 - UNSKEW_2D)
+_FAR_2D = np.float32(1.0 - 2.0 * UNSKEW_2D)
+_UNSKEW_3D_32 = np.float32(UNSKEW_3D)
+_TWO_UNSKEW_3D_32 = np.float32(2.0 * UNSKEW_3D)
+_SIMPLEX_2D_SCALE_32 = np.float32(SIMPLEX_2D_SCALE)
+_SIMPLEX_3D_SCALE_32 = np.float32(SIMPLEX_3D_SCALE)
+
 
 @jit
 def _kernel_1d(gradient, accumulator, corner, x):
@@ -76,29 +97,6 @@ def _kernel_1d(gradient, accumulator, corner, x):
     offset = x - corner
     falloff = 1.0 - offset * offset
     return falloff * falloff * falloff * evaluate_1d(gradient, avalanche(accumulator), offset)
-
-
-@jit
-def _kernel_2d(gradient, accumulator, i, j, x, y):
-    """``Simplex2D.Kernel``: the corner ``(i, j)`` un-skewed, ``8 max(0, 1/2 - r^2)^3 * gradient``."""
-    unskew = (i + j) * UNSKEW_2D
-    dx = x - i + unskew
-    dy = y - j + unskew
-    falloff = 0.5 - dx * dx - dy * dy
-    falloff = max(falloff * falloff * falloff * 8.0, 0.0)
-    return falloff * evaluate_2d(gradient, avalanche(accumulator), dx, dy)
-
-
-@jit
-def _kernel_3d(gradient, accumulator, i, j, k, x, y, z):
-    """``Simplex3D.Kernel``: the corner ``(i, j, k)`` un-skewed, ``8 max(0, 1/2 - r^2)^3 * gradient``."""
-    unskew = (i + j + k) * UNSKEW_3D
-    dx = x - i + unskew
-    dy = y - j + unskew
-    dz = z - k + unskew
-    falloff = 0.5 - dx * dx - dy * dy - dz * dz
-    falloff = max(falloff * falloff * falloff * 8.0, 0.0)
-    return falloff * evaluate_3d(gradient, avalanche(accumulator), dx, dy, dz)
 
 
 @jit
@@ -122,28 +120,82 @@ def simplex_1d(gradient, x, seed, frequency):
 
 
 @jit
-def triangle(h, x, y):
-    """The three corners ``(i, j, accumulator)`` of the triangle holding the skewed ``(x, y)``: the cell's
-    origin, its far corner and the third corner the seed's ``xGz`` test picks; ``accumulator`` is the hash
-    ``h`` has eaten the corner's ``i`` and ``j`` (not yet avalanched)."""
+def _falloff(squared):
+    """The radial kernel ``8 max(0, 1/2 - r^2)^3`` in float32, from ``r^2``."""
+    base = _HALF - squared
+    return max(base * base * base * _EIGHT, _ZERO)
+
+
+@jit
+def _gradient_2d(gradient, h, dx, dy):
+    """The corner's gradient at the float32 offset ``(dx, dy)``: the value ``Floats01A * 2 - 1`` or the seed's
+    ``circle`` (the ``square`` vector normalised), before ``SIMPLEX_2D_SCALE``; float32 as in the seed."""
+    signed = np.float32(h & 255) * _TWO_BY_255 - _ONE
+    if gradient == VALUE:
+        return signed
+    gy = _HALF - abs(signed)
+    gx = signed - np.floor(signed + _HALF)
+    return (gx * dx + gy * dy) / np.sqrt(gx * gx + gy * gy)
+
+
+@jit
+def _gradient_3d(gradient, h, dx, dy, dz):
+    """The corner's gradient at the float32 offset ``(dx, dy, dz)``: the value or the seed's ``sphere`` (the
+    ``octahedron`` vector normalised), before ``SIMPLEX_3D_SCALE``."""
+    gx = np.float32(h & 255) * _TWO_BY_255 - _ONE
+    if gradient == VALUE:
+        return gx
+    gy = np.float32(h >> 24) * _TWO_BY_255 - _ONE
+    gz = _ONE - abs(gx) - abs(gy)
+    offset = max(-gz, _ZERO)
+    gx = gx - np.copysign(offset, gx)
+    gy = gy - np.copysign(offset, gy)
+    return (gx * dx + gy * dy + gz * dz) / np.sqrt(gx * gx + gy * gy + gz * gz)
+
+
+@jit
+def triangle_cell(x, y):
+    """Where the (scaled) ``(x, y)`` lies, in float64 (exact far from the origin): the skewed square cell
+    ``(i, j)`` (int64), the seed's ``xGz`` test (the third corner is ``(i + 1, j)`` when true, else
+    ``(i, j + 1)``) and the offset of the sample from the cell's un-skewed origin, rounded to float32."""
     skew = (x + y) * SKEW_2D
     sx = x + skew
     sy = y + skew
     x0 = np.floor(sx)
     y0 = np.floor(sy)
-    x1 = x0 + 1.0
-    y1 = y0 + 1.0
-    x_greater = sx - x0 > sy - y0
-    xc = x1 if x_greater else x0
-    yc = y0 if x_greater else y1
-    h0 = eat(h, np.int64(x0))
-    h1 = eat(h, np.int64(x1))
-    hc = h1 if x_greater else h0
-    return (
-        (x0, y0, eat(h0, np.int64(y0))),
-        (x1, y1, eat(h1, np.int64(y1))),
-        (xc, yc, eat(hc, np.int64(yc))),
+    unskew = (x0 + y0) * UNSKEW_2D
+    return np.int64(x0), np.int64(y0), sx - x0 > sy - y0, np.float32(x - x0 + unskew), np.float32(y - y0 + unskew)
+
+
+@jit
+def triangle_hashes(h, i, j, x_greater):
+    """Finished hashes of the triangle's corners: the cell's origin ``(i, j)``, its far corner ``(i + 1, j + 1)``
+    and the third corner; ``h`` eats x, then y."""
+    h0 = eat(h, i)
+    h1 = eat(h, i + 1)
+    third = h1 if x_greater else h0
+    return avalanche(eat(h0, j)), avalanche(eat(h1, j + 1)), avalanche(eat(third, j if x_greater else j + 1))
+
+
+@jit
+def triangle_offsets(x_greater, dx, dy):
+    """The float32 offsets of the sample from the three corners (``triangle_hashes``' order), given its offset
+    ``(dx, dy)`` from the origin: a corner ``s`` steps away is also un-skewed by ``s`` times ``UNSKEW_2D``."""
+    third_x = _ONE_LESS_UNSKEW_2D if x_greater else -_UNSKEW_2D_32
+    third_y = -_UNSKEW_2D_32 if x_greater else _ONE_LESS_UNSKEW_2D
+    return dx, dy, dx - _FAR_2D, dy - _FAR_2D, dx - third_x, dy - third_y
+
+
+@jit
+def triangle_sum(gradient, h0, h1, h2, x_greater, dx, dy):
+    """The three kernels ``falloff * gradient`` summed, float32 (the seed's ``Simplex2D``)."""
+    ax, ay, bx, by, cx, cy = triangle_offsets(x_greater, dx, dy)
+    total = (
+        _falloff(ax * ax + ay * ay) * _gradient_2d(gradient, h0, ax, ay)
+        + _falloff(bx * bx + by * by) * _gradient_2d(gradient, h1, bx, by)
+        + _falloff(cx * cx + cy * cy) * _gradient_2d(gradient, h2, cx, cy)
     )
+    return total * _SIMPLEX_2D_SCALE_32 if gradient == SIMPLEX else total
 
 
 @jit
@@ -151,18 +203,53 @@ def simplex_2d(gradient, x, y, seed, frequency):
     """2D simplex noise: the three kernels of the triangle holding the (scaled) sample."""
     x = x * (frequency * SCALE_2D)
     y = y * (frequency * SCALE_2D)
-    a, b, c = triangle(hash_seed(seed), x, y)
-    return (
-        _kernel_2d(gradient, a[2], a[0], a[1], x, y)
-        + _kernel_2d(gradient, b[2], b[0], b[1], x, y)
-        + _kernel_2d(gradient, c[2], c[0], c[1], x, y)
-    )
+    i, j, x_greater, dx, dy = triangle_cell(x, y)
+    h0, h1, h2 = triangle_hashes(hash_seed(seed), i, j, x_greater)
+    return np.float64(triangle_sum(gradient, h0, h1, h2, x_greater, dx, dy))
 
 
 @jit
-def tetrahedron(h, x, y, z):
-    """The four corners ``(i, j, k, accumulator)`` of the tetrahedron holding the skewed ``(x, y, z)``,
-    chosen by the seed's three comparisons (``xGy``, ``xGz``, ``yGz``); ``accumulator`` as in ``triangle``."""
+def _widen(sums, values):
+    """``values[:] = sums`` (float32 to float64) in a loop of its own: the kernel sums stay a float32-only loop,
+    which LLVM vectorises twice as wide as one that also stores float64."""
+    for m in range(sums.shape[0]):
+        values[m] = np.float64(sums[m])
+
+
+@inline
+def simplex_block_2d(gradient, xs, ys, seed, frequency, values):
+    """``values[i] = simplex_2d(gradient, xs[i], ys[i], ...)`` for a block, in three passes (module doc)."""
+    n = values.shape[0]
+    scale = frequency * SCALE_2D
+    cells = np.empty((3, n), dtype=np.int32)
+    offsets = np.empty((2, n), dtype=np.float32)
+    for m in range(n):
+        i, j, x_greater, dx, dy = triangle_cell(xs[m] * scale, ys[m] * scale)
+        cells[0, m] = np.int32(i)
+        cells[1, m] = np.int32(j)
+        cells[2, m] = np.int32(x_greater)
+        offsets[0, m] = dx
+        offsets[1, m] = dy
+    hashes = np.empty((3, n), dtype=np.uint32)
+    h = hash_seed(seed)
+    for m in range(n):
+        h0, h1, h2 = triangle_hashes(h, np.int64(cells[0, m]), np.int64(cells[1, m]), cells[2, m] != 0)
+        hashes[0, m] = h0
+        hashes[1, m] = h1
+        hashes[2, m] = h2
+    sums = np.empty(n, dtype=np.float32)
+    for m in range(n):
+        sums[m] = triangle_sum(
+            gradient, hashes[0, m], hashes[1, m], hashes[2, m], cells[2, m] != 0, offsets[0, m], offsets[1, m]
+        )
+    _widen(sums, values)
+
+
+@jit
+def tetrahedron_cell(x, y, z):
+    """Where the (scaled) ``(x, y, z)`` lies, in float64: the skewed cube cell ``(i, j, k)`` (int64), the seed's
+    three comparisons as bits (``xGy``, ``xGz``, ``yGz``: 1, 2, 4) and the float32 offset of the sample from
+    the cell's un-skewed origin."""
     skew = (x + y + z) * SKEW_3D
     sx = x + skew
     sy = y + skew
@@ -170,12 +257,29 @@ def tetrahedron(h, x, y, z):
     x0 = np.floor(sx)
     y0 = np.floor(sy)
     z0 = np.floor(sz)
-    x1 = x0 + 1.0
-    y1 = y0 + 1.0
-    z1 = z0 + 1.0
-    x_gt_y = sx - x0 > sy - y0
-    x_gt_z = sx - x0 > sz - z0
-    y_gt_z = sy - y0 > sz - z0
+    fx = sx - x0
+    fy = sy - y0
+    fz = sz - z0
+    order = np.int32(fx > fy) + 2 * np.int32(fx > fz) + 4 * np.int32(fy > fz)
+    unskew = (x0 + y0 + z0) * UNSKEW_3D
+    return (
+        np.int64(x0),
+        np.int64(y0),
+        np.int64(z0),
+        order,
+        np.float32(x - x0 + unskew),
+        np.float32(y - y0 + unskew),
+        np.float32(z - z0 + unskew),
+    )
+
+
+@jit
+def tetrahedron_steps(order):
+    """The steps of the tetrahedron's second and third corners from the cell's origin, by the seed's rules:
+    ``(xa, ya, za)`` one step along the largest fraction, ``(xb, yb, zb)`` two steps, along the two largest."""
+    x_gt_y = (order & 1) != 0
+    x_gt_z = (order & 2) != 0
+    y_gt_z = (order & 4) != 0
     x_gt_z_and_y_gt_z = x_gt_z & y_gt_z
     xa = x_gt_y & x_gt_z
     xb = x_gt_y | x_gt_z_and_y_gt_z
@@ -183,21 +287,70 @@ def tetrahedron(h, x, y, z):
     yb = (not x_gt_y) | x_gt_z_and_y_gt_z
     za = (x_gt_y & (not x_gt_z)) | ((not x_gt_y) & (not y_gt_z))
     zb = not x_gt_z_and_y_gt_z
-    xca = x1 if xa else x0
-    xcb = x1 if xb else x0
-    yca = y1 if ya else y0
-    ycb = y1 if yb else y0
-    zca = z1 if za else z0
-    zcb = z1 if zb else z0
-    h0 = eat(h, np.int64(x0))
-    h1 = eat(h, np.int64(x1))
+    return xa, ya, za, xb, yb, zb
+
+
+@jit
+def tetrahedron_hashes(h, i, j, k, order):
+    """Finished hashes of the tetrahedron's corners: the origin ``(i, j, k)``, the far corner
+    ``(i + 1, j + 1, k + 1)`` and the corners one and two steps away (``tetrahedron_steps``)."""
+    xa, ya, za, xb, yb, zb = tetrahedron_steps(order)
+    h0 = eat(h, i)
+    h1 = eat(h, i + 1)
     ha = h1 if xa else h0
     hb = h1 if xb else h0
     return (
-        (x0, y0, z0, eat(eat(h0, np.int64(y0)), np.int64(z0))),
-        (x1, y1, z1, eat(eat(h1, np.int64(y1)), np.int64(z1))),
-        (xca, yca, zca, eat(eat(ha, np.int64(yca)), np.int64(zca))),
-        (xcb, ycb, zcb, eat(eat(hb, np.int64(ycb)), np.int64(zcb))),
+        avalanche(eat(eat(h0, j), k)),
+        avalanche(eat(eat(h1, j + 1), k + 1)),
+        avalanche(eat(eat(ha, j + 1 if ya else j), k + 1 if za else k)),
+        avalanche(eat(eat(hb, j + 1 if yb else j), k + 1 if zb else k)),
+    )
+
+
+@jit
+def _step_offset(step, d, unskew):
+    """The float32 offset along one axis from a corner that is ``step`` (0/1) further and un-skewed by
+    ``unskew``."""
+    return d - (_ONE - unskew if step else -unskew)
+
+
+@jit
+def tetrahedron_sum(gradient, h0, h1, h2, h3, order, dx, dy, dz):
+    """The four kernels ``falloff * gradient`` summed, float32 (the seed's ``Simplex3D``); the corners' offsets
+    from the origin's ``(dx, dy, dz)``, un-skewed by ``UNSKEW_3D`` per step."""
+    xa, ya, za, xb, yb, zb = tetrahedron_steps(order)
+    ax = _step_offset(xa, dx, _UNSKEW_3D_32)
+    ay = _step_offset(ya, dy, _UNSKEW_3D_32)
+    az = _step_offset(za, dz, _UNSKEW_3D_32)
+    bx = _step_offset(xb, dx, _TWO_UNSKEW_3D_32)
+    by = _step_offset(yb, dy, _TWO_UNSKEW_3D_32)
+    bz = _step_offset(zb, dz, _TWO_UNSKEW_3D_32)
+    fx = dx - _HALF
+    fy = dy - _HALF
+    fz = dz - _HALF
+    total = (
+        _falloff(dx * dx + dy * dy + dz * dz) * _gradient_3d(gradient, h0, dx, dy, dz)
+        + _falloff(fx * fx + fy * fy + fz * fz) * _gradient_3d(gradient, h1, fx, fy, fz)
+        + _falloff(ax * ax + ay * ay + az * az) * _gradient_3d(gradient, h2, ax, ay, az)
+        + _falloff(bx * bx + by * by + bz * bz) * _gradient_3d(gradient, h3, bx, by, bz)
+    )
+    return total * _SIMPLEX_3D_SCALE_32 if gradient == SIMPLEX else total
+
+
+@jit
+def tetrahedron_offsets(order, dx, dy, dz):
+    """The float32 offsets of the sample from the four corners (``tetrahedron_hashes``' order), as
+    ``tetrahedron_sum`` computes them."""
+    xa, ya, za, xb, yb, zb = tetrahedron_steps(order)
+    return (
+        (dx, dy, dz),
+        (dx - _HALF, dy - _HALF, dz - _HALF),
+        (_step_offset(xa, dx, _UNSKEW_3D_32), _step_offset(ya, dy, _UNSKEW_3D_32), _step_offset(za, dz, _UNSKEW_3D_32)),
+        (
+            _step_offset(xb, dx, _TWO_UNSKEW_3D_32),
+            _step_offset(yb, dy, _TWO_UNSKEW_3D_32),
+            _step_offset(zb, dz, _TWO_UNSKEW_3D_32),
+        ),
     )
 
 
@@ -207,13 +360,44 @@ def simplex_3d(gradient, x, y, z, seed, frequency):
     x = x * (frequency * SCALE_3D)
     y = y * (frequency * SCALE_3D)
     z = z * (frequency * SCALE_3D)
-    a, b, c, d = tetrahedron(hash_seed(seed), x, y, z)
-    return (
-        _kernel_3d(gradient, a[3], a[0], a[1], a[2], x, y, z)
-        + _kernel_3d(gradient, b[3], b[0], b[1], b[2], x, y, z)
-        + _kernel_3d(gradient, c[3], c[0], c[1], c[2], x, y, z)
-        + _kernel_3d(gradient, d[3], d[0], d[1], d[2], x, y, z)
-    )
+    i, j, k, order, dx, dy, dz = tetrahedron_cell(x, y, z)
+    h0, h1, h2, h3 = tetrahedron_hashes(hash_seed(seed), i, j, k, order)
+    return np.float64(tetrahedron_sum(gradient, h0, h1, h2, h3, order, dx, dy, dz))
+
+
+@inline
+def simplex_block_3d(gradient, xs, ys, zs, seed, frequency, values):
+    """``values[i] = simplex_3d(gradient, xs[i], ys[i], zs[i], ...)`` for a block, in three passes (module doc)."""
+    n = values.shape[0]
+    scale = frequency * SCALE_3D
+    cells = np.empty((4, n), dtype=np.int32)
+    offsets = np.empty((3, n), dtype=np.float32)
+    for m in range(n):
+        i, j, k, order, dx, dy, dz = tetrahedron_cell(xs[m] * scale, ys[m] * scale, zs[m] * scale)
+        cells[0, m] = np.int32(i)
+        cells[1, m] = np.int32(j)
+        cells[2, m] = np.int32(k)
+        cells[3, m] = order
+        offsets[0, m] = dx
+        offsets[1, m] = dy
+        offsets[2, m] = dz
+    hashes = np.empty((4, n), dtype=np.uint32)
+    h = hash_seed(seed)
+    for m in range(n):
+        h0, h1, h2, h3 = tetrahedron_hashes(
+            h, np.int64(cells[0, m]), np.int64(cells[1, m]), np.int64(cells[2, m]), cells[3, m]
+        )
+        hashes[0, m] = h0
+        hashes[1, m] = h1
+        hashes[2, m] = h2
+        hashes[3, m] = h3
+    sums = np.empty(n, dtype=np.float32)
+    for m in range(n):
+        sums[m] = tetrahedron_sum(
+            gradient, hashes[0, m], hashes[1, m], hashes[2, m], hashes[3, m], cells[3, m], offsets[0, m],
+            offsets[1, m], offsets[2, m]
+        )  # fmt: skip
+    _widen(sums, values)
 
 
 @jit
