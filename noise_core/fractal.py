@@ -65,13 +65,14 @@ BLOCK = 1024
 @jit
 def read_block(rows, dim, limit, local):
     """Copy a block's points (its (n, ``dim``) rows, flattened) into the float64 columns ``local[axis]``;
-    returns how many coordinates are not below ``limit`` in magnitude (NaN counts as outside)."""
+    returns how many coordinates are not below ``limit`` in magnitude (NaN counts as outside). Row by row,
+    all of a row's coordinates together: LLVM reads the rows with wide loads and shuffles them apart (axis by
+    axis it read each coordinate with a gather)."""
     block_outside = 0
-    for axis in range(dim):
-        column = local[axis]
-        for i in range(column.shape[0]):
+    for i in range(local.shape[1]):
+        for axis in range(dim):
             coordinate = np.float64(rows[i * dim + axis])
-            column[i] = coordinate
+            local[axis, i] = coordinate
             block_outside += 0 if abs(coordinate) < limit else 1
     return block_outside
 
