@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import llvmlite.binding as llvm
 import numba
+from llvmlite import ir
+from numba import types
 from numba.core.compiler import Compiler
+from numba.extending import intrinsic
 
 from . import _cache
 
@@ -46,6 +49,38 @@ def jit(function):
     vectorise; inlined, the loop body is straight-line code over SIMD lanes.
     """
     return _cache.track(numba.njit(forceinline=True, **JIT_OPTIONS)(function))
+
+
+EXACT_OPTIONS = {**JIT_OPTIONS, "fastmath": False}
+"""``JIT_OPTIONS`` without any fast-math flag. Set explicitly, ``fastmath=False`` is not inherited from the
+callers (Numba gives a helper its caller's flags only where the helper sets none)."""
+
+
+def exact(function):
+    """Compile a float32 helper (``jit``, inlined by LLVM) whose bits must not depend on where it is inlined.
+
+    With ``contract`` LLVM decides per caller which products to fuse with the additions after them (in
+    ``a*b + c*d`` either product), so the same helper inlined into a vectorised block pass and into a point
+    function could differ in the last bit. Without fast-math flags nothing is fused but what the helper
+    fuses itself with ``fmuladd``: the same operations in every caller, and on every CPU with FMA.
+    """
+    return _cache.track(numba.njit(forceinline=True, **EXACT_OPTIONS)(function))
+
+
+@intrinsic
+def fmuladd(typingctx, a, b, c):
+    """``a * b + c``, fused into one rounding where the CPU has FMA (LLVM's ``llvm.fmuladd``), for ``exact``
+    helpers; the three arguments must have the same float type."""
+    if not (isinstance(a, types.Float) and a == b == c):
+        return None
+
+    def codegen(context, builder, signature, arguments):
+        value_type = arguments[0].type
+        function_type = ir.FunctionType(value_type, [value_type] * 3)
+        function = builder.module.declare_intrinsic("llvm.fmuladd", [value_type], function_type)
+        return builder.call(function, arguments)
+
+    return a(a, b, c), codegen
 
 
 def inline(function):

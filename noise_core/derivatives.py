@@ -40,8 +40,8 @@ from .gradients import (
     square_vectors,
 )
 from .hashing import avalanche, eat, floats01a, hash_seed
-from .lattice import span
-from .lattice_noise import _corner_hashes_2d, _corner_hashes_3d
+from .lattice import smooth32, span
+from .lattice_noise import _blend_2d, _blend_3d, _corner_hashes_2d, _corner_hashes_3d
 from .registry import KINDS
 from .schema import FAMILY_LATTICE, FAMILY_SIMPLEX
 from .simplex import (
@@ -154,6 +154,13 @@ def lattice_1d_d(gradient, x, seed, frequency, period):
 
 
 @jit
+def _with_value(d, value):
+    """``d`` with its value replaced by ``value`` (the float32 blend of ``evaluate``, so the value column is
+    bit for bit ``evaluate``'s; the gradient stays the float64 derivative of the same blend)."""
+    return np.float64(value), d[1], d[2], d[3], d[4]
+
+
+@jit
 def _corner_2d(gradient, h, x, y):
     vx, vy = vector_2d(gradient, h)
     return evaluate_2d(gradient, h, x, y), vx, vy, 0.0, 0.0
@@ -168,7 +175,9 @@ def lattice_2d_d(gradient, x, y, seed, frequency, period):
     sy = smooth_slope(gy0)
     a = _lerp_d(_corner_2d(gradient, h00, gx0, gy0), _corner_2d(gradient, h01, gx0, gy1), ty, sy, 1)
     b = _lerp_d(_corner_2d(gradient, h10, gx1, gy0), _corner_2d(gradient, h11, gx1, gy1), ty, sy, 1)
-    return _scaled(_lerp_d(a, b, tx, smooth_slope(gx0), 0), frequency)
+    fx, fy = np.float32(gx0), np.float32(gy0)  # lattice.span32's offsets
+    value = _blend_2d(gradient, h00, h01, h10, h11, fx, smooth32(fx), fy, smooth32(fy))
+    return _with_value(_scaled(_lerp_d(a, b, tx, smooth_slope(gx0), 0), frequency), value)
 
 
 @jit
@@ -200,7 +209,9 @@ def lattice_3d_d(gradient, x, y, z, seed, frequency, period):
         sy,
         1,
     )
-    return _scaled(_lerp_d(a, b, tx, smooth_slope(gx0), 0), frequency)
+    fx, fy, fz = np.float32(gx0), np.float32(gy0), np.float32(gz0)  # lattice.span32's offsets
+    value = _blend_3d(gradient, h, fx, smooth32(fx), fy, smooth32(fy), fz, smooth32(fz))
+    return _with_value(_scaled(_lerp_d(a, b, tx, smooth_slope(gx0), 0), frequency), value)
 
 
 @jit

@@ -17,7 +17,7 @@ vectorises with the copy, where a running float maximum would not). Within a blo
 octave loop is outermost and the loop over points innermost, so that loop is a
 straight run of arithmetic over contiguous arrays that LLVM vectorises (four
 float64 lanes with AVX2), like the seeds' four-wide SIMD jobs. Families in
-``sampling.BLOCKWISE`` fill the block's values per octave with their block sampler
+``sampling.BLOCKWISE`` fill the block's float32 values per octave with their block sampler
 instead (passes over the block in 32-bit lanes, eight wide: see ``sampling``). The block's sum
 accumulates in ``out`` itself (float32: at most one float32 rounding per octave).
 
@@ -111,7 +111,7 @@ def _build_block(family, dim, variant, tiled, mode=FBM):
         wb = local[3 if dim > 3 else 0]
         # Allocated only where used (branches on closure constants are pruned before typing).
         if blockwise:
-            values = np.empty(n, dtype=np.float64)
+            values = np.empty(n, dtype=np.float32)
         if musgrave:
             total = np.empty(n, dtype=np.float64)
             weight = np.empty(n, dtype=np.float64)
@@ -125,7 +125,7 @@ def _build_block(family, dim, variant, tiled, mode=FBM):
                 sample_block(variant, xb, yb, zb, octave_seed, octave_frequency, period, params, values)
             for i in range(n):
                 if blockwise:
-                    value = values[i]
+                    value = np.float64(values[i])
                 else:
                     value = sample(variant, xb[i], yb[i], zb[i], wb[i], octave_seed, octave_frequency, period, params)
                 if musgrave:

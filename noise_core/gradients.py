@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import jit
+from ._jit import exact, fmuladd, jit
 from .hashing import floats01a, signed_floats01
 
 VALUE = 0
@@ -121,6 +121,72 @@ def hypercube(h, x, y, z, w):
     """Dot product of the hypercube gradient with the offset."""
     gx, gy, gz, gw = hypercube_vectors(h)
     return gx * x + gy * y + gz * z + gw * w
+
+
+_ZERO32 = np.float32(0.0)
+_HALF32 = np.float32(0.5)
+_ONE32 = np.float32(1.0)
+_TWO_BY_255_32 = np.float32(2.0 / 255.0)
+_PERLIN_2D_SCALE_32 = np.float32(PERLIN_2D_SCALE)
+_PERLIN_3D_SCALE_32 = np.float32(PERLIN_3D_SCALE)
+
+
+@exact
+def signed_byte32(h, shift):
+    """``Floats01X * 2 - 1`` of the byte at ``shift`` in float32, as the seeds compute it (one fused
+    multiply-add)."""
+    return fmuladd(np.float32((h >> shift) & 255), _TWO_BY_255_32, -_ONE32)
+
+
+@exact
+def square_vectors32(h):
+    """``square_vectors`` in float32 (the 2D kernels that blend or sum in float32)."""
+    gx = signed_byte32(h, 0)
+    gy = _HALF32 - abs(gx)
+    gx = gx - np.floor(gx + _HALF32)
+    return gx, gy
+
+
+@exact
+def octahedron_vectors32(h):
+    """``octahedron_vectors`` in float32."""
+    gx = signed_byte32(h, 0)
+    gy = signed_byte32(h, 24)
+    gz = _ONE32 - abs(gx) - abs(gy)
+    offset = max(-gz, _ZERO32)
+    gx = gx - np.copysign(offset, gx)
+    gy = gy - np.copysign(offset, gy)
+    return gx, gy, gz
+
+
+@exact
+def dot2(ax, ay, bx, by):
+    """``ax bx + ay by`` in float32, the second product fused into the sum."""
+    return fmuladd(ay, by, ax * bx)
+
+
+@exact
+def dot3(ax, ay, az, bx, by, bz):
+    """``ax bx + ay by + az bz`` in float32, summed left to right with the later products fused."""
+    return fmuladd(az, bz, fmuladd(ay, by, ax * bx))
+
+
+@exact
+def lattice_2d32(gradient, h, x, y):
+    """``evaluate_2d`` of a lattice gradient (value or Perlin ``square``) in float32, at the float32 offset."""
+    if gradient == VALUE:
+        return signed_byte32(h, 0)
+    gx, gy = square_vectors32(h)
+    return dot2(gx, gy, x, y) * _PERLIN_2D_SCALE_32
+
+
+@exact
+def lattice_3d32(gradient, h, x, y, z):
+    """``evaluate_3d`` of a lattice gradient (value or Perlin ``octahedron``) in float32."""
+    if gradient == VALUE:
+        return signed_byte32(h, 0)
+    gx, gy, gz = octahedron_vectors32(h)
+    return dot3(gx, gy, gz, x, y, z) * _PERLIN_3D_SCALE_32
 
 
 @jit

@@ -1,19 +1,20 @@
 """The separable grid path: fractal value and Perlin noise on a regular 2D grid (issue 16, item 1).
 
 On a grid every pixel of column ``c`` has the same ``x`` and every pixel of row ``r`` the same ``y``, so
-per octave the lattice span of ``x`` (``lattice.span``: cell, offsets, quintic weight) is computed once per
-column and that of ``y`` once per row, and the hash of a corner, ``avalanche(eat(eat(h, x), y))``
+per octave the lattice span of ``x`` (``lattice.span32``: cell, float32 offset and quintic weight) is computed
+once per column and that of ``y`` once per row, and the hash of a corner, ``avalanche(eat(eat(h, x), y))``
 (SmallXXHash, ``lattice_noise._corner_hashes_2d``), starts from the column's partial hash ``eat(h, x)``.
 Each pixel then only eats its row's lattice ``y`` into its column's two partial hashes, avalanches the
 four corners and blends them (``lattice_noise._blend_2d``).
 
-The numbers are the point path's (``fractal._build_kernel`` over ``lattice_noise.lattice_block_2d``), bit
-for bit: the same float64 coordinates (``api.grid_coordinates``) times the same octave frequencies
-(``frequency * lacunarity`` repeated in float64) through the same ``span``, the same hashes and blend,
-the same float32 accumulation ``sum + float32(amplitude * value)``, scale ``float32(1 / sum of
-amplitudes)`` and clamp to the spec's float32 range (``tests/test_grid_path.py`` checks it). The Musgrave
-modes (``fractal_modes``) fold each octave in with the point path's ``fractal._combine`` into float64
-running totals per row, rounded to float32 and clamped at the end, as the point path does.
+The numbers are the point path's (``fractal._build_kernel`` over ``lattice_noise.lattice_block_2d``), bit for
+bit: the same float64 coordinates (``api.grid_coordinates``) times the same octave frequencies (``frequency *
+lacunarity`` repeated in float64) through the same ``span32``, the same hashes and the same float32 blend (an
+``_jit.exact`` helper, so its bits do not depend on the loop it is inlined into), the same float32
+accumulation ``sum + float32(amplitude * value)``, scale ``float32(1 / sum of amplitudes)`` and clamp to the
+spec's float32 range (``tests/test_grid_path.py`` checks it). The Musgrave modes (``fractal_modes``) fold each
+octave in with the point path's ``fractal._combine`` into float64 running totals per row, rounded to float32
+and clamped at the end, as the point path does.
 
 Where an octave's lattice cells are ``RUN_LENGTH`` columns wide or wider, a row's four corner hashes are
 the same for every column of a cell: they are computed once per cell (run of columns) and row, and only
@@ -21,7 +22,7 @@ the blend runs per pixel (one lerp for value noise, four dot products and three 
 higher frequencies every pixel hashes its corners from its column's partial hashes.
 
 One kernel per ``(gradient, tiled, mode)``: closure constants, like ``fractal.kernel_for``. The grid is
-computed in strips of ``STRIP`` columns: the strip's per-column tables (two partial hashes and three
+computed in strips of ``STRIP`` columns: the strip's per-column tables (two partial hashes and two
 floats per column and octave, and where each cell starts) are built first, then its rows run in parallel
 (``prange``); within a row the octave loop is outermost and the loop over columns innermost, a straight
 run over contiguous tables that LLVM vectorises. Loops index slices from 0 (``run[i]``, not
@@ -38,7 +39,7 @@ from ._jit import jit, kernel
 from .fractal import _combine, kernel_signature, launch, octave_arguments
 from .fractal_modes import FBM, MODE_CODES
 from .hashing import avalanche, eat, hash_seed
-from .lattice import span
+from .lattice import span32
 from .lattice_noise import _blend_2d
 from .registry import KINDS
 from .schema import FAMILY_LATTICE
@@ -51,7 +52,7 @@ def separable(spec) -> bool:
 
 
 STRIP = 4096
-"""Columns per strip: the per-column tables (40 bytes per column and octave) are built for one strip of the
+"""Columns per strip: the per-column tables (16 bytes per column and octave) are built for one strip of the
 grid at a time, so their memory stays bounded however wide the grid is."""
 RUN_LENGTH = 8
 """An octave whose columns fall into lattice cells ``RUN_LENGTH`` columns wide or wider on average is blended
@@ -72,8 +73,9 @@ def _fold(mode, octave, value, amplitude, turbulence, offset, gain, ob, total, w
 
 @jit
 def _column_tables(xs, seed, frequency, octaves, lacunarity, tiled, column_hashes, column_spans, runs, run_counts):
-    """Per octave and column: the partial hashes ``eat(h, x0)``, ``eat(h, x1)`` and ``gx0, gx1, tx`` of the
-    column's span; the first column of each lattice cell in ``runs`` (``run_counts`` cells, then ``len(xs)``)."""
+    """Per octave and column: the partial hashes ``eat(h, x0)``, ``eat(h, x1)`` and the float32 ``gx, tx`` of the
+    column's span (``span32``); the first column of each lattice cell in ``runs`` (``run_counts`` cells, then
+    ``len(xs)``)."""
     cols = xs.shape[0]
     octave_frequency = frequency
     for octave in range(octaves):
@@ -84,12 +86,11 @@ def _column_tables(xs, seed, frequency, octaves, lacunarity, tiled, column_hashe
         count = 0
         last = np.int64(0)
         for c in range(cols):
-            x0, x1, gx0, gx1, tx = span(xs[c] * octave_frequency, period)
+            x0, x1, gx, tx = span32(xs[c], octave_frequency, period)
             hashes[0, c] = eat(h, x0)
             hashes[1, c] = eat(h, x1)
-            spans[0, c] = gx0
-            spans[1, c] = gx1
-            spans[2, c] = tx
+            spans[0, c] = gx
+            spans[1, c] = tx
             if c == 0 or x0 != last:
                 runs[octave, count] = c
                 count += 1
@@ -113,7 +114,7 @@ def _build_grid_kernel(gradient, tiled, mode=FBM):
             strip_xs = xs[strip : strip + STRIP]
             cols = strip_xs.shape[0]
             column_hashes = np.empty((octaves, 2, cols), dtype=np.uint32)
-            column_spans = np.empty((octaves, 3, cols), dtype=np.float64)
+            column_spans = np.empty((octaves, 2, cols), dtype=np.float32)
             # runs[octave, j] is the first column of the octave's j-th lattice cell (runs[octave, count] = cols)
             runs = np.empty((octaves, cols + 1), dtype=np.int64)
             run_counts = np.empty(octaves, dtype=np.int64)
@@ -130,12 +131,11 @@ def _build_grid_kernel(gradient, tiled, mode=FBM):
                 amplitude_sum = 0.0
                 for octave in range(octaves):
                     period = octave_frequency if tiled else 0.0
-                    y0, y1, gy0, gy1, ty = span(y * octave_frequency, period)
+                    y0, y1, gy, ty = span32(y, octave_frequency, period)
                     h0s = column_hashes[octave, 0]
                     h1s = column_hashes[octave, 1]
-                    gx0s = column_spans[octave, 0]
-                    gx1s = column_spans[octave, 1]
-                    txs = column_spans[octave, 2]
+                    gxs = column_spans[octave, 0]
+                    txs = column_spans[octave, 1]
                     count = run_counts[octave]
                     if count * RUN_LENGTH <= cols:
                         for j in range(count):
@@ -148,16 +148,13 @@ def _build_grid_kernel(gradient, tiled, mode=FBM):
                             h10 = avalanche(eat(h1, y0))
                             h11 = avalanche(eat(h1, y1))
                             # slices, so the loop index is known to be >= 0: no negative-index wrap, no gathers
-                            run_gx0 = gx0s[start:stop]
-                            run_gx1 = gx1s[start:stop]
+                            run_gx = gxs[start:stop]
                             run_tx = txs[start:stop]
                             run_ob = ob[start:stop]
                             run_total = total[start:stop] if musgrave else total
                             run_weight = weight[start:stop] if musgrave else weight
                             for i in range(run_ob.shape[0]):
-                                value = _blend_2d(
-                                    gradient, h00, h01, h10, h11, run_gx0[i], run_gx1[i], run_tx[i], gy0, gy1, ty
-                                )
+                                value = _blend_2d(gradient, h00, h01, h10, h11, run_gx[i], run_tx[i], gy, ty)
                                 _fold(
                                     mode,
                                     octave,
@@ -179,7 +176,7 @@ def _build_grid_kernel(gradient, tiled, mode=FBM):
                             h01 = avalanche(eat(h0, y1))
                             h10 = avalanche(eat(h1, y0))
                             h11 = avalanche(eat(h1, y1))
-                            value = _blend_2d(gradient, h00, h01, h10, h11, gx0s[c], gx1s[c], txs[c], gy0, gy1, ty)
+                            value = _blend_2d(gradient, h00, h01, h10, h11, gxs[c], txs[c], gy, ty)
                             _fold(mode, octave, value, amplitude, turbulence, offset, gain, ob, total, weight, c)
                     amplitude_sum += amplitude
                     octave_frequency *= lacunarity

@@ -7,23 +7,25 @@ that corner, and the corners are blended with the quintic weights of the spans,
 x outermost, exactly as the seeds' ``Lattice1D/2D/3D``; 4D blends sixteen corners the same way (the
 gradients in ``gradients.evaluate_4d``).
 
-Each noise is three pieces: the spans (``lattice.span``), the corner hashes
-(``_corner_hashes_*``, integers only) and the blend (``_blend_*``, floats only).
-``lattice_2d``/``lattice_3d`` chain them per point. ``lattice_block_2d``/``_3d``
-compute the same numbers for a block of points in three passes (lattice points,
-then corner hashes, then blends), so that the 32-bit hashing runs in a loop of its
-own: a loop with float64 in it is vectorised four lanes wide (AVX2), an integer-only
-loop eight lanes wide. For 3D Perlin that is about 20 % less time per point.
+Each noise is three pieces: where the sample lies (``lattice.span32``: the cell split in float64, so the noise
+stays exact far from the origin, then the offset rounded to float32 and its quintic weight ``lattice.smooth32``),
+the corner hashes (``_corner_hashes_*``, integers only) and the blend (``_blend_*``, float32 like the seeds'
+``float4`` code, within 4.2e-7 of a float64 blend: docs/benchmarks.md). The float32 pieces are ``_jit.exact``
+helpers, so their bits are the same wherever they are inlined. ``lattice_2d``/``lattice_3d`` chain the pieces per
+point (and the grid kernels per pixel). ``lattice_block_2d``/``_3d`` compute the same numbers for a block of points
+in three passes (cells and offsets, ``lattice.split_cells``; corner hashes; blends), so that the float64 split,
+the 32-bit hashing and the float32 blend each run in a loop of their own, vectorised at full width (8 lanes of
+32 bits with AVX2, 16 with AVX-512). 1D and 4D blend in float64.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._jit import inline, jit
-from .gradients import PERLIN, VALUE, evaluate_1d, evaluate_2d, evaluate_3d, evaluate_4d
+from ._jit import exact, fmuladd, inline, jit
+from .gradients import PERLIN, VALUE, evaluate_1d, evaluate_4d, lattice_2d32, lattice_3d32
 from .hashing import avalanche, eat, hash_seed
-from .lattice import span
+from .lattice import next_point, smooth32, span, span32, split_cells, wrap_point
 from .schema import FAMILY_LATTICE, Kind, signed_unit_range
 
 KINDS = (
@@ -50,6 +52,8 @@ KINDS = (
 )
 """The lattice kinds: value and Perlin noise, tileable, in 1-4 dimensions."""
 
+_ONE = np.float32(1.0)
+
 
 @jit
 def _lerp(a, b, t):
@@ -74,21 +78,30 @@ def _corner_hashes_2d(h, x0, x1, y0, y1):
     return avalanche(eat(h0, y0)), avalanche(eat(h0, y1)), avalanche(eat(h1, y0)), avalanche(eat(h1, y1))
 
 
-@jit
-def _blend_2d(gradient, h00, h01, h10, h11, gx0, gx1, tx, gy0, gy1, ty):
-    """Bilinear blend, with weights ``tx, ty``, of the four corner gradients at the sample."""
-    a = _lerp(evaluate_2d(gradient, h00, gx0, gy0), evaluate_2d(gradient, h01, gx0, gy1), ty)
-    b = _lerp(evaluate_2d(gradient, h10, gx1, gy0), evaluate_2d(gradient, h11, gx1, gy1), ty)
-    return _lerp(a, b, tx)
+@exact
+def _lerp32(a, b, t):
+    """``a + (b - a) t`` in float32, one fused multiply-add."""
+    return fmuladd(b - a, t, a)
+
+
+@exact
+def _blend_2d(gradient, h00, h01, h10, h11, gx, tx, gy, ty):
+    """Bilinear blend, with the float32 weights ``tx, ty``, of the four corner gradients at the sample, whose
+    float32 offset from the lower corner is ``(gx, gy)`` (from the upper: ``g - 1``); float32 throughout."""
+    gx1 = gx - _ONE
+    gy1 = gy - _ONE
+    a = _lerp32(lattice_2d32(gradient, h00, gx, gy), lattice_2d32(gradient, h01, gx, gy1), ty)
+    b = _lerp32(lattice_2d32(gradient, h10, gx1, gy), lattice_2d32(gradient, h11, gx1, gy1), ty)
+    return _lerp32(a, b, tx)
 
 
 @jit
 def lattice_2d(gradient, x, y, seed, frequency, period):
     """2D lattice noise at ``(x, y)``: bilinear blend of four corner gradients."""
-    x0, x1, gx0, gx1, tx = span(x * frequency, period)
-    y0, y1, gy0, gy1, ty = span(y * frequency, period)
+    x0, x1, gx, tx = span32(x, frequency, period)
+    y0, y1, gy, ty = span32(y, frequency, period)
     h00, h01, h10, h11 = _corner_hashes_2d(hash_seed(seed), x0, x1, y0, y1)
-    return _blend_2d(gradient, h00, h01, h10, h11, gx0, gx1, tx, gy0, gy1, ty)
+    return np.float64(_blend_2d(gradient, h00, h01, h10, h11, gx, tx, gy, ty))
 
 
 @jit
@@ -112,30 +125,34 @@ def _corner_hashes_3d(h, x0, x1, y0, y1, z0, z1):
     )
 
 
-@jit
-def _blend_3d(gradient, h, gx0, gx1, tx, gy0, gy1, ty, gz0, gz1, tz):
-    """Trilinear blend of the eight corner gradients (hashes ``h`` as ``_corner_hashes_3d`` orders them)."""
-    a = _lerp(
-        _lerp(evaluate_3d(gradient, h[0], gx0, gy0, gz0), evaluate_3d(gradient, h[1], gx0, gy0, gz1), tz),
-        _lerp(evaluate_3d(gradient, h[2], gx0, gy1, gz0), evaluate_3d(gradient, h[3], gx0, gy1, gz1), tz),
+@exact
+def _blend_3d(gradient, h, gx, tx, gy, ty, gz, tz):
+    """Trilinear blend of the eight corner gradients (hashes ``h`` as ``_corner_hashes_3d`` orders them), float32
+    offsets from the lower corner and weights, as ``_blend_2d``."""
+    gx1 = gx - _ONE
+    gy1 = gy - _ONE
+    gz1 = gz - _ONE
+    a = _lerp32(
+        _lerp32(lattice_3d32(gradient, h[0], gx, gy, gz), lattice_3d32(gradient, h[1], gx, gy, gz1), tz),
+        _lerp32(lattice_3d32(gradient, h[2], gx, gy1, gz), lattice_3d32(gradient, h[3], gx, gy1, gz1), tz),
         ty,
     )
-    b = _lerp(
-        _lerp(evaluate_3d(gradient, h[4], gx1, gy0, gz0), evaluate_3d(gradient, h[5], gx1, gy0, gz1), tz),
-        _lerp(evaluate_3d(gradient, h[6], gx1, gy1, gz0), evaluate_3d(gradient, h[7], gx1, gy1, gz1), tz),
+    b = _lerp32(
+        _lerp32(lattice_3d32(gradient, h[4], gx1, gy, gz), lattice_3d32(gradient, h[5], gx1, gy, gz1), tz),
+        _lerp32(lattice_3d32(gradient, h[6], gx1, gy1, gz), lattice_3d32(gradient, h[7], gx1, gy1, gz1), tz),
         ty,
     )
-    return _lerp(a, b, tx)
+    return _lerp32(a, b, tx)
 
 
 @jit
 def lattice_3d(gradient, x, y, z, seed, frequency, period):
     """3D lattice noise at ``(x, y, z)``: trilinear blend of eight corner gradients."""
-    x0, x1, gx0, gx1, tx = span(x * frequency, period)
-    y0, y1, gy0, gy1, ty = span(y * frequency, period)
-    z0, z1, gz0, gz1, tz = span(z * frequency, period)
+    x0, x1, gx, tx = span32(x, frequency, period)
+    y0, y1, gy, ty = span32(y, frequency, period)
+    z0, z1, gz, tz = span32(z, frequency, period)
     h = _corner_hashes_3d(hash_seed(seed), x0, x1, y0, y1, z0, z1)
-    return _blend_3d(gradient, h, gx0, gx1, tx, gy0, gy1, ty, gz0, gz1, tz)
+    return np.float64(_blend_3d(gradient, h, gx, tx, gy, ty, gz, tz))
 
 
 @jit
@@ -167,66 +184,57 @@ def lattice_4d(gradient, x, y, z, w, seed, frequency, period):
     return result
 
 
-@jit
-def _lattice_points(coordinates, frequency, period, lower, upper):
-    """Pass 1 of a block: each coordinate's two lattice points (``span``'s ``p0, p1``) as int32."""
-    for i in range(coordinates.shape[0]):
-        p0, p1, _, _, _ = span(coordinates[i] * frequency, period)
-        lower[i] = np.int32(p0)
-        upper[i] = np.int32(p1)
-
-
 @inline
 def lattice_block_2d(gradient, xs, ys, seed, frequency, period, values):
-    """``values[i] = lattice_2d(gradient, xs[i], ys[i], ...)`` for a block, in three passes (module doc)."""
+    """``values[i] = lattice_2d(gradient, xs[i], ys[i], ...)`` (float32) for a block, in three passes (module
+    doc)."""
     n = values.shape[0]
-    corners = np.empty((4, n), dtype=np.int32)
-    _lattice_points(xs, frequency, period, corners[0], corners[1])
-    _lattice_points(ys, frequency, period, corners[2], corners[3])
+    cells = np.empty((2, n), dtype=np.int32)
+    offsets = np.empty((2, n), dtype=np.float32)
+    split_cells(xs, frequency, period, cells[0], offsets[0])
+    split_cells(ys, frequency, period, cells[1], offsets[1])
     hashes = np.empty((4, n), dtype=np.uint32)
     h = hash_seed(seed)
+    wrap_at = wrap_point(period)
     for i in range(n):
-        h00, h01, h10, h11 = _corner_hashes_2d(
-            h, np.int64(corners[0, i]), np.int64(corners[1, i]), np.int64(corners[2, i]), np.int64(corners[3, i])
-        )
+        x0 = np.int64(cells[0, i])
+        y0 = np.int64(cells[1, i])
+        h00, h01, h10, h11 = _corner_hashes_2d(h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at))
         hashes[0, i] = h00
         hashes[1, i] = h01
         hashes[2, i] = h10
         hashes[3, i] = h11
     for i in range(n):
-        _, _, gx0, gx1, tx = span(xs[i] * frequency, period)
-        _, _, gy0, gy1, ty = span(ys[i] * frequency, period)
+        gx = offsets[0, i]
+        gy = offsets[1, i]
         values[i] = _blend_2d(
-            gradient, hashes[0, i], hashes[1, i], hashes[2, i], hashes[3, i], gx0, gx1, tx, gy0, gy1, ty
+            gradient, hashes[0, i], hashes[1, i], hashes[2, i], hashes[3, i], gx, smooth32(gx), gy, smooth32(gy)
         )
 
 
 @inline
 def lattice_block_3d(gradient, xs, ys, zs, seed, frequency, period, values):
-    """``values[i] = lattice_3d(gradient, xs[i], ys[i], zs[i], ...)`` for a block, in three passes (module doc)."""
+    """``values[i] = lattice_3d(gradient, xs[i], ys[i], zs[i], ...)`` (float32) for a block, in three passes
+    (module doc)."""
     n = values.shape[0]
-    corners = np.empty((6, n), dtype=np.int32)
-    _lattice_points(xs, frequency, period, corners[0], corners[1])
-    _lattice_points(ys, frequency, period, corners[2], corners[3])
-    _lattice_points(zs, frequency, period, corners[4], corners[5])
+    cells = np.empty((3, n), dtype=np.int32)
+    offsets = np.empty((3, n), dtype=np.float32)
+    split_cells(xs, frequency, period, cells[0], offsets[0])
+    split_cells(ys, frequency, period, cells[1], offsets[1])
+    split_cells(zs, frequency, period, cells[2], offsets[2])
     hashes = np.empty((8, n), dtype=np.uint32)
     h = hash_seed(seed)
+    wrap_at = wrap_point(period)
     for i in range(n):
+        x0 = np.int64(cells[0, i])
+        y0 = np.int64(cells[1, i])
+        z0 = np.int64(cells[2, i])
         corner_hashes = _corner_hashes_3d(
-            h,
-            np.int64(corners[0, i]),
-            np.int64(corners[1, i]),
-            np.int64(corners[2, i]),
-            np.int64(corners[3, i]),
-            np.int64(corners[4, i]),
-            np.int64(corners[5, i]),
+            h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at), z0, next_point(z0, wrap_at)
         )
         for corner in range(8):
             hashes[corner, i] = corner_hashes[corner]
     for i in range(n):
-        _, _, gx0, gx1, tx = span(xs[i] * frequency, period)
-        _, _, gy0, gy1, ty = span(ys[i] * frequency, period)
-        _, _, gz0, gz1, tz = span(zs[i] * frequency, period)
         corner_hashes = (
             hashes[0, i],
             hashes[1, i],
@@ -237,4 +245,7 @@ def lattice_block_3d(gradient, xs, ys, zs, seed, frequency, period, values):
             hashes[6, i],
             hashes[7, i],
         )
-        values[i] = _blend_3d(gradient, corner_hashes, gx0, gx1, tx, gy0, gy1, ty, gz0, gz1, tz)
+        gx = offsets[0, i]
+        gy = offsets[1, i]
+        gz = offsets[2, i]
+        values[i] = _blend_3d(gradient, corner_hashes, gx, smooth32(gx), gy, smooth32(gy), gz, smooth32(gz))

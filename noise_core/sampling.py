@@ -9,7 +9,7 @@ only that family. Arguments: ``variant`` (the kind's variant code), ``x, y, z, w
 raw coordinates (unused ones are ignored; ``xs, ys, zs`` for a block), ``seed``,
 ``frequency`` the octave's frequency, ``period`` the tiling period in lattice cells
 (0 for no tiling), ``params`` the family's parameters (and ``values``, a block's
-output).
+float32 output: every block sampler computes its values in float32).
 
 The samplers only adapt these arguments to the family's function. The block samplers
 are inlined by Numba into their caller before typing (``_jit.inline``): a compiled

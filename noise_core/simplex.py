@@ -37,9 +37,22 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import inline, jit
-from .gradients import SIMPLEX, SIMPLEX_2D_SCALE, SIMPLEX_3D_SCALE, VALUE, evaluate_1d, evaluate_4d
+from ._jit import exact, fmuladd, inline, jit
+from .gradients import (
+    SIMPLEX,
+    SIMPLEX_2D_SCALE,
+    SIMPLEX_3D_SCALE,
+    VALUE,
+    dot2,
+    dot3,
+    evaluate_1d,
+    evaluate_4d,
+    octahedron_vectors32,
+    signed_byte32,
+    square_vectors32,
+)
 from .hashing import avalanche, eat, hash_seed
+from .lattice import cell_index
 from .schema import FAMILY_SIMPLEX, Kind, signed_unit_range
 
 KINDS = (
@@ -81,7 +94,6 @@ _ZERO = np.float32(0.0)
 _HALF = np.float32(0.5)
 _ONE = np.float32(1.0)
 _EIGHT = np.float32(8.0)
-_TWO_BY_255 = np.float32(2.0 / 255.0)
 _UNSKEW_2D_32 = np.float32(UNSKEW_2D)
 _ONE_LESS_UNSKEW_2D = np.float32(1.0 - UNSKEW_2D)
 _FAR_2D = np.float32(1.0 - 2.0 * UNSKEW_2D)
@@ -119,38 +131,31 @@ def simplex_1d(gradient, x, seed, frequency):
     return _kernel_1d(gradient, eat(h, np.int64(x0)), x0, x) + _kernel_1d(gradient, eat(h, np.int64(x1)), x1, x)
 
 
-@jit
+@exact
 def _falloff(squared):
     """The radial kernel ``8 max(0, 1/2 - r^2)^3`` in float32, from ``r^2``."""
     base = _HALF - squared
     return max(base * base * base * _EIGHT, _ZERO)
 
 
-@jit
+@exact
 def _gradient_2d(gradient, h, dx, dy):
     """The corner's gradient at the float32 offset ``(dx, dy)``: the value ``Floats01A * 2 - 1`` or the seed's
     ``circle`` (the ``square`` vector normalised), before ``SIMPLEX_2D_SCALE``; float32 as in the seed."""
-    signed = np.float32(h & 255) * _TWO_BY_255 - _ONE
     if gradient == VALUE:
-        return signed
-    gy = _HALF - abs(signed)
-    gx = signed - np.floor(signed + _HALF)
-    return (gx * dx + gy * dy) / np.sqrt(gx * gx + gy * gy)
+        return signed_byte32(h, 0)
+    gx, gy = square_vectors32(h)
+    return dot2(gx, gy, dx, dy) / np.sqrt(dot2(gx, gy, gx, gy))
 
 
-@jit
+@exact
 def _gradient_3d(gradient, h, dx, dy, dz):
     """The corner's gradient at the float32 offset ``(dx, dy, dz)``: the value or the seed's ``sphere`` (the
     ``octahedron`` vector normalised), before ``SIMPLEX_3D_SCALE``."""
-    gx = np.float32(h & 255) * _TWO_BY_255 - _ONE
     if gradient == VALUE:
-        return gx
-    gy = np.float32(h >> 24) * _TWO_BY_255 - _ONE
-    gz = _ONE - abs(gx) - abs(gy)
-    offset = max(-gz, _ZERO)
-    gx = gx - np.copysign(offset, gx)
-    gy = gy - np.copysign(offset, gy)
-    return (gx * dx + gy * dy + gz * dz) / np.sqrt(gx * gx + gy * gy + gz * gz)
+        return signed_byte32(h, 0)
+    gx, gy, gz = octahedron_vectors32(h)
+    return dot3(gx, gy, gz, dx, dy, dz) / np.sqrt(dot3(gx, gy, gz, gx, gy, gz))
 
 
 @jit
@@ -164,7 +169,7 @@ def triangle_cell(x, y):
     x0 = np.floor(sx)
     y0 = np.floor(sy)
     unskew = (x0 + y0) * UNSKEW_2D
-    return np.int64(x0), np.int64(y0), sx - x0 > sy - y0, np.float32(x - x0 + unskew), np.float32(y - y0 + unskew)
+    return cell_index(x0), cell_index(y0), sx - x0 > sy - y0, np.float32(x - x0 + unskew), np.float32(y - y0 + unskew)
 
 
 @jit
@@ -177,7 +182,7 @@ def triangle_hashes(h, i, j, x_greater):
     return avalanche(eat(h0, j)), avalanche(eat(h1, j + 1)), avalanche(eat(third, j if x_greater else j + 1))
 
 
-@jit
+@exact
 def triangle_offsets(x_greater, dx, dy):
     """The float32 offsets of the sample from the three corners (``triangle_hashes``' order), given its offset
     ``(dx, dy)`` from the origin: a corner ``s`` steps away is also un-skewed by ``s`` times ``UNSKEW_2D``."""
@@ -186,15 +191,13 @@ def triangle_offsets(x_greater, dx, dy):
     return dx, dy, dx - _FAR_2D, dy - _FAR_2D, dx - third_x, dy - third_y
 
 
-@jit
+@exact
 def triangle_sum(gradient, h0, h1, h2, x_greater, dx, dy):
     """The three kernels ``falloff * gradient`` summed, float32 (the seed's ``Simplex2D``)."""
     ax, ay, bx, by, cx, cy = triangle_offsets(x_greater, dx, dy)
-    total = (
-        _falloff(ax * ax + ay * ay) * _gradient_2d(gradient, h0, ax, ay)
-        + _falloff(bx * bx + by * by) * _gradient_2d(gradient, h1, bx, by)
-        + _falloff(cx * cx + cy * cy) * _gradient_2d(gradient, h2, cx, cy)
-    )
+    total = _falloff(dot2(ax, ay, ax, ay)) * _gradient_2d(gradient, h0, ax, ay)
+    total = fmuladd(_falloff(dot2(bx, by, bx, by)), _gradient_2d(gradient, h1, bx, by), total)
+    total = fmuladd(_falloff(dot2(cx, cy, cx, cy)), _gradient_2d(gradient, h2, cx, cy), total)
     return total * _SIMPLEX_2D_SCALE_32 if gradient == SIMPLEX else total
 
 
@@ -206,14 +209,6 @@ def simplex_2d(gradient, x, y, seed, frequency):
     i, j, x_greater, dx, dy = triangle_cell(x, y)
     h0, h1, h2 = triangle_hashes(hash_seed(seed), i, j, x_greater)
     return np.float64(triangle_sum(gradient, h0, h1, h2, x_greater, dx, dy))
-
-
-@jit
-def _widen(sums, values):
-    """``values[:] = sums`` (float32 to float64) in a loop of its own: the kernel sums stay a float32-only loop,
-    which LLVM vectorises twice as wide as one that also stores float64."""
-    for m in range(sums.shape[0]):
-        values[m] = np.float64(sums[m])
 
 
 @inline
@@ -237,12 +232,10 @@ def simplex_block_2d(gradient, xs, ys, seed, frequency, values):
         hashes[0, m] = h0
         hashes[1, m] = h1
         hashes[2, m] = h2
-    sums = np.empty(n, dtype=np.float32)
     for m in range(n):
-        sums[m] = triangle_sum(
+        values[m] = triangle_sum(
             gradient, hashes[0, m], hashes[1, m], hashes[2, m], cells[2, m] != 0, offsets[0, m], offsets[1, m]
         )
-    _widen(sums, values)
 
 
 @jit
@@ -263,9 +256,9 @@ def tetrahedron_cell(x, y, z):
     order = np.int32(fx > fy) + 2 * np.int32(fx > fz) + 4 * np.int32(fy > fz)
     unskew = (x0 + y0 + z0) * UNSKEW_3D
     return (
-        np.int64(x0),
-        np.int64(y0),
-        np.int64(z0),
+        cell_index(x0),
+        cell_index(y0),
+        cell_index(z0),
         order,
         np.float32(x - x0 + unskew),
         np.float32(y - y0 + unskew),
@@ -307,14 +300,14 @@ def tetrahedron_hashes(h, i, j, k, order):
     )
 
 
-@jit
+@exact
 def _step_offset(step, d, unskew):
     """The float32 offset along one axis from a corner that is ``step`` (0/1) further and un-skewed by
     ``unskew``."""
     return d - (_ONE - unskew if step else -unskew)
 
 
-@jit
+@exact
 def tetrahedron_sum(gradient, h0, h1, h2, h3, order, dx, dy, dz):
     """The four kernels ``falloff * gradient`` summed, float32 (the seed's ``Simplex3D``); the corners' offsets
     from the origin's ``(dx, dy, dz)``, un-skewed by ``UNSKEW_3D`` per step."""
@@ -328,16 +321,14 @@ def tetrahedron_sum(gradient, h0, h1, h2, h3, order, dx, dy, dz):
     fx = dx - _HALF
     fy = dy - _HALF
     fz = dz - _HALF
-    total = (
-        _falloff(dx * dx + dy * dy + dz * dz) * _gradient_3d(gradient, h0, dx, dy, dz)
-        + _falloff(fx * fx + fy * fy + fz * fz) * _gradient_3d(gradient, h1, fx, fy, fz)
-        + _falloff(ax * ax + ay * ay + az * az) * _gradient_3d(gradient, h2, ax, ay, az)
-        + _falloff(bx * bx + by * by + bz * bz) * _gradient_3d(gradient, h3, bx, by, bz)
-    )
+    total = _falloff(dot3(dx, dy, dz, dx, dy, dz)) * _gradient_3d(gradient, h0, dx, dy, dz)
+    total = fmuladd(_falloff(dot3(fx, fy, fz, fx, fy, fz)), _gradient_3d(gradient, h1, fx, fy, fz), total)
+    total = fmuladd(_falloff(dot3(ax, ay, az, ax, ay, az)), _gradient_3d(gradient, h2, ax, ay, az), total)
+    total = fmuladd(_falloff(dot3(bx, by, bz, bx, by, bz)), _gradient_3d(gradient, h3, bx, by, bz), total)
     return total * _SIMPLEX_3D_SCALE_32 if gradient == SIMPLEX else total
 
 
-@jit
+@exact
 def tetrahedron_offsets(order, dx, dy, dz):
     """The float32 offsets of the sample from the four corners (``tetrahedron_hashes``' order), as
     ``tetrahedron_sum`` computes them."""
@@ -391,13 +382,11 @@ def simplex_block_3d(gradient, xs, ys, zs, seed, frequency, values):
         hashes[1, m] = h1
         hashes[2, m] = h2
         hashes[3, m] = h3
-    sums = np.empty(n, dtype=np.float32)
     for m in range(n):
-        sums[m] = tetrahedron_sum(
+        values[m] = tetrahedron_sum(
             gradient, hashes[0, m], hashes[1, m], hashes[2, m], hashes[3, m], cells[3, m], offsets[0, m],
             offsets[1, m], offsets[2, m]
         )  # fmt: skip
-    _widen(sums, values)
 
 
 @jit

@@ -236,14 +236,6 @@ def _visit_point(metric, dim, h, point, step, ox, oy, oz, f1, f2, nearest_hash, 
     return _update(f1, f2, nearest_hash, nearest_point, _distance(metric, dx, dy, dz), h, np.uint32(point))
 
 
-@jit
-def _store(results, values):
-    """``values[:] = results`` as a loop, which spares compiling Numba's shape-mismatch error message of a
-    slice assignment (string formatting)."""
-    for i in range(values.shape[0]):
-        values[i] = results[i]
-
-
 @inline
 def voronoi_block_2d(metric, function, jitter, xs, ys, seed, frequency, period, values):
     """2D Voronoi noise of a block: two points per square, the 3x3 squares around each sample searched."""
@@ -252,7 +244,6 @@ def voronoi_block_2d(metric, function, jitter, xs, ys, seed, frequency, period, 
     first, second = _block_anchors(jitter)
     step = np.float32(jitter / 255.0)  # Floats01A..D * jitter = byte * step
     no_z = np.float32(0.0)
-    results = np.empty(values.shape[0], dtype=np.float32)
     for i in range(values.shape[0]):
         px = np.int64(cells[0, i])
         py = np.int64(cells[1, i])
@@ -272,8 +263,7 @@ def voronoi_block_2d(metric, function, jitter, xs, ys, seed, frequency, period, 
                 f1, f2, nearest_hash, nearest_point = _visit_point(
                     metric, 2, hc, 1, step, ox2, second + oy, no_z, f1, f2, nearest_hash, nearest_point
                 )
-        results[i] = _finish(metric, 2, function, f1, f2, nearest_hash, nearest_point)
-    _store(results, values)
+        values[i] = _finish(metric, 2, function, f1, f2, nearest_hash, nearest_point)
 
 
 @inline
@@ -283,7 +273,6 @@ def voronoi_block_3d(metric, function, jitter, xs, ys, zs, seed, frequency, peri
     h = hash_seed(seed)
     first, second = _block_anchors(jitter)
     step = np.float32(jitter / 31.0)  # GetBitsAsFloats01(5, .) * jitter = bits * step
-    results = np.empty(values.shape[0], dtype=np.float32)
     for i in range(values.shape[0]):
         px = np.int64(cells[0, i])
         py = np.int64(cells[1, i])
@@ -309,5 +298,4 @@ def voronoi_block_3d(metric, function, jitter, xs, ys, zs, seed, frequency, peri
                     f1, f2, nearest_hash, nearest_point = _visit_point(
                         metric, 3, hc, 1, step, ox2, oy2, second + oz, f1, f2, nearest_hash, nearest_point
                     )
-        results[i] = _finish(metric, 3, function, f1, f2, nearest_hash, nearest_point)
-    _store(results, values)
+        values[i] = _finish(metric, 3, function, f1, f2, nearest_hash, nearest_point)
