@@ -95,6 +95,14 @@ BLOCK_ARGUMENTS = (
 """The argument types of every block function (``_build_block``), as the launcher passes them."""
 
 
+@jit
+def _first_octave(values, turbulence, ob):
+    """``ob[i] = 0 + float32(1 * values[i])`` (``|values[i]|`` with turbulence), the first octave's fBm term for
+    float32 ``values``: the same bits as the general fold at amplitude 1, in a float32-only loop."""
+    for i in range(ob.shape[0]):
+        ob[i] = np.float32(0.0) + (abs(values[i]) if turbulence else values[i])
+
+
 def _build_block(family, dim, variant, tiled, mode=FBM):
     """The fractal sum of one block of points for one ``(family, dim, variant, tiled, mode)``."""
     sample_block = BLOCK_SAMPLERS.get((family, dim))
@@ -123,17 +131,22 @@ def _build_block(family, dim, variant, tiled, mode=FBM):
             octave_seed = seed + octave
             if blockwise:
                 sample_block(variant, xb, yb, zb, octave_seed, octave_frequency, period, params, values)
-            for i in range(n):
-                if blockwise:
-                    value = np.float64(values[i])
-                else:
-                    value = sample(variant, xb[i], yb[i], zb[i], wb[i], octave_seed, octave_frequency, period, params)
-                if musgrave:
-                    _combine(mode, octave, value, amplitude, offset, gain, total, weight, i)
-                else:
-                    value = abs(value) if turbulence else value
-                    previous = ob[i] if octave > 0 else np.float32(0.0)
-                    ob[i] = previous + np.float32(amplitude * value)
+            if blockwise and not musgrave and octave == 0:
+                _first_octave(values, turbulence, ob)
+            else:
+                for i in range(n):
+                    if blockwise:
+                        value = np.float64(values[i])
+                    else:
+                        value = sample(
+                            variant, xb[i], yb[i], zb[i], wb[i], octave_seed, octave_frequency, period, params
+                        )
+                    if musgrave:
+                        _combine(mode, octave, value, amplitude, offset, gain, total, weight, i)
+                    else:
+                        value = abs(value) if turbulence else value
+                        previous = ob[i] if octave > 0 else np.float32(0.0)
+                        ob[i] = previous + np.float32(amplitude * value)
             amplitude_sum += amplitude
             octave_frequency *= lacunarity
             amplitude *= persistence

@@ -67,8 +67,8 @@ def _fold(mode, octave, value, amplitude, turbulence, offset, gain, ob, total, w
         _combine(mode, octave, value, amplitude, offset, gain, total, weight, c)
     else:
         value = abs(value) if turbulence else value
-        previous = ob[c] if octave > 0 else np.float32(0.0)
-        ob[c] = previous + np.float32(amplitude * value)
+        # the first octave's amplitude is 1: 0 + float32(1 * value) is 0 + value (fractal._first_octave)
+        ob[c] = np.float32(0.0) + value if octave == 0 else ob[c] + np.float32(amplitude * value)
 
 
 @jit
