@@ -142,6 +142,22 @@ def best_time(function: Callable[[], object], repeat: int, min_seconds: float | 
     return best
 
 
+PEER_ROUNDS = 3
+"""Rounds of ``interleaved_best``: each times every side of a comparison once more, in turn."""
+
+
+def interleaved_best(functions: dict[str, Callable[[], object]], repeat: int) -> dict[str, float]:
+    """The shortest timing of each of ``functions``, timed in ``PEER_ROUNDS`` rounds that take them in turn
+    (each round a ``best_time`` with a ``PEER_ROUNDS``-th of the minimum time): on a machine whose speed drifts
+    with its neighbours' load, both sides of a ratio then see the same spells of load."""
+    best = dict.fromkeys(functions, float("inf"))
+    for _ in range(PEER_ROUNDS):
+        for key, function in functions.items():
+            seconds = best_time(function, max(1, repeat // PEER_ROUNDS), TIMING.min_seconds / PEER_ROUNDS)
+            best[key] = min(best[key], seconds)
+    return best
+
+
 def machine() -> dict:
     """CPU model, core count and the versions that matter."""
     import numba
@@ -684,8 +700,7 @@ def run_peers(sections: list[str], points: dict[int, np.ndarray], repeat: int, p
         for case in peer_cases():
             row: dict = {"case": case.name, "kind": case.kind, "dim": case.dim, "layout": case.layout}
             row["octaves"], row["lattice_scale"] = case.octaves, case.lattice_scale()
-            count = PEER_GRID * PEER_GRID if case.layout == "grid" else packed[case.dim].shape[0]
-            row["core_mps"] = core_rate(case, packed, repeat)
+            count, core = core_function(case, packed)
             out = np.empty((PEER_GRID, PEER_GRID) if case.layout == "grid" else count, dtype=np.float32)
             peers: list[tuple[str, object, int]] = []
             for key, limit in limits.items():
@@ -696,6 +711,7 @@ def run_peers(sections: list[str], points: dict[int, np.ndarray], repeat: int, p
                 noise, ret = case.fnl_noise()
                 handle = fnl.new(noise, ret, FREQUENCY * case.lattice_scale(), case.octaves)
                 peers.append(("fnl_native", fnl, handle))
+            timed: dict[str, Callable[[], object]] = {"core": core}
             for key, peer, handle in peers:
 
                 def call(peer=peer, handle=handle, dim=case.dim, layout=case.layout, out=out):
@@ -704,8 +720,13 @@ def run_peers(sections: list[str], points: dict[int, np.ndarray], repeat: int, p
                     else:
                         peer.positions(handle, columns[dim], out)
 
-                call()
-                row[f"{key}_mps"] = count / best_time(call, repeat) / 1e6
+                timed[key] = call
+            for function in timed.values():
+                function()  # warm: the first noise_core call compiles or loads the kernel
+            for key, seconds in interleaved_best(timed, repeat).items():
+                row[f"{key}_mps"] = count / seconds / 1e6
+            for key, peer, handle in peers:
+                timed[key]()
                 row[f"{key}_std"] = float(np.std(out))
                 peer.delete(handle)
             rows.append(row)
@@ -724,22 +745,19 @@ def run_peers(sections: list[str], points: dict[int, np.ndarray], repeat: int, p
     return result
 
 
-def core_rate(case: PeerCase, packed: dict[int, np.ndarray], repeat: int) -> float:
-    """noise_core's million samples/s for ``case`` (warm: the first call compiles or loads the kernel)."""
+def core_function(case: PeerCase, packed: dict[int, np.ndarray]) -> tuple[int, Callable[[], object]]:
+    """The number of samples of ``case`` and the noise_core call that computes them."""
     from noise_core import NoiseSpec, evaluate, evaluate_grid
 
     spec = NoiseSpec(kind=case.kind, frequency=FREQUENCY, octaves=case.octaves, **case.spec_options())
     if case.layout == "grid":
-        count = PEER_GRID * PEER_GRID
+        return PEER_GRID * PEER_GRID, lambda: evaluate_grid(spec, (PEER_GRID, PEER_GRID))
+    return packed[case.dim].shape[0], lambda: evaluate(spec, packed[case.dim])
 
-        def core():
-            return evaluate_grid(spec, (PEER_GRID, PEER_GRID))
-    else:
-        count = packed[case.dim].shape[0]
 
-        def core():
-            return evaluate(spec, packed[case.dim])
-
+def core_rate(case: PeerCase, packed: dict[int, np.ndarray], repeat: int) -> float:
+    """noise_core's million samples/s for ``case`` (warm: the first call compiles or loads the kernel)."""
+    count, core = core_function(case, packed)
     core()
     return count / best_time(core, repeat) / 1e6
 
