@@ -99,8 +99,9 @@ _ONE_LESS_UNSKEW_2D = np.float32(1.0 - UNSKEW_2D)
 _FAR_2D = np.float32(1.0 - 2.0 * UNSKEW_2D)
 _UNSKEW_3D_32 = np.float32(UNSKEW_3D)
 _TWO_UNSKEW_3D_32 = np.float32(2.0 * UNSKEW_3D)
-_SIMPLEX_2D_SCALE_32 = np.float32(SIMPLEX_2D_SCALE)
-_SIMPLEX_3D_SCALE_32 = np.float32(SIMPLEX_3D_SCALE)
+# The kernels' factor 8 times the gradients' scale: applied once to the sum (``_falloff``).
+_EIGHT_SIMPLEX_2D_SCALE_32 = _EIGHT * np.float32(SIMPLEX_2D_SCALE)
+_EIGHT_SIMPLEX_3D_SCALE_32 = _EIGHT * np.float32(SIMPLEX_3D_SCALE)
 
 
 @jit
@@ -133,9 +134,10 @@ def simplex_1d(gradient, x, seed, frequency):
 
 @exact
 def _falloff(squared):
-    """The radial kernel ``8 max(0, 1/2 - r^2)^3`` in float32, from ``r^2``."""
+    """The radial kernel ``8 max(0, 1/2 - r^2)^3`` in float32, from ``r^2``, without its factor 8: the sums
+    multiply by 8 once, which gives the same bits (a power of two scales every rounding exactly)."""
     base = _HALF - squared
-    return max(base * base * base * _EIGHT, _ZERO)
+    return max(base * base * base, _ZERO)
 
 
 @exact
@@ -198,7 +200,7 @@ def triangle_sum(gradient, h0, h1, h2, x_greater, dx, dy):
     total = _falloff(dot2(ax, ay, ax, ay)) * _gradient_2d(gradient, h0, ax, ay)
     total = fmuladd(_falloff(dot2(bx, by, bx, by)), _gradient_2d(gradient, h1, bx, by), total)
     total = fmuladd(_falloff(dot2(cx, cy, cx, cy)), _gradient_2d(gradient, h2, cx, cy), total)
-    return total * _SIMPLEX_2D_SCALE_32 if gradient == SIMPLEX else total
+    return total * (_EIGHT_SIMPLEX_2D_SCALE_32 if gradient == SIMPLEX else _EIGHT)
 
 
 @jit
@@ -325,7 +327,7 @@ def tetrahedron_sum(gradient, h0, h1, h2, h3, order, dx, dy, dz):
     total = fmuladd(_falloff(dot3(fx, fy, fz, fx, fy, fz)), _gradient_3d(gradient, h1, fx, fy, fz), total)
     total = fmuladd(_falloff(dot3(ax, ay, az, ax, ay, az)), _gradient_3d(gradient, h2, ax, ay, az), total)
     total = fmuladd(_falloff(dot3(bx, by, bz, bx, by, bz)), _gradient_3d(gradient, h3, bx, by, bz), total)
-    return total * _SIMPLEX_3D_SCALE_32 if gradient == SIMPLEX else total
+    return total * (_EIGHT_SIMPLEX_3D_SCALE_32 if gradient == SIMPLEX else _EIGHT)
 
 
 @exact
