@@ -171,7 +171,12 @@ def triangle_cell(x, y):
     x0 = np.floor(sx)
     y0 = np.floor(sy)
     unskew = (x0 + y0) * UNSKEW_2D
-    return cell_index(x0), cell_index(y0), sx - x0 > sy - y0, np.float32(x - x0 + unskew), np.float32(y - y0 + unskew)
+    # Through int32 (vectorised on AVX2, unlike lattice.cell_index's reduction): |sx|, |sy| <= sqrt(3) max(|x|, |y|)
+    # < 2**31 for the coordinates ``api`` accepts, scaled by SCALE_2D = 1/sqrt(3) (only rounding could reach 2**31,
+    # which x86 converts to -2**31, its low 32 bits).
+    i = np.int64(np.int32(x0))
+    j = np.int64(np.int32(y0))
+    return i, j, sx - x0 > sy - y0, np.float32(x - x0 + unskew), np.float32(y - y0 + unskew)
 
 
 @jit
