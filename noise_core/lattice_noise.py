@@ -13,9 +13,10 @@ the corner hashes (``_corner_hashes_*``, integers only) and the blend (``_blend_
 ``float4`` code, within 4.2e-7 of a float64 blend: docs/benchmarks.md). The float32 pieces are ``_jit.exact``
 helpers, so their bits are the same wherever they are inlined. ``lattice_2d``/``lattice_3d`` chain the pieces per
 point (and the grid kernels per pixel). ``lattice_block_2d``/``_3d`` compute the same numbers for a block of points
-in three passes (cells and offsets, ``lattice.split_cells``; corner hashes; blends), so that the float64 split,
-the 32-bit hashing and the float32 blend each run in a loop of their own, vectorised at full width (8 lanes of
-32 bits with AVX2, 16 with AVX-512). 1D and 4D blend in float64.
+in two passes: the cells and offsets (``lattice.split_cells``, float64), then the corner hashes and the blend in
+one loop of 32-bit lanes, which LLVM vectorises at full width (8 lanes with AVX2, 16 with AVX-512; a loop with
+float64 in it runs half as wide, and the hashes in a pass of their own made a round trip through memory that cost
+3-10 %). 1D and 4D blend in float64.
 """
 
 from __future__ import annotations
@@ -186,35 +187,27 @@ def lattice_4d(gradient, x, y, z, w, seed, frequency, period):
 
 @inline
 def lattice_block_2d(gradient, xs, ys, seed, frequency, period, values):
-    """``values[i] = lattice_2d(gradient, xs[i], ys[i], ...)`` (float32) for a block, in three passes (module
+    """``values[i] = lattice_2d(gradient, xs[i], ys[i], ...)`` (float32) for a block, in two passes (module
     doc)."""
     n = values.shape[0]
     cells = np.empty((2, n), dtype=np.int32)
     offsets = np.empty((2, n), dtype=np.float32)
     split_cells(xs, frequency, period, cells[0], offsets[0])
     split_cells(ys, frequency, period, cells[1], offsets[1])
-    hashes = np.empty((4, n), dtype=np.uint32)
     h = hash_seed(seed)
     wrap_at = wrap_point(period)
     for i in range(n):
         x0 = np.int64(cells[0, i])
         y0 = np.int64(cells[1, i])
         h00, h01, h10, h11 = _corner_hashes_2d(h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at))
-        hashes[0, i] = h00
-        hashes[1, i] = h01
-        hashes[2, i] = h10
-        hashes[3, i] = h11
-    for i in range(n):
         gx = offsets[0, i]
         gy = offsets[1, i]
-        values[i] = _blend_2d(
-            gradient, hashes[0, i], hashes[1, i], hashes[2, i], hashes[3, i], gx, smooth32(gx), gy, smooth32(gy)
-        )
+        values[i] = _blend_2d(gradient, h00, h01, h10, h11, gx, smooth32(gx), gy, smooth32(gy))
 
 
 @inline
 def lattice_block_3d(gradient, xs, ys, zs, seed, frequency, period, values):
-    """``values[i] = lattice_3d(gradient, xs[i], ys[i], zs[i], ...)`` (float32) for a block, in three passes
+    """``values[i] = lattice_3d(gradient, xs[i], ys[i], zs[i], ...)`` (float32) for a block, in two passes
     (module doc)."""
     n = values.shape[0]
     cells = np.empty((3, n), dtype=np.int32)
@@ -222,7 +215,6 @@ def lattice_block_3d(gradient, xs, ys, zs, seed, frequency, period, values):
     split_cells(xs, frequency, period, cells[0], offsets[0])
     split_cells(ys, frequency, period, cells[1], offsets[1])
     split_cells(zs, frequency, period, cells[2], offsets[2])
-    hashes = np.empty((8, n), dtype=np.uint32)
     h = hash_seed(seed)
     wrap_at = wrap_point(period)
     for i in range(n):
@@ -231,19 +223,6 @@ def lattice_block_3d(gradient, xs, ys, zs, seed, frequency, period, values):
         z0 = np.int64(cells[2, i])
         corner_hashes = _corner_hashes_3d(
             h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at), z0, next_point(z0, wrap_at)
-        )
-        for corner in range(8):
-            hashes[corner, i] = corner_hashes[corner]
-    for i in range(n):
-        corner_hashes = (
-            hashes[0, i],
-            hashes[1, i],
-            hashes[2, i],
-            hashes[3, i],
-            hashes[4, i],
-            hashes[5, i],
-            hashes[6, i],
-            hashes[7, i],
         )
         gx = offsets[0, i]
         gy = offsets[1, i]
