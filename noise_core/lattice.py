@@ -37,6 +37,26 @@ def wrap(point, period):
     return wrapped if period > 0.0 else point
 
 
+NO_WRAP = np.int64(-(2**40))
+"""``wrap_point`` of noise that does not tile: no lattice point ``p0 + 1`` of a 32-bit ``p0`` equals it."""
+
+
+@jit
+def wrap_point(period):
+    """The lattice point that tiling with ``period`` wraps to 0 (``p1 = 0`` where ``p0 + 1 == period``):
+    ``period`` as an integer when it is a whole number > 0, else ``NO_WRAP``."""
+    whole = period > 0.0 and period == np.floor(period)
+    return np.int64(period) if whole else NO_WRAP
+
+
+@jit
+def next_point(p0, wrap_at):
+    """The lattice point after ``p0`` (int64) given ``wrap_point(period)``: ``p0 + 1``, or 0 where tiling wraps
+    (``span``'s ``p1``; the block passes derive it from ``p0`` with this too)."""
+    p1 = p0 + 1
+    return np.int64(0) if p1 == wrap_at else p1
+
+
 @jit
 def span(coordinate, period):
     """``(p0, p1, g0, g1, t)`` for one coordinate; ``p0``/``p1`` are int64 lattice points.
@@ -47,10 +67,8 @@ def span(coordinate, period):
     """
     floor = np.floor(coordinate)
     g0 = coordinate - floor
-    p0 = wrap(floor, period)
-    p0_int = np.int64(np.int32(p0))
-    p1_int = np.int64(0) if (period > 0.0 and p0 + 1.0 == period) else p0_int + 1
-    return p0_int, p1_int, g0, g0 - 1.0, smooth(g0)
+    p0 = np.int64(np.int32(wrap(floor, period)))
+    return p0, next_point(p0, wrap_point(period)), g0, g0 - 1.0, smooth(g0)
 
 
 _HALF32 = np.float32(0.5)
@@ -84,25 +102,6 @@ def span32(coordinate, frequency, period):
     p0, p1, g0, _, _ = span(coordinate * frequency, period)
     g = np.float32(g0)
     return p0, p1, g, smooth32(g)
-
-
-NO_WRAP = np.int64(-(2**40))
-"""``wrap_point`` of noise that does not tile: no lattice point ``p0 + 1`` of a 32-bit ``p0`` equals it."""
-
-
-@jit
-def wrap_point(period):
-    """The lattice point that tiling with ``period`` wraps to 0 (``span``: ``p1 = 0`` where ``p0 + 1 ==
-    period``): ``period`` as an integer when it is a whole number > 0, else ``NO_WRAP``."""
-    whole = period > 0.0 and period == np.floor(period)
-    return np.int64(period) if whole else NO_WRAP
-
-
-@jit
-def next_point(p0, wrap_at):
-    """``span``'s ``p1`` from its ``p0`` (int64) and ``wrap_point(period)``: ``p0 + 1``, or 0 where tiling wraps."""
-    p1 = p0 + 1
-    return np.int64(0) if p1 == wrap_at else p1
 
 
 _TWO_TO_32 = 2.0**32
