@@ -40,7 +40,7 @@ from .gradients import (
     square_vectors,
 )
 from .hashing import avalanche, eat, floats01a, hash_seed
-from .lattice import smooth32, span
+from .lattice import offset32, span
 from .lattice_noise import _blend_2d, _blend_3d, _corner_hashes_2d, _corner_hashes_3d
 from .registry import KINDS
 from .schema import FAMILY_LATTICE, FAMILY_SIMPLEX
@@ -175,8 +175,9 @@ def lattice_2d_d(gradient, x, y, seed, frequency, period):
     sy = smooth_slope(gy0)
     a = _lerp_d(_corner_2d(gradient, h00, gx0, gy0), _corner_2d(gradient, h01, gx0, gy1), ty, sy, 1)
     b = _lerp_d(_corner_2d(gradient, h10, gx1, gy0), _corner_2d(gradient, h11, gx1, gy1), ty, sy, 1)
-    fx, fy = np.float32(gx0), np.float32(gy0)  # lattice.span32's offsets
-    value = _blend_2d(gradient, h00, h01, h10, h11, fx, smooth32(fx), fy, smooth32(fy))
+    fx, wx = offset32(gx0)  # lattice_2d's float32 offsets and weights
+    fy, wy = offset32(gy0)
+    value = _blend_2d(gradient, h00, h01, h10, h11, fx, wx, fy, wy)
     return _with_value(_scaled(_lerp_d(a, b, tx, smooth_slope(gx0), 0), frequency), value)
 
 
@@ -209,8 +210,10 @@ def lattice_3d_d(gradient, x, y, z, seed, frequency, period):
         sy,
         1,
     )
-    fx, fy, fz = np.float32(gx0), np.float32(gy0), np.float32(gz0)  # lattice.span32's offsets
-    value = _blend_3d(gradient, h, fx, smooth32(fx), fy, smooth32(fy), fz, smooth32(fz))
+    fx, wx = offset32(gx0)  # lattice_3d's float32 offsets and weights
+    fy, wy = offset32(gy0)
+    fz, wz = offset32(gz0)
+    value = _blend_3d(gradient, h, fx, wx, fy, wy, fz, wz)
     return _with_value(_scaled(_lerp_d(a, b, tx, smooth_slope(gx0), 0), frequency), value)
 
 

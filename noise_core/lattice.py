@@ -96,12 +96,20 @@ def smooth32(t):
 
 
 @jit
+def offset32(g0):
+    """The float32 offset and weight the float32 blends take from ``span``'s float64 offset ``g0``:
+    ``(float32(g0), smooth32(float32(g0)))``."""
+    g = np.float32(g0)
+    return g, smooth32(g)
+
+
+@jit
 def span32(coordinate, frequency, period):
     """``(p0, p1, g0, t)`` of ``span(coordinate * frequency)`` for the float32 blends: the split stays float64,
-    so the offset ``g0``, rounded to float32, is exact far from the origin; the weight ``t`` is ``smooth32(g0)``."""
+    so the offset ``g0``, rounded to float32, is exact far from the origin; ``(g0, t)`` is ``offset32``'s."""
     p0, p1, g0, _, _ = span(coordinate * frequency, period)
-    g = np.float32(g0)
-    return p0, p1, g, smooth32(g)
+    g, t = offset32(g0)
+    return p0, p1, g, t
 
 
 _TWO_TO_32 = 2.0**32
