@@ -59,7 +59,7 @@ from ._jit import block_function, jit, kernel
 from .fractal_modes import FBM, HETERO_TERRAIN, HYBRID, HYBRID_STOP, MODE_CODES, MULTIFRACTAL
 from .sampling import BLOCK_SAMPLERS, SAMPLERS
 
-BLOCK = 1024
+BLOCK = 2048
 
 
 @jit

@@ -16,7 +16,7 @@ from noise_core.ranges import float32_range
 from noise_core.registry import kernel_arguments
 from noise_core.warp import is_warped
 
-SHAPES = ((1, 7), (33, 65), (64, 64), (5, 1))
+SHAPES = ((1, 7), (33, 65), (64, 64), (5, 1), (3, fractal.BLOCK - 1))  # the last: three blocks, one partial
 WINDOWS = (((100, 300), (17, 33, 40, 29)), ((65, 33), (0, 0, 1, 33)), ((1, 7), (0, 3, 1, 4)))
 
 
@@ -200,7 +200,7 @@ def test_point_kernel_in_grid_mode_matches_it_bit_for_bit(
     spec: nc.NoiseSpec, shape: tuple[int, int], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The grid mode makes the pixel centres in the kernel (point ``i`` at column ``i mod W``, row ``i div W``):
-    the same coordinates as the (N, 2) array, so the same bits; also across block boundaries (64 x 64)."""
+    the same coordinates as the (N, 2) array, so the same bits; also across block boundaries."""
     calls = Calls(fractal.fractal_grid_sum)
     monkeypatch.setattr(api, "fractal_grid_sum", calls)
     assert_same_bits(point_path(spec, shape), nc.evaluate_grid(spec, shape))

@@ -158,10 +158,11 @@ def test_non_contiguous_points(points3: np.ndarray) -> None:
 @pytest.mark.parametrize("tiling", (False, True))
 def test_block_sampler_equals_the_pointwise_noise(kind: str, dim: int, tiling: bool, rng: np.random.Generator) -> None:
     """2D/3D lattice noise is computed per block in passes (lattice points, hashes, blends): same bits as per point."""
+    from noise_core.fractal import BLOCK
     from noise_core.gradients import PERLIN, VALUE
     from noise_core.lattice_noise import lattice_2d, lattice_3d
 
-    points = rng.uniform(-50.0, 50.0, (2500, dim))  # three blocks, the last one partial
+    points = rng.uniform(-50.0, 50.0, (2 * BLOCK + 452, dim))  # three blocks, the last one partial
     points[:100] = np.round(points[:100])  # on lattice lines, where a span's p1 wraps when tiling
     spec = nc.NoiseSpec(kind=kind, seed=11, frequency=5.0, tiling=tiling)
     gradient = VALUE if kind == "value" else PERLIN
