@@ -71,7 +71,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._jit import jit
+from ._jit import LazySerialKernel, jit
 from .hashing import avalanche, eat, hash_seed
 from .schema import FAMILY_HILL, Kind, Option, Requires, numbers_tuple
 
@@ -124,7 +124,7 @@ def weibull_upper(alpha: float, beta: float) -> float:
     return alpha * (-math.log(WEIBULL_TAIL_FLOOR)) ** (1.0 / beta)
 
 
-@jit
+@LazySerialKernel
 def _fill_phase_offsets(seed, out):
     """``out[k] = 2 pi * avalanche(eat(hash_seed(seed), k)) / 2**32``."""
     start = hash_seed(seed)
