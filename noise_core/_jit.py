@@ -44,8 +44,8 @@ JIT_OPTIONS = {
 
 WITHOUT_WRAPPERS = {"no_cpython_wrapper": True, "no_cfunc_wrapper": True}
 """Numba builds two wrappers around every compiled function, one that unboxes Python arguments and one for
-calls by address; a helper only ever called from compiled code needs neither. Without them a helper compiles
-in about half the time (20 small helpers: 1.6-2.1 s against 3.1-4.1 s), a third or more of a kind's first use."""
+calls by address, each compiled to machine code; a helper only ever called from compiled code needs neither,
+and without them it compiles in about half the time (docs/benchmarks.md)."""
 
 
 class CompiledOnly(CPUDispatcher):

@@ -302,7 +302,7 @@ _ADDRESSES: dict = {}
 
 def block_address(block) -> int:
     """The native entry point of ``block`` compiled for ``BLOCK_ARGUMENTS`` (compiled or loaded first if needed),
-    for ``_call_block``; looked up once per process (LLVM's symbol lookup took 15-30 us per call)."""
+    for ``_call_block``; looked up in LLVM's symbol table once per process."""
     address = _ADDRESSES.get(block)
     if address is not None:
         return address
@@ -395,8 +395,9 @@ _READY: set = set()
 
 def launch(kernel, arguments) -> None:
     """Compile ``kernel`` for ``arguments`` (or load it from the disk cache) outside the lock, then run it under
-    ``launch_guard``. Arguments of types seen before skip the check (Numba's types of 16 arguments took about
-    0.1 ms per call); were a type to differ all the same, the call itself would compile, under the lock."""
+    ``launch_guard``. Arguments of types seen before skip that check (working out Numba's types of all the
+    arguments costs more than a small launch); were a type to differ all the same, the call would compile,
+    under the lock."""
     key = (kernel, *map(_argument_key, arguments))
     if key not in _READY:
         ensure_compiled(kernel, kernel_signature(kernel, arguments))
