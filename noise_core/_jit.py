@@ -51,13 +51,16 @@ and without them it compiles in about half the time (docs/benchmarks.md)."""
 class CompiledOnly(CPUDispatcher):
     """A dispatcher compiled ``WITHOUT_WRAPPERS``, for compiled callers. Numba would call its missing Python
     wrapper from Python (a crash), so a call from Python goes to a twin compiled from the same function with
-    the same options and the wrappers (built on the first such call, not cached; tests call helpers so)."""
+    the same options, compiler and locals, and the wrappers (built on the first such call, not cached; tests
+    call helpers so). Without the C wrapper it cannot be a first-class function value in compiled code either
+    (``f = a if c else b``); nothing here uses helpers so."""
 
     def __call__(self, *args, **kwargs):
         twin = self.__dict__.get("_python_twin")
         if twin is None:
             options = {k: v for k, v in self.targetoptions.items() if k not in WITHOUT_WRAPPERS and k != "nopython"}
-            twin = self.__dict__["_python_twin"] = numba.njit(**options)(self.py_func)
+            twin = numba.njit(pipeline_class=self._compiler.pipeline_class, locals=self.locals, **options)
+            twin = self.__dict__["_python_twin"] = twin(self.py_func)
         return twin(*args, **kwargs)
 
 

@@ -174,6 +174,7 @@ def test_launch_checks_each_new_argument_type_once_outside_the_lock(monkeypatch:
 
     monkeypatch.setattr(fractal, "ensure_compiled", ensure_compiled)
     monkeypatch.setattr(fractal, "_READY", set())
+    monkeypatch.setattr(fractal, "THREAD_SAFE_LAYERS", frozenset())  # every launch takes the lock
     spec = noise_core.NoiseSpec(kind="perlin", seed=5)
     points = np.random.default_rng(3).uniform(-4.0, 4.0, (300, 3))
     first = noise_core.evaluate(spec, points)

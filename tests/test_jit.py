@@ -6,9 +6,11 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from noise_core import _jit, fractal
+import noise_core as nc
+from noise_core import _jit, api, fractal
 from noise_core.gradients import octahedron_vectors32
 from noise_core.hashing import eat, hash_seed
+from noise_core.ranges import float32_range
 
 
 @numba.njit
@@ -16,13 +18,21 @@ def _through_compiled_code(h):
     return octahedron_vectors32(h)
 
 
-def test_a_helper_has_no_python_wrapper_and_a_python_call_gives_the_compiled_bits() -> None:
+def _has_wrappers(compiled) -> tuple[bool, bool]:
+    """Whether ``compiled``'s library defines its Python wrapper and its C wrapper."""
+    library, fndesc = compiled.library, compiled.fndesc
+    return (
+        library.get_pointer_to_function(fndesc.llvm_cpython_wrapper_name) != 0,
+        library.get_pointer_to_function(fndesc.llvm_cfunc_wrapper_name) != 0,
+    )
+
+
+def test_a_helper_has_no_wrappers_and_a_python_call_gives_the_compiled_bits() -> None:
     hashes = np.array([0, 1, 0xDEADBEEF, 0xFFFFFFFF, 0x80000000], dtype=np.uint32)
     for h in hashes:
         assert _through_compiled_code(h) == octahedron_vectors32(h)
     assert isinstance(octahedron_vectors32, _jit.CompiledOnly)
-    compiled = octahedron_vectors32.overloads[(numba.types.uint32,)]
-    assert compiled.library.get_pointer_to_function(compiled.fndesc.llvm_cpython_wrapper_name) == 0
+    assert _has_wrappers(octahedron_vectors32.overloads[(numba.types.uint32,)]) == (False, False)
     assert octahedron_vectors32.__dict__["_python_twin"].targetoptions["fastmath"] is False  # exact: no fusing
 
 
@@ -34,9 +44,20 @@ def test_python_calls_of_hash_helpers_match_the_seed() -> None:
     assert eat(hash_seed(0), 1) == (rotated * 0x27D4EB2F) & 0xFFFFFFFF
 
 
-def test_block_functions_are_compiled_only() -> None:
-    block = fractal.kernel_for(0, 2, 0)
-    fractal.block_address(block)
+def test_a_block_function_has_no_wrappers_and_its_python_twin_gives_the_kernels_values() -> None:
+    """The twin of a block function keeps its compiler (``noalias``) and gives the bits ``evaluate`` gives."""
+    spec = nc.NoiseSpec(kind="perlin", seed=4, octaves=3, frequency=3.0)
+    points = np.random.default_rng(8).uniform(-2.0, 2.0, (300, 2))
+    expected = nc.evaluate(spec, points)
+    family, variant, params = api.kernel_arguments(spec, 2)
+    block = fractal.kernel_for(family, 2, variant)
     assert isinstance(block, _jit.CompiledOnly)
-    compiled = block.overloads[fractal.BLOCK_ARGUMENTS]
-    assert compiled.library.get_pointer_to_function(compiled.fndesc.llvm_cpython_wrapper_name) == 0
+    assert _has_wrappers(block.overloads[fractal.BLOCK_ARGUMENTS]) == (False, False)
+    low, high = float32_range(spec)
+    values = np.empty(300, dtype=np.float32)
+    block(np.ascontiguousarray(points.T), values, *fractal.octave_arguments(spec), params, np.float32(low),
+          np.float32(high))  # fmt: skip
+    np.testing.assert_array_equal(values, expected)
+    assert block.__dict__["_python_twin"]._compiler.pipeline_class is _jit._NoAliasCompiler
+    launcher = fractal.launcher_for(2)  # a kernel: called from Python, so only the C wrapper goes
+    assert {_has_wrappers(compiled) for compiled in launcher.overloads.values()} == {(True, False)}
