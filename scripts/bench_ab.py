@@ -18,7 +18,8 @@ Cases are ``KIND[:DIM[:OCTAVES]]``: random float32 points uniform in [-8, 8)^DIM
 from __future__ import annotations
 
 import argparse
-import importlib
+import importlib.util
+import runpy
 import shutil
 import statistics
 import sys
@@ -30,15 +31,14 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "build" / "ab"
-PEER_KINDS = ("value", "perlin", "simplex", "voronoi", "cellular")
-DEFAULT_CASES = (
-    *(f"{kind}:{dim}" for kind in PEER_KINDS for dim in (2, 3)),
-    "perlin:3:4",
-    *(f"{kind}:grid" for kind in PEER_KINDS),
+BENCH = runpy.run_path(str(Path(__file__).with_name("bench.py")), run_name="bench")
+"""``bench.py``'s FastNoise2 comparison, whose cases, frequency, grid and points this script times."""
+DEFAULT_CASES = tuple(
+    f"{case.kind}:{'grid' if case.layout == 'grid' else case.dim}" + (f":{case.octaves}" if case.octaves > 1 else "")
+    for case in BENCH["peer_cases"]()
 )
 """``bench.py``'s FastNoise2 cases: random 2D and 3D points per kind, 3D Perlin fBm of 4 octaves, 2D grids."""
-GRID = 1024
-FREQUENCY = 4.0
+GRID = BENCH["PEER_GRID"]
 
 
 def parse_case(text: str, kinds: set[str]) -> tuple[str, str, int]:
@@ -68,17 +68,20 @@ def load_tree(tree: Path, name: str, work: Path):
     if target.exists():
         shutil.rmtree(target)
     shutil.copytree(source, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    if str(work) not in sys.path:
-        sys.path.insert(0, str(work))
-    module = importlib.import_module(name)
+    spec = importlib.util.spec_from_file_location(
+        name, target / "__init__.py", submodule_search_locations=[str(target)]
+    )
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # before running it: the package imports its modules relatively
+    spec.loader.exec_module(module)
     module.set_cache_dir(work / f"cache-{name}")
     return module
 
 
 def timer(module, kind: str, dim: str, octaves: int, points: dict[int, np.ndarray]) -> Callable[[], object]:
     """The call that computes ``case`` with ``module`` (a noise_core package)."""
-    options = {"function": "f1"} if kind in ("voronoi", "cellular") else {}
-    spec = module.NoiseSpec(kind=kind, frequency=FREQUENCY, octaves=octaves, **options)
+    options = BENCH["PeerCase"](kind, 2, "points").spec_options()
+    spec = module.NoiseSpec(kind=kind, frequency=BENCH["FREQUENCY"], octaves=octaves, **options)
     if dim == "grid":
         return lambda: module.evaluate_grid(spec, (GRID, GRID))
     return lambda: module.evaluate(spec, points[int(dim)])
@@ -124,8 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     import numba
 
     numba.set_num_threads(1)
-    rng = np.random.default_rng(6)
-    points = {d: rng.uniform(-8.0, 8.0, size=(args.points, d)).astype(np.float32) for d in (1, 2, 3, 4)}
+    points = {d: BENCH["random_points"](args.points, d).astype(np.float32) for d in (1, 2, 3, 4)}
     print(f"A = {args.other.resolve()}, B = {ROOT}; one thread, {args.pairs} alternating pairs per case")
     print(f"{'case':<16} {'A M/s':>9} {'B M/s':>9} {'B/A median':>11}")
     for kind, dim, octaves in cases:
