@@ -1,7 +1,8 @@
 """The one place that holds the Numba decorator options.
 
 Every per-point function is compiled with :func:`jit`; every kernel that loops over
-points (in parallel) with :func:`kernel`. Both cache their machine code on disk so a
+points with :func:`range_kernel` (a range of blocks, run on several threads by ``threads``) or
+:func:`kernel` (a ``prange`` loop). All cache their machine code on disk so a
 restart pays only for loading, not compiling: they are decorated without Numba's
 ``cache=True`` and registered with ``_cache``, which attaches the caches when the
 first kernel is built, in the folder the caller chose (``set_cache_dir``), and makes
@@ -140,6 +141,15 @@ def serial_kernel(function):
     hydraulic erosion changes the terrain the next one flows over), so its bits never depend on threads."""
     _cache.activate()
     return _cache.track(numba.njit(no_cfunc_wrapper=True, **JIT_OPTIONS)(function))
+
+
+def range_kernel(function):
+    """Compile a kernel that runs one range of blocks on the calling thread: its first two arguments are the
+    first block and the block after the last; ``threads.run_blocks`` runs a call's ranges on several threads at
+    once. Its array arguments must not overlap (they are ``noalias``, as Numba marks a ``prange`` body's: see
+    ``_NoAliasCompiler``)."""
+    _cache.activate()
+    return _cache.track(numba.njit(pipeline_class=_NoAliasCompiler, no_cfunc_wrapper=True, **JIT_OPTIONS)(function))
 
 
 class _NoAliasCompiler(Compiler):

@@ -14,12 +14,11 @@ float32 roundings; the gradient is float64 until it is stored as float32.
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 from numba.extending import overload
 
-from ._jit import JIT_OPTIONS, jit, kernel
-from .fractal import BLOCK, launch, octave_arguments, read_block
+from ._jit import JIT_OPTIONS, jit, range_kernel
+from .fractal import BLOCK, launch_blocks, octave_arguments, read_block
 from .fractal_modes import FBM, HETERO_TERRAIN, HYBRID, HYBRID_STOP, MODE_CODES, MULTIFRACTAL
 from .gradients import (
     PERLIN,
@@ -499,14 +498,13 @@ def _build_kernel(family, dim, variant, tiled, mode):
     with each octave's derivatives carried along. ``out`` is (N, 1 + dim) float32."""
     musgrave = mode != FBM
 
-    @kernel
+    @range_kernel
     def derivative_kernel(
-        points, out, outside, limit, seed, frequency, octaves, lacunarity, persistence, turbulence, offset, gain,
-        low, high,
+        first, last, points, out, outside, limit, seed, frequency, octaves, lacunarity, persistence, turbulence,
+        offset, gain, low, high,
     ):  # fmt: skip
         n = out.shape[0]
-        blocks = (n + BLOCK - 1) // BLOCK
-        for block in numba.prange(blocks):
+        for block in range(first, last):
             start = block * BLOCK
             stop = min(start + BLOCK, n)
             m = stop - start
@@ -590,6 +588,7 @@ def derivative_sum(points, out, family, dim, variant, spec, limit, bounds):
     blocks = (out.shape[0] + BLOCK - 1) // BLOCK
     outside = np.zeros(blocks, dtype=np.int64)
     compiled = kernel_for(family, dim, variant, spec.tiling, MODE_CODES[spec.fractal])
-    launch(compiled, (points, out, outside, float(limit), *octave_arguments(spec), np.float32(bounds[0]),
-                      np.float32(bounds[1])))  # fmt: skip
+    arguments = (points, out, outside, float(limit), *octave_arguments(spec), np.float32(bounds[0]),
+                 np.float32(bounds[1]))  # fmt: skip
+    launch_blocks(compiled, blocks, arguments)
     return int(outside.sum())

@@ -3,13 +3,13 @@
     .venv/bin/python scripts/bench_ab.py ../main-before                # the default cases
     .venv/bin/python scripts/bench_ab.py ../main-before value:3 perlin:3:4 simplex:grid --pairs 21
 
-Each tree's ``noise_core`` is copied under its own package name into ``--work`` (``noise_core_a`` from the
-other tree, ``noise_core_b`` from this checkout; the package imports itself relatively), each copy with its own
-Numba cache there, and both are imported into this process. Every case then calls the two in alternation (A B,
-B A, A B, ...) for ``--pairs`` pairs on one thread, so that both sides see the same spells of load: on a shared
-VM whose speed drifts by tens of percent within minutes, timings taken minutes apart (two ``bench.py`` runs)
-cannot show a change of a few percent. Printed per case: each side's best rate and the median over the pairs
-of the speed ratio B/A (above 1: this checkout is faster). Timings only: nothing asserts.
+Each tree's ``noise_core`` is copied under its own package name into ``--work`` (``noise_core_a`` from the other
+tree, ``noise_core_b`` from this checkout; the package imports itself relatively), each copy with its own Numba
+cache there, and both are imported into this process. Every case then calls the two in alternation (A B, B A, A B,
+...) for ``--pairs`` pairs on one thread (``--threads``), so that both sides see the same spells of load: on a
+shared VM whose speed drifts by tens of percent within minutes, timings taken minutes apart (two ``bench.py`` runs)
+cannot show a change of a few percent. Printed per case: each side's best rate and the median over the pairs of the
+speed ratio B/A (above 1: this checkout is faster). Timings only: nothing asserts.
 
 Cases are ``KIND[:DIM[:OCTAVES]]``: random float32 points uniform in [-8, 8)^DIM (default 2D, 1 octave), or
 ``DIM = grid`` for a 1024 x 1024 ``evaluate_grid``; frequency 4, as ``bench.py``'s FastNoise2 comparison.
@@ -110,11 +110,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--pairs", type=int, default=15, help="alternating pairs of calls per case (default 15)")
     parser.add_argument("--points", type=int, default=2**20, help="random points per call (default 2**20)")
     parser.add_argument("--work", type=Path, default=WORK, help=f"where the copies and caches go (default {WORK})")
+    parser.add_argument("--threads", type=int, default=1, help="Numba threads per call (default 1)")
     args = parser.parse_args(argv)
     if args.pairs < 1:
         parser.error(f"--pairs: must be a positive integer, got {args.pairs}")
     if args.points < 1:
         parser.error(f"--points: must be a positive integer, got {args.points}")
+    if args.threads < 1:
+        parser.error(f"--threads: must be a positive integer, got {args.threads}")
     try:
         args.work.mkdir(parents=True, exist_ok=True)
         other = load_tree(args.other.resolve(), "noise_core_a", args.work.resolve())
@@ -126,9 +129,12 @@ def main(argv: list[str] | None = None) -> int:
 
     import numba
 
-    numba.set_num_threads(1)
+    if args.threads > numba.config.NUMBA_NUM_THREADS:
+        parser.error(f"--threads: at most NUMBA_NUM_THREADS = {numba.config.NUMBA_NUM_THREADS}, got {args.threads}")
+    numba.set_num_threads(args.threads)
     points = {d: BENCH["random_points"](args.points, d).astype(np.float32) for d in (1, 2, 3, 4)}
-    print(f"A = {args.other.resolve()}, B = {ROOT}; one thread, {args.pairs} alternating pairs per case")
+    threads = "one thread" if args.threads == 1 else f"{args.threads} threads"
+    print(f"A = {args.other.resolve()}, B = {ROOT}; {threads}, {args.pairs} alternating pairs per case")
     print(f"{'case':<16} {'A M/s':>9} {'B M/s':>9} {'B/A median':>11}")
     for kind, dim, octaves in cases:
         count = GRID * GRID if dim == "grid" else args.points
