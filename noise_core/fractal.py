@@ -8,8 +8,8 @@ the spec's documented range (``ranges.value_range``, rounded inward to float32):
 float32 rounding of the sum and of the scale can otherwise step just outside it
 (1.0000001 for Voronoi F2 with a small persistence); values inside it keep their bits.
 
-The points are split into blocks of ``BLOCK``, processed in parallel (ranges of
-blocks on several threads: ``threads``). Each block's coordinates are first copied into a small float64
+The points are split into blocks of ``BLOCK`` processed in parallel (one
+``prange``). Each block's coordinates are first copied into a small float64
 buffer, one row per axis (the input's (N, d) rows, float32 or float64, are read
 once; the only allocation is this buffer, once per block); while copying, the
 block counts the coordinates outside the caller's range (an integer sum, which
@@ -22,27 +22,27 @@ instead (passes over the block in 32-bit lanes, eight wide: see ``sampling``). T
 accumulates in ``out`` itself (float32: at most one float32 rounding per octave).
 
 The work is split in two compiled functions. The launcher (``_build_launcher``, one per ``dim`` and point
-type) is a range kernel run on several threads (``threads.run_blocks``): it copies each block's coordinates
-and calls the block function through its native entry point (``_call_block``). The block function
-(``_build_block``) computes a block's fractal sum; one is compiled per ``(family, dim, variant, tiled,
-mode)``: they are closure constants (typed as literals), so it holds its family's sampler
-(``sampling.SAMPLERS`` or ``BLOCK_SAMPLERS``) and types and compiles only that; the on-disk cache keeps each
-combination apart. With ``tiled`` false the period is the constant 0, so LLVM removes the lattice wrap (a
-division, floors, compares and selects per axis) from untiled noise. The split is for compile time: called by
-address, the noise code is optimised and compiled once, and float32 and float64 points share it (inlined,
-every launcher would compile it again). Looking the functions up in dicts keeps the per-call cost at Numba's
-fast argument dispatch (microseconds), where passing them as ``numba.literally`` arguments re-ran type
-inference on every call (about 0.1 s).
+type) is the parallel kernel: it copies each block's coordinates and calls the block function through its
+native entry point (``_call_block``). The block function (``_build_block``) computes a block's fractal sum;
+one is compiled per ``(family, dim, variant, tiled, mode)``: they are closure constants (typed as literals),
+so it holds its family's sampler (``sampling.SAMPLERS`` or ``BLOCK_SAMPLERS``) and types and compiles only
+that; the on-disk cache keeps each combination apart. With ``tiled`` false the period is the constant 0, so
+LLVM removes the lattice wrap (a division, floors, compares and selects per axis) from untiled noise. The
+split is for compile time: Numba builds three more modules around a parallel kernel's body (the outlined
+``prange`` body and two wrappers), each linking and optimising again everything inlined into it; called by
+address, the noise code is optimised and compiled once, and float32 and float64 points share it. Looking the
+functions up in dicts keeps the per-call cost at Numba's fast argument dispatch (microseconds), where passing
+them as ``numba.literally`` arguments re-ran type inference on every call (about 0.1 s).
 
 Threads: any number of threads may evaluate at once (the Blender add-on's preview computes in a worker
-thread while operators run on the main thread). The launchers are range kernels (``launch_blocks``), which
-need no lock. The separable grid kernels (``grid_kernels``) are ``prange`` kernels (``launch``), and Numba's
-``workqueue`` threading layer aborts the process when two threads launch parallel kernels at the same time
-("Concurrent access has been detected"); ``tbb`` and ``omp`` allow it. Which layer a process gets depends on
-the platform, the installed libraries and ``NUMBA_THREADING_LAYER``, and is known only after the first launch,
-so those launches are serialised by ``_LAUNCH_LOCK`` unless the layer is known to be ``tbb`` or ``omp``.
-Compiling (or loading from the disk cache) happens before the lock: a thread that compiles a new kernel for
-seconds never holds up launches of kernels already compiled.
+thread while operators run on the main thread). Numba's ``workqueue`` threading layer aborts the
+process when two threads launch parallel kernels at the same time ("Concurrent access has been
+detected"); ``tbb`` and ``omp`` allow it. Which layer a process gets depends on the platform, the
+installed libraries and ``NUMBA_THREADING_LAYER``, and is known only after the first launch, so launches
+of ``prange`` kernels (``launch``) are serialised by ``_LAUNCH_LOCK`` unless the layer is known to be ``tbb``
+or ``omp``. Compiling (or loading from the disk cache) happens before the lock: a thread that compiles a new
+kernel for seconds never holds up launches of kernels already compiled. Range kernels (``launch_blocks``: the
+derivative kernels) run their blocks on a pool of Python threads (``threads``) and need no lock.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ._jit import block_function, jit, range_kernel
+from ._jit import block_function, jit, kernel
 from .fractal_modes import FBM, HETERO_TERRAIN, HYBRID, HYBRID_STOP, MODE_CODES, MULTIFRACTAL
 from .sampling import BLOCK_SAMPLERS, SAMPLERS
 from .threads import run_blocks
@@ -200,14 +200,14 @@ def _call_block(typingctx, address, local, ob, seed, frequency, octaves, lacunar
 
 
 def _build_launcher(dim):
-    """The launcher for ``dim``-dimensional points, a range kernel (``threads``): copies each block's coordinates
-    and calls the block function at ``block_address`` on them (one launcher serves every family, variant,
-    tiling and mode)."""
+    """The parallel kernel for ``dim``-dimensional points: copies each block's coordinates and calls the block
+    function at ``block_address`` on them (one launcher serves every family, variant, tiling and mode)."""
 
-    def fractal_kernel(first, last, points, out, outside, limit, block_address, seed, frequency, octaves,
-                       lacunarity, persistence, turbulence, offset, gain, params, low, high):  # fmt: skip
+    def fractal_kernel(points, out, outside, limit, block_address, seed, frequency, octaves, lacunarity,
+                       persistence, turbulence, offset, gain, params, low, high):  # fmt: skip
         n = out.shape[0]
-        for block in range(first, last):
+        blocks = (n + BLOCK - 1) // BLOCK
+        for block in numba.prange(blocks):
             start = block * BLOCK
             stop = min(start + BLOCK, n)
             local = np.empty((dim, stop - start), dtype=np.float64)
@@ -215,7 +215,7 @@ def _build_launcher(dim):
             _call_block(block_address, local, out[start:stop], seed, frequency, octaves, lacunarity, persistence,
                         turbulence, offset, gain, params, low, high)  # fmt: skip
 
-    return range_kernel(_named(fractal_kernel, f"fractal_kernel_{dim}d"))
+    return kernel(_named(fractal_kernel, f"fractal_kernel_{dim}d"))
 
 
 def _build_grid_launcher():
@@ -224,10 +224,11 @@ def _build_grid_launcher():
     instead of read from (N, 2) rows: the same coordinates, so the block functions give the same bits, without
     an (N, 2) array or its gathers. The caller checks the coordinates' range."""
 
-    def fractal_grid_kernel(first, last, axes, out, width, block_address, seed, frequency, octaves, lacunarity,
-                            persistence, turbulence, offset, gain, params, low, high):  # fmt: skip
+    def fractal_grid_kernel(axes, out, width, block_address, seed, frequency, octaves, lacunarity, persistence,
+                            turbulence, offset, gain, params, low, high):  # fmt: skip
         n = out.shape[0]
-        for block in range(first, last):
+        blocks = (n + BLOCK - 1) // BLOCK
+        for block in numba.prange(blocks):
             start = block * BLOCK
             stop = min(start + BLOCK, n)
             local = np.empty((2, stop - start), dtype=np.float64)
@@ -243,7 +244,7 @@ def _build_grid_launcher():
             _call_block(block_address, local, out[start:stop], seed, frequency, octaves, lacunarity, persistence,
                         turbulence, offset, gain, params, low, high)  # fmt: skip
 
-    return range_kernel(_named(fractal_grid_kernel, "fractal_grid_kernel_2d"))
+    return kernel(_named(fractal_grid_kernel, "fractal_grid_kernel_2d"))
 
 
 @jit
@@ -289,7 +290,7 @@ def kernel_for(family, dim, variant, tiled=False, mode=FBM):
 
 
 def launcher_for(dim, grid=False):
-    """The range kernel that runs block functions over ``dim``-dimensional points (``grid``: over the 2D
+    """The parallel kernel that runs block functions over ``dim``-dimensional points (``grid``: over the 2D
     lattice of the grid mode, ``_build_grid_launcher``), built on first use."""
     key = (int(dim), bool(grid))
     found = _LAUNCHERS.get(key)
@@ -442,8 +443,7 @@ def fractal_sum(points, out, family, dim, variant, spec, params, limit, bounds):
     blocks = (out.shape[0] + BLOCK - 1) // BLOCK
     outside = np.zeros(blocks, dtype=np.int64)
     address = block_address(kernel_for(family, dim, variant, spec.tiling, MODE_CODES[spec.fractal]))
-    launch_blocks(launcher_for(dim), blocks, kernel_arguments(points, out, outside, address, spec, params, limit,
-                                                              bounds))  # fmt: skip
+    launch(launcher_for(dim), kernel_arguments(points, out, outside, address, spec, params, limit, bounds))
     return int(outside.sum())
 
 
@@ -464,5 +464,4 @@ def fractal_grid_sum(xs, ys, out, family, variant, spec, params, bounds):
     axes[0, : xs.shape[0]] = xs
     axes[1, : ys.shape[0]] = ys
     address = block_address(kernel_for(family, 2, variant, spec.tiling, MODE_CODES[spec.fractal]))
-    blocks = (out.size + BLOCK - 1) // BLOCK
-    launch_blocks(launcher_for(2, grid=True), blocks, grid_arguments(axes, out, address, spec, params, bounds))
+    launch(launcher_for(2, grid=True), grid_arguments(axes, out, address, spec, params, bounds))

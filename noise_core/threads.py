@@ -1,19 +1,21 @@
 """Running a range kernel's blocks on several threads at once.
 
-The launchers (``fractal._build_launcher`` and ``_build_grid_launcher``, ``derivatives._build_kernel``) are
-compiled as serial kernels over a range of blocks (``_jit.range_kernel``: their first two arguments are the
-first block and the block after the last). :func:`run_blocks` splits a call's blocks into one contiguous range
-per thread, as ``prange``'s static schedule does, runs the first range on the calling thread and the others on
-a pool of worker threads shared by all callers (``concurrent.futures``), and returns when every range is done.
-The kernels release the GIL (``nogil``), so the ranges run at once; each block's values depend only on its own
-points, so the bits do not depend on the number of threads.
+A range kernel (``_jit.range_kernel``: the derivative kernels, ``derivatives._build_kernel``) is a serial loop
+over a range of blocks, its first two arguments the first block and the block after the last. :func:`run_blocks`
+splits a call's blocks into one contiguous range per thread, as ``prange``'s static schedule does, runs the
+first range on the calling thread and the others on a pool of worker threads shared by all callers
+(``concurrent.futures``), and returns when every range is done. The kernels release the GIL (``nogil``), so the
+ranges run at once; each block's values depend only on its own points, so the bits do not depend on the number
+of threads.
 
 The number of threads is Numba's ``get_num_threads()`` in the calling thread (``NUMBA_NUM_THREADS``, or
 ``numba.set_num_threads`` called in that thread), at most one per block. Any number of Python threads may run
-kernels at once: a range kernel is a plain call, where Numba's ``workqueue`` threading layer aborts the
-process when two threads launch ``prange`` kernels together. Why not ``prange``: Numba compiles a parallel
-kernel's loop body again as a function of its own, with two wrappers, which cost every kind's first use 1-2 s
-(docs/benchmarks.md).
+range kernels at once: each is a plain call, where Numba's ``workqueue`` threading layer aborts the process
+when two threads launch ``prange`` kernels together. Why not ``prange`` for these kernels: Numba compiles a
+parallel kernel's loop body again as a function of its own, with two wrappers, each optimising everything
+inlined into it (the whole noise, for a derivative kernel): their first use took about twice as long. Why
+not for every kernel: handing a range to a sleeping worker thread and back costs 0.1-0.3 ms per call on a VM
+(Numba's threads spin-wait), a few percent of a million-point call of cheap noise (docs/benchmarks.md).
 """
 
 from __future__ import annotations

@@ -61,3 +61,21 @@ def test_a_block_function_has_no_wrappers_and_its_python_twin_gives_the_kernels_
     assert block.__dict__["_python_twin"]._compiler.pipeline_class is _jit._NoAliasCompiler
     launcher = fractal.launcher_for(2)  # a kernel: called from Python, so only the C wrapper goes
     assert {_has_wrappers(compiled) for compiled in launcher.overloads.values()} == {(True, False)}
+
+
+def test_points_of_any_alignment_writability_and_type_give_the_same_values() -> None:
+    """Read-only and unaligned points are kernel argument types of their own (compiled when first seen): the
+    same values as writable, aligned points; float32 points as their float64 copies."""
+    spec = nc.NoiseSpec(kind="value", seed=2, octaves=2)
+    points = np.random.default_rng(9).uniform(-3.0, 3.0, (fractal.BLOCK + 99, 3))
+    expected = nc.evaluate(spec, points)
+    frozen = points.copy()
+    frozen.flags.writeable = False
+    raw = np.zeros(points.nbytes + 1, dtype=np.uint8)
+    unaligned = raw[1:].view(np.float64).reshape(points.shape)
+    unaligned[:] = points
+    assert not unaligned.flags.aligned
+    np.testing.assert_array_equal(nc.evaluate(spec, frozen), expected)
+    np.testing.assert_array_equal(nc.evaluate(spec, unaligned), expected)
+    single = points.astype(np.float32)
+    np.testing.assert_array_equal(nc.evaluate(spec, single), nc.evaluate(spec, single.astype(np.float64)))
