@@ -13,9 +13,9 @@ The number of threads is Numba's ``get_num_threads()`` in the calling thread (``
 range kernels at once: each is a plain call, where Numba's ``workqueue`` threading layer aborts the process
 when two threads launch ``prange`` kernels together. Why not ``prange`` for these kernels: Numba compiles a
 parallel kernel's loop body again as a function of its own, with two wrappers, each optimising everything
-inlined into it (the whole noise, for a derivative kernel): their first use took about twice as long. Why
-not for every kernel: handing a range to a sleeping worker thread and back costs 0.1-0.3 ms per call on a VM
-(Numba's threads spin-wait), a few percent of a million-point call of cheap noise (docs/benchmarks.md).
+inlined into it (the whole noise, for a derivative kernel). Why not for every kernel: a worker thread sleeps
+between calls, and waking it costs more per call than Numba's spin-waiting threads, which matters for cheap
+noise (docs/benchmarks.md, "Derivative kernels on a thread pool").
 """
 
 from __future__ import annotations
