@@ -127,20 +127,22 @@ def inline(function):
     return _cache.track(numba.njit(inline="always", **JIT_OPTIONS)(function))
 
 
-def kernel(function):
-    """Compile a kernel that runs its ``prange`` loop over points on all cores.
-
-    Kernels are built on first use, so building one attaches the on-disk caches of every function.
-    """
+def _kernel(function, **options):
+    """``function`` compiled as a kernel with ``options``: called from Python, so without the wrapper for calls
+    by address. Kernels are built on first use, so building one attaches the on-disk caches of every function."""
     _cache.activate()
-    return _cache.track(numba.njit(parallel=True, no_cfunc_wrapper=True, **JIT_OPTIONS)(function))
+    return _cache.track(numba.njit(no_cfunc_wrapper=True, **options, **JIT_OPTIONS)(function))
+
+
+def kernel(function):
+    """Compile a kernel that runs its ``prange`` loop over points on all cores."""
+    return _kernel(function, parallel=True)
 
 
 def serial_kernel(function):
     """Compile a kernel that runs on one thread: for work whose result depends on its order (a droplet of
     hydraulic erosion changes the terrain the next one flows over), so its bits never depend on threads."""
-    _cache.activate()
-    return _cache.track(numba.njit(no_cfunc_wrapper=True, **JIT_OPTIONS)(function))
+    return _kernel(function)
 
 
 def range_kernel(function):
@@ -148,8 +150,7 @@ def range_kernel(function):
     first block and the block after the last; ``threads.run_blocks`` runs a call's ranges on several threads at
     once. Its array arguments must not overlap (they are ``noalias``, as Numba marks a ``prange`` body's: see
     ``_NoAliasCompiler``)."""
-    _cache.activate()
-    return _cache.track(numba.njit(pipeline_class=_NoAliasCompiler, no_cfunc_wrapper=True, **JIT_OPTIONS)(function))
+    return _kernel(function, pipeline_class=_NoAliasCompiler)
 
 
 class _NoAliasCompiler(Compiler):
