@@ -294,10 +294,10 @@ def simplex_3d_d(gradient, x, y, z, seed, frequency):
     x = x * scale
     y = y * scale
     z = z * scale
-    i, j, k, order, dx, dy, dz = tetrahedron_cell(x, y, z)
-    h0, h1, h2, h3 = tetrahedron_hashes(hash_seed(seed), i, j, k, order)
-    value = np.float64(tetrahedron_sum(gradient, h0, h1, h2, h3, order, dx, dy, dz))
-    oa, ob, oc, od = tetrahedron_offsets(order, dx, dy, dz)
+    i, j, k, dx, dy, dz = tetrahedron_cell(x, y, z)
+    h0, h1, h2, h3 = tetrahedron_hashes(hash_seed(seed), i, j, k, dx, dy, dz)
+    value = np.float64(tetrahedron_sum(gradient, h0, h1, h2, h3, dx, dy, dz))
+    oa, ob, oc, od = tetrahedron_offsets(dx, dy, dz)
     a = _simplex_corner_3d(gradient, h0, oa)
     b = _simplex_corner_3d(gradient, h1, ob)
     c = _simplex_corner_3d(gradient, h2, oc)

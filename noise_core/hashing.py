@@ -36,11 +36,28 @@ def rotate_left(value, steps):
 
 
 @jit
+def scaled_word(data):
+    """``(uint)data * C`` (mod 2**32): the product ``eat`` adds to the accumulator."""
+    return np.uint32(np.uint32(data & _MASK32) * PRIME_C)
+
+
+@jit
+def next_scaled_word(scaled):
+    """``scaled_word(data + 1)`` from ``scaled_word(data)``: ``(data + 1) * C = data * C + C`` (mod 2**32)."""
+    return np.uint32((scaled + PRIME_C) & _MASK32)
+
+
+@jit
+def eat_scaled(accumulator, scaled):
+    """``Eat`` of the word whose ``scaled_word`` is ``scaled``: ``rotl(acc + scaled, 17) * D`` (mod 2**32)."""
+    mixed = np.uint32((accumulator + scaled) & _MASK32)
+    return np.uint32(rotate_left(mixed, 17) * PRIME_D)
+
+
+@jit
 def eat(accumulator, data):
     """``Eat(int data)``: ``rotl(acc + (uint)data * C, 17) * D`` (mod 2**32)."""
-    word = np.uint32(data & _MASK32)
-    mixed = np.uint32((accumulator + np.uint32(word * PRIME_C)) & _MASK32)
-    return np.uint32(rotate_left(mixed, 17) * PRIME_D)
+    return eat_scaled(accumulator, scaled_word(data))
 
 
 @jit

@@ -112,17 +112,16 @@ def span32(coordinate, frequency, period):
     return p0, p1, g, t
 
 
-_TWO_TO_32 = 2.0**32
+_CELL_MAGIC = 1.5 * 2.0**52
 
 
 @jit
 def cell_index(whole):
-    """A whole float64 lattice coordinate as the int64 of its low 32 bits (sign-extended), which is all ``eat``
-    reads of it: reduced into ``[-2**31, 2**31)`` in float64 (exact below ``2**53``), then converted through
-    int32, which AVX2 does four lanes at a time (float64 to int64 has no AVX2 instruction: a loop converting
-    so would not vectorise)."""
-    reduced = whole - _TWO_TO_32 * np.floor(whole * (1.0 / _TWO_TO_32) + 0.5)
-    return np.int64(np.int32(reduced))
+    """A whole float64 lattice coordinate (``|whole| < 2**51``) as the int64 of its low 32 bits (sign-extended),
+    which is all ``eat`` reads of it. Adding ``1.5 * 2**52`` places the integer, in two's complement, in the low
+    bits of the sum's mantissa (exact, one ulp being 1 there); those bits are read through int32, which AVX2 does
+    four lanes at a time (float64 to int64 has no AVX2 instruction: a loop converting so would not vectorise)."""
+    return np.int64(np.int32(np.float64(whole + _CELL_MAGIC).view(np.int64)))
 
 
 @jit

@@ -51,7 +51,7 @@ from .gradients import (
     signed_byte32,
     square_vectors32,
 )
-from .hashing import avalanche, eat, hash_seed
+from .hashing import avalanche, eat, eat_scaled, hash_seed, next_scaled_word, scaled_word
 from .lattice import cell_index
 from .schema import FAMILY_SIMPLEX, Kind, signed_unit_range
 
@@ -247,26 +247,17 @@ def simplex_block_2d(gradient, xs, ys, seed, frequency, values):
 
 @jit
 def tetrahedron_cell(x, y, z):
-    """Where the (scaled) ``(x, y, z)`` lies, in float64: the skewed cube cell ``(i, j, k)`` (int64), the seed's
-    three comparisons as bits (``xGy``, ``xGz``, ``yGz``: 1, 2, 4) and the float32 offset of the sample from
-    the cell's un-skewed origin."""
+    """Where the (scaled) ``(x, y, z)`` lies, in float64: the skewed cube cell ``(i, j, k)`` (int64) and the
+    float32 offset of the sample from the cell's un-skewed origin."""
     skew = (x + y + z) * SKEW_3D
-    sx = x + skew
-    sy = y + skew
-    sz = z + skew
-    x0 = np.floor(sx)
-    y0 = np.floor(sy)
-    z0 = np.floor(sz)
-    fx = sx - x0
-    fy = sy - y0
-    fz = sz - z0
-    order = np.int32(fx > fy) + 2 * np.int32(fx > fz) + 4 * np.int32(fy > fz)
+    x0 = np.floor(x + skew)
+    y0 = np.floor(y + skew)
+    z0 = np.floor(z + skew)
     unskew = (x0 + y0 + z0) * UNSKEW_3D
     return (
         cell_index(x0),
         cell_index(y0),
         cell_index(z0),
-        order,
         np.float32(x - x0 + unskew),
         np.float32(y - y0 + unskew),
         np.float32(z - z0 + unskew),
@@ -274,36 +265,48 @@ def tetrahedron_cell(x, y, z):
 
 
 @jit
-def tetrahedron_steps(order):
-    """The steps of the tetrahedron's second and third corners from the cell's origin, by the seed's rules:
-    ``(xa, ya, za)`` one step along the largest fraction, ``(xb, yb, zb)`` two steps, along the two largest."""
-    x_gt_y = (order & 1) != 0
-    x_gt_z = (order & 2) != 0
-    y_gt_z = (order & 4) != 0
-    x_gt_z_and_y_gt_z = x_gt_z & y_gt_z
-    xa = x_gt_y & x_gt_z
-    xb = x_gt_y | x_gt_z_and_y_gt_z
-    ya = (not x_gt_y) & y_gt_z
-    yb = (not x_gt_y) | x_gt_z_and_y_gt_z
-    za = (x_gt_y & (not x_gt_z)) | ((not x_gt_y) & (not y_gt_z))
-    zb = not x_gt_z_and_y_gt_z
-    return xa, ya, za, xb, yb, zb
+def tetrahedron_steps(dx, dy, dz):
+    """The steps of the tetrahedron's second and third corners from the cell's origin: ``(xa, ya, za)`` one step
+    along the largest fraction, ``(xb, yb, zb)`` two steps, along the two largest. The seed's comparisons
+    ``xGy = sx - x0 > sy - y0`` (and ``xGz``, ``yGz``) are made on the float32 offsets from the origin, as the seed
+    makes them in float32 (``dx - dy`` is ``(sx - x0) - (sy - y0)``: the skew cancels). Its truth table, e.g.
+    ``xB = xGy | (xGz & yGz)``, is written per axis (``xB = xGy | xGz``): the same for ordered comparisons."""
+    x_gt_y = dx > dy
+    x_gt_z = dx > dz
+    y_gt_z = dy > dz
+    y_ge_x = dy >= dx
+    z_ge_x = dz >= dx
+    z_ge_y = dz >= dy
+    return (
+        x_gt_y & x_gt_z,
+        y_ge_x & y_gt_z,
+        z_ge_x & z_ge_y,
+        x_gt_y | x_gt_z,
+        y_ge_x | y_gt_z,
+        z_ge_x | z_ge_y,
+    )
 
 
 @jit
-def tetrahedron_hashes(h, i, j, k, order):
+def tetrahedron_hashes(h, i, j, k, dx, dy, dz):
     """Finished hashes of the tetrahedron's corners: the origin ``(i, j, k)``, the far corner
-    ``(i + 1, j + 1, k + 1)`` and the corners one and two steps away (``tetrahedron_steps``)."""
-    xa, ya, za, xb, yb, zb = tetrahedron_steps(order)
-    h0 = eat(h, i)
-    h1 = eat(h, i + 1)
+    ``(i + 1, j + 1, k + 1)`` and the corners one and two steps away (``tetrahedron_steps``). Each
+    coordinate's product with the hash's prime is formed once (``scaled_word``); a step adds the prime to it."""
+    xa, ya, za, xb, yb, zb = tetrahedron_steps(dx, dy, dz)
+    i0 = scaled_word(i)
+    j0 = scaled_word(j)
+    k0 = scaled_word(k)
+    j1 = next_scaled_word(j0)
+    k1 = next_scaled_word(k0)
+    h0 = eat_scaled(h, i0)
+    h1 = eat_scaled(h, next_scaled_word(i0))
     ha = h1 if xa else h0
     hb = h1 if xb else h0
     return (
-        avalanche(eat(eat(h0, j), k)),
-        avalanche(eat(eat(h1, j + 1), k + 1)),
-        avalanche(eat(eat(ha, j + 1 if ya else j), k + 1 if za else k)),
-        avalanche(eat(eat(hb, j + 1 if yb else j), k + 1 if zb else k)),
+        avalanche(eat_scaled(eat_scaled(h0, j0), k0)),
+        avalanche(eat_scaled(eat_scaled(h1, j1), k1)),
+        avalanche(eat_scaled(eat_scaled(ha, j1 if ya else j0), k1 if za else k0)),
+        avalanche(eat_scaled(eat_scaled(hb, j1 if yb else j0), k1 if zb else k0)),
     )
 
 
@@ -315,31 +318,22 @@ def _step_offset(step, d, unskew):
 
 
 @exact
-def tetrahedron_sum(gradient, h0, h1, h2, h3, order, dx, dy, dz):
+def tetrahedron_sum(gradient, h0, h1, h2, h3, dx, dy, dz):
     """The four kernels ``falloff * gradient`` summed, float32 (the seed's ``Simplex3D``); the corners' offsets
     from the origin's ``(dx, dy, dz)``, un-skewed by ``UNSKEW_3D`` per step."""
-    xa, ya, za, xb, yb, zb = tetrahedron_steps(order)
-    ax = _step_offset(xa, dx, _UNSKEW_3D_32)
-    ay = _step_offset(ya, dy, _UNSKEW_3D_32)
-    az = _step_offset(za, dz, _UNSKEW_3D_32)
-    bx = _step_offset(xb, dx, _TWO_UNSKEW_3D_32)
-    by = _step_offset(yb, dy, _TWO_UNSKEW_3D_32)
-    bz = _step_offset(zb, dz, _TWO_UNSKEW_3D_32)
-    fx = dx - _HALF
-    fy = dy - _HALF
-    fz = dz - _HALF
-    total = _falloff(dot3(dx, dy, dz, dx, dy, dz)) * _gradient_3d(gradient, h0, dx, dy, dz)
-    total = fmuladd(_falloff(dot3(fx, fy, fz, fx, fy, fz)), _gradient_3d(gradient, h1, fx, fy, fz), total)
-    total = fmuladd(_falloff(dot3(ax, ay, az, ax, ay, az)), _gradient_3d(gradient, h2, ax, ay, az), total)
-    total = fmuladd(_falloff(dot3(bx, by, bz, bx, by, bz)), _gradient_3d(gradient, h3, bx, by, bz), total)
+    (ax, ay, az), (bx, by, bz), (cx, cy, cz), (ex, ey, ez) = tetrahedron_offsets(dx, dy, dz)
+    total = _falloff(dot3(ax, ay, az, ax, ay, az)) * _gradient_3d(gradient, h0, ax, ay, az)
+    total = fmuladd(_falloff(dot3(bx, by, bz, bx, by, bz)), _gradient_3d(gradient, h1, bx, by, bz), total)
+    total = fmuladd(_falloff(dot3(cx, cy, cz, cx, cy, cz)), _gradient_3d(gradient, h2, cx, cy, cz), total)
+    total = fmuladd(_falloff(dot3(ex, ey, ez, ex, ey, ez)), _gradient_3d(gradient, h3, ex, ey, ez), total)
     return total * (_EIGHT_SIMPLEX_3D_SCALE_32 if gradient == SIMPLEX else _EIGHT)
 
 
 @exact
-def tetrahedron_offsets(order, dx, dy, dz):
-    """The float32 offsets of the sample from the four corners (``tetrahedron_hashes``' order), as
-    ``tetrahedron_sum`` computes them."""
-    xa, ya, za, xb, yb, zb = tetrahedron_steps(order)
+def tetrahedron_offsets(dx, dy, dz):
+    """The float32 offsets of the sample from the four corners (``tetrahedron_hashes``' order), given its offset
+    ``(dx, dy, dz)`` from the origin: a corner ``s`` steps away is also un-skewed by ``s`` times ``UNSKEW_3D``."""
+    xa, ya, za, xb, yb, zb = tetrahedron_steps(dx, dy, dz)
     return (
         (dx, dy, dz),
         (dx - _HALF, dy - _HALF, dz - _HALF),
@@ -358,9 +352,9 @@ def simplex_3d(gradient, x, y, z, seed, frequency):
     x = x * (frequency * SCALE_3D)
     y = y * (frequency * SCALE_3D)
     z = z * (frequency * SCALE_3D)
-    i, j, k, order, dx, dy, dz = tetrahedron_cell(x, y, z)
-    h0, h1, h2, h3 = tetrahedron_hashes(hash_seed(seed), i, j, k, order)
-    return np.float64(tetrahedron_sum(gradient, h0, h1, h2, h3, order, dx, dy, dz))
+    i, j, k, dx, dy, dz = tetrahedron_cell(x, y, z)
+    h0, h1, h2, h3 = tetrahedron_hashes(hash_seed(seed), i, j, k, dx, dy, dz)
+    return np.float64(tetrahedron_sum(gradient, h0, h1, h2, h3, dx, dy, dz))
 
 
 @inline
@@ -368,14 +362,13 @@ def simplex_block_3d(gradient, xs, ys, zs, seed, frequency, values):
     """``values[i] = simplex_3d(gradient, xs[i], ys[i], zs[i], ...)`` for a block, in three passes (module doc)."""
     n = values.shape[0]
     scale = frequency * SCALE_3D
-    cells = np.empty((4, n), dtype=np.int32)
+    cells = np.empty((3, n), dtype=np.int32)
     offsets = np.empty((3, n), dtype=np.float32)
     for m in range(n):
-        i, j, k, order, dx, dy, dz = tetrahedron_cell(xs[m] * scale, ys[m] * scale, zs[m] * scale)
+        i, j, k, dx, dy, dz = tetrahedron_cell(xs[m] * scale, ys[m] * scale, zs[m] * scale)
         cells[0, m] = np.int32(i)
         cells[1, m] = np.int32(j)
         cells[2, m] = np.int32(k)
-        cells[3, m] = order
         offsets[0, m] = dx
         offsets[1, m] = dy
         offsets[2, m] = dz
@@ -383,16 +376,17 @@ def simplex_block_3d(gradient, xs, ys, zs, seed, frequency, values):
     h = hash_seed(seed)
     for m in range(n):
         h0, h1, h2, h3 = tetrahedron_hashes(
-            h, np.int64(cells[0, m]), np.int64(cells[1, m]), np.int64(cells[2, m]), cells[3, m]
-        )
+            h, np.int64(cells[0, m]), np.int64(cells[1, m]), np.int64(cells[2, m]), offsets[0, m], offsets[1, m],
+            offsets[2, m]
+        )  # fmt: skip
         hashes[0, m] = h0
         hashes[1, m] = h1
         hashes[2, m] = h2
         hashes[3, m] = h3
     for m in range(n):
         values[m] = tetrahedron_sum(
-            gradient, hashes[0, m], hashes[1, m], hashes[2, m], hashes[3, m], cells[3, m], offsets[0, m],
-            offsets[1, m], offsets[2, m]
+            gradient, hashes[0, m], hashes[1, m], hashes[2, m], hashes[3, m], offsets[0, m], offsets[1, m],
+            offsets[2, m]
         )  # fmt: skip
 
 

@@ -64,3 +64,17 @@ def test_floats_and_bits() -> None:
     assert hashing.get_bits(h, 5, 0) == 1
     assert hashing.get_bits(h, 5, 10) == 0x10
     assert hashing.get_bits_as_floats01(h, 5, 10) == pytest.approx(16 / 31)
+
+
+@pytest.mark.parametrize("data", [0, 1, -1, 5, -7, 2**31 - 1, -(2**31), 123456789, -987654321])
+def test_eat_of_a_scaled_word_is_eat(data: int) -> None:
+    # The simplex corners form each coordinate's product with C once and step it by adding C:
+    # eat_scaled(h, scaled_word(d)) is eat(h, d), and next_scaled_word steps d to d + 1 modulo 2**32
+    # (2**31 - 1 wraps to -2**31, as the int32 cells do).
+    acc = hashing.hash_seed(42)
+    scaled = hashing.scaled_word(data)
+    assert int(scaled) == ((data & 0xFFFFFFFF) * reference.PRIME_C) & 0xFFFFFFFF
+    assert hashing.eat_scaled(acc, scaled) == hashing.eat(acc, data)
+    after = hashing.next_scaled_word(scaled)
+    assert after == hashing.scaled_word(data + 1)
+    assert hashing.eat_scaled(acc, after) == hashing.eat(acc, (data + 1 + 2**31) % 2**32 - 2**31)

@@ -182,3 +182,45 @@ def test_evaluate_grid_is_the_2d_noise() -> None:
 def test_invalid_combinations_are_rejected(fields: dict, message: str) -> None:
     with pytest.raises(ValueError, match=f"^{message}"):
         nc.NoiseSpec(**fields)
+
+
+def test_cell_index_is_the_low_32_bits_of_the_lattice_coordinate(rng: np.random.Generator) -> None:
+    # The 3D simplex cells reach 1.2 * 2**31 (skewed coordinates of |x * frequency| < 2**31); cell_index reads
+    # the low 32 bits through the float64 mantissa of whole + 1.5 * 2**52, exact for |whole| < 2**51.
+    from noise_core.lattice import cell_index
+
+    edges = [0.0, -0.0, 1.0, -1.0, 2.0**31 - 1, 2.0**31, -(2.0**31), -(2.0**31) - 1, 2.0**32, -(2.0**32) - 5]
+    wholes = edges + list(np.floor(rng.uniform(-1.3 * 2**31, 1.3 * 2**31, 200))) + [2.0**50 + 3, -(2.0**50) - 3]
+    for whole in wholes:
+        assert cell_index(whole) == (int(whole) + 2**31) % 2**32 - 2**31, whole
+
+
+def test_tetrahedron_steps_follow_the_seed_truth_table() -> None:
+    # Seed 001 section 1.9: the first and second kernel offsets per axis for each row of (x>y, x>z, y>z), and
+    # its boolean expressions for them, also where offsets tie (the steps compare the float32 offsets from the
+    # cell's origin, whose differences are the fractions').
+    from noise_core.simplex import tetrahedron_steps
+
+    table = {
+        (True, True, True): ((1, 1), (0, 1), (0, 0)),
+        (True, True, False): ((1, 1), (0, 0), (0, 1)),
+        (True, False, False): ((0, 1), (0, 0), (1, 1)),
+        (False, True, True): ((0, 1), (1, 1), (0, 0)),
+        (False, False, True): ((0, 0), (1, 1), (0, 1)),
+        (False, False, False): ((0, 0), (0, 1), (1, 1)),
+    }
+    for x, y, z in itertools.permutations((0.1, 0.4, 0.7)):
+        steps = tetrahedron_steps(np.float32(x), np.float32(y), np.float32(z))
+        (xa, xb), (ya, yb), (za, zb) = table[(x > y, x > z, y > z)]
+        assert steps == (xa, ya, za, xb, yb, zb), (x, y, z)
+    for x, y, z in itertools.product((-0.3, 0.0, 0.25, 0.5), repeat=3):
+        x_gt_y, x_gt_z, y_gt_z = x > y, x > z, y > z
+        seed = (
+            x_gt_y and x_gt_z,
+            not x_gt_y and y_gt_z,
+            (x_gt_y and not x_gt_z) or (not x_gt_y and not y_gt_z),
+            x_gt_y or (x_gt_z and y_gt_z),
+            not x_gt_y or (x_gt_z and y_gt_z),
+            not (x_gt_z and y_gt_z),
+        )
+        assert tetrahedron_steps(np.float32(x), np.float32(y), np.float32(z)) == seed, (x, y, z)
