@@ -56,8 +56,11 @@ def eat_scaled(accumulator, scaled):
 
 @jit
 def eat(accumulator, data):
-    """``Eat(int data)``: ``rotl(acc + (uint)data * C, 17) * D`` (mod 2**32)."""
-    return eat_scaled(accumulator, scaled_word(data))
+    """``Eat(int data)``: ``rotl(acc + (uint)data * C, 17) * D`` (mod 2**32); ``eat_scaled(acc, scaled_word(data))``
+    written out, so the kinds that only eat compile no two more helpers for it."""
+    word = np.uint32(data & _MASK32)
+    mixed = np.uint32((accumulator + np.uint32(word * PRIME_C)) & _MASK32)
+    return np.uint32(rotate_left(mixed, 17) * PRIME_D)
 
 
 @jit
