@@ -118,6 +118,36 @@ def fmuladd(typingctx, a, b, c):
     return a(a, b, c), codegen
 
 
+@intrinsic
+def flip_sign_where_negative(typingctx, value, sign):
+    """``value`` with its sign bit flipped where ``sign``'s is set (``value * copysign(1, sign)``, exact): two bit
+    operations on float32 (an intrinsic, so it compiles no helper of its own)."""
+    if not (value == sign == types.float32):
+        return None
+
+    def codegen(context, builder, signature, arguments):
+        word = ir.IntType(32)
+        bits = builder.bitcast(arguments[0], word)
+        sign_bit = builder.and_(builder.bitcast(arguments[1], word), ir.Constant(word, 0x80000000))
+        return builder.bitcast(builder.xor(bits, sign_bit), ir.FloatType())
+
+    return types.float32(value, sign), codegen
+
+
+@intrinsic
+def low_word(typingctx, value):
+    """The low 32 bits of a float64's bit pattern as a sign-extended int64 (an intrinsic, as
+    ``flip_sign_where_negative``)."""
+    if value != types.float64:
+        return None
+
+    def codegen(context, builder, signature, arguments):
+        word = builder.trunc(builder.bitcast(arguments[0], ir.IntType(64)), ir.IntType(32))
+        return builder.sext(word, ir.IntType(64))
+
+    return types.int64(value), codegen
+
+
 def inline(function):
     """Compile a block-level helper that Numba inlines into its caller before typing (``inline="always"``).
 

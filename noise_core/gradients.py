@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import exact, fmuladd, jit
+from ._jit import exact, flip_sign_where_negative, fmuladd, jit
 from .hashing import floats01a, signed_floats01
 
 VALUE = 0
@@ -127,7 +127,6 @@ _ZERO32 = np.float32(0.0)
 _HALF32 = np.float32(0.5)
 _ONE32 = np.float32(1.0)
 _TWO_BY_255_32 = np.float32(2.0 / 255.0)
-_SIGN_BIT32 = np.uint32(0x80000000)
 _PERLIN_2D_SCALE_32 = np.float32(PERLIN_2D_SCALE)
 _PERLIN_3D_SCALE_32 = np.float32(PERLIN_3D_SCALE)
 
@@ -149,14 +148,6 @@ def square_vectors32(h):
 
 
 @exact
-def _sign_of_times(value, sign):
-    """``value`` with its sign flipped where ``sign`` is negative (``value * copysign(1, sign)``, exact), by its
-    sign bit: float32 only."""
-    flipped = np.float32(value).view(np.uint32) ^ (np.float32(sign).view(np.uint32) & _SIGN_BIT32)
-    return np.uint32(flipped).view(np.float32)
-
-
-@exact
 def octahedron_vectors32(h):
     """``octahedron_vectors`` in float32. The seed's ``gx += gx < 0 ? offset : -offset`` with
     ``offset = max(-gz, 0)`` is ``gx + fold`` with ``fold = min(gz, 0)``, its sign flipped where ``gx < 0``: the
@@ -165,7 +156,7 @@ def octahedron_vectors32(h):
     gy = signed_byte32(h, 24)
     gz = _ONE32 - abs(gx) - abs(gy)
     fold = min(gz, _ZERO32)
-    return gx + _sign_of_times(fold, gx), gy + _sign_of_times(fold, gy), gz
+    return gx + flip_sign_where_negative(fold, gx), gy + flip_sign_where_negative(fold, gy), gz
 
 
 @exact

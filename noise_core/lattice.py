@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import exact, fmuladd, jit
+from ._jit import exact, fmuladd, jit, low_word
 
 
 @jit
@@ -119,9 +119,9 @@ _CELL_MAGIC = 1.5 * 2.0**52
 def cell_index(whole):
     """A whole float64 lattice coordinate (``|whole| < 2**51``) as the int64 of its low 32 bits (sign-extended),
     which is all ``eat`` reads of it. Adding ``1.5 * 2**52`` places the integer, in two's complement, in the low
-    bits of the sum's mantissa (exact, one ulp being 1 there); those bits are read through int32, which AVX2 does
-    four lanes at a time (float64 to int64 has no AVX2 instruction: a loop converting so would not vectorise)."""
-    return np.int64(np.int32(np.float64(whole + _CELL_MAGIC).view(np.int64)))
+    bits of the sum's mantissa (exact, one ulp being 1 there): a bit pattern, read without a conversion (float64 to
+    int64 has no AVX2 instruction: a loop converting so would not vectorise)."""
+    return low_word(whole + _CELL_MAGIC)
 
 
 @jit

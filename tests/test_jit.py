@@ -79,3 +79,28 @@ def test_points_of_any_alignment_writability_and_type_give_the_same_values() -> 
     np.testing.assert_array_equal(nc.evaluate(spec, unaligned), expected)
     single = points.astype(np.float32)
     np.testing.assert_array_equal(nc.evaluate(spec, single), nc.evaluate(spec, single.astype(np.float64)))
+
+
+@numba.njit
+def _flip(value, sign):
+    return _jit.flip_sign_where_negative(value, sign)
+
+
+@numba.njit
+def _low_word(value):
+    return _jit.low_word(value)
+
+
+def test_bit_intrinsics() -> None:
+    # flip_sign_where_negative is value * copysign(1, sign), signed zeros included; low_word reads the low 32
+    # bits of a float64's pattern as a signed int (cell_index's tests cover its use).
+    f32 = np.float32
+    for value in (f32(0.0), f32(-0.0), f32(0.75), f32(-3.5), f32(1e-40)):
+        for sign in (f32(2.0), f32(-2.0), f32(0.0), f32(-0.0)):
+            got = _flip(value, sign)
+            assert np.signbit(got) == (np.signbit(value) != np.signbit(sign)), (value, sign)
+            assert abs(got) == abs(value)
+    assert _low_word(1.5 * 2.0**52 - 5) == -5
+    assert _low_word(1.5 * 2.0**52 + 2**31) == -(2**31)
+    assert _low_word(np.float64(1.0)) == 0  # 0x3FF0000000000000
+    assert _low_word(np.frombuffer(np.int64(0x123456789ABCDEF0).tobytes(), np.float64)[0]) == 0x9ABCDEF0 - 2**32
