@@ -319,13 +319,14 @@ def _step_offset(step, d, unskew):
 
 @exact
 def tetrahedron_sum(gradient, h0, h1, h2, h3, dx, dy, dz):
-    """The four kernels ``falloff * gradient`` summed, float32 (the seed's ``Simplex3D``); the corners' offsets
-    from the origin's ``(dx, dy, dz)``, un-skewed by ``UNSKEW_3D`` per step."""
-    (ax, ay, az), (bx, by, bz), (cx, cy, cz), (ex, ey, ez) = tetrahedron_offsets(dx, dy, dz)
-    total = _falloff(dot3(ax, ay, az, ax, ay, az)) * _gradient_3d(gradient, h0, ax, ay, az)
-    total = fmuladd(_falloff(dot3(bx, by, bz, bx, by, bz)), _gradient_3d(gradient, h1, bx, by, bz), total)
-    total = fmuladd(_falloff(dot3(cx, cy, cz, cx, cy, cz)), _gradient_3d(gradient, h2, cx, cy, cz), total)
-    total = fmuladd(_falloff(dot3(ex, ey, ez, ex, ey, ez)), _gradient_3d(gradient, h3, ex, ey, ez), total)
+    """The four kernels ``falloff * gradient`` summed, float32 (the seed's ``Simplex3D``): the origin's at
+    ``(dx, dy, dz)``, the far corner's (``f``) and those one and two steps away (``a``, ``b``) at their
+    ``tetrahedron_offsets``."""
+    _, (fx, fy, fz), (ax, ay, az), (bx, by, bz) = tetrahedron_offsets(dx, dy, dz)
+    total = _falloff(dot3(dx, dy, dz, dx, dy, dz)) * _gradient_3d(gradient, h0, dx, dy, dz)
+    total = fmuladd(_falloff(dot3(fx, fy, fz, fx, fy, fz)), _gradient_3d(gradient, h1, fx, fy, fz), total)
+    total = fmuladd(_falloff(dot3(ax, ay, az, ax, ay, az)), _gradient_3d(gradient, h2, ax, ay, az), total)
+    total = fmuladd(_falloff(dot3(bx, by, bz, bx, by, bz)), _gradient_3d(gradient, h3, bx, by, bz), total)
     return total * (_EIGHT_SIMPLEX_3D_SCALE_32 if gradient == SIMPLEX else _EIGHT)
 
 
