@@ -182,11 +182,19 @@ def triangle_cell(x, y):
 @jit
 def triangle_hashes(h, i, j, x_greater):
     """Finished hashes of the triangle's corners: the cell's origin ``(i, j)``, its far corner ``(i + 1, j + 1)``
-    and the third corner; ``h`` eats x, then y."""
-    h0 = eat(h, i)
-    h1 = eat(h, i + 1)
+    and the third corner; ``h`` eats x, then y (each coordinate's product with the prime formed once, as in
+    ``tetrahedron_hashes``)."""
+    i0 = scaled_word(i)
+    j0 = scaled_word(j)
+    j1 = next_scaled_word(j0)
+    h0 = eat_scaled(h, i0)
+    h1 = eat_scaled(h, next_scaled_word(i0))
     third = h1 if x_greater else h0
-    return avalanche(eat(h0, j)), avalanche(eat(h1, j + 1)), avalanche(eat(third, j if x_greater else j + 1))
+    return (
+        avalanche(eat_scaled(h0, j0)),
+        avalanche(eat_scaled(h1, j1)),
+        avalanche(eat_scaled(third, j0 if x_greater else j1)),
+    )
 
 
 @exact
