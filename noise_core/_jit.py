@@ -11,15 +11,18 @@ them follow edits to any module of the package.
 
 from __future__ import annotations
 
+import math
+
 import llvmlite.binding as llvm
 import numba
 from llvmlite import ir
 from numba import types
+from numba.core import cgutils
 from numba.core.compiler import Compiler
 from numba.core.registry import CPUDispatcher
 from numba.extending import intrinsic
 
-from . import _cache
+from . import _cache, threads
 
 # LLVM fully unrolls a loop with a constant trip count only when the unrolled body
 # stays under this many instructions (300 by default at -O3). Noise that visits the
@@ -148,6 +151,47 @@ def low_word(typingctx, value):
     return types.int64(value), codegen
 
 
+@intrinsic(prefer_literal=True)
+def scratch(typingctx, room, shape, dtype):
+    """An uninitialised C-contiguous array of ``shape`` (an int or a tuple of ints) and ``dtype`` (a NumPy scalar
+    type) in the stack frame of the compiled function it ends up in, for a kernel's per-block buffers. ``room``
+    is the largest shape it may have, as constants known when compiling (an int or a tuple of ints, global
+    constants or literals, its product at least that of ``shape``): ``scratch((3, BLOCK), (3, n), np.int32)``.
+
+    Where ``np.empty`` compiles Numba's allocation overloads for every dtype and dimension it is used with (about
+    0.05 s each at a first use: docs/benchmarks.md) and allocates on the heap at every call, this compiles to
+    nothing but a stack slot. The array must not outlive the call (never returned or stored)."""
+    sizes = room.types if isinstance(room, types.BaseTuple) else (room,)
+    extents = shape.types if isinstance(shape, types.BaseTuple) else (shape,)
+    if not (
+        all(isinstance(size, types.IntegerLiteral) for size in sizes)
+        and isinstance(dtype, types.NumberClass)
+        and all(isinstance(extent, types.Integer) for extent in extents)
+    ):
+        return None
+    capacity = math.prod(size.literal_value for size in sizes)
+    array_type = types.Array(dtype.instance_type, len(extents), "C")
+
+    def codegen(context, builder, signature, arguments):
+        element = context.get_data_type(array_type.dtype)
+        with builder.goto_entry_block():
+            slot = builder.alloca(ir.ArrayType(element, capacity))
+            slot.align = 64
+        data = builder.bitcast(slot, element.as_pointer())
+        intp = context.get_value_type(types.intp)
+        given = cgutils.unpack_tuple(builder, arguments[1]) if isinstance(shape, types.BaseTuple) else [arguments[1]]
+        lengths = [context.cast(builder, x, extent, types.intp) for x, extent in zip(given, extents, strict=True)]
+        itemsize = ir.Constant(intp, context.get_abi_sizeof(element))
+        strides = [itemsize]
+        for length in reversed(lengths[1:]):
+            strides.insert(0, builder.mul(strides[0], length))
+        array = context.make_array(array_type)(context, builder)
+        context.populate_array(array, data=data, shape=lengths, strides=strides, itemsize=itemsize, meminfo=None)
+        return array._getvalue()
+
+    return array_type(room, shape, dtype), codegen
+
+
 def inline(function):
     """Compile a block-level helper that Numba inlines into its caller before typing (``inline="always"``).
 
@@ -176,10 +220,11 @@ def serial_kernel(function):
 
 
 def range_kernel(function):
-    """Compile a kernel that runs one range of blocks on the calling thread: its first two arguments are the
-    first block and the block after the last; ``threads.run_blocks`` runs a call's ranges on several threads at
-    once. Its array arguments must not overlap (they are ``noalias``, as Numba marks a ``prange`` body's: see
-    ``_NoAliasCompiler``)."""
+    """Compile a kernel that runs a range of blocks: its first two arguments are the first block and the block
+    after the last; launched with first -1 and last the number of blocks, it runs them all on Numba's threads
+    (``threads.on_threads``). Its array arguments must not overlap (they are ``noalias``, as Numba marks a
+    ``prange`` body's: see ``_NoAliasCompiler``)."""
+    threads.start_threads()
     return _kernel(function, pipeline_class=_NoAliasCompiler)
 
 

@@ -313,7 +313,7 @@ def _kernels_and_signatures(spec: object, dim: object, dtype: object, grid: bool
         arguments = fractal.grid_arguments(
             np.empty((2, 1), dtype=np.float64), np.empty((1, 1), np.float32), 0, spec, NO_PARAMS, float32_range(spec)
         )
-        return (block, fractal.BLOCK_ARGUMENTS), (launcher, fractal.kernel_signature(launcher, arguments))
+        return (block, fractal.BLOCK_ARGUMENTS), (launcher, fractal.range_signature(launcher, arguments))
     arguments = fractal.kernel_arguments(
         np.empty((1, int(dim)), dtype=dtype),
         np.empty(1, np.float32),
@@ -324,7 +324,7 @@ def _kernels_and_signatures(spec: object, dim: object, dtype: object, grid: bool
         1.0,
         float32_range(spec),
     )
-    return (block, fractal.BLOCK_ARGUMENTS), (launcher, fractal.kernel_signature(launcher, arguments))
+    return (block, fractal.BLOCK_ARGUMENTS), (launcher, fractal.range_signature(launcher, arguments))
 
 
 def compile_state(spec: NoiseSpec, dim: int, dtype: object = np.float64, grid: bool = False) -> str:

@@ -50,7 +50,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._jit import inline, jit
+from ._jit import inline, jit, scratch
 from .lattice import split_cells, wrap
 from .schema import FAMILY_CELLULAR, Kind, Option, unit_range
 
@@ -353,12 +353,16 @@ def _search_far_cells(metric, dim, m, cells, local, nearest, seed, period, param
 def cellular_block(metric, dim, xs, ys, zs, seed, frequency, period, params, values):
     """``values[i]``: 2D/3D cell noise at ``(xs[i], ys[i][, zs[i]])`` for a block (see the module doc)."""
     n = values.shape[0]
-    cells = np.zeros((3, SUB_BLOCK), dtype=np.int32)
-    local = np.zeros((3, SUB_BLOCK), dtype=np.float32)
-    nearest = np.empty((3, SUB_BLOCK), dtype=np.float32)
-    states = np.empty(SUB_BLOCK, dtype=np.uint32)
-    counts = np.empty(SUB_BLOCK, dtype=np.int32)
-    thresholds = np.empty(POISSON_LEVELS, dtype=np.uint32)
+    cells = scratch((3, SUB_BLOCK), (3, SUB_BLOCK), np.int32)
+    local = scratch((3, SUB_BLOCK), (3, SUB_BLOCK), np.float32)
+    nearest = scratch((3, SUB_BLOCK), (3, SUB_BLOCK), np.float32)
+    states = scratch(SUB_BLOCK, SUB_BLOCK, np.uint32)
+    counts = scratch(SUB_BLOCK, SUB_BLOCK, np.int32)
+    thresholds = scratch(POISSON_LEVELS, POISSON_LEVELS, np.uint32)
+    if dim == 2:  # the third axis reads 0 (``_gap``'s offset 0 ignores it; zeroed all the same)
+        for s in range(SUB_BLOCK):
+            cells[2, s] = 0
+            local[2, s] = np.float32(0.0)
     for level in range(POISSON_LEVELS):
         thresholds[level] = np.uint32(params[1 + level])
     near = np.int64(params[NEAR_CELLS_PARAM])

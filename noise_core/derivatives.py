@@ -58,6 +58,7 @@ from .simplex import (
     triangle_offsets,
     triangle_sum,
 )
+from .threads import on_threads
 
 DERIVABLE_FAMILIES = (FAMILY_LATTICE, FAMILY_SIMPLEX)
 DERIVABLE_KINDS = tuple(name for name, kind in KINDS.items() if kind.family in DERIVABLE_FAMILIES)
@@ -503,6 +504,9 @@ def _build_kernel(family, dim, variant, tiled, mode):
         first, last, points, out, outside, limit, seed, frequency, octaves, lacunarity, persistence, turbulence,
         offset, gain, low, high,
     ):  # fmt: skip
+        if first < 0:  # the launch: this kernel over blocks 0 .. last - 1 on Numba's threads
+            on_threads(last)
+            return
         n = out.shape[0]
         for block in range(first, last):
             start = block * BLOCK

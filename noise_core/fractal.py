@@ -56,12 +56,11 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ._jit import block_function, jit, kernel
+from ._jit import block_function, jit, range_kernel, scratch
+from .blocks import BLOCK
 from .fractal_modes import FBM, HETERO_TERRAIN, HYBRID, HYBRID_STOP, MODE_CODES, MULTIFRACTAL
 from .sampling import BLOCK_SAMPLERS, SAMPLERS
-from .threads import run_blocks
-
-BLOCK = 2048
+from .threads import on_threads
 
 
 @jit
@@ -121,10 +120,10 @@ def _build_block(family, dim, variant, tiled, mode=FBM):
         wb = local[3 if dim > 3 else 0]
         # Allocated only where used (branches on closure constants are pruned before typing).
         if blockwise:
-            values = np.empty(n, dtype=np.float32)
+            values = scratch(BLOCK, n, np.float32)
         if musgrave:
-            total = np.empty(n, dtype=np.float64)
-            weight = np.empty(n, dtype=np.float64)
+            total = scratch(BLOCK, n, np.float64)
+            weight = scratch(BLOCK, n, np.float64)
         octave_frequency = frequency
         amplitude = 1.0
         amplitude_sum = 0.0
@@ -200,22 +199,24 @@ def _call_block(typingctx, address, local, ob, seed, frequency, octaves, lacunar
 
 
 def _build_launcher(dim):
-    """The parallel kernel for ``dim``-dimensional points: copies each block's coordinates and calls the block
+    """The range kernel for ``dim``-dimensional points: copies each block's coordinates and calls the block
     function at ``block_address`` on them (one launcher serves every family, variant, tiling and mode)."""
 
-    def fractal_kernel(points, out, outside, limit, block_address, seed, frequency, octaves, lacunarity,
+    def fractal_kernel(first, last, points, out, outside, limit, block_address, seed, frequency, octaves, lacunarity,
                        persistence, turbulence, offset, gain, params, low, high):  # fmt: skip
+        if first < 0:  # the launch: this kernel over blocks 0 .. last - 1 on Numba's threads
+            on_threads(last)
+            return
         n = out.shape[0]
-        blocks = (n + BLOCK - 1) // BLOCK
-        for block in numba.prange(blocks):
+        for block in range(first, last):
             start = block * BLOCK
             stop = min(start + BLOCK, n)
-            local = np.empty((dim, stop - start), dtype=np.float64)
+            local = scratch((dim, BLOCK), (dim, stop - start), np.float64)
             outside[block] = read_block(points[start:stop].ravel(), dim, limit, local)
             _call_block(block_address, local, out[start:stop], seed, frequency, octaves, lacunarity, persistence,
                         turbulence, offset, gain, params, low, high)  # fmt: skip
 
-    return kernel(_named(fractal_kernel, f"fractal_kernel_{dim}d"))
+    return range_kernel(_named(fractal_kernel, f"fractal_kernel_{dim}d"))
 
 
 def _build_grid_launcher():
@@ -224,14 +225,16 @@ def _build_grid_launcher():
     instead of read from (N, 2) rows: the same coordinates, so the block functions give the same bits, without
     an (N, 2) array or its gathers. The caller checks the coordinates' range."""
 
-    def fractal_grid_kernel(axes, out, width, block_address, seed, frequency, octaves, lacunarity, persistence,
-                            turbulence, offset, gain, params, low, high):  # fmt: skip
+    def fractal_grid_kernel(first, last, axes, out, width, block_address, seed, frequency, octaves, lacunarity,
+                            persistence, turbulence, offset, gain, params, low, high):  # fmt: skip
+        if first < 0:  # the launch, as ``fractal_kernel``'s
+            on_threads(last)
+            return
         n = out.shape[0]
-        blocks = (n + BLOCK - 1) // BLOCK
-        for block in numba.prange(blocks):
+        for block in range(first, last):
             start = block * BLOCK
             stop = min(start + BLOCK, n)
-            local = np.empty((2, stop - start), dtype=np.float64)
+            local = scratch((2, BLOCK), (2, stop - start), np.float64)
             row = start // width
             column = start - row * width
             for i in range(stop - start):  # no division per point
@@ -244,7 +247,7 @@ def _build_grid_launcher():
             _call_block(block_address, local, out[start:stop], seed, frequency, octaves, lacunarity, persistence,
                         turbulence, offset, gain, params, low, high)  # fmt: skip
 
-    return kernel(_named(fractal_grid_kernel, "fractal_grid_kernel_2d"))
+    return range_kernel(_named(fractal_grid_kernel, "fractal_grid_kernel_2d"))
 
 
 @jit
@@ -336,7 +339,7 @@ def kernel_signature(kernel, arguments) -> tuple:
 
 
 BLOCK_RANGE = (types.int64, types.int64)
-"""The types of a range kernel's first two arguments, its range of blocks (``threads.run_blocks``)."""
+"""The types of a range kernel's first two arguments, its range of blocks (``threads``)."""
 
 
 def range_signature(kernel, arguments) -> tuple:
@@ -423,10 +426,12 @@ def launch(kernel, arguments) -> None:
 
 
 def launch_blocks(kernel, blocks, arguments) -> None:
-    """Run the range kernel ``kernel`` on ``arguments`` over ``blocks`` blocks (``threads.run_blocks``), compiled
-    (or loaded from the disk cache) first. Needs no lock: any number of threads may launch at once."""
+    """Run the range kernel ``kernel`` on ``arguments`` over ``blocks`` blocks on Numba's threads
+    (``threads.on_threads``) under ``launch_guard``, compiled (or loaded from the disk cache) before, outside
+    the lock."""
     _make_ready(kernel, arguments, range_signature)
-    run_blocks(kernel, blocks, arguments)
+    with launch_guard():
+        kernel(-1, blocks, *arguments)
 
 
 def fractal_sum(points, out, family, dim, variant, spec, params, limit, bounds):
@@ -443,7 +448,8 @@ def fractal_sum(points, out, family, dim, variant, spec, params, limit, bounds):
     blocks = (out.shape[0] + BLOCK - 1) // BLOCK
     outside = np.zeros(blocks, dtype=np.int64)
     address = block_address(kernel_for(family, dim, variant, spec.tiling, MODE_CODES[spec.fractal]))
-    launch(launcher_for(dim), kernel_arguments(points, out, outside, address, spec, params, limit, bounds))
+    arguments = kernel_arguments(points, out, outside, address, spec, params, limit, bounds)
+    launch_blocks(launcher_for(dim), blocks, arguments)
     return int(outside.sum())
 
 
@@ -464,4 +470,5 @@ def fractal_grid_sum(xs, ys, out, family, variant, spec, params, bounds):
     axes[0, : xs.shape[0]] = xs
     axes[1, : ys.shape[0]] = ys
     address = block_address(kernel_for(family, 2, variant, spec.tiling, MODE_CODES[spec.fractal]))
-    launch(launcher_for(2, grid=True), grid_arguments(axes, out, address, spec, params, bounds))
+    blocks = (out.size + BLOCK - 1) // BLOCK
+    launch_blocks(launcher_for(2, grid=True), blocks, grid_arguments(axes, out, address, spec, params, bounds))

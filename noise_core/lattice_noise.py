@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import exact, fmuladd, inline, jit
+from ._jit import exact, fmuladd, inline, jit, scratch
+from .blocks import BLOCK
 from .gradients import PERLIN, VALUE, evaluate_1d, evaluate_4d, lattice_2d32, lattice_3d32
 from .hashing import avalanche, eat, hash_seed
 from .lattice import next_point, smooth32, span, span32, split_cells, wrap_point
@@ -190,8 +191,8 @@ def lattice_block_2d(gradient, xs, ys, seed, frequency, period, values):
     """``values[i] = lattice_2d(gradient, xs[i], ys[i], ...)`` (float32) for a block, in two passes (module
     doc)."""
     n = values.shape[0]
-    cells = np.empty((2, n), dtype=np.int32)
-    offsets = np.empty((2, n), dtype=np.float32)
+    cells = scratch((2, BLOCK), (2, n), np.int32)
+    offsets = scratch((2, BLOCK), (2, n), np.float32)
     split_cells(xs, frequency, period, cells[0], offsets[0])
     split_cells(ys, frequency, period, cells[1], offsets[1])
     h = hash_seed(seed)
@@ -210,8 +211,8 @@ def lattice_block_3d(gradient, xs, ys, zs, seed, frequency, period, values):
     """``values[i] = lattice_3d(gradient, xs[i], ys[i], zs[i], ...)`` (float32) for a block, in two passes
     (module doc)."""
     n = values.shape[0]
-    cells = np.empty((3, n), dtype=np.int32)
-    offsets = np.empty((3, n), dtype=np.float32)
+    cells = scratch((3, BLOCK), (3, n), np.int32)
+    offsets = scratch((3, BLOCK), (3, n), np.float32)
     split_cells(xs, frequency, period, cells[0], offsets[0])
     split_cells(ys, frequency, period, cells[1], offsets[1])
     split_cells(zs, frequency, period, cells[2], offsets[2])

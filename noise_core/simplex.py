@@ -37,7 +37,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import exact, fmuladd, inline, jit
+from ._jit import exact, fmuladd, inline, jit, scratch
+from .blocks import BLOCK
 from .gradients import (
     SIMPLEX,
     SIMPLEX_2D_SCALE,
@@ -231,8 +232,8 @@ def simplex_block_2d(gradient, xs, ys, seed, frequency, values):
     """``values[i] = simplex_2d(gradient, xs[i], ys[i], ...)`` for a block, in three passes (module doc)."""
     n = values.shape[0]
     scale = frequency * SCALE_2D
-    cells = np.empty((3, n), dtype=np.int32)
-    offsets = np.empty((2, n), dtype=np.float32)
+    cells = scratch((3, BLOCK), (3, n), np.int32)
+    offsets = scratch((2, BLOCK), (2, n), np.float32)
     for m in range(n):
         i, j, x_greater, dx, dy = triangle_cell(xs[m] * scale, ys[m] * scale)
         cells[0, m] = np.int32(i)
@@ -240,7 +241,7 @@ def simplex_block_2d(gradient, xs, ys, seed, frequency, values):
         cells[2, m] = np.int32(x_greater)
         offsets[0, m] = dx
         offsets[1, m] = dy
-    hashes = np.empty((3, n), dtype=np.uint32)
+    hashes = scratch((3, BLOCK), (3, n), np.uint32)
     h = hash_seed(seed)
     for m in range(n):
         h0, h1, h2 = triangle_hashes(h, np.int64(cells[0, m]), np.int64(cells[1, m]), cells[2, m] != 0)
@@ -371,8 +372,8 @@ def simplex_block_3d(gradient, xs, ys, zs, seed, frequency, values):
     """``values[i] = simplex_3d(gradient, xs[i], ys[i], zs[i], ...)`` for a block, in three passes (module doc)."""
     n = values.shape[0]
     scale = frequency * SCALE_3D
-    cells = np.empty((3, n), dtype=np.int32)
-    offsets = np.empty((3, n), dtype=np.float32)
+    cells = scratch((3, BLOCK), (3, n), np.int32)
+    offsets = scratch((3, BLOCK), (3, n), np.float32)
     for m in range(n):
         i, j, k, dx, dy, dz = tetrahedron_cell(xs[m] * scale, ys[m] * scale, zs[m] * scale)
         cells[0, m] = np.int32(i)
@@ -381,7 +382,7 @@ def simplex_block_3d(gradient, xs, ys, zs, seed, frequency, values):
         offsets[0, m] = dx
         offsets[1, m] = dy
         offsets[2, m] = dz
-    hashes = np.empty((4, n), dtype=np.uint32)
+    hashes = scratch((4, BLOCK), (4, n), np.uint32)
     h = hash_seed(seed)
     for m in range(n):
         h0, h1, h2, h3 = tetrahedron_hashes(

@@ -1,68 +1,142 @@
-"""Running a range kernel's blocks on several threads at once.
+"""Running a kernel's blocks on Numba's threads, without ``prange``.
 
-A range kernel (``_jit.range_kernel``: the derivative kernels, ``derivatives._build_kernel``) is a serial loop
-over a range of blocks, its first two arguments the first block and the block after the last. :func:`run_blocks`
-splits a call's blocks into one contiguous range per thread, as ``prange``'s static schedule does, runs the
-first range on the calling thread and the others on a pool of worker threads shared by all callers
-(``concurrent.futures``), and returns when every range is done. The kernels release the GIL (``nogil``), so the
-ranges run at once; each block's values depend only on its own points, so the bits do not depend on the number
-of threads.
+Every kernel that loops over blocks of points is a *range kernel* (``_jit.range_kernel``): a serial loop over
+the blocks ``first .. last - 1``, its first two arguments. Launched with ``first = -1`` and ``last = blocks``,
+it calls :func:`on_threads` first, which runs the kernel itself over all the blocks on the threads of Numba's
+threading layer (``workqueue``, ``omp`` or ``tbb``, the same threads ``prange`` loops run on): each thread
+calls it with a contiguous range of blocks, as ``prange``'s static schedule splits a loop (``tbb`` may split
+finer and balance). Each block's values depend only on its own points, so the bits do not depend on the number
+of threads. With one thread (``NUMBA_NUM_THREADS=1`` or ``numba.set_num_threads(1)``) or one block, the calling
+thread runs all the blocks itself and no thread is woken.
 
-The number of threads is Numba's ``get_num_threads()`` in the calling thread (``NUMBA_NUM_THREADS``, or
-``numba.set_num_threads`` called in that thread), at most one per block. Any number of Python threads may run
-range kernels at once: each is a plain call, where Numba's ``workqueue`` threading layer aborts the process
-when two threads launch ``prange`` kernels together. Why not ``prange`` for these kernels: Numba compiles a
-parallel kernel's loop body again as a function of its own, with two wrappers, each optimising everything
-inlined into it (the whole noise, for a derivative kernel). Why not for every kernel: a worker thread sleeps
-between calls, and waking it costs more per call than Numba's spin-waiting threads, which matters for cheap
-noise (docs/benchmarks.md, "Derivative kernels on a thread pool").
+Why not ``prange``: Numba compiles a parallel kernel in three more modules (the loop body as a function of its
+own and two wrappers around it) after passes of its own over the kernel: about 1.2 s at the first use of each
+kernel and point type, where a range kernel compiles in about 0.4 s (docs/benchmarks.md, "A parallel launch
+without prange"). The threads are the same, so the speed is too. Why not a pool of Python threads (as before):
+those sleep between calls, and waking them costs more per call than Numba's spinning workers.
+
+How: ``on_threads`` is an intrinsic. It hands Numba's ``parallel_for`` (the threading layer's entry point, which
+``prange`` loops call too) a small task function built beside the kernel, which calls the kernel back with
+each thread's range and the kernel's own other arguments, as the kernel received them. An exception raised in
+any range is raised by the launch, after every thread is done. Numba's ``workqueue`` layer aborts the process
+when two threads launch at the same time, so launches are serialised unless the layer allows concurrency
+(``fractal.launch_guard``). This uses Numba internals (the ``numba_parallel_for`` and ``get_num_threads``
+symbols of the threading layer, its task signature, the CPU calling convention), the same from numba 0.62 to
+0.68.
 """
 
 from __future__ import annotations
 
-import threading
-from concurrent.futures import ThreadPoolExecutor, wait
-
 import numba
+from llvmlite import ir
+from numba import types
+from numba.core import callconv, cgutils
+from numba.extending import intrinsic
+
+_BYTE_POINTER = ir.IntType(8).as_pointer()
+_INTP = ir.IntType(64)
+_INT32 = ir.IntType(32)
+_TASK_TYPE = ir.FunctionType(ir.VoidType(), [_BYTE_POINTER.as_pointer(), _INTP.as_pointer(), _INTP.as_pointer(),
+                                             _BYTE_POINTER])  # fmt: skip
+"""The threading layer's task: ``task(args, dimensions, steps, data)``; each thread's call gets ``args[0]``
+advanced by ``steps[0]`` times its first index and ``dimensions[0]`` set to its count."""
+_PARALLEL_FOR_TYPE = ir.FunctionType(ir.VoidType(), [_BYTE_POINTER] * 5 + [_INTP] * 3)
+"""``parallel_for(task, args, dimensions, steps, data, inner dimensions, array count, threads)``."""
 
 
-class _Pool:
-    """The worker threads, started on the first call that uses more than one thread."""
-
-    executor: ThreadPoolExecutor | None = None
-    lock = threading.Lock()
-
-
-def _executor() -> ThreadPoolExecutor:
-    """The shared pool: one worker per Numba thread but the caller's own."""
-    with _Pool.lock:
-        if _Pool.executor is None:
-            workers = max(1, numba.config.NUMBA_NUM_THREADS - 1)
-            _Pool.executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="noise_core")
-        return _Pool.executor
+def start_threads() -> None:
+    """Start Numba's threading layer (once per process): it registers the symbols ``on_threads`` calls, so it
+    must run before a range kernel is compiled or loaded from the disk cache."""
+    numba.get_num_threads()
 
 
-def block_ranges(blocks: int, threads: int) -> list[tuple[int, int]]:
-    """``blocks`` split into ``threads`` contiguous ``(first, last)`` ranges (``last`` exclusive) whose sizes
-    differ by at most one."""
-    return [(blocks * t // threads, blocks * (t + 1) // threads) for t in range(threads)]
+def _check_range_kernel(function) -> None:
+    """``function`` (LLVM) must be a Numba function whose first two arguments are int64 (``first``, ``last``)."""
+    arguments = function.args
+    if len(arguments) < 4 or arguments[2].type != _INTP or arguments[3].type != _INTP:
+        raise TypeError(f"on_threads: {function.name} is not a range kernel (first, last, ...)")
 
 
-def run_blocks(kernel, blocks: int, arguments: tuple) -> None:
-    """``kernel(first, last, *arguments)`` over the ranges of ``blocks`` blocks, one per thread (module doc).
+def _task(context, function, data_type):
+    """The task function of the range kernel ``function``: calls it with ``(first, first + count, *arguments)``,
+    the arguments read from ``data``; the first failing call claims ``data``'s error slot with its status."""
+    task = cgutils.get_or_insert_function(function.module, _TASK_TYPE, f"{function.name}.on_threads")
+    if not task.is_declaration:
+        return task
+    task.linkage = "internal"
+    builder = ir.IRBuilder(task.append_basic_block())
+    args, dimensions, _, data = task.args
+    first = builder.ptrtoint(builder.load(args), _INTP)
+    last = builder.add(first, builder.load(dimensions))
+    record = builder.bitcast(data, data_type.as_pointer())
+    count = len(data_type.elements) - 3
+    arguments = [builder.load(cgutils.gep_inbounds(builder, record, 0, i)) for i in range(count)]
+    result = cgutils.alloca_once(builder, function.args[0].type.pointee)
+    exception = cgutils.alloca_once(builder, function.args[1].type.pointee)
+    code = builder.call(function, [result, exception, first, last, *arguments])
+    failed = builder.and_(
+        builder.icmp_signed("!=", code, callconv.RETCODE_OK), builder.icmp_signed("!=", code, callconv.RETCODE_NONE)
+    )
+    with builder.if_then(failed, likely=False):
+        slot = cgutils.gep_inbounds(builder, record, 0, count)
+        claimed = builder.extract_value(
+            builder.cmpxchg(slot, ir.Constant(_INT32, 0), ir.Constant(_INT32, 1), "monotonic", "monotonic"), 1
+        )
+        with builder.if_then(claimed):
+            builder.store(code, cgutils.gep_inbounds(builder, record, 0, count + 1))
+            builder.store(builder.load(exception), cgutils.gep_inbounds(builder, record, 0, count + 2))
+    builder.ret_void()
+    return task
 
-    Returns when every range is done, also when one raises (its exception is raised then, the caller's own
-    range's first), so no thread still writes into the caller's arrays."""
-    threads = min(numba.get_num_threads(), blocks)
-    if threads <= 1:
-        kernel(0, blocks, *arguments)
-        return
-    ranges = block_ranges(blocks, threads)
-    executor = _executor()
-    others = [executor.submit(kernel, first, last, *arguments) for first, last in ranges[1:]]
-    try:
-        kernel(*ranges[0], *arguments)
-    finally:
-        wait(others)
-    for other in others:
-        other.result()
+
+@intrinsic
+def on_threads(typingctx, blocks):
+    """Run the range kernel this is called in over blocks ``0 .. blocks - 1`` on Numba's threads (module doc).
+
+    Call it only at the top of a range kernel, with the kernel's ``last`` when its ``first`` is negative, then
+    return: ``if first < 0: on_threads(last); return``."""
+    if not isinstance(blocks, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, values):
+        function = builder.function
+        _check_range_kernel(function)
+        passed = function.args[4:]
+        error_code = function.function_type.return_type
+        data_type = ir.LiteralStructType(
+            [value.type for value in passed] + [_INT32, error_code, function.args[1].type.pointee]
+        )
+        data = cgutils.alloca_once(builder, data_type)
+        for i, value in enumerate(passed):
+            builder.store(value, cgutils.gep_inbounds(builder, data, 0, i))
+        builder.store(ir.Constant(_INT32, 0), cgutils.gep_inbounds(builder, data, 0, len(passed)))
+        task = _task(context, function, data_type)
+
+        count = context.cast(builder, values[0], signature.args[0], types.int64)
+        args = cgutils.alloca_once_value(builder, ir.Constant(_BYTE_POINTER, None))  # index 0: a null "array"
+        dimensions = cgutils.alloca_once_value(builder, count)
+        steps = cgutils.alloca_once_value(builder, ir.Constant(_INTP, 1))  # so each thread's args[0] is its first
+        get_num_threads = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_INTP, []), "get_num_threads")
+        threads = builder.call(get_num_threads, [])
+        task_arguments = [builder.bitcast(x, _BYTE_POINTER) for x in (args, dimensions, steps, data)]
+        alone = builder.or_(
+            builder.icmp_signed("<=", threads, ir.Constant(_INTP, 1)),
+            builder.icmp_signed("<=", count, ir.Constant(_INTP, 1)),
+        )
+        with builder.if_else(alone) as (here, spread):
+            with here:
+                builder.call(task, [builder.bitcast(args, _BYTE_POINTER.as_pointer()), dimensions, steps,
+                                    task_arguments[3]])  # fmt: skip
+            with spread:
+                parallel_for = cgutils.get_or_insert_function(builder.module, _PARALLEL_FOR_TYPE, "numba_parallel_for")
+                builder.call(parallel_for, [builder.bitcast(task, _BYTE_POINTER), *task_arguments,
+                                            ir.Constant(_INTP, 0), ir.Constant(_INTP, 1), threads])  # fmt: skip
+        failed = builder.load(cgutils.gep_inbounds(builder, data, 0, len(passed)))
+        with builder.if_then(builder.icmp_signed("!=", failed, ir.Constant(_INT32, 0)), likely=False):
+            code = builder.load(cgutils.gep_inbounds(builder, data, 0, len(passed) + 1))
+            exception = builder.load(cgutils.gep_inbounds(builder, data, 0, len(passed) + 2))
+            status = callconv.Status(code, None, None, None, None, None, None, exception)
+            context.call_conv.return_status_propagate(builder, status)
+        return context.get_dummy_value()
+
+    return types.none(blocks), codegen

@@ -59,7 +59,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._jit import inline, jit
+from ._jit import inline, jit, scratch
+from .blocks import BLOCK
 from .hashing import avalanche, eat, floats01a, get_bits, hash_seed
 from .lattice import span, split_cells, validate_single_step
 from .schema import FAMILY_VORONOI, Kind, Option, unit_range
@@ -197,15 +198,13 @@ def voronoi_1d(metric, function, jitter, x, seed, frequency, period):
 
 
 @jit
-def _split_block(dim, xs, ys, zs, frequency, period, n):
-    """Pass 1 for ``n`` samples: ``(cells, offsets)``, one row per axis (``lattice.split_cells``)."""
-    cells = np.empty((dim, n), dtype=np.int32)
-    offsets = np.empty((dim, n), dtype=np.float32)
+def _split_block(dim, xs, ys, zs, frequency, period, cells, offsets):
+    """Pass 1: each sample's ``cells`` and ``offsets`` (int32 and float32, one row per axis and a column per
+    sample: ``lattice.split_cells``)."""
     split_cells(xs, frequency, period, cells[0], offsets[0])
     split_cells(ys, frequency, period, cells[1], offsets[1])
     if dim == 3:
         split_cells(zs, frequency, period, cells[2], offsets[2])
-    return cells, offsets
 
 
 @jit
@@ -239,7 +238,9 @@ def _visit_point(metric, dim, h, point, step, ox, oy, oz, f1, f2, nearest_hash, 
 @inline
 def voronoi_block_2d(metric, function, jitter, xs, ys, seed, frequency, period, values):
     """2D Voronoi noise of a block: two points per square, the 3x3 squares around each sample searched."""
-    cells, offsets = _split_block(2, xs, ys, ys, frequency, period, values.shape[0])
+    cells = scratch((2, BLOCK), (2, values.shape[0]), np.int32)
+    offsets = scratch((2, BLOCK), (2, values.shape[0]), np.float32)
+    _split_block(2, xs, ys, ys, frequency, period, cells, offsets)
     h = hash_seed(seed)
     first, second = _block_anchors(jitter)
     step = np.float32(jitter / 255.0)  # Floats01A..D * jitter = byte * step
@@ -269,7 +270,9 @@ def voronoi_block_2d(metric, function, jitter, xs, ys, seed, frequency, period, 
 @inline
 def voronoi_block_3d(metric, function, jitter, xs, ys, zs, seed, frequency, period, values):
     """3D Voronoi noise of a block: two points per cube, the 3x3x3 cubes around each sample searched."""
-    cells, offsets = _split_block(3, xs, ys, zs, frequency, period, values.shape[0])
+    cells = scratch((3, BLOCK), (3, values.shape[0]), np.int32)
+    offsets = scratch((3, BLOCK), (3, values.shape[0]), np.float32)
+    _split_block(3, xs, ys, zs, frequency, period, cells, offsets)
     h = hash_seed(seed)
     first, second = _block_anchors(jitter)
     step = np.float32(jitter / 31.0)  # GetBitsAsFloats01(5, .) * jitter = bits * step

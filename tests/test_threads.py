@@ -2,19 +2,16 @@
 Python threads at once under every Numba threading layer.
 
 Numba's ``workqueue`` layer aborts the whole process ("Concurrent access has been detected", exit 134)
-when two threads launch ``prange`` kernels at the same time; ``noise_core`` serialises the launches of its
-``prange`` kernels (the point launchers and the separable grids) unless the layer is known to allow them; the
-derivative kernels are range kernels, which need no lock. The layer is fixed per process, so each case runs in
-a subprocess.
+when two threads launch parallel kernels at the same time; ``noise_core`` serialises its launches (the point
+launchers, the derivative kernels, the separable grids) unless the layer is known to allow them. The layer is
+fixed per process, so each case runs in a subprocess.
 """
 
 from __future__ import annotations
 
-import itertools
 import os
 import subprocess
 import sys
-import threading
 
 import numba
 import numpy as np
@@ -22,7 +19,7 @@ import pytest
 
 import noise_core as nc
 from noise_core import fractal
-from noise_core.threads import block_ranges, run_blocks
+from noise_core.threads import on_threads
 
 PROGRAM = """
 import threading
@@ -72,69 +69,85 @@ def test_four_threads_evaluate_at_once(layer: str) -> None:
     assert (count, same) == ("40", "True")
 
 
-@pytest.mark.parametrize(("blocks", "count"), [(1, 1), (2, 2), (7, 2), (8, 3), (3, 3), (1000, 7)])
-def test_block_ranges_cover_every_block_once_in_near_equal_ranges(blocks: int, count: int) -> None:
-    ranges = block_ranges(blocks, count)
-    assert len(ranges) == count
-    assert ranges[0][0] == 0 and ranges[-1][1] == blocks
-    assert all(a[1] == b[0] for a, b in itertools.pairwise(ranges))
-    sizes = [last - first for first, last in ranges]
-    assert min(sizes) >= 1 and max(sizes) - min(sizes) <= 1
+@numba.njit(nogil=True)
+def _record_ranges(first, last, ranges, visits, thread_ids):
+    """A range kernel that records each call's range (at its first block) and counts the visits of each block."""
+    if first < 0:
+        on_threads(last)
+        return
+    ranges[first, 0] = first
+    ranges[first, 1] = last
+    thread_ids[first] = numba.get_thread_id()
+    for block in range(first, last):
+        visits[block] += 1
 
 
-def test_run_blocks_runs_each_range_once_on_as_many_threads_as_numba_allows(monkeypatch: pytest.MonkeyPatch) -> None:
-    calls = []
-    lock = threading.Lock()
-
-    def kernel(first, last, tag):
-        with lock:
-            calls.append((first, last, tag, threading.get_ident()))
-
-    monkeypatch.setattr(numba, "get_num_threads", lambda: 3)
-    run_blocks(kernel, 10, ("x",))
-    assert sorted(call[:3] for call in calls) == [(0, 3, "x"), (3, 6, "x"), (6, 10, "x")]
-    callers = {call[3] for call in calls}
-    assert threading.get_ident() in callers and len(callers) >= 2  # the caller runs a range, workers the rest
-    calls.clear()
-    run_blocks(kernel, 2, ("y",))  # never more threads than blocks
-    assert sorted(call[:3] for call in calls) == [(0, 1, "y"), (1, 2, "y")]
-    calls.clear()
-    monkeypatch.setattr(numba, "get_num_threads", lambda: 1)
-    run_blocks(kernel, 10, ("z",))  # one thread: the caller's, in one range
-    assert calls == [(0, 10, "z", threading.get_ident())]
+@numba.njit(nogil=True)
+def _fail_at(first, last, failing, visits):
+    """A range kernel whose range holding block ``failing`` raises, after the other ranges' blocks are visited."""
+    if first < 0:
+        on_threads(last)
+        return
+    if first <= failing < last:
+        raise ValueError("a range failed")
+    for block in range(first, last):
+        visits[block] += 1
 
 
-@pytest.mark.parametrize("failing", [0, 2])
-def test_run_blocks_waits_for_every_range_then_raises(monkeypatch: pytest.MonkeyPatch, failing: int) -> None:
-    """No range still runs (and writes into the caller's arrays) once ``run_blocks`` has raised, whether the
-    caller's own range failed or a worker's."""
-    finished = []
-    started = threading.Barrier(2, timeout=10)
-
-    def kernel(first, last):
-        started.wait()
-        if first == failing:
-            raise ValueError(f"range {first}-{last}")
-        threading.Event().wait(0.2)
-        finished.append(first)
-
-    monkeypatch.setattr(numba, "get_num_threads", lambda: 2)
-    with pytest.raises(ValueError, match=f"range {failing}-{failing + 2}"):
-        run_blocks(kernel, 4, ())
-    assert finished == [2 - failing]
+def _launch_recorded(blocks: int):
+    ranges = np.full((blocks, 2), -1, dtype=np.int64)
+    visits = np.zeros(blocks, dtype=np.int64)
+    thread_ids = np.full(blocks, -1, dtype=np.int64)
+    _record_ranges(-1, blocks, ranges, visits, thread_ids)
+    called = ranges[:, 0] >= 0
+    return ranges[called], visits, thread_ids[called]
 
 
-def test_derivative_kernels_take_no_lock_and_give_the_same_bits_on_any_thread_count(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+@pytest.mark.parametrize("blocks", [1, 2, 7, 64, 1001])
+def test_on_threads_runs_every_block_once_in_contiguous_ranges(blocks: int) -> None:
+    ranges, visits, _ = _launch_recorded(blocks)
+    assert (visits == 1).all()
+    assert ranges[0, 0] == 0 and ranges[-1, 1] == blocks
+    assert (ranges[1:, 0] == ranges[:-1, 1]).all()  # contiguous, each starting where the previous ended
+
+
+def test_on_threads_spreads_over_numba_threads_and_runs_alone_with_one() -> None:
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        ranges, visits, _ = _launch_recorded(100)
+        assert ranges.tolist() == [[0, 100]] and (visits == 1).all()  # one range, run by the caller
+        numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
+        ranges, visits, thread_ids = _launch_recorded(100)
+        assert (visits == 1).all()
+        if numba.config.NUMBA_NUM_THREADS > 1 and numba.threading_layer() != "tbb":  # tbb may keep one thread
+            assert len(ranges) > 1 and len(set(thread_ids.tolist())) > 1
+    finally:
+        numba.set_num_threads(before)
+
+
+@pytest.mark.parametrize("failing", [0, 5, 99])
+def test_on_threads_raises_a_range_s_exception_after_every_range_is_done(failing: int) -> None:
+    visits = np.zeros(100, dtype=np.int64)
+    with pytest.raises(ValueError, match="a range failed"):
+        _fail_at(-1, 100, failing, visits)
+    assert visits[failing] == 0
+    assert set(visits.tolist()) <= {0, 1} and visits.sum() >= 100 - 100 // max(1, numba.get_num_threads()) - 1
+
+
+def test_on_threads_is_only_for_range_kernels() -> None:
+    @numba.njit
+    def not_a_range_kernel(blocks):
+        on_threads(blocks)
+
+    with pytest.raises(Exception, match="not a range kernel"):
+        not_a_range_kernel(3)
+
+
+def test_derivative_kernels_give_the_same_bits_on_any_thread_count() -> None:
     spec = nc.NoiseSpec(kind="perlin", seed=3, octaves=2)
     points = np.random.default_rng(4).uniform(-5.0, 5.0, (9 * fractal.BLOCK + 17, 3))
     values = nc.evaluate(spec, points)
-
-    def no_guard():
-        raise AssertionError("a range kernel launch took the launch guard")
-
-    monkeypatch.setattr(fractal, "launch_guard", no_guard)
     before = numba.get_num_threads()
     try:
         numba.set_num_threads(1)
