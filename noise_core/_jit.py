@@ -2,7 +2,7 @@
 
 Every per-point function is compiled with :func:`jit`; every kernel that loops over
 points with :func:`kernel` (a ``prange`` loop) or :func:`range_kernel` (a range of blocks, run on
-several threads by ``threads``). All cache their machine code on disk so a
+Numba's threads by ``threads.on_threads``). All cache their machine code on disk so a
 restart pays only for loading, not compiling: they are decorated without Numba's
 ``cache=True`` and registered with ``_cache``, which attaches the caches when the
 first kernel is built, in the folder the caller chose (``set_cache_dir``), and makes

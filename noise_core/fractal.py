@@ -8,10 +8,10 @@ the spec's documented range (``ranges.value_range``, rounded inward to float32):
 float32 rounding of the sum and of the scale can otherwise step just outside it
 (1.0000001 for Voronoi F2 with a small persistence); values inside it keep their bits.
 
-The points are split into blocks of ``BLOCK`` processed in parallel (one
-``prange``). Each block's coordinates are first copied into a small float64
-buffer, one row per axis (the input's (N, d) rows, float32 or float64, are read
-once; the only allocation is this buffer, once per block); while copying, the
+The points are split into blocks of ``BLOCK`` processed in parallel (on Numba's
+threads: ``threads``). Each block's coordinates are first copied into a small float64
+buffer on the stack, one row per axis (the input's (N, d) rows, float32 or float64,
+are read once; nothing is allocated on the heap per block); while copying, the
 block counts the coordinates outside the caller's range (an integer sum, which
 vectorises with the copy, where a running float maximum would not). Within a block the
 octave loop is outermost and the loop over points innermost, so that loop is a
@@ -22,15 +22,15 @@ instead (passes over the block in 32-bit lanes, eight wide: see ``sampling``). T
 accumulates in ``out`` itself (float32: at most one float32 rounding per octave).
 
 The work is split in two compiled functions. The launcher (``_build_launcher``, one per ``dim`` and point
-type) is the parallel kernel: it copies each block's coordinates and calls the block function through its
-native entry point (``_call_block``). The block function (``_build_block``) computes a block's fractal sum;
-one is compiled per ``(family, dim, variant, tiled, mode)``: they are closure constants (typed as literals),
-so it holds its family's sampler (``sampling.SAMPLERS`` or ``BLOCK_SAMPLERS``) and types and compiles only
-that; the on-disk cache keeps each combination apart. With ``tiled`` false the period is the constant 0, so
+type) is a range kernel run on all threads (``threads.on_threads``): it copies each block's coordinates and
+calls the block function through its native entry point (``_call_block``). The block function
+(``_build_block``) computes a block's fractal sum; one is compiled per ``(family, dim, variant, tiled,
+mode)``: they are closure constants (typed as literals), so it holds its family's sampler
+(``sampling.SAMPLERS`` or ``BLOCK_SAMPLERS``) and types and compiles only that; the on-disk cache keeps
+each combination apart. With ``tiled`` false the period is the constant 0, so
 LLVM removes the lattice wrap (a division, floors, compares and selects per axis) from untiled noise. The
-split is for compile time: Numba builds three more modules around a parallel kernel's body (the outlined
-``prange`` body and two wrappers), each linking and optimising again everything inlined into it; called by
-address, the noise code is optimised and compiled once, and float32 and float64 points share it. Looking the
+split is for compile time: called by address, the noise code is optimised and compiled once, outside the
+launchers, and float32 and float64 points share it (a launcher compiles in about 0.5 s). Looking the
 functions up in dicts keeps the per-call cost at Numba's fast argument dispatch (microseconds), where passing
 them as ``numba.literally`` arguments re-ran type inference on every call (about 0.1 s).
 
@@ -38,11 +38,11 @@ Threads: any number of threads may evaluate at once (the Blender add-on's previe
 thread while operators run on the main thread). Numba's ``workqueue`` threading layer aborts the
 process when two threads launch parallel kernels at the same time ("Concurrent access has been
 detected"); ``tbb`` and ``omp`` allow it. Which layer a process gets depends on the platform, the
-installed libraries and ``NUMBA_THREADING_LAYER``, and is known only after the first launch, so launches
-of ``prange`` kernels (``launch``) are serialised by ``_LAUNCH_LOCK`` unless the layer is known to be ``tbb``
-or ``omp``. Compiling (or loading from the disk cache) happens before the lock: a thread that compiles a new
-kernel for seconds never holds up launches of kernels already compiled. Range kernels (``launch_blocks``: the
-derivative kernels) run their blocks on a pool of Python threads (``threads``) and need no lock.
+installed libraries and ``NUMBA_THREADING_LAYER``, and is known only once the layer has started, so
+launches (``launch_blocks`` of the range kernels: the launchers and the derivative kernels; ``launch`` of
+the ``prange`` kernels: the separable grids) are serialised by ``_LAUNCH_LOCK`` unless the layer is known to
+be ``tbb`` or ``omp``. Compiling (or loading from the disk cache) happens before the lock: a thread that
+compiles a new kernel for seconds never holds up launches of kernels already compiled.
 """
 
 from __future__ import annotations
