@@ -392,13 +392,16 @@ def kernel_arguments(points, out, outside, address, spec, params, limit, bounds)
             np.float32(bounds[1]))  # fmt: skip
 
 
+_TYPED_FLAGS = 0x1 | 0x2 | 0x100 | 0x400
+"""NumPy's C-contiguous, Fortran-contiguous, aligned and writeable flags (``ndarray.flags.num`` bits): those of an
+array's flags that its Numba type depends on."""
+
+
 def _argument_key(argument) -> object:
     """What decides the Numba type of a kernel argument (an array's dtype, dimensions, layout and flags; a
     scalar's Python type, and for an int whether it fits int64), cheaper to compute than the type itself."""
     if isinstance(argument, np.ndarray):
-        flags = argument.flags
-        return (argument.dtype.str, argument.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable,
-                flags.aligned)  # fmt: skip
+        return (argument.dtype, argument.ndim, argument.flags.num & _TYPED_FLAGS)
     if isinstance(argument, int):
         return (type(argument), -(2**63) <= argument < 2**63)
     return type(argument)

@@ -3,11 +3,12 @@
 Every kernel that loops over blocks of points is a *range kernel* (``_jit.range_kernel``): a serial loop over
 the blocks ``first .. last - 1``, its first two arguments. Launched with ``first = -1`` and ``last = blocks``,
 it calls :func:`on_threads` first, which runs the kernel itself over all the blocks on the threads of Numba's
-threading layer (``workqueue``, ``omp`` or ``tbb``, the same threads ``prange`` loops run on): each thread
-calls it with a contiguous range of blocks, as ``prange``'s static schedule splits a loop (``tbb`` may split
-finer and balance). Each block's values depend only on its own points, so the bits do not depend on the number
-of threads. With one thread (``NUMBA_NUM_THREADS=1`` or ``numba.set_num_threads(1)``) or one block, the calling
-thread runs all the blocks itself and no thread is woken.
+threading layer (``workqueue``, ``omp`` or ``tbb``, the same threads ``prange`` loops run on): the blocks are
+split into one contiguous range per thread, sizes differing by at most one, as ``prange``'s static schedule
+splits a loop, and each thread calls the kernel with its range. Each block's values depend only on its own
+points, so the bits do not depend on the number of threads. With one thread (``NUMBA_NUM_THREADS=1`` or
+``numba.set_num_threads(1)``) or one block, the calling thread runs all the blocks itself and no thread is
+woken.
 
 Why not ``prange``: Numba compiles a parallel kernel in three more modules (the loop body as a function of its
 own and two wrappers around it) after passes of its own over the kernel: about 1.2 s at the first use of each
@@ -58,18 +59,23 @@ def _check_range_kernel(function) -> None:
 
 
 def _task(context, function, data_type):
-    """The task function of the range kernel ``function``: calls it with ``(first, first + count, *arguments)``,
-    the arguments read from ``data``; the first failing call claims ``data``'s error slot with its status."""
+    """The task function of the range kernel ``function``: for the parts ``part .. part + count - 1`` of the
+    blocks (``args[0]`` is ``part``, ``dimensions[0]`` is ``count``), calls it with their blocks ``(first, last,
+    *arguments)``, the arguments read from ``data``; the first failing call claims ``data``'s error slot with its
+    status."""
     task = cgutils.get_or_insert_function(function.module, _TASK_TYPE, f"{function.name}.on_threads")
     if not task.is_declaration:
         return task
     task.linkage = "internal"
     builder = ir.IRBuilder(task.append_basic_block())
     args, dimensions, _, data = task.args
-    first = builder.ptrtoint(builder.load(args), _INTP)
-    last = builder.add(first, builder.load(dimensions))
+    part = builder.ptrtoint(builder.load(args), _INTP)
     record = builder.bitcast(data, data_type.as_pointer())
-    count = len(data_type.elements) - 3
+    count = len(data_type.elements) - 5
+    blocks = builder.load(cgutils.gep_inbounds(builder, record, 0, count + 3))
+    parts = builder.load(cgutils.gep_inbounds(builder, record, 0, count + 4))
+    first = builder.sdiv(builder.mul(part, blocks), parts)
+    last = builder.sdiv(builder.mul(builder.add(part, builder.load(dimensions)), blocks), parts)
     arguments = [builder.load(cgutils.gep_inbounds(builder, record, 0, i)) for i in range(count)]
     result = cgutils.alloca_once(builder, function.args[0].type.pointee)
     exception = cgutils.alloca_once(builder, function.args[1].type.pointee)
@@ -104,7 +110,7 @@ def on_threads(typingctx, blocks):
         passed = function.args[4:]
         error_code = function.function_type.return_type
         data_type = ir.LiteralStructType(
-            [value.type for value in passed] + [_INT32, error_code, function.args[1].type.pointee]
+            [value.type for value in passed] + [_INT32, error_code, function.args[1].type.pointee, _INTP, _INTP]
         )
         data = cgutils.alloca_once(builder, data_type)
         for i, value in enumerate(passed):
@@ -112,17 +118,20 @@ def on_threads(typingctx, blocks):
         builder.store(ir.Constant(_INT32, 0), cgutils.gep_inbounds(builder, data, 0, len(passed)))
         task = _task(context, function, data_type)
 
-        count = context.cast(builder, values[0], signature.args[0], types.int64)
-        args = cgutils.alloca_once_value(builder, ir.Constant(_BYTE_POINTER, None))  # index 0: a null "array"
-        dimensions = cgutils.alloca_once_value(builder, count)
-        steps = cgutils.alloca_once_value(builder, ir.Constant(_INTP, 1))  # so each thread's args[0] is its first
+        # The blocks in one contiguous part per thread (prange's static schedule): a call per part, not per
+        # block (the omp layer calls the task once per index).
+        blocks = context.cast(builder, values[0], signature.args[0], types.int64)
         get_num_threads = cgutils.get_or_insert_function(builder.module, ir.FunctionType(_INTP, []), "get_num_threads")
         threads = builder.call(get_num_threads, [])
+        parts = builder.select(builder.icmp_signed("<", blocks, threads), blocks, threads)
+        parts = builder.select(builder.icmp_signed("<", parts, ir.Constant(_INTP, 1)), ir.Constant(_INTP, 1), parts)
+        builder.store(blocks, cgutils.gep_inbounds(builder, data, 0, len(passed) + 3))
+        builder.store(parts, cgutils.gep_inbounds(builder, data, 0, len(passed) + 4))
+        args = cgutils.alloca_once_value(builder, ir.Constant(_BYTE_POINTER, None))  # index 0: a null "array"
+        dimensions = cgutils.alloca_once_value(builder, parts)
+        steps = cgutils.alloca_once_value(builder, ir.Constant(_INTP, 1))  # so each call's args[0] is its part
         task_arguments = [builder.bitcast(x, _BYTE_POINTER) for x in (args, dimensions, steps, data)]
-        alone = builder.or_(
-            builder.icmp_signed("<=", threads, ir.Constant(_INTP, 1)),
-            builder.icmp_signed("<=", count, ir.Constant(_INTP, 1)),
-        )
+        alone = builder.icmp_signed("<=", parts, ir.Constant(_INTP, 1))
         with builder.if_else(alone) as (here, spread):
             with here:
                 builder.call(task, [builder.bitcast(args, _BYTE_POINTER.as_pointer()), dimensions, steps,
