@@ -351,7 +351,8 @@ def _search_far_cells(metric, dim, m, cells, local, nearest, seed, period, param
 
 @inline
 def cellular_block(metric, dim, xs, ys, zs, seed, frequency, period, params, values):
-    """``values[i]``: 2D/3D cell noise at ``(xs[i], ys[i][, zs[i]])`` for a block (see the module doc)."""
+    """``values[i]``: 2D/3D cell noise at ``(xs[i], ys[i][, zs[i]])`` for a block (see the module doc); the block
+    samplers' arguments (``sampling.BLOCK_SAMPLERS``)."""
     n = values.shape[0]
     cells = scratch((3, SUB_BLOCK), (3, SUB_BLOCK), np.int32)
     local = scratch((3, SUB_BLOCK), (3, SUB_BLOCK), np.float32)

@@ -131,7 +131,7 @@ def _build_block(family, dim, variant, tiled, mode=FBM):
             period = octave_frequency if tiled else 0.0
             octave_seed = seed + octave
             if blockwise:
-                sample_block(variant, xb, yb, zb, octave_seed, octave_frequency, period, params, values)
+                sample_block(variant, dim, xb, yb, zb, octave_seed, octave_frequency, period, params, values)
             if blockwise and not musgrave and octave == 0:
                 _first_octave(values, turbulence, ob)
             else:
@@ -234,16 +234,24 @@ def _build_grid_launcher():
         for block in range(first, last):
             start = block * BLOCK
             stop = min(start + BLOCK, n)
-            local = scratch((2, BLOCK), (2, stop - start), np.float64)
+            m = stop - start
+            local = scratch((2, BLOCK), (2, m), np.float64)
             row = start // width
             column = start - row * width
-            for i in range(stop - start):  # no division per point
-                local[0, i] = axes[0, column]
-                local[1, i] = axes[1, row]
-                column += 1
-                if column == width:
-                    column = 0
-                    row += 1
+            filled = 0
+            while filled < m:  # the block's part of each row it touches, a run of columns at a time
+                run = min(width - column, m - filled)
+                y = axes[1, row]
+                # slices from 0, so the loop indices are known to be >= 0 and the copy vectorises
+                run_xs = local[0, filled : filled + run]
+                run_ys = local[1, filled : filled + run]
+                columns = axes[0, column : column + run]
+                for i in range(run):
+                    run_xs[i] = columns[i]
+                    run_ys[i] = y
+                filled += run
+                column = 0
+                row += 1
             _call_block(block_address, local, out[start:stop], seed, frequency, octaves, lacunarity, persistence,
                         turbulence, offset, gain, params, low, high)  # fmt: skip
 

@@ -187,9 +187,9 @@ def lattice_4d(gradient, x, y, z, w, seed, frequency, period):
 
 
 @inline
-def lattice_block_2d(gradient, xs, ys, seed, frequency, period, values):
+def lattice_block_2d(gradient, dim, xs, ys, zs, seed, frequency, period, params, values):
     """``values[i] = lattice_2d(gradient, xs[i], ys[i], ...)`` (float32) for a block, in two passes (module
-    doc)."""
+    doc); the block samplers' arguments (``sampling.BLOCK_SAMPLERS``: ``dim``, ``zs`` and ``params`` unused)."""
     n = values.shape[0]
     cells = scratch((2, BLOCK), (2, n), np.int32)
     offsets = scratch((2, BLOCK), (2, n), np.float32)
@@ -207,9 +207,9 @@ def lattice_block_2d(gradient, xs, ys, seed, frequency, period, values):
 
 
 @inline
-def lattice_block_3d(gradient, xs, ys, zs, seed, frequency, period, values):
+def lattice_block_3d(gradient, dim, xs, ys, zs, seed, frequency, period, params, values):
     """``values[i] = lattice_3d(gradient, xs[i], ys[i], zs[i], ...)`` (float32) for a block, in two passes
-    (module doc)."""
+    (module doc); the block samplers' arguments (``sampling.BLOCK_SAMPLERS``: ``dim`` and ``params`` unused)."""
     n = values.shape[0]
     cells = scratch((3, BLOCK), (3, n), np.int32)
     offsets = scratch((3, BLOCK), (3, n), np.float32)

@@ -11,16 +11,19 @@ raw coordinates (unused ones are ignored; ``xs, ys, zs`` for a block), ``seed``,
 (0 for no tiling), ``params`` the family's parameters (and ``values``, a block's
 float32 output: every block sampler computes its values in float32).
 
-The samplers only adapt these arguments to the family's function. The block samplers
-are inlined by Numba into their caller before typing (``_jit.inline``): a compiled
-function of their own would be one more module that optimises and compiles the
-family's large block code again. The point samplers are ``jit`` helpers, inlined by
+The point samplers only adapt these arguments to the family's function; the block
+samplers are the families' block functions themselves, which take these arguments (and
+``dim``) as they are. They are inlined by Numba into their caller before typing
+(``_jit.inline``): a compiled function of their own would be one more module that
+optimises and compiles the family's large block code again, and an adapter between them
+and their caller one more inlining, which copies the inlined code again (0.25 s of a
+cellular 3D first use). The point samplers are ``jit`` helpers, inlined by
 LLVM (inlined by Numba, Voronoi 1D's point loop lost its speed: docs/benchmarks.md).
 """
 
 from __future__ import annotations
 
-from ._jit import inline, jit
+from ._jit import jit
 from .cellular import cellular_block
 from .hill import hill
 from .lattice_noise import lattice_1d, lattice_2d, lattice_3d, lattice_4d, lattice_block_2d, lattice_block_3d
@@ -107,59 +110,19 @@ SAMPLERS = {
 ``variant, x, y, z, seed, frequency, period, params``)."""
 
 
-@inline
-def _lattice_block_2d(variant, xs, ys, zs, seed, frequency, period, params, values):
-    lattice_block_2d(variant, xs, ys, seed, frequency, period, values)
-
-
-@inline
-def _lattice_block_3d(variant, xs, ys, zs, seed, frequency, period, params, values):
-    lattice_block_3d(variant, xs, ys, zs, seed, frequency, period, values)
-
-
-@inline
-def _simplex_block_2d(variant, xs, ys, zs, seed, frequency, period, params, values):
-    simplex_block_2d(variant, xs, ys, seed, frequency, values)
-
-
-@inline
-def _simplex_block_3d(variant, xs, ys, zs, seed, frequency, period, params, values):
-    simplex_block_3d(variant, xs, ys, zs, seed, frequency, values)
-
-
-@inline
-def _cellular_block_2d(variant, xs, ys, zs, seed, frequency, period, params, values):
-    cellular_block(variant, 2, xs, ys, zs, seed, frequency, period, params, values)
-
-
-@inline
-def _cellular_block_3d(variant, xs, ys, zs, seed, frequency, period, params, values):
-    cellular_block(variant, 3, xs, ys, zs, seed, frequency, period, params, values)
-
-
-@inline
-def _voronoi_block_2d(variant, xs, ys, zs, seed, frequency, period, params, values):
-    voronoi_block_2d(variant, int(params[0]), params[1], xs, ys, seed, frequency, period, values)
-
-
-@inline
-def _voronoi_block_3d(variant, xs, ys, zs, seed, frequency, period, params, values):
-    voronoi_block_3d(variant, int(params[0]), params[1], xs, ys, zs, seed, frequency, period, values)
-
-
 BLOCK_SAMPLERS = {
-    (FAMILY_LATTICE, 2): _lattice_block_2d,
-    (FAMILY_LATTICE, 3): _lattice_block_3d,
-    (FAMILY_SIMPLEX, 2): _simplex_block_2d,
-    (FAMILY_SIMPLEX, 3): _simplex_block_3d,
-    (FAMILY_CELLULAR, 2): _cellular_block_2d,
-    (FAMILY_CELLULAR, 3): _cellular_block_3d,
-    (FAMILY_VORONOI, 2): _voronoi_block_2d,
-    (FAMILY_VORONOI, 3): _voronoi_block_3d,
+    (FAMILY_LATTICE, 2): lattice_block_2d,
+    (FAMILY_LATTICE, 3): lattice_block_3d,
+    (FAMILY_SIMPLEX, 2): simplex_block_2d,
+    (FAMILY_SIMPLEX, 3): simplex_block_3d,
+    (FAMILY_CELLULAR, 2): cellular_block,
+    (FAMILY_CELLULAR, 3): cellular_block,
+    (FAMILY_VORONOI, 2): voronoi_block_2d,
+    (FAMILY_VORONOI, 3): voronoi_block_3d,
 }
 """``values[i] = sample(..., xs[i], ys[i], zs[i], ...)`` for a block, per ``(family, dim)``: for the families
-that compute a block faster than point by point (arguments ``variant, xs, ys, zs, seed, frequency,
-period, params, values``)."""
+that compute a block faster than point by point; the families' own block functions, all with the arguments
+``variant, dim, xs, ys, zs, seed, frequency, period, params, values``."""
 
 BLOCKWISE = frozenset(BLOCK_SAMPLERS)
 """The ``(family, dim)`` pairs that have a block sampler."""

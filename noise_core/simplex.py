@@ -228,8 +228,9 @@ def simplex_2d(gradient, x, y, seed, frequency):
 
 
 @inline
-def simplex_block_2d(gradient, xs, ys, seed, frequency, values):
-    """``values[i] = simplex_2d(gradient, xs[i], ys[i], ...)`` for a block, in three passes (module doc)."""
+def simplex_block_2d(gradient, dim, xs, ys, zs, seed, frequency, period, params, values):
+    """``values[i] = simplex_2d(gradient, xs[i], ys[i], ...)`` for a block, in three passes (module doc); the
+    block samplers' arguments (``sampling.BLOCK_SAMPLERS``: ``dim``, ``zs``, ``period`` and ``params`` unused)."""
     n = values.shape[0]
     scale = frequency * SCALE_2D
     cells = scratch((3, BLOCK), (3, n), np.int32)
@@ -368,8 +369,9 @@ def simplex_3d(gradient, x, y, z, seed, frequency):
 
 
 @inline
-def simplex_block_3d(gradient, xs, ys, zs, seed, frequency, values):
-    """``values[i] = simplex_3d(gradient, xs[i], ys[i], zs[i], ...)`` for a block, in three passes (module doc)."""
+def simplex_block_3d(gradient, dim, xs, ys, zs, seed, frequency, period, params, values):
+    """``values[i] = simplex_3d(gradient, xs[i], ys[i], zs[i], ...)`` for a block, in three passes (module doc);
+    the block samplers' arguments (``sampling.BLOCK_SAMPLERS``: ``dim``, ``period`` and ``params`` unused)."""
     n = values.shape[0]
     scale = frequency * SCALE_3D
     cells = scratch((3, BLOCK), (3, n), np.int32)

@@ -236,8 +236,11 @@ def _visit_point(metric, dim, h, point, step, ox, oy, oz, f1, f2, nearest_hash, 
 
 
 @inline
-def voronoi_block_2d(metric, function, jitter, xs, ys, seed, frequency, period, values):
-    """2D Voronoi noise of a block: two points per square, the 3x3 squares around each sample searched."""
+def voronoi_block_2d(metric, dim, xs, ys, zs, seed, frequency, period, params, values):
+    """2D Voronoi noise of a block: two points per square, the 3x3 squares around each sample searched; the
+    block samplers' arguments (``sampling.BLOCK_SAMPLERS``; ``params`` is ``[function code, jitter]``)."""
+    function = int(params[0])
+    jitter = params[1]
     cells = scratch((2, BLOCK), (2, values.shape[0]), np.int32)
     offsets = scratch((2, BLOCK), (2, values.shape[0]), np.float32)
     _split_block(2, xs, ys, ys, frequency, period, cells, offsets)
@@ -268,8 +271,11 @@ def voronoi_block_2d(metric, function, jitter, xs, ys, seed, frequency, period, 
 
 
 @inline
-def voronoi_block_3d(metric, function, jitter, xs, ys, zs, seed, frequency, period, values):
-    """3D Voronoi noise of a block: two points per cube, the 3x3x3 cubes around each sample searched."""
+def voronoi_block_3d(metric, dim, xs, ys, zs, seed, frequency, period, params, values):
+    """3D Voronoi noise of a block: two points per cube, the 3x3x3 cubes around each sample searched; the
+    block samplers' arguments (as ``voronoi_block_2d``)."""
+    function = int(params[0])
+    jitter = params[1]
     cells = scratch((3, BLOCK), (3, values.shape[0]), np.int32)
     offsets = scratch((3, BLOCK), (3, values.shape[0]), np.float32)
     _split_block(3, xs, ys, zs, frequency, period, cells, offsets)
