@@ -221,9 +221,10 @@ def _build_launcher(dim):
 
 def _build_grid_launcher():
     """The launcher of the grid mode: the points are the 2D lattice ``(axes[0, c], axes[1, r])``, ``c`` fastest,
-    ``width`` columns, made in the kernel (each block steps column and row per point from its first point's)
-    instead of read from (N, 2) rows: the same coordinates, so the block functions give the same bits, without
-    an (N, 2) array or its gathers. The caller checks the coordinates' range."""
+    ``width`` columns, made in the kernel (each block copies the columns' x of each row it touches and fills in
+    the row's y, a run of columns at a time) instead of read from (N, 2) rows: the same coordinates, so the block
+    functions give the same bits, without an (N, 2) array or its gathers. The caller checks the coordinates'
+    range."""
 
     def fractal_grid_kernel(first, last, axes, out, width, block_address, seed, frequency, octaves, lacunarity,
                             persistence, turbulence, offset, gain, params, low, high):  # fmt: skip
