@@ -1,12 +1,11 @@
 """The one place that holds the Numba decorator options.
 
-Every per-point function is compiled with :func:`jit`; every kernel that loops over
-points with :func:`kernel` (a ``prange`` loop) or :func:`range_kernel` (a range of blocks, run on
-Numba's threads by ``threads.on_threads``). All cache their machine code on disk so a
-restart pays only for loading, not compiling: they are decorated without Numba's
-``cache=True`` and registered with ``_cache``, which attaches the caches when the
-first kernel is built, in the folder the caller chose (``set_cache_dir``), and makes
-them follow edits to any module of the package.
+Every per-point function is compiled with :func:`jit`; every kernel that loops over points with
+:func:`range_kernel` (a range of blocks, run on Numba's threads by ``threads.on_threads``), or
+:func:`serial_kernel` where the order of the work decides its result. All cache their machine code on disk so a
+restart pays only for loading, not compiling: they are decorated without Numba's ``cache=True`` and registered
+with ``_cache``, which attaches the caches when the first kernel is built, in the folder the caller chose
+(``set_cache_dir``), and makes them follow edits to any module of the package.
 """
 
 from __future__ import annotations
@@ -206,11 +205,6 @@ def _kernel(function, **options):
     by address. Kernels are built on first use, so building one attaches the on-disk caches of every function."""
     _cache.activate()
     return _cache.track(numba.njit(no_cfunc_wrapper=True, **options, **JIT_OPTIONS)(function))
-
-
-def kernel(function):
-    """Compile a kernel that runs its ``prange`` loop over points on all cores."""
-    return _kernel(function, parallel=True)
 
 
 def serial_kernel(function):

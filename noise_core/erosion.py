@@ -38,12 +38,13 @@ import math
 from dataclasses import dataclass
 from functools import cache
 
-import numba
 import numpy as np
 
-from ._jit import jit, kernel, serial_kernel
+from ._jit import jit, range_kernel, serial_kernel
+from .fractal import launch_blocks
 from .hashing import avalanche, eat, hash_seed
 from .schema import Option
+from .threads import on_threads
 
 MAX_CELLS = 1 << 28
 HYDRAULIC_OPTIONS: tuple[Option, ...] = (
@@ -163,7 +164,11 @@ def erode_thermal(heights: np.ndarray, **options: object) -> ErosionResult:
     cells = np.asarray(_check_heights(heights), dtype=np.float64) / values["cell_size"]
     before = cells.copy()
     if values["iterations"]:
-        _kernels().thermal(cells, math.tan(math.radians(values["talus_angle"])), values["iterations"], values["rate"])
+        flows = np.zeros((*cells.shape, 8), dtype=np.float64)
+        phase = np.zeros(1, dtype=np.int64)
+        talus = math.tan(math.radians(values["talus_angle"]))
+        arguments = (cells, flows, phase, talus, values["iterations"], values["rate"])
+        launch_blocks(_kernels().thermal, cells.shape[0], arguments)
     return _result(before, cells, values["cell_size"], 0.0)
 
 
@@ -275,12 +280,21 @@ NEIGHBOURS = np.array([(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1,
 """``(dy, dx)`` of the 8 neighbours; neighbour ``k`` and ``7 - k`` are opposite."""
 
 
-def _thermal(cells, talus, iterations, rate):
-    """``iterations`` talus relaxation steps over ``cells`` (float64, in place), closed edges."""
+def _thermal(first, last, cells, flows, phase, talus, iterations, rate):
+    """``iterations`` talus relaxation steps over ``cells`` (float64, in place), closed edges: a range kernel
+    over rows. Launched (``first < 0``), it runs each step's two passes over all rows on Numba's threads, telling
+    them which by ``phase[0]``: the flows out of every cell (``flows``: rows x columns x 8, all from the same
+    heights), then each cell's change (its inflows minus its outflows)."""
+    if first < 0:  # the launch
+        for _ in range(iterations):
+            phase[0] = 0
+            on_threads(last)
+            phase[0] = 1
+            on_threads(last)
+        return
     rows, columns = cells.shape
-    flows = np.zeros((rows, columns, 8), dtype=np.float64)
-    for _ in range(iterations):
-        for row in numba.prange(rows):
+    if phase[0] == 0:
+        for row in range(first, last):
             for column in range(columns):
                 h = cells[row, column]
                 total = 0.0
@@ -299,7 +313,8 @@ def _thermal(cells, talus, iterations, rate):
                     moved = rate * largest * 0.5
                     for k in range(8):
                         flows[row, column, k] *= moved / total
-        for row in numba.prange(rows):
+    else:
+        for row in range(first, last):
             for column in range(columns):
                 change = 0.0
                 for k in range(8):
@@ -319,4 +334,4 @@ class _Kernels:
 @cache
 def _kernels() -> _Kernels:
     """The compiled kernels, built on first use (so importing never compiles nor fixes the cache folder)."""
-    return _Kernels(hydraulic=serial_kernel(_hydraulic), thermal=kernel(_thermal))
+    return _Kernels(hydraulic=serial_kernel(_hydraulic), thermal=range_kernel(_thermal))

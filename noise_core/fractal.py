@@ -34,15 +34,14 @@ launchers, and float32 and float64 points share it (a launcher compiles in about
 functions up in dicts keeps the per-call cost at Numba's fast argument dispatch (microseconds), where passing
 them as ``numba.literally`` arguments re-ran type inference on every call (about 0.1 s).
 
-Threads: any number of threads may evaluate at once (the Blender add-on's preview computes in a worker
-thread while operators run on the main thread). Numba's ``workqueue`` threading layer aborts the
-process when two threads launch parallel kernels at the same time ("Concurrent access has been
-detected"); ``tbb`` and ``omp`` allow it. Which layer a process gets depends on the platform, the
-installed libraries and ``NUMBA_THREADING_LAYER``, and is known only once the layer has started, so
-launches (``launch_blocks`` of the range kernels: the launchers and the derivative kernels; ``launch`` of
-the ``prange`` kernels: the separable grids) are serialised by ``_LAUNCH_LOCK`` unless the layer is known to
-be ``tbb`` or ``omp``. Compiling (or loading from the disk cache) happens before the lock: a thread that
-compiles a new kernel for seconds never holds up launches of kernels already compiled.
+Threads: any number of threads may evaluate at once (the Blender add-on's preview computes in a worker thread
+while operators run on the main thread). Numba's ``workqueue`` threading layer aborts the process when two
+threads launch parallel kernels at the same time ("Concurrent access has been detected"); ``tbb`` and ``omp``
+allow it. Which layer a process gets depends on the platform, the installed libraries and
+``NUMBA_THREADING_LAYER``, and is known only once the layer has started, so launches (``launch_blocks``: the
+launchers, the derivative kernels, the separable grids, thermal erosion) are serialised by ``_LAUNCH_LOCK``
+unless the layer is known to be ``tbb`` or ``omp``. Compiling (or loading from the disk cache) happens before
+the lock: a thread that compiles a new kernel for seconds never holds up launches of kernels already compiled.
 """
 
 from __future__ import annotations
@@ -427,14 +426,6 @@ def _make_ready(kernel, arguments, signature) -> None:
     if key not in _READY:
         ensure_compiled(kernel, signature(kernel, arguments))
         _READY.add(key)
-
-
-def launch(kernel, arguments) -> None:
-    """Run the ``prange`` kernel ``kernel`` on ``arguments`` under ``launch_guard``, compiled (or loaded from the
-    disk cache) before, outside the lock."""
-    _make_ready(kernel, arguments, kernel_signature)
-    with launch_guard():
-        kernel(*arguments)
 
 
 def launch_blocks(kernel, blocks, arguments) -> None:

@@ -158,7 +158,7 @@ def test_compile_state_asks_about_the_kernel_evaluate_runs() -> None:
 
 
 def test_launch_checks_each_new_argument_type_once_outside_the_lock(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``fractal.launch`` makes sure of the compiled kernel (compiling or loading it outside the launch lock) the
+    """``fractal.launch_blocks`` makes sure of the compiled kernel (compiling or loading it outside the launch lock) the
     first time it sees the arguments' types, then skips that check; read-only points are a new type."""
     from noise_core import fractal
 
@@ -184,6 +184,7 @@ def test_launch_checks_each_new_argument_type_once_outside_the_lock(monkeypatch:
     frozen = points.copy()
     frozen.flags.writeable = False
     np.testing.assert_array_equal(noise_core.evaluate(spec, frozen), first)
-    assert len(checks) == 2 and not checks[1][0].mutable
+    points_type = 2  # after the range kernel's first and last block
+    assert len(checks) == 2 and checks[0][points_type].mutable and not checks[1][points_type].mutable
     np.testing.assert_array_equal(noise_core.evaluate(spec, frozen), first)
     assert len(checks) == 2

@@ -30,7 +30,7 @@ import noise_core as nc
 spec = nc.NoiseSpec(kind="perlin", octaves=3)
 rng = np.random.default_rng(0)
 points = [rng.random((100_000, 3)) for _ in range(4)]
-grid = nc.NoiseSpec(kind="value", octaves=2)  # a separable grid kernel: a prange kernel
+grid = nc.NoiseSpec(kind="value", octaves=2)  # a separable grid kernel
 nc.precompile(spec, 3)
 nc.precompile(grid, 2)  # so that the first launches of all threads overlap (no launch has chosen the layer yet)
 results = [[] for _ in points]
