@@ -43,6 +43,14 @@ _TASK_TYPE = ir.FunctionType(ir.VoidType(), [_BYTE_POINTER.as_pointer(), _INTP.a
 advanced by ``steps[0]`` times its first index and ``dimensions[0]`` set to its count."""
 _PARALLEL_FOR_TYPE = ir.FunctionType(ir.VoidType(), [_BYTE_POINTER] * 5 + [_INTP] * 3)
 """``parallel_for(task, args, dimensions, steps, data, inner dimensions, array count, threads)``."""
+_TRAILER = ("failed", "code", "exception", "blocks", "parts")
+"""The fields of the task's record after the kernel's arguments: whether a range failed (claimed by the first
+that does), its status code and exception record, the number of blocks and of parts they are split into."""
+
+
+def _field(builder, record, arguments: int, name: str):
+    """A pointer to the field ``name`` (``_TRAILER``) of a task record holding ``arguments`` arguments."""
+    return cgutils.gep_inbounds(builder, record, 0, arguments + _TRAILER.index(name))
 
 
 def start_threads() -> None:
@@ -71,9 +79,9 @@ def _task(context, function, data_type):
     args, dimensions, _, data = task.args
     part = builder.ptrtoint(builder.load(args), _INTP)
     record = builder.bitcast(data, data_type.as_pointer())
-    count = len(data_type.elements) - 5
-    blocks = builder.load(cgutils.gep_inbounds(builder, record, 0, count + 3))
-    parts = builder.load(cgutils.gep_inbounds(builder, record, 0, count + 4))
+    count = len(data_type.elements) - len(_TRAILER)
+    blocks = builder.load(_field(builder, record, count, "blocks"))
+    parts = builder.load(_field(builder, record, count, "parts"))
     first = builder.sdiv(builder.mul(part, blocks), parts)
     last = builder.sdiv(builder.mul(builder.add(part, builder.load(dimensions)), blocks), parts)
     arguments = [builder.load(cgutils.gep_inbounds(builder, record, 0, i)) for i in range(count)]
@@ -84,13 +92,13 @@ def _task(context, function, data_type):
         builder.icmp_signed("!=", code, callconv.RETCODE_OK), builder.icmp_signed("!=", code, callconv.RETCODE_NONE)
     )
     with builder.if_then(failed, likely=False):
-        slot = cgutils.gep_inbounds(builder, record, 0, count)
+        slot = _field(builder, record, count, "failed")
         claimed = builder.extract_value(
             builder.cmpxchg(slot, ir.Constant(_INT32, 0), ir.Constant(_INT32, 1), "monotonic", "monotonic"), 1
         )
         with builder.if_then(claimed):
-            builder.store(code, cgutils.gep_inbounds(builder, record, 0, count + 1))
-            builder.store(builder.load(exception), cgutils.gep_inbounds(builder, record, 0, count + 2))
+            builder.store(code, _field(builder, record, count, "code"))
+            builder.store(builder.load(exception), _field(builder, record, count, "exception"))
     builder.ret_void()
     return task
 
@@ -109,13 +117,12 @@ def on_threads(typingctx, blocks):
         _check_range_kernel(function)
         passed = function.args[4:]
         error_code = function.function_type.return_type
-        data_type = ir.LiteralStructType(
-            [value.type for value in passed] + [_INT32, error_code, function.args[1].type.pointee, _INTP, _INTP]
-        )
+        trailer = [_INT32, error_code, function.args[1].type.pointee, _INTP, _INTP]  # the types of _TRAILER
+        data_type = ir.LiteralStructType([value.type for value in passed] + trailer)
         data = cgutils.alloca_once(builder, data_type)
         for i, value in enumerate(passed):
             builder.store(value, cgutils.gep_inbounds(builder, data, 0, i))
-        builder.store(ir.Constant(_INT32, 0), cgutils.gep_inbounds(builder, data, 0, len(passed)))
+        builder.store(ir.Constant(_INT32, 0), _field(builder, data, len(passed), "failed"))
         task = _task(context, function, data_type)
 
         # The blocks in one contiguous part per thread (prange's static schedule): a call per part, not per
@@ -125,8 +132,8 @@ def on_threads(typingctx, blocks):
         threads = builder.call(get_num_threads, [])
         parts = builder.select(builder.icmp_signed("<", blocks, threads), blocks, threads)
         parts = builder.select(builder.icmp_signed("<", parts, ir.Constant(_INTP, 1)), ir.Constant(_INTP, 1), parts)
-        builder.store(blocks, cgutils.gep_inbounds(builder, data, 0, len(passed) + 3))
-        builder.store(parts, cgutils.gep_inbounds(builder, data, 0, len(passed) + 4))
+        builder.store(blocks, _field(builder, data, len(passed), "blocks"))
+        builder.store(parts, _field(builder, data, len(passed), "parts"))
         args = cgutils.alloca_once_value(builder, ir.Constant(_BYTE_POINTER, None))  # index 0: a null "array"
         dimensions = cgutils.alloca_once_value(builder, parts)
         steps = cgutils.alloca_once_value(builder, ir.Constant(_INTP, 1))  # so each call's args[0] is its part
@@ -140,10 +147,10 @@ def on_threads(typingctx, blocks):
                 parallel_for = cgutils.get_or_insert_function(builder.module, _PARALLEL_FOR_TYPE, "numba_parallel_for")
                 builder.call(parallel_for, [builder.bitcast(task, _BYTE_POINTER), *task_arguments,
                                             ir.Constant(_INTP, 0), ir.Constant(_INTP, 1), threads])  # fmt: skip
-        failed = builder.load(cgutils.gep_inbounds(builder, data, 0, len(passed)))
+        failed = builder.load(_field(builder, data, len(passed), "failed"))
         with builder.if_then(builder.icmp_signed("!=", failed, ir.Constant(_INT32, 0)), likely=False):
-            code = builder.load(cgutils.gep_inbounds(builder, data, 0, len(passed) + 1))
-            exception = builder.load(cgutils.gep_inbounds(builder, data, 0, len(passed) + 2))
+            code = builder.load(_field(builder, data, len(passed), "code"))
+            exception = builder.load(_field(builder, data, len(passed), "exception"))
             status = callconv.Status(code, None, None, None, None, None, None, exception)
             context.call_conv.return_status_propagate(builder, status)
         return context.get_dummy_value()
