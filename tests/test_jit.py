@@ -3,8 +3,14 @@ Python still works (through a twin compiled with them), with the bits compiled c
 
 from __future__ import annotations
 
+import os
+import platform
+import subprocess
+import sys
+
 import numba
 import numpy as np
+import pytest
 
 import noise_core as nc
 from noise_core import _jit, api, fractal
@@ -58,7 +64,7 @@ def test_a_block_function_has_no_wrappers_and_its_python_twin_gives_the_kernels_
     block(np.ascontiguousarray(points.T), values, *fractal.octave_arguments(spec), params, np.float32(low),
           np.float32(high))  # fmt: skip
     np.testing.assert_array_equal(values, expected)
-    assert block.__dict__["_python_twin"]._compiler.pipeline_class is _jit._NoAliasCompiler
+    assert block.__dict__["_python_twin"]._compiler.pipeline_class is _jit._KernelCompiler
     launcher = fractal.launcher_for(2)  # a kernel: called from Python, so only the C wrapper goes
     assert {_has_wrappers(compiled) for compiled in launcher.overloads.values()} == {(True, False)}
 
@@ -104,3 +110,30 @@ def test_bit_intrinsics() -> None:
     assert _low_word(1.5 * 2.0**52 + 2**31) == -(2**31)
     assert _low_word(np.float64(1.0)) == 0  # 0x3FF0000000000000
     assert _low_word(np.frombuffer(np.int64(0x123456789ABCDEF0).tobytes(), np.float64)[0]) == 0x9ABCDEF0 - 2**32
+
+
+WIDE_PROGRAM = """
+import re, tempfile
+import noise_core as nc
+from noise_core import _jit, fractal
+from noise_core.registry import kind_info
+nc.set_cache_dir(tempfile.mkdtemp())
+spec = nc.NoiseSpec(kind="perlin")
+block = fractal.kernel_for(kind_info("perlin").family, 3, kind_info("perlin").variant_of(spec))
+fractal.ensure_compiled(block, fractal.BLOCK_ARGUMENTS)  # compiled only: this machine may lack AVX-512
+asm = block.inspect_asm(fractal.BLOCK_ARGUMENTS)
+marked = _jit.FULL_WIDTH in block.inspect_llvm(fractal.BLOCK_ARGUMENTS)
+print(len(re.findall(r"%zmm", asm)), len(re.findall(r"%ymm", asm)), marked)
+"""
+AVX512_FEATURES = "+avx512f,+avx512bw,+avx512dq,+avx512vl,+avx512cd,+avx2,+avx,+fma,+bmi,+bmi2,+f16c,+popcnt"
+
+
+@pytest.mark.skipif(platform.machine() not in ("x86_64", "AMD64"), reason="x86-64 code generation")
+def test_block_functions_use_512_bit_vectors_on_intel_avx512() -> None:
+    """LLVM's tuning for Intel's AVX-512 CPUs stops the vectoriser at 256 bits unless a function asks for more
+    (``_jit.FULL_WIDTH``): Perlin 3D's block function, compiled for Skylake-SP, uses zmm registers."""
+    env = {**os.environ, "NUMBA_CPU_NAME": "skylake-avx512", "NUMBA_CPU_FEATURES": AVX512_FEATURES}
+    done = subprocess.run([sys.executable, "-c", WIDE_PROGRAM], capture_output=True, text=True, env=env, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    zmm, ymm, marked = done.stdout.split()
+    assert marked == "True" and int(zmm) > 100, (zmm, ymm, marked)
