@@ -272,8 +272,8 @@ class _KernelCompiler(Compiler):
 
 def block_function(function):
     """Compile a function that a kernel calls through its native entry point (``fractal._call_block``), not
-    inlined: its machine code is built once, outside the kernel and the parallel wrappers Numba builds
-    around the kernel, each of which would otherwise optimise and compile an inlined copy again.
+    inlined: its machine code is built once, outside the launchers (one per dimension and point type), each of
+    which would otherwise optimise and compile an inlined copy again.
 
     Its array arguments must not overlap (they are ``noalias``: see ``_KernelCompiler``).
     """
