@@ -111,6 +111,7 @@ def on_threads(typingctx, blocks):
     return: ``if first < 0: on_threads(last); return``."""
     if not isinstance(blocks, types.Integer):
         return None
+    start_threads()  # the symbols it calls must be registered before the function is linked
 
     def codegen(context, builder, signature, values):
         function = builder.function

@@ -135,6 +135,34 @@ def test_on_threads_raises_a_range_s_exception_after_every_range_is_done(failing
     assert set(visits.tolist()) <= {0, 1} and visits.sum() >= 100 - 100 // max(1, numba.get_num_threads()) - 1
 
 
+ALONE_PROGRAM = """
+import numba
+import numpy as np
+from noise_core.threads import on_threads
+
+@numba.njit
+def count(first, last, visits):
+    if first < 0:
+        on_threads(last)
+        return
+    visits[0] += 1
+    visits[1] += last - first
+
+for blocks in (0, 1, 5):
+    visits = np.zeros(2, dtype=np.int64)
+    count(-1, blocks, visits)
+    print(blocks, visits[1], visits[0] >= min(blocks, 1))
+"""
+
+
+def test_on_threads_in_a_fresh_process_starts_the_threading_layer_itself() -> None:
+    """A range kernel compiled before any of ``noise_core``'s (so before anything started Numba's threads) links
+    against the threading layer's symbols all the same; no blocks is no work, not a crash."""
+    done = subprocess.run([sys.executable, "-c", ALONE_PROGRAM], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split("\n")[:3] == ["0 0 True", "1 1 True", "5 5 True"]
+
+
 def test_on_threads_is_only_for_range_kernels() -> None:
     @numba.njit
     def not_a_range_kernel(blocks):
