@@ -66,7 +66,7 @@ def _check_range_kernel(function) -> None:
         raise TypeError(f"on_threads: {function.name} is not a range kernel (first, last, ...)")
 
 
-def _task(context, function, data_type):
+def _task(function, data_type):
     """The task function of the range kernel ``function``: for the parts ``part .. part + count - 1`` of the
     blocks (``args[0]`` is ``part``, ``dimensions[0]`` is ``count``), calls it with their blocks ``(first, last,
     *arguments)``, the arguments read from ``data``; the first failing call claims ``data``'s error slot with its
@@ -124,7 +124,7 @@ def on_threads(typingctx, blocks):
         for i, value in enumerate(passed):
             builder.store(value, cgutils.gep_inbounds(builder, data, 0, i))
         builder.store(ir.Constant(_INT32, 0), _field(builder, data, len(passed), "failed"))
-        task = _task(context, function, data_type)
+        task = _task(function, data_type)
 
         # The blocks in one contiguous part per thread (prange's static schedule): a call per part, not per
         # block (the omp layer calls the task once per index).
