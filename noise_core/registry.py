@@ -3,7 +3,7 @@
 A row (``schema.Kind``) holds a kind's family and variant, dimensions, options (``schema.Option``),
 tiling, one-octave value range, parameter packer and cross-option rules. ``COMMON_OPTIONS`` are the
 fields every kind shares. ``NoiseSpec`` validation, ``value_range``, the kernels' arguments, the CLI
-options, the add-on's properties and the README's option tables all come from here. Adding a kind:
+options, the add-on's properties and docs/noise-library.md's option tables all come from here. Adding a kind:
 a family module with its ``Kind`` row, one line in ``KINDS`` below, and tests.
 """
 

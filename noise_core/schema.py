@@ -2,7 +2,7 @@
 
 Each family module describes its kinds with these records next to its kernels; ``registry.py``
 collects them. ``NoiseSpec`` validation, ``value_range``, the CLI options, the add-on's properties and
-the README's option tables all read them (``tests/test_registry.py`` checks the README agrees).
+the option tables of docs/noise-library.md all read them (``tests/test_registry.py`` checks the page agrees).
 This module imports nothing of the package, so every family module can use it without a cycle.
 """
 

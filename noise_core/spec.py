@@ -24,7 +24,7 @@ MAX_MODE_VALUE = 1e38
 
 @dataclass(frozen=True)
 class NoiseSpec:
-    """What noise to compute; see the README for each field's meaning and range.
+    """What noise to compute; see docs/noise-library.md for each field's meaning and range.
 
     The fields are the registry's common options (``registry.COMMON_OPTIONS``: ``kind``, ``seed``,
     ``frequency``, ``octaves``, ``lacunarity``, ``persistence``, ``turbulence``, ``tiling``, ``fractal``,

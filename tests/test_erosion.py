@@ -176,10 +176,10 @@ def test_thermal_options_are_checked() -> None:
         erode_thermal(np.zeros((4, 4)), droplets=3)
 
 
-def test_readme_erosion_tables_match_the_options() -> None:
+def test_docs_erosion_tables_match_the_options() -> None:
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).resolve().parents[1] / "docs" / "erosion.md").read_text(encoding="utf-8")
     for option in (*HYDRAULIC_OPTIONS, *THERMAL_OPTIONS):
         default = f"{option.default:_}" if option.type is int else f"{option.default!r}"
         assert f"| `{option.name}` | `{default}` |" in readme, option.name

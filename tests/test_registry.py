@@ -1,4 +1,4 @@
-"""The kind registry is the one description of every kind: NoiseSpec, the CLI and the README agree with it,
+"""The kind registry is the one description of every kind: NoiseSpec, the CLI and docs/noise-library.md agree with it,
 and the package's modules import each other without cycles."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from noise_core.registry import COMMON_NAMES, COMMON_OPTIONS, KINDS, kind_option
 from noise_core.schema import Option
 
 ROOT = Path(__file__).resolve().parent.parent
-README = (ROOT / "README.md").read_text(encoding="utf-8")
+README = (ROOT / "docs" / "noise-library.md").read_text(encoding="utf-8")
 SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
@@ -87,7 +87,7 @@ def _tables() -> dict[str, dict[str, tuple[str, str]]]:
     owner = None
     for line in README.splitlines():
         heading = re.match(r"^\*\*(\w+)\*\*.*options:$", line)
-        if line == "### Common fields":
+        if line == "## Common fields":
             owner = "common"
         elif heading:
             owner = heading.group(1).lower()
@@ -118,7 +118,7 @@ def test_readme_option_tables_agree_with_the_registry() -> None:
 
 def test_readme_kinds_table_agrees_with_the_registry() -> None:
     rows = {}
-    table = README.split("### Kinds", 1)[1].split("\n\n")[1]
+    table = README.split("## Kinds", 1)[1].split("\n\n")[1]
     for line in table.splitlines():
         match = re.match(r"^\| `(\w+)` \| ([^|]+) \| ([^|]+) \|", line)
         if match:
