@@ -4,7 +4,8 @@ Every file the project writes goes through :func:`replacing`: the content is wri
 temporary file in the target's own folder (same file system, so the final rename is atomic),
 flushed to disk, and renamed over the target only when writing succeeded. On any failure
 (a full disk, a file-size limit, an encoder error, an interrupt) the temporary file is
-removed and an existing target is left exactly as it was.
+removed and an existing target is left exactly as it was. A set of files that belong together
+(tiles, an image and its sidecar) goes through :func:`replacing_all`: all are renamed or none.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import contextlib
 import os
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 
@@ -25,29 +26,54 @@ def replacing(target: str | os.PathLike[str]) -> Iterator[Path]:
     the format by extension still see it. ``OSError`` if the folder does not exist or is not
     writable.
     """
-    target = Path(target)
-    folder = target.parent
-    if not folder.is_dir():
-        raise OSError(f"folder {str(folder)!r} does not exist")
-    handle, name = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix, dir=folder)
-    os.close(handle)
-    temporary = Path(name)
-    try:
+    with replacing_all([target]) as (temporary,):
         yield temporary
-        if not temporary.is_file() or temporary.stat().st_size == 0:
-            raise OSError(f"nothing was written for {str(target)!r}")
-        with open(temporary, "rb+") as written:
-            os.fsync(written.fileno())
-        if target.exists():
-            os.chmod(temporary, target.stat().st_mode & 0o7777)  # keep the target's permission bits
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(temporary, 0o666 & ~umask)
-        os.replace(temporary, target)
+
+
+@contextlib.contextmanager
+def replacing_all(targets: Sequence[str | os.PathLike[str]]) -> Iterator[list[Path]]:
+    """Yield one temporary path per target (as :func:`replacing`); they replace the targets only when the
+    block ends without error and every one was written, so a set of files (tiles, an image and its sidecar)
+    is written all or none: on a failure no temporary file remains and every existing target is kept.
+
+    Every file is checked (non-empty) and flushed to disk before the first rename; the renames themselves
+    (``os.replace`` in one folder each) then run one after the other. ``ValueError`` for a target named twice.
+    """
+    paths = [Path(target) for target in targets]
+    if len({path.resolve() for path in paths}) != len(paths):
+        raise ValueError("targets: the same file is named twice")
+    temporaries: list[Path] = []
+    try:
+        for target in paths:
+            if not target.parent.is_dir():
+                raise OSError(f"folder {str(target.parent)!r} does not exist")
+            handle, name = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix, dir=target.parent)
+            os.close(handle)
+            temporaries.append(Path(name))
+        yield list(temporaries)
+        for temporary, target in zip(temporaries, paths, strict=True):
+            _finish(temporary, target)
+        for temporary, target in zip(temporaries, paths, strict=True):
+            os.replace(temporary, target)
     except BaseException:
-        temporary.unlink(missing_ok=True)
+        for temporary in temporaries:
+            temporary.unlink(missing_ok=True)
         raise
+
+
+def _finish(temporary: Path, target: Path) -> None:
+    """Check ``temporary`` was written, flush it to disk and give it ``target``'s permission bits (or the
+    umask's for a new file)."""
+    if not temporary.is_file() or temporary.stat().st_size == 0:
+        raise OSError(f"nothing was written for {str(target)!r}")
+    with open(temporary, "rb+") as written:
+        os.fsync(written.fileno())
+    if target.exists():
+        os.chmod(temporary, target.stat().st_mode & 0o7777)  # keep the target's permission bits
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
 
 
 def check_writable(folder: str) -> None:
