@@ -257,6 +257,21 @@ def tile_path(path: str | Path, x: int, y: int, across: int, down: int, engine: 
     return path.with_name(stem + path.suffix)
 
 
+def check_tiles(
+    shape: tuple[int, int], tile: int, overlap: int | None = None, engine: str | Engine | None = None
+) -> tuple[list[tuple[int, int, tuple]], int]:
+    """``(tile_windows(shape, tile, overlap), overlap)`` after checking the tiles suit ``engine``; ``overlap``
+    defaults to the engine's (1 without one). ``ValueError`` naming ``tile`` or ``overlap`` otherwise."""
+    preset = find_engine(engine) if isinstance(engine, str) else engine
+    overlap = (preset.tile_overlap if preset else 1) if overlap is None else overlap
+    windows = tile_windows(shape, tile, overlap)
+    if preset is not None:
+        if overlap != preset.tile_overlap:
+            raise ValueError(f"overlap: {preset.title} tiles overlap by {preset.tile_overlap}, got {overlap}")
+        preset.check_tile(tile)
+    return windows, overlap
+
+
 def write_tiles(
     path: str | Path,
     values: np.ndarray,
@@ -275,14 +290,9 @@ def write_tiles(
     without one); every tile shares the one ``height_range``, so heights match across seams.
     Returns the tile paths, row by row."""
     path, suffix, array, preset = _prepare(path, values, engine)
-    overlap = (preset.tile_overlap if preset else 1) if overlap is None else overlap
     low_high = _range(height_range)
     cell = _cell(cell_size)
-    windows = tile_windows(_shape(array), tile, overlap)
-    if preset is not None:
-        if overlap != preset.tile_overlap:
-            raise ValueError(f"overlap: {preset.title} tiles overlap by {preset.tile_overlap}, got {overlap}")
-        preset.check_tile(tile)
+    windows, overlap = check_tiles(_shape(array), tile, overlap, preset)
     across, down = windows[-1][0] + 1, windows[-1][1] + 1
     targets: list[Path] = []
     records: list[dict] = []

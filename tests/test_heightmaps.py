@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from noise_core import engines, heightmaps
+from noise_core.cli import main
 from noise_core.files import replacing_all
 from noise_core.heightmaps import read_heightmap, tile_windows, write_heightmap, write_tiles
 from noise_core.images import write_image
@@ -318,3 +319,60 @@ def test_replacing_all_keeps_everything_when_one_file_is_empty(tmp_path: Path) -
     same = [tmp_path / "a.txt", tmp_path / "a.txt"]
     with pytest.raises(ValueError, match=r"^targets: the same file is named twice"), replacing_all(same):
         pass
+
+
+# --- command line -----------------------------------------------------------------------------------------
+
+
+def test_cli_r16_matches_the_png_bake(tmp_path: Path) -> None:
+    png = pytest.importorskip("png")
+    common = ["--width", "24", "--height", "16", "--kind", "perlin", "--seed", "3"]
+    assert main(["bake", "--out", str(tmp_path / "h.r16"), *common]) == 0
+    assert main(["bake", "--out", str(tmp_path / "h.png"), *common]) == 0
+    width, height, rows, _ = png.Reader(filename=str(tmp_path / "h.png")).asDirect()
+    codes = np.vstack([np.asarray(row, dtype=np.uint16) for row in rows])
+    raw = np.frombuffer((tmp_path / "h.r16").read_bytes(), dtype="<u2").reshape(height, width)
+    assert np.array_equal(raw, codes)
+    record = json.loads((tmp_path / "h.r16.json").read_text())
+    assert record["settings"]["seed"] == 3 and record["height_unit"] == "noise value"
+    assert not (tmp_path / "h.png.json").exists()  # a plain image bake is unchanged
+
+
+def test_cli_engine_tiles_reassemble_to_the_whole(tmp_path: Path) -> None:
+    common = ["--size", "65", "--kind", "value", "--engine", "unity", "--height-range", "0", "80"]
+    assert main(["bake", "--out", str(tmp_path / "whole.raw"), *common]) == 0
+    assert main(["bake", "--out", str(tmp_path / "t.raw"), "--tile", "32", *common]) == 0
+    names = sorted(p.name for p in tmp_path.glob("t_*.raw"))
+    assert names == ["t_0_0.raw", "t_0_1.raw", "t_1_0.raw", "t_1_1.raw"]
+    whole = read_heightmap(tmp_path / "whole.raw")
+    assert np.array_equal(read_heightmap(tmp_path / "t.raw").values, whole.values)
+    assert whole.sidecar["import"]["Terrain Size"] == [64.0, 80.0, 64.0]
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        (["--engine", "unreal", "--height-range", "0", "9"], "size: Unreal Engine does not take 100x100"),
+        (["--engine", "unreal"], "height-range: give the heights in metres"),
+        (["--overlap", "1"], "overlap: only used with --tile"),
+        (["--tile", "34"], "tile: the width 100 - overlap 1 = 99 is not a whole multiple of 34"),
+        (["--map", "normal"], "map: a heightmap holds heights"),
+    ],
+)
+def test_cli_refusals_exit_2_and_write_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], extra: list, message: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bake", "--out", str(tmp_path / "h.r16"), "--size", "100", *extra])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_import_converts_and_keeps_the_range(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    values = _values((5, 7))
+    write_heightmap(tmp_path / "h.r32", values, height_range=(1.0, 2.0), unit="m")
+    assert main(["import", str(tmp_path / "h.r32"), "--out", str(tmp_path / "h.exr")]) == 0
+    assert "7x5" in capsys.readouterr().out
+    back = read_heightmap(tmp_path / "h.exr")
+    assert back.values.tobytes() == values.tobytes() and back.height_range == (1.0, 2.0) and back.unit == "m"
+    assert main(["import", str(tmp_path / "missing.r16")]) == 2
