@@ -376,3 +376,21 @@ def test_cli_import_converts_and_keeps_the_range(tmp_path: Path, capsys: pytest.
     back = read_heightmap(tmp_path / "h.exr")
     assert back.values.tobytes() == values.tobytes() and back.height_range == (1.0, 2.0) and back.unit == "m"
     assert main(["import", str(tmp_path / "missing.r16")]) == 2
+
+
+def test_bilinear_resampling_keeps_planes_and_corners() -> None:
+    rows, cols = np.mgrid[0:5, 0:9]
+    plane = 2.0 * rows + 0.5 * cols + 1.0
+    out = heightmaps.resample_bilinear(plane, (9, 17))  # twice as fine: a plane stays the plane
+    r, c = np.mgrid[0:9, 0:17]
+    assert np.allclose(out, 2.0 * r / 2 + 0.5 * c / 2 + 1.0, rtol=0, atol=1e-12)
+    assert np.array_equal(heightmaps.resample_bilinear(plane, (5, 9)), plane)
+    bumpy = _values((6, 7)).astype(np.float64)
+    small = heightmaps.resample_bilinear(bumpy, (3, 4))
+    assert [small[0, 0], small[0, -1], small[-1, 0], small[-1, -1]] == [
+        bumpy[0, 0],
+        bumpy[0, -1],
+        bumpy[-1, 0],
+        bumpy[-1, -1],
+    ]
+    assert small[1, 0] == pytest.approx((bumpy[2, 0] + bumpy[3, 0]) / 2)  # row 1 of 3 reads row 2.5 of 6
