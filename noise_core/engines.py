@@ -104,7 +104,13 @@ def _terrain3d_settings(width: int, height: int, low: float, high: float, cell: 
     region = next((size for size in TERRAIN3D_REGION_SIZES if size >= max(width, height)), 2048)
     common = {"vertex_spacing": cell, "region_size": region}
     if suffix in (".r16", ".raw"):
-        return {**common, "r16_range": [low, high], "r16_size": [width, height], "import_scale": 1.0}
+        return {
+            **common,
+            "r16_range": [low, high],
+            "r16_size": [width, height],
+            "import_scale": 1.0,
+            "import_offset": 0.0,
+        }
     return {**common, "import_scale": high - low, "import_offset": low}
 
 
@@ -193,7 +199,7 @@ ENGINES = {
             tile_name="_{x}_{z}",
             refusal=_unity_refusal,
             settings=_unity_settings,
-            row_note="Unity puts the first row at z = 0; tick Flip Vertically to see the file's top row at +Z",
+            row_note="Unity puts a file's first row at z = 0; Flip Vertically puts it at +Z (the north edge, as drawn)",
         ),
         Engine(
             name="godot",
