@@ -317,7 +317,7 @@ def test_replacing_all_keeps_everything_when_one_file_is_empty(tmp_path: Path) -
         a.write_text("new a")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a.txt"] and (tmp_path / "a.txt").read_text() == "old a"
     same = [tmp_path / "a.txt", tmp_path / "a.txt"]
-    with pytest.raises(ValueError, match=r"^targets: the same file is named twice"), replacing_all(same):
+    with pytest.raises(ValueError, match=r"^out: two files of the set would both be written to"), replacing_all(same):
         pass
 
 
