@@ -11,6 +11,7 @@ installed version if it is older than noise_core needs), so enabling the add-on 
 import bpy
 
 from . import (
+    heightmap_io,
     op_bake,
     op_bake_uv,
     op_displace,
@@ -35,12 +36,15 @@ CLASSES = (
     + op_bake_uv.CLASSES
     + panels.CLASSES
     + preferences.CLASSES
+    + heightmap_io.CLASSES
 )
 MENU_ENTRIES = (
     (bpy.types.VIEW3D_MT_mesh_add, op_terrain.menu_entry),
     (bpy.types.IMAGE_MT_image, op_bake.menu_entry),
     (bpy.types.IMAGE_MT_image, op_bake_uv.menu_entry),
     (bpy.types.VIEW3D_MT_object, op_bake_uv.menu_entry),
+    (bpy.types.TOPBAR_MT_file_export, heightmap_io.export_menu_entry),
+    (bpy.types.TOPBAR_MT_file_import, heightmap_io.import_menu_entry),
 )
 
 

@@ -6,6 +6,7 @@ Public API::
     values = evaluate(spec, points)             # (N, d) -> (N,) float32
     image = evaluate_grid(spec, (height, width))  # (H, W) float32
     eroded = erode_hydraulic(image * 100.0, droplets=200_000).heights
+    write_heightmap("land.r16", values01, height_range=(0, 500), unit="m", engine="unreal")  # + .json sidecar
 
 Compiled kernels are cached on disk (``set_cache_dir`` chooses where); ``compile_state`` and
 ``precompile`` tell whether a call would compile first and do it ahead of time. Importing checks that
@@ -22,12 +23,14 @@ check_numba()
 from ._cache import CacheWarning, cache_location, set_cache_dir  # noqa: E402
 from .api import compile_state, evaluate, evaluate_grid, kind_names, precompile  # noqa: E402
 from .erosion import ErosionResult, erode_hydraulic, erode_thermal  # noqa: E402
+from .heightmaps import Heightmap, read_heightmap, write_heightmap, write_tiles  # noqa: E402
 from .ranges import value_range  # noqa: E402
 from .spec import NoiseSpec  # noqa: E402
 
 __all__ = [
     "CacheWarning",
     "ErosionResult",
+    "Heightmap",
     "NoiseSpec",
     "NumbaVersionError",
     "cache_location",
@@ -38,7 +41,10 @@ __all__ = [
     "evaluate_grid",
     "kind_names",
     "precompile",
+    "read_heightmap",
     "set_cache_dir",
     "value_range",
+    "write_heightmap",
+    "write_tiles",
 ]
 __version__ = "0.1.0"

@@ -1,4 +1,4 @@
-"""Command line: ``python -m noise_core bake ...`` writes a noise texture headlessly.
+"""Command line: ``python -m noise_core bake ...`` writes a noise texture headlessly; ``import`` reads a heightmap.
 
 Every ``NoiseSpec`` field is an option (``--kind``, ``--seed``, ``--frequency``,
 ``--octaves``, ``--tiling`` ...), with help, choices and types from the kind registry
@@ -11,10 +11,12 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import fields
+from dataclasses import asdict, fields
 from pathlib import Path
 
+from . import heightmaps
 from .api import evaluate_grid
+from .engines import ENGINE_NAMES, engine
 from .files import replacing
 from .images import FORMATS, PNG_BITS, image_format, write_image, writer_module
 from .loops import DEFAULT_RADIUS, MAX_FRAMES, check_loop, check_loop_kind, frame_path, loop_grid, write_sequence
@@ -22,7 +24,7 @@ from .normal_maps import CONVENTIONS, METHOD_TEXT, METHODS, encode, grid_normals
 from .ranges import to_unit, value_range
 from .registry import COMMON_NAMES, KINDS, option_kinds, options_by_name
 from .spec import NoiseSpec
-from .tiled_bake import MAX_SIDE, BakeError, add_options, bake_from_args, check_untiled, is_tiled
+from .tiled_bake import MAX_SIDE, OPTIONS, BakeError, add_options, bake_from_args, check_untiled, is_tiled
 
 MAX_SIZE = 16384
 
@@ -80,7 +82,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--out",
         type=Path,
         required=True,
-        help="output image path (.png, .tif, .tiff, .exr); tiled: a .zarr store or a pattern with {row} and {col}",
+        help="output image path (.png, .tif, .tiff, .exr), a raw heightmap (.r16, .raw, .r32); tiled: a .zarr "
+        "store or a pattern with {row} and {col}",
     )
     bake.add_argument("--size", type=_positive_size, default=512, help="width and height in pixels (default 512)")
     bake.add_argument("--width", type=_positive_size, help="width in pixels (overrides --size)")
@@ -88,9 +91,49 @@ def build_parser() -> argparse.ArgumentParser:
     bake.add_argument("--png-bits", type=int, choices=PNG_BITS, default=16, help="integer depth of a .png (default 16)")
     _add_normal_options(bake)
     _add_loop_options(bake)
+    _add_heightmap_options(bake)
     _add_spec_options(bake)
     add_options(bake)  # tiled bakes: noise_core.tiled_bake
+    reader = commands.add_parser(
+        "import",
+        help="read a heightmap (.r16, .raw, .r32, .png, .exr, .tif) and print its size, range and engine numbers",
+        description="Read a heightmap back (noise_core.read_heightmap): raw files take their size from --shape, "
+        "their sidecar NAME.ext.json, or a square of their sample count. A tile set is read by its set name. "
+        "--out writes it again in another format (with the same height range).",
+    )
+    reader.add_argument("path", type=Path, help="the heightmap file (or a tile set's NAME.ext)")
+    reader.add_argument("--shape", type=int, nargs=2, metavar=("HEIGHT", "WIDTH"), help="size of a raw file")
+    reader.add_argument("--out", type=Path, help="write it again to this heightmap file (format by extension)")
     return parser
+
+
+HEIGHTMAP_OPTIONS = ("engine", "overlap", "height_range", "cell_size")
+
+
+def _add_heightmap_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "game-engine heightmaps (noise_core.heightmaps; with --out NAME.r16/.raw/.r32 or these options: a "
+        "NAME.ext.json sidecar is written beside the file)"
+    )
+    group.add_argument(
+        "--engine",
+        choices=ENGINE_NAMES,
+        help="check the size and format against this engine's importer and put its import numbers in the sidecar",
+    )
+    group.add_argument(
+        "--height-range",
+        type=float,
+        nargs=2,
+        metavar=("LOW", "HIGH"),
+        help="the heights in metres that 0 and 1 stand for (needed with --engine); default: the noise's range",
+    )
+    group.add_argument("--cell-size", type=float, help="metres between samples, for the engine numbers (default 1)")
+    group.add_argument(
+        "--overlap",
+        type=int,
+        choices=(0, 1),
+        help="with --tile N: samples neighbouring tiles share (default 1, or the engine's): tiles of N + 1 samples",
+    )
 
 
 DEFAULT_NORMAL_STRENGTH = 0.1
@@ -153,6 +196,8 @@ def bake(args: argparse.Namespace) -> Path:
     spec = _spec_from_args(args)
     width = args.width or args.size
     height = args.height or args.size
+    if _is_heightmap(args):
+        return _bake_heightmap(spec, (height, width), args)
     if is_tiled(args.out):
         if args.map != "height":
             raise ValueError(
@@ -189,6 +234,92 @@ def bake(args: argparse.Namespace) -> Path:
     elapsed = time.perf_counter() - started
     print(f"wrote {args.out} ({width}x{height}, kind {spec.kind}, {what}, {elapsed:.2f} s)")
     return args.out
+
+
+def _is_heightmap(args: argparse.Namespace) -> bool:
+    """Whether ``bake`` writes a game-engine heightmap: a raw ``--out`` or any heightmap option."""
+    raw = Path(args.out).suffix.lower() in heightmaps.RAW_TYPES
+    return raw or any(getattr(args, name) is not None for name in HEIGHTMAP_OPTIONS)
+
+
+def _bake_heightmap(spec: NoiseSpec, shape: tuple[int, int], args: argparse.Namespace) -> Path:
+    """Write the heights of ``spec`` as a heightmap with its sidecar (``--tile``: a tile set), all or none."""
+    heightmaps.heightmap_format(args.out)
+    for name in (*(option for option in OPTIONS if option != "tile"), "frames"):
+        if getattr(args, name) is not None:
+            raise ValueError(f"{name.replace('_', '-')}: not used for a heightmap (--out {args.out.suffix})")
+    if args.map != "height":
+        raise ValueError("map: a heightmap holds heights; bake a normal map to .png, .tif or .exr")
+    if max(shape) > MAX_SIZE:
+        raise ValueError(f"size: {shape[1]}x{shape[0]} is larger than {MAX_SIZE} for one heightmap")
+    preset = None if args.engine is None else engine(args.engine)
+    if preset is not None and args.height_range is None:
+        raise ValueError(
+            "height-range: give the heights in metres that 0 and 1 stand for (e.g. --height-range 0 500), "
+            f"for {preset.title}'s import numbers"
+        )
+    if args.overlap is not None and args.tile is None:
+        raise ValueError("overlap: only used with --tile")
+    if args.height_range is None:
+        height_range, unit = value_range(spec), "noise value"
+    else:
+        height_range, unit = tuple(args.height_range), "m"
+    keywords = {
+        "height_range": height_range,
+        "unit": unit,
+        "settings": asdict(spec),
+        "engine": preset,
+        "cell_size": 1.0 if args.cell_size is None else args.cell_size,
+    }
+    if preset is not None:  # the size, format and tiles are checked before the noise is computed
+        preset.check_format(heightmaps.heightmap_format(args.out))
+        if args.tile is None:
+            preset.check_size(shape[1], shape[0])
+    if args.tile is not None:
+        heightmaps.check_tiles(shape, args.tile, args.overlap, preset)
+    started = time.perf_counter()
+    values = to_unit(spec, evaluate_grid(spec, shape))
+    low, high = height_range
+    if args.tile is None:
+        heightmaps.write_heightmap(args.out, values, **keywords)
+        what = f"{args.out} and {heightmaps.sidecar_path(args.out).name}"
+    else:
+        paths = heightmaps.write_tiles(args.out, values, args.tile, args.overlap, **keywords)
+        what = f"{len(paths)} tiles {paths[0].name} .. {paths[-1].name} and {heightmaps.sidecar_path(args.out).name}"
+    elapsed = time.perf_counter() - started
+    print(
+        f"wrote {what} ({shape[1]}x{shape[0]}, kind {spec.kind}, [0, 1] = {low:g} .. {high:g} {unit}, {elapsed:.2f} s)"
+    )
+    if preset is not None:
+        record = heightmaps.read_heightmap(args.out if args.tile is None else paths[0]).sidecar.get("import", {})
+        for name, value in record.items():
+            print(f"  {name}: {value}")
+    return args.out
+
+
+def import_heightmap(args: argparse.Namespace) -> Path:
+    """The ``import`` command: read ``args.path``, print what it holds, write it to ``--out`` if given."""
+    found = heightmaps.read_heightmap(args.path, None if args.shape is None else tuple(args.shape))
+    values = found.values
+    height, width = values.shape
+    span = (
+        "no height range"
+        if found.height_range is None
+        else (f"[0, 1] = {found.height_range[0]:g} .. {found.height_range[1]:g} {found.unit}".rstrip())
+    )
+    print(f"read {args.path} ({width}x{height}, values {values.min():g} .. {values.max():g}, {span})")
+    for name, value in found.sidecar.get("import", {}).items():
+        print(f"  {name}: {value}")
+    if args.out is not None:
+        heightmaps.write_heightmap(
+            args.out,
+            values,
+            height_range=found.height_range or (0.0, 1.0),
+            unit=found.unit,
+            settings=found.sidecar.get("settings"),
+        )
+        print(f"wrote {args.out} and {heightmaps.sidecar_path(args.out).name}")
+    return args.path
 
 
 def _bake_loop(spec: NoiseSpec, shape: tuple[int, int], method: str, args: argparse.Namespace, started: float) -> Path:
@@ -228,13 +359,19 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        bake(args)
+        if args.command == "import":
+            import_heightmap(args)
+        else:
+            bake(args)
     except (ValueError, TypeError) as error:
         parser.error(str(error))
     except ModuleNotFoundError as error:
         print(f"python -m noise_core: error: {error}", file=sys.stderr)
         return 2
     except OSError as error:
+        if isinstance(error, FileNotFoundError) and args.command == "import":
+            print(f"python -m noise_core: error: {error}", file=sys.stderr)
+            return 2
         print(f"python -m noise_core: error: out: cannot write {str(args.out)!r}: {error}", file=sys.stderr)
         return 2
     except BakeError as error:

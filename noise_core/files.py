@@ -1,10 +1,15 @@
 """Files written whole or not at all.
 
-Every file the project writes goes through :func:`replacing`: the content is written to a
-temporary file in the target's own folder (same file system, so the final rename is atomic),
-flushed to disk, and renamed over the target only when writing succeeded. On any failure
-(a full disk, a file-size limit, an encoder error, an interrupt) the temporary file is
-removed and an existing target is left exactly as it was.
+Every file the project writes goes through :func:`replacing` (one file) or :func:`replacing_all` (a set of
+files: an image sequence, UDIM tiles): the content is written to a temporary file in the target's own folder
+(same file system, so the final rename is atomic), flushed to disk, and renamed over the target only when
+writing succeeded. On any failure (a full disk, a file-size limit, an encoder error, an interrupt) the
+temporary files are removed and existing targets are left exactly as they were.
+
+A set is all or none: every target is checked before any is replaced (a folder in a target's place, two
+targets with one name), each existing target is kept under a hidden backup name (a hard link, so the target
+never goes missing) while the set is renamed into place, and when a rename fails the targets already replaced
+get their old files back (new ones are removed). The backups are removed once the whole set is in place.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import contextlib
 import os
 import tempfile
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 
@@ -25,29 +30,100 @@ def replacing(target: str | os.PathLike[str]) -> Iterator[Path]:
     the format by extension still see it. ``OSError`` if the folder does not exist or is not
     writable.
     """
-    target = Path(target)
+    with replacing_all([target]) as (temporary,):
+        yield temporary
+
+
+@contextlib.contextmanager
+def replacing_all(targets: Iterable[str | os.PathLike[str]], argument: str = "out") -> Iterator[list[Path]]:
+    """Yield one temporary path beside each of ``targets`` (in order) to write to; when the block ends without
+    an error they replace the targets, all or none (see the module's docstring).
+
+    ``ValueError`` naming ``argument`` when two targets are the same file; ``OSError`` when a folder does not
+    exist or is not writable, a target is a folder, a temporary file is empty, or a rename fails (then every
+    target is as it was before).
+    """
+    paths = [Path(target) for target in targets]
+    seen: dict[str, Path] = {}
+    for path in paths:
+        key = os.path.normcase(os.path.abspath(path))
+        if key in seen:
+            raise ValueError(f"{argument}: two files of the set would both be written to {str(path)!r}")
+        seen[key] = path
+    temporaries: list[Path] = []
+    try:
+        for path in paths:
+            temporaries.append(_temporary_beside(path))
+        yield temporaries
+        for path, temporary in zip(paths, temporaries, strict=True):
+            _check_ready(path, temporary)
+        _rename_all(paths, temporaries)
+    finally:
+        for temporary in temporaries:
+            temporary.unlink(missing_ok=True)
+
+
+def _temporary_beside(target: Path) -> Path:
     folder = target.parent
     if not folder.is_dir():
         raise OSError(f"folder {str(folder)!r} does not exist")
     handle, name = tempfile.mkstemp(prefix=f".{target.stem}.", suffix=target.suffix, dir=folder)
     os.close(handle)
-    temporary = Path(name)
+    return Path(name)
+
+
+def _check_ready(target: Path, temporary: Path) -> None:
+    """``OSError`` unless ``temporary`` holds content that can replace ``target``; flush it and give it the
+    target's permission bits (the umask's for a new file)."""
+    if not temporary.is_file() or temporary.stat().st_size == 0:
+        raise OSError(f"nothing was written for {str(target)!r}")
+    if target.is_dir():
+        raise IsADirectoryError(f"{str(target)!r} is a folder; a file cannot replace it")
+    with open(temporary, "rb+") as written:
+        os.fsync(written.fileno())
+    if target.exists():
+        os.chmod(temporary, target.stat().st_mode & 0o7777)  # keep the target's permission bits
+    else:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)
+
+
+def _backup(target: Path) -> Path | None:
+    """A hidden second name for an existing ``target`` (None if there is none): a hard link where the file
+    system has them, else the file moved aside."""
+    if not (target.exists() or target.is_symlink()):
+        return None
+    backup = target.with_name(f".{target.name}.{uuid.uuid4().hex[:12]}.old")
     try:
-        yield temporary
-        if not temporary.is_file() or temporary.stat().st_size == 0:
-            raise OSError(f"nothing was written for {str(target)!r}")
-        with open(temporary, "rb+") as written:
-            os.fsync(written.fileno())
-        if target.exists():
-            os.chmod(temporary, target.stat().st_mode & 0o7777)  # keep the target's permission bits
-        else:
-            umask = os.umask(0)
-            os.umask(umask)
-            os.chmod(temporary, 0o666 & ~umask)
-        os.replace(temporary, target)
-    except BaseException:
-        temporary.unlink(missing_ok=True)
+        os.link(target, backup, follow_symlinks=False)
+    except (OSError, NotImplementedError):
+        os.replace(target, backup)
+    return backup
+
+
+def _rename_all(targets: list[Path], temporaries: list[Path]) -> None:
+    """Rename each temporary over its target; on a failure put back what was replaced, then re-raise."""
+    done: list[tuple[Path, Path | None]] = []
+    try:
+        for target, temporary in zip(targets, temporaries, strict=True):
+            done.append((target, _backup(target)))
+            os.replace(temporary, target)
+    except BaseException as error:
+        for target, backup in reversed(done):
+            try:
+                if backup is None:
+                    target.unlink(missing_ok=True)
+                else:
+                    os.replace(backup, target)
+                    backup.unlink(missing_ok=True)  # rename does nothing when both names are links of one file
+            except OSError as undo_error:  # the backup stays on disk; the first error is the one raised
+                error.add_note(f"could not put back {str(target)!r} (its old file is kept as {str(backup)!r}): "
+                               f"{undo_error}")  # fmt: skip
         raise
+    for _, backup in done:
+        if backup is not None:
+            backup.unlink(missing_ok=True)
 
 
 def check_writable(folder: str) -> None:

@@ -73,8 +73,7 @@ def write_image(path: Path, unit: np.ndarray, bits: int = 16) -> None:
     if suffix == ".png":
         # Encoded in memory, then written by us: when imageio writes a file itself and the write fails,
         # its plugin retries the flush when collected and prints a second, ignored traceback.
-        top = 65535.0 if bits == 16 else 255.0
-        integers = np.round(np.clip(unit, 0.0, 1.0) * top).astype(np.uint16 if bits == 16 else np.uint8)
+        integers = integer_codes(unit, bits)
         if rgb and bits == 16:
             path.write_bytes(_png16_rgb(integers))
         else:
@@ -89,6 +88,13 @@ def write_image(path: Path, unit: np.ndarray, bits: int = 16) -> None:
                 exr.write(str(path))
             except RuntimeError as error:
                 raise OSError(str(error)) from error
+
+
+def integer_codes(unit: np.ndarray, bits: int = 16) -> np.ndarray:
+    """The integer codes a PNG of depth ``bits`` (8 or 16) stores for values in [0, 1]: ``round(v * (2**bits - 1))``
+    of ``v`` clipped to [0, 1] (uint16 or uint8); ``heightmaps`` writes the same codes to ``.r16`` files."""
+    top = 65535.0 if bits == 16 else 255.0
+    return np.round(np.clip(unit, 0.0, 1.0) * top).astype(np.uint16 if bits == 16 else np.uint8)
 
 
 def _png16_rgb(integers: np.ndarray) -> bytes:

@@ -1,0 +1,319 @@
+"""Heightmaps for game engines: *File > Export > Heightmap* and *File > Import > Heightmap (as Grid Terrain)*.
+
+``export_heightmap`` writes the active Noise Terrain or grid mesh as an R16/R32/PNG16/EXR/TIFF heightmap (or a
+tile set) with its JSON sidecar, all or none, through ``noise_core.heightmaps``; an engine preset checks the size
+and gives the numbers for its import dialog (``noise_core.engines``). A Noise Terrain at another resolution is
+regenerated there from its settings (its noise, falloff and erosion evaluated on the new grid, no resampling); any
+other grid mesh, or a terrain asked for another shape than its grid's aspect, is resampled bilinearly
+(``heightmaps.resample_bilinear``). Heights are local Z in metres (Blender units times the scene's unit scale);
+the file's first row is the mesh's +Y edge, its first column the -X edge.
+
+``import_heightmap`` reads one back (``heightmaps.read_heightmap``) as a grid mesh: one vertex per sample, the
+heights from the sidecar's range (or ``height`` per unit value). It is a plain grid (Erode, Displace and this
+export work on it), not a Noise Terrain: the terrain settings have no base heightmap to add the noise to.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any, cast
+
+import bpy
+import numpy as np
+from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper, ImportHelper
+from bpy_extras.object_utils import object_data_add
+
+from . import api, erosion_io, mesh_io, terrain
+from .errors import UserError
+from .noise_core import heightmaps
+from .noise_core.engines import ENGINES
+
+FORMAT_ITEMS = [
+    ("R16", "R16 (16-bit raw)", "Headerless uint16 little-endian (.r16): Unreal, Godot Terrain3D"),
+    ("RAW", "RAW (16-bit raw)", "Headerless uint16 little-endian (.raw): Unity's Import Raw"),
+    ("R32", "R32 (32-bit float raw)", "Headerless float32 little-endian (.r32)"),
+    ("PNG", "PNG (16-bit)", "16-bit grayscale PNG: Unreal"),
+    ("EXR", "OpenEXR (32-bit float)", "32-bit float EXR: Godot Terrain3D"),
+    ("TIFF", "TIFF (32-bit float)", "32-bit float TIFF"),
+]
+SUFFIXES = {"R16": ".r16", "RAW": ".raw", "R32": ".r32", "PNG": ".png", "EXR": ".exr", "TIFF": ".tif"}
+ENGINE_ITEMS = [("NONE", "None", "Any size; no engine numbers")] + [
+    (name.upper(), engine.title, f"Check the size for {engine.title} and give its import numbers")
+    for name, engine in ENGINES.items()
+]
+ROW_ORDER = "row-major; the first row is the mesh's +Y edge, columns from -X to +X"
+PROPERTY = "noisewright_heightmap"
+"""Custom property of an imported heightmap object: the file and its height range (JSON)."""
+
+
+def _metres(context: bpy.types.Context) -> float:
+    return float(context.scene.unit_settings.scale_length)
+
+
+def _grid_heights(obj: bpy.types.Object) -> tuple[np.ndarray, float, float]:
+    """``(heights (rows, columns) with row 0 at +Y, x spacing, y spacing)`` of the grid mesh ``obj``."""
+    positions = mesh_io.read_positions(cast(bpy.types.Mesh, obj.data)).astype(np.float64)
+    layout = erosion_io.grid_layout(obj.name, positions)
+    heights = positions[layout.order, 2].reshape(layout.rows, layout.columns)
+    span = np.ptp(positions[:, :2], axis=0)
+    return heights[::-1], float(span[0]) / (layout.columns - 1), float(span[1]) / (layout.rows - 1)
+
+
+def _terrain_heights(context: bpy.types.Context, obj: bpy.types.Object, samples: int) -> np.ndarray:
+    """The Noise Terrain ``obj`` regenerated on a ``samples x samples`` grid of the same size (row 0 at +Y)."""
+    spec, domain, shape, hydraulic, thermal = terrain.recall(obj)
+    shape = {**shape, "x_subdivisions": samples - 1, "y_subdivisions": samples - 1}
+    positions, _quads, _uvs, _masks = api._terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
+    return positions[:, 2].reshape(samples, samples)[::-1]
+
+
+def export_heightmap(
+    context: bpy.types.Context,
+    obj: bpy.types.Object,
+    filepath: str,
+    *,
+    engine: str = "NONE",
+    resolution: int = 0,
+    height_range: tuple[float, float] | None = None,
+    tile: int = 0,
+) -> tuple[list[Path], dict, str]:
+    """Write ``obj`` (a Noise Terrain or grid mesh) to ``filepath`` (format by suffix) and its sidecar, all or none.
+
+    ``resolution`` samples per side (0: the mesh's own grid); ``height_range`` the heights (metres) 0 and 1
+    stand for (None: the heights' minimum and maximum); ``tile`` > 0 writes tiles of ``tile`` + overlap samples
+    (``noise_core.heightmaps.write_tiles``) named as ``engine`` expects. Returns ``(written files, the engine's
+    import numbers (empty without an engine), how the heights were made)``; ``UserError`` naming the problem,
+    and then no file is written.
+    """
+    if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
+        raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
+    if obj.mode == "EDIT":
+        raise UserError(f"{obj.name!r}: leave Edit Mode to export its heights")
+    preset = None if engine == "NONE" else ENGINES.get(str(engine).lower())
+    if engine != "NONE" and preset is None:
+        raise UserError(f"engine: {engine!r} is not a preset; choose NONE or {', '.join(ENGINES).upper()}")
+    if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 0 or resolution == 1:
+        raise UserError(f"resolution: must be 0 (the mesh's grid) or at least 2 samples, got {resolution!r}")
+    path = Path(bpy.path.abspath(filepath))
+    try:
+        suffix = heightmaps.heightmap_format(path)
+        if preset is not None:
+            preset.check_format(suffix)
+            if resolution and not tile:
+                preset.check_size(resolution, resolution, "resolution")
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    scale = _metres(context)
+    if api.is_terrain(obj) and resolution:
+        heights = _terrain_heights(context, obj, resolution)
+        cell = obj.noisewright_terrain.size / (resolution - 1)  # type: ignore[attr-defined]
+        how = f"regenerated from the Noise Terrain's settings at {resolution} x {resolution}"
+    else:
+        heights, x_cell, y_cell = _grid_heights(obj)
+        cell = math.sqrt(x_cell * y_cell)
+        how = f"the mesh's {heights.shape[1]} x {heights.shape[0]} grid"
+        if resolution and heights.shape != (resolution, resolution):
+            width, depth = x_cell * (heights.shape[1] - 1), y_cell * (heights.shape[0] - 1)
+            if abs(width - depth) > 1e-3 * max(width, depth):
+                raise UserError(
+                    f"resolution: {obj.name!r} is {width:g} x {depth:g}, not square; a square heightmap of "
+                    f"{resolution} samples would stretch it (export at resolution 0: its own grid)"
+                )
+            heights = heightmaps.resample_bilinear(heights, (resolution, resolution))
+            cell = width / (resolution - 1)
+            how = f"resampled bilinearly from {how} to {resolution} x {resolution}"
+    try:
+        values, low_high = heightmaps.normalize(heights * scale, height_range)
+        keywords: dict[str, Any] = {
+            "height_range": low_high,
+            "unit": "m",
+            "settings": _settings(obj, how),
+            "engine": preset,
+            "cell_size": cell * scale,
+            "row_order": ROW_ORDER,
+        }
+        if tile:
+            paths = heightmaps.write_tiles(path, values, tile, **keywords)
+            sidecar = heightmaps.sidecar_path(paths[0])
+        else:
+            paths = [heightmaps.write_heightmap(path, values, **keywords)]
+            sidecar = heightmaps.sidecar_path(path)
+    except (ValueError, TypeError) as error:
+        raise UserError(str(error)) from None
+    except OSError as error:
+        raise UserError(f"filepath: cannot write {str(path)!r}: {error}") from None
+    numbers = json.loads(sidecar.read_text(encoding="utf-8")).get("import", {})
+    return paths, numbers, how
+
+
+def _settings(obj: bpy.types.Object, how: str) -> dict:
+    record: dict[str, Any] = {"object": obj.name, "heights": how}
+    if api.is_terrain(obj):
+        spec, _domain, shape, hydraulic, thermal = terrain.recall(obj)
+        record.update(noise=asdict(spec), terrain=shape, hydraulic=hydraulic, thermal=thermal)
+    return json.loads(json.dumps(record, default=str))
+
+
+def import_heightmap(
+    context: bpy.types.Context, filepath: str, *, size: float = 0.0, height: float = 1.0
+) -> bpy.types.Object:
+    """Add the heightmap ``filepath`` as a grid mesh at the 3D cursor: one vertex per sample, the file's first
+    row at +Y. ``size``: width along X in Blender units (0: from the sidecar's engine spacing, else 1 per sample);
+    heights from the sidecar's range in metres (else ``height`` per unit value). ``UserError`` if the file cannot
+    be read; then nothing is added."""
+    path = Path(bpy.path.abspath(filepath))
+    try:
+        found = heightmaps.read_heightmap(path)
+    except (ValueError, TypeError, OSError) as error:
+        raise UserError(str(error)) from None
+    rows, columns = found.values.shape
+    if rows < 2 or columns < 2:
+        raise UserError(f"filepath: {path.name!r} has {columns} x {rows} samples; a terrain needs at least 2 x 2")
+    if rows * columns > api.MAX_VERTICES:
+        raise UserError(f"filepath: {columns} x {rows} samples exceed the limit of {api.MAX_VERTICES} vertices")
+    scale = _metres(context)
+    if found.height_range is not None:
+        heights = found.heights / (scale if found.unit == "m" else 1.0)
+    else:
+        heights = found.values.astype(np.float64) * float(height)
+    spacing = found.sidecar.get("import", {}).get("vertex_spacing")
+    if size > 0.0:
+        cell = size / (columns - 1)
+    elif spacing is not None:
+        cell = float(spacing) / scale
+    else:
+        cell = 1.0 / scale
+    positions, quads, uvs = api.grid(columns - 1, rows - 1, 1.0)
+    positions[:, 0] *= cell * (columns - 1)
+    positions[:, 1] *= cell * (rows - 1)
+    positions[:, 2] = heights[::-1].ravel()
+    mesh = bpy.data.meshes.new(path.stem)
+    try:
+        mesh_io.build_grid(mesh, positions, quads, uvs)
+        obj = object_data_add(context, mesh)
+    except RuntimeError as error:
+        bpy.data.meshes.remove(mesh)
+        raise UserError(f"Could not add the heightmap: {error}") from None
+    obj[PROPERTY] = json.dumps(
+        {"file": str(path), "height_range": found.height_range, "unit": found.unit, "samples": [columns, rows]}
+    )
+    return obj
+
+
+def _report_numbers(operator: bpy.types.Operator, numbers: dict) -> None:
+    for name, value in numbers.items():
+        operator.report({"INFO"}, f"{name}: {value}")
+
+
+FILEPATH: Any = StringProperty(name="File Path", subtype="FILE_PATH", maxlen=1024)  # type: ignore[func-returns-value]
+
+
+class NOISEWRIGHT_OT_export_heightmap(bpy.types.Operator, ExportHelper):  # type: ignore[misc]
+    """Write the active Noise Terrain or grid mesh as a game-engine heightmap (R16, R32, PNG, EXR, TIFF)"""
+
+    bl_idname = "noisewright.export_heightmap"
+    bl_label = "Export Heightmap"
+    bl_options = {"REGISTER"}
+    filename_ext = ".r16"
+    filepath: FILEPATH
+    filter_glob: StringProperty(default="*.r16;*.raw;*.r32;*.png;*.exr;*.tif", options={"HIDDEN"})  # type: ignore[valid-type]
+    file_format: EnumProperty(name="Format", items=FORMAT_ITEMS, default="R16")  # type: ignore[valid-type]
+    engine: EnumProperty(name="Engine", items=ENGINE_ITEMS, default="NONE")  # type: ignore[valid-type]
+    resolution: IntProperty(  # type: ignore[valid-type]
+        name="Resolution",
+        description="Samples per side (0: the mesh's own grid); a Noise Terrain is regenerated at this size",
+        default=0,
+        min=0,
+        max=16384,
+    )
+    fixed_range: BoolProperty(  # type: ignore[valid-type]
+        name="Fixed Height Range", description="Map these heights to 0 and 1 (off: the mesh's lowest and highest)"
+    )
+    height_min: FloatProperty(name="Lowest", description="Height written as 0", default=0.0, unit="LENGTH")  # type: ignore[valid-type]
+    height_max: FloatProperty(name="Highest", description="Height written as 1", default=100.0, unit="LENGTH")  # type: ignore[valid-type]
+    tile: IntProperty(  # type: ignore[valid-type]
+        name="Tile Size", description="0: one file; else tiles of this many quads (+1 shared edge sample)", min=0
+    )
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.active_object
+        if context.mode != "OBJECT" or obj is None or obj.type != "MESH":
+            cls.poll_message_set("Select a Noise Terrain or grid mesh in Object Mode")
+            return False
+        return True
+
+    def check(self, context):
+        wanted = SUFFIXES[self.file_format]
+        path = Path(self.filepath)
+        if path.name and path.suffix.lower() != wanted:
+            self.filepath = str(path.with_suffix(wanted))
+            return True
+        return False
+
+    def execute(self, context):
+        self.check(context)
+        height_range = (self.height_min, self.height_max) if self.fixed_range else None
+        try:
+            paths, numbers, how = export_heightmap(
+                context,
+                context.active_object,
+                self.filepath,
+                engine=self.engine,
+                resolution=self.resolution,
+                height_range=height_range,
+                tile=self.tile,
+            )
+        except UserError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        _report_numbers(self, numbers)
+        self.report({"INFO"}, f"Wrote {len(paths)} heightmap file(s), {how}")
+        return {"FINISHED"}
+
+
+class NOISEWRIGHT_OT_import_heightmap(bpy.types.Operator, ImportHelper):  # type: ignore[misc]
+    """Add a heightmap (R16, RAW, R32, PNG, EXR, TIFF) as a grid mesh terrain"""
+
+    bl_idname = "noisewright.import_heightmap"
+    bl_label = "Import Heightmap"
+    bl_options = {"REGISTER", "UNDO"}
+    filepath: FILEPATH
+    filter_glob: StringProperty(default="*.r16;*.raw;*.r32;*.png;*.exr;*.tif;*.tiff", options={"HIDDEN"})  # type: ignore[valid-type]
+    size: FloatProperty(  # type: ignore[valid-type]
+        name="Size", description="Width along X (0: from the sidecar, else 1 m per sample)", min=0.0, unit="LENGTH"
+    )
+    height: FloatProperty(  # type: ignore[valid-type]
+        name="Height", description="Height of value 1 when the file has no height range", default=1.0, unit="LENGTH"
+    )
+
+    @classmethod
+    def poll(cls, context):
+        if context.mode != "OBJECT":
+            cls.poll_message_set("Import a heightmap in Object Mode")
+            return False
+        return True
+
+    def execute(self, context):
+        try:
+            keywords: dict[str, Any] = self.as_keywords(ignore=("filepath", "filter_glob"))  # type: ignore[func-returns-value, assignment]
+            import_heightmap(context, self.filepath, **keywords)
+        except UserError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        return {"FINISHED"}
+
+
+def export_menu_entry(menu, _context) -> None:
+    menu.layout.operator(NOISEWRIGHT_OT_export_heightmap.bl_idname, text="Heightmap (.r16, .r32, .png, .exr)")
+
+
+def import_menu_entry(menu, _context) -> None:
+    menu.layout.operator(NOISEWRIGHT_OT_import_heightmap.bl_idname, text="Heightmap (as Grid Terrain)")
+
+
+CLASSES = (NOISEWRIGHT_OT_export_heightmap, NOISEWRIGHT_OT_import_heightmap)

@@ -1,0 +1,456 @@
+"""Heightmaps for game engines: raw R16/R32 files and 16-bit PNG, EXR and TIFF, each with a JSON sidecar, and
+seam-free tile sets.
+
+A heightmap holds values ``v`` in [0, 1] on an (H, W) grid, row-major, the first row first (the PNG bake's row
+order: row ``r`` is the noise at ``v = (r + .5) / H``); ``height_range = (low, high)`` says which heights 0 and
+1 stand for (``normalize`` maps heights ``h`` to ``(h - low) / (high - low)``):
+
+- ``.r16`` / ``.raw``: headerless uint16 little-endian, code ``round(v * 65535)`` (``images.integer_codes``,
+  the codes of the 16-bit PNG bake);
+- ``.r32``: headerless float32 little-endian ``v``;
+- ``.png`` (16-bit), ``.exr``, ``.tif``/``.tiff`` (32-bit float) through ``images.write_image``.
+
+The sidecar ``NAME.ext.json`` records the width, height, sample type, row order, height range and unit, the
+noise settings and, for an engine preset (``engines.py``), the numbers for its import dialog. A file and its
+sidecar, or a whole tile set, are written all or none (``files.replacing_all``).
+
+Tiles of side N with overlap 1 hold N + 1 samples: tile (x, y) is rows ``y N .. y N + N`` and columns
+``x N .. x N + N`` of the whole, so neighbours share their edge samples exactly and together they are the
+whole grid (overlap 0: plain N x N pieces).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .engines import Engine
+from .engines import engine as find_engine
+from .files import replacing_all
+from .images import FORMATS as IMAGE_FORMATS
+from .images import integer_codes, read_image, write_image, writer_module
+from .schema import integer, number
+
+RAW_TYPES = {".r16": "<u2", ".raw": "<u2", ".r32": "<f4"}
+"""Raw suffix -> numpy type of its samples (little-endian)."""
+FORMATS = {
+    ".r16": "16-bit raw (uint16 little-endian)",
+    ".raw": "16-bit raw (uint16 little-endian, as .r16)",
+    ".r32": "32-bit float raw (float32 little-endian)",
+    **IMAGE_FORMATS,
+}
+ROW_ORDER = "row-major; the first row is the grid's row 0 (the top row of the PNG bake), columns left to right"
+SIDECAR_VERSION = 1
+MAX_TILES = 4096
+
+
+def heightmap_format(path: str | Path) -> str:
+    """The suffix of ``path`` if it is a heightmap format; ``ValueError`` starting with ``out:`` otherwise."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        allowed = ", ".join(FORMATS)
+        raise ValueError(f"out: unsupported heightmap format {suffix or '(none)'!r} in {str(path)!r}; use {allowed}")
+    return suffix
+
+
+def sidecar_path(path: str | Path) -> Path:
+    """Where the sidecar of ``path`` goes: ``NAME.ext.json`` beside it."""
+    path = Path(path)
+    return path.with_name(path.name + ".json")
+
+
+def normalize(heights: np.ndarray, height_range: tuple[float, float] | None = None) -> tuple[np.ndarray, tuple]:
+    """``((heights - low) / (high - low)`` clipped to [0, 1] as float32, ``(low, high))``; ``height_range``
+    defaults to the heights' minimum and maximum (flat heights: ``(h, h + 1)``, all 0)."""
+    heights = np.asarray(heights, dtype=np.float64)
+    if heights.size == 0 or not np.all(np.isfinite(heights)):
+        raise ValueError("heights: must be a non-empty array of finite numbers")
+    if height_range is None:
+        low, high = float(heights.min()), float(heights.max())
+        if high == low:
+            high = low + 1.0
+    else:
+        low, high = _range(height_range)
+    unit = np.clip((heights - low) / (high - low), 0.0, 1.0).astype(np.float32)
+    return unit, (low, high)
+
+
+def _range(height_range: object) -> tuple[float, float]:
+    if not isinstance(height_range, (tuple, list)) or len(height_range) != 2:
+        raise TypeError(f"height_range: expected (low, high), got {height_range!r}")
+    low, high = number("height_range", height_range[0]), number("height_range", height_range[1])
+    if not high > low:
+        raise ValueError(f"height_range: high must be above low, got ({low:g}, {high:g})")
+    return low, high
+
+
+def resample_bilinear(heights: np.ndarray, shape: tuple[int, int]) -> np.ndarray:
+    """(H, W) float64 samples of the (h, w) grid ``heights`` by bilinear interpolation, corner to corner: sample
+    ``(r, c)`` reads ``heights`` at ``(r (h - 1) / (H - 1), c (w - 1) / (W - 1))``, so the four corners keep
+    their values and a grid resampled to its own shape is unchanged."""
+    grid = np.asarray(heights, dtype=np.float64)
+    rows, cols = shape
+    if grid.ndim != 2 or min(grid.shape) < 2 or rows < 2 or cols < 2:
+        raise ValueError(f"shape: resampling needs grids of at least 2 x 2, got {grid.shape} -> {shape}")
+
+    def axis(count: int, source: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        position = np.arange(count) * ((source - 1) / (count - 1))
+        low = np.minimum(position.astype(np.int64), source - 2)
+        return low, low + 1, position - low
+
+    top, bottom, fy = axis(rows, grid.shape[0])
+    left, right, fx = axis(cols, grid.shape[1])
+    fx, fy = fx[None, :], fy[:, None]
+    upper = grid[top][:, left] * (1 - fx) + grid[top][:, right] * fx
+    lower = grid[bottom][:, left] * (1 - fx) + grid[bottom][:, right] * fx
+    return upper * (1 - fy) + lower * fy
+
+
+def _check_values(values: object) -> np.ndarray:
+    array = np.asarray(values)
+    if array.ndim != 2 or 0 in array.shape:
+        raise ValueError(f"values: expected a non-empty (height, width) array, got shape {array.shape}")
+    if not np.issubdtype(array.dtype, np.floating):
+        raise TypeError(f"values: expected floats in [0, 1], got {array.dtype}")
+    array = array.astype(np.float32, copy=False)
+    if not np.all(np.isfinite(array)) or array.min() < 0.0 or array.max() > 1.0:
+        raise ValueError(
+            f"values: must lie in [0, 1] (map heights with normalize first), got {np.nanmin(array):g} .. "
+            f"{np.nanmax(array):g}"
+        )
+    return array
+
+
+def encode(values: np.ndarray, suffix: str) -> bytes:
+    """The bytes of a raw ``suffix`` file (``.r16``, ``.raw``, ``.r32``) of (H, W) values in [0, 1]."""
+    if RAW_TYPES[suffix] == "<u2":
+        return integer_codes(values, 16).astype("<u2").tobytes()
+    return np.asarray(values, dtype="<f4").tobytes()
+
+
+def decode(data: bytes, suffix: str, shape: tuple[int, int]) -> np.ndarray:
+    """(H, W) float32 values in [0, 1] of the raw ``suffix`` file ``data`` (``codes / 65535`` for 16-bit)."""
+    samples = np.frombuffer(data, dtype=RAW_TYPES[suffix]).reshape(shape)
+    if RAW_TYPES[suffix] == "<u2":
+        return samples.astype(np.float32) / np.float32(65535.0)
+    return samples.astype(np.float32)
+
+
+@dataclass(frozen=True)
+class Heightmap:
+    """A heightmap read back: ``values`` (H, W) float32 in [0, 1] and what its sidecar says."""
+
+    values: np.ndarray
+    height_range: tuple[float, float] | None
+    unit: str
+    sidecar: dict = field(default_factory=dict)
+
+    @property
+    def heights(self) -> np.ndarray:
+        """The heights ``low + v (high - low)`` (float64; the values themselves without a height range)."""
+        if self.height_range is None:
+            return self.values.astype(np.float64)
+        low, high = self.height_range
+        return low + self.values.astype(np.float64) * (high - low)
+
+
+def describe(
+    shape: tuple[int, int],
+    suffix: str,
+    height_range: tuple[float, float],
+    unit: str,
+    settings: dict | None,
+    row_order: str,
+    import_settings: dict | None = None,
+) -> dict:
+    """The sidecar of a ``shape`` heightmap in ``suffix`` format (JSON-ready)."""
+    samples = {"<u2": "uint16 little-endian, round(v * 65535)", "<f4": "float32 little-endian v"}
+    sample = samples[RAW_TYPES[suffix]] if suffix in RAW_TYPES else FORMATS[suffix]
+    record = {
+        "noisewright_heightmap": SIDECAR_VERSION,
+        "format": suffix[1:],
+        "width": int(shape[1]),
+        "height": int(shape[0]),
+        "samples": sample,
+        "row_order": row_order,
+        "height_range": [float(height_range[0]), float(height_range[1])],
+        "height_unit": unit,
+        "settings": settings or {},
+    }
+    if import_settings:
+        record["import"] = import_settings
+    return json.loads(json.dumps(record))
+
+
+def _write_file(path: Path, values: np.ndarray, suffix: str) -> None:
+    if suffix in RAW_TYPES:
+        path.write_bytes(encode(values, suffix))
+    else:
+        write_image(path, values, 16)
+
+
+def _prepare(path: str | Path, values: object, engine: str | Engine | None) -> tuple[Path, str, np.ndarray, Any]:
+    path = Path(path)
+    suffix = heightmap_format(path)
+    array = _check_values(values)
+    preset = find_engine(engine) if isinstance(engine, str) else engine
+    if preset is not None:
+        preset.check_format(suffix)
+    if suffix not in RAW_TYPES:
+        writer_module(suffix)
+    return path, suffix, array, preset
+
+
+def write_heightmap(
+    path: str | Path,
+    values: np.ndarray,
+    *,
+    height_range: tuple[float, float] = (0.0, 1.0),
+    unit: str = "",
+    settings: dict | None = None,
+    engine: str | Engine | None = None,
+    cell_size: float = 1.0,
+    row_order: str = ROW_ORDER,
+) -> Path:
+    """Write (H, W) ``values`` in [0, 1] to ``path`` (format by suffix, ``FORMATS``) and its sidecar, all or none.
+
+    ``height_range`` is what 0 and 1 stand for in ``unit``; ``settings`` (JSON-ready, e.g. the noise spec) goes
+    into the sidecar. With ``engine`` (``engines.ENGINE_NAMES``) the size and format must suit it and the sidecar
+    gets its import numbers, for heights in metres ``cell_size`` apart. Returns ``path``.
+    """
+    path, suffix, array, preset = _prepare(path, values, engine)
+    low_high = _range(height_range)
+    cell = _cell(cell_size)
+    numbers = None
+    if preset is not None:
+        preset.check_size(array.shape[1], array.shape[0])
+        numbers = preset.import_settings(array.shape[1], array.shape[0], low_high, cell, suffix)
+    record = describe(_shape(array), suffix, low_high, unit, settings, row_order, numbers)
+    with replacing_all([path, sidecar_path(path)]) as (temporary, temporary_sidecar):
+        _write_file(temporary, array, suffix)
+        temporary_sidecar.write_text(json.dumps(record, indent=1), encoding="utf-8")
+    return path
+
+
+def _shape(array: np.ndarray) -> tuple[int, int]:
+    return int(array.shape[0]), int(array.shape[1])
+
+
+def _cell(cell_size: object) -> float:
+    cell = number("cell_size", cell_size)
+    if not cell > 0.0:
+        raise ValueError(f"cell_size: must be > 0, got {cell_size!r}")
+    return cell
+
+
+def tile_windows(shape: tuple[int, int], tile: int, overlap: int = 1) -> list[tuple[int, int, tuple]]:
+    """``(x, y, (row0, col0, rows, cols))`` of the tiles of side ``tile`` + ``overlap`` of an (H, W) grid, row by
+    row; ``ValueError`` unless ``H - overlap`` and ``W - overlap`` are whole multiples of ``tile``."""
+    tile = integer("tile", tile)
+    overlap = integer("overlap", overlap)
+    if overlap not in (0, 1):
+        raise ValueError(f"overlap: must be 0 or 1 (samples neighbouring tiles share), got {overlap}")
+    if tile < 1:
+        raise ValueError(f"tile: must be >= 1, got {tile}")
+    height, width = shape
+    for name, side in (("width", width), ("height", height)):
+        if side - overlap < tile or (side - overlap) % tile:
+            raise ValueError(
+                f"tile: the {name} {side} - overlap {overlap} = {side - overlap} is not a whole multiple of {tile}; "
+                f"for {tile}-sample tiles use a {name} of k x {tile} + {overlap}"
+            )
+    across, down = (width - overlap) // tile, (height - overlap) // tile
+    if across * down > MAX_TILES:
+        raise ValueError(f"tile: {across * down} tiles exceed the limit of {MAX_TILES}; use larger tiles")
+    side = tile + overlap
+    return [(x, y, (y * tile, x * tile, side, side)) for y in range(down) for x in range(across)]
+
+
+def tile_path(path: str | Path, x: int, y: int, across: int, down: int, engine: Engine | None = None) -> Path:
+    """The file of tile (``x``, ``y``) of a set written to ``path``: ``NAME_x{x}_y{y}.ext``, or the engine's
+    naming (Unity ``NAME_{x}_{z}`` with z counted from the last row)."""
+    path = Path(path)
+    stem = engine.tile_stem(path.stem, x, y, across, down) if engine else f"{path.stem}_x{x}_y{y}"
+    return path.with_name(stem + path.suffix)
+
+
+def check_tiles(
+    shape: tuple[int, int], tile: int, overlap: int | None = None, engine: str | Engine | None = None
+) -> tuple[list[tuple[int, int, tuple]], int]:
+    """``(tile_windows(shape, tile, overlap), overlap)`` after checking the tiles suit ``engine``; ``overlap``
+    defaults to the engine's (1 without one). ``ValueError`` naming ``tile`` or ``overlap`` otherwise."""
+    preset = find_engine(engine) if isinstance(engine, str) else engine
+    overlap = (preset.tile_overlap if preset else 1) if overlap is None else overlap
+    windows = tile_windows(shape, tile, overlap)
+    if preset is not None:
+        if overlap != preset.tile_overlap:
+            raise ValueError(f"overlap: {preset.title} tiles overlap by {preset.tile_overlap}, got {overlap}")
+        preset.check_tile(tile)
+    return windows, overlap
+
+
+def write_tiles(
+    path: str | Path,
+    values: np.ndarray,
+    tile: int,
+    overlap: int | None = None,
+    *,
+    height_range: tuple[float, float] = (0.0, 1.0),
+    unit: str = "",
+    settings: dict | None = None,
+    engine: str | Engine | None = None,
+    cell_size: float = 1.0,
+    row_order: str = ROW_ORDER,
+) -> list[Path]:
+    """Cut (H, W) ``values`` into tiles (``tile_windows``) and write each with its sidecar, plus the set's
+    sidecar ``NAME.ext.json`` listing them; all files or none. ``overlap`` defaults to the engine's (1
+    without one); every tile shares the one ``height_range``, so heights match across seams.
+    Returns the tile paths, row by row."""
+    path, suffix, array, preset = _prepare(path, values, engine)
+    low_high = _range(height_range)
+    cell = _cell(cell_size)
+    windows, overlap = check_tiles(_shape(array), tile, overlap, preset)
+    across, down = windows[-1][0] + 1, windows[-1][1] + 1
+    targets: list[Path] = []
+    records: list[dict] = []
+    listing = []
+    for x, y, (row0, col0, rows, cols) in windows:
+        target = tile_path(path, x, y, across, down, preset)
+        numbers = (
+            preset.import_settings(cols, rows, low_high, cell, suffix) if preset and not preset.tile_sizes else None
+        )
+        records.append(describe((rows, cols), suffix, low_high, unit, settings, row_order, numbers))
+        targets += [target, sidecar_path(target)]
+        listing.append({"file": target.name, "x": x, "y": y, "row": row0, "column": col0})
+    whole = describe(_shape(array), suffix, low_high, unit, settings, row_order)
+    whole["tiles"] = {"tile": tile, "overlap": overlap, "across": across, "down": down, "files": listing}
+    if preset is not None:
+        whole["tiles"]["engine"] = preset.title
+    with replacing_all([*targets, sidecar_path(path)]) as temporaries:
+        for (_, _, (row0, col0, rows, cols)), record, index in zip(
+            windows, records, range(0, len(targets), 2), strict=True
+        ):
+            _write_file(temporaries[index], array[row0 : row0 + rows, col0 : col0 + cols], suffix)
+            temporaries[index + 1].write_text(json.dumps(record, indent=1), encoding="utf-8")
+        temporaries[-1].write_text(json.dumps(whole, indent=1), encoding="utf-8")
+    return targets[::2]
+
+
+def _read_sidecar(path: Path) -> dict:
+    sidecar = sidecar_path(path)
+    if not sidecar.is_file():
+        return {}
+    try:
+        record = json.loads(sidecar.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise ValueError(f"path: cannot read the sidecar {str(sidecar)!r}: {error}") from None
+    if not isinstance(record, dict):
+        raise ValueError(f"path: the sidecar {str(sidecar)!r} is not a JSON object")
+    return record
+
+
+def _raw_shape(path: Path, suffix: str, shape: object, record: dict) -> tuple[int, int]:
+    itemsize = np.dtype(RAW_TYPES[suffix]).itemsize
+    size = path.stat().st_size
+    if size % itemsize:
+        raise ValueError(f"path: {str(path)!r} has {size} bytes, not a whole number of {itemsize}-byte samples")
+    samples = size // itemsize
+    if shape is None and "width" in record and "height" in record:
+        shape = (record["height"], record["width"])
+        what = "the sidecar's height and width"
+    else:
+        what = "shape"
+    if shape is None:
+        side = math.isqrt(samples)
+        if side * side != samples:
+            raise ValueError(
+                f"shape: {str(path)!r} holds {samples} samples, not a square; give shape=(height, width) "
+                f"(its sidecar {sidecar_path(path).name} is missing)"
+            )
+        return side, side
+    if not isinstance(shape, (tuple, list)) or len(shape) != 2:
+        raise TypeError(f"shape: expected (height, width), got {shape!r}")
+    rows, cols = integer("shape", shape[0]), integer("shape", shape[1])
+    if rows < 1 or cols < 1 or rows * cols != samples:
+        raise ValueError(
+            f"shape: {what} ({rows}, {cols}) needs {rows * cols * itemsize} bytes, but {str(path)!r} has {size} "
+            f"({samples} samples)"
+        )
+    return rows, cols
+
+
+def _grey(values: np.ndarray, path: Path) -> np.ndarray:
+    if values.ndim == 3:
+        channels = values[..., :3]
+        if not np.array_equal(channels, np.broadcast_to(channels[..., :1], channels.shape)):
+            raise ValueError(f"path: {str(path)!r} is a colour image; a heightmap has one grey channel")
+        values = channels[..., 0]
+    if values.ndim != 2:
+        raise ValueError(f"path: {str(path)!r} is not a 2D image (shape {values.shape})")
+    return values
+
+
+def _read_values(path: Path, suffix: str, shape: object, record: dict) -> tuple[np.ndarray, tuple | None]:
+    """The [0, 1] values of one file and, for a TIFF of heights outside [0, 1] (a GeoTIFF DEM), its range."""
+    if suffix in RAW_TYPES:
+        rows_cols = _raw_shape(path, suffix, shape, record)
+        return decode(path.read_bytes(), suffix, rows_cols), None
+    if suffix in (".tif", ".tiff"):
+        import tifffile
+
+        stored = _grey(np.asarray(tifffile.imread(path)), path)
+        whole = np.issubdtype(stored.dtype, np.integer)
+        if whole and stored.dtype.itemsize <= 2 and np.issubdtype(stored.dtype, np.unsignedinteger):
+            return stored.astype(np.float32) / np.float32(np.iinfo(stored.dtype).max), None
+        heights = stored.astype(np.float64)
+        if not np.all(np.isfinite(heights)):
+            raise ValueError(f"path: {str(path)!r} has samples that are not finite numbers (no-data?)")
+        if whole or heights.min() < 0.0 or heights.max() > 1.0:
+            return normalize(heights)
+        return stored.astype(np.float32), None
+    values = _grey(np.asarray(read_image(path), dtype=np.float32), path)
+    return values, None
+
+
+def read_heightmap(path: str | Path, shape: tuple[int, int] | None = None) -> Heightmap:
+    """Read a heightmap written by ``write_heightmap`` or ``write_tiles`` (or by another tool) back.
+
+    Raw files take their (height, width) from ``shape``, else from their sidecar, else a square of their
+    sample count. PNG codes become ``code / 65535`` (``/ 255`` for 8-bit), EXR/TIFF floats stay as they are; a
+    TIFF of heights outside [0, 1] (a GeoTIFF DEM, read with ``tifffile``) is mapped to [0, 1] with its minimum
+    and maximum as the height range. ``path`` may name a tile set by its set sidecar (``NAME.ext`` need not
+    exist): the tiles are read and put back together (overlapping samples from the later tile).
+    """
+    path = Path(path)
+    suffix = heightmap_format(path)
+    record = _read_sidecar(path)
+    if "tiles" in record and not path.exists():
+        return _read_tiles(path, record)
+    if not path.is_file():
+        raise FileNotFoundError(f"path: no file {str(path)!r}")
+    values, found_range = _read_values(path, suffix, shape, record)
+    if found_range is None and "height_range" in record:
+        found_range = _range(tuple(record["height_range"]))
+    unit = str(record.get("height_unit", ""))
+    return Heightmap(np.ascontiguousarray(values, dtype=np.float32), found_range, unit, record)
+
+
+def _read_tiles(path: Path, record: dict) -> Heightmap:
+    values = np.empty((record["height"], record["width"]), dtype=np.float32)
+    covered = np.zeros(values.shape, dtype=bool)
+    for entry in record["tiles"]["files"]:
+        piece = read_heightmap(path.with_name(entry["file"])).values
+        row, col = entry["row"], entry["column"]
+        if row + piece.shape[0] > values.shape[0] or col + piece.shape[1] > values.shape[1]:
+            raise ValueError(f"path: tile {entry['file']!r} does not fit the set's {values.shape[1]}x{values.shape[0]}")
+        values[row : row + piece.shape[0], col : col + piece.shape[1]] = piece
+        covered[row : row + piece.shape[0], col : col + piece.shape[1]] = True
+    if not covered.all():
+        raise ValueError(f"path: the tiles listed in {sidecar_path(path).name} do not cover the whole grid")
+    low_high = _range(tuple(record["height_range"]))
+    return Heightmap(values, low_high, str(record.get("height_unit", "")), record)
