@@ -1,4 +1,4 @@
-"""Render the pictures (docs/textures.md) of a seamless loop: a strip of frames and the animation itself (no Blender needed).
+"""Render the seamless-loop pictures of docs/textures.md: a strip of frames and the animation (no Blender needed).
 
     python scripts/render_loop.py                       # docs/images/loop_strip.png and docs/images/loop.gif
     python scripts/render_loop.py --out-dir /tmp/loop --frames 32 --size 160

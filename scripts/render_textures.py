@@ -1,4 +1,4 @@
-"""Render the picture (README, docs/textures.md) of texture bakes (Cycles on the CPU): a UDIM bake of 3D noise and a normal map.
+"""Render the texture-bake picture of the README (Cycles on the CPU): a UDIM bake of 3D noise and a normal map.
 
     python scripts/render_textures.py                    # docs/images/uv_bake.png
     python scripts/render_textures.py --out /tmp/t.png --samples 32 --width 640 --height 320
