@@ -56,7 +56,8 @@ def test_same_bits_on_one_and_two_threads() -> None:
         spec = nc.NoiseSpec(kind="perlin", octaves=4, frequency=3.0)
         heights = nc.ranges.to_unit(spec, nc.evaluate_grid(spec, (80, 70))) * 25.0
         digests = [hashlib.sha256(r.heights.tobytes() + r.erosion.tobytes()).hexdigest()
-                   for r in (erode_hydraulic(heights, droplets=2000, seed=3), erode_thermal(heights, iterations=20))]
+                   for r in (erode_hydraulic(heights, droplets=2000, seed=3, gullies=4.0),
+                             erode_thermal(heights, iterations=20))]
         print(json.dumps(digests))
         """
     )
@@ -128,7 +129,8 @@ def test_cell_size_makes_erosion_scale_free() -> None:
         {"evaporation": 1.0},
         {"capacity": 1000.0, "erosion": 1.0, "gravity": 1000.0, "initial_speed": 1000.0},
         {"deposition": 0.0, "erosion": 0.0},
-        {"min_slope": 10.0, "radius": 8, "lifetime": 1000},
+        {"min_slope": 10.0, "brush_radius": 1e6, "lifetime": 1000},
+        {"gullies": 100.0, "brush_radius": 1e-9},
         {"initial_water": 1000.0, "evaporation": 0.0},
     ],
 )
@@ -145,7 +147,7 @@ def test_input_is_left_alone_and_any_real_dtype_works() -> None:
     erode_hydraulic(heights, droplets=100)
     erode_thermal(heights.astype(np.int32), iterations=3)
     assert np.array_equal(heights, before)
-    assert erode_hydraulic(heights, droplets=0).eroded == 0.0
+    assert erode_hydraulic(heights, droplet_density=0.0).eroded == 0.0
 
 
 @pytest.mark.parametrize(
@@ -158,7 +160,8 @@ def test_input_is_left_alone_and_any_real_dtype_works() -> None:
         (np.zeros((4, 4), bool), {}, TypeError, "heights: dtype must be a real number type"),
         (np.zeros((4, 4)), {"droplets": -1}, ValueError, "droplets: must be between 0 and 1e+08"),
         (np.zeros((4, 4)), {"droplets": 2.5}, TypeError, "droplets: expected an integer"),
-        (np.zeros((4, 4)), {"radius": 9}, ValueError, "radius: must be between 1 and 8"),
+        (np.zeros((4, 4)), {"brush_radius": -1}, ValueError, "brush_radius: must be between 0 and 1e+30"),
+        (np.zeros((4, 4)), {"radius": 3}, TypeError, "radius: not an erosion option"),
         (np.zeros((4, 4)), {"inertia": float("nan")}, ValueError, "inertia: must be a finite number"),
         (np.zeros((4, 4)), {"cell_size": 0.0}, ValueError, "cell_size: must be in (0, 1e+30]"),
         (np.zeros((4, 4)), {"talus_angle": 30.0}, TypeError, "talus_angle: not an erosion option"),
@@ -179,7 +182,116 @@ def test_thermal_options_are_checked() -> None:
 def test_docs_erosion_tables_match_the_options() -> None:
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parents[1] / "docs" / "erosion.md").read_text(encoding="utf-8")
+    page = (Path(__file__).resolve().parents[1] / "docs" / "erosion.md").read_text(encoding="utf-8")
     for option in (*HYDRAULIC_OPTIONS, *THERMAL_OPTIONS):
         default = f"{option.default:_}" if option.type is int else f"{option.default!r}"
-        assert f"| `{option.name}` | `{default}` |" in readme, option.name
+        assert f"| `{option.name}` | `{default}` |" in page, option.name
+
+
+def pit_density(heights: np.ndarray) -> float:
+    """Interior cells lower than all 8 neighbours, per 10,000 interior cells."""
+    inner = heights[1:-1, 1:-1]
+    lower = np.ones(inner.shape, bool)
+    rows, columns = heights.shape
+    for dy in (-1, 0, 1):
+        for dx in (-1, 0, 1):
+            if dy or dx:
+                lower &= inner < heights[1 + dy : rows - 1 + dy, 1 + dx : columns - 1 + dx]
+    return float(lower.sum()) / inner.size * 1e4
+
+
+def shaped(size: int, relief: float = 0.15) -> tuple[np.ndarray, float]:
+    """One terrain (1 unit wide, ``relief`` high) sampled at ``size``² cells, and its cell size."""
+    spec = nc.NoiseSpec(kind="perlin", octaves=6, frequency=3.0, seed=3)
+    return nc.ranges.to_unit(spec, nc.evaluate_grid(spec, (size, size))) * relief, 1.0 / (size - 1)
+
+
+def test_default_erosion_is_alike_at_two_resolutions() -> None:
+    """Defaults per cell and per model cell: the same terrain at 257² and 513² loses about as much per cell,
+    in the same places (the change maps, on the 257² raster and smoothed over 5x5 cells, are correlated);
+    ``scripts/bench_erosion.py`` checks 513² against 1025²."""
+    coarse, coarse_cell = shaped(257)
+    fine, fine_cell = shaped(513)
+    first = erode_hydraulic(coarse, cell_size=coarse_cell).heights - coarse
+    second = erode_hydraulic(fine, cell_size=fine_cell).heights - fine
+    ratio = np.abs(first).mean() / np.abs(second).mean()
+    assert 0.75 < ratio < 1.25
+    box = np.ones(5) / 5
+
+    def smooth(change: np.ndarray) -> np.ndarray:
+        rows = np.apply_along_axis(np.convolve, 0, change, box, mode="valid")
+        return np.apply_along_axis(np.convolve, 1, rows, box, mode="valid")
+
+    correlation = np.corrcoef(smooth(first).ravel(), smooth(second[::2, ::2]).ravel())[0, 1]
+    assert correlation > 0.75
+
+
+def test_explicit_droplet_counts_override_the_density() -> None:
+    heights, cell = shaped(65)
+    by_density = erode_hydraulic(heights, cell_size=cell, droplet_density=0.75)
+    by_count = erode_hydraulic(heights, cell_size=cell, droplets=round(0.75 * 65 * 65), droplet_density=9.0)
+    assert np.array_equal(by_density.heights, by_count.heights)
+    assert not np.array_equal(erode_hydraulic(heights, cell_size=cell, droplets=500).heights, by_density.heights)
+
+
+@pytest.mark.parametrize("gullies", [0.0, 8.0])
+def test_default_erosion_leaves_no_pits(gullies: float) -> None:
+    """The issue's measure: interior cells lower than all 8 neighbours, before and after."""
+    for size in (129, 257):
+        heights, cell = shaped(size)
+        result = erode_hydraulic(heights, cell_size=cell, gullies=gullies)
+        assert pit_density(result.heights) <= 1.5 * pit_density(heights) + 5.0
+        _check_mass(heights.astype(np.float32), result)
+
+
+def test_sediment_settles_into_a_closed_hollow_from_its_rim() -> None:
+    """The settling rule on its own, exactly: a hollow ``d`` = 9 below its flat rim takes 1 from each of its 8
+    neighbours and ends level with them; mass is kept; a second hollow two cells away shares a rim cell."""
+    from noise_core.erosion import _kernels
+
+    cells = np.zeros((7, 7))
+    cells[2, 2] = -9.0
+    cells[2, 4] = -18.0
+    filled = _kernels().settle(cells, np.empty_like(cells), 4)
+    assert filled == 2
+    assert cells[2, 2] == -1.0 and cells[2, 4] == -2.0
+    assert cells[1, 1] == -1.0 and cells[1, 3] == -3.0 and cells[1, 5] == -2.0 and cells[0, 0] == 0.0
+    assert cells.sum() == pytest.approx(-27.0, abs=1e-12)
+    assert pit_density(cells) == 0.0
+
+
+def test_flow_accumulation_collects_every_cell_at_the_foot_of_a_ramp() -> None:
+    from noise_core.erosion import _kernels
+
+    rows, columns = 9, 12
+    cells = np.tile(np.arange(columns, dtype=np.float64), (rows, 1))  # downhill towards column 0
+    flow = np.empty_like(cells)
+    _kernels().accumulate(cells, np.argsort(-cells, axis=None, kind="stable"), flow)
+    assert flow[:, 0].sum() == pytest.approx(rows * columns, rel=1e-12)
+    assert np.all(flow[:, -1] == 1.0)  # the top edge receives nothing
+    assert np.all(np.diff(flow[rows // 2]) < 0.0)  # more area downhill
+
+
+def test_gullies_concentrate_erosion_along_the_flow() -> None:
+    """With ``gullies`` the cells that collect the most water (top 5 % of the flow) lose a larger share."""
+    from noise_core.erosion import _kernels
+
+    heights, cell = shaped(129)
+    cells = heights / cell
+    flow = np.empty_like(cells)
+    _kernels().accumulate(cells, np.argsort(-cells, axis=None, kind="stable"), flow)
+    wet = flow >= np.quantile(flow, 0.95)
+    shares = []
+    for gullies in (0.0, 8.0):
+        erosion = erode_hydraulic(heights, cell_size=cell, gullies=gullies).erosion
+        shares.append(erosion[wet].mean() / erosion.mean())
+    assert shares[1] > 1.2 * shares[0]
+
+
+def test_progress_is_reported_per_batch_and_changes_nothing() -> None:
+    heights = terrain(64)
+    calls: list[tuple[int, int]] = []
+    with_progress = erode_hydraulic(heights, lambda done, total: calls.append((done, total)), droplets=40_000)
+    assert [total for _, total in calls] == [40_000] * len(calls) and len(calls) >= 2
+    assert [done for done, _ in calls] == sorted({done for done, _ in calls}) and calls[-1][0] == 40_000
+    np.testing.assert_array_equal(with_progress.heights, erode_hydraulic(heights, droplets=40_000).heights)
