@@ -191,7 +191,7 @@ def erode_hydraulic(
     batch = max(BATCH, -(-droplets // BATCHES))
     for number, first in enumerate(range(0, droplets, batch)):
         last = min(first + batch, droplets)
-        if gullies and number % 2 == 0:  # the flow of the terrain as it is now
+        if gullies and number % (BATCHES // 2) == 0:  # the flow of the terrain as it is now (twice)
             kernels.accumulate(cells, np.argsort(-cells, axis=None, kind="stable"), flow)
         carried += kernels.hydraulic(cells, flow, first, last, values["seed"], **model)
         if progress is not None:
@@ -302,17 +302,27 @@ def _lowest_neighbour(cells, x, y):
 
 
 @jit
-def _erode_disc(cells, ix, iy, brush_dy, brush_dx, brush_w, amount, floor):
-    """Take ``amount`` from the brush's cells around ``(ix, iy)``, by weight over the cells inside the map,
-    none below ``floor`` nor below its lowest neighbour; returns what was taken (at most ``amount``)."""
+def _brush_total(cells, ix, iy, brush_dy, brush_dx, brush_w, reach, full):
+    """The sum of the brush's weights over its cells around ``(ix, iy)`` inside the map (``full`` when the
+    brush, ``reach`` cells from its centre, is all inside)."""
     rows, columns = cells.shape
+    if reach <= ix < columns - reach and reach <= iy < rows - reach:
+        return full
     total = 0.0
     for k in range(brush_w.shape[0]):
         x, y = ix + brush_dx[k], iy + brush_dy[k]
         if 0 <= x < columns and 0 <= y < rows:
             total += brush_w[k]
+    return total
+
+
+@jit
+def _erode_disc(cells, ix, iy, brush_dy, brush_dx, brush_w, reach, full, amount, floor):
+    """Take ``amount`` from the brush's cells around ``(ix, iy)``, by weight over the cells inside the map,
+    none below ``floor``; returns what was taken (at most ``amount``)."""
+    rows, columns = cells.shape
+    scale = amount / _brush_total(cells, ix, iy, brush_dy, brush_dx, brush_w, reach, full)
     taken = 0.0
-    scale = amount / total
     for k in range(brush_w.shape[0]):
         x, y = ix + brush_dx[k], iy + brush_dy[k]
         if 0 <= x < columns and 0 <= y < rows:
@@ -323,15 +333,10 @@ def _erode_disc(cells, ix, iy, brush_dy, brush_dx, brush_w, amount, floor):
 
 
 @jit
-def _spread(cells, ix, iy, brush_dy, brush_dx, brush_w, amount):
+def _spread(cells, ix, iy, brush_dy, brush_dx, brush_w, reach, full, amount):
     """Add ``amount`` over the brush's cells around ``(ix, iy)`` inside the map, by weight."""
     rows, columns = cells.shape
-    total = 0.0
-    for k in range(brush_w.shape[0]):
-        x, y = ix + brush_dx[k], iy + brush_dy[k]
-        if 0 <= x < columns and 0 <= y < rows:
-            total += brush_w[k]
-    scale = amount / total
+    scale = amount / _brush_total(cells, ix, iy, brush_dy, brush_dx, brush_w, reach, full)
     for k in range(brush_w.shape[0]):
         x, y = ix + brush_dx[k], iy + brush_dy[k]
         if 0 <= x < columns and 0 <= y < rows:
@@ -354,21 +359,24 @@ def _accumulate(cells, order, flow):
     ``flow`` (float64, filled) gets each cell's area in cells. Flow over the edges leaves the map."""
     rows, columns = cells.shape
     flow[:] = 1.0
+    weights = np.empty(8)
     for index in order:
         y, x = index // columns, index % columns
         h = cells[y, x]
         total = 0.0
         for k in range(8):
             ny, nx = y + NEIGHBOURS[k, 0], x + NEIGHBOURS[k, 1]
+            weights[k] = 0.0
             if 0 <= ny < rows and 0 <= nx < columns and cells[ny, nx] < h:
-                distance = math.sqrt(np.float64(NEIGHBOURS[k, 0] ** 2 + NEIGHBOURS[k, 1] ** 2))
-                total += ((h - cells[ny, nx]) / distance) ** 1.1
+                diagonal = NEIGHBOURS[k, 0] != 0 and NEIGHBOURS[k, 1] != 0
+                drop = (h - cells[ny, nx]) * (0.7071067811865476 if diagonal else 1.0)  # the slope
+                weights[k] = math.exp(1.1 * math.log(drop))
+                total += weights[k]
         if total > 0.0:
+            share = flow[y, x] / total
             for k in range(8):
-                ny, nx = y + NEIGHBOURS[k, 0], x + NEIGHBOURS[k, 1]
-                if 0 <= ny < rows and 0 <= nx < columns and cells[ny, nx] < h:
-                    distance = math.sqrt(np.float64(NEIGHBOURS[k, 0] ** 2 + NEIGHBOURS[k, 1] ** 2))
-                    flow[ny, nx] += flow[y, x] * ((h - cells[ny, nx]) / distance) ** 1.1 / total
+                if weights[k] > 0.0:
+                    flow[y + NEIGHBOURS[k, 0], x + NEIGHBOURS[k, 1]] += share * weights[k]
 
 
 def _hydraulic(
@@ -380,6 +388,8 @@ def _hydraulic(
     rows, columns = cells.shape
     base = hash_seed(seed)
     carried_off = 0.0
+    reach = np.abs(brush_dy).max()
+    full = brush_w.sum()
     for droplet in range(first, last):
         state = eat(base, droplet)
         x = _unit(avalanche(state)) * (columns - 1)
@@ -412,12 +422,13 @@ def _hydraulic(
                 sediment -= amount
             else:
                 amount = min((carry - sediment) * erosion, -delta * worn)
-                sediment += _erode_disc(cells, int(x), int(y), brush_dy, brush_dx, brush_w, amount, h + delta)
+                taken = _erode_disc(cells, int(x), int(y), brush_dy, brush_dx, brush_w, reach, full, amount, h + delta)
+                sediment += taken
             speed = math.sqrt(max(0.0, speed * speed - delta * gravity))
             water *= 1.0 - evaporation
             x, y = nx, ny
         if sediment != 0.0:  # stopped: spread what it carries
-            _spread(cells, int(x + 0.5), int(y + 0.5), brush_dy, brush_dx, brush_w, sediment)
+            _spread(cells, int(x + 0.5), int(y + 0.5), brush_dy, brush_dx, brush_w, reach, full, sediment)
     return carried_off
 
 
