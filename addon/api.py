@@ -247,7 +247,8 @@ def _terrain_geometry(
         rows, columns = shape["y_subdivisions"] + 1, shape["x_subdivisions"] + 1
         cell_size = shape["size"] / math.sqrt(shape["x_subdivisions"] * shape["y_subdivisions"])
         heights = positions[:, 2].reshape(rows, columns)
-        eroded = erosion_io.erode_heights(heights, cell_size, cast(dict, hydraulic), cast(dict, thermal))
+        with window_progress(context, erosion_io.PROGRESS) as advance:
+            eroded = erosion_io.erode_heights(heights, cell_size, cast(dict, hydraulic), cast(dict, thermal), advance)
         positions[:, 2] = eroded.heights.ravel()
         masks = (eroded.erosion.ravel(), eroded.deposition.ravel())
     return positions, quads, uvs, masks
@@ -319,9 +320,8 @@ def erode(
     positions = mesh_io.read_positions(mesh).astype(np.float64)
     layout = erosion_io.grid_layout(obj.name, positions)
     heights = positions[layout.order, 2].reshape(layout.rows, layout.columns)
-    with window_progress(context, 1) as advance:
-        eroded = erosion_io.erode_heights(heights, layout.cell_size, hydraulic, thermal)
-        advance(1)
+    with window_progress(context, erosion_io.PROGRESS) as advance:
+        eroded = erosion_io.erode_heights(heights, layout.cell_size, hydraulic, thermal, advance)
     check_finite_values("heights: eroded heights", eroded.heights)
     positions[layout.order, 2] = eroded.heights.ravel()
     erosion, deposition = (np.empty(positions.shape[0], np.float32) for _ in range(2))
@@ -354,9 +354,8 @@ def erode_image(
     pixel_array(image).foreach_get(flat)
     pixels = flat.reshape(height * width, image.channels)
     heights = pixels[:, 0].reshape(height, width).astype(np.float64)
-    with window_progress(context, 1) as advance:
-        eroded = erosion_io.erode_heights(heights, 1.0 / float(relief), hydraulic, thermal)
-        advance(1)
+    with window_progress(context, erosion_io.PROGRESS) as advance:
+        eroded = erosion_io.erode_heights(heights, 1.0 / float(relief), hydraulic, thermal, advance)
     check_finite_values("heights: eroded heights", eroded.heights)
     pixels[:, : min(3, image.channels)] = eroded.heights.reshape(-1, 1)
     pixel_array(image).foreach_set(pixels.ravel())

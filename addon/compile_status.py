@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .noise_core import NoiseSpec, compile_state, precompile
+from .noise_core.erosion import compile_state as erosion_compile_state
 from .noise_core.registry import KINDS
 
 
@@ -98,6 +99,17 @@ def before_evaluate(spec: NoiseSpec, points: np.ndarray, lattice: bool = False) 
     dim = points.shape[1]
     if dim in KINDS[spec.kind].dims and needs_compile(spec, dim, points.dtype.type, lattice):
         show(notice_text(spec.kind, dim))
+
+
+EROSION_NOTICE = "Compiling erosion - first use only, this takes a few seconds"
+
+
+def before_erosion(kinds: tuple[str, ...]) -> None:
+    """Called before erosion of ``kinds`` runs (``noise_core.erosion.compile_state``'s): announce a compile of
+    its kernels to this thread's listener."""
+    show = getattr(_listeners, "show", None)
+    if show is not None and erosion_compile_state(kinds) == "uncompiled":
+        show(EROSION_NOTICE)
 
 
 class PrecompileJob:

@@ -8,17 +8,22 @@ order. Heights are the local Z. The masks go into float point attributes ``erosi
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, cast
 
 import bpy
 import numpy as np
 
+from .compile_status import before_erosion
 from .errors import UserError
 from .noise_core.erosion import ErosionResult, erode_hydraulic, erode_thermal
 
 MASKS = ("erosion", "deposition")
 """The mask attributes (and image name suffixes) erosion writes."""
+PROGRESS = 100
+"""The progress ``erode_heights`` reports in all: hydraulic erosion batch by batch, then thermal erosion."""
+THERMAL_PROGRESS = 10
 
 
 @dataclass(frozen=True)
@@ -73,22 +78,40 @@ def grid_layout(name: str, positions: np.ndarray) -> GridLayout:
 
 
 def erode_heights(
-    heights: np.ndarray, cell_size: float, hydraulic: dict[str, Any] | None, thermal: dict[str, Any] | None
+    heights: np.ndarray,
+    cell_size: float,
+    hydraulic: dict[str, Any] | None,
+    thermal: dict[str, Any] | None,
+    advance: Callable[[int], None] = lambda _steps: None,
 ) -> ErosionResult:
     """``heights`` (2-D) eroded by hydraulic then thermal erosion (each when its options are given), masks and
-    totals over both; ``UserError`` with ``noise_core``'s message (it names the option) for bad options."""
+    totals over both; ``UserError`` with ``noise_core``'s message (it names the option) for bad options.
+    ``advance(n)`` moves the progress on, ``PROGRESS`` in all (per batch of droplets); a first use that
+    compiles is announced first (``compile_status.before_erosion``)."""
     if hydraulic is None and thermal is None:
         raise UserError("hydraulic, thermal: turn on at least one kind of erosion")
     before = np.asarray(heights, dtype=np.float32)
     current, carried_off = before, 0.0
+    shown = 0
+    hydraulic_share = PROGRESS if thermal is None else PROGRESS - THERMAL_PROGRESS
+
+    def progress(done: int, total: int) -> None:
+        nonlocal shown
+        now = hydraulic_share * done // max(total, 1)
+        advance(now - shown)
+        shown = now
+
     try:
         if hydraulic is not None:
-            result = erode_hydraulic(current, cell_size=cell_size, **hydraulic)
+            before_erosion(("hydraulic", "gullies") if hydraulic.get("gullies", 0) else ("hydraulic",))
+            result = erode_hydraulic(current, progress, cell_size=cell_size, **hydraulic)
             current, carried_off = result.heights, result.carried_off
         if thermal is not None:
+            before_erosion(("thermal",))
             current = erode_thermal(current, cell_size=cell_size, **thermal).heights
     except (TypeError, ValueError) as error:
         raise UserError(str(error)) from None
+    advance(PROGRESS - shown)
     change = current.astype(np.float64) - before
     erosion, deposition = np.maximum(-change, 0.0), np.maximum(change, 0.0)
     return ErosionResult(

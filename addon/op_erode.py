@@ -3,8 +3,9 @@
 
 *Erode* works on the active mesh when it is a regular grid (a Noise Terrain, Add > Mesh > Grid); the masks go to
 its ``erosion``/``deposition`` attributes. *Erode Image* works on the Image Editor's image (a baked height
-map), with the masks as two new float images. Both run hydraulic erosion by default; every option is in
-Adjust Last Operation.
+map), with the masks as two new float images. A run starts from the scene's erosion settings
+(``scene.noisewright_erosion``, hydraulic and thermal; hydraulic erosion when neither is on); every option is
+in Adjust Last Operation.
 """
 
 from __future__ import annotations
@@ -33,10 +34,15 @@ def draw_erosion(layout: bpy.types.UILayout, settings: ErosionSettings) -> None:
                 column.prop(settings, option.name)
 
 
-def _settings(operator) -> ErosionSettings:
-    """The operator's erosion settings; a first run without explicit ones erodes hydraulically."""
+def _settings(operator, context) -> ErosionSettings:
+    """The operator's erosion settings: a first run without explicit ones starts from the scene's
+    (``scene.noisewright_erosion``: hydraulic and thermal options), hydraulic when the scene's turn neither on."""
     if not operator.properties.is_property_set("erosion"):
-        operator.erosion.hydraulic = True
+        scene = context.scene.noisewright_erosion
+        for name in scene.bl_rna.properties.keys():  # noqa: SIM118 (bl_rna collections are not dicts)
+            if name not in ("rna_type", "name"):
+                setattr(operator.erosion, name, getattr(scene, name))
+        operator.erosion.hydraulic = scene.hydraulic or not scene.thermal
     check_finite(operator)
     return operator.erosion
 
@@ -62,7 +68,7 @@ class NOISEWRIGHT_OT_erode(bpy.types.Operator):
 
     def execute(self, context):
         try:
-            settings = _settings(self)
+            settings = _settings(self, context)
             api.erode(context, context.active_object, *erosion_options(settings))
         except UserError as error:
             self.report({"ERROR"}, str(error))
@@ -100,7 +106,7 @@ class NOISEWRIGHT_OT_erode_image(bpy.types.Operator):
 
     def execute(self, context):
         try:
-            settings = _settings(self)
+            settings = _settings(self, context)
             image = context.space_data.image
             api.erode_image(context, image, *erosion_options(settings), relief=self.relief)
         except UserError as error:

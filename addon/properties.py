@@ -252,10 +252,14 @@ def attach() -> None:
     bpy.types.Scene.noisewright = bpy.props.PointerProperty(  # type: ignore[attr-defined, func-returns-value]
         type=NoiseSettings, name="Noisewright", description="Noise settings of the Noise sidebar tabs"
     )
+    bpy.types.Scene.noisewright_erosion = bpy.props.PointerProperty(  # type: ignore[attr-defined, func-returns-value]
+        type=ErosionSettings, name="Noisewright Erosion", description="Erosion settings a new Erode run starts from"
+    )
 
 
 def detach() -> None:
     del bpy.types.Scene.noisewright  # type: ignore[attr-defined]
+    del bpy.types.Scene.noisewright_erosion  # type: ignore[attr-defined]
 
 
 CLASSES = (NoiseSettings, ErosionSettings)

@@ -65,6 +65,7 @@ from functools import cache
 
 import numpy as np
 
+from . import fractal
 from ._jit import jit, range_kernel, serial_kernel
 from .fractal import launch_blocks
 from .hashing import avalanche, eat, hash_seed
@@ -180,7 +181,7 @@ def erode_hydraulic(
     and ``cell_size``. ``progress(done, total)`` is called after each batch of droplets. ``ValueError``/
     ``TypeError`` naming the option for a bad value."""
     values = _options(HYDRAULIC_OPTIONS, options)
-    cells = np.asarray(_check_heights(heights), dtype=np.float64) / values["cell_size"]
+    cells = np.ascontiguousarray(_check_heights(heights), dtype=np.float64) / values["cell_size"]
     before = cells.copy()
     model = _model(values, cells.shape)
     droplets = model.pop("droplets")
@@ -509,6 +510,31 @@ class _Kernels:
     accumulate: object
     settle: object
     thermal: object
+
+
+def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal")) -> str:
+    """How ready the least ready kernel of ``kinds`` (``"hydraulic"``: the droplets; ``"gullies"``: the flow
+    ``gullies`` > 0 adds; ``"thermal"``) is, as ``noise_core.compile_state`` tells for noise: ``"compiled"`` (in
+    memory), ``"cached"`` (loads from the disk cache) or ``"uncompiled"`` (the next such erosion compiles first:
+    seconds). Cheap; compiles nothing."""
+    kernels = _kernels()
+    cells = np.zeros((3, 3))
+    model = _model(_options(HYDRAULIC_OPTIONS, {}), cells.shape)
+    del model["droplets"]
+    thermal = (cells, np.zeros((3, 3, 8)), np.zeros(1, np.int64), 0.5, 1, 0.5)
+    pairs = {
+        "hydraulic": (
+            (kernels.hydraulic, fractal.kernel_signature(kernels.hydraulic, (cells, cells, 0, 1, 0, *model.values()))),
+            (kernels.settle, fractal.kernel_signature(kernels.settle, (cells, cells, SETTLE_PASSES))),
+        ),
+        "gullies": (
+            (kernels.accumulate, fractal.kernel_signature(kernels.accumulate, (cells, np.zeros(9, np.int64), cells))),
+        ),
+        "thermal": ((kernels.thermal, fractal.range_signature(kernels.thermal, thermal)),),
+    }
+    readiness = ("uncompiled", "cached", "compiled")
+    states = [fractal.compile_state(*pair) for kind in kinds for pair in pairs[kind]]
+    return min(states, key=readiness.index, default="compiled")
 
 
 @cache

@@ -295,3 +295,12 @@ def test_progress_is_reported_per_batch_and_changes_nothing() -> None:
     assert [total for _, total in calls] == [40_000] * len(calls) and len(calls) >= 2
     assert [done for done, _ in calls] == sorted({done for done, _ in calls}) and calls[-1][0] == 40_000
     np.testing.assert_array_equal(with_progress.heights, erode_hydraulic(heights, droplets=40_000).heights)
+
+
+def test_compile_state_tells_whether_erosion_would_compile() -> None:
+    from noise_core.erosion import compile_state
+
+    erode_hydraulic(terrain(16), droplets=10)
+    assert compile_state(("hydraulic",)) == "compiled"
+    assert compile_state(()) == "compiled"
+    assert compile_state() in ("compiled", "cached", "uncompiled")

@@ -138,3 +138,42 @@ def test_erode_image_writes_heights_and_mask_images(bpy_empty, addon):
     np.testing.assert_allclose(mask.reshape(-1, 4)[:, 0].reshape(40, 48), expected.erosion, atol=1e-6)
     with pytest.raises(addon.api.UserError, match=r"^relief: must be > 0 pixels"):
         addon.api.erode_image(bpy.context, image, hydraulic={}, relief=0.0)
+
+
+def test_the_erode_operator_runs_thermal_erosion_with_its_settings(bpy_empty, addon):
+    bpy = bpy_empty
+    assert bpy.ops.noisewright.add_terrain(x_subdivisions=16, y_subdivisions=16) == {"FINISHED"}
+    obj = bpy.context.active_object
+    before = _positions(obj)
+    thermal = {"talus_angle": 10.0, "iterations": 7, "rate": 0.4}
+    settings = bpy.context.scene.noisewright_erosion  # what a new run starts from (the Apply Noise panel's)
+    settings.thermal = True
+    for name, value in thermal.items():
+        setattr(settings, name, value)
+    assert bpy.ops.noisewright.erode() == {"FINISHED"}
+    order = np.lexsort((before[:, 0], before[:, 1]))
+    cell = addon.erosion_io.grid_layout(obj.name, before).cell_size
+    expected = addon.noise_core.erode_thermal(before[order, 2].reshape(17, 17), cell_size=cell, **thermal)
+    np.testing.assert_allclose(_positions(obj)[order, 2], expected.heights.ravel(), atol=1e-6)
+    assert expected.eroded > 0
+
+
+def test_erosion_reports_progress_per_batch_of_droplets(bpy_empty, addon):
+    heights = np.random.default_rng(1).random((64, 64)).astype(np.float32)
+    steps: list[int] = []
+    addon.erosion_io.erode_heights(heights, 0.05, {"droplets": 40_000}, {"iterations": 2}, steps.append)
+    assert sum(steps) == addon.erosion_io.PROGRESS and len([step for step in steps if step > 0]) >= 3
+    assert min(steps) >= 0
+
+
+def test_a_first_erosion_that_compiles_says_so_first(bpy_empty, addon, capfd, monkeypatch):
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)
+    monkeypatch.setattr(addon.compile_status, "erosion_compile_state", lambda _kinds: "uncompiled")
+    capfd.readouterr()
+    addon.api.erode(bpy.context, obj, hydraulic=FEW)
+    assert "Noisewright: Compiling erosion - first use only" in capfd.readouterr().out
+    monkeypatch.undo()
+    assert addon.noise_core.erosion.compile_state(("hydraulic",)) == "compiled"
+    addon.api.erode(bpy.context, obj, hydraulic=FEW)
+    assert "Compiling" not in capfd.readouterr().out
