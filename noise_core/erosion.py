@@ -512,6 +512,17 @@ class _Kernels:
     thermal: object
 
 
+def pit_density(heights: np.ndarray) -> float:
+    """Closed one-cell hollows of ``heights`` (2-D): interior cells lower than all 8 neighbours, per 10,000
+    interior cells (the measure of pitting the settling rule keeps down)."""
+    inner = heights[1:-1, 1:-1]
+    lower = np.ones(inner.shape, bool)
+    rows, columns = heights.shape
+    for dy, dx in NEIGHBOURS:
+        lower &= inner < heights[1 + dy : rows - 1 + dy, 1 + dx : columns - 1 + dx]
+    return float(lower.sum()) / max(inner.size, 1) * 1e4
+
+
 def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal")) -> str:
     """How ready the least ready kernel of ``kinds`` (``"hydraulic"``: the droplets; ``"gullies"``: the flow
     ``gullies`` > 0 adds; ``"thermal"``) is, as ``noise_core.compile_state`` tells for noise: ``"compiled"`` (in

@@ -6,7 +6,7 @@
 
 Runs on the embedded Blender (the ``bpy`` module) or inside Blender, with the Noisewright add-on loaded
 as a user would have it (see ``_blender_addon``). Steps: add a Noise Terrain of ridged multifractal Perlin
-noise, eroded by droplets (hydraulic, about 4 per vertex) and then by thermal erosion, both kept in the
+noise, eroded by droplets (hydraulic, one per vertex, with gullies) and then by thermal erosion, both kept in the
 terrain's settings (re-editable in its panel); bake the terrain's noise as a 32-bit float height map
 (``height.exr``) and as a colour ramp (``color.png``, 16-bit); give the terrain a material coloured by height
 and slope, with the erosion and deposition masks as bare rock and wet sediment; add a camera and a sun; render
@@ -43,6 +43,8 @@ TERRAIN_NOISE = {
 }
 TERRAIN_HEIGHT = 0.25
 DROPLETS_PER_VERTEX = 1
+GULLIES = {"gullies": 8.0, "lifetime": 60}
+"""Erosion along the flow, as the Eroded Canyon preset has it (docs/erosion.md)."""
 THERMAL = {"talus_angle": 40.0, "iterations": 10}
 SAMPLES = 16
 RAMP = {"color_low": (0.01, 0.05, 0.01), "color_high": (0.8, 0.7, 0.55)}
@@ -85,7 +87,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, 
             size=1.0,
             offset=(0.5, 0.5),
             height=TERRAIN_HEIGHT,
-            hydraulic={"droplets": droplets, "seed": 1},
+            hydraulic={"droplet_density": DROPLETS_PER_VERTEX, "seed": 1, **GULLIES},
             thermal=THERMAL,
         )
     _bake("Height", paths["height"], pixels, "OPEN_EXR", color_mode="GRAYSCALE")

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import noise_core as nc
-from noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS, erode_hydraulic, erode_thermal
+from noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS, erode_hydraulic, erode_thermal, pit_density
 
 
 def terrain(size: int = 96, relief: float = 30.0) -> np.ndarray:
@@ -186,18 +186,6 @@ def test_docs_erosion_tables_match_the_options() -> None:
     for option in (*HYDRAULIC_OPTIONS, *THERMAL_OPTIONS):
         default = f"{option.default:_}" if option.type is int else f"{option.default!r}"
         assert f"| `{option.name}` | `{default}` |" in page, option.name
-
-
-def pit_density(heights: np.ndarray) -> float:
-    """Interior cells lower than all 8 neighbours, per 10,000 interior cells."""
-    inner = heights[1:-1, 1:-1]
-    lower = np.ones(inner.shape, bool)
-    rows, columns = heights.shape
-    for dy in (-1, 0, 1):
-        for dx in (-1, 0, 1):
-            if dy or dx:
-                lower &= inner < heights[1 + dy : rows - 1 + dy, 1 + dx : columns - 1 + dx]
-    return float(lower.sum()) / inner.size * 1e4
 
 
 def shaped(size: int, relief: float = 0.15) -> tuple[np.ndarray, float]:
