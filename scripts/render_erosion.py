@@ -28,7 +28,7 @@ DEFAULT_DIR = Path(__file__).resolve().parents[1] / "docs" / "images"
 EXTENT, RELIEF = 100.0, 25.0
 SPEC = nc.NoiseSpec(kind="perlin", octaves=8, frequency=2.0, seed=3)
 GULLIES = {"gullies": 8.0, "lifetime": 60, "droplet_density": 1.0}
-PANEL = 384
+PANEL = 320
 CHANGE_SCALE = 1.0
 GAP = 6
 RAMP = np.array([[0.20, 0.33, 0.16], [0.45, 0.42, 0.25], [0.62, 0.52, 0.40], [0.95, 0.95, 0.95]])
