@@ -59,6 +59,7 @@ rounding. The work runs in float64 and is rounded to float32 once at the end.
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -118,6 +119,8 @@ THERMAL_OPTIONS: tuple[Option, ...] = (
 )
 CELL_SIZE = Option("cell_size", float, 1.0, "Distance between cells, in the heights' unit", minimum=0.0,
                    above=True, maximum=1e30)  # fmt: skip
+RADIUS_CELLS = Option("radius", int, 3, "Deprecated: brush radius in cells (use brush_radius)", minimum=1, maximum=8)
+"""The former ``radius`` option, still accepted by ``erode_hydraulic`` (see ``_radius_in_cells``)."""
 
 
 @dataclass(frozen=True)
@@ -180,7 +183,7 @@ def erode_hydraulic(
     """Hydraulic (droplet) erosion of ``heights`` (a 2-D array, rows along y); options in ``HYDRAULIC_OPTIONS``
     and ``cell_size``. ``progress(done, total)`` is called after each batch of droplets. ``ValueError``/
     ``TypeError`` naming the option for a bad value."""
-    values = _options(HYDRAULIC_OPTIONS, options)
+    values = _options(HYDRAULIC_OPTIONS, _radius_in_cells(options))
     cells = np.ascontiguousarray(_check_heights(heights), dtype=np.float64) / values["cell_size"]
     before = cells.copy()
     model = _model(values, cells.shape)
@@ -200,6 +203,25 @@ def erode_hydraulic(
     if droplets:
         kernels.settle(cells, np.empty_like(cells), SETTLE_PASSES)
     return _result(before, cells, values["cell_size"], carried)
+
+
+def _radius_in_cells(options: dict) -> dict:
+    """``options`` with the former ``radius`` (cells, 1..8) turned into ``brush_radius = radius * cell_size``
+    (a ``DeprecationWarning``): scripts and saved settings from before ``brush_radius`` keep working."""
+    if "radius" not in options:
+        return options
+    options = dict(options)
+    radius = RADIUS_CELLS.check(options.pop("radius"))
+    if "brush_radius" in options:
+        raise TypeError("radius: give brush_radius (in the heights' unit) or the former radius (cells), not both")
+    cell_size = CELL_SIZE.check(options.get("cell_size", CELL_SIZE.default))
+    warnings.warn(
+        "radius (cells) is deprecated: use brush_radius, in the heights' unit (radius * cell_size)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    options["brush_radius"] = radius * cell_size
+    return options
 
 
 def _model(values: dict, shape: tuple[int, int]) -> dict:
