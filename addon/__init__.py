@@ -11,10 +11,10 @@ installed version if it is older than noise_core needs), so enabling the add-on 
 import bpy
 
 from . import (
+    displace,
     heightmap_io,
     op_bake,
     op_bake_uv,
-    op_displace,
     op_erode,
     op_terrain,
     panels,
@@ -28,7 +28,7 @@ from . import (
 CLASSES = (
     properties.CLASSES
     + terrain.CLASSES
-    + op_displace.CLASSES
+    + displace.CLASSES
     + op_terrain.CLASSES
     + op_erode.CLASSES
     + terrain_presets.CLASSES

@@ -5,11 +5,11 @@ from __future__ import annotations
 import bpy
 
 from . import api, preview
+from .displace import NOISEWRIGHT_OT_displace
 from .errors import UserError
 from .mapping import to_domain, to_spec
 from .op_bake import NOISEWRIGHT_OT_bake_texture, bake_domain
 from .op_bake_uv import NOISEWRIGHT_OT_bake_uv
-from .op_displace import NOISEWRIGHT_OT_displace
 from .op_erode import NOISEWRIGHT_OT_erode, NOISEWRIGHT_OT_erode_image, draw_erosion
 from .op_terrain import NOISEWRIGHT_OT_add_terrain, NOISEWRIGHT_OT_regenerate_terrain, draw_shape
 from .terrain_presets import NOISEWRIGHT_MT_terrain_presets, NOISEWRIGHT_OT_terrain_preset_add

@@ -68,28 +68,43 @@ def option_property(name: str, **extra: Any):
     return schema_property(options_by_name()[name], **extra)
 
 
+PATH_OPTIONS = {"PATH_SUPPORTS_BLEND_RELATIVE"} if bpy.app.version >= (4, 5, 0) else set()
+"""File paths may start with ``//`` (Blender 4.5+ asks properties to declare it)."""
+
+
 def schema_property(option: Option, **extra: Any):
     """The Blender property of a ``schema.Option``: its label, description, default, limits.
 
-    Floats take the option's limits (``ui_minimum`` where the minimum is exclusive) and slider range, and
-    show as a factor slider when limited to 0..1; explicit sizes are a text field. Menus of options that are
-    not a kind's (the common ones, such as ``fractal``) list every choice.
+    Floats take the option's limits (``ui_minimum`` where the minimum is exclusive), slider range, subtype
+    and unit, and show as a factor slider when limited to 0..1; vectors (``size``) are float vectors; explicit
+    sizes and free text (a ``str`` option without choices; ``subtype="FILE_PATH"`` for a file) are text
+    fields. Menus of options that are not a kind's (the common ones, such as ``fractal``) list every choice,
+    with ``choice_text`` as their labels and descriptions.
     """
     name = option.name
     label, description = option.label, option.description
     default: Any = option.default
     if option.type is bool:
         return BoolProperty(name=label, description=description, default=bool(default), **extra)
+    if option.type is str and not option.choices:
+        if option.subtype is not None:
+            extra = {"subtype": option.subtype, **extra}
+            if option.subtype == "FILE_PATH":
+                extra["options"] = PATH_OPTIONS
+        return StringProperty(name=label, description=description, default=str(default), **extra)
     if option.type is str:
         if extra:
             return EnumProperty(name=label, description=description, default=str(default), **extra)
         if option in COMMON_OPTIONS or name not in options_by_name():  # the same choices for every kind
-            items = [(value, value.replace("_", " ").title(), description) for value in option.choices]
+            texts = option.choice_text or [(value.replace("_", " ").title(), description) for value in option.choices]
+            items = [(value, *text) for value, text in zip(option.choices, texts, strict=True)]
             return EnumProperty(name=label, description=description, items=items, default=str(default))
         return EnumProperty(name=label, description=description, items=_items_for(name, description))
     if option.type is tuple:
         return StringProperty(name=label, description=description, default="", **extra)
-    limits: dict[str, Any] = {}
+    limits: dict[str, Any] = {"subtype": option.subtype} if option.subtype is not None else {}
+    if option.unit is not None:
+        limits["unit"] = option.unit
     low = option.ui_minimum if option.above else option.minimum
     for key, value in (
         ("min", low),
@@ -101,8 +116,12 @@ def schema_property(option: Option, **extra: Any):
             limits[key] = option.type(value)
     if option.type is int:
         return IntProperty(name=label, description=description, default=int(default), **limits, **extra)
+    if option.size:
+        return FloatVectorProperty(
+            name=label, description=description, default=tuple(default), size=option.size, **limits, **extra
+        )
     if (option.minimum, option.maximum) == (0.0, 1.0):
-        limits["subtype"] = "FACTOR"
+        limits.setdefault("subtype", "FACTOR")
     return FloatProperty(name=label, description=description, default=float(default), **limits, **extra)
 
 

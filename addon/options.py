@@ -1,0 +1,132 @@
+"""Options declared once: each feature's arguments are ``schema.Option`` rows, as the noise kinds' are.
+
+A feature module (``displace.py``, ``terrain.py``, ``erode.py``, ``bake.py``, ``bake_uv.py``) lists its
+function's options as rows. From them come the operator's Blender properties (``properties_of``, through
+``properties.schema_property``: label, description, default, limits, slider range, subtype, unit, menu
+items), the function's defaults and argument checks (``checked``: one ``UserError`` whose message starts
+with the argument's name) and the operator's ``execute``, which passes ``**self.as_keywords(...)`` to the
+function (``reports`` turns a ``UserError`` into the operator's error report). Adding an option to an
+operator: one row, its use in the function, a test.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from .errors import UserError
+from .mapping import Domain
+from .noise_core import NoiseSpec, loops
+from .noise_core.registry import kind_info
+from .noise_core.schema import Option
+from .properties import schema_property
+
+Function = TypeVar("Function", bound=Callable[..., Any])
+
+
+def check(option: Option, value: object) -> Any:
+    """``value`` checked by ``option`` (converted to its type); ``UserError`` starting with its name otherwise."""
+    try:
+        return option.check(value)
+    except (TypeError, ValueError) as error:
+        raise UserError(str(error)) from None
+
+
+def properties_of(*options: Option) -> dict[str, Any]:
+    """The Blender properties of ``options`` by name, for a class's ``__annotations__``."""
+    return {option.name: schema_property(option) for option in options}
+
+
+def checked(*options: Option) -> Callable[[Function], Function]:
+    """Give ``options`` to the decorated function: its keyword arguments named after them take the rows'
+    defaults (a parameter without a default in the ``def``; one whose default is None keeps None, meaning
+    "from the context", and is checked only when given) and are checked by them (``check``) before the
+    body runs. The wrapper's signature shows the defaults (``help()``, ``inspect.signature``)."""
+
+    def decorate(function: Function) -> Function:
+        signature = inspect.signature(function)
+        missing = [option.name for option in options if option.name not in signature.parameters]
+        if missing:
+            raise TypeError(f"{function.__name__}: no parameter for the options {', '.join(missing)}")
+        rows = {option.name: option for option in options}
+        optional = {name for name in rows if signature.parameters[name].default is None}
+        signature = signature.replace(
+            parameters=[
+                parameter.replace(default=rows[parameter.name].default)
+                if parameter.name in rows and parameter.default is inspect.Parameter.empty
+                else parameter
+                for parameter in signature.parameters.values()
+            ]
+        )
+
+        @functools.wraps(function)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            for name, option in rows.items():
+                value = bound.arguments[name]
+                if value is not None or name not in optional:
+                    bound.arguments[name] = check(option, value)
+            return function(*bound.args, **bound.kwargs)
+
+        run.__signature__ = signature  # type: ignore[attr-defined]
+        return run  # type: ignore[return-value]
+
+    return decorate
+
+
+def reports(execute: Function) -> Function:
+    """An operator's ``execute`` that reports a ``UserError`` as an error and cancels (the function it calls
+    has changed nothing then)."""
+
+    @functools.wraps(execute)
+    def run(operator: Any, context: Any) -> Any:
+        try:
+            return execute(operator, context)
+        except UserError as error:
+            operator.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+
+    return run  # type: ignore[return-value]
+
+
+class OptionsOperator:
+    """Mixin of the feature operators, whose properties ``properties_of`` makes from rows."""
+
+    if TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            """The generated properties, which a type checker cannot see."""
+
+    def keywords(self, *ignore: str) -> dict[str, Any]:
+        """``self.as_keywords``: the operator's properties as keyword arguments of its function, without its
+        ``noise`` settings and the names in ``ignore``."""
+        return self.as_keywords(ignore=("noise", *ignore))
+
+
+def check_noise(spec: object, domain: object) -> None:
+    """``UserError`` unless ``spec`` is a ``NoiseSpec`` and ``domain`` a ``Domain`` in a dimension of its kind."""
+    if not isinstance(spec, NoiseSpec):
+        raise UserError(f"spec: expected a NoiseSpec, got {type(spec).__name__}")
+    if not isinstance(domain, Domain):
+        raise UserError(f"domain: expected a Domain, got {type(domain).__name__}")
+    dims = kind_info(spec.kind).dims
+    if domain.dimensions not in dims:
+        allowed = ", ".join(f"{d}D" for d in dims)
+        raise UserError(f"domain: kind {spec.kind!r} is defined in {allowed}, not {domain.dimensions}D")
+
+
+LOOP_RADIUS = Option(
+    "loop_radius",
+    float,
+    loops.DEFAULT_RADIUS,
+    "Radius of the loop's circle in the two extra noise dimensions (larger: faster change per frame)",
+    minimum=0.0,
+    above=True,
+    maximum=loops.MAX_RADIUS,
+    ui_minimum=1e-6,
+    soft_maximum=4.0,
+)
+"""The circle a seamless loop moves around (``noise_core.loops``): Displace's animation and the loop bake."""
