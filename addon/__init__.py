@@ -16,7 +16,6 @@ from . import (
     op_bake,
     op_bake_uv,
     op_erode,
-    op_terrain,
     panels,
     preferences,
     preview,
@@ -29,7 +28,6 @@ CLASSES = (
     properties.CLASSES
     + terrain.CLASSES
     + displace.CLASSES
-    + op_terrain.CLASSES
     + op_erode.CLASSES
     + terrain_presets.CLASSES
     + op_bake.CLASSES
@@ -39,7 +37,7 @@ CLASSES = (
     + heightmap_io.CLASSES
 )
 MENU_ENTRIES = (
-    (bpy.types.VIEW3D_MT_mesh_add, op_terrain.menu_entry),
+    (bpy.types.VIEW3D_MT_mesh_add, terrain.menu_entry),
     (bpy.types.IMAGE_MT_image, op_bake.menu_entry),
     (bpy.types.IMAGE_MT_image, op_bake_uv.menu_entry),
     (bpy.types.VIEW3D_MT_object, op_bake_uv.menu_entry),

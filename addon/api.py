@@ -12,27 +12,24 @@ The operators are thin wrappers: properties -> ``NoiseSpec`` and ``Domain`` -> o
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import bpy
 import numpy as np
-from bpy_extras.object_utils import object_data_add
 
-from . import erosion_io, image_io, mesh_io, terrain
+from . import erosion_io, image_io, mesh_io
 from .displace import displace
 from .errors import UserError
-from .mapping import Domain, check_finite_values, evaluate_chunked
+from .mapping import Domain, check_finite_values
 from .noise_core import NoiseSpec, loops, normal_maps, uv_bake
-from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 from .noise_core.files import check_writable
-from .noise_core.ranges import to_unit
 from .noise_core.registry import kind_info
 from .noise_core.schema import number
 from .pixels import noise01_image, normal_colours, pixel_array, to_rgba
 from .progress import window_progress
+from .terrain import add_terrain, edge_falloff, grid, is_terrain, regenerate_terrain
 
 __all__ = [
     "Domain",
@@ -51,10 +48,6 @@ __all__ = [
     "regenerate_terrain",
 ]
 
-FALLOFFS = tuple(item[0] for item in terrain.FALLOFF_ITEMS)
-DIRECTIONS = ("NORMAL", "X", "Y", "Z", "CUSTOM")
-SPACES = ("LOCAL", "WORLD")
-AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
 MAX_PIXELS = 1 << 26
 """Largest image (8192 x 8192; 1 GiB of float RGBA inside Blender): bigger bakes are refused."""
 COLOR_MODES = ("GRAYSCALE", "RAMP")
@@ -62,39 +55,6 @@ SAVE_FORMATS = ("NONE", "PNG", "PNG_8", "OPEN_EXR")
 MAP_TYPES = ("HEIGHT", "NORMAL")
 NORMAL_CONVENTIONS = ("OPENGL", "DIRECTX")
 NORMAL_METHODS = ("AUTO", "ANALYTIC", "DIFFERENCES")
-MAX_SUBDIVISIONS = terrain.MAX_SUBDIVISIONS
-MAX_VERTICES = 1 << 24
-"""Largest terrain (16.7 M vertices, some 2 GB inside Blender): bigger requests are refused."""
-
-
-def grid(x_subdivisions: int, y_subdivisions: int, size: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(positions (N, 3) with z = 0, quads (F, 4), uvs (N, 2))`` of a centred grid, row-major from -y."""
-    columns, rows = x_subdivisions + 1, y_subdivisions + 1
-    half = size * 0.5
-    xs = np.linspace(-half, half, columns)
-    ys = np.linspace(-half, half, rows)
-    positions = np.zeros((rows * columns, 3), dtype=np.float64)
-    positions[:, 0] = np.tile(xs, rows)
-    positions[:, 1] = np.repeat(ys, columns)
-    index = np.arange(rows * columns, dtype=np.int64).reshape(rows, columns)
-    quads = np.stack((index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1]), axis=-1).reshape(-1, 4)
-    uvs = positions[:, :2] / size + 0.5
-    return positions, quads, uvs
-
-
-def _smoothstep(t: np.ndarray) -> np.ndarray:
-    t = np.clip(t, 0.0, 1.0)
-    return t * t * (3.0 - 2.0 * t)
-
-
-def edge_falloff(positions: np.ndarray, size: float, mode: str, width: float) -> np.ndarray:
-    """(N,) factor in 0..1: 1 inside, easing to 0 at the edges (``mode`` NONE, X, Y or RADIAL)."""
-    u = np.abs(positions[:, 0]) / (size * 0.5)
-    v = np.abs(positions[:, 1]) / (size * 0.5)
-    distance = {"X": u, "Y": v, "RADIAL": np.hypot(u, v)}.get(mode)
-    if distance is None:
-        return np.ones(positions.shape[0])
-    return _smoothstep((1.0 - distance) / max(width, 1e-6))
 
 
 def _finite(name: str, value: object) -> float:
@@ -114,183 +74,6 @@ def _check_noise(spec: object, domain: object) -> None:
     if domain.dimensions not in dims:
         allowed = ", ".join(f"{d}D" for d in dims)
         raise UserError(f"domain: kind {spec.kind!r} is defined in {allowed}, not {domain.dimensions}D")
-
-
-def _check_terrain(
-    x_subdivisions: object, y_subdivisions: object, size: object, height: object, offset: object, falloff: object,
-    falloff_width: object,
-) -> None:  # fmt: skip
-    for name, value in (("x_subdivisions", x_subdivisions), ("y_subdivisions", y_subdivisions)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= MAX_SUBDIVISIONS:
-            raise UserError(f"{name}: must be a whole number between 1 and {MAX_SUBDIVISIONS}, got {value!r}")
-    vertices = (int(x_subdivisions) + 1) * (int(y_subdivisions) + 1)  # type: ignore[call-overload]
-    if vertices > MAX_VERTICES:
-        raise UserError(f"x_subdivisions, y_subdivisions: {vertices} vertices exceed the limit of {MAX_VERTICES}")
-    if _finite("size", size) <= 0.0:
-        raise UserError(f"size: must be > 0, got {size!r}")
-    _finite("height", height)
-    if not isinstance(offset, Sequence) or len(offset) != 2:
-        raise UserError(f"offset: expected two numbers (x, y), got {offset!r}")
-    if not all(math.isfinite(v) for v in offset):
-        raise UserError(f"offset: must be a finite number, got {', '.join(f'{v:g}' for v in offset)}")
-    if falloff not in FALLOFFS:
-        raise UserError(f"falloff: {falloff!r} is not allowed; choose one of {', '.join(map(repr, FALLOFFS))}")
-    if not 0.0 <= _finite("falloff_width", falloff_width) <= 1.0:
-        raise UserError(f"falloff_width: must be between 0 and 1, got {falloff_width!r}")
-
-
-def _target_collection(context: bpy.types.Context, warn: Callable[[str], None] | None) -> bpy.types.LayerCollection:
-    """The active layer collection, or the scene's when the active one is linked library data (read-only)."""
-    layer_collection = cast(bpy.types.LayerCollection, context.view_layer.active_layer_collection)
-    if layer_collection.collection.is_editable:
-        return layer_collection
-    if warn is not None:
-        warn("The active collection is linked library data; added to the scene collection")
-    return cast(bpy.types.LayerCollection, context.view_layer.layer_collection)  # the scene collection's
-
-
-def add_terrain(
-    context: bpy.types.Context,
-    spec: NoiseSpec,
-    domain: Domain | None = None,
-    *,
-    x_subdivisions: int = 128,
-    y_subdivisions: int = 128,
-    size: float = 2.0,
-    height: float = 0.5,
-    offset: Sequence[float] = (0.0, 0.0),
-    falloff: str = "NONE",
-    falloff_width: float = 0.3,
-    hydraulic: dict[str, Any] | None = None,
-    thermal: dict[str, Any] | None = None,
-    operator: bpy.types.Operator | None = None,
-    warn: Callable[[str], None] | None = None,
-) -> bpy.types.Object:
-    """Add a "Noise Terrain": a ``size`` wide grid raised along Z by ``spec``, placed as Blender adds objects.
-
-    Vertex ``(x, y)`` reads the noise at ``domain.noise_points((x + offset_x, y + offset_y, 0))`` and gets
-    ``z = to_unit(noise) * height * edge_falloff``, then hydraulic and thermal erosion when their options are
-    given (keyword arguments of ``noise_core.erode_hydraulic``/``erode_thermal``; ``{}``: the defaults), with
-    the masks in the mesh's ``erosion``/``deposition`` attributes. The object keeps all these settings
-    (``regenerate_terrain``); floats as Blender stores them (32-bit), and the terrain is built from those.
-    The object is added like Add > Mesh objects
-    (``object_data_add``): at the 3D cursor, or at ``operator``'s Location/Rotation/Align when given (an
-    ``AddObjectHelper`` operator), selected and active, in Edit Mode if the user's preference says so. A
-    linked (read-only) active collection gets the object into the scene collection, with a ``warn`` call.
-    Returns the object; ``UserError`` for bad arguments or when the object cannot be added (then no mesh
-    or object is left behind).
-    """
-    domain = Domain() if domain is None else domain
-    shape = {
-        "x_subdivisions": x_subdivisions,
-        "y_subdivisions": y_subdivisions,
-        "size": size,
-        "height": height,
-        "offset": offset,
-        "falloff": falloff,
-        "falloff_width": falloff_width,
-    }
-    _check_noise(spec, domain)
-    if isinstance(offset, Sequence) and not isinstance(offset, str):
-        shape["offset"] = tuple(offset)
-    hydraulic = _erosion_options("hydraulic", hydraulic, HYDRAULIC_OPTIONS)
-    thermal = _erosion_options("thermal", thermal, THERMAL_OPTIONS)
-    spec, domain = terrain.stored_spec(spec), terrain.stored_domain(domain)
-    shape, hydraulic, thermal = terrain.as_stored(shape), terrain.as_stored(hydraulic), terrain.as_stored(thermal)
-    positions, quads, uvs, masks = _terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
-    layer_collection = _target_collection(context, warn)
-    mesh = bpy.data.meshes.new("Noise Terrain")
-    try:
-        mesh_io.build_grid(mesh, positions, quads, uvs)
-        erosion_io.write_masks(mesh, *masks)
-        with context.temp_override(layer_collection=layer_collection):
-            obj = object_data_add(context, mesh, operator=operator)
-    except RuntimeError as error:
-        for obj in [obj for obj in bpy.data.objects if obj.data == mesh]:
-            bpy.data.objects.remove(obj)
-        bpy.data.meshes.remove(mesh)
-        raise UserError(f"Could not add the terrain to {layer_collection.collection.name!r}: {error}") from None
-    terrain.store(obj, spec, domain, shape, hydraulic, thermal)
-    return obj
-
-
-def _erosion_options(name: str, options: object, schema: tuple) -> dict[str, Any] | None:
-    """``options`` (a dict of erosion options, or None) with every option the caller left out at its default."""
-    if options is None:
-        return None
-    if not isinstance(options, dict):
-        raise UserError(f"{name}: expected a dict of erosion options or None, got {type(options).__name__}")
-    return {option.name: option.default for option in schema} | options
-
-
-def _terrain_geometry(
-    context: bpy.types.Context, spec: object, domain: object, shape: dict, hydraulic: object, thermal: object
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
-    """``(positions, quads, uvs, (erosion, deposition))`` of the terrain of ``spec``/``domain`` on the grid
-    ``shape``, eroded when ``hydraulic``/``thermal`` are given (masks None otherwise); all checked first."""
-    _check_noise(spec, domain)
-    _check_terrain(**shape)
-    for name, options in (("hydraulic", hydraulic), ("thermal", thermal)):
-        if options is not None and not isinstance(options, dict):
-            raise UserError(f"{name}: expected a dict of erosion options or None, got {type(options).__name__}")
-    spec, domain = cast(NoiseSpec, spec), cast(Domain, domain)
-    positions, quads, uvs = grid(shape["x_subdivisions"], shape["y_subdivisions"], shape["size"])
-    sample_at = positions.copy()
-    sample_at[:, :2] += np.asarray(shape["offset"], dtype=np.float64)
-    with window_progress(context, positions.shape[0]) as advance:
-        noise01 = to_unit(spec, evaluate_chunked(spec, domain.noise_points(sample_at), advance))
-    falloff = edge_falloff(positions, shape["size"], shape["falloff"], shape["falloff_width"])
-    positions[:, 2] = noise01 * shape["height"] * falloff
-    check_finite_values("height: vertex heights", positions[:, 2].astype(np.float32))
-    masks: tuple = (None, None)
-    if hydraulic is not None or thermal is not None:
-        rows, columns = shape["y_subdivisions"] + 1, shape["x_subdivisions"] + 1
-        cell_size = shape["size"] / math.sqrt(shape["x_subdivisions"] * shape["y_subdivisions"])
-        heights = positions[:, 2].reshape(rows, columns)
-        eroded = erosion_io.erode_heights(heights, cell_size, cast(dict, hydraulic), cast(dict, thermal))
-        positions[:, 2] = eroded.heights.ravel()
-        masks = (eroded.erosion.ravel(), eroded.deposition.ravel())
-    return positions, quads, uvs, masks
-
-
-def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy.types.Object:
-    """Rebuild the mesh of the Noise Terrain ``obj`` from the settings it keeps (``obj.noisewright_terrain``).
-
-    The object stays, with its name, transform, modifiers, materials and everything else. With the same
-    subdivisions only the vertex positions change (UV maps, vertex groups, attributes and face materials stay);
-    with other subdivisions the mesh gets the new grid (its material slots stay; shape keys refuse this).
-    ``UserError`` naming the problem when ``obj`` is not a Noise Terrain, is linked or in Edit Mode, or its
-    settings are invalid; then nothing changes.
-    """
-    if not is_terrain(obj):
-        name = obj.name if isinstance(obj, bpy.types.Object) else type(obj).__name__
-        raise UserError(f"object: {name!r} is not a Noise Terrain (Add > Mesh > Noise Terrain makes one)")
-    mesh = _mesh(obj)
-    if not obj.is_editable or not mesh.is_editable:
-        raise UserError(f"{obj.name!r}: linked library data cannot be changed (make it local first)")
-    if obj.mode == "EDIT":
-        raise UserError(f"{obj.name!r}: leave Edit Mode to regenerate the terrain")
-    spec, domain, shape, hydraulic, thermal = terrain.recall(obj)
-    positions, quads, uvs, masks = _terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
-    same_grid = len(mesh.vertices) == positions.shape[0] and len(mesh.polygons) == quads.shape[0]
-    if same_grid:
-        mesh_io.write_positions(mesh, positions)
-    else:
-        if mesh.shape_keys is not None:
-            raise UserError(
-                f"{obj.name!r}: the mesh has shape keys, which a new vertex count would lose; keep the "
-                f"subdivisions or remove the shape keys"
-            )
-        mesh.clear_geometry()
-        mesh_io.build_grid(mesh, positions, quads, uvs)
-    erosion_io.write_masks(mesh, *masks)
-    mesh.update()
-    return obj
-
-
-def is_terrain(obj: object) -> bool:
-    """Whether ``obj`` is a Noise Terrain: a mesh object ``add_terrain`` made, which keeps its settings."""
-    return isinstance(obj, bpy.types.Object) and obj.type == "MESH" and obj.noisewright_terrain.is_terrain  # type: ignore[attr-defined]
 
 
 # --- Erode ------------------------------------------------------------------------------------------------

@@ -41,24 +41,30 @@ def properties_of(*options: Option) -> dict[str, Any]:
 
 def checked(*options: Option) -> Callable[[Function], Function]:
     """Give ``options`` to the decorated function: its keyword arguments named after them take the rows'
-    defaults (a parameter without a default in the ``def``; one whose default is None keeps None, meaning
-    "from the context", and is checked only when given) and are checked by them (``check``) before the
-    body runs. The wrapper's signature shows the defaults (``help()``, ``inspect.signature``)."""
+    defaults and are checked by them (``check``) before the body runs. A parameter of the ``def`` named after
+    a row has no default there (one whose default is None keeps it, meaning "from the context", and is
+    checked only when given); rows the ``def`` does not name arrive in its ``**keywords`` parameter. The
+    wrapper's signature lists every option with its default (``help()``, ``inspect.signature``)."""
 
     def decorate(function: Function) -> Function:
         signature = inspect.signature(function)
-        missing = [option.name for option in options if option.name not in signature.parameters]
-        if missing:
-            raise TypeError(f"{function.__name__}: no parameter for the options {', '.join(missing)}")
         rows = {option.name: option for option in options}
-        optional = {name for name in rows if signature.parameters[name].default is None}
+        named = [parameter for parameter in signature.parameters.values() if parameter.kind is not _VAR_KEYWORD]
+        rest = [inspect.Parameter(name, _KEYWORD_ONLY, default=rows[name].default) for name in rows]
+        rest = [parameter for parameter in rest if parameter.name not in signature.parameters]
+        if rest and len(named) == len(signature.parameters):
+            raise TypeError(f"{function.__name__}: no parameter for the options {', '.join(p.name for p in rest)}")
+        optional = {
+            name for name in rows if name in signature.parameters and signature.parameters[name].default is None
+        }
         signature = signature.replace(
             parameters=[
                 parameter.replace(default=rows[parameter.name].default)
                 if parameter.name in rows and parameter.default is inspect.Parameter.empty
                 else parameter
-                for parameter in signature.parameters.values()
+                for parameter in named
             ]
+            + rest
         )
 
         @functools.wraps(function)
@@ -75,6 +81,10 @@ def checked(*options: Option) -> Callable[[Function], Function]:
         return run  # type: ignore[return-value]
 
     return decorate
+
+
+_VAR_KEYWORD = inspect.Parameter.VAR_KEYWORD
+_KEYWORD_ONLY = inspect.Parameter.KEYWORD_ONLY
 
 
 def reports(execute: Function) -> Function:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import bpy
 
-from . import api, preview
+from . import preview
 from .displace import NOISEWRIGHT_OT_displace
 from .errors import UserError
 from .mapping import to_domain, to_spec
 from .op_bake import NOISEWRIGHT_OT_bake_texture, bake_domain
 from .op_bake_uv import NOISEWRIGHT_OT_bake_uv
 from .op_erode import NOISEWRIGHT_OT_erode, NOISEWRIGHT_OT_erode_image, draw_erosion
-from .op_terrain import NOISEWRIGHT_OT_add_terrain, NOISEWRIGHT_OT_regenerate_terrain, draw_shape
+from .terrain import NOISEWRIGHT_OT_add_terrain, NOISEWRIGHT_OT_regenerate_terrain, draw_shape, is_terrain
 from .terrain_presets import NOISEWRIGHT_MT_terrain_presets, NOISEWRIGHT_OT_terrain_preset_add
 from .ui import draw_noise_settings
 
@@ -84,7 +84,7 @@ class VIEW3D_PT_noisewright_terrain(bpy.types.Panel):
 
     @classmethod
     def poll(cls, context):
-        return api.is_terrain(context.active_object)
+        return is_terrain(context.active_object)
 
     def draw(self, context):
         settings = context.active_object.noisewright_terrain
