@@ -12,10 +12,10 @@ import bpy
 
 from . import (
     displace,
+    erode,
     heightmap_io,
     op_bake,
     op_bake_uv,
-    op_erode,
     panels,
     preferences,
     preview,
@@ -28,7 +28,7 @@ CLASSES = (
     properties.CLASSES
     + terrain.CLASSES
     + displace.CLASSES
-    + op_erode.CLASSES
+    + erode.CLASSES
     + terrain_presets.CLASSES
     + op_bake.CLASSES
     + op_bake_uv.CLASSES

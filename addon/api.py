@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from typing import Any, cast
+from typing import cast
 
 import bpy
 import numpy as np
 
-from . import erosion_io, image_io, mesh_io
+from . import image_io, mesh_io
 from .displace import displace
+from .erode import erode, erode_image
 from .errors import UserError
 from .mapping import Domain, check_finite_values
 from .noise_core import NoiseSpec, loops, normal_maps, uv_bake
@@ -77,86 +78,6 @@ def _check_noise(spec: object, domain: object) -> None:
 
 
 # --- Erode ------------------------------------------------------------------------------------------------
-
-
-def erode(
-    context: bpy.types.Context,
-    obj: bpy.types.Object,
-    hydraulic: dict[str, Any] | None = None,
-    thermal: dict[str, Any] | None = None,
-) -> bpy.types.Object:
-    """Erode the grid mesh ``obj`` (a Noise Terrain or any regular grid in local X/Y, heights along local Z).
-
-    ``hydraulic``/``thermal`` are keyword arguments of ``noise_core.erode_hydraulic``/``erode_thermal``
-    (``{}``: their defaults; ``None``: not run); the cell size is the grid's. The vertices move along Z, the
-    masks go to the ``erosion``/``deposition`` point attributes. A Noise Terrain keeps its settings, so
-    Regenerate rebuilds it uneroded (or with the erosion in its own settings). ``UserError`` naming the problem
-    (not a grid, linked data, Edit Mode, bad options); then nothing changes.
-    """
-    if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
-        raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
-    _check_editable(obj)
-    if obj.mode == "EDIT":
-        raise UserError(f"{obj.name!r}: leave Edit Mode to erode")
-    mesh = _mesh(obj)
-    positions = mesh_io.read_positions(mesh).astype(np.float64)
-    layout = erosion_io.grid_layout(obj.name, positions)
-    heights = positions[layout.order, 2].reshape(layout.rows, layout.columns)
-    with window_progress(context, 1) as advance:
-        eroded = erosion_io.erode_heights(heights, layout.cell_size, hydraulic, thermal)
-        advance(1)
-    check_finite_values("heights: eroded heights", eroded.heights)
-    positions[layout.order, 2] = eroded.heights.ravel()
-    erosion, deposition = (np.empty(positions.shape[0], np.float32) for _ in range(2))
-    erosion[layout.order], deposition[layout.order] = eroded.erosion.ravel(), eroded.deposition.ravel()
-    mesh_io.write_positions(mesh, positions)
-    erosion_io.write_masks(mesh, erosion, deposition)
-    mesh.update()
-    return obj
-
-
-def erode_image(
-    context: bpy.types.Context,
-    image: bpy.types.Image,
-    hydraulic: dict[str, Any] | None = None,
-    thermal: dict[str, Any] | None = None,
-    relief: float = 64.0,
-) -> tuple[bpy.types.Image, bpy.types.Image]:
-    """Erode the height image ``image`` (its red channel, written back as grey; alpha kept) and return the
-    masks as float images ``"<name> Erosion"`` and ``"<name> Deposition"`` (made or replaced; amounts in the
-    image's 0..1 units). ``relief``: how many pixels a height of 1 spans (the terrain's steepness).
-    ``UserError`` naming the problem; then nothing changes."""
-    if not isinstance(image, bpy.types.Image):
-        raise UserError(f"image: expected an image, got {type(image).__name__}")
-    width, height = (int(v) for v in image.size)
-    if width < 3 or height < 3 or not image.has_data:
-        raise UserError(f"image: {image.name!r} has no pixels of at least 3 x 3 to erode")
-    if _finite("relief", relief) <= 0.0:
-        raise UserError(f"relief: must be > 0 pixels, got {relief!r}")
-    flat = np.empty(width * height * image.channels, dtype=np.float32)
-    pixel_array(image).foreach_get(flat)
-    pixels = flat.reshape(height * width, image.channels)
-    heights = pixels[:, 0].reshape(height, width).astype(np.float64)
-    with window_progress(context, 1) as advance:
-        eroded = erosion_io.erode_heights(heights, 1.0 / float(relief), hydraulic, thermal)
-        advance(1)
-    check_finite_values("heights: eroded heights", eroded.heights)
-    pixels[:, : min(3, image.channels)] = eroded.heights.reshape(-1, 1)
-    pixel_array(image).foreach_set(pixels.ravel())
-    image.update()
-    masks = []
-    for suffix, values in (("Erosion", eroded.erosion), ("Deposition", eroded.deposition)):
-        name = f"{image.name} {suffix}"
-        mask = bpy.data.images.get(name)
-        if mask is not None and (tuple(mask.size) != (width, height) or not mask.is_float):
-            bpy.data.images.remove(mask)
-            mask = None
-        if mask is None:
-            mask = bpy.data.images.new(name, width, height, alpha=False, float_buffer=True, is_data=True)
-        pixel_array(mask).foreach_set(to_rgba(values.ravel()).ravel())
-        mask.update()
-        masks.append(mask)
-    return masks[0], masks[1]
 
 
 def _mesh(obj: bpy.types.Object) -> bpy.types.Mesh:
