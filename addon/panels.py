@@ -5,12 +5,12 @@ from __future__ import annotations
 import bpy
 
 from . import preview
+from .bake import NOISEWRIGHT_OT_bake_texture, bake_domain
+from .bake_uv import NOISEWRIGHT_OT_bake_uv
 from .displace import NOISEWRIGHT_OT_displace
 from .erode import NOISEWRIGHT_OT_erode, NOISEWRIGHT_OT_erode_image, draw_erosion
 from .errors import UserError
 from .mapping import to_domain, to_spec
-from .op_bake import NOISEWRIGHT_OT_bake_texture, bake_domain
-from .op_bake_uv import NOISEWRIGHT_OT_bake_uv
 from .terrain import NOISEWRIGHT_OT_add_terrain, NOISEWRIGHT_OT_regenerate_terrain, draw_shape, is_terrain
 from .terrain_presets import NOISEWRIGHT_MT_terrain_presets, NOISEWRIGHT_OT_terrain_preset_add
 from .ui import draw_noise_settings

@@ -14,7 +14,6 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, StringProperty
 
 from .mapping import all_choices, check_finite, choices
-from .noise_core import loops
 from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 from .noise_core.registry import COMMON_OPTIONS, KINDS, options_by_name
 from .noise_core.schema import Option
@@ -138,18 +137,6 @@ def _on_kind_change(settings, _context) -> None:
             numbers = [all_choices(option.name).index(value) for value in allowed]
             if settings.get(option.name, 0) not in numbers:  # the stored enum number: no warning if foreign
                 setattr(settings, option.name, allowed[0])
-
-
-def loop_radius_property() -> Any:
-    """The operators' Loop Radius: the circle a seamless loop moves around (``noise_core.loops``)."""
-    return FloatProperty(
-        name="Loop Radius",
-        description="Radius of the loop's circle in the two extra noise dimensions (larger: faster change per frame)",
-        default=loops.DEFAULT_RADIUS,
-        min=1e-6,
-        max=loops.MAX_RADIUS,
-        soft_max=4.0,
-    )
 
 
 class NoiseSettings(bpy.types.PropertyGroup):
