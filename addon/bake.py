@@ -17,7 +17,6 @@ from dataclasses import replace
 
 import bpy
 import numpy as np
-from bpy.props import PointerProperty
 
 from . import image_io
 from .errors import UserError
@@ -27,7 +26,7 @@ from .noise_core.derivatives import DERIVABLE_KINDS
 from .noise_core.files import check_writable
 from .noise_core.normal_maps import MAX_STRENGTH, METHOD_TEXT
 from .noise_core.schema import Option
-from .options import LOOP_RADIUS, OptionsOperator, check, check_noise, checked, properties_of, reports
+from .options import LOOP_RADIUS, NoiseOperator, check, check_noise, checked, properties_of, reports
 from .pixels import noise01_image, normal_colours, pixel_array, to_rgba
 from .progress import window_progress
 from .properties import NoiseSettings, operator_settings
@@ -354,17 +353,12 @@ def bake_domain(settings: NoiseSettings, noise_dimensions: str = "PLANE_2D") -> 
     return to_domain(settings, dimensions=2)
 
 
-class NOISEWRIGHT_OT_bake_texture(OptionsOperator, bpy.types.Operator):
+class NOISEWRIGHT_OT_bake_texture(NoiseOperator, bpy.types.Operator):
     """Bake the noise into an image (new or existing), optionally saving it to a file or packing it"""
 
     bl_idname = "noisewright.bake_texture"
     bl_label = "Bake Noise Texture"
-    bl_options = {"REGISTER", "UNDO", "PRESET"}
-
-    __annotations__ = {
-        **properties_of(*OPTIONS, *OPERATOR_OPTIONS),
-        "noise": PointerProperty(type=NoiseSettings, options={"SKIP_SAVE"}),  # type: ignore[func-returns-value]
-    }
+    __annotations__ = properties_of(*OPTIONS, *OPERATOR_OPTIONS)
 
     def draw(self, context):
         layout = self.layout
@@ -380,15 +374,13 @@ class NOISEWRIGHT_OT_bake_texture(OptionsOperator, bpy.types.Operator):
             layout.prop(self, "use_float")
         layout.prop(self, "map_type")
         if self.map_type == "NORMAL":
-            layout.prop(self, "normal_strength")
-            layout.prop(self, "normal_convention")
-            layout.prop(self, "normal_method")
+            for name in ("normal_strength", "normal_convention", "normal_method"):
+                layout.prop(self, name)
             layout.label(text=self._normal_source(), icon="INFO")
         else:
             layout.prop(self, "color_mode")
-            if self.color_mode == "RAMP":
-                layout.prop(self, "color_low")
-                layout.prop(self, "color_high")
+            for name in ("color_low", "color_high") if self.color_mode == "RAMP" else ():
+                layout.prop(self, name)
         layout.prop(self, "loop_frames")
         if self.loop_frames > 0:
             layout.prop(self, "loop_radius")

@@ -13,7 +13,6 @@ from dataclasses import replace
 
 import bpy
 import numpy as np
-from bpy.props import PointerProperty
 
 from . import image_io, mesh_io
 from .bake import FILEPATH, HEIGHT, SAVE_FORMAT, USE_FLOAT, WIDTH, check_pixels, fill_image, save_path
@@ -21,9 +20,9 @@ from .errors import UserError
 from .mapping import Domain, check_finite_values, to_domain, to_spec
 from .noise_core import NoiseSpec, uv_bake
 from .noise_core.schema import Option
-from .options import OptionsOperator, check_noise, checked, properties_of, reports
+from .options import NoiseOperator, check_noise, checked, properties_of, reports
 from .progress import window_progress
-from .properties import NoiseSettings, operator_settings
+from .properties import operator_settings
 from .ui import draw_noise_settings
 
 UV_MAP = Option("uv_map", str, "", "UV map to bake through (empty: the active one)", title="UV Map")
@@ -199,25 +198,17 @@ def bake_uv(
     return tiled
 
 
-class NOISEWRIGHT_OT_bake_uv(OptionsOperator, bpy.types.Operator):
+class NOISEWRIGHT_OT_bake_uv(NoiseOperator, bpy.types.Operator):
     """Bake 3D noise at the active mesh's surface into an image through its UV map (UDIM tiles too)"""
 
     bl_idname = "noisewright.bake_uv"
     bl_label = "Bake Noise to UVs"
-    bl_options = {"REGISTER", "UNDO", "PRESET"}
+    __annotations__ = properties_of(*OPERATOR_OPTIONS)
 
-    __annotations__ = {
-        **properties_of(*OPERATOR_OPTIONS),
-        "noise": PointerProperty(type=NoiseSettings, options={"SKIP_SAVE"}),  # type: ignore[func-returns-value]
-    }
-
-    @classmethod
-    def poll(cls, context):
+    @staticmethod
+    def unavailable(context) -> str:
         obj = context.active_object
-        if obj is None or obj.type != "MESH":
-            cls.poll_message_set("Select a mesh object")
-            return False
-        return True
+        return "" if obj is not None and obj.type == "MESH" else "Select a mesh object"
 
     def draw(self, context):
         layout = self.layout

@@ -16,7 +16,6 @@ from dataclasses import dataclass, replace
 
 import bpy
 import numpy as np
-from bpy.props import PointerProperty
 
 from . import mesh_io
 from .errors import UserError
@@ -25,9 +24,9 @@ from .mesh_io import check_editable, mesh_of
 from .noise_core import NoiseSpec, loops
 from .noise_core.ranges import to_unit
 from .noise_core.schema import Option
-from .options import LOOP_RADIUS, OptionsOperator, check_noise, checked, properties_of, reports
+from .options import LOOP_RADIUS, NoiseOperator, check_noise, checked, properties_of, reports
 from .progress import window_progress
-from .properties import NoiseSettings, operator_settings
+from .properties import operator_settings
 from .ui import draw_noise_settings
 
 AXES = {"X": (1.0, 0.0, 0.0), "Y": (0.0, 1.0, 0.0), "Z": (0.0, 0.0, 1.0)}
@@ -374,16 +373,12 @@ def _targets(context: bpy.types.Context, edit_mode: bool) -> list[bpy.types.Obje
     return meshes
 
 
-class NOISEWRIGHT_OT_displace(OptionsOperator, bpy.types.Operator):
+class NOISEWRIGHT_OT_displace(NoiseOperator, bpy.types.Operator):
     """Displace the vertices of the selected meshes (selected vertices in Edit Mode) by noise"""
 
     bl_idname = "noisewright.displace"
     bl_label = "Displace with Noise"
-    bl_options = {"REGISTER", "UNDO", "PRESET"}
-    __annotations__ = {
-        **properties_of(*OPTIONS, *OPERATOR_OPTIONS),
-        "noise": PointerProperty(type=NoiseSettings, options={"SKIP_SAVE"}),  # type: ignore[func-returns-value]
-    }
+    __annotations__ = properties_of(*OPTIONS, *OPERATOR_OPTIONS)
 
     def invoke(self, context, event):
         self.frame_start = context.scene.frame_start

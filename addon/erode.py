@@ -133,66 +133,60 @@ def draw_erosion(layout: bpy.types.UILayout, settings: ErosionSettings) -> None:
                 column.prop(settings, option.name)
 
 
-def _settings(operator) -> ErosionSettings:
-    """The operator's erosion settings; a first run without explicit ones erodes hydraulically."""
-    if not operator.properties.is_property_set("erosion"):
-        operator.erosion.hydraulic = True
-    check_finite(operator)
-    return operator.erosion
+class _ErosionOperator(OptionsOperator):
+    """Mixin of the erosion operators: their erosion settings (a first run without explicit ones erodes
+    hydraulically) and their options, drawn."""
+
+    __annotations__ = {"erosion": PointerProperty(type=ErosionSettings, options={"SKIP_SAVE"})}  # type: ignore[func-returns-value]
+
+    def erosion_options(self) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """``(hydraulic, thermal)``: the options of the erosion to run (``properties.erosion_options``)."""
+        if not self.properties.is_property_set("erosion"):
+            self.erosion.hydraulic = True
+        check_finite(self)
+        return erosion_options(self.erosion)
+
+    def draw(self, _context):
+        for name in self.keywords("erosion"):
+            self.layout.prop(self, name)
+        draw_erosion(cast(bpy.types.UILayout, self.layout), self.erosion)
 
 
-class NOISEWRIGHT_OT_erode(bpy.types.Operator):
+class NOISEWRIGHT_OT_erode(_ErosionOperator, bpy.types.Operator):
     """Erode the active grid mesh (a Noise Terrain or any regular grid): droplets carve channels, slopes settle"""
 
     bl_idname = "noisewright.erode"
     bl_label = "Erode Terrain"
-    bl_options = {"REGISTER", "UNDO", "PRESET"}
-    erosion: PointerProperty(type=ErosionSettings, options={"SKIP_SAVE"})  # type: ignore[valid-type]
 
-    @classmethod
-    def poll(cls, context):
+    @staticmethod
+    def unavailable(context) -> str:
         obj = context.active_object
-        if context.mode != "OBJECT" or obj is None or obj.type != "MESH":
-            cls.poll_message_set("Select a grid mesh in Object Mode")
-            return False
-        return True
-
-    def draw(self, _context):
-        draw_erosion(cast(bpy.types.UILayout, self.layout), self.erosion)
+        return (
+            ""
+            if context.mode == "OBJECT" and obj is not None and obj.type == "MESH"
+            else "Select a grid mesh in Object Mode"
+        )
 
     @reports
     def execute(self, context):
-        erode(context, context.active_object, *erosion_options(_settings(self)))
+        erode(context, context.active_object, *self.erosion_options())
         return {"FINISHED"}
 
 
-class NOISEWRIGHT_OT_erode_image(OptionsOperator, bpy.types.Operator):
+class NOISEWRIGHT_OT_erode_image(_ErosionOperator, bpy.types.Operator):
     """Erode the image as a height map (red channel); the erosion and deposition masks become new images"""
 
     bl_idname = "noisewright.erode_image"
     bl_label = "Erode Height Image"
-    bl_options = {"REGISTER", "UNDO", "PRESET"}
-    __annotations__ = {
-        **properties_of(RELIEF),
-        "erosion": PointerProperty(type=ErosionSettings, options={"SKIP_SAVE"}),  # type: ignore[func-returns-value]
-    }
+    __annotations__ = properties_of(RELIEF)
 
-    @classmethod
-    def poll(cls, context):
-        space = context.space_data
-        if getattr(space, "image", None) is None:
-            cls.poll_message_set("Open an image in the Image Editor")
-            return False
-        return True
-
-    def draw(self, _context):
-        self.layout.prop(self, "relief")
-        draw_erosion(cast(bpy.types.UILayout, self.layout), self.erosion)
+    @staticmethod
+    def unavailable(context) -> str:
+        return "" if getattr(context.space_data, "image", None) is not None else "Open an image in the Image Editor"
 
     @reports
     def execute(self, context):
-        hydraulic, thermal = erosion_options(_settings(self))
-        erode_image(context, context.space_data.image, hydraulic, thermal, **self.keywords("erosion"))
+        erode_image(context, context.space_data.image, *self.erosion_options(), **self.keywords("erosion"))
         return {"FINISHED"}
 
 

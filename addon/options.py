@@ -16,12 +16,15 @@ import inspect
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import bpy
+from bpy.props import PointerProperty
+
 from .errors import UserError
 from .mapping import Domain
 from .noise_core import NoiseSpec, loops
 from .noise_core.registry import kind_info
 from .noise_core.schema import Option
-from .properties import schema_property
+from .properties import NoiseSettings, schema_property
 
 Function = TypeVar("Function", bound=Callable[..., Any])
 
@@ -102,18 +105,40 @@ def reports(execute: Function) -> Function:
     return run  # type: ignore[return-value]
 
 
-class OptionsOperator:
-    """Mixin of the feature operators, whose properties ``properties_of`` makes from rows."""
+if TYPE_CHECKING:  # the mixins below are operators to a type checker (Blender wants mixins plain classes)
+    _Operator = bpy.types.Operator
+else:
+    _Operator = object
+
+
+class OptionsOperator(_Operator):
+    """Mixin of the feature operators, whose properties ``properties_of`` makes from rows (each operator's
+    ``__annotations__``); they can be redone, undone and saved as presets."""
+
+    bl_options = {"REGISTER", "UNDO", "PRESET"}
 
     if TYPE_CHECKING:
 
         def __getattr__(self, name: str) -> Any:
             """The generated properties, which a type checker cannot see."""
 
+    @classmethod
+    def poll(cls, context):
+        """Whether the operator can run in ``context``; if not, Blender shows ``unavailable``'s reason."""
+        reason = cls.unavailable(context)
+        if reason:
+            cls.poll_message_set(reason)
+        return not reason
+
+    @staticmethod
+    def unavailable(_context: Any) -> str:
+        """Why the operator cannot run in ``context`` ("" when it can)."""
+        return ""
+
     def keywords(self, *ignore: str) -> dict[str, Any]:
         """``self.as_keywords``: the operator's properties as keyword arguments of its function, without its
         ``noise`` settings and the names in ``ignore``."""
-        return self.as_keywords(ignore=("noise", *ignore))
+        return self.as_keywords(ignore=("noise", *ignore))  # type: ignore[func-returns-value, return-value]
 
 
 def check_noise(spec: object, domain: object) -> None:
@@ -140,3 +165,10 @@ LOOP_RADIUS = Option(
     soft_maximum=4.0,
 )
 """The circle a seamless loop moves around (``noise_core.loops``): Displace's animation and the loop bake."""
+
+
+class NoiseOperator(OptionsOperator):
+    """Mixin of the operators that compute noise: their own noise settings, filled from the scene's on a first
+    run (``properties.operator_settings``)."""
+
+    __annotations__ = {"noise": PointerProperty(type=NoiseSettings, options={"SKIP_SAVE"})}  # type: ignore[func-returns-value]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import bpy
 
 from . import preview
@@ -38,31 +40,40 @@ def draw_preview(layout: bpy.types.UILayout, context: bpy.types.Context, baking:
         layout.label(text="Computing preview...", icon="TIME")
 
 
-class _NoiseSettingsPanel:
+if TYPE_CHECKING:  # the mixins below are panels to a type checker (Blender wants mixins plain classes)
+    _Panel = bpy.types.Panel
+else:
+    _Panel = object
+
+
+class _SidebarPanel(_Panel):
+    """Mixin of the panels: the Noise tab of the sidebar."""
+
+    bl_region_type = "UI"
     bl_category = CATEGORY
+
+
+class _NoiseSettingsPanel(_SidebarPanel):
     bl_label = "Noise Settings"
     previews_bake = False
 
     def draw(self, context):
-        draw_preview(self.layout, context, self.previews_bake)  # type: ignore[attr-defined]
-        draw_noise_settings(self.layout, context.scene.noisewright)  # type: ignore[attr-defined]
+        layout = cast(bpy.types.UILayout, self.layout)
+        draw_preview(layout, context, self.previews_bake)
+        draw_noise_settings(layout, context.scene.noisewright)
 
 
 class VIEW3D_PT_noisewright_settings(_NoiseSettingsPanel, bpy.types.Panel):
     bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
 
 
 class IMAGE_PT_noisewright_settings(_NoiseSettingsPanel, bpy.types.Panel):
     bl_space_type = "IMAGE_EDITOR"
-    bl_region_type = "UI"
     previews_bake = True
 
 
-class VIEW3D_PT_noisewright_apply(bpy.types.Panel):
+class VIEW3D_PT_noisewright_apply(_SidebarPanel, bpy.types.Panel):
     bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = CATEGORY
     bl_label = "Apply Noise"
 
     def draw(self, context):
@@ -74,12 +85,10 @@ class VIEW3D_PT_noisewright_apply(bpy.types.Panel):
         self.layout.label(text="Tune a run in Adjust Last Operation", icon="INFO")
 
 
-class VIEW3D_PT_noisewright_terrain(bpy.types.Panel):
+class VIEW3D_PT_noisewright_terrain(_SidebarPanel, bpy.types.Panel):
     """The active Noise Terrain's own settings, its presets and Regenerate."""
 
     bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = CATEGORY
     bl_label = "Noise Terrain"
 
     @classmethod
@@ -102,10 +111,8 @@ class VIEW3D_PT_noisewright_terrain(bpy.types.Panel):
         draw_erosion(self.layout.box(), settings.erosion)
 
 
-class IMAGE_PT_noisewright_bake(bpy.types.Panel):
+class IMAGE_PT_noisewright_bake(_SidebarPanel, bpy.types.Panel):
     bl_space_type = "IMAGE_EDITOR"
-    bl_region_type = "UI"
-    bl_category = CATEGORY
     bl_label = "Bake"
 
     def draw(self, context):

@@ -38,7 +38,7 @@ from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 from .noise_core.ranges import to_unit
 from .noise_core.registry import COMMON_OPTIONS, kind_info
 from .noise_core.schema import Option
-from .options import OptionsOperator, check, check_noise, checked, properties_of, reports
+from .options import NoiseOperator, OptionsOperator, check, check_noise, checked, properties_of, reports
 from .progress import window_progress
 from .properties import ErosionSettings, NoiseSettings, erosion_options, operator_settings
 from .ui import draw_noise_settings
@@ -351,23 +351,16 @@ def restore(group: bpy.types.PropertyGroup, values: dict[str, Any]) -> None:
             setattr(group, name, value)
 
 
-class NOISEWRIGHT_OT_add_terrain(OptionsOperator, bpy.types.Operator, AddObjectHelper):
+class NOISEWRIGHT_OT_add_terrain(NoiseOperator, bpy.types.Operator, AddObjectHelper):
     """Add a grid mesh raised by noise (a terrain)"""
 
     bl_idname = "noisewright.add_terrain"
     bl_label = "Noise Terrain"
-    bl_options = {"REGISTER", "UNDO", "PRESET"}
-    __annotations__ = {
-        **properties_of(*SHAPE_OPTIONS),
-        "noise": PointerProperty(type=NoiseSettings, options={"SKIP_SAVE"}),  # type: ignore[func-returns-value]
-    }
+    __annotations__ = properties_of(*SHAPE_OPTIONS)
 
-    @classmethod
-    def poll(cls, context):
-        if context.mode != "OBJECT":
-            cls.poll_message_set("Add Noise Terrain works in Object Mode")
-            return False
-        return True
+    @staticmethod
+    def unavailable(context) -> str:
+        return "" if context.mode == "OBJECT" else "Add Noise Terrain works in Object Mode"
 
     def draw(self, context):
         layout = self.layout
@@ -398,22 +391,18 @@ def draw_shape(layout: bpy.types.UILayout, owner) -> None:
             layout.prop(owner, name)
 
 
-class NOISEWRIGHT_OT_regenerate_terrain(bpy.types.Operator):
+class NOISEWRIGHT_OT_regenerate_terrain(OptionsOperator, bpy.types.Operator):
     """Rebuild the active Noise Terrain from its settings, keeping the object, its modifiers and materials"""
 
     bl_idname = "noisewright.regenerate_terrain"
     bl_label = "Regenerate Terrain"
     bl_options = {"REGISTER", "UNDO"}
 
-    @classmethod
-    def poll(cls, context):
+    @staticmethod
+    def unavailable(context) -> str:
         if context.mode != "OBJECT":
-            cls.poll_message_set("Regenerate works in Object Mode")
-            return False
-        if not is_terrain(context.active_object):
-            cls.poll_message_set("The active object is not a Noise Terrain")
-            return False
-        return True
+            return "Regenerate works in Object Mode"
+        return "" if is_terrain(context.active_object) else "The active object is not a Noise Terrain"
 
     @reports
     def execute(self, context):
