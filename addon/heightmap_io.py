@@ -27,7 +27,7 @@ from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, St
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 from bpy_extras.object_utils import object_data_add
 
-from . import api, erosion_io, mesh_io, terrain
+from . import erosion_io, mesh_io, terrain
 from .errors import UserError
 from .noise_core import heightmaps
 from .noise_core.engines import ENGINES
@@ -67,7 +67,7 @@ def _terrain_heights(context: bpy.types.Context, obj: bpy.types.Object, samples:
     """The Noise Terrain ``obj`` regenerated on a ``samples x samples`` grid of the same size (row 0 at +Y)."""
     spec, domain, shape, hydraulic, thermal = terrain.recall(obj)
     shape = {**shape, "x_subdivisions": samples - 1, "y_subdivisions": samples - 1}
-    positions, _quads, _uvs, _masks = api._terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
+    positions, _quads, _uvs, _masks = terrain.terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
     return positions[:, 2].reshape(samples, samples)[::-1]
 
 
@@ -108,7 +108,7 @@ def export_heightmap(
     except ValueError as error:
         raise UserError(str(error)) from None
     scale = _metres(context)
-    if api.is_terrain(obj) and resolution:
+    if terrain.is_terrain(obj) and resolution:
         heights = _terrain_heights(context, obj, resolution)
         cell = obj.noisewright_terrain.size / (resolution - 1)  # type: ignore[attr-defined]
         how = f"regenerated from the Noise Terrain's settings at {resolution} x {resolution}"
@@ -152,7 +152,7 @@ def export_heightmap(
 
 def _settings(obj: bpy.types.Object, how: str) -> dict:
     record: dict[str, Any] = {"object": obj.name, "heights": how}
-    if api.is_terrain(obj):
+    if terrain.is_terrain(obj):
         spec, _domain, shape, hydraulic, thermal = terrain.recall(obj)
         record.update(noise=asdict(spec), terrain=shape, hydraulic=hydraulic, thermal=thermal)
     return json.loads(json.dumps(record, default=str))
@@ -173,8 +173,8 @@ def import_heightmap(
     rows, columns = found.values.shape
     if rows < 2 or columns < 2:
         raise UserError(f"filepath: {path.name!r} has {columns} x {rows} samples; a terrain needs at least 2 x 2")
-    if rows * columns > api.MAX_VERTICES:
-        raise UserError(f"filepath: {columns} x {rows} samples exceed the limit of {api.MAX_VERTICES} vertices")
+    if rows * columns > terrain.MAX_VERTICES:
+        raise UserError(f"filepath: {columns} x {rows} samples exceed the limit of {terrain.MAX_VERTICES} vertices")
     scale = _metres(context)
     if found.height_range is not None:
         heights = found.heights / (scale if found.unit == "m" else 1.0)
@@ -187,7 +187,7 @@ def import_heightmap(
         cell = float(spacing) / scale
     else:
         cell = 1.0 / scale
-    positions, quads, uvs = api.grid(columns - 1, rows - 1, 1.0)
+    positions, quads, uvs = terrain.grid(columns - 1, rows - 1, 1.0)
     positions[:, 0] *= cell * (columns - 1)
     positions[:, 1] *= cell * (rows - 1)
     positions[:, 2] = heights[::-1].ravel()

@@ -142,7 +142,7 @@ def add_terrain(
     thermal = _erosion_options("thermal", thermal, THERMAL_OPTIONS)
     spec, domain = stored_spec(spec), stored_domain(domain)
     shape, hydraulic, thermal = as_stored(shape), as_stored(hydraulic), as_stored(thermal)
-    positions, quads, uvs, masks = _terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
+    positions, quads, uvs, masks = terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
     layer_collection = _target_collection(context, warn)
     mesh = bpy.data.meshes.new("Noise Terrain")
     try:
@@ -177,7 +177,7 @@ def _erosion_options(name: str, options: object, schema: tuple) -> dict[str, Any
     return {option.name: option.default for option in schema} | options
 
 
-def _terrain_geometry(
+def terrain_geometry(
     context: bpy.types.Context, spec: object, domain: object, shape: dict, hydraulic: object, thermal: object
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
     """``(positions, quads, uvs, (erosion, deposition))`` of the terrain of ``spec``/``domain`` on the grid
@@ -225,7 +225,7 @@ def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy
     if obj.mode == "EDIT":
         raise UserError(f"{obj.name!r}: leave Edit Mode to regenerate the terrain")
     spec, domain, shape, hydraulic, thermal = recall(obj)
-    positions, quads, uvs, masks = _terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
+    positions, quads, uvs, masks = terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
     same_grid = len(mesh.vertices) == positions.shape[0] and len(mesh.polygons) == quads.shape[0]
     if same_grid:
         mesh_io.write_positions(mesh, positions)
