@@ -1,7 +1,7 @@
 """Options declared once: each feature's arguments are ``schema.Option`` rows, as the noise kinds' are.
 
 A feature module (``displace.py``, ``terrain.py``, ``erode.py``, ``bake.py``, ``bake_uv.py``) lists its
-function's options as rows. From them come the operator's Blender properties (``properties_of``, through
+function's options as rows. From them come the operator's Blender properties (``properties.properties_of``, through
 ``properties.schema_property``: label, description, default, limits, slider range, subtype, unit, menu
 items), the function's defaults and argument checks (``checked``: one ``UserError`` whose message starts
 with the argument's name) and the operator's ``execute``, which passes ``**self.as_keywords(...)`` to the
@@ -24,7 +24,8 @@ from .mapping import Domain
 from .noise_core import NoiseSpec, loops
 from .noise_core.registry import kind_info
 from .noise_core.schema import Option
-from .properties import NoiseSettings, schema_property
+from .properties import NoiseSettings
+from .properties import properties_of as properties_of  # the feature modules take it from here
 
 Function = TypeVar("Function", bound=Callable[..., Any])
 
@@ -35,11 +36,6 @@ def check(option: Option, value: object) -> Any:
         return option.check(value)
     except (TypeError, ValueError) as error:
         raise UserError(str(error)) from None
-
-
-def properties_of(*options: Option) -> dict[str, Any]:
-    """The Blender properties of ``options`` by name, for a class's ``__annotations__``."""
-    return {option.name: schema_property(option) for option in options}
 
 
 def checked(*options: Option) -> Callable[[Function], Function]:
