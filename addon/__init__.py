@@ -10,13 +10,13 @@ installed version if it is older than noise_core needs), so enabling the add-on 
 
 import bpy
 
+from . import api as api  # the Python API (a facade over the feature modules), an attribute of the package
 from . import (
+    bake,
+    bake_uv,
+    displace,
+    erode,
     heightmap_io,
-    op_bake,
-    op_bake_uv,
-    op_displace,
-    op_erode,
-    op_terrain,
     panels,
     preferences,
     preview,
@@ -28,21 +28,20 @@ from . import (
 CLASSES = (
     properties.CLASSES
     + terrain.CLASSES
-    + op_displace.CLASSES
-    + op_terrain.CLASSES
-    + op_erode.CLASSES
+    + displace.CLASSES
+    + erode.CLASSES
     + terrain_presets.CLASSES
-    + op_bake.CLASSES
-    + op_bake_uv.CLASSES
+    + bake.CLASSES
+    + bake_uv.CLASSES
     + panels.CLASSES
     + preferences.CLASSES
     + heightmap_io.CLASSES
 )
 MENU_ENTRIES = (
-    (bpy.types.VIEW3D_MT_mesh_add, op_terrain.menu_entry),
-    (bpy.types.IMAGE_MT_image, op_bake.menu_entry),
-    (bpy.types.IMAGE_MT_image, op_bake_uv.menu_entry),
-    (bpy.types.VIEW3D_MT_object, op_bake_uv.menu_entry),
+    (bpy.types.VIEW3D_MT_mesh_add, terrain.menu_entry),
+    (bpy.types.IMAGE_MT_image, bake.menu_entry),
+    (bpy.types.IMAGE_MT_image, bake_uv.menu_entry),
+    (bpy.types.VIEW3D_MT_object, bake_uv.menu_entry),
     (bpy.types.TOPBAR_MT_file_export, heightmap_io.export_menu_entry),
     (bpy.types.TOPBAR_MT_file_import, heightmap_io.import_menu_entry),
 )

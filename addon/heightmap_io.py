@@ -23,28 +23,92 @@ from typing import Any, cast
 
 import bpy
 import numpy as np
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, IntProperty, StringProperty
+from bpy.props import StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 from bpy_extras.object_utils import object_data_add
 
-from . import api, erosion_io, mesh_io, terrain
+from . import erosion_io, mesh_io, terrain
 from .errors import UserError
 from .noise_core import heightmaps
 from .noise_core.engines import ENGINES
+from .noise_core.schema import Option
+from .options import OptionsOperator, checked, properties_of, reports
 
-FORMAT_ITEMS = [
-    ("R16", "R16 (16-bit raw)", "Headerless uint16 little-endian (.r16): Unreal, Godot Terrain3D"),
-    ("RAW", "RAW (16-bit raw)", "Headerless uint16 little-endian (.raw): Unity's Import Raw"),
-    ("R32", "R32 (32-bit float raw)", "Headerless float32 little-endian (.r32)"),
-    ("PNG", "PNG (16-bit)", "16-bit grayscale PNG: Unreal"),
-    ("EXR", "OpenEXR (32-bit float)", "32-bit float EXR: Godot Terrain3D"),
-    ("TIFF", "TIFF (32-bit float)", "32-bit float TIFF"),
-]
 SUFFIXES = {"R16": ".r16", "RAW": ".raw", "R32": ".r32", "PNG": ".png", "EXR": ".exr", "TIFF": ".tif"}
-ENGINE_ITEMS = [("NONE", "None", "Any size; no engine numbers")] + [
-    (name.upper(), engine.title, f"Check the size for {engine.title} and give its import numbers")
-    for name, engine in ENGINES.items()
-]
+EXPORT_OPTIONS = (
+    Option(
+        "engine",
+        str,
+        "NONE",
+        "Game engine whose sizes the heightmap must fit, and whose import numbers are given",
+        choices=("NONE", *(name.upper() for name in ENGINES)),
+        choice_text=(
+            ("None", "Any size; no engine numbers"),
+            *(
+                (engine.title, f"Check the size for {engine.title} and give its import numbers")
+                for engine in ENGINES.values()
+            ),
+        ),
+    ),
+    Option(
+        "resolution",
+        int,
+        0,
+        "Samples per side (0: the mesh's own grid); a Noise Terrain is regenerated at this size",
+        minimum=0,
+        maximum=terrain.MAX_SUBDIVISIONS,
+        allowed=f"0 (the mesh's grid) or 2 to {terrain.MAX_SUBDIVISIONS} samples",
+    ),
+    Option(
+        "tile",
+        int,
+        0,
+        "0: one file; else tiles of this many quads (+1 shared edge sample)",
+        minimum=0,
+        title="Tile Size",
+    ),
+)
+"""The options of ``export_heightmap`` the operator has too (``height_range`` it makes from its own)."""
+EXPORT_OPERATOR_OPTIONS = (
+    Option(
+        "file_format",
+        str,
+        "R16",
+        "File format (the file name's extension follows it)",
+        title="Format",
+        choices=tuple(SUFFIXES),
+        choice_text=(
+            ("R16 (16-bit raw)", "Headerless uint16 little-endian (.r16): Unreal, Godot Terrain3D"),
+            ("RAW (16-bit raw)", "Headerless uint16 little-endian (.raw): Unity's Import Raw"),
+            ("R32 (32-bit float raw)", "Headerless float32 little-endian (.r32)"),
+            ("PNG (16-bit)", "16-bit grayscale PNG: Unreal"),
+            ("OpenEXR (32-bit float)", "32-bit float EXR: Godot Terrain3D"),
+            ("TIFF (32-bit float)", "32-bit float TIFF"),
+        ),
+    ),
+    Option(
+        "fixed_range",
+        bool,
+        False,
+        "Map these heights to 0 and 1 (off: the mesh's lowest and highest)",
+        title="Fixed Height Range",
+    ),
+    Option("height_min", float, 0.0, "Height written as 0", title="Lowest", unit="LENGTH"),
+    Option("height_max", float, 100.0, "Height written as 1", title="Highest", unit="LENGTH"),
+)
+"""The export operator's own options: the file's format, and the fixed height range."""
+IMPORT_OPTIONS = (
+    Option(
+        "size",
+        float,
+        0.0,
+        "Width along X (0: from the sidecar, else 1 m per sample)",
+        minimum=0.0,
+        unit="LENGTH",
+    ),
+    Option("height", float, 1.0, "Height of value 1 when the file has no height range", unit="LENGTH"),
+)
+"""The options of ``import_heightmap``, which the operator has too."""
 ROW_ORDER = "row-major; the first row is the mesh's +Y edge, columns from -X to +X"
 PROPERTY = "noisewright_heightmap"
 """Custom property of an imported heightmap object: the file and its height range (JSON)."""
@@ -67,19 +131,20 @@ def _terrain_heights(context: bpy.types.Context, obj: bpy.types.Object, samples:
     """The Noise Terrain ``obj`` regenerated on a ``samples x samples`` grid of the same size (row 0 at +Y)."""
     spec, domain, shape, hydraulic, thermal = terrain.recall(obj)
     shape = {**shape, "x_subdivisions": samples - 1, "y_subdivisions": samples - 1}
-    positions, _quads, _uvs, _masks = api._terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
+    positions, _quads, _uvs, _masks = terrain.terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
     return positions[:, 2].reshape(samples, samples)[::-1]
 
 
+@checked(*EXPORT_OPTIONS)
 def export_heightmap(
     context: bpy.types.Context,
     obj: bpy.types.Object,
     filepath: str,
     *,
-    engine: str = "NONE",
-    resolution: int = 0,
+    engine: str,
+    resolution: int,
     height_range: tuple[float, float] | None = None,
-    tile: int = 0,
+    tile: int,
 ) -> tuple[list[Path], dict, str]:
     """Write ``obj`` (a Noise Terrain or grid mesh) to ``filepath`` (format by suffix) and its sidecar, all or none.
 
@@ -87,17 +152,15 @@ def export_heightmap(
     stand for (None: the heights' minimum and maximum); ``tile`` > 0 writes tiles of ``tile`` + overlap samples
     (``noise_core.heightmaps.write_tiles``) named as ``engine`` expects. Returns ``(written files, the engine's
     import numbers (empty without an engine), how the heights were made)``; ``UserError`` naming the problem,
-    and then no file is written.
+    and then no file is written. Defaults and limits: ``EXPORT_OPTIONS``.
     """
     if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
         raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
     if obj.mode == "EDIT":
         raise UserError(f"{obj.name!r}: leave Edit Mode to export its heights")
-    preset = None if engine == "NONE" else ENGINES.get(str(engine).lower())
-    if engine != "NONE" and preset is None:
-        raise UserError(f"engine: {engine!r} is not a preset; choose NONE or {', '.join(ENGINES).upper()}")
-    if isinstance(resolution, bool) or not isinstance(resolution, int) or resolution < 0 or resolution == 1:
-        raise UserError(f"resolution: must be 0 (the mesh's grid) or at least 2 samples, got {resolution!r}")
+    preset = None if engine == "NONE" else ENGINES[engine.lower()]
+    if resolution == 1:
+        raise UserError(f"resolution: must be {EXPORT_OPTIONS[1].allowed}, got {resolution!r}")
     path = Path(bpy.path.abspath(filepath))
     try:
         suffix = heightmaps.heightmap_format(path)
@@ -108,7 +171,7 @@ def export_heightmap(
     except ValueError as error:
         raise UserError(str(error)) from None
     scale = _metres(context)
-    if api.is_terrain(obj) and resolution:
+    if terrain.is_terrain(obj) and resolution:
         heights = _terrain_heights(context, obj, resolution)
         cell = obj.noisewright_terrain.size / (resolution - 1)  # type: ignore[attr-defined]
         how = f"regenerated from the Noise Terrain's settings at {resolution} x {resolution}"
@@ -152,15 +215,14 @@ def export_heightmap(
 
 def _settings(obj: bpy.types.Object, how: str) -> dict:
     record: dict[str, Any] = {"object": obj.name, "heights": how}
-    if api.is_terrain(obj):
+    if terrain.is_terrain(obj):
         spec, _domain, shape, hydraulic, thermal = terrain.recall(obj)
         record.update(noise=asdict(spec), terrain=shape, hydraulic=hydraulic, thermal=thermal)
     return json.loads(json.dumps(record, default=str))
 
 
-def import_heightmap(
-    context: bpy.types.Context, filepath: str, *, size: float = 0.0, height: float = 1.0
-) -> bpy.types.Object:
+@checked(*IMPORT_OPTIONS)
+def import_heightmap(context: bpy.types.Context, filepath: str, *, size: float, height: float) -> bpy.types.Object:
     """Add the heightmap ``filepath`` as a grid mesh at the 3D cursor: one vertex per sample, the file's first
     row at +Y. ``size``: width along X in Blender units (0: from the sidecar's engine spacing, else 1 per sample);
     heights from the sidecar's range in metres (else ``height`` per unit value). ``UserError`` if the file cannot
@@ -173,13 +235,13 @@ def import_heightmap(
     rows, columns = found.values.shape
     if rows < 2 or columns < 2:
         raise UserError(f"filepath: {path.name!r} has {columns} x {rows} samples; a terrain needs at least 2 x 2")
-    if rows * columns > api.MAX_VERTICES:
-        raise UserError(f"filepath: {columns} x {rows} samples exceed the limit of {api.MAX_VERTICES} vertices")
+    if rows * columns > terrain.MAX_VERTICES:
+        raise UserError(f"filepath: {columns} x {rows} samples exceed the limit of {terrain.MAX_VERTICES} vertices")
     scale = _metres(context)
     if found.height_range is not None:
         heights = found.heights / (scale if found.unit == "m" else 1.0)
     else:
-        heights = found.values.astype(np.float64) * float(height)
+        heights = found.values.astype(np.float64) * height
     spacing = found.sidecar.get("import", {}).get("vertex_spacing")
     if size > 0.0:
         cell = size / (columns - 1)
@@ -187,7 +249,7 @@ def import_heightmap(
         cell = float(spacing) / scale
     else:
         cell = 1.0 / scale
-    positions, quads, uvs = api.grid(columns - 1, rows - 1, 1.0)
+    positions, quads, uvs = terrain.grid(columns - 1, rows - 1, 1.0)
     positions[:, 0] *= cell * (columns - 1)
     positions[:, 1] *= cell * (rows - 1)
     positions[:, 2] = heights[::-1].ravel()
@@ -212,99 +274,68 @@ def _report_numbers(operator: bpy.types.Operator, numbers: dict) -> None:
 FILEPATH: Any = StringProperty(name="File Path", subtype="FILE_PATH", maxlen=1024)  # type: ignore[func-returns-value]
 
 
-class NOISEWRIGHT_OT_export_heightmap(bpy.types.Operator, ExportHelper):  # type: ignore[misc]
+class NOISEWRIGHT_OT_export_heightmap(OptionsOperator, bpy.types.Operator, ExportHelper):  # type: ignore[misc]
     """Write the active Noise Terrain or grid mesh as a game-engine heightmap (R16, R32, PNG, EXR, TIFF)"""
 
     bl_idname = "noisewright.export_heightmap"
     bl_label = "Export Heightmap"
     bl_options = {"REGISTER"}
     filename_ext = ".r16"
-    filepath: FILEPATH
-    filter_glob: StringProperty(default="*.r16;*.raw;*.r32;*.png;*.exr;*.tif", options={"HIDDEN"})  # type: ignore[valid-type]
-    file_format: EnumProperty(name="Format", items=FORMAT_ITEMS, default="R16")  # type: ignore[valid-type]
-    engine: EnumProperty(name="Engine", items=ENGINE_ITEMS, default="NONE")  # type: ignore[valid-type]
-    resolution: IntProperty(  # type: ignore[valid-type]
-        name="Resolution",
-        description="Samples per side (0: the mesh's own grid); a Noise Terrain is regenerated at this size",
-        default=0,
-        min=0,
-        max=16384,
-    )
-    fixed_range: BoolProperty(  # type: ignore[valid-type]
-        name="Fixed Height Range", description="Map these heights to 0 and 1 (off: the mesh's lowest and highest)"
-    )
-    height_min: FloatProperty(name="Lowest", description="Height written as 0", default=0.0, unit="LENGTH")  # type: ignore[valid-type]
-    height_max: FloatProperty(name="Highest", description="Height written as 1", default=100.0, unit="LENGTH")  # type: ignore[valid-type]
-    tile: IntProperty(  # type: ignore[valid-type]
-        name="Tile Size", description="0: one file; else tiles of this many quads (+1 shared edge sample)", min=0
-    )
+    __annotations__ = {
+        "filepath": FILEPATH,
+        "filter_glob": StringProperty(default="*.r16;*.raw;*.r32;*.png;*.exr;*.tif", options={"HIDDEN"}),  # type: ignore[func-returns-value]
+        **properties_of(*EXPORT_OPERATOR_OPTIONS, *EXPORT_OPTIONS),
+    }
 
-    @classmethod
-    def poll(cls, context):
+    @staticmethod
+    def unavailable(context) -> str:
         obj = context.active_object
         if context.mode != "OBJECT" or obj is None or obj.type != "MESH":
-            cls.poll_message_set("Select a Noise Terrain or grid mesh in Object Mode")
-            return False
-        return True
+            return "Select a Noise Terrain or grid mesh in Object Mode"
+        return ""
 
     def check(self, context):
         wanted = SUFFIXES[self.file_format]
-        path = Path(self.filepath)
+        path = Path(self.filepath)  # type: ignore[has-type]  # ExportHelper's stub
         if path.name and path.suffix.lower() != wanted:
             self.filepath = str(path.with_suffix(wanted))
             return True
         return False
 
+    @reports
     def execute(self, context):
         self.check(context)
-        height_range = (self.height_min, self.height_max) if self.fixed_range else None
-        try:
-            paths, numbers, how = export_heightmap(
-                context,
-                context.active_object,
-                self.filepath,
-                engine=self.engine,
-                resolution=self.resolution,
-                height_range=height_range,
-                tile=self.tile,
-            )
-        except UserError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+        paths, numbers, how = export_heightmap(
+            context,
+            context.active_object,
+            self.filepath,
+            height_range=(self.height_min, self.height_max) if self.fixed_range else None,
+            **self.keywords("filepath", "filter_glob", "check_existing", *(o.name for o in EXPORT_OPERATOR_OPTIONS)),
+        )
         _report_numbers(self, numbers)
         self.report({"INFO"}, f"Wrote {len(paths)} heightmap file(s), {how}")
         return {"FINISHED"}
 
 
-class NOISEWRIGHT_OT_import_heightmap(bpy.types.Operator, ImportHelper):  # type: ignore[misc]
+class NOISEWRIGHT_OT_import_heightmap(OptionsOperator, bpy.types.Operator, ImportHelper):  # type: ignore[misc]
     """Add a heightmap (R16, RAW, R32, PNG, EXR, TIFF) as a grid mesh terrain"""
 
     bl_idname = "noisewright.import_heightmap"
     bl_label = "Import Heightmap"
     bl_options = {"REGISTER", "UNDO"}
-    filepath: FILEPATH
-    filter_glob: StringProperty(default="*.r16;*.raw;*.r32;*.png;*.exr;*.tif;*.tiff", options={"HIDDEN"})  # type: ignore[valid-type]
-    size: FloatProperty(  # type: ignore[valid-type]
-        name="Size", description="Width along X (0: from the sidecar, else 1 m per sample)", min=0.0, unit="LENGTH"
-    )
-    height: FloatProperty(  # type: ignore[valid-type]
-        name="Height", description="Height of value 1 when the file has no height range", default=1.0, unit="LENGTH"
-    )
+    __annotations__ = {
+        "filepath": FILEPATH,
+        "filter_glob": StringProperty(default="*.r16;*.raw;*.r32;*.png;*.exr;*.tif;*.tiff", options={"HIDDEN"}),  # type: ignore[func-returns-value]
+        **properties_of(*IMPORT_OPTIONS),
+    }
 
-    @classmethod
-    def poll(cls, context):
-        if context.mode != "OBJECT":
-            cls.poll_message_set("Import a heightmap in Object Mode")
-            return False
-        return True
+    @staticmethod
+    def unavailable(context) -> str:
+        return "" if context.mode == "OBJECT" else "Import a heightmap in Object Mode"
 
+    @reports
     def execute(self, context):
-        try:
-            keywords: dict[str, Any] = self.as_keywords(ignore=("filepath", "filter_glob"))  # type: ignore[func-returns-value, assignment]
-            import_heightmap(context, self.filepath, **keywords)
-        except UserError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+        import_heightmap(context, self.filepath, **self.keywords("filepath", "filter_glob"))
         return {"FINISHED"}
 
 

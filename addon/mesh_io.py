@@ -183,3 +183,17 @@ def build_grid(mesh: bpy.types.Mesh, positions: np.ndarray, quads: np.ndarray, u
     mesh.update(calc_edges=True)
     layer = mesh.uv_layers.new(name="UVMap")
     layer.data.foreach_set("uv", np.ascontiguousarray(uvs[corners], dtype=np.float32).ravel())
+
+
+def mesh_of(obj: bpy.types.Object) -> bpy.types.Mesh:
+    """The mesh of the mesh object ``obj``."""
+    return cast(bpy.types.Mesh, obj.data)
+
+
+def check_editable(obj: bpy.types.Object) -> None:
+    """``UserError`` naming ``obj`` when its mesh is linked library data or has no vertices."""
+    mesh = mesh_of(obj)
+    if not obj.is_editable or not mesh.is_editable:
+        raise UserError(f"{obj.name!r}: linked library data cannot be changed (make it local first)")
+    if len(mesh.vertices) == 0:
+        raise UserError(f"{obj.name!r}: the mesh has no vertices")

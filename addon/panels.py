@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, cast
+
 import bpy
 
-from . import api, preview
+from . import preview
+from .bake import NOISEWRIGHT_OT_bake_texture, bake_domain
+from .bake_uv import NOISEWRIGHT_OT_bake_uv
+from .displace import NOISEWRIGHT_OT_displace
+from .erode import NOISEWRIGHT_OT_erode, NOISEWRIGHT_OT_erode_image, draw_erosion
 from .errors import UserError
 from .mapping import to_domain, to_spec
-from .op_bake import NOISEWRIGHT_OT_bake_texture, bake_domain
-from .op_bake_uv import NOISEWRIGHT_OT_bake_uv
-from .op_displace import NOISEWRIGHT_OT_displace
-from .op_erode import NOISEWRIGHT_OT_erode, NOISEWRIGHT_OT_erode_image, draw_erosion
-from .op_terrain import NOISEWRIGHT_OT_add_terrain, NOISEWRIGHT_OT_regenerate_terrain, draw_shape
+from .terrain import NOISEWRIGHT_OT_add_terrain, NOISEWRIGHT_OT_regenerate_terrain, draw_shape, is_terrain
 from .terrain_presets import NOISEWRIGHT_MT_terrain_presets, NOISEWRIGHT_OT_terrain_preset_add
 from .ui import draw_noise_settings
 
@@ -38,31 +40,40 @@ def draw_preview(layout: bpy.types.UILayout, context: bpy.types.Context, baking:
         layout.label(text="Computing preview...", icon="TIME")
 
 
-class _NoiseSettingsPanel:
+if TYPE_CHECKING:  # the mixins below are panels to a type checker (Blender wants mixins plain classes)
+    _Panel = bpy.types.Panel
+else:
+    _Panel = object
+
+
+class _SidebarPanel(_Panel):
+    """Mixin of the panels: the Noise tab of the sidebar."""
+
+    bl_region_type = "UI"
     bl_category = CATEGORY
+
+
+class _NoiseSettingsPanel(_SidebarPanel):
     bl_label = "Noise Settings"
     previews_bake = False
 
     def draw(self, context):
-        draw_preview(self.layout, context, self.previews_bake)  # type: ignore[attr-defined]
-        draw_noise_settings(self.layout, context.scene.noisewright)  # type: ignore[attr-defined]
+        layout = cast(bpy.types.UILayout, self.layout)
+        draw_preview(layout, context, self.previews_bake)
+        draw_noise_settings(layout, context.scene.noisewright)
 
 
 class VIEW3D_PT_noisewright_settings(_NoiseSettingsPanel, bpy.types.Panel):
     bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
 
 
 class IMAGE_PT_noisewright_settings(_NoiseSettingsPanel, bpy.types.Panel):
     bl_space_type = "IMAGE_EDITOR"
-    bl_region_type = "UI"
     previews_bake = True
 
 
-class VIEW3D_PT_noisewright_apply(bpy.types.Panel):
+class VIEW3D_PT_noisewright_apply(_SidebarPanel, bpy.types.Panel):
     bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = CATEGORY
     bl_label = "Apply Noise"
 
     def draw(self, context):
@@ -75,17 +86,15 @@ class VIEW3D_PT_noisewright_apply(bpy.types.Panel):
         self.layout.label(text="Tune a run in Adjust Last Operation", icon="INFO")
 
 
-class VIEW3D_PT_noisewright_terrain(bpy.types.Panel):
+class VIEW3D_PT_noisewright_terrain(_SidebarPanel, bpy.types.Panel):
     """The active Noise Terrain's own settings, its presets and Regenerate."""
 
     bl_space_type = "VIEW_3D"
-    bl_region_type = "UI"
-    bl_category = CATEGORY
     bl_label = "Noise Terrain"
 
     @classmethod
     def poll(cls, context):
-        return api.is_terrain(context.active_object)
+        return is_terrain(context.active_object)
 
     def draw(self, context):
         settings = context.active_object.noisewright_terrain
@@ -103,10 +112,8 @@ class VIEW3D_PT_noisewright_terrain(bpy.types.Panel):
         draw_erosion(self.layout.box(), settings.erosion)
 
 
-class IMAGE_PT_noisewright_bake(bpy.types.Panel):
+class IMAGE_PT_noisewright_bake(_SidebarPanel, bpy.types.Panel):
     bl_space_type = "IMAGE_EDITOR"
-    bl_region_type = "UI"
-    bl_category = CATEGORY
     bl_label = "Bake"
 
     def draw(self, context):

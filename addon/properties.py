@@ -4,17 +4,16 @@ The scene holds one (``scene.noisewright``) that the panels edit; each operator 
 (``noise``), filled from the scene when the caller does not pass one, so Adjust Last Operation re-runs
 with the values of that run. Every noise property is made from its registry row
 (``noise_core.registry``: name, description, default, limits, slider range, menu choices), so the
-add-on shows exactly what ``NoiseSpec`` accepts; a new option needs one ``option_property`` line here
-(``tests/blender/test_registration.py`` fails until it has one).
+add-on shows exactly what ``NoiseSpec`` accepts; a new registry option gets its property here without a
+line of its own. The noise space (``DOMAIN_OPTIONS``) and the erosion switches are rows too.
 """
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, StringProperty
 
-from .mapping import all_choices, check_finite, choices
-from .noise_core import loops
+from .mapping import all_choices, check_finite, choices, property_name
 from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 from .noise_core.registry import COMMON_OPTIONS, KINDS, options_by_name
 from .noise_core.schema import Option
@@ -27,18 +26,73 @@ is a whole number for no frequency below 100); X and Y stay 0, so the default ba
 plane) is still exactly ``evaluate_grid``."""
 
 KIND_ITEMS = [(info.name, info.name.replace("_", " ").title(), info.description) for info in KINDS.values()]
-DIMENSION_ITEMS = [
-    ("1", "1D", "Line noise along one axis of the noise space"),
-    ("2", "2D", "Plane noise on two axes of the noise space"),
-    ("3", "3D", "Volume noise in the whole noise space"),
-    ("4", "4D", "Volume noise with a fourth coordinate W: keyframe W, or animate the noise, to move through it"),
-]
-PLANE_ITEMS = [
-    ("XY", "XY", "2D noise reads the X and Y axes (images are baked on the XY plane)"),
-    ("XZ", "XZ", "2D noise reads the X and Z axes (images are baked on the XZ plane)"),
-    ("YZ", "YZ", "2D noise reads the Y and Z axes (images are baked on the YZ plane)"),
-]
-AXIS_ITEMS = [(axis, axis, f"1D noise reads the {axis} axis") for axis in "XYZ"]
+DOMAIN_OPTIONS = (
+    Option(
+        "offset",
+        float,
+        DEFAULT_OFFSET,
+        "Translation of the noise space (added last); Z starts off the lattice, see DEFAULT_OFFSET",
+        size=3,
+        subtype="TRANSLATION",
+    ),
+    Option("rotation", float, (0.0, 0.0, 0.0), "XYZ Euler rotation of the noise space", size=3, subtype="EULER"),
+    Option(
+        "scale",
+        float,
+        (1.0, 1.0, 1.0),
+        "Scale of the positions before rotation (larger = smaller features)",
+        size=3,
+        soft_minimum=-100.0,
+        soft_maximum=100.0,
+        subtype="XYZ",
+    ),
+    Option(
+        "dimensions",
+        str,
+        "3",
+        "Dimension of the noise",
+        choices=("1", "2", "3", "4"),
+        choice_text=(
+            ("1D", "Line noise along one axis of the noise space"),
+            ("2D", "Plane noise on two axes of the noise space"),
+            ("3D", "Volume noise in the whole noise space"),
+            ("4D", "Volume noise with a fourth coordinate W: keyframe W, or animate the noise, to move through it"),
+        ),
+    ),
+    Option(
+        "plane",
+        str,
+        "XY",
+        "Axes 2D noise reads; the plane images are baked on",
+        choices=("XY", "XZ", "YZ"),
+        choice_text=tuple(
+            (plane, f"2D noise reads the {plane[0]} and {plane[1]} axes (images are baked on the {plane} plane)")
+            for plane in ("XY", "XZ", "YZ")
+        ),
+    ),
+    Option(
+        "axis",
+        str,
+        "X",
+        "Axis 1D noise reads",
+        choices=("X", "Y", "Z"),
+        choice_text=tuple((axis, f"1D noise reads the {axis} axis") for axis in "XYZ"),
+    ),
+    Option(
+        "w",
+        float,
+        0.0,
+        "Fourth coordinate of 4D noise, as W of Blender's Noise Texture (moving it evolves the noise)",
+        soft_minimum=-100.0,
+        soft_maximum=100.0,
+    ),
+)
+"""The noise space (``mapping.Domain``): where the noise is read."""
+EROSION_SWITCHES = (
+    Option("hydraulic", bool, False, "Droplets carve channels and deposit sediment"),
+    Option("thermal", bool, False, "Material slides off slopes steeper than the talus"),
+)
+"""Which erosions run (each with its ``noise_core.erosion`` options)."""
 
 _choice_items: dict[tuple[str, str], list[tuple[str, str, str, int]]] = {}
 
@@ -68,28 +122,43 @@ def option_property(name: str, **extra: Any):
     return schema_property(options_by_name()[name], **extra)
 
 
+PATH_OPTIONS = {"PATH_SUPPORTS_BLEND_RELATIVE"} if bpy.app.version >= (4, 5, 0) else set()
+"""File paths may start with ``//`` (Blender 4.5+ asks properties to declare it)."""
+
+
 def schema_property(option: Option, **extra: Any):
     """The Blender property of a ``schema.Option``: its label, description, default, limits.
 
-    Floats take the option's limits (``ui_minimum`` where the minimum is exclusive) and slider range, and
-    show as a factor slider when limited to 0..1; explicit sizes are a text field. Menus of options that are
-    not a kind's (the common ones, such as ``fractal``) list every choice.
+    Floats take the option's limits (``ui_minimum`` where the minimum is exclusive), slider range, subtype
+    and unit, and show as a factor slider when limited to 0..1; vectors (``size``) are float vectors; explicit
+    sizes and free text (a ``str`` option without choices; ``subtype="FILE_PATH"`` for a file) are text
+    fields. Menus of options that are not a kind's (the common ones, such as ``fractal``) list every choice,
+    with ``choice_text`` as their labels and descriptions.
     """
     name = option.name
     label, description = option.label, option.description
     default: Any = option.default
     if option.type is bool:
         return BoolProperty(name=label, description=description, default=bool(default), **extra)
+    if option.type is str and not option.choices:
+        if option.subtype is not None:
+            extra = {"subtype": option.subtype, **extra}
+            if option.subtype == "FILE_PATH":
+                extra["options"] = PATH_OPTIONS
+        return StringProperty(name=label, description=description, default=str(default), **extra)
     if option.type is str:
         if extra:
             return EnumProperty(name=label, description=description, default=str(default), **extra)
         if option in COMMON_OPTIONS or name not in options_by_name():  # the same choices for every kind
-            items = [(value, value.replace("_", " ").title(), description) for value in option.choices]
+            texts = option.choice_text or [(value.replace("_", " ").title(), description) for value in option.choices]
+            items = [(value, *text) for value, text in zip(option.choices, texts, strict=True)]
             return EnumProperty(name=label, description=description, items=items, default=str(default))
         return EnumProperty(name=label, description=description, items=_items_for(name, description))
     if option.type is tuple:
         return StringProperty(name=label, description=description, default="", **extra)
-    limits: dict[str, Any] = {}
+    limits: dict[str, Any] = {"subtype": option.subtype} if option.subtype is not None else {}
+    if option.unit is not None:
+        limits["unit"] = option.unit
     low = option.ui_minimum if option.above else option.minimum
     for key, value in (
         ("min", low),
@@ -101,9 +170,18 @@ def schema_property(option: Option, **extra: Any):
             limits[key] = option.type(value)
     if option.type is int:
         return IntProperty(name=label, description=description, default=int(default), **limits, **extra)
+    if option.size:
+        return FloatVectorProperty(
+            name=label, description=description, default=tuple(default), size=option.size, **limits, **extra
+        )
     if (option.minimum, option.maximum) == (0.0, 1.0):
-        limits["subtype"] = "FACTOR"
+        limits.setdefault("subtype", "FACTOR")
     return FloatProperty(name=label, description=description, default=float(default), **limits, **extra)
+
+
+def properties_of(*options: Option) -> dict[str, Any]:
+    """The Blender properties of ``options`` by name, for a class's ``__annotations__``."""
+    return {option.name: schema_property(option) for option in options}
 
 
 def _on_kind_change(settings, _context) -> None:
@@ -121,97 +199,30 @@ def _on_kind_change(settings, _context) -> None:
                 setattr(settings, option.name, allowed[0])
 
 
-def loop_radius_property() -> Any:
-    """The operators' Loop Radius: the circle a seamless loop moves around (``noise_core.loops``)."""
-    return FloatProperty(
-        name="Loop Radius",
-        description="Radius of the loop's circle in the two extra noise dimensions (larger: faster change per frame)",
-        default=loops.DEFAULT_RADIUS,
-        min=1e-6,
-        max=loops.MAX_RADIUS,
-        soft_max=4.0,
-    )
-
-
 class NoiseSettings(bpy.types.PropertyGroup):
-    """What noise to compute (``NoiseSpec``) and where to read it (offset, rotation, scale, axes)."""
+    """What noise to compute (``NoiseSpec``: a property per registry option) and where to read it
+    (``DOMAIN_OPTIONS``: offset, rotation, scale, axes)."""
 
-    kind: option_property("kind", items=KIND_ITEMS, update=_on_kind_change)  # type: ignore[valid-type]
-    seed: option_property("seed")  # type: ignore[valid-type]
-    frequency: option_property("frequency")  # type: ignore[valid-type]
-    octaves: option_property("octaves")  # type: ignore[valid-type]
-    lacunarity: option_property("lacunarity")  # type: ignore[valid-type]
-    persistence: option_property("persistence")  # type: ignore[valid-type]
-    turbulence: option_property("turbulence")  # type: ignore[valid-type]
-    tiling: option_property("tiling")  # type: ignore[valid-type]
-    fractal: option_property("fractal")  # type: ignore[valid-type]
-    fractal_offset: option_property("offset")  # type: ignore[valid-type]
-    fractal_gain: option_property("gain")  # type: ignore[valid-type]
-    warp: option_property("warp")  # type: ignore[valid-type]
-    warp_kind: option_property("warp_kind")  # type: ignore[valid-type]
-    warp_amplitude: option_property("warp_amplitude")  # type: ignore[valid-type]
-    warp_frequency: option_property("warp_frequency")  # type: ignore[valid-type]
-    warp_octaves: option_property("warp_octaves")  # type: ignore[valid-type]
-    distance: option_property("distance")  # type: ignore[valid-type]
-    function: option_property("function")  # type: ignore[valid-type]
-    jitter: option_property("jitter")  # type: ignore[valid-type]
-    density: option_property("density")  # type: ignore[valid-type]
-    smoothness: option_property("smoothness")  # type: ignore[valid-type]
-    sines: option_property("sines")  # type: ignore[valid-type]
-    sizes: option_property("sizes")  # type: ignore[valid-type]
-    distribution: option_property("distribution")  # type: ignore[valid-type]
-    alpha: option_property("alpha")  # type: ignore[valid-type]
-    beta: option_property("beta")  # type: ignore[valid-type]
-    offset: FloatVectorProperty(  # type: ignore[valid-type]
-        name="Offset",
-        description="Translation of the noise space (added last); Z starts off the lattice, see DEFAULT_OFFSET",
-        size=3,
-        default=DEFAULT_OFFSET,
-        subtype="TRANSLATION",
-    )
-    rotation: FloatVectorProperty(  # type: ignore[valid-type]
-        name="Rotation", description="XYZ Euler rotation of the noise space", size=3, subtype="EULER"
-    )
-    scale: FloatVectorProperty(  # type: ignore[valid-type]
-        name="Scale",
-        description="Scale of the positions before rotation (larger = smaller features)",
-        size=3,
-        default=(1.0, 1.0, 1.0),
-        soft_min=-100.0,
-        soft_max=100.0,
-        subtype="XYZ",
-    )
-    dimensions: EnumProperty(  # type: ignore[valid-type]
-        name="Dimensions", description="Dimension of the noise", items=DIMENSION_ITEMS, default="3"
-    )
-    plane: EnumProperty(  # type: ignore[valid-type]
-        name="Plane", description="Axes 2D noise reads; the plane images are baked on", items=PLANE_ITEMS, default="XY"
-    )
-    axis: EnumProperty(  # type: ignore[valid-type]
-        name="Axis", description="Axis 1D noise reads", items=AXIS_ITEMS, default="X"
-    )
-    w: FloatProperty(  # type: ignore[valid-type]
-        name="W",
-        description="Fourth coordinate of 4D noise, as W of Blender's Noise Texture (moving it evolves the noise)",
-        default=0.0,
-        soft_min=-100.0,
-        soft_max=100.0,
-    )
+    __annotations__ = {  # Blender reads the properties from here
+        "kind": option_property("kind", items=KIND_ITEMS, update=_on_kind_change),
+        **{property_name(option): schema_property(option) for option in options_by_name().values()
+           if option.name != "kind"},
+        **properties_of(*DOMAIN_OPTIONS),
+    }  # fmt: skip
+
+    if TYPE_CHECKING:
+
+        def __getattr__(self, name: str) -> Any:
+            """The generated properties, which a type checker cannot see."""
+
+        def __setattr__(self, name: str, value: Any) -> None: ...
 
 
 class ErosionSettings(bpy.types.PropertyGroup):
     """Erosion of a terrain or grid: hydraulic and thermal, each on or off, with every option of
     ``noise_core.erosion`` (one property per ``schema.Option`` row)."""
 
-    __annotations__ = {  # Blender reads the properties from here
-        "hydraulic": BoolProperty(  # type: ignore[func-returns-value]
-            name="Hydraulic", description="Droplets carve channels and deposit sediment"
-        ),
-        "thermal": BoolProperty(  # type: ignore[func-returns-value]
-            name="Thermal", description="Material slides off slopes steeper than the talus"
-        ),
-        **{option.name: schema_property(option) for option in (*HYDRAULIC_OPTIONS, *THERMAL_OPTIONS)},
-    }
+    __annotations__ = properties_of(*EROSION_SWITCHES, *HYDRAULIC_OPTIONS, *THERMAL_OPTIONS)
 
 
 def erosion_options(settings: ErosionSettings) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:

@@ -1,95 +1,269 @@
-"""What a Noise Terrain object remembers: its grid, height, falloff and noise (``Object.noisewright_terrain``).
+"""Noise Terrain: a grid mesh raised by noise (``add_terrain``), the settings it keeps, and its operators.
 
-``api.add_terrain`` stores them on the object it adds; the Noise Terrain panel shows them for the active
-terrain, and ``api.regenerate_terrain`` rebuilds the mesh from them (as A.N.T. Landscape's refresh). The
-grid's properties are declared once here (``SHAPE_PROPERTIES``) and shared with the Add Terrain operator.
+``add_terrain`` adds the object (Add > Mesh > Noise Terrain: ``noisewright.add_terrain``, placed like Blender's
+own Add > Mesh objects through ``AddObjectHelper``) and stores on it its grid, noise and erosion
+(``Object.noisewright_terrain``); the Noise Terrain panel shows them for the active terrain and
+``regenerate_terrain`` (``noisewright.regenerate_terrain``) rebuilds the mesh from them, as A.N.T.
+Landscape's refresh. The grid's options are declared once, as rows (``SHAPE_OPTIONS``): the function's
+defaults and checks, the operator's properties and the object's settings come from them.
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any
+from typing import Any, cast
 
 import bpy
 import numpy as np
-from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, PointerProperty
+from bpy.props import BoolProperty, PointerProperty
+from bpy_extras.object_utils import AddObjectHelper, object_data_add
 
-from .mapping import Domain, from_domain, from_spec, to_domain, to_spec
+from . import erosion_io, mesh_io
+from .errors import UserError
+from .mapping import (
+    Domain,
+    check_finite,
+    check_finite_values,
+    evaluate_chunked,
+    from_domain,
+    from_spec,
+    to_domain,
+    to_spec,
+)
+from .mesh_io import mesh_of
 from .noise_core import NoiseSpec
+from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
+from .noise_core.ranges import to_unit
 from .noise_core.registry import COMMON_OPTIONS, kind_info
-from .properties import ErosionSettings, NoiseSettings, erosion_options
+from .noise_core.schema import Option
+from .options import NoiseOperator, OptionsOperator, check, check_noise, checked, properties_of, reports
+from .progress import window_progress
+from .properties import ErosionSettings, NoiseSettings, erosion_options, operator_settings
+from .ui import draw_noise_settings
 
 MAX_SUBDIVISIONS = 16384
-FALLOFF_ITEMS = [
-    ("NONE", "None", "No falloff"),
-    ("X", "X", "Towards the edges along X"),
-    ("Y", "Y", "Towards the edges along Y"),
-    ("RADIAL", "Radial", "Towards a circle touching the edges"),
-]
-SHAPE_PROPERTIES: dict[str, Any] = {
-    "x_subdivisions": IntProperty(  # type: ignore[func-returns-value]
-        name="X Subdivisions", description="Faces along X", default=128, min=1, max=MAX_SUBDIVISIONS, soft_max=2048
-    ),
-    "y_subdivisions": IntProperty(  # type: ignore[func-returns-value]
-        name="Y Subdivisions", description="Faces along Y", default=128, min=1, max=MAX_SUBDIVISIONS, soft_max=2048
-    ),
-    "size": FloatProperty(  # type: ignore[func-returns-value]
-        name="Size", description="Width and depth of the grid", default=2.0, min=1e-4, soft_max=1000.0, unit="LENGTH"
-    ),
-    "height": FloatProperty(  # type: ignore[func-returns-value]
-        name="Height",
-        description="Height of noise value 1",
-        default=0.5,
-        soft_min=-100.0,
-        soft_max=100.0,
-        unit="LENGTH",
-    ),
-    "offset": FloatVectorProperty(  # type: ignore[func-returns-value]
-        name="Offset",
-        description="Where the grid sits in the noise (move by Size for the neighbouring tile)",
-        size=2,
-        subtype="XYZ",
-        unit="LENGTH",
-    ),
-    "falloff": EnumProperty(  # type: ignore[func-returns-value]
-        name="Edge Falloff",
-        description="Bring the terrain down to 0 towards its edges",
-        items=FALLOFF_ITEMS,
-        default="NONE",
-    ),
-    "falloff_width": FloatProperty(  # type: ignore[func-returns-value]
-        name="Falloff Width",
-        description="Fraction of the half-size over which the falloff eases in",
-        default=0.3,
-        min=0.0,
-        max=1.0,
-        subtype="FACTOR",
-    ),
-}
-SHAPE_FIELDS = tuple(SHAPE_PROPERTIES)
-"""The grid arguments of ``api.add_terrain``, in the order the panels draw them."""
+MAX_VERTICES = 1 << 24
+"""Largest terrain (16.7 M vertices, some 2 GB inside Blender): bigger requests are refused."""
+SUBDIVISIONS = f"a whole number between 1 and {MAX_SUBDIVISIONS}"
+SHAPE_OPTIONS = (
+    Option("x_subdivisions", int, 128, "Faces along X", minimum=1, maximum=MAX_SUBDIVISIONS, soft_maximum=2048,
+           allowed=SUBDIVISIONS, title="X Subdivisions"),
+    Option("y_subdivisions", int, 128, "Faces along Y", minimum=1, maximum=MAX_SUBDIVISIONS, soft_maximum=2048,
+           allowed=SUBDIVISIONS, title="Y Subdivisions"),
+    Option("size", float, 2.0, "Width and depth of the grid", minimum=0.0, above=True, ui_minimum=1e-4,
+           soft_maximum=1000.0, unit="LENGTH"),
+    Option("height", float, 0.5, "Height of noise value 1", soft_minimum=-100.0, soft_maximum=100.0, unit="LENGTH"),
+    Option("offset", float, (0.0, 0.0), "Where the grid sits in the noise (move by Size for the neighbouring tile)",
+           size=2, subtype="XYZ", unit="LENGTH"),
+    Option("falloff", str, "NONE", "Bring the terrain down to 0 towards its edges", title="Edge Falloff",
+           choices=("NONE", "X", "Y", "RADIAL"),
+           choice_text=(("None", "No falloff"), ("X", "Towards the edges along X"), ("Y", "Towards the edges along Y"),
+                        ("Radial", "Towards a circle touching the edges"))),
+    Option("falloff_width", float, 0.3, "Fraction of the half-size over which the falloff eases in", minimum=0.0,
+           maximum=1.0),
+)  # fmt: skip
+"""The grid options of ``add_terrain``, in the order the panels draw them: the operator's properties and
+a terrain's settings."""
+SHAPE_FIELDS = tuple(option.name for option in SHAPE_OPTIONS)
 
 
-def shape_property(name: str) -> Any:
-    """The Blender property of the grid argument ``name`` (one definition for the operator and the object)."""
-    return SHAPE_PROPERTIES[name]
+def grid(x_subdivisions: int, y_subdivisions: int, size: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(positions (N, 3) with z = 0, quads (F, 4), uvs (N, 2))`` of a centred grid, row-major from -y."""
+    columns, rows = x_subdivisions + 1, y_subdivisions + 1
+    half = size * 0.5
+    xs = np.linspace(-half, half, columns)
+    ys = np.linspace(-half, half, rows)
+    positions = np.zeros((rows * columns, 3), dtype=np.float64)
+    positions[:, 0] = np.tile(xs, rows)
+    positions[:, 1] = np.repeat(ys, columns)
+    index = np.arange(rows * columns, dtype=np.int64).reshape(rows, columns)
+    quads = np.stack((index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1]), axis=-1).reshape(-1, 4)
+    uvs = positions[:, :2] / size + 0.5
+    return positions, quads, uvs
+
+
+def _smoothstep(t: np.ndarray) -> np.ndarray:
+    t = np.clip(t, 0.0, 1.0)
+    return t * t * (3.0 - 2.0 * t)
+
+
+def edge_falloff(positions: np.ndarray, size: float, mode: str, width: float) -> np.ndarray:
+    """(N,) factor in 0..1: 1 inside, easing to 0 at the edges (``mode`` NONE, X, Y or RADIAL)."""
+    u = np.abs(positions[:, 0]) / (size * 0.5)
+    v = np.abs(positions[:, 1]) / (size * 0.5)
+    distance = {"X": u, "Y": v, "RADIAL": np.hypot(u, v)}.get(mode)
+    if distance is None:
+        return np.ones(positions.shape[0])
+    return _smoothstep((1.0 - distance) / max(width, 1e-6))
+
+
+def _target_collection(context: bpy.types.Context, warn: Callable[[str], None] | None) -> bpy.types.LayerCollection:
+    """The active layer collection, or the scene's when the active one is linked library data (read-only)."""
+    layer_collection = cast(bpy.types.LayerCollection, context.view_layer.active_layer_collection)
+    if layer_collection.collection.is_editable:
+        return layer_collection
+    if warn is not None:
+        warn("The active collection is linked library data; added to the scene collection")
+    return cast(bpy.types.LayerCollection, context.view_layer.layer_collection)  # the scene collection's
+
+
+@checked(*SHAPE_OPTIONS)
+def add_terrain(
+    context: bpy.types.Context,
+    spec: NoiseSpec,
+    domain: Domain | None = None,
+    *,
+    hydraulic: dict[str, Any] | None = None,
+    thermal: dict[str, Any] | None = None,
+    operator: bpy.types.Operator | None = None,
+    warn: Callable[[str], None] | None = None,
+    **shape: Any,
+) -> bpy.types.Object:
+    """Add a "Noise Terrain": a ``size`` wide grid raised along Z by ``spec``, placed as Blender adds objects.
+
+    Vertex ``(x, y)`` reads the noise at ``domain.noise_points((x + offset_x, y + offset_y, 0))`` and gets
+    ``z = to_unit(noise) * height * edge_falloff``, then hydraulic and thermal erosion when their options are
+    given (keyword arguments of ``noise_core.erode_hydraulic``/``erode_thermal``; ``{}``: the defaults), with
+    the masks in the mesh's ``erosion``/``deposition`` attributes. The object keeps all these settings
+    (``regenerate_terrain``); floats as Blender stores them (32-bit), and the terrain is built from those.
+    The object is added like Add > Mesh objects
+    (``object_data_add``): at the 3D cursor, or at ``operator``'s Location/Rotation/Align when given (an
+    ``AddObjectHelper`` operator), selected and active, in Edit Mode if the user's preference says so. A
+    linked (read-only) active collection gets the object into the scene collection, with a ``warn`` call.
+    Returns the object; ``UserError`` for bad arguments or when the object cannot be added (then no mesh
+    or object is left behind). The grid's keyword arguments (``x_subdivisions``, ``y_subdivisions``, ``size``,
+    ``height``, ``offset``, ``falloff``, ``falloff_width``), their defaults and limits: ``SHAPE_OPTIONS``.
+    """
+    domain = Domain() if domain is None else domain
+    check_noise(spec, domain)
+    hydraulic = _erosion_options("hydraulic", hydraulic, HYDRAULIC_OPTIONS)
+    thermal = _erosion_options("thermal", thermal, THERMAL_OPTIONS)
+    spec, domain = stored_spec(spec), stored_domain(domain)
+    shape, hydraulic, thermal = as_stored(shape), as_stored(hydraulic), as_stored(thermal)
+    positions, quads, uvs, masks = terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
+    layer_collection = _target_collection(context, warn)
+    mesh = bpy.data.meshes.new("Noise Terrain")
+    try:
+        mesh_io.build_grid(mesh, positions, quads, uvs)
+        erosion_io.write_masks(mesh, *masks)
+        with context.temp_override(layer_collection=layer_collection):
+            obj = object_data_add(context, mesh, operator=operator)
+    except RuntimeError as error:
+        for obj in [obj for obj in bpy.data.objects if obj.data == mesh]:
+            bpy.data.objects.remove(obj)
+        bpy.data.meshes.remove(mesh)
+        raise UserError(f"Could not add the terrain to {layer_collection.collection.name!r}: {error}") from None
+    store(obj, spec, domain, shape, hydraulic, thermal)
+    return obj
+
+
+def _check_shape(shape: dict[str, Any]) -> dict[str, Any]:
+    """The grid ``shape`` checked by ``SHAPE_OPTIONS`` and against ``MAX_VERTICES``."""
+    shape = {option.name: check(option, shape[option.name]) for option in SHAPE_OPTIONS}
+    vertices = (shape["x_subdivisions"] + 1) * (shape["y_subdivisions"] + 1)
+    if vertices > MAX_VERTICES:
+        raise UserError(f"x_subdivisions, y_subdivisions: {vertices} vertices exceed the limit of {MAX_VERTICES}")
+    return shape
+
+
+def _erosion_options(name: str, options: object, schema: tuple) -> dict[str, Any] | None:
+    """``options`` (a dict of erosion options, or None) with every option the caller left out at its default."""
+    if options is None:
+        return None
+    if not isinstance(options, dict):
+        raise UserError(f"{name}: expected a dict of erosion options or None, got {type(options).__name__}")
+    return {option.name: option.default for option in schema} | options
+
+
+def terrain_geometry(
+    context: bpy.types.Context, spec: object, domain: object, shape: dict, hydraulic: object, thermal: object
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
+    """``(positions, quads, uvs, (erosion, deposition))`` of the terrain of ``spec``/``domain`` on the grid
+    ``shape``, eroded when ``hydraulic``/``thermal`` are given (masks None otherwise); all checked first."""
+    check_noise(spec, domain)
+    shape = _check_shape(shape)
+    for name, options in (("hydraulic", hydraulic), ("thermal", thermal)):
+        if options is not None and not isinstance(options, dict):
+            raise UserError(f"{name}: expected a dict of erosion options or None, got {type(options).__name__}")
+    spec, domain = cast(NoiseSpec, spec), cast(Domain, domain)
+    positions, quads, uvs = grid(shape["x_subdivisions"], shape["y_subdivisions"], shape["size"])
+    sample_at = positions.copy()
+    sample_at[:, :2] += np.asarray(shape["offset"], dtype=np.float64)
+    with window_progress(context, positions.shape[0]) as advance:
+        noise01 = to_unit(spec, evaluate_chunked(spec, domain.noise_points(sample_at), advance))
+    falloff = edge_falloff(positions, shape["size"], shape["falloff"], shape["falloff_width"])
+    positions[:, 2] = noise01 * shape["height"] * falloff
+    check_finite_values("height: vertex heights", positions[:, 2].astype(np.float32))
+    masks: tuple = (None, None)
+    if hydraulic is not None or thermal is not None:
+        rows, columns = shape["y_subdivisions"] + 1, shape["x_subdivisions"] + 1
+        cell_size = shape["size"] / math.sqrt(shape["x_subdivisions"] * shape["y_subdivisions"])
+        heights = positions[:, 2].reshape(rows, columns)
+        with window_progress(context, erosion_io.PROGRESS) as advance:
+            eroded = erosion_io.erode_heights(heights, cell_size, cast(dict, hydraulic), cast(dict, thermal), advance)
+        positions[:, 2] = eroded.heights.ravel()
+        masks = (eroded.erosion.ravel(), eroded.deposition.ravel())
+    return positions, quads, uvs, masks
+
+
+def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy.types.Object:
+    """Rebuild the mesh of the Noise Terrain ``obj`` from the settings it keeps (``obj.noisewright_terrain``).
+
+    The object stays, with its name, transform, modifiers, materials and everything else. With the same
+    subdivisions only the vertex positions change (UV maps, vertex groups, attributes and face materials stay);
+    with other subdivisions the mesh gets the new grid (its material slots stay; shape keys refuse this).
+    ``UserError`` naming the problem when ``obj`` is not a Noise Terrain, is linked or in Edit Mode, or its
+    settings are invalid; then nothing changes.
+    """
+    if not is_terrain(obj):
+        name = obj.name if isinstance(obj, bpy.types.Object) else type(obj).__name__
+        raise UserError(f"object: {name!r} is not a Noise Terrain (Add > Mesh > Noise Terrain makes one)")
+    mesh = mesh_of(obj)
+    if not obj.is_editable or not mesh.is_editable:
+        raise UserError(f"{obj.name!r}: linked library data cannot be changed (make it local first)")
+    if obj.mode == "EDIT":
+        raise UserError(f"{obj.name!r}: leave Edit Mode to regenerate the terrain")
+    spec, domain, shape, hydraulic, thermal = recall(obj)
+    positions, quads, uvs, masks = terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
+    same_grid = len(mesh.vertices) == positions.shape[0] and len(mesh.polygons) == quads.shape[0]
+    if same_grid:
+        mesh_io.write_positions(mesh, positions)
+    else:
+        if mesh.shape_keys is not None:
+            raise UserError(
+                f"{obj.name!r}: the mesh has shape keys, which a new vertex count would lose; keep the "
+                f"subdivisions or remove the shape keys"
+            )
+        mesh.clear_geometry()
+        mesh_io.build_grid(mesh, positions, quads, uvs)
+    erosion_io.write_masks(mesh, *masks)
+    mesh.update()
+    return obj
+
+
+def is_terrain(obj: object) -> bool:
+    """Whether ``obj`` is a Noise Terrain: a mesh object ``add_terrain`` made, which keeps its settings."""
+    return isinstance(obj, bpy.types.Object) and obj.type == "MESH" and obj.noisewright_terrain.is_terrain  # type: ignore[attr-defined]
+
+
+def _plain(value: Any) -> Any:
+    """A property's value as plain Python (vectors as tuples)."""
+    return value if isinstance(value, (str, int, float, bool)) else tuple(value)
 
 
 class TerrainSettings(bpy.types.PropertyGroup):
-    """A Noise Terrain's settings: its grid (``SHAPE_FIELDS``) and its noise (``noise``)."""
+    """A Noise Terrain's settings: its grid (``SHAPE_OPTIONS``), its noise and its erosion."""
 
-    is_terrain: BoolProperty(  # type: ignore[valid-type]
-        name="Noise Terrain", description="Made by Add > Mesh > Noise Terrain: can be regenerated", default=False
-    )
-    x_subdivisions: shape_property("x_subdivisions")  # type: ignore[valid-type]
-    y_subdivisions: shape_property("y_subdivisions")  # type: ignore[valid-type]
-    size: shape_property("size")  # type: ignore[valid-type]
-    height: shape_property("height")  # type: ignore[valid-type]
-    offset: shape_property("offset")  # type: ignore[valid-type]
-    falloff: shape_property("falloff")  # type: ignore[valid-type]
-    falloff_width: shape_property("falloff_width")  # type: ignore[valid-type]
-    noise: PointerProperty(type=NoiseSettings)  # type: ignore[valid-type]
-    erosion: PointerProperty(type=ErosionSettings)  # type: ignore[valid-type]
+    __annotations__ = {  # Blender reads the properties from here
+        "is_terrain": BoolProperty(  # type: ignore[func-returns-value]
+            name="Noise Terrain", description="Made by Add > Mesh > Noise Terrain: can be regenerated", default=False
+        ),
+        **properties_of(*SHAPE_OPTIONS),
+        "noise": PointerProperty(type=NoiseSettings),  # type: ignore[func-returns-value]
+        "erosion": PointerProperty(type=ErosionSettings),  # type: ignore[func-returns-value]
+    }
 
 
 def as_stored(value: Any) -> Any:
@@ -140,8 +314,7 @@ def store(
     for name, value in {**(hydraulic or {}), **(thermal or {})}.items():
         setattr(terrain.erosion, name, value)
     for name in SHAPE_FIELDS:
-        value = shape[name]
-        setattr(terrain, name, tuple(value) if name == "offset" else value)
+        setattr(terrain, name, shape[name])
     terrain.is_terrain = True
 
 
@@ -149,8 +322,7 @@ def recall(obj: bpy.types.Object) -> tuple[NoiseSpec, Domain, dict[str, Any], di
     """``(spec, domain, shape, hydraulic, thermal)`` as stored on ``obj``; ``UserError`` (from ``to_spec``) if
     the noise settings are invalid."""
     terrain = obj.noisewright_terrain  # type: ignore[attr-defined]
-    shape = {name: getattr(terrain, name) for name in SHAPE_FIELDS}
-    shape["offset"] = tuple(shape["offset"])
+    shape = {name: _plain(getattr(terrain, name)) for name in SHAPE_FIELDS}
     return (to_spec(terrain.noise), to_domain(terrain.noise), shape, *erosion_options(terrain.erosion))
 
 
@@ -165,7 +337,7 @@ def snapshot(group: bpy.types.PropertyGroup) -> dict[str, Any]:
         if prop.type == "POINTER":
             values[name] = snapshot(value)
         else:
-            values[name] = value if isinstance(value, (str, int, float, bool)) else tuple(value)
+            values[name] = _plain(value)
     return values
 
 
@@ -180,6 +352,70 @@ def restore(group: bpy.types.PropertyGroup, values: dict[str, Any]) -> None:
             setattr(group, name, value)
 
 
+class NOISEWRIGHT_OT_add_terrain(NoiseOperator, bpy.types.Operator, AddObjectHelper):
+    """Add a grid mesh raised by noise (a terrain)"""
+
+    bl_idname = "noisewright.add_terrain"
+    bl_label = "Noise Terrain"
+    __annotations__ = properties_of(*SHAPE_OPTIONS)
+
+    @staticmethod
+    def unavailable(context) -> str:
+        return "" if context.mode == "OBJECT" else "Add Noise Terrain works in Object Mode"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        draw_shape(cast(bpy.types.UILayout, layout), self)
+        for name in ("align", "location", "rotation"):
+            layout.prop(self, name)
+        draw_noise_settings(layout.box(), self.noise)
+
+    @reports
+    def execute(self, context):
+        settings = operator_settings(self, context)
+        add_terrain(
+            context,
+            to_spec(settings),
+            to_domain(settings),
+            operator=self,
+            warn=lambda message: self.report({"WARNING"}, message),
+            **self.keywords("align", "location", "rotation"),
+        )
+        return {"FINISHED"}
+
+
+def draw_shape(layout: bpy.types.UILayout, owner) -> None:
+    """The grid fields of the operator or of a terrain's settings (falloff width only with a falloff)."""
+    for name in SHAPE_FIELDS:
+        if name != "falloff_width" or owner.falloff != "NONE":
+            layout.prop(owner, name)
+
+
+class NOISEWRIGHT_OT_regenerate_terrain(OptionsOperator, bpy.types.Operator):
+    """Rebuild the active Noise Terrain from its settings, keeping the object, its modifiers and materials"""
+
+    bl_idname = "noisewright.regenerate_terrain"
+    bl_label = "Regenerate Terrain"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @staticmethod
+    def unavailable(context) -> str:
+        if context.mode != "OBJECT":
+            return "Regenerate works in Object Mode"
+        return "" if is_terrain(context.active_object) else "The active object is not a Noise Terrain"
+
+    @reports
+    def execute(self, context):
+        check_finite(context.active_object.noisewright_terrain)
+        regenerate_terrain(context, context.active_object)
+        return {"FINISHED"}
+
+
+def menu_entry(menu, _context) -> None:
+    menu.layout.operator(NOISEWRIGHT_OT_add_terrain.bl_idname, text="Noise Terrain", icon="RNDCURVE")
+
+
 def attach() -> None:
     bpy.types.Object.noisewright_terrain = PointerProperty(  # type: ignore[attr-defined, func-returns-value]
         type=TerrainSettings, name="Noise Terrain", description="The settings this Noise Terrain was built from"
@@ -190,4 +426,4 @@ def detach() -> None:
     del bpy.types.Object.noisewright_terrain  # type: ignore[attr-defined]
 
 
-CLASSES = (TerrainSettings,)
+CLASSES = (TerrainSettings, NOISEWRIGHT_OT_add_terrain, NOISEWRIGHT_OT_regenerate_terrain)

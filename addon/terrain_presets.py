@@ -15,7 +15,7 @@ import bpy
 from bl_operators.presets import AddPresetBase
 from bpy.props import StringProperty
 
-from . import api, terrain
+from . import terrain
 from .errors import UserError
 from .mapping import check_finite
 from .properties import ErosionSettings, NoiseSettings
@@ -74,7 +74,7 @@ class NOISEWRIGHT_OT_terrain_preset_add(AddPresetBase, bpy.types.Operator):  # t
 
     @classmethod
     def poll(cls, context):
-        return api.is_terrain(context.active_object)
+        return terrain.is_terrain(context.active_object)
 
 
 class NOISEWRIGHT_OT_apply_terrain_preset(bpy.types.Operator):
@@ -88,7 +88,7 @@ class NOISEWRIGHT_OT_apply_terrain_preset(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        if context.mode != "OBJECT" or not api.is_terrain(context.active_object):
+        if context.mode != "OBJECT" or not terrain.is_terrain(context.active_object):
             cls.poll_message_set("Select a Noise Terrain in Object Mode")
             return False
         return True
@@ -112,7 +112,7 @@ def apply_preset(context: bpy.types.Context, obj: bpy.types.Object, path: Path) 
     ``UserError`` if the file cannot be read or run, or the terrain cannot be rebuilt from its settings;
     then the settings are put back and nothing changes.
     """
-    if not api.is_terrain(obj):
+    if not terrain.is_terrain(obj):
         raise UserError(f"object: {getattr(obj, 'name', obj)!r} is not a Noise Terrain")
     try:
         source = path.read_text(encoding="utf-8")
@@ -124,7 +124,7 @@ def apply_preset(context: bpy.types.Context, obj: bpy.types.Object, path: Path) 
         with context.temp_override(active_object=obj, object=obj):  # the file reads bpy.context.active_object
             exec(compile(source, str(path), "exec"), {"bpy": bpy, "terrain": settings, "__file__": str(path)})
         check_finite(settings)
-        api.regenerate_terrain(context, obj)
+        terrain.regenerate_terrain(context, obj)
     except UserError:
         terrain.restore(settings, before)
         raise

@@ -61,6 +61,41 @@ def choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
     return str(value)
 
 
+def text(name: str, value: object) -> str:
+    """``value`` if it is a string; ``TypeError`` starting with ``name`` otherwise."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: expected a string, got {type(value).__name__} {value!r}")
+    return value
+
+
+_COUNTS = {2: "two", 3: "three", 4: "four"}
+
+
+def vector(name: str, value: object, size: int, components: str = "xyzw") -> tuple[float, ...]:
+    """``value`` as a tuple of ``size`` finite floats; ``TypeError``/``ValueError`` starting with ``name``
+    otherwise (``components`` names them in the message: ``"expected three numbers (r, g, b)"``)."""
+    items = None if isinstance(value, (str, bytes)) else _items(value)
+    if items is None or len(items) != size:
+        listed = ", ".join(components[:size])
+        raise TypeError(f"{name}: expected {_COUNTS.get(size, size)} numbers ({listed}), got {value!r}")
+    for item in items:
+        if isinstance(item, bool) or not isinstance(item, numbers.Real):
+            raise TypeError(f"{name}: expected a number, got {type(item).__name__} {item!r}")
+    values = tuple(float(item) for item in items)
+    if not all(math.isfinite(item) for item in values):
+        raise ValueError(f"{name}: must be a finite number, got {', '.join(f'{item:g}' for item in values)}")
+    return values
+
+
+def _items(value: object) -> tuple | None:
+    """``tuple(value)``, or None when ``value`` cannot be iterated (Blender's vectors iterate, some without
+    ``__iter__``)."""
+    try:
+        return tuple(value)  # type: ignore[call-overload]
+    except TypeError:
+        return None
+
+
 def numbers_tuple(name: str, value: object) -> tuple[float, ...]:
     """A sequence of finite numbers as a tuple of floats (each checked as ``name[i]``)."""
     if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
@@ -94,6 +129,12 @@ class Option:
     overrides the generated wording of the limits. ``soft_minimum``/``soft_maximum`` are the add-on's
     slider range, ``ui_minimum`` its hard minimum where ``minimum`` is exclusive. ``convert`` replaces the
     standard check for composite values (hill ``sizes``).
+
+    The add-on's own options (operator arguments, terrain shape) also use: ``size`` (a vector of that many
+    floats, each within the limits), ``title`` (the label when not the name's), ``choice_text`` (each
+    choice's label and description, in ``choices`` order), ``subtype`` and ``unit`` (how Blender shows the
+    value: ``"FACTOR"``, ``"COLOR"``, ``"FILE_PATH"``...; ``"LENGTH"``). A ``str`` option without
+    ``choices`` is free text.
     """
 
     name: str
@@ -112,11 +153,16 @@ class Option:
     """The add-on's property name where the option's own would clash with another setting."""
     requires: Requires | None = None
     convert: Callable[[str, object], object] | None = None
+    size: int = 0
+    title: str | None = None
+    choice_text: tuple[tuple[str, str], ...] = ()
+    subtype: str | None = None
+    unit: str | None = None
 
     @property
     def label(self) -> str:
-        """The name as the add-on shows it: ``"Smoothness"``."""
-        return self.name.replace("_", " ").title()
+        """The name as the add-on shows it: ``"Smoothness"`` (``title`` when given)."""
+        return self.title if self.title is not None else self.name.replace("_", " ").title()
 
     def limits(self) -> str:
         """The allowed values in words: ``"between 1 and 16"``, ``"> 0"``, ``"in (0, 16]"``."""
@@ -138,13 +184,24 @@ class Option:
         if self.type is bool:
             return boolean(self.name, value)
         if self.type is str:
-            return choice(self.name, value, self.choices)
+            return choice(self.name, value, self.choices) if self.choices else text(self.name, value)
+        if self.size:
+            components = "rgba" if self.subtype == "COLOR" else "xyzw"
+            checked_vector = vector(self.name, value, self.size, components)
+            if not all(self._within(item) for item in checked_vector):
+                each = "channels" if self.subtype == "COLOR" else "numbers"
+                raise ValueError(f"{self.name}: {each} must be {self.limits()}, got {value!r}")
+            return checked_vector
         checked: float = integer(self.name, value) if self.type is int else number(self.name, value)
-        low, high = self.minimum, self.maximum
-        too_low = low is not None and (checked <= low if self.above else checked < low)
-        if too_low or (high is not None and checked > high):
+        if not self._within(checked):
             raise ValueError(f"{self.name}: must be {self.limits()}, got {value!r}")
         return checked
+
+    def _within(self, value: float) -> bool:
+        """Whether ``value`` lies within the option's limits."""
+        low, high = self.minimum, self.maximum
+        too_low = low is not None and (value <= low if self.above else value < low)
+        return not too_low and not (high is not None and value > high)
 
 
 @dataclass(frozen=True)

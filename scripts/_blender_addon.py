@@ -359,7 +359,7 @@ def apply_noise_arguments(
 def run_api(function: str, *, noise_dimensions: str | None = None, **arguments):
     """``api.<function>(bpy.context, spec, domain, **arguments)`` (``add_terrain``, ``displace``, ``bake``) with
     the scene's noise settings as ``spec`` and ``domain`` (a bake's domain per ``noise_dimensions``, see
-    ``op_bake.bake_domain``); the API's ``UserError`` becomes ``AddonError``. Returns what the function does."""
+    ``bake.bake_domain``); the API's ``UserError`` becomes ``AddonError``. Returns what the function does."""
     package = addon_package()
     settings = bpy.context.scene.noisewright
     try:
@@ -367,7 +367,7 @@ def run_api(function: str, *, noise_dimensions: str | None = None, **arguments):
         if noise_dimensions is None:
             domain = package.mapping.to_domain(settings)
         else:
-            domain = package.op_bake.bake_domain(settings, noise_dimensions)
+            domain = package.bake.bake_domain(settings, noise_dimensions)
         objects = (arguments.pop("objects"),) if "objects" in arguments else ()  # displace's second argument
         return getattr(package.api, function)(bpy.context, *objects, spec, domain, **arguments)
     except package.errors.UserError as error:

@@ -3,7 +3,10 @@
 ``stage_extension(dest)`` is the one place that lays out the extension folder exactly as Blender
 installs it: the add-on modules from ``addon/`` at the top, ``noise_core/`` beside them (the add-on
 imports it relatively) and ``blender_manifest.toml``. The build, the tests and the headless scripts
-all stage through it.
+all stage through it. In the checkout ``addon/noise_core`` is a relative link to ``../noise_core``, so
+editors, type checkers and import-graph tools follow the add-on's ``.noise_core`` imports without
+staging; the stage skips that link and copies the real ``noise_core/`` (so the zip holds plain files,
+also from a Windows checkout where Git writes the link as a small text file).
 
 ``build(...)`` makes one zip per Blender line and platform. Blender picks an extension's Python from
 its wheels' file names, and Blender 4.2.0 keeps only one wheel per package name, so each zip carries
@@ -114,21 +117,35 @@ LINES: dict[str, BlenderLine] = {
 # --- staging -------------------------------------------------------------------------------------
 
 
-def stage_extension(dest: Path) -> Path:
-    """Copy the add-on, ``noise_core`` and the manifest into ``dest/noisewright``; return that folder."""
+LIBRARY_LINK = "noise_core"
+"""``addon/noise_core``: the checkout's link to ``noise_core/``, which the stage replaces by a copy."""
+
+
+def stage_extension(dest: Path, root: Path = ROOT) -> Path:
+    """Copy the add-on, ``noise_core`` and the manifest of the checkout ``root`` into ``dest/noisewright``;
+    return that folder. Every file is a real file: ``addon/noise_core`` (a link, or the text file a Windows
+    checkout without links has) is skipped and ``noise_core/`` copied in its place."""
     target = Path(dest) / EXTENSION_ID
     if target.exists():
         shutil.rmtree(target)
-    shutil.copytree(ROOT / "addon", target, ignore=IGNORE)
-    shutil.copytree(ROOT / "noise_core", target / "noise_core", ignore=IGNORE)
-    shutil.copy2(ROOT / MANIFEST, target / MANIFEST)
+    addon = Path(root) / "addon"
+
+    def ignore(directory: str, names: list[str]) -> set[str]:
+        return IGNORE(directory, names) | ({LIBRARY_LINK} if Path(directory) == addon else set())
+
+    shutil.copytree(addon, target, ignore=ignore)
+    shutil.copytree(Path(root) / "noise_core", target / "noise_core", ignore=IGNORE)
+    shutil.copy2(Path(root) / MANIFEST, target / MANIFEST)
     return target
 
 
-def _tree_signature(root: Path, prefix: str = "") -> dict[str, tuple[int, int]]:
-    """Size and modification time of every source file under ``root`` (caches excluded)."""
+def _tree_signature(root: Path, prefix: str = "", skip: str = "") -> dict[str, tuple[int, int]]:
+    """Size and modification time of every source file under ``root`` (caches and the top-level ``skip``
+    excluded)."""
     signature = {}
     for path in root.rglob("*"):
+        if path.relative_to(root).parts[0] == skip:
+            continue
         if path.is_file() and not any(part.endswith(CACHE_FILES) for part in path.parts):
             stat = path.stat()
             signature[prefix + path.relative_to(root).as_posix()] = (stat.st_size, stat.st_mtime_ns)
@@ -141,7 +158,7 @@ def staged_copy_is_current(staged: Path) -> bool:
         return False
     manifest = ROOT / MANIFEST
     checkout = {
-        **_tree_signature(ROOT / "addon"),
+        **_tree_signature(ROOT / "addon", skip=LIBRARY_LINK),
         **_tree_signature(ROOT / "noise_core", "noise_core/"),
         MANIFEST: (manifest.stat().st_size, manifest.stat().st_mtime_ns),
     }

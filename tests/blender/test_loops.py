@@ -160,11 +160,11 @@ def test_bad_animations_change_nothing(bpy_empty, addon, dimensions, arguments, 
     bpy = bpy_empty
     add_grid(bpy)
     bpy.context.scene.noisewright.dimensions = dimensions
-    addon.api.MAX_ANIMATION_VERTICES, limit = 1 << 18, addon.api.MAX_ANIMATION_VERTICES
+    addon.displace.MAX_ANIMATION_VERTICES, limit = 1 << 18, addon.displace.MAX_ANIMATION_VERTICES
     try:
         before = scene_state(bpy)
         with pytest.raises(RuntimeError, match=message):
             bpy.ops.noisewright.displace(**arguments)
         assert scene_state(bpy) == before
     finally:
-        addon.api.MAX_ANIMATION_VERTICES = limit
+        addon.displace.MAX_ANIMATION_VERTICES = limit

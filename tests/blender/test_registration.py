@@ -21,8 +21,8 @@ def _registered_state(bpy, addon) -> dict:
         "scene_property": hasattr(bpy.types.Scene, "noisewright"),
         "operators": [hasattr(bpy.types, f"NOISEWRIGHT_OT_{name}") for name in OPERATORS],
         "classes": [cls.is_registered for cls in addon.CLASSES],
-        "add_menu": addon.op_terrain.menu_entry in _menu_draw_functions(bpy.types.VIEW3D_MT_mesh_add),
-        "image_menu": addon.op_bake.menu_entry in _menu_draw_functions(bpy.types.IMAGE_MT_image),
+        "add_menu": addon.terrain.menu_entry in _menu_draw_functions(bpy.types.VIEW3D_MT_mesh_add),
+        "image_menu": addon.bake.menu_entry in _menu_draw_functions(bpy.types.IMAGE_MT_image),
         "preview_collection": addon.preview._state.collection is not None,
     }
 

@@ -111,7 +111,7 @@ def test_bake_defaults_to_2d_noise_on_the_plane_and_can_slice_the_settings_3d_no
     points = np.stack((u, v, np.zeros_like(u)), axis=1) + default_offset(addon)  # the slice at the offset's Z
     expected = unit(addon, spec, addon.noise_core.evaluate(spec, points)).reshape(16, 24)
     np.testing.assert_allclose(image_pixels(bpy.data.images["Slice"])[..., 0], expected, atol=1e-6)
-    assert addon.op_bake.bake_domain(settings).dimensions == 2  # what the Image Editor's preview shows
+    assert addon.bake.bake_domain(settings).dimensions == 2  # what the Image Editor's preview shows
 
 
 def test_bake_ramp_into_an_existing_image_and_pack(bpy_empty, addon):

@@ -1,0 +1,447 @@
+"""Bake: noise into an image (``bake``) and its operator ``noisewright.bake_texture`` (Image > Bake Noise Texture).
+
+By default the operator reads 2D noise on the settings' plane whatever the settings' dimensions (even one the
+kind lacks, like 1D cellular), so with no rotation or scale and no offset on the plane's axes (the default
+offset moves Z only) the image is exactly ``evaluate_grid(spec, (H, W))`` (what ``python -m noise_core
+bake`` writes) and tiles when tiling is on; ``noise_dimensions="SETTINGS"`` reads the settings' dimensions
+instead (3D noise sliced through the plane, at the offset on the third axis, 1D noise along its axis).
+The image-size and file options (``WIDTH``, ``HEIGHT``, ``USE_FLOAT``, ``SAVE_FORMAT``, ``FILEPATH``) and
+the helpers that check and fill images are shared with ``bake_uv``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+import bpy
+import numpy as np
+
+from . import image_io
+from .errors import UserError
+from .mapping import Domain, kind_info, to_domain, to_spec
+from .noise_core import NoiseSpec, loops, normal_maps
+from .noise_core.derivatives import DERIVABLE_KINDS
+from .noise_core.files import check_writable
+from .noise_core.normal_maps import MAX_STRENGTH, METHOD_TEXT
+from .noise_core.schema import Option
+from .options import LOOP_RADIUS, NoiseOperator, check, check_noise, checked, properties_of, reports
+from .pixels import noise01_image, normal_colours, pixel_array, to_rgba
+from .progress import window_progress
+from .properties import NoiseSettings, operator_settings
+from .ui import draw_noise_settings
+
+MAX_PIXELS = 1 << 26
+"""Largest image (8192 x 8192; 1 GiB of float RGBA inside Blender): bigger bakes are refused."""
+NEW_IMAGE = "Noise"
+"""The name of the image a bake makes when not told."""
+
+WIDTH = Option("width", int, 1024, "Width in pixels", minimum=1, allowed="a whole number >= 1", soft_maximum=8192)
+HEIGHT = replace(WIDTH, name="height", description="Height in pixels")
+USE_FLOAT = Option(
+    "use_float", bool, True, "A new image stores 32-bit floats (else 8 bits per channel)", title="32-bit Float"
+)
+SAVE_FORMAT = Option(
+    "save_format",
+    str,
+    "NONE",
+    "Also write the image to File Path",
+    title="Save",
+    choices=("NONE", "PNG", "PNG_8", "OPEN_EXR"),
+    choice_text=(
+        ("Don't Save", "Keep the image in Blender only"),
+        ("PNG 16-bit", "16-bit PNG (grey or RGB)"),
+        ("PNG 8-bit", "8-bit PNG (grey or RGB)"),
+        ("OpenEXR", "32-bit float OpenEXR, ZIP compressed"),
+    ),
+)
+FILEPATH = Option(
+    "filepath", str, "", "Where to save (the extension is added if missing)", title="File Path", subtype="FILE_PATH"
+)
+NORMAL_METHOD = Option(
+    "normal_method",
+    str,
+    "AUTO",
+    "How the normals' slopes are computed",
+    title="Slopes",
+    choices=("AUTO", "ANALYTIC", "DIFFERENCES"),
+    choice_text=(
+        ("Auto", "Analytic derivatives where the kind has them, else central differences"),
+        ("Analytic", "The noise's exact gradient (value, Perlin, simplex kinds)"),
+        ("Central Differences", "Differences of the height one pixel apart (every kind)"),
+    ),
+)
+OPTIONS = (
+    WIDTH,
+    HEIGHT,
+    USE_FLOAT,
+    Option("color_mode", str, "GRAYSCALE", "How noise values become colours", title="Colors",
+           choices=("GRAYSCALE", "RAMP"),
+           choice_text=(("Grayscale", "Noise 0..1 as grey, non-colour data (height maps)"),
+                        ("Two-Color Ramp", "Blend from the low to the high colour"))),
+    Option("color_low", float, (0.02, 0.04, 0.1), "Colour of noise value 0", title="Low", size=3, minimum=0.0,
+           soft_maximum=1.0, subtype="COLOR"),
+    Option("color_high", float, (0.9, 0.8, 0.6), "Colour of noise value 1", title="High", size=3, minimum=0.0,
+           soft_maximum=1.0, subtype="COLOR"),
+    SAVE_FORMAT,
+    FILEPATH,
+    Option("pack", bool, False, "Pack the image into the .blend file"),
+    Option("map_type", str, "HEIGHT", "What the image holds", title="Map", choices=("HEIGHT", "NORMAL"),
+           choice_text=(("Height", "The noise mapped to 0..1"),
+                        ("Normal Map", "Tangent-space normal map of that height (non-colour RGB, for a Normal Map "
+                                       "node)"))),
+    Option("normal_strength", float, 0.1, "Height of the surface from noise 0 to 1, in image widths",
+           title="Strength", minimum=0.0, maximum=MAX_STRENGTH, soft_maximum=2.0),
+    Option("normal_convention", str, "OPENGL", "Which way the green channel points", title="Green",
+           choices=("OPENGL", "DIRECTX"),
+           choice_text=(("OpenGL (+Y)", "Green up the image: Blender, Godot, Unity"),
+                        ("DirectX (-Y)", "Green down the image: Unreal Engine, Substance's DirectX preset"))),
+    NORMAL_METHOD,
+    Option("loop_frames", int, 0, "Bake a seamless loop of this many frames, saved as name.0001.png, ... and "
+           "loaded as an image sequence (0: one still image). 2D noise loops through 4D noise (value, Perlin, "
+           "simplex kinds)", minimum=0, maximum=loops.MAX_FRAMES, soft_maximum=240),
+    LOOP_RADIUS,
+)  # fmt: skip
+"""The options of ``bake``, which the operator has too."""
+OPERATOR_OPTIONS = (
+    Option("target", str, "NEW", "Which image receives the noise", choices=("NEW", "EXISTING"),
+           choice_text=(("New Image", "Create a new image named Image"),
+                        ("Existing Image", "Bake into the image named Image (resized; it keeps its bit depth)"))),
+    Option("image_name", str, NEW_IMAGE, "Name of the new image, or the existing image to bake into", title="Image"),
+    Option("noise_dimensions", str, "PLANE_2D", "Which noise the image holds", title="Noise",
+           choices=("PLANE_2D", "SETTINGS"),
+           choice_text=(("2D on Plane", "2D noise on the settings' plane: seamless when tiling is on (as noise_core "
+                                        "bake)"),
+                        ("As Settings", "The settings' dimensions: 3D noise sliced through the plane, 1D along its "
+                                        "axis"))),
+)  # fmt: skip
+"""The operator's own options: which image (``bake``'s ``image``) and which noise (its ``domain``)."""
+
+
+@checked(*OPTIONS)
+def bake(
+    context: bpy.types.Context,
+    spec: NoiseSpec,
+    domain: Domain | None = None,
+    *,
+    image: bpy.types.Image | str = NEW_IMAGE,
+    warn: Callable[[str], None] | None = None,
+    width: int,
+    height: int,
+    use_float: bool,
+    color_mode: str,
+    color_low: Sequence[float],
+    color_high: Sequence[float],
+    save_format: str,
+    filepath: str,
+    pack: bool,
+    map_type: str,
+    normal_strength: float,
+    normal_convention: str,
+    normal_method: str,
+    loop_frames: int,
+    loop_radius: float,
+) -> bpy.types.Image:
+    """Bake ``spec`` on ``domain``'s plane (the 0..1 square) into an image and return it.
+
+    Pixel ``(c, r)`` (row 0 at the bottom, as Blender stores images) holds the noise at
+    ``((c + .5) / W, (r + .5) / H)`` on the plane, mapped to 0..1; with ``Domain(dimensions=2)`` and no
+    rotation, scale or offset on the plane that is exactly ``evaluate_grid(spec, (H, W))``. ``image`` is an
+    existing image (resized; it keeps its bit depth) or the name of a new one (32-bit float when
+    ``use_float``). ``color_mode`` ``GRAYSCALE`` gives non-colour grey, ``RAMP`` blends the scene-linear
+    ``color_low``..``color_high``. ``save_format`` ``PNG`` (16-bit) or ``OPEN_EXR`` (32-bit float) also writes
+    ``filepath`` (its extension added if missing), whole or not at all; ``pack`` packs the image into the
+    .blend. ``UserError`` naming the argument for bad input; a bake that fails (a save included) leaves an
+    existing image as it was and removes a new one. ``warn`` hears that tiling cannot hold (rotation or a
+    fractional plane scale).
+
+    ``map_type="NORMAL"`` bakes the tangent-space normal map of that height instead (``noise_core.normal_maps``;
+    ``color_mode`` does not apply): ``normal_strength`` is the surface's height from 0 to 1 in image widths,
+    ``normal_convention`` ``OPENGL`` (green up, Blender's) or ``DIRECTX``, ``normal_method`` ``AUTO``,
+    ``ANALYTIC`` (derivatives) or ``DIFFERENCES`` (central differences one pixel apart); ``PNG_8`` saves 8-bit.
+
+    ``loop_frames`` > 0 bakes a seamless loop of that many frames instead (``noise_core.loops``: the noise moves
+    around a circle of ``loop_radius`` in two extra dimensions, so 2D noise loops through 4D noise): the frames
+    are saved as ``name.0001.png``, ``name.0002.png``, ... (all or none; ``save_format`` and ``filepath`` are
+    needed) and loaded as a new image sequence named ``image``, which an Image Texture node plays with Frames
+    set to ``loop_frames`` and Cyclic on. Defaults and limits of the keyword arguments: ``OPTIONS``.
+    """
+    domain = Domain(dimensions=2) if domain is None else domain
+    check_noise(spec, domain)
+    loop = _check_loop(spec, domain, loop_frames, loop_radius)
+    if loop is not None:
+        if not isinstance(image, str):
+            raise UserError("image: a loop is baked into a new image sequence; give its name, not an existing image")
+        if pack:
+            raise UserError("pack: Blender cannot pack an image sequence; leave Pack off for a loop")
+        if save_format == "NONE":
+            raise UserError(
+                "save_format: a loop is saved as files name.0001.png, name.0002.png, ...; choose a Save format "
+                "and a File Path"
+            )
+    existing = _check_image(image)
+    check_pixels(width, height)
+    ramp = None if color_mode == "GRAYSCALE" else (color_low, color_high)
+    normal = map_type == "NORMAL"
+    if normal:
+        convention, strength = normal_convention.lower(), normal_strength
+        method = normal_method_for(spec, normal_method)
+        ramp = None
+    path = save_path(save_format, filepath)
+    if loop is not None:
+        return _bake_loop(context, spec, domain, str(image), (width, height), use_float, ramp, save_format,
+                          path, loop, (strength, convention, method.lower()) if normal else None)  # fmt: skip
+    with window_progress(context, width * height) as advance:
+        if normal:
+            values = normal_colours(spec, domain, width, height, strength, convention, method.lower())
+            advance(width * height)
+        else:
+            values = noise01_image(spec, domain, width, height, advance)
+    if spec.tiling and not domain.keeps_tiling() and warn is not None:
+        warn("tiling: rotation or a fractional plane scale breaks the seamless tiling")
+    snapshot = image_io.snapshot(existing)
+    target = existing or bpy.data.images.new(str(image), width, height, float_buffer=use_float)
+    try:  # on any failure the image is put back as it was (a new one removed)
+        fill_image(target, values, width, height, ramp)
+        if path:
+            try:
+                image_io.save_image(target, path, save_format, ramp is None and not normal)
+            except (RuntimeError, OSError) as error:
+                raise UserError(f"filepath: Blender could not save {path!r}: {error}") from None
+    except BaseException:
+        image_io.restore(target, snapshot)
+        raise
+    if pack:
+        target.pack()
+    return target
+
+
+def _check_loop(spec: NoiseSpec, domain: Domain, frames: int, radius: float) -> tuple[int, float] | None:
+    """``(frames, radius)`` of a loop bake, None for a still image; ``UserError`` naming ``loop_frames`` when
+    the kind has no noise to loop through."""
+    if frames == 0:
+        return None
+    try:
+        loops.check_loop_kind(spec, domain.dimensions)
+    except ValueError as error:
+        raise UserError(f"loop_frames: {str(error).removeprefix('loop: ')}; bake 2D noise on the plane") from None
+    return frames, radius
+
+
+def _bake_loop(
+    context: bpy.types.Context,
+    spec: NoiseSpec,
+    domain: Domain,
+    name: str,
+    size: tuple[int, int],
+    use_float: bool,
+    ramp: tuple | None,
+    save_format: str,
+    path: str,
+    loop: tuple[int, float],
+    normal: tuple[float, str, str] | None,
+) -> bpy.types.Image:
+    """The frames of a loop, each filled into one scratch image and saved as ``name.0001.png``, ... all or none;
+    then loaded as an image sequence called ``name``."""
+    frames, radius = loop
+    width, height = size
+    paths = [str(loops.frame_path(path, frame)) for frame in range(frames)]
+    scratch = bpy.data.images.new(f".{name}.frame", width, height, float_buffer=use_float)
+
+    def fill(frame: int) -> bpy.types.Image:
+        at = (frame, frames, radius)
+        if normal is None:
+            values = noise01_image(spec, domain, width, height, loop=at)
+        else:
+            values = normal_colours(spec, domain, width, height, *normal, loop=at)
+        fill_image(scratch, values, width, height, ramp)
+        return scratch
+
+    try:
+        with window_progress(context, frames) as advance:
+            image_io.save_frames(paths, fill, save_format, ramp is None and normal is None, advance)
+    except (RuntimeError, OSError) as error:
+        raise UserError(f"filepath: Blender could not save the frames {paths[0]!r} ...: {error}") from None
+    finally:
+        bpy.data.images.remove(scratch)
+    sequence = bpy.data.images.load(paths[0])
+    sequence.source = "SEQUENCE"
+    sequence.name = name
+    if ramp is None:
+        sequence.colorspace_settings.name = "Non-Color"
+    return sequence
+
+
+def _check_image(image: object) -> bpy.types.Image | None:
+    """An existing image to bake into (None for a new one, named by a string)."""
+    if isinstance(image, str):
+        if not image.strip():
+            raise UserError("image: give the new image a name")
+        return None
+    if not isinstance(image, bpy.types.Image):
+        raise UserError(f"image: expected an image or the name of a new one, got {type(image).__name__}")
+    if not image.is_editable:
+        raise UserError(f"image: {image.name!r} is linked library data and cannot be changed")
+    if 0 in tuple(image.size):
+        raise UserError(f"image: {image.name!r} has no pixels (its file could not be loaded)")
+    if image.source not in ("GENERATED", "FILE"):
+        raise UserError(f"image: {image.name!r} is a {image.source.lower()} image; bake into a still image")
+    return image
+
+
+def save_path(save_format: str, filepath: str) -> str:
+    """The absolute file path to save to ("" for no file), checked to be writable."""
+    if save_format == "NONE":
+        return ""
+    if not filepath.strip():
+        raise UserError("filepath: give a file path to save the image to")
+    if filepath.startswith("//") and not bpy.data.filepath:
+        raise UserError("filepath: a path relative to the .blend (//) needs the .blend saved first")
+    path = image_io.saved_path(filepath, save_format)
+    directory = os.path.dirname(path) or os.curdir
+    if not os.path.isdir(directory):
+        raise UserError(f"filepath: the folder {directory!r} does not exist")
+    if os.path.isdir(path) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise UserError(f"filepath: cannot write {path!r}")
+    try:  # what the save does first: a new file in the folder (os.access cannot tell for root)
+        check_writable(directory)
+    except OSError as error:
+        raise UserError(f"filepath: cannot write into the folder {directory!r} ({error.strerror})") from None
+    return path
+
+
+def fill_image(image: bpy.types.Image, values: np.ndarray, width: int, height: int, ramp: tuple | None) -> None:
+    """``values`` (grey 0..1, or (N, 3) data colours) into ``image``; non-colour data unless ``ramp``."""
+    # The colour space first: changing it reloads a file image's buffer, which would undo the resize.
+    if ramp is None:
+        image.colorspace_settings.name = "Non-Color"
+    else:
+        image.colorspace_settings.name = "Linear Rec.709" if image.is_float else "sRGB"
+    image_io.resize(image, width, height)
+    if tuple(image.size) != (width, height):
+        raise UserError(
+            f"image: {image.name!r} could not be resized to {width}x{height} (it is {image.size[0]}x{image.size[1]})"
+        )
+    pixel_array(image).foreach_set(to_rgba(values, ramp, encode_srgb=not image.is_float))
+    image.update()
+
+
+def check_pixels(width: int, height: int) -> None:
+    """``UserError`` when ``width x height`` exceeds ``MAX_PIXELS``."""
+    if width * height > MAX_PIXELS:
+        raise UserError(f"width, height: {width}x{height} exceeds the limit of {MAX_PIXELS} pixels")
+
+
+def normal_method_for(spec: NoiseSpec, method: str = str(NORMAL_METHOD.default)) -> str:
+    """``"ANALYTIC"`` or ``"DIFFERENCES"``: how ``bake`` computes a normal map of ``spec`` with ``method``
+    (``AUTO``: analytic derivatives where the kind has them); ``UserError`` naming ``normal_method``."""
+    method = check(NORMAL_METHOD, method)
+    try:
+        return normal_maps.normal_method(spec, method.lower()).upper()
+    except ValueError as error:
+        raise UserError(f"normal_{error}") from None
+
+
+def bake_domain(settings: NoiseSettings, noise_dimensions: str = "PLANE_2D") -> Domain:
+    """The domain a bake reads: the settings' domain, with 2D noise on its plane for ``"PLANE_2D"``
+    (whatever the settings' dimensions, even one the kind does not have, such as 1D cellular)."""
+    if noise_dimensions == "SETTINGS":
+        return to_domain(settings)
+    if 2 not in kind_info(settings.kind).dims:
+        raise UserError(f"noise_dimensions: kind {settings.kind!r} has no 2D noise; bake it As Settings")
+    return to_domain(settings, dimensions=2)
+
+
+class NOISEWRIGHT_OT_bake_texture(NoiseOperator, bpy.types.Operator):
+    """Bake the noise into an image (new or existing), optionally saving it to a file or packing it"""
+
+    bl_idname = "noisewright.bake_texture"
+    bl_label = "Bake Noise Texture"
+    __annotations__ = properties_of(*OPTIONS, *OPERATOR_OPTIONS)
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.prop(self, "target")
+        if self.target == "EXISTING":
+            layout.prop_search(self, "image_name", bpy.data, "images")
+        else:
+            layout.prop(self, "image_name")
+        for name in ("width", "height"):
+            layout.prop(self, name)
+        if self.target == "NEW":
+            layout.prop(self, "use_float")
+        layout.prop(self, "map_type")
+        if self.map_type == "NORMAL":
+            for name in ("normal_strength", "normal_convention", "normal_method"):
+                layout.prop(self, name)
+            layout.label(text=self._normal_source(), icon="INFO")
+        else:
+            layout.prop(self, "color_mode")
+            for name in ("color_low", "color_high") if self.color_mode == "RAMP" else ():
+                layout.prop(self, name)
+        layout.prop(self, "loop_frames")
+        if self.loop_frames > 0:
+            layout.prop(self, "loop_radius")
+        layout.prop(self, "save_format")
+        if self.save_format != "NONE":
+            layout.prop(self, "filepath")
+        if self.loop_frames > 0:
+            layout.label(text="Loops are saved as name.0001.png ... and loaded as an image sequence", icon="INFO")
+        else:
+            layout.prop(self, "pack")
+        layout.prop(self, "noise_dimensions")
+        draw_noise_settings(layout.box(), self.noise)
+
+    def _normal_source(self) -> str:
+        """Which way the normals are computed for the current kind, said in the panel."""
+        analytic = self.noise.kind in DERIVABLE_KINDS
+        if self.normal_method == "ANALYTIC" and not analytic:
+            return f"{self.noise.kind} has no analytic gradient: choose Auto or Central Differences"
+        use_analytic = self.normal_method == "ANALYTIC" or (self.normal_method == "AUTO" and analytic)
+        return f"Normals from {METHOD_TEXT['analytic' if use_analytic else 'differences']}"
+
+    def _existing_image(self) -> bpy.types.Image | str:
+        """The image to bake into: the existing one named ``image_name``, or the name of a new one."""
+        if self.target == "NEW":
+            return self.image_name
+        image = bpy.data.images.get(self.image_name)
+        if image is None:
+            raise UserError(f"image_name: there is no image {self.image_name!r}")
+        return image
+
+    @reports
+    def execute(self, context):
+        settings = operator_settings(self, context)
+        image = bake(
+            context,
+            to_spec(settings),
+            bake_domain(settings, self.noise_dimensions),
+            image=self._existing_image(),
+            warn=lambda message: self.report({"WARNING"}, message),
+            **self.keywords("target", "image_name", "noise_dimensions"),
+        )
+        space = context.space_data
+        if space is not None and space.type == "IMAGE_EDITOR":
+            space.image = image
+        saved = self.save_format != "NONE"
+        if self.loop_frames > 0:
+            first = loops.frame_path(image_io.saved_path(self.filepath, self.save_format), 0)
+            self.report(
+                {"INFO"}, f"Baked a {self.loop_frames}-frame loop into {image.name!r}, saved from {str(first)!r}"
+            )
+            return {"FINISHED"}
+        self.report(
+            {"INFO"},
+            f"Baked {image.name!r}"
+            + (f" and saved {image_io.saved_path(self.filepath, self.save_format)!r}" if saved else ""),
+        )
+        return {"FINISHED"}
+
+
+def menu_entry(menu, _context) -> None:
+    menu.layout.operator(NOISEWRIGHT_OT_bake_texture.bl_idname, icon="TEXTURE")
+
+
+CLASSES = (NOISEWRIGHT_OT_bake_texture,)

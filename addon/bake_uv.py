@@ -1,0 +1,246 @@
+"""Bake to UVs: 3D noise at a mesh's surface through its UV map (``bake_uv``) and its operator
+``noisewright.bake_uv`` (Object > Bake Noise to UVs).
+
+3D noise at the active mesh's surface (modifiers applied), through its UV map, into a new image: seams
+match because both sides sample the same 3D points; UDIM layouts become a tiled image saved as
+``name.1001.png``, ``name.1002.png``, ...
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+
+import bpy
+import numpy as np
+
+from . import image_io, mesh_io
+from .bake import FILEPATH, HEIGHT, SAVE_FORMAT, USE_FLOAT, WIDTH, check_pixels, fill_image, save_path
+from .errors import UserError
+from .mapping import Domain, check_finite_values, to_domain, to_spec
+from .noise_core import NoiseSpec, uv_bake
+from .noise_core.schema import Option
+from .options import NoiseOperator, check_noise, checked, properties_of, reports
+from .progress import window_progress
+from .properties import operator_settings
+from .ui import draw_noise_settings
+
+UV_MAP = Option("uv_map", str, "", "UV map to bake through (empty: the active one)", title="UV Map")
+SPACE = Option(
+    "space",
+    str,
+    "OBJECT",
+    "Which coordinates the noise reads",
+    choices=("OBJECT", "WORLD"),
+    choice_text=(
+        ("Object", "The mesh's own coordinates: the texture moves with the object"),
+        ("World", "World coordinates: objects side by side share one continuous noise"),
+    ),
+)
+IMAGE = Option("image", str, "Noise UV", "Name of the new image")
+OPTIONS = (
+    UV_MAP,
+    SPACE,
+    replace(WIDTH, description="Width of each tile in pixels"),
+    replace(HEIGHT, description="Height of each tile in pixels"),
+    Option(
+        "margin",
+        int,
+        16,
+        "Pixels baked past the UV islands' borders",
+        minimum=0,
+        maximum=uv_bake.MAX_MARGIN,
+        allowed=f"a whole number of pixels from 0 to {uv_bake.MAX_MARGIN}",
+    ),
+    IMAGE,
+    USE_FLOAT,
+    replace(
+        SAVE_FORMAT,
+        description="Also write the image to File Path (UDIM tiles: name.1001.png, name.1002.png, ...; needed then)",
+    ),
+    replace(FILEPATH, description="Where to save; for UDIM tiles the tile number is added before the extension"),
+)
+"""The options of ``bake_uv``; the operator has them all but ``use_float`` (its images are 32-bit float), with
+``image`` as ``image_name``."""
+OPERATOR_OPTIONS = (
+    replace(IMAGE, name="image_name", title="Image"),
+    *(o for o in OPTIONS if o.name not in ("image", "use_float")),
+)
+
+
+@checked(UV_MAP, SPACE)
+def surface_triangles(
+    context: bpy.types.Context, obj: bpy.types.Object, uv_map: str, space: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """``(uvs (T, 3, 2), positions (T, 3, 3))`` of the evaluated mesh of ``obj`` (modifiers applied) through
+    its UV map ``uv_map`` (the active one when empty), positions in object or world ``space``."""
+    if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
+        raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
+    source = obj.data.uv_layers.get(uv_map) if uv_map else obj.data.uv_layers.active
+    if source is None:
+        which = f"no UV map {uv_map!r}" if uv_map else "no UV map"
+        raise UserError(f"uv_map: {obj.name!r} has {which}; unwrap it first (UV > Unwrap)")
+    evaluated = obj.evaluated_get(context.evaluated_depsgraph_get())
+    mesh = evaluated.to_mesh()
+    try:
+        layer = mesh.uv_layers.get(source.name)
+        if layer is None:
+            raise UserError(f"uv_map: the modifiers of {obj.name!r} remove its UV map {source.name!r}")
+        mesh.calc_loop_triangles()
+        count = len(mesh.loop_triangles)
+        if count == 0:
+            raise UserError(f"object: {obj.name!r} has no faces to bake")
+        loops = np.empty(count * 3, dtype=np.int32)
+        mesh.loop_triangles.foreach_get("loops", loops)
+        uvs = np.empty(len(mesh.loops) * 2, dtype=np.float32)
+        layer.uv.foreach_get("vector", uvs)
+        corners = np.empty(len(mesh.loops), dtype=np.int32)
+        mesh.loops.foreach_get("vertex_index", corners)
+        positions = mesh_io.read_positions(mesh).astype(np.float64)
+        matrix = np.array(evaluated.matrix_world, dtype=np.float64)
+    finally:
+        evaluated.to_mesh_clear()
+    if space == "WORLD":
+        positions = positions @ matrix[:3, :3].T + matrix[:3, 3]
+    triangle_uvs = uvs.reshape(-1, 2)[loops].reshape(count, 3, 2).astype(np.float64)
+    return triangle_uvs, positions[corners[loops]].reshape(count, 3, 3)
+
+
+def _tile_paths(filepath: str, save_format: str, tiles: list[int]) -> list[str]:
+    """One file per UDIM tile: ``name.<UDIM>.png`` from ``name.png`` (a ``<UDIM>`` already in the name is kept)."""
+    path = image_io.saved_path(filepath, save_format)
+    if "<UDIM>" not in path:
+        stem, extension = os.path.splitext(path)
+        path = f"{stem}.<UDIM>{extension}"
+    return [str(uv_bake.tile_path(path, tile)) for tile in tiles]
+
+
+@checked(*OPTIONS)
+def bake_uv(
+    context: bpy.types.Context,
+    obj: bpy.types.Object,
+    spec: NoiseSpec,
+    domain: Domain | None = None,
+    *,
+    uv_map: str,
+    space: str,
+    width: int,
+    height: int,
+    margin: int,
+    image: str,
+    use_float: bool,
+    save_format: str,
+    filepath: str,
+) -> bpy.types.Image:
+    """Bake 3D noise at the surface of ``obj`` through its UV map into a new image and return it
+    (``noise_core.uv_bake``: every texel holds the noise at the surface point its UV maps to, seams match,
+    ``margin`` pixels of dilation past island borders). ``domain`` (3D) moves the noise space as elsewhere.
+
+    UVs in one UDIM tile give a plain image (saved to ``filepath`` when ``save_format`` is not ``NONE``).
+    UVs over several UDIM tiles are written as files ``name.1001.png``, ``name.1002.png``, ... (all or none)
+    and loaded as a tiled image, so they need ``save_format`` and ``filepath``. ``UserError`` naming the
+    argument for bad input; on failure nothing is created. Defaults and limits of the keyword arguments:
+    ``OPTIONS``.
+    """
+    domain = Domain(dimensions=3) if domain is None else domain
+    check_noise(spec, domain)
+    if domain.dimensions != 3:
+        raise UserError("domain: a UV bake samples 3D noise at the surface; use a 3D domain")
+    check_pixels(width, height)
+    if not image.strip():
+        raise UserError("image: give the new image a name")
+    uvs, positions = surface_triangles(context, obj, uv_map, space)
+    tiles = uv_bake.tiles_of(uvs)
+    if not tiles:
+        raise UserError(f"uv_map: the UVs of {obj.name!r} lie outside the UDIM tiles (u and v from 0 to 10)")
+    path = save_path(save_format, filepath)
+    if len(tiles) > 1 and not path:
+        listed = ", ".join(map(str, tiles))
+        raise UserError(
+            f"save_format: the UVs reach UDIM tiles {listed}; a tiled bake is saved as files name.<UDIM>.png, "
+            f"so choose a Save format and a File Path"
+        )
+    points = domain.noise_points(positions.reshape(-1, 3)).reshape(-1, 3, 3)
+    with window_progress(context, len(tiles)) as advance:
+        baked = {}
+        for tile in tiles:
+            try:
+                baked.update(uv_bake.bake_uv(spec, uvs, points, (width, height), margin, [tile]))
+            except ValueError as error:
+                raise UserError(f"noise space {error}") from None
+            check_finite_values("noise", baked[tile])
+            advance(1)
+    created: list[bpy.types.Image] = []
+    try:
+        for tile, values in baked.items():
+            target = bpy.data.images.new(f"{image}.{tile}" if len(tiles) > 1 else image, width, height,
+                                         float_buffer=use_float)  # fmt: skip
+            created.append(target)
+            fill_image(target, values.ravel(), width, height, None)
+        if len(tiles) == 1:
+            if path:
+                image_io.save_image(created[0], path, save_format, True)
+            return created[0]
+        paths = _tile_paths(filepath, save_format, tiles)
+        image_io.save_images(list(zip(created, paths, strict=True)), save_format, True)
+    except BaseException as error:
+        for made in created:
+            bpy.data.images.remove(made)
+        if isinstance(error, (RuntimeError, OSError)):
+            raise UserError(f"filepath: Blender could not save {path!r}: {error}") from None
+        raise
+    for made in created:  # the tiles now live in the files; the tiled image below reads them
+        bpy.data.images.remove(made)
+    tiled = bpy.data.images.load(paths[0])
+    tiled.name = image
+    tiled.source = "TILED"
+    tiled.colorspace_settings.name = "Non-Color"
+    return tiled
+
+
+class NOISEWRIGHT_OT_bake_uv(NoiseOperator, bpy.types.Operator):
+    """Bake 3D noise at the active mesh's surface into an image through its UV map (UDIM tiles too)"""
+
+    bl_idname = "noisewright.bake_uv"
+    bl_label = "Bake Noise to UVs"
+    __annotations__ = properties_of(*OPERATOR_OPTIONS)
+
+    @staticmethod
+    def unavailable(context) -> str:
+        obj = context.active_object
+        return "" if obj is not None and obj.type == "MESH" else "Select a mesh object"
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.prop(self, "image_name")
+        obj = context.active_object
+        if obj is not None and obj.type == "MESH":
+            layout.prop_search(self, "uv_map", obj.data, "uv_layers")
+        for name in ("space", "width", "height", "margin", "save_format"):
+            layout.prop(self, name)
+        if self.save_format != "NONE":
+            layout.prop(self, "filepath")
+        draw_noise_settings(layout.box(), self.noise)
+
+    @reports
+    def execute(self, context):
+        settings = operator_settings(self, context)
+        image = bake_uv(
+            context,
+            context.active_object,
+            to_spec(settings),
+            to_domain(settings, dimensions=3),
+            image=self.image_name,
+            **self.keywords("image_name"),
+        )
+        tiles = len(image.tiles) if image.source == "TILED" else 1
+        self.report({"INFO"}, f"Baked {image.name!r}" + (f" ({tiles} UDIM tiles)" if tiles > 1 else ""))
+        return {"FINISHED"}
+
+
+def menu_entry(menu, _context) -> None:
+    menu.layout.operator(NOISEWRIGHT_OT_bake_uv.bl_idname, icon="UV")
+
+
+CLASSES = (NOISEWRIGHT_OT_bake_uv,)

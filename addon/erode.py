@@ -1,0 +1,196 @@
+"""Erosion: hydraulic and thermal erosion of a grid mesh (``erode``) or a height image (``erode_image``), and
+their operators ``noisewright.erode`` and ``noisewright.erode_image``.
+
+*Erode* works on the active mesh when it is a regular grid (a Noise Terrain, Add > Mesh > Grid); the masks go to
+its ``erosion``/``deposition`` attributes. *Erode Image* works on the Image Editor's image (a baked height
+map), with the masks as two new float images. A run starts from the scene's erosion settings
+(``scene.noisewright_erosion``, hydraulic and thermal; hydraulic erosion when neither is on); every option is in
+Adjust Last Operation (the erosion options are ``noise_core.erosion``'s rows, ``ErosionSettings``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import bpy
+import numpy as np
+from bpy.props import PointerProperty
+
+from . import erosion_io, mesh_io
+from .errors import UserError
+from .mapping import check_finite, check_finite_values
+from .mesh_io import check_editable, mesh_of
+from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
+from .noise_core.schema import Option
+from .options import OptionsOperator, checked, properties_of, reports
+from .pixels import pixel_array, to_rgba
+from .progress import window_progress
+from .properties import ErosionSettings, erosion_options
+
+RELIEF = Option(
+    "relief",
+    float,
+    64.0,
+    "Pixels a height of 1 spans: how steep the image's terrain is",
+    minimum=0.0,
+    above=True,
+    allowed="> 0 pixels",
+    ui_minimum=1e-3,
+    soft_minimum=1.0,
+    soft_maximum=1024.0,
+)
+"""``erode_image``'s one option beside the erosion's."""
+
+
+def erode(
+    context: bpy.types.Context,
+    obj: bpy.types.Object,
+    hydraulic: dict[str, Any] | None = None,
+    thermal: dict[str, Any] | None = None,
+) -> bpy.types.Object:
+    """Erode the grid mesh ``obj`` (a Noise Terrain or any regular grid in local X/Y, heights along local Z).
+
+    ``hydraulic``/``thermal`` are keyword arguments of ``noise_core.erode_hydraulic``/``erode_thermal``
+    (``{}``: their defaults; ``None``: not run); the cell size is the grid's. The vertices move along Z, the
+    masks go to the ``erosion``/``deposition`` point attributes. A Noise Terrain keeps its settings, so
+    Regenerate rebuilds it uneroded (or with the erosion in its own settings). ``UserError`` naming the problem
+    (not a grid, linked data, Edit Mode, bad options); then nothing changes.
+    """
+    if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
+        raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
+    check_editable(obj)
+    if obj.mode == "EDIT":
+        raise UserError(f"{obj.name!r}: leave Edit Mode to erode")
+    mesh = mesh_of(obj)
+    positions = mesh_io.read_positions(mesh).astype(np.float64)
+    layout = erosion_io.grid_layout(obj.name, positions)
+    heights = positions[layout.order, 2].reshape(layout.rows, layout.columns)
+    with window_progress(context, erosion_io.PROGRESS) as advance:
+        eroded = erosion_io.erode_heights(heights, layout.cell_size, hydraulic, thermal, advance)
+    check_finite_values("heights: eroded heights", eroded.heights)
+    positions[layout.order, 2] = eroded.heights.ravel()
+    erosion, deposition = (np.empty(positions.shape[0], np.float32) for _ in range(2))
+    erosion[layout.order], deposition[layout.order] = eroded.erosion.ravel(), eroded.deposition.ravel()
+    mesh_io.write_positions(mesh, positions)
+    erosion_io.write_masks(mesh, erosion, deposition)
+    mesh.update()
+    return obj
+
+
+@checked(RELIEF)
+def erode_image(
+    context: bpy.types.Context,
+    image: bpy.types.Image,
+    hydraulic: dict[str, Any] | None = None,
+    thermal: dict[str, Any] | None = None,
+    *,
+    relief: float,
+) -> tuple[bpy.types.Image, bpy.types.Image]:
+    """Erode the height image ``image`` (its red channel, written back as grey; alpha kept) and return the
+    masks as float images ``"<name> Erosion"`` and ``"<name> Deposition"`` (made or replaced; amounts in the
+    image's 0..1 units). ``relief``: how many pixels a height of 1 spans (the terrain's steepness; ``RELIEF``).
+    ``UserError`` naming the problem; then nothing changes."""
+    if not isinstance(image, bpy.types.Image):
+        raise UserError(f"image: expected an image, got {type(image).__name__}")
+    width, height = (int(v) for v in image.size)
+    if width < 3 or height < 3 or not image.has_data:
+        raise UserError(f"image: {image.name!r} has no pixels of at least 3 x 3 to erode")
+    flat = np.empty(width * height * image.channels, dtype=np.float32)
+    pixel_array(image).foreach_get(flat)
+    pixels = flat.reshape(height * width, image.channels)
+    heights = pixels[:, 0].reshape(height, width).astype(np.float64)
+    with window_progress(context, erosion_io.PROGRESS) as advance:
+        eroded = erosion_io.erode_heights(heights, 1.0 / float(relief), hydraulic, thermal, advance)
+    check_finite_values("heights: eroded heights", eroded.heights)
+    pixels[:, : min(3, image.channels)] = eroded.heights.reshape(-1, 1)
+    pixel_array(image).foreach_set(pixels.ravel())
+    image.update()
+    masks = []
+    for suffix, values in (("Erosion", eroded.erosion), ("Deposition", eroded.deposition)):
+        name = f"{image.name} {suffix}"
+        mask = bpy.data.images.get(name)
+        if mask is not None and (tuple(mask.size) != (width, height) or not mask.is_float):
+            bpy.data.images.remove(mask)
+            mask = None
+        if mask is None:
+            mask = bpy.data.images.new(name, width, height, alpha=False, float_buffer=True, is_data=True)
+        pixel_array(mask).foreach_set(to_rgba(values.ravel()).ravel())
+        mask.update()
+        masks.append(mask)
+    return masks[0], masks[1]
+
+
+def draw_erosion(layout: bpy.types.UILayout, settings: ErosionSettings) -> None:
+    """The hydraulic and thermal switches, each with its options when on."""
+    layout.use_property_split = True
+    layout.use_property_decorate = False
+    for switch, options in (("hydraulic", HYDRAULIC_OPTIONS), ("thermal", THERMAL_OPTIONS)):
+        layout.prop(settings, switch)
+        if getattr(settings, switch):
+            column = layout.column(align=True)
+            for option in options:
+                column.prop(settings, option.name)
+
+
+class _ErosionOperator(OptionsOperator):
+    """Mixin of the erosion operators: their erosion settings (a first run without explicit ones starts from
+    the scene's ``scene.noisewright_erosion``, hydraulic when it turns neither on) and their options, drawn."""
+
+    __annotations__ = {"erosion": PointerProperty(type=ErosionSettings, options={"SKIP_SAVE"})}  # type: ignore[func-returns-value]
+
+    def erosion_options(self, context) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
+        """``(hydraulic, thermal)``: the options of the erosion to run (``properties.erosion_options``)."""
+        if not self.properties.is_property_set("erosion"):
+            scene = context.scene.noisewright_erosion
+            for name in scene.bl_rna.properties.keys():  # noqa: SIM118 (bl_rna collections are not dicts)
+                if name not in ("rna_type", "name"):
+                    setattr(self.erosion, name, getattr(scene, name))
+            self.erosion.hydraulic = scene.hydraulic or not scene.thermal
+        check_finite(self)
+        return erosion_options(self.erosion)
+
+    def draw(self, _context):
+        for name in self.keywords("erosion"):
+            self.layout.prop(self, name)
+        draw_erosion(cast(bpy.types.UILayout, self.layout), self.erosion)
+
+
+class NOISEWRIGHT_OT_erode(_ErosionOperator, bpy.types.Operator):
+    """Erode the active grid mesh (a Noise Terrain or any regular grid): droplets carve channels, slopes settle"""
+
+    bl_idname = "noisewright.erode"
+    bl_label = "Erode Terrain"
+
+    @staticmethod
+    def unavailable(context) -> str:
+        obj = context.active_object
+        return (
+            ""
+            if context.mode == "OBJECT" and obj is not None and obj.type == "MESH"
+            else "Select a grid mesh in Object Mode"
+        )
+
+    @reports
+    def execute(self, context):
+        erode(context, context.active_object, *self.erosion_options(context))
+        return {"FINISHED"}
+
+
+class NOISEWRIGHT_OT_erode_image(_ErosionOperator, bpy.types.Operator):
+    """Erode the image as a height map (red channel); the erosion and deposition masks become new images"""
+
+    bl_idname = "noisewright.erode_image"
+    bl_label = "Erode Height Image"
+    __annotations__ = properties_of(RELIEF)
+
+    @staticmethod
+    def unavailable(context) -> str:
+        return "" if getattr(context.space_data, "image", None) is not None else "Open an image in the Image Editor"
+
+    @reports
+    def execute(self, context):
+        erode_image(context, context.space_data.image, *self.erosion_options(context), **self.keywords("erosion"))
+        return {"FINISHED"}
+
+
+CLASSES = (NOISEWRIGHT_OT_erode, NOISEWRIGHT_OT_erode_image)
