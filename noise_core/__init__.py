@@ -24,6 +24,7 @@ from ._cache import CacheWarning, cache_location, set_cache_dir  # noqa: E402
 from .api import compile_state, evaluate, evaluate_grid, kind_names, precompile  # noqa: E402
 from .erosion import ErosionResult, erode_hydraulic, erode_thermal  # noqa: E402
 from .heightmaps import Heightmap, read_heightmap, write_heightmap, write_tiles  # noqa: E402
+from .hydrology import fill_depressions, flow_accumulation  # noqa: E402
 from .ranges import value_range  # noqa: E402
 from .spec import NoiseSpec  # noqa: E402
 
@@ -39,6 +40,8 @@ __all__ = [
     "erode_thermal",
     "evaluate",
     "evaluate_grid",
+    "fill_depressions",
+    "flow_accumulation",
     "kind_names",
     "precompile",
     "read_heightmap",

@@ -1,0 +1,322 @@
+"""Flow routing on heightmaps: depression filling, D8 receivers, the stack order and flow accumulation.
+
+**Depressions** (``fill_depressions``): Priority-Flood (Barnes, Lehman & Mulla 2014, "Priority-flood: An optimal
+depression-filling and watershed-labeling algorithm for digital elevation models", Algorithms 2 and 3). The map's
+edge cells are the outlets; every other cell is raised to the lowest height from which water can leave the map
+(8-connected): ``filled(c) = max(h(c), min over paths from c to an edge of the highest cell on the path)``. That
+surface is unique, so any correct implementation gives the same bits. With ``epsilon`` each cell reached from a
+cell ``c`` is raised to at least ``nextafter(filled(c), +inf)`` (the next representable height above) instead of
+``filled(c)``: lakes and flats become surfaces that fall, by the smallest steps the dtype has, towards their
+outlet, so every cell has a strictly lower neighbour on a path to an edge.
+
+**D8 receivers** (O'Callaghan & Mark 1984, "The extraction of drainage networks from digital elevation data"):
+each cell drains to the neighbour with the steepest drop ``(h - h_n) / distance`` (distance 1 or √2 cells; ties to
+the first in ``NEIGHBOURS`` order) when that drop is positive; otherwise it is its own receiver (an outlet, a pit
+or a flat). Edge cells are outlets (unless the map is looped: then every cell has 8 neighbours, across the
+edges). **Stack** (Braun & Willett 2013, "A very efficient O(n), implicit and parallel method to solve the stream
+power equation governing fluvial incision and landscape evolution"): an order of the cells in which every cell
+comes after its receiver (outlets first, then their donors, breadth first), built in O(n) from the donor lists.
+**Flow accumulation**: in reverse stack order each cell adds its area to its receiver's: ``A(c) = w(c) + sum of A
+over the cells draining into c``, with ``w`` the rain per cell (1: each cell counts itself).
+
+Cells are numbered row-major (``row * columns + column``); all kernels run on one thread, so the bits never
+depend on the thread count.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from ._jit import jit, serial_kernel
+from .erosion import NEIGHBOURS, check_heights
+from .schema import choice, number
+
+FLOW_METHODS = ("d8", "mfd")
+SQRT2 = math.sqrt(2.0)
+
+
+def _floats(heights: np.ndarray) -> np.ndarray:
+    """``heights`` as a C-contiguous float32 or float64 copy (other dtypes as float64)."""
+    dtype = heights.dtype if heights.dtype in (np.float32, np.float64) else np.float64
+    return np.array(heights, dtype=dtype, order="C", copy=True)
+
+
+def _edges(shape: tuple[int, int]) -> np.ndarray:
+    """A flat uint8 mask of the map's edge cells."""
+    mask = np.ones(shape, dtype=np.uint8)
+    mask[1:-1, 1:-1] = 0
+    return mask.ravel()
+
+
+def fill_depressions(heights: np.ndarray, epsilon: bool = False) -> np.ndarray:
+    """``heights`` with every depression filled to its spill height (Priority-Flood, Barnes, Lehman & Mulla
+    2014); map-edge cells are the outlets. ``epsilon``: filled cells rise by ``nextafter`` steps towards the
+    spill point so that every cell has a strictly descending path to an edge. Returns a new array (float32 for
+    float32 input, float64 otherwise)."""
+    checked = check_heights(heights)
+    if not isinstance(epsilon, bool):
+        raise TypeError(f"epsilon: expected True or False, got {epsilon!r}")
+    filled = _floats(checked)
+    flat = filled.reshape(-1)
+    fill_flat(flat, filled.shape, _edges(filled.shape), False, epsilon)
+    return filled
+
+
+def fill_flat(flat: np.ndarray, shape: tuple[int, int], outlets: np.ndarray, looped: bool, epsilon: bool) -> None:
+    """Priority-Flood ``flat`` (the cells of a ``shape`` map, float32/float64, in place) from the cells where
+    ``outlets`` (uint8) is set; ``looped``: the map wraps around at its edges."""
+    size = flat.shape[0]
+    _kernels().fill(
+        flat, shape[0], shape[1], outlets, looped, epsilon, flat.dtype.type(np.inf),
+        np.empty(size, dtype=flat.dtype), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
+        np.zeros(size, dtype=np.uint8),
+    )  # fmt: skip
+
+
+def d8_receivers(heights: np.ndarray, looped: bool = False, outlets: np.ndarray | None = None) -> np.ndarray:
+    """The D8 receiver of every cell (flat int64 indices, row-major; an outlet is its own receiver) of the
+    finite 2-D array ``heights``; ``outlets`` (flat bool/uint8, optional) forces outlets, as the map's edges
+    are unless ``looped``."""
+    checked = _floats(check_heights(heights))
+    mask = _edges(checked.shape) if outlets is None else np.asarray(outlets, dtype=np.uint8).reshape(-1)
+    if looped and outlets is None:
+        mask = np.zeros(checked.size, dtype=np.uint8)
+    receivers = np.empty(checked.size, dtype=np.int64)
+    distances = np.empty(checked.size, dtype=np.float64)
+    _kernels().receivers(checked.reshape(-1), checked.shape[0], checked.shape[1], mask, looped, receivers, distances)
+    return receivers
+
+
+def stack_order(receivers: np.ndarray) -> np.ndarray:
+    """An order of the cells (int64) in which every cell follows its receiver (Braun & Willett 2013):
+    outlets (``receivers[c] == c``) first, then their donors, breadth first."""
+    receivers = np.ascontiguousarray(receivers, dtype=np.int64)
+    size = receivers.shape[0]
+    if size and (receivers.min() < 0 or receivers.max() >= size):
+        raise ValueError("receivers: every receiver must be a cell index in [0, cells)")
+    order = np.empty(size, dtype=np.int64)
+    count = _kernels().stack(receivers, order, np.empty(size + 1, dtype=np.int64), np.empty(size, dtype=np.int64))
+    if count != size:
+        raise ValueError("receivers: they form a cycle (some cells never reach an outlet)")
+    return order
+
+
+def accumulate(receivers: np.ndarray, order: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Flow accumulation along ``receivers`` in reverse ``order`` (``stack_order``): each cell's ``weights``
+    plus everything draining into it (float64, flat)."""
+    area = np.array(weights, dtype=np.float64, copy=True).reshape(-1)
+    _kernels().accumulate(np.ascontiguousarray(receivers, dtype=np.int64), np.ascontiguousarray(order), area)
+    return area
+
+
+def flow_accumulation(
+    heights: np.ndarray, method: str = "d8", cell_size: float = 1.0, weights: np.ndarray | None = None
+) -> np.ndarray:
+    """Contributing area of every cell of ``heights`` in cells (float64, same shape): the cell itself plus every
+    cell whose D8 path passes through it (``weights``: rain per cell instead of 1). Edge cells, pits and flats
+    are outlets: fill the depressions first (``fill_depressions(heights, epsilon=True)``) to route across them.
+    ``cell_size`` is checked (> 0) but does not change D8 routing (drops over distances in cells)."""
+    checked = check_heights(heights)
+    method = choice("method", method, FLOW_METHODS)
+    cell = number("cell_size", cell_size)
+    if not cell > 0.0:
+        raise ValueError(f"cell_size: must be > 0, got {cell_size!r}")
+    if method == "mfd":
+        raise NotImplementedError("method: 'mfd' (multiple flow directions) is not implemented yet; use 'd8'")
+    rain = np.ones(checked.shape) if weights is None else check_weights(weights, checked.shape, "weights")
+    receivers = d8_receivers(checked)
+    return accumulate(receivers, stack_order(receivers), rain).reshape(checked.shape)
+
+
+def check_weights(weights: object, shape: tuple[int, ...], name: str) -> np.ndarray:
+    """``weights`` as a finite float64 array of ``shape``, >= 0; ``TypeError``/``ValueError`` naming ``name``."""
+    if not isinstance(weights, np.ndarray):
+        raise TypeError(f"{name}: expected a numpy array of shape {shape}, got {type(weights).__name__}")
+    if weights.dtype.kind not in "fiu" or weights.dtype == np.bool_:
+        raise TypeError(f"{name}: dtype must be a real number type, got {weights.dtype}")
+    if weights.shape != shape:
+        raise ValueError(f"{name}: must have the heights' shape {shape}, got {weights.shape}")
+    values = weights.astype(np.float64)
+    if not np.isfinite(values).all():
+        raise ValueError(f"{name}: must be finite (no NaN or infinity)")
+    if values.size and values.min() < 0.0:
+        raise ValueError(f"{name}: must be >= 0, got a minimum of {values.min()!r}")
+    return values
+
+
+@jit
+def _heap_less(keys, cells, a, b):
+    """Whether heap entry ``a`` comes before ``b``: lower key, then lower cell index (a total order)."""
+    return keys[a] < keys[b] or (keys[a] == keys[b] and cells[a] < cells[b])
+
+
+def _fill(flat, rows, columns, outlets, looped, epsilon, infinity, keys, cells, pit, closed):
+    """Priority-Flood+ (Barnes et al. 2014, Algorithms 2 and 3) of ``flat`` in place: a binary heap of
+    (height, cell) for the open cells, a FIFO of the cells found inside depressions (already filled)."""
+    heap = 0
+    for cell in range(rows * columns):
+        closed[cell] = 0
+    for cell in range(rows * columns):
+        if outlets[cell]:
+            closed[cell] = 1
+            heap = _heap_push(keys, cells, heap, flat[cell], cell)
+    head = tail = 0
+    while heap > 0 or head < tail:
+        if head < tail and not (heap > 0 and epsilon and keys[0] == flat[pit[head]]):
+            cell = pit[head]
+            head += 1
+        else:
+            cell = cells[0]
+            heap = _heap_pop(keys, cells, heap)
+        height = flat[cell]
+        spill = np.nextafter(height, infinity) if epsilon else height
+        row, column = cell // columns, cell % columns
+        for k in range(8):
+            y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
+            if looped:
+                y, x = y % rows, x % columns
+            elif not (0 <= y < rows and 0 <= x < columns):
+                continue
+            neighbour = y * columns + x
+            if closed[neighbour]:
+                continue
+            closed[neighbour] = 1
+            if flat[neighbour] <= spill:
+                flat[neighbour] = spill
+                pit[tail] = neighbour
+                tail += 1
+            else:
+                heap = _heap_push(keys, cells, heap, flat[neighbour], neighbour)
+
+
+@jit
+def _heap_push(keys, cells, size, key, cell):
+    """Push ``(key, cell)`` on the heap of ``size`` entries; returns the new size."""
+    i = size
+    keys[i] = key
+    cells[i] = cell
+    while i > 0:
+        parent = (i - 1) >> 1
+        if not _heap_less(keys, cells, i, parent):
+            break
+        keys[i], keys[parent] = keys[parent], keys[i]
+        cells[i], cells[parent] = cells[parent], cells[i]
+        i = parent
+    return size + 1
+
+
+@jit
+def _heap_pop(keys, cells, size):
+    """Remove the heap's first entry; returns the new size."""
+    size -= 1
+    keys[0] = keys[size]
+    cells[0] = cells[size]
+    i = 0
+    while True:
+        left = 2 * i + 1
+        if left >= size:
+            break
+        child = left
+        if left + 1 < size and _heap_less(keys, cells, left + 1, left):
+            child = left + 1
+        if not _heap_less(keys, cells, child, i):
+            break
+        keys[i], keys[child] = keys[child], keys[i]
+        cells[i], cells[child] = cells[child], cells[i]
+        i = child
+    return size
+
+
+def _receivers(flat, rows, columns, outlets, looped, receivers, distances):
+    """D8 steepest-descent receivers and the distance to them in cells (1 or √2; 1 for an outlet); returns
+    how many cells that are not ``outlets`` have no lower neighbour (pits and flats)."""
+    pits = 0
+    for row in range(rows):
+        for column in range(columns):
+            cell = row * columns + column
+            receivers[cell] = cell
+            distances[cell] = 1.0
+            if outlets[cell]:
+                continue
+            inside = looped or (0 < row < rows - 1 and 0 < column < columns - 1)
+            if not inside:
+                continue
+            height = flat[cell]
+            steepest = 0.0
+            for k in range(8):
+                y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
+                if looped:
+                    y, x = y % rows, x % columns
+                distance = SQRT2 if NEIGHBOURS[k, 0] != 0 and NEIGHBOURS[k, 1] != 0 else 1.0
+                drop = (np.float64(height) - np.float64(flat[y * columns + x])) / distance
+                if drop > steepest:
+                    steepest = drop
+                    receivers[cell] = y * columns + x
+                    distances[cell] = distance
+            if receivers[cell] == cell:
+                pits += 1
+    return pits
+
+
+def _stack(receivers, order, starts, donors):
+    """Fill ``order`` with the stack (outlets, then donors breadth first) from the donor lists (``starts``:
+    offsets into ``donors``, counting sort by receiver); returns how many cells it holds (all but cycles)."""
+    size = receivers.shape[0]
+    for i in range(size + 1):
+        starts[i] = 0
+    for cell in range(size):
+        if receivers[cell] != cell:
+            starts[receivers[cell] + 1] += 1
+    for i in range(size):
+        starts[i + 1] += starts[i]
+    filled = 0
+    for cell in range(size):
+        receiver = receivers[cell]
+        if receiver == cell:
+            order[filled] = cell
+            filled += 1
+        else:
+            donors[starts[receiver]] = cell
+            starts[receiver] += 1
+    # starts[r] now ends r's donors; they begin where r - 1's end (0 for r = 0)
+    head = 0
+    while head < filled:
+        cell = order[head]
+        head += 1
+        first = starts[cell - 1] if cell > 0 else 0
+        for i in range(first, starts[cell]):
+            order[filled] = donors[i]
+            filled += 1
+    return filled
+
+
+def _accumulate(receivers, order, area):
+    """``area`` (the weights) summed down the receivers, in reverse stack order."""
+    for i in range(order.shape[0] - 1, -1, -1):
+        cell = order[i]
+        receiver = receivers[cell]
+        if receiver != cell:
+            area[receiver] += area[cell]
+
+
+@dataclass(frozen=True)
+class _Kernels:
+    fill: object
+    receivers: object
+    stack: object
+    accumulate: object
+
+
+@cache
+def _kernels() -> _Kernels:
+    """The compiled kernels, built on first use (so importing never compiles nor fixes the cache folder)."""
+    return _Kernels(
+        fill=serial_kernel(_fill),
+        receivers=serial_kernel(_receivers),
+        stack=serial_kernel(_stack),
+        accumulate=serial_kernel(_accumulate),
+    )
