@@ -231,6 +231,7 @@ def _heap_pop(keys, cells, size):
     return size
 
 
+@jit
 def _receivers(flat, rows, columns, outlets, looped, receivers, distances):
     """D8 steepest-descent receivers and the distance to them in cells (1 or √2; 1 for an outlet); returns
     how many cells that are not ``outlets`` have no lower neighbour (pits and flats)."""
@@ -262,6 +263,7 @@ def _receivers(flat, rows, columns, outlets, looped, receivers, distances):
     return pits
 
 
+@jit
 def _stack(receivers, order, starts, donors):
     """Fill ``order`` with the stack (outlets, then donors breadth first) from the donor lists (``starts``:
     offsets into ``donors``, counting sort by receiver); returns how many cells it holds (all but cycles)."""
@@ -294,6 +296,7 @@ def _stack(receivers, order, starts, donors):
     return filled
 
 
+@jit
 def _accumulate(receivers, order, area):
     """``area`` (the weights) summed down the receivers, in reverse stack order."""
     for i in range(order.shape[0] - 1, -1, -1):
@@ -301,6 +304,18 @@ def _accumulate(receivers, order, area):
         receiver = receivers[cell]
         if receiver != cell:
             area[receiver] += area[cell]
+
+
+def _receivers_kernel(flat, rows, columns, outlets, looped, receivers, distances):
+    return _receivers(flat, rows, columns, outlets, looped, receivers, distances)
+
+
+def _stack_kernel(receivers, order, starts, donors):
+    return _stack(receivers, order, starts, donors)
+
+
+def _accumulate_kernel(receivers, order, area):
+    _accumulate(receivers, order, area)
 
 
 @dataclass(frozen=True)
@@ -316,7 +331,7 @@ def _kernels() -> _Kernels:
     """The compiled kernels, built on first use (so importing never compiles nor fixes the cache folder)."""
     return _Kernels(
         fill=serial_kernel(_fill),
-        receivers=serial_kernel(_receivers),
-        stack=serial_kernel(_stack),
-        accumulate=serial_kernel(_accumulate),
+        receivers=serial_kernel(_receivers_kernel),
+        stack=serial_kernel(_stack_kernel),
+        accumulate=serial_kernel(_accumulate_kernel),
     )
