@@ -92,14 +92,20 @@ class FluvialResult:
 
 
 def _field(name: str, value: object, shape: tuple[int, int]) -> np.ndarray:
-    """``value`` (a number within its option's limits, or a map of ``shape`` of such numbers) as float64 flat."""
+    """``value`` (a number within its option's limits, or a map of ``shape`` of such numbers) as float64: a
+    flat map, or one value for all cells (then the kernels read it with the index mask 0, ``_index_mask``)."""
     option = OPTIONS_BY_NAME[name]
     if isinstance(value, np.ndarray):
         values = check_weights(value, shape, name)
         if option.maximum is not None and values.size and values.max() > option.maximum:
             raise ValueError(f"{name}: must be {option.limits()}, got a maximum of {values.max()!r}")
         return values.reshape(-1).copy()
-    return np.full(shape[0] * shape[1], float(option.check(value)))  # type: ignore[arg-type]
+    return np.full(1, float(option.check(value)))  # type: ignore[arg-type]
+
+
+def _index_mask(values: np.ndarray) -> int:
+    """The mask a kernel ands a cell index with to read ``values``: all bits for a map, 0 for one value."""
+    return -1 if values.shape[0] > 1 else 0
 
 
 def _mask(name: str, value: object, shape: tuple[int, int]) -> np.ndarray:
@@ -141,7 +147,7 @@ def erode_fluvial(
     cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
     rising = _field("uplift", uplift, shape)
     hardness = _field("erodibility", erodibility, shape)
-    rain = np.ones(shape[0] * shape[1]) if precipitation is None else _field_rain(precipitation, shape)
+    rain = np.ones(1) if precipitation is None else _field_rain(precipitation, shape)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress: expected a callable (done, steps), got {type(progress).__name__}")
     looped = values["boundary"] == "looped"
@@ -151,29 +157,28 @@ def erode_fluvial(
     before = np.array(checked, dtype=np.float64).reshape(-1)
     if not base.any():
         base[int(np.argmin(before))] = 1
-    rising[base == 1] = 0.0
-    state = _Routing(shape, base, looped)
+    uplifted = np.where(base == 1, 0.0, rising * (values["dt"] * count))  # base cells never rise
     h = before.copy()
     fill_flat(h, shape, base, looped, True)
-    rise = values["dt"] * float(np.max(rising)) * count
-    if float(np.abs(h).max()) + rise > FLOAT32_MAX:
+    if float(np.abs(h).max()) + float(uplifted.max()) > FLOAT32_MAX:
+        rise = float(uplifted.max())
         raise ValueError(f"uplift: uplift * dt * steps = {rise:g} would lift heights beyond the float32 range")
+    routing = _Routing(shape, base, looped, rain * (cell * cell))
+    incision = (rising, _index_mask(rising), hardness, _index_mask(hardness), values["dt"], values["m"], values["n"],
+                cell)  # fmt: skip
     kernels = _kernels()
-    area_weights = rain * (cell * cell)
     lines = (np.empty(max(shape)), np.empty(max(shape), dtype=np.uint8), np.empty(max(shape)), np.empty(max(shape)))
     for done in range(count):
-        state.route(h, area_weights)
-        kernels.incise(h, state.receivers, state.distances, state.order, state.area, rising, hardness,
-                       values["dt"], values["m"], values["n"], cell, np.inf)  # fmt: skip
+        routing.step(h, incision)
         if values["diffusion"] > 0.0:
             factor = min(values["diffusion"] * values["dt"] / (cell * cell), DIFFUSION_CAP)
             kernels.diffuse(h, shape[0], shape[1], base, looped, factor, *lines)
-            kernels.drain(h, state.receivers, state.order, np.inf)
+            kernels.drain(h, routing.receivers, routing.order, np.inf)
         if progress is not None:
             progress(done + 1, count)
-    state.route(h, area_weights)
-    return _result(before, h, rising * values["dt"] * count, state.area, values["river_threshold"] * cell * cell,
-                   shape)  # fmt: skip
+    routing.step(h, None)
+    threshold = values["river_threshold"] * cell * cell
+    return _result(before, h, uplifted, routing.area, threshold, shape)
 
 
 def _field_rain(precipitation: object, shape: tuple[int, int]) -> np.ndarray:
@@ -182,25 +187,28 @@ def _field_rain(precipitation: object, shape: tuple[int, int]) -> np.ndarray:
 
 class _Routing:
     """The flow routing of one map, its arrays allocated once: receivers, distances (in cells), the stack and
-    the drainage area."""
+    the drainage area (``weights``: each cell's own, one value or a map)."""
 
-    def __init__(self, shape: tuple[int, int], base: np.ndarray, looped: bool) -> None:
+    def __init__(self, shape: tuple[int, int], base: np.ndarray, looped: bool, weights: np.ndarray) -> None:
         size = shape[0] * shape[1]
-        self.shape, self.base, self.looped = shape, base, looped
+        self.shape, self.base, self.looped, self.weights = shape, base, looped, weights
         self.receivers = np.empty(size, dtype=np.int64)
         self.distances = np.empty(size, dtype=np.float64)
         self.order = np.empty(size, dtype=np.int64)
         self.area = np.empty(size, dtype=np.float64)
-        self._starts = np.empty(size + 1, dtype=np.int64)
-        self._donors = np.empty(size, dtype=np.int64)
+        self._buffers = (np.empty(size + 1, dtype=np.int64), np.empty(size, dtype=np.int64),
+                         np.empty(size, dtype=np.int64))  # fmt: skip
 
-    def route(self, h: np.ndarray, weights: np.ndarray) -> None:
-        """Receivers, stack and area of ``h``; depressions are filled first when any cell cannot drain."""
+    def step(self, h: np.ndarray, incision: tuple | None) -> None:
+        """Route ``h`` (receivers, stack, area; depressions are filled first if any cell cannot drain), then
+        uplift and incise it when ``incision`` (``_step``'s arguments) is given."""
         kernels = _kernels()
         rows, columns = self.shape
+        arguments = incision if incision is not None else (np.zeros(1), 0, np.zeros(1), 0, 0.0, 0.5, 1.0, 1.0)
         for _ in range(2):
-            pits = kernels.route(h, rows, columns, self.base, self.looped, weights, self.receivers, self.distances,
-                                 self.order, self._starts, self._donors, self.area)  # fmt: skip
+            pits = kernels.step(h, rows, columns, self.base, self.looped, self.weights, _index_mask(self.weights),
+                                self.receivers, self.distances, self.order, *self._buffers, self.area,
+                                incision is not None, *arguments, np.inf)  # fmt: skip
             if pits == 0:
                 return
             fill_flat(h, self.shape, self.base, self.looped, True)
@@ -222,32 +230,31 @@ def _result(before, after, uplifted, area, threshold, shape) -> FluvialResult:
     )
 
 
-def _route(h, rows, columns, base, looped, weights, receivers, distances, order, starts, donors, area):
-    """D8 receivers, stack and area (``hydrology``); returns the number of cells that cannot drain (pits and
-    flats; then nothing else is computed)."""
+def _step(h, rows, columns, base, looped, weights, weight_mask, receivers, distances, order, starts, donors, pending,
+          area, incise, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell, infinity):  # fmt: skip
+    """One step: D8 receivers, stack and area (``hydrology``), then, if ``incise``, uplift and stream power
+    incision along the stack, implicit (closed form for n = 1, else Newton), every cell ending at least one
+    ``nextafter`` step above its receiver. Returns the number of cells that cannot drain (pits and flats;
+    then nothing else is done). Maps are read at ``index & mask`` (mask 0: one value for all cells)."""
     pits = _receivers(h, rows, columns, base, looped, receivers, distances)
     if pits:
         return pits
-    _stack(receivers, order, starts, donors)
-    for cell in range(area.shape[0]):
-        area[cell] = weights[cell]
+    _stack(receivers, order, starts, donors, pending)
+    for node in range(area.shape[0]):
+        area[node] = weights[node & weight_mask]
     _accumulate(receivers, order, area)
-    return 0
-
-
-def _incise(h, receivers, distances, order, area, uplift, erodibility, dt, m, n, cell, infinity):
-    """Uplift and stream power incision along the stack, implicit (closed form for n = 1, else Newton); every
-    cell ends at least one step above its receiver."""
+    if not incise:
+        return 0
     for i in range(order.shape[0]):
         node = order[i]
         receiver = receivers[node]
         if receiver == node:
             continue
         lower = h[receiver]
-        start = h[node] + uplift[node] * dt
+        start = h[node] + uplift[node & uplift_mask] * dt
         power = math.sqrt(area[node]) if m == 0.5 else area[node] ** m
         distance = distances[node] * cell
-        factor = erodibility[node] * dt * power / (distance if n == 1.0 else distance**n)
+        factor = erodibility[node & erodibility_mask] * dt * power / (distance if n == 1.0 else distance**n)
         if start <= lower:
             new = start
         elif not factor < HUGE:  # also inf: the cell falls to its receiver
@@ -256,7 +263,8 @@ def _incise(h, receivers, distances, order, area, uplift, erodibility, dt, m, n,
             new = (start + factor * lower) / (1.0 + factor)
         else:
             new = lower + _newton(start - lower, factor, n)
-        h[node] = max(new, np.nextafter(lower, infinity))
+        h[node] = new if new > lower else np.nextafter(lower, infinity)
+    return 0
 
 
 @jit
@@ -288,8 +296,8 @@ def _drain(h, receivers, order, infinity):
     for i in range(order.shape[0]):
         node = order[i]
         receiver = receivers[node]
-        if receiver != node:
-            h[node] = max(h[node], np.nextafter(h[receiver], infinity))
+        if receiver != node and not h[node] > h[receiver]:
+            h[node] = np.nextafter(h[receiver], infinity)
 
 
 def _diffuse(h, rows, columns, base, looped, factor, line, fixed, scratch, other):
@@ -352,8 +360,7 @@ def _thomas(x, fixed, count, factor, first_shift, last_shift, scratch):
 
 @dataclass(frozen=True)
 class _Kernels:
-    route: object
-    incise: object
+    step: object
     drain: object
     diffuse: object
 
@@ -361,9 +368,4 @@ class _Kernels:
 @cache
 def _kernels() -> _Kernels:
     """The compiled kernels, built on first use (so importing never compiles nor fixes the cache folder)."""
-    return _Kernels(
-        route=serial_kernel(_route),
-        incise=serial_kernel(_incise),
-        drain=serial_kernel(_drain),
-        diffuse=serial_kernel(_diffuse),
-    )
+    return _Kernels(step=serial_kernel(_step), drain=serial_kernel(_drain), diffuse=serial_kernel(_diffuse))

@@ -15,7 +15,8 @@ the first in ``NEIGHBOURS`` order) when that drop is positive; otherwise it is i
 or a flat). Edge cells are outlets (unless the map is looped: then every cell has 8 neighbours, across the
 edges). **Stack** (Braun & Willett 2013, "A very efficient O(n), implicit and parallel method to solve the stream
 power equation governing fluvial incision and landscape evolution"): an order of the cells in which every cell
-comes after its receiver (outlets first, then their donors, breadth first), built in O(n) from the donor lists.
+comes after its receiver (each outlet, then the cells draining to it, depth first), built in O(n) from the donor
+lists.
 **Flow accumulation**: in reverse stack order each cell adds its area to its receiver's: ``A(c) = w(c) + sum of A
 over the cells draining into c``, with ``w`` the rain per cell (1: each cell counts itself).
 
@@ -92,14 +93,15 @@ def d8_receivers(heights: np.ndarray, looped: bool = False, outlets: np.ndarray 
 
 
 def stack_order(receivers: np.ndarray) -> np.ndarray:
-    """An order of the cells (int64) in which every cell follows its receiver (Braun & Willett 2013):
-    outlets (``receivers[c] == c``) first, then their donors, breadth first."""
+    """An order of the cells (int64) in which every cell follows its receiver (Braun & Willett 2013): each
+    outlet (``receivers[c] == c``) followed by the cells draining to it, depth first."""
     receivers = np.ascontiguousarray(receivers, dtype=np.int64)
     size = receivers.shape[0]
     if size and (receivers.min() < 0 or receivers.max() >= size):
         raise ValueError("receivers: every receiver must be a cell index in [0, cells)")
     order = np.empty(size, dtype=np.int64)
-    count = _kernels().stack(receivers, order, np.empty(size + 1, dtype=np.int64), np.empty(size, dtype=np.int64))
+    count = _kernels().stack(receivers, order, np.empty(size + 1, dtype=np.int64), np.empty(size, dtype=np.int64),
+                             np.empty(size, dtype=np.int64))  # fmt: skip
     if count != size:
         raise ValueError("receivers: they form a cycle (some cells never reach an outlet)")
     return order
@@ -232,41 +234,56 @@ def _heap_pop(keys, cells, size):
 
 
 @jit
+def _consider(flat, height, neighbour, distance, steepest, best, best_distance):
+    """The steeper of the best drop so far and the drop to ``neighbour`` at ``distance`` (ties: the first)."""
+    drop = (height - np.float64(flat[neighbour])) / distance
+    if drop > steepest:
+        return drop, neighbour, distance
+    return steepest, best, best_distance
+
+
+@jit
 def _receivers(flat, rows, columns, outlets, looped, receivers, distances):
     """D8 steepest-descent receivers and the distance to them in cells (1 or √2; 1 for an outlet); returns
     how many cells that are not ``outlets`` have no lower neighbour (pits and flats)."""
     pits = 0
     for row in range(rows):
-        for column in range(columns):
-            cell = row * columns + column
+        middle = row * columns
+        for cell in range(middle, middle + columns):
             receivers[cell] = cell
             distances[cell] = 1.0
-            if outlets[cell]:
+        if not looped and (row == 0 or row == rows - 1):
+            continue
+        up = (row - 1 if row > 0 else rows - 1) * columns
+        down = (row + 1 if row < rows - 1 else 0) * columns
+        for column in range(columns):
+            cell = middle + column
+            if outlets[cell] or (not looped and (column == 0 or column == columns - 1)):
                 continue
-            inside = looped or (0 < row < rows - 1 and 0 < column < columns - 1)
-            if not inside:
-                continue
-            height = flat[cell]
-            steepest = 0.0
-            for k in range(8):
-                y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
-                if looped:
-                    y, x = y % rows, x % columns
-                distance = SQRT2 if NEIGHBOURS[k, 0] != 0 and NEIGHBOURS[k, 1] != 0 else 1.0
-                drop = (np.float64(height) - np.float64(flat[y * columns + x])) / distance
-                if drop > steepest:
-                    steepest = drop
-                    receivers[cell] = y * columns + x
-                    distances[cell] = distance
-            if receivers[cell] == cell:
+            left = column - 1 if column > 0 else columns - 1
+            right = column + 1 if column < columns - 1 else 0
+            height = np.float64(flat[cell])
+            found = (0.0, cell, 1.0)
+            found = _consider(flat, height, up + left, SQRT2, *found)  # NEIGHBOURS order
+            found = _consider(flat, height, up + column, 1.0, *found)
+            found = _consider(flat, height, up + right, SQRT2, *found)
+            found = _consider(flat, height, middle + left, 1.0, *found)
+            found = _consider(flat, height, middle + right, 1.0, *found)
+            found = _consider(flat, height, down + left, SQRT2, *found)
+            found = _consider(flat, height, down + column, 1.0, *found)
+            found = _consider(flat, height, down + right, SQRT2, *found)
+            receivers[cell] = found[1]
+            distances[cell] = found[2]
+            if found[1] == cell:
                 pits += 1
     return pits
 
 
 @jit
-def _stack(receivers, order, starts, donors):
-    """Fill ``order`` with the stack (outlets, then donors breadth first) from the donor lists (``starts``:
-    offsets into ``donors``, counting sort by receiver); returns how many cells it holds (all but cycles)."""
+def _stack(receivers, order, starts, donors, pending):
+    """Fill ``order`` with the stack from the donor lists (``starts``: offsets into ``donors``, a counting sort by
+    receiver): each outlet, in index order, then its tree depth first (``pending``: the cells still to visit), so
+    that a river's cells lie close together in the order. Returns how many cells it holds (all but cycles)."""
     size = receivers.shape[0]
     for i in range(size + 1):
         starts[i] = 0
@@ -275,24 +292,26 @@ def _stack(receivers, order, starts, donors):
             starts[receivers[cell] + 1] += 1
     for i in range(size):
         starts[i + 1] += starts[i]
-    filled = 0
     for cell in range(size):
         receiver = receivers[cell]
-        if receiver == cell:
-            order[filled] = cell
-            filled += 1
-        else:
+        if receiver != cell:
             donors[starts[receiver]] = cell
             starts[receiver] += 1
     # starts[r] now ends r's donors; they begin where r - 1's end (0 for r = 0)
-    head = 0
-    while head < filled:
-        cell = order[head]
-        head += 1
-        first = starts[cell - 1] if cell > 0 else 0
-        for i in range(first, starts[cell]):
-            order[filled] = donors[i]
+    filled = 0
+    for outlet in range(size):
+        if receivers[outlet] != outlet:
+            continue
+        pending[0] = outlet
+        top = 1
+        while top > 0:
+            top -= 1
+            cell = pending[top]
+            order[filled] = cell
             filled += 1
+            for i in range(starts[cell - 1] if cell > 0 else 0, starts[cell]):
+                pending[top] = donors[i]
+                top += 1
     return filled
 
 
@@ -310,8 +329,8 @@ def _receivers_kernel(flat, rows, columns, outlets, looped, receivers, distances
     return _receivers(flat, rows, columns, outlets, looped, receivers, distances)
 
 
-def _stack_kernel(receivers, order, starts, donors):
-    return _stack(receivers, order, starts, donors)
+def _stack_kernel(receivers, order, starts, donors, pending):
+    return _stack(receivers, order, starts, donors, pending)
 
 
 def _accumulate_kernel(receivers, order, area):
