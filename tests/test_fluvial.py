@@ -228,3 +228,13 @@ def test_errors_name_the_argument(changes: dict, error: type, message: str) -> N
         erode_fluvial(noise_terrain((16, 16)), **{**GOOD, **changes})
     with pytest.raises(TypeError, match="heights: expected a 2-D numpy array"):
         erode_fluvial([[1.0]], **GOOD)
+
+
+def test_docs_option_table_matches_the_options() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parent.parent / "docs" / "erosion.md").read_text(encoding="utf-8")
+    for option in FLUVIAL_OPTIONS:
+        allowed = ", ".join(option.choices) if option.choices else option.limits()
+        row = f"| `{option.name}` | `{option.default!r}` | {allowed} | {option.description} |"
+        assert row in text, row
