@@ -43,12 +43,19 @@ from functools import cache
 
 import numpy as np
 
-from ._jit import jit, serial_kernel
+from ._jit import jit, range_kernel, serial_kernel
 from .erosion import CELL_SIZE, check_heights
-from .hydrology import _accumulate, _edges, _receivers, _stack, check_weights, fill_flat
+from .fractal import launch_blocks
+from .hydrology import DISTANCES, _accumulate, _donor_bits, _edges, _receivers, _tree_order, check_weights, fill_flat
 from .schema import Option
+from .threads import on_threads
 
 BOUNDARIES = ("edges", "looped")
+PARTS = 2
+"""The parts a step runs in (bands of rows, then shares of the outlets), on up to as many threads."""
+INDEX = np.int32
+"""Cell indices in the routing arrays (maps have at most ``erosion.MAX_CELLS`` = 2^28 cells): half the memory
+traffic of int64 in the serial passes along the stack, which are bound by it."""
 FLUVIAL_OPTIONS: tuple[Option, ...] = (
     Option("steps", int, 200, "Time steps", minimum=0, maximum=1_000_000, soft_maximum=2000),
     Option("dt", float, 5000.0, "Length of a time step (in the time unit of uplift and erodibility)", minimum=0.0,
@@ -186,33 +193,45 @@ def _field_rain(precipitation: object, shape: tuple[int, int]) -> np.ndarray:
 
 
 class _Routing:
-    """The flow routing of one map, its arrays allocated once: receivers, distances (in cells), the stack and
+    """The flow routing of one map, its arrays allocated once: receivers, their directions, the stack and
     the drainage area (``weights``: each cell's own, one value or a map)."""
 
     def __init__(self, shape: tuple[int, int], base: np.ndarray, looped: bool, weights: np.ndarray) -> None:
         size = shape[0] * shape[1]
         self.shape, self.base, self.looped, self.weights = shape, base, looped, weights
-        self.receivers = np.empty(size, dtype=np.int64)
-        self.distances = np.empty(size, dtype=np.float64)
-        self.order = np.empty(size, dtype=np.int64)
+        self.receivers = np.empty(size, dtype=INDEX)
+        self.codes = np.empty(size, dtype=np.int8)
+        self.order = np.empty(size, dtype=INDEX)
         self.area = np.empty(size, dtype=np.float64)
-        self._buffers = (np.empty(size + 1, dtype=np.int64), np.empty(size, dtype=np.int64),
-                         np.empty(size, dtype=np.int64))  # fmt: skip
+        self._buffers = (np.empty(size, dtype=np.uint8), np.empty((PARTS, size), dtype=INDEX))
+        self._phase, self._pits = np.zeros(1, dtype=np.int64), np.zeros(PARTS, dtype=np.int64)
+        self._outlets = np.flatnonzero(base)
+        self._split = np.array([0, size // 2, size], dtype=np.int64)
 
     def step(self, h: np.ndarray, incision: tuple | None) -> None:
         """Route ``h`` (receivers, stack, area; depressions are filled first if any cell cannot drain), then
         uplift and incise it when ``incision`` (``_step``'s arguments) is given."""
-        kernels = _kernels()
         rows, columns = self.shape
         arguments = incision if incision is not None else (np.zeros(1), 0, np.zeros(1), 0, 0.0, 0.5, 1.0, 1.0)
         for _ in range(2):
-            pits = kernels.step(h, rows, columns, self.base, self.looped, self.weights, _index_mask(self.weights),
-                                self.receivers, self.distances, self.order, *self._buffers, self.area,
-                                incision is not None, *arguments, np.inf)  # fmt: skip
-            if pits == 0:
+            launch_blocks(_kernels().step, PARTS, (
+                self._phase, self._pits, self._split, h, rows, columns, self.base, self.looped, self.weights,
+                _index_mask(self.weights), self.receivers, self.codes, self.order, *self._buffers, self.area,
+                incision is not None, *arguments, np.inf,
+            ))  # fmt: skip
+            if self._pits.sum() == 0:
+                self._balance()
                 return
             fill_flat(h, self.shape, self.base, self.looped, True)
         raise AssertionError("fluvial routing: cells still without a receiver after filling")  # pragma: no cover
+
+    def _balance(self) -> None:
+        """Split the outlets for the next step where the areas of their trees (this step's) reach half: the
+        parts then get about as many cells each (a choice made from the data, not the threads)."""
+        drained = np.cumsum(self.area[self._outlets])
+        if drained.size > 1 and drained[-1] > 0.0:
+            middle = min(int(np.searchsorted(drained, drained[-1] / 2)) + 1, drained.size - 1)
+            self._split[1] = self._outlets[middle]
 
 
 def _result(before, after, uplifted, area, threshold, shape) -> FluvialResult:
@@ -230,30 +249,64 @@ def _result(before, after, uplifted, area, threshold, shape) -> FluvialResult:
     )
 
 
-def _step(h, rows, columns, base, looped, weights, weight_mask, receivers, distances, order, starts, donors, pending,
-          area, incise, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell, infinity):  # fmt: skip
-    """One step: D8 receivers, stack and area (``hydrology``), then, if ``incise``, uplift and stream power
-    incision along the stack, implicit (closed form for n = 1, else Newton), every cell ending at least one
-    ``nextafter`` step above its receiver. Returns the number of cells that cannot drain (pits and flats;
-    then nothing else is done). Maps are read at ``index & mask`` (mask 0: one value for all cells)."""
-    pits = _receivers(h, rows, columns, base, looped, receivers, distances)
-    if pits:
-        return pits
-    _stack(receivers, order, starts, donors, pending)
-    for node in range(area.shape[0]):
-        area[node] = weights[node & weight_mask]
-    _accumulate(receivers, order, area)
-    if not incise:
-        return 0
-    for i in range(order.shape[0]):
-        node = order[i]
+def _step(first, last, phase, pits, split, h, rows, columns, base, looped, weights, weight_mask, receivers, codes,
+          order, donors, pending, area, incise, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell,
+          infinity):  # fmt: skip
+    """One step, a range kernel over ``PARTS`` parts: D8 receivers and donor bits of each part's band of rows
+    (``hydrology``); if no cell is a pit (``pits``: per part), each part's share of the outlets (by index)
+    (``split[p] .. split[p + 1] - 1``) builds its trees' stack, sums their areas and, if ``incise``, uplifts
+    and incises them (``_incise``). The trees are disjoint, so the parts run on Numba's threads without sharing
+    a cell, and the bits do not depend on the thread count. Part 0 writes its stack at the start of ``order``,
+    part 1 at the end."""
+    if first < 0:
+        phase[0] = 0
+        on_threads(last)
+        if pits.sum() == 0:
+            phase[0] = 1
+            on_threads(last)
+            phase[0] = 2
+            on_threads(last)
+        return
+    size = h.shape[0]
+    for part in range(first, last):
+        low, high = part * rows // PARTS, (part + 1) * rows // PARTS
+        if phase[0] == 0:
+            pits[part] = _receivers(h, rows, columns, base, looped, receivers, codes, low, high)
+        elif phase[0] == 1:
+            _donor_bits(codes, rows, columns, donors, low, high)
+        else:
+            outlets = (split[part], split[part + 1])
+            if part == 0:
+                count = _tree_order(receivers, donors, rows, columns, looped, order, pending[part], *outlets)
+                stack = order[:count]
+            else:  # backwards from the end, then turned around
+                count = _tree_order(receivers, donors, rows, columns, looped, order[::-1], pending[part], *outlets)
+                stack = order[size - count :]
+                for i in range(count // 2):
+                    stack[i], stack[count - 1 - i] = stack[count - 1 - i], stack[i]
+            for i in range(count):
+                area[stack[i]] = weights[stack[i] & weight_mask]
+            _accumulate(receivers, stack, area)
+            if incise:
+                _incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m,
+                        n, cell, infinity)  # fmt: skip
+
+
+@jit
+def _incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell,
+            infinity):  # fmt: skip
+    """Uplift and stream power incision along ``stack``, implicit (closed form for n = 1, else Newton), every
+    cell ending at least one ``nextafter`` step above its receiver. Maps are read at ``index & mask`` (mask 0:
+    one value for all cells)."""
+    for i in range(stack.shape[0]):
+        node = stack[i]
         receiver = receivers[node]
         if receiver == node:
             continue
         lower = h[receiver]
         start = h[node] + uplift[node & uplift_mask] * dt
         power = math.sqrt(area[node]) if m == 0.5 else area[node] ** m
-        distance = distances[node] * cell
+        distance = DISTANCES[codes[node]] * cell
         factor = erodibility[node & erodibility_mask] * dt * power / (distance if n == 1.0 else distance**n)
         if start <= lower:
             new = start
@@ -264,7 +317,6 @@ def _step(h, rows, columns, base, looped, weights, weight_mask, receivers, dista
         else:
             new = lower + _newton(start - lower, factor, n)
         h[node] = new if new > lower else np.nextafter(lower, infinity)
-    return 0
 
 
 @jit
@@ -368,4 +420,4 @@ class _Kernels:
 @cache
 def _kernels() -> _Kernels:
     """The compiled kernels, built on first use (so importing never compiles nor fixes the cache folder)."""
-    return _Kernels(step=serial_kernel(_step), drain=serial_kernel(_drain), diffuse=serial_kernel(_diffuse))
+    return _Kernels(step=range_kernel(_step), drain=serial_kernel(_drain), diffuse=serial_kernel(_diffuse))

@@ -38,6 +38,8 @@ from .schema import choice, number
 
 FLOW_METHODS = ("d8", "mfd")
 SQRT2 = math.sqrt(2.0)
+DISTANCES = np.array([SQRT2 if dy and dx else 1.0 for dy, dx in NEIGHBOURS])
+"""The distance in cells to each neighbour of ``NEIGHBOURS``."""
 
 
 def _floats(heights: np.ndarray) -> np.ndarray:
@@ -87,8 +89,8 @@ def d8_receivers(heights: np.ndarray, looped: bool = False, outlets: np.ndarray 
     if looped and outlets is None:
         mask = np.zeros(checked.size, dtype=np.uint8)
     receivers = np.empty(checked.size, dtype=np.int64)
-    distances = np.empty(checked.size, dtype=np.float64)
-    _kernels().receivers(checked.reshape(-1), checked.shape[0], checked.shape[1], mask, looped, receivers, distances)
+    codes = np.empty(checked.size, dtype=np.int8)
+    _kernels().receivers(checked.reshape(-1), checked.shape[0], checked.shape[1], mask, looped, receivers, codes)
     return receivers
 
 
@@ -234,49 +236,105 @@ def _heap_pop(keys, cells, size):
 
 
 @jit
-def _consider(flat, height, neighbour, distance, steepest, best, best_distance):
-    """The steeper of the best drop so far and the drop to ``neighbour`` at ``distance`` (ties: the first)."""
+def _consider(flat, height, neighbour, code, distance, steepest, best, best_code):
+    """The steeper of the best drop so far and the drop to ``neighbour`` (``NEIGHBOURS[code]``) at ``distance``
+    (ties: the first)."""
     drop = (height - np.float64(flat[neighbour])) / distance
-    if drop > steepest:
-        return drop, neighbour, distance
-    return steepest, best, best_distance
+    better = drop > steepest  # selects, not branches: the comparisons are unpredictable
+    return drop if better else steepest, neighbour if better else best, code if better else best_code
 
 
 @jit
-def _receivers(flat, rows, columns, outlets, looped, receivers, distances):
-    """D8 steepest-descent receivers and the distance to them in cells (1 or √2; 1 for an outlet); returns
-    how many cells that are not ``outlets`` have no lower neighbour (pits and flats)."""
+def _receivers(flat, rows, columns, outlets, looped, receivers, codes, first_row, last_row):
+    """D8 steepest-descent receivers and the direction to them (``codes``: the ``NEIGHBOURS`` index, -1 for
+    an outlet, a pit or a flat) of the rows ``first_row .. last_row - 1``; returns how many cells that are not
+    ``outlets`` have no lower neighbour."""
     pits = 0
-    for row in range(rows):
+    for row in range(first_row, last_row):
         middle = row * columns
-        for cell in range(middle, middle + columns):
-            receivers[cell] = cell
-            distances[cell] = 1.0
-        if not looped and (row == 0 or row == rows - 1):
-            continue
         up = (row - 1 if row > 0 else rows - 1) * columns
         down = (row + 1 if row < rows - 1 else 0) * columns
+        edge_row = not looped and (row == 0 or row == rows - 1)
         for column in range(columns):
             cell = middle + column
-            if outlets[cell] or (not looped and (column == 0 or column == columns - 1)):
+            if edge_row or outlets[cell] or (not looped and (column == 0 or column == columns - 1)):
+                receivers[cell] = cell
+                codes[cell] = -1
                 continue
             left = column - 1 if column > 0 else columns - 1
             right = column + 1 if column < columns - 1 else 0
             height = np.float64(flat[cell])
-            found = (0.0, cell, 1.0)
-            found = _consider(flat, height, up + left, SQRT2, *found)  # NEIGHBOURS order
-            found = _consider(flat, height, up + column, 1.0, *found)
-            found = _consider(flat, height, up + right, SQRT2, *found)
-            found = _consider(flat, height, middle + left, 1.0, *found)
-            found = _consider(flat, height, middle + right, 1.0, *found)
-            found = _consider(flat, height, down + left, SQRT2, *found)
-            found = _consider(flat, height, down + column, 1.0, *found)
-            found = _consider(flat, height, down + right, SQRT2, *found)
+            found = (0.0, cell, -1)
+            found = _consider(flat, height, up + left, 0, SQRT2, *found)  # NEIGHBOURS order
+            found = _consider(flat, height, up + column, 1, 1.0, *found)
+            found = _consider(flat, height, up + right, 2, SQRT2, *found)
+            found = _consider(flat, height, middle + left, 3, 1.0, *found)
+            found = _consider(flat, height, middle + right, 4, 1.0, *found)
+            found = _consider(flat, height, down + left, 5, SQRT2, *found)
+            found = _consider(flat, height, down + column, 6, 1.0, *found)
+            found = _consider(flat, height, down + right, 7, SQRT2, *found)
             receivers[cell] = found[1]
-            distances[cell] = found[2]
-            if found[1] == cell:
-                pits += 1
+            codes[cell] = found[2]
+            pits += found[2] < 0
     return pits
+
+
+@jit
+def _donor_bits(codes, rows, columns, donors, first_row, last_row):
+    """Each cell's donors as bits: bit ``k`` when the neighbour ``NEIGHBOURS[k]`` drains into it (its code is
+    ``7 - k``, the opposite direction), for the rows ``first_row .. last_row - 1``. Gathered, not scattered, so
+    the loop has no branches. Neighbours across the edges of a map that is not looped are edge cells: outlets,
+    which drain nowhere."""
+    for row in range(first_row, last_row):
+        middle = row * columns
+        up = (row - 1 if row > 0 else rows - 1) * columns
+        down = (row + 1 if row < rows - 1 else 0) * columns
+        for column in range(columns):
+            left = column - 1 if column > 0 else columns - 1
+            right = column + 1 if column < columns - 1 else 0
+            donors[middle + column] = (
+                (codes[up + left] == 7)
+                | (codes[up + column] == 6) << 1
+                | (codes[up + right] == 5) << 2
+                | (codes[middle + left] == 4) << 3
+                | (codes[middle + right] == 3) << 4
+                | (codes[down + left] == 2) << 5
+                | (codes[down + column] == 1) << 6
+                | (codes[down + right] == 0) << 7
+            )
+
+
+@jit
+def _tree_order(receivers, donors, rows, columns, looped, order, pending, first, last):
+    """The stack of the trees of the outlets ``first .. last - 1`` from the donor bits (``_donor_bits``): each
+    outlet, in index order, then its tree depth first (``pending``: the cells still to visit), so that a
+    river's cells lie close together in the order. Returns how many cells it holds."""
+    filled = 0
+    for outlet in range(first, last):
+        if receivers[outlet] != outlet:
+            continue
+        pending[0] = outlet
+        top = 1
+        while top > 0:
+            top -= 1
+            cell = pending[top]
+            order[filled] = cell
+            filled += 1
+            bits = donors[cell]
+            if bits == 0:
+                continue
+            row, column = (cell // columns, cell % columns) if looped else (0, 0)
+            for k in range(8):
+                if bits & (1 << k):
+                    if looped:  # across the edges
+                        y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
+                        y = y + rows if y < 0 else (y - rows if y >= rows else y)
+                        x = x + columns if x < 0 else (x - columns if x >= columns else x)
+                        pending[top] = y * columns + x
+                    else:  # edge cells have no neighbours outside
+                        pending[top] = cell + NEIGHBOURS[k, 0] * columns + NEIGHBOURS[k, 1]
+                    top += 1
+    return filled
 
 
 @jit
@@ -325,8 +383,8 @@ def _accumulate(receivers, order, area):
             area[receiver] += area[cell]
 
 
-def _receivers_kernel(flat, rows, columns, outlets, looped, receivers, distances):
-    return _receivers(flat, rows, columns, outlets, looped, receivers, distances)
+def _receivers_kernel(flat, rows, columns, outlets, looped, receivers, codes):
+    return _receivers(flat, rows, columns, outlets, looped, receivers, codes, 0, rows)
 
 
 def _stack_kernel(receivers, order, starts, donors, pending):
