@@ -16,6 +16,7 @@ from . import (
     op_bake_uv,
     op_displace,
     op_erode,
+    op_erode_fluvial,
     op_terrain,
     panels,
     preferences,
@@ -31,6 +32,7 @@ CLASSES = (
     + op_displace.CLASSES
     + op_terrain.CLASSES
     + op_erode.CLASSES
+    + op_erode_fluvial.CLASSES
     + terrain_presets.CLASSES
     + op_bake.CLASSES
     + op_bake_uv.CLASSES
