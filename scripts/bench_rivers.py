@@ -8,6 +8,7 @@
   ``SPLEroder.erode``). Target: ours per step <= theirs.
 * ``--long``: 1,000 steps on 1025² (target <= 30 s on the benchmark machine's 2 cores).
 
+Wall and CPU (``time.process_time``, all threads) times; CPU time is the fairer figure on a shared machine.
 Prints one JSON object. Run: ``.venv/bin/python scripts/bench_rivers.py [--size N] [--long]``.
 """
 
@@ -19,6 +20,7 @@ import os
 import platform
 import time
 
+import numba
 import numpy as np
 
 CELL, UPLIFT, ERODIBILITY, M, N, DT = 100.0, 1e-3, 2e-5, 0.5, 1.0, 1e4
@@ -32,16 +34,16 @@ def heights_of(size: int) -> np.ndarray:
     return nc.ranges.to_unit(spec, nc.evaluate_grid(spec, (size, size))).astype(np.float64) * 200.0
 
 
-def ours(heights: np.ndarray, steps: int, diffusion: float = 0.0) -> float:
+def ours(heights: np.ndarray, steps: int, diffusion: float = 0.0, clock=time.perf_counter) -> float:
     import noise_core as nc
 
-    started = time.perf_counter()
+    started = clock()
     nc.erode_fluvial(heights, cell_size=CELL, steps=steps, dt=DT, uplift=UPLIFT, erodibility=ERODIBILITY, m=M, n=N,
                      diffusion=diffusion)  # fmt: skip
-    return time.perf_counter() - started
+    return clock() - started
 
 
-def theirs(heights: np.ndarray, steps: int) -> float | None:
+def theirs(heights: np.ndarray, steps: int, clock=time.perf_counter) -> float | None:
     """fastscapelib's steps on ``heights`` (seconds per step), or None when it is not installed."""
     try:
         from fastscapelib.eroders import SPLEroder
@@ -55,12 +57,12 @@ def theirs(heights: np.ndarray, steps: int) -> float | None:
     rates = np.full(heights.shape, UPLIFT)
     rates[[0, -1], :] = rates[:, [0, -1]] = 0.0
     elevation = heights.copy()
-    started = time.perf_counter()
+    started = clock()
     for _ in range(steps):
         lifted = elevation + DT * rates
         graph.update_routes(lifted)
         elevation = lifted - eroder.erode(lifted, graph.accumulate(1.0), DT)
-    return (time.perf_counter() - started) / steps
+    return (clock() - started) / steps
 
 
 def main() -> None:
@@ -76,6 +78,9 @@ def main() -> None:
     run = min(ours(heights, 1 + args.steps) for _ in range(args.repeat))
     with_diffusion = min(ours(heights, 1 + args.steps, diffusion=1.0) for _ in range(args.repeat))
     peer = [theirs(heights, args.steps) for _ in range(args.repeat)]
+    cpu_one = min(ours(heights, 1, clock=time.process_time) for _ in range(args.repeat))
+    cpu_run = min(ours(heights, 1 + args.steps, clock=time.process_time) for _ in range(args.repeat))
+    peer_cpu = [theirs(heights, args.steps, clock=time.process_time) for _ in range(args.repeat)]
     report = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}",
         "size": args.size,
@@ -83,6 +88,9 @@ def main() -> None:
         "ours_per_step_s": round((run - one) / args.steps, 4),
         "ours_per_step_with_diffusion_s": round((with_diffusion - one) / args.steps, 4),
         "fastscapelib_per_step_s": None if peer[0] is None else round(min(p for p in peer if p is not None), 4),
+        "threads": numba.get_num_threads(),
+        "ours_per_step_cpu_s": round((cpu_run - cpu_one) / args.steps, 4),
+        "fastscapelib_per_step_cpu_s": None if peer_cpu[0] is None else round(min(p for p in peer_cpu if p), 4),
     }
     if args.long:
         big = heights_of(LONG_SIZE)
