@@ -29,9 +29,10 @@ tiles; the base level is then the lowest cell of the input. ``outlets`` (a boole
 (a sea) in either mode.
 
 Heights, ``cell_size`` and the area share one length unit (areas in that unit squared), ``dt`` one time unit:
-``U`` is length per time, ``D`` length² per time, ``K`` 1/time * length^(1 - 2m - n)... for ``n = 1, m = 0.5``
-simply 1/time. The work runs in float64 on one thread for the routing (same bits for any thread count) and
-is rounded to float32 once at the end.
+``U`` is length per time, ``D`` length² per time, ``K`` length^(1 - 2m) per time (for ``m = 0.5`` simply 1/time;
+``S`` has no unit). The work runs in float64, each step in two parts (bands of rows, then disjoint flow trees)
+that never share a cell, so the bits do not depend on the thread count; it is rounded to float32 once at the
+end.
 """
 
 from __future__ import annotations
@@ -76,10 +77,10 @@ OPTIONS_BY_NAME = {option.name: option for option in FLUVIAL_OPTIONS}
 NEWTON_ITERATIONS = 60
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 HUGE = 1e200
+"""Incision factors ``F`` beyond this (or infinite) drop the cell to its receiver (``1 / (1 + F)`` is then 0)."""
 DIFFUSION_CAP = 1e8
 """``D·dt / cell²`` beyond this is taken as this: the lines are then relaxed to within 1e-8 of their steady state
 (and the tridiagonal solves stay well conditioned)."""
-"""Factors beyond this are treated as this (or as infinite: the cell falls to its receiver)."""
 
 
 @dataclass(frozen=True)
