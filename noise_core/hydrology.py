@@ -85,9 +85,14 @@ def d8_receivers(heights: np.ndarray, looped: bool = False, outlets: np.ndarray 
     finite 2-D array ``heights``; ``outlets`` (flat bool/uint8, optional) forces outlets, as the map's edges
     are unless ``looped``."""
     checked = _floats(check_heights(heights))
-    mask = _edges(checked.shape) if outlets is None else np.asarray(outlets, dtype=np.uint8).reshape(-1)
-    if looped and outlets is None:
-        mask = np.zeros(checked.size, dtype=np.uint8)
+    if not isinstance(looped, bool):
+        raise TypeError(f"looped: expected True or False, got {looped!r}")
+    if outlets is None:
+        mask = np.zeros(checked.size, dtype=np.uint8) if looped else _edges(checked.shape)
+    else:
+        mask = np.asarray(outlets, dtype=np.uint8).reshape(-1)
+        if mask.size != checked.size:
+            raise ValueError(f"outlets: must hold one value per cell ({checked.size}), got {mask.size}")
     receivers = np.empty(checked.size, dtype=np.int64)
     codes = np.empty(checked.size, dtype=np.int8)
     _kernels().receivers(checked.reshape(-1), checked.shape[0], checked.shape[1], mask, looped, receivers, codes)

@@ -194,6 +194,8 @@ def test_stack_puts_receivers_first_and_rejects_cycles() -> None:
         (lambda: flow_accumulation(np.zeros((4, 4)), cell_size=0), ValueError, "cell_size: must be > 0"),
         (lambda: flow_accumulation(np.zeros((4, 4)), weights=np.ones(3)), ValueError, "weights: must have"),
         (lambda: flow_accumulation(np.zeros((4, 4)), weights=-np.ones((4, 4))), ValueError, "weights: must be >= 0"),
+        (lambda: d8_receivers(np.zeros((4, 4)), outlets=np.ones(5, bool)), ValueError, "outlets: must hold one"),
+        (lambda: d8_receivers(np.zeros((4, 4)), looped=1), TypeError, "looped: expected True or False"),
     ],
 )
 def test_errors_name_the_argument(call, error, message: str) -> None:
