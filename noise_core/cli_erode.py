@@ -4,9 +4,10 @@ The input's first channel, in [0, 1], times ``--relief`` gives the heights (the 
 the output is the eroded heights divided by ``--relief`` again (a PNG clips them to [0, 1]: use .exr or .tiff
 to keep heights that uplift raised above the relief). Each mode's options come from its ``Option`` rows
 (``erosion.HYDRAULIC_OPTIONS``, ``THERMAL_OPTIONS``, ``fluvial.FLUVIAL_OPTIONS``). Fluvial maps: an image in
-[0, 1] times ``--uplift`` (``--uplift-map``) or ``--erodibility`` (``--erodibility-map``), or the rain per cell
-(``--precipitation-map``); flow maps out: drainage area as ``log(1 + A) / log(1 + max A)``, the river mask
-(0/1), erosion and deposition divided by their common maximum. Every file is written whole or not at all.
+[0, 1] times ``--uplift`` (``--uplift-map``) or ``--erodibility`` (``--erodibility-map``), the rain per cell
+(``--precipitation-map``), base-level cells where above 0.5 (``--outlets-map``, a sea); flow maps out: drainage
+area as ``log(1 + A) / log(1 + max A)``, the river mask (0/1), erosion and deposition divided by their common
+maximum. Every file is written whole or not at all.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ MODES: dict[str, tuple[Option, ...]] = {
     "hydraulic": HYDRAULIC_OPTIONS,
     "thermal": THERMAL_OPTIONS,
 }
-MAPS = ("uplift_map", "erodibility_map", "precipitation_map")
+MAPS = ("uplift_map", "erodibility_map", "precipitation_map", "outlets_map")
 OUTPUTS = ("area_out", "rivers_out", "erosion_out", "deposition_out")
 
 
@@ -65,7 +66,8 @@ def add_erode_command(commands: argparse._SubParsersAction) -> None:
                                **keywords)  # fmt: skip
     maps = erode.add_argument_group("fluvial maps in and flow maps out (images)")
     for name in MAPS:
-        maps.add_argument(_flag(name), type=Path, help=f"{name.split('_')[0]} per pixel (0..1, see above)")
+        what = "base level (a sea) where > 0.5" if name == "outlets_map" else f"{name.split('_')[0]} per pixel"
+        maps.add_argument(_flag(name), type=Path, help=f"{what} (0..1, see above)")
     for name in OUTPUTS:
         maps.add_argument(_flag(name), type=Path, help=f"write the {name.split('_')[0]} map here")
 
@@ -109,6 +111,8 @@ def erode(args: argparse.Namespace) -> Path:
             options["erodibility"] = hard * float(options["erodibility"])
         if args.precipitation_map is not None:
             options["precipitation"] = _read_map(args.precipitation_map, heights.shape, "precipitation_map")
+        if args.outlets_map is not None:
+            options["outlets"] = _read_map(args.outlets_map, heights.shape, "outlets_map") > 0.5
         result = erode_fluvial(heights, cell_size=args.cell_size, **options)
         largest = max(float(result.erosion.max()), float(result.deposition.max()), 1e-30)
         area = np.log1p(result.drainage_area.astype(np.float64))

@@ -66,3 +66,13 @@ def test_other_modes_match_their_functions(heightmap: Path, tmp_path: Path, mode
     heights = read_image(heightmap).astype(np.float64) * 100.0
     run = nc.erode_hydraulic(heights, droplets=500) if mode == "hydraulic" else nc.erode_thermal(heights, iterations=5)
     np.testing.assert_allclose(read_image(out), run.heights / 100.0, rtol=1e-6)
+
+
+def test_outlets_map_holds_the_sea_at_its_height(heightmap: Path, tmp_path: Path) -> None:
+    sea = np.zeros((40, 48))
+    sea[10:20, 10:20] = 1.0
+    write_image(tmp_path / "sea.tiff", sea)
+    out = tmp_path / "out.tiff"
+    arguments = ["--steps", "5", "--boundary", "looped", "--outlets-map", str(tmp_path / "sea.tiff")]
+    main(["erode", str(heightmap), "--out", str(out), *arguments])
+    np.testing.assert_allclose(read_image(out)[10:20, 10:20], read_image(heightmap)[10:20, 10:20], rtol=1e-6)
