@@ -114,6 +114,7 @@ class IMAGE_PT_noisewright_bake(bpy.types.Panel):
         self.layout.operator(NOISEWRIGHT_OT_bake_texture.bl_idname, icon="TEXTURE")
         self.layout.operator(NOISEWRIGHT_OT_bake_uv.bl_idname, icon="UV")
         self.layout.operator(NOISEWRIGHT_OT_erode_image.bl_idname, icon="MOD_FLUIDSIM")
+        self.layout.operator("noisewright.erode_fluvial_image", icon="MOD_OCEAN")
         self.layout.label(text="Size, colours, saving: Adjust Last Operation", icon="INFO")
 
 

@@ -5,21 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from .test_erode import _attribute, _positions
+
 pytestmark = pytest.mark.blender
 
 FEW = {"steps": 10, "dt": 1e4, "uplift": 1e-3, "erodibility": 5e-5}
-
-
-def _positions(obj) -> np.ndarray:
-    flat = np.empty(len(obj.data.vertices) * 3, dtype=np.float32)
-    obj.data.vertices.foreach_get("co", flat)
-    return flat.reshape(-1, 3)
-
-
-def _attribute(obj, name: str) -> np.ndarray:
-    values = np.empty(len(obj.data.vertices), dtype=np.float32)
-    obj.data.attributes[name].data.foreach_get("value", values)
-    return values
 
 
 def _terrain(bpy, addon):
@@ -70,3 +60,22 @@ def test_operator_errors_change_nothing(bpy_empty, addon):
         bpy.ops.noisewright.erode_fluvial(steps=2, uplift_group="Nope")
     np.testing.assert_array_equal(_positions(obj), before)
     assert "river" not in obj.data.attributes
+
+
+def test_rivers_in_a_height_image(bpy_empty, addon):
+    bpy = bpy_empty
+    image = addon.api.bake(bpy.context, addon.api.NoiseSpec(octaves=4), image="Height", width=48, height=40)
+    pixels = np.empty(48 * 40 * 4, dtype=np.float32)
+    image.pixels.foreach_get(pixels)
+    heights = pixels.reshape(-1, 4)[:, 0].reshape(40, 48).astype(np.float64)
+    module = addon.op_erode_fluvial
+    drainage, rivers = module.erode_fluvial_image(bpy.context, image, relief=32.0, keep_relief=False, **FEW)
+    expected = addon.noise_core.erode_fluvial(heights * 32.0, **FEW)
+    image.pixels.foreach_get(pixels)
+    np.testing.assert_allclose(pixels.reshape(-1, 4)[:, 1].reshape(40, 48), expected.heights / 32.0, rtol=1e-6)
+    assert (drainage.name, rivers.name) == ("Height Drainage", "Height Rivers")
+    mask = np.empty(48 * 40 * 4, dtype=np.float32)
+    rivers.pixels.foreach_get(mask)
+    np.testing.assert_array_equal(mask.reshape(-1, 4)[:, 0].reshape(40, 48), expected.rivers.astype(np.float32))
+    with pytest.raises(addon.api.UserError, match=r"^relief: must be > 0 pixels"):
+        module.erode_fluvial_image(bpy.context, image, relief=0.0, **FEW)
