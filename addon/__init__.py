@@ -17,6 +17,7 @@ from . import (
     displace,
     erode,
     heightmap_io,
+    op_erode_fluvial,
     panels,
     preferences,
     preview,
@@ -30,6 +31,7 @@ CLASSES = (
     + terrain.CLASSES
     + displace.CLASSES
     + erode.CLASSES
+    + op_erode_fluvial.CLASSES
     + terrain_presets.CLASSES
     + bake.CLASSES
     + bake_uv.CLASSES

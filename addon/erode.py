@@ -16,14 +16,14 @@ import bpy
 import numpy as np
 from bpy.props import PointerProperty
 
-from . import erosion_io, mesh_io
+from . import erosion_io, image_io, mesh_io
 from .errors import UserError
 from .mapping import check_finite, check_finite_values
 from .mesh_io import check_editable, mesh_of
 from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 from .noise_core.schema import Option
 from .options import OptionsOperator, checked, properties_of, reports
-from .pixels import pixel_array, to_rgba
+from .pixels import pixel_array
 from .progress import window_progress
 from .properties import ErosionSettings, erosion_options
 
@@ -42,6 +42,21 @@ RELIEF = Option(
 """``erode_image``'s one option beside the erosion's."""
 
 
+def grid_heights(obj: object) -> tuple[bpy.types.Mesh, np.ndarray, erosion_io.GridLayout, np.ndarray]:
+    """``(mesh, positions, layout, heights)`` of the grid mesh ``obj`` to erode: its vertex positions (float64),
+    its grid (``erosion_io.grid_layout``) and local Z as (rows, columns); ``UserError`` for anything but an
+    editable grid mesh in Object Mode."""
+    if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
+        raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
+    check_editable(obj)
+    if obj.mode == "EDIT":
+        raise UserError(f"{obj.name!r}: leave Edit Mode to erode")
+    mesh = mesh_of(obj)
+    positions = mesh_io.read_positions(mesh).astype(np.float64)
+    layout = erosion_io.grid_layout(obj.name, positions)
+    return mesh, positions, layout, positions[layout.order, 2].reshape(layout.rows, layout.columns)
+
+
 def erode(
     context: bpy.types.Context,
     obj: bpy.types.Object,
@@ -56,15 +71,7 @@ def erode(
     Regenerate rebuilds it uneroded (or with the erosion in its own settings). ``UserError`` naming the problem
     (not a grid, linked data, Edit Mode, bad options); then nothing changes.
     """
-    if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
-        raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
-    check_editable(obj)
-    if obj.mode == "EDIT":
-        raise UserError(f"{obj.name!r}: leave Edit Mode to erode")
-    mesh = mesh_of(obj)
-    positions = mesh_io.read_positions(mesh).astype(np.float64)
-    layout = erosion_io.grid_layout(obj.name, positions)
-    heights = positions[layout.order, 2].reshape(layout.rows, layout.columns)
+    mesh, positions, layout, heights = grid_heights(obj)
     with window_progress(context, erosion_io.PROGRESS) as advance:
         eroded = erosion_io.erode_heights(heights, layout.cell_size, hydraulic, thermal, advance)
     check_finite_values("heights: eroded heights", eroded.heights)
@@ -90,34 +97,15 @@ def erode_image(
     masks as float images ``"<name> Erosion"`` and ``"<name> Deposition"`` (made or replaced; amounts in the
     image's 0..1 units). ``relief``: how many pixels a height of 1 spans (the terrain's steepness; ``RELIEF``).
     ``UserError`` naming the problem; then nothing changes."""
-    if not isinstance(image, bpy.types.Image):
-        raise UserError(f"image: expected an image, got {type(image).__name__}")
-    width, height = (int(v) for v in image.size)
-    if width < 3 or height < 3 or not image.has_data:
-        raise UserError(f"image: {image.name!r} has no pixels of at least 3 x 3 to erode")
-    flat = np.empty(width * height * image.channels, dtype=np.float32)
-    pixel_array(image).foreach_get(flat)
-    pixels = flat.reshape(height * width, image.channels)
-    heights = pixels[:, 0].reshape(height, width).astype(np.float64)
+    pixels, heights = image_io.height_pixels(image)
     with window_progress(context, erosion_io.PROGRESS) as advance:
         eroded = erosion_io.erode_heights(heights, 1.0 / float(relief), hydraulic, thermal, advance)
     check_finite_values("heights: eroded heights", eroded.heights)
     pixels[:, : min(3, image.channels)] = eroded.heights.reshape(-1, 1)
     pixel_array(image).foreach_set(pixels.ravel())
     image.update()
-    masks = []
-    for suffix, values in (("Erosion", eroded.erosion), ("Deposition", eroded.deposition)):
-        name = f"{image.name} {suffix}"
-        mask = bpy.data.images.get(name)
-        if mask is not None and (tuple(mask.size) != (width, height) or not mask.is_float):
-            bpy.data.images.remove(mask)
-            mask = None
-        if mask is None:
-            mask = bpy.data.images.new(name, width, height, alpha=False, float_buffer=True, is_data=True)
-        pixel_array(mask).foreach_set(to_rgba(values.ravel()).ravel())
-        mask.update()
-        masks.append(mask)
-    return masks[0], masks[1]
+    erosion = image_io.data_image(f"{image.name} Erosion", eroded.erosion)
+    return erosion, image_io.data_image(f"{image.name} Deposition", eroded.deposition)
 
 
 def draw_erosion(layout: bpy.types.UILayout, settings: ErosionSettings) -> None:

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 import bpy
 import numpy as np
 
+from .errors import UserError
 from .noise_core.files import replacing
-from .pixels import pixel_array
+from .pixels import pixel_array, to_rgba
 
 EXTENSIONS = {"PNG": ".png", "PNG_8": ".png", "OPEN_EXR": ".exr"}
 DEPTHS = {"PNG": "16", "PNG_8": "8", "OPEN_EXR": "32"}
@@ -142,3 +143,32 @@ def restore(image: bpy.types.Image, snapshot: Snapshot | None) -> None:
     resize(image, *snapshot.size)
     pixel_array(image).foreach_set(snapshot.pixels)
     image.update()
+
+
+def height_pixels(image: bpy.types.Image) -> tuple[np.ndarray, np.ndarray]:
+    """``(pixels, heights)`` of a height image: its pixels as (width·height, channels) float32 and its red
+    channel as (height, width) float64; ``UserError`` when it has no pixels of at least 3 x 3."""
+    if not isinstance(image, bpy.types.Image):
+        raise UserError(f"image: expected an image, got {type(image).__name__}")
+    width, height = (int(v) for v in image.size)
+    if width < 3 or height < 3 or not image.has_data:
+        raise UserError(f"image: {image.name!r} has no pixels of at least 3 x 3 to erode")
+    flat = np.empty(width * height * image.channels, dtype=np.float32)
+    pixel_array(image).foreach_get(flat)
+    pixels = flat.reshape(height * width, image.channels)
+    return pixels, pixels[:, 0].reshape(height, width).astype(np.float64)
+
+
+def data_image(name: str, values: np.ndarray) -> bpy.types.Image:
+    """The float data image ``name`` holding the (height, width) ``values`` as grey, made or replaced (an image
+    of that name with another size or without float pixels is replaced)."""
+    height, width = values.shape
+    image = bpy.data.images.get(name)
+    if image is not None and (tuple(image.size) != (width, height) or not image.is_float):
+        bpy.data.images.remove(image)
+        image = None
+    if image is None:
+        image = bpy.data.images.new(name, width, height, alpha=False, float_buffer=True, is_data=True)
+    pixel_array(image).foreach_set(to_rgba(np.asarray(values, dtype=np.float32).ravel()).ravel())
+    image.update()
+    return image

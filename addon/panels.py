@@ -81,6 +81,7 @@ class VIEW3D_PT_noisewright_apply(_SidebarPanel, bpy.types.Panel):
         column.operator(NOISEWRIGHT_OT_displace.bl_idname, icon="MOD_DISPLACE")
         column.operator(NOISEWRIGHT_OT_add_terrain.bl_idname, text="Add Noise Terrain", icon="RNDCURVE")
         column.operator(NOISEWRIGHT_OT_erode.bl_idname, icon="MOD_FLUIDSIM")
+        column.operator("noisewright.erode_fluvial", icon="MOD_OCEAN")
         column.operator(NOISEWRIGHT_OT_bake_uv.bl_idname, icon="UV")
         draw_erosion(self.layout.box(), context.scene.noisewright_erosion)  # what Erode starts from
         self.layout.label(text="Tune a run in Adjust Last Operation", icon="INFO")
@@ -120,6 +121,7 @@ class IMAGE_PT_noisewright_bake(_SidebarPanel, bpy.types.Panel):
         self.layout.operator(NOISEWRIGHT_OT_bake_texture.bl_idname, icon="TEXTURE")
         self.layout.operator(NOISEWRIGHT_OT_bake_uv.bl_idname, icon="UV")
         self.layout.operator(NOISEWRIGHT_OT_erode_image.bl_idname, icon="MOD_FLUIDSIM")
+        self.layout.operator("noisewright.erode_fluvial_image", icon="MOD_OCEAN")
         self.layout.label(text="Size, colours, saving: Adjust Last Operation", icon="INFO")
 
 

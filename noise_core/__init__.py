@@ -6,6 +6,7 @@ Public API::
     values = evaluate(spec, points)             # (N, d) -> (N,) float32
     image = evaluate_grid(spec, (height, width))  # (H, W) float32
     eroded = erode_hydraulic(image * 100.0, droplets=200_000).heights
+    rivers = erode_fluvial(image * 100.0, steps=200, dt=5e3, uplift=1e-3, erodibility=2e-5, cell_size=10.0)
     write_heightmap("land.r16", values01, height_range=(0, 500), unit="m", engine="unreal")  # + .json sidecar
 
 Compiled kernels are cached on disk (``set_cache_dir`` chooses where); ``compile_state`` and
@@ -23,22 +24,28 @@ check_numba()
 from ._cache import CacheWarning, cache_location, set_cache_dir  # noqa: E402
 from .api import compile_state, evaluate, evaluate_grid, kind_names, precompile  # noqa: E402
 from .erosion import ErosionResult, erode_hydraulic, erode_thermal  # noqa: E402
+from .fluvial import FluvialResult, erode_fluvial  # noqa: E402
 from .heightmaps import Heightmap, read_heightmap, write_heightmap, write_tiles  # noqa: E402
+from .hydrology import fill_depressions, flow_accumulation  # noqa: E402
 from .ranges import value_range  # noqa: E402
 from .spec import NoiseSpec  # noqa: E402
 
 __all__ = [
     "CacheWarning",
     "ErosionResult",
+    "FluvialResult",
     "Heightmap",
     "NoiseSpec",
     "NumbaVersionError",
     "cache_location",
     "compile_state",
+    "erode_fluvial",
     "erode_hydraulic",
     "erode_thermal",
     "evaluate",
     "evaluate_grid",
+    "fill_depressions",
+    "flow_accumulation",
     "kind_names",
     "precompile",
     "read_heightmap",

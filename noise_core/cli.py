@@ -16,6 +16,7 @@ from pathlib import Path
 
 from . import heightmaps
 from .api import evaluate_grid
+from .cli_erode import add_erode_command, erode
 from .engines import ENGINE_NAMES, engine
 from .files import replacing
 from .images import FORMATS, PNG_BITS, image_format, write_image, writer_module
@@ -68,7 +69,7 @@ def _positive_size(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``noise_core`` argument parser with its ``bake`` command."""
+    """The ``noise_core`` argument parser with its ``bake`` and ``erode`` (``cli_erode``) commands."""
     parser = argparse.ArgumentParser(prog="python -m noise_core", description="Procedural noise, headless.")
     commands = parser.add_subparsers(dest="command", required=True)
     bake = commands.add_parser(
@@ -104,6 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
     reader.add_argument("path", type=Path, help="the heightmap file (or a tile set's NAME.ext)")
     reader.add_argument("--shape", type=int, nargs=2, metavar=("HEIGHT", "WIDTH"), help="size of a raw file")
     reader.add_argument("--out", type=Path, help="write it again to this heightmap file (format by extension)")
+    add_erode_command(commands)
     return parser
 
 
@@ -359,10 +361,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        if args.command == "import":
-            import_heightmap(args)
-        else:
-            bake(args)
+        {"bake": bake, "erode": erode, "import": import_heightmap}[args.command](args)
     except (ValueError, TypeError) as error:
         parser.error(str(error))
     except ModuleNotFoundError as error:

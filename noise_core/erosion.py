@@ -137,7 +137,7 @@ class ErosionResult:
     carried_off: float
 
 
-def _check_heights(heights: object) -> np.ndarray:
+def check_heights(heights: object) -> np.ndarray:
     if not isinstance(heights, np.ndarray):
         raise TypeError(f"heights: expected a 2-D numpy array, got {type(heights).__name__}")
     if heights.dtype.kind not in "fiu" or heights.dtype == np.bool_:
@@ -184,7 +184,7 @@ def erode_hydraulic(
     and ``cell_size``. ``progress(done, total)`` is called after each batch of droplets. ``ValueError``/
     ``TypeError`` naming the option for a bad value."""
     values = _options(HYDRAULIC_OPTIONS, _radius_in_cells(options))
-    cells = np.ascontiguousarray(_check_heights(heights), dtype=np.float64) / values["cell_size"]
+    cells = np.ascontiguousarray(check_heights(heights), dtype=np.float64) / values["cell_size"]
     before = cells.copy()
     model = _model(values, cells.shape)
     droplets = model.pop("droplets")
@@ -257,7 +257,7 @@ def erode_thermal(heights: np.ndarray, **options: object) -> ErosionResult:
     """Thermal erosion of ``heights`` (a 2-D array); options in ``THERMAL_OPTIONS`` and ``cell_size``.
     ``ValueError``/``TypeError`` naming the option for a bad value."""
     values = _options(THERMAL_OPTIONS, options)
-    cells = np.asarray(_check_heights(heights), dtype=np.float64) / values["cell_size"]
+    cells = np.asarray(check_heights(heights), dtype=np.float64) / values["cell_size"]
     before = cells.copy()
     if values["iterations"]:
         flows = np.zeros((*cells.shape, 8), dtype=np.float64)

@@ -1,0 +1,134 @@
+"""``python -m noise_core erode IN --out OUT --mode fluvial|hydraulic|thermal``: erode a heightmap image.
+
+The input's first channel, in [0, 1], times ``--relief`` gives the heights (the cells ``--cell-size`` apart);
+the output is the eroded heights divided by ``--relief`` again (a PNG clips them to [0, 1]: use .exr or .tiff
+to keep heights that uplift raised above the relief). Each mode's options come from its ``Option`` rows
+(``erosion.HYDRAULIC_OPTIONS``, ``THERMAL_OPTIONS``, ``fluvial.FLUVIAL_OPTIONS``). Fluvial maps: an image in
+[0, 1] times ``--uplift`` (``--uplift-map``) or ``--erodibility`` (``--erodibility-map``), the rain per cell
+(``--precipitation-map``), base-level cells where above 0.5 (``--outlets-map``, a sea); flow maps out: drainage
+area as ``log(1 + A) / log(1 + max A)``, the river mask (0/1), erosion and deposition divided by their common
+maximum. Every file is written whole or not at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS, erode_hydraulic, erode_thermal
+from .files import replacing
+from .fluvial import FLUVIAL_OPTIONS, erode_fluvial
+from .images import PNG_BITS, image_format, read_image, write_image, writer_module
+from .schema import Option
+
+MODES: dict[str, tuple[Option, ...]] = {
+    "fluvial": FLUVIAL_OPTIONS,
+    "hydraulic": HYDRAULIC_OPTIONS,
+    "thermal": THERMAL_OPTIONS,
+}
+MAPS = ("uplift_map", "erodibility_map", "precipitation_map", "outlets_map")
+OUTPUTS = ("area_out", "rivers_out", "erosion_out", "deposition_out")
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def add_erode_command(commands: argparse._SubParsersAction) -> None:
+    """The ``erode`` command and its options (one group per mode, from the modes' ``Option`` rows)."""
+    erode = commands.add_parser(
+        "erode",
+        help="erode a heightmap image (fluvial rivers, hydraulic droplets or thermal slides)",
+        description=__doc__.split("\n\n", 1)[1].replace("``", ""),
+    )
+    erode.add_argument("input", type=Path, help="heightmap image (.png, .tif, .tiff, .exr): first channel, 0..1")
+    erode.add_argument("--out", type=Path, required=True, help="eroded heightmap (.png, .tif, .tiff, .exr)")
+    erode.add_argument("--mode", choices=tuple(MODES), default="fluvial", help="erosion model (default fluvial)")
+    erode.add_argument("--relief", type=float, default=100.0, help="height of input value 1 (default 100)")
+    erode.add_argument("--cell-size", type=float, default=1.0, help="distance between pixels (default 1)")
+    erode.add_argument("--png-bits", type=int, choices=PNG_BITS, default=16, help="depth of .png outputs")
+    seen: set[str] = set()
+    for mode, options in MODES.items():
+        group = erode.add_argument_group(f"{mode} options")
+        for option in options:
+            if option.name in seen:
+                continue
+            seen.add(option.name)
+            keywords: dict = {"default": argparse.SUPPRESS, "type": option.type if option.type is not str else None}
+            if option.choices:
+                keywords["choices"] = option.choices
+            limits = f"; {option.limits()}" if option.limits() else ""
+            group.add_argument(_flag(option.name), help=f"{option.description}{limits} (default {option.default!r})",
+                               **keywords)  # fmt: skip
+    maps = erode.add_argument_group("fluvial maps in and flow maps out (images)")
+    for name in MAPS:
+        what = "base level (a sea) where > 0.5" if name == "outlets_map" else f"{name.split('_')[0]} per pixel"
+        maps.add_argument(_flag(name), type=Path, help=f"{what} (0..1, see above)")
+    for name in OUTPUTS:
+        maps.add_argument(_flag(name), type=Path, help=f"write the {name.split('_')[0]} map here")
+
+
+def _read_map(path: Path, shape: tuple[int, ...], name: str) -> np.ndarray:
+    values = read_image(path)
+    values = values[..., 0] if values.ndim == 3 else values
+    if values.shape != shape:
+        raise ValueError(f"{name.replace('_', '-')}: {path} is {values.shape[1]}x{values.shape[0]} pixels, "
+                         f"the heightmap {shape[1]}x{shape[0]}")  # fmt: skip
+    return np.asarray(values, dtype=np.float64)
+
+
+def erode(args: argparse.Namespace) -> Path:
+    """Erode the image ``args.input`` as ``args`` say and write ``args.out`` (and the asked-for maps)."""
+    options = {option.name: getattr(args, option.name) for option in MODES[args.mode] if hasattr(args, option.name)}
+    for mode, rows in MODES.items():
+        for option in rows:
+            if mode != args.mode and hasattr(args, option.name) and option.name not in options:
+                raise ValueError(f"{option.name}: not an option of --mode {args.mode} (only of {mode})")
+    given_maps = [name for name in (*MAPS, *OUTPUTS) if getattr(args, name) is not None]
+    if args.mode != "fluvial" and given_maps:
+        raise ValueError(f"{given_maps[0].replace('_', '-')}: only used with --mode fluvial")
+    if not (math.isfinite(args.relief) and args.relief > 0.0):
+        raise ValueError(f"relief: must be > 0, got {args.relief!r}")
+    for path in (args.out, *(getattr(args, name) for name in OUTPUTS if getattr(args, name) is not None)):
+        writer_module(image_format(path))
+        if not path.parent.is_dir():
+            raise OSError(f"folder {str(path.parent)!r} does not exist")
+    pixels = read_image(args.input)
+    heights = (pixels[..., 0] if pixels.ndim == 3 else pixels).astype(np.float64) * args.relief
+    started = time.perf_counter()
+    images: dict[Path, np.ndarray] = {}
+    if args.mode == "fluvial":
+        defaults = {option.name: option.default for option in FLUVIAL_OPTIONS}
+        options = {**defaults, **options}
+        if args.uplift_map is not None:
+            options["uplift"] = _read_map(args.uplift_map, heights.shape, "uplift_map") * float(options["uplift"])
+        if args.erodibility_map is not None:
+            hard = _read_map(args.erodibility_map, heights.shape, "erodibility_map")
+            options["erodibility"] = hard * float(options["erodibility"])
+        if args.precipitation_map is not None:
+            options["precipitation"] = _read_map(args.precipitation_map, heights.shape, "precipitation_map")
+        if args.outlets_map is not None:
+            options["outlets"] = _read_map(args.outlets_map, heights.shape, "outlets_map") > 0.5
+        result = erode_fluvial(heights, cell_size=args.cell_size, **options)
+        largest = max(float(result.erosion.max()), float(result.deposition.max()), 1e-30)
+        area = np.log1p(result.drainage_area.astype(np.float64))
+        maps = {"area_out": area / max(float(area.max()), 1e-30), "rivers_out": result.rivers.astype(np.float32),
+                "erosion_out": result.erosion / largest, "deposition_out": result.deposition / largest}  # fmt: skip
+        images.update({getattr(args, name): maps[name] for name in OUTPUTS if getattr(args, name) is not None})
+    else:
+        run = erode_hydraulic if args.mode == "hydraulic" else erode_thermal
+        result = run(heights, cell_size=args.cell_size, **options)  # type: ignore[assignment]
+    unit = result.heights / args.relief
+    images = {args.out: unit, **images}
+    for path, values in images.items():
+        with replacing(path) as temporary:
+            write_image(temporary, np.asarray(values, dtype=np.float32), args.png_bits)
+    elapsed = time.perf_counter() - started
+    print(f"wrote {args.out} ({heights.shape[1]}x{heights.shape[0]}, {args.mode} erosion, heights / relief in "
+          f"[{unit.min():.4g}, {unit.max():.4g}], {elapsed:.2f} s)" + (f" and {len(images) - 1} maps" if len(images) > 1
+          else ""))  # fmt: skip
+    return args.out

@@ -1,0 +1,424 @@
+"""Fluvial erosion: rivers carving drainage networks by the stream power law.
+
+``erode_fluvial`` solves ``∂h/∂t = U - K·A^m·S^n + D·∇²h`` (uplift ``U``, erodibility ``K``, drainage area ``A``,
+slope ``S`` to the D8 receiver, hillslope diffusivity ``D``) with the implicit scheme of Braun & Willett 2013
+("A very efficient O(n), implicit and parallel method to solve the stream power equation governing fluvial
+incision and landscape evolution", Geomorphology 180-181), as Cordonnier et al. 2016 ("Large Scale Terrain
+Generation from Tectonic Uplift and Fluvial Erosion") use it for terrains. Each time step ``dt``:
+
+1. D8 receivers (steepest drop per distance) of the current heights, the stack (every cell after its receiver)
+   and the drainage area ``A`` = the sum of ``precipitation * cell_size²`` over the cell and everything upstream
+   (``hydrology.py``).
+2. Uplift and incision, implicit, along the stack (receiver ``r`` already solved, distance ``d``):
+   ``h' = h + U·dt - K·dt·A^m·((h' - h'_r)/d)^n``. For ``n = 1`` in closed form,
+   ``h' = (h + U·dt + F·h'_r) / (1 + F)`` with ``F = K·dt·A^m / d``; otherwise Newton's method on
+   ``s - s₀ + F·s^n = 0`` for ``s = h' - h'_r`` (bracketed in ``(0, s₀]``, ``F = K·dt·A^m / d^n``). Stable
+   for any ``dt``.
+3. Diffusion, implicit (backward Euler, split into a row and a column pass of tridiagonal solves, Thomas'
+   algorithm; cyclic lines by Sherman-Morrison when looped): stable and free of overshoots for any ``dt``.
+
+**Depressions**: the input is first filled (Priority-Flood+ε, ``hydrology.fill_depressions``) so every cell
+drains to a base-level cell; the fill counts as deposition (lakes fill with sediment). Afterwards every cell is
+kept at least one ``nextafter`` step above its receiver after each pass (step 2 keeps it so in exact arithmetic;
+the clamp undoes rounding, and lifts a cell that diffusion or uneven uplift dropped below its receiver: a
+local fill along the flow path), so every cell keeps a strictly descending path to base level.
+
+**Boundaries**: ``"edges"``: the map's edge cells are at base level (they neither uplift nor erode) and take the
+water that leaves. ``"looped"``: the map wraps around (left-right and top-bottom neighbours), so the result
+tiles; the base level is then the lowest cell of the input. ``outlets`` (a boolean map) adds base-level cells
+(a sea) in either mode.
+
+Heights, ``cell_size`` and the area share one length unit (areas in that unit squared), ``dt`` one time unit:
+``U`` is length per time, ``D`` length² per time, ``K`` length^(1 - 2m) per time (for ``m = 0.5`` simply 1/time;
+``S`` has no unit). The work runs in float64, each step in two parts (bands of rows, then disjoint flow trees)
+that never share a cell, so the bits do not depend on the thread count; it is rounded to float32 once at the
+end.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from ._jit import jit, range_kernel, serial_kernel
+from .erosion import CELL_SIZE, check_heights
+from .fractal import launch_blocks
+from .hydrology import DISTANCES, _accumulate, _donor_bits, _edges, _receivers, _tree_order, check_weights, fill_flat
+from .schema import Option
+from .threads import on_threads
+
+BOUNDARIES = ("edges", "looped")
+PARTS = 2
+"""The parts a step runs in (bands of rows, then shares of the outlets), on up to as many threads."""
+INDEX = np.int32
+"""Cell indices in the routing arrays (maps have at most ``erosion.MAX_CELLS`` = 2^28 cells): half the memory
+traffic of int64 in the serial passes along the stack, which are bound by it."""
+FLUVIAL_OPTIONS: tuple[Option, ...] = (
+    Option("steps", int, 200, "Time steps", minimum=0, maximum=1_000_000, soft_maximum=2000),
+    Option("dt", float, 5000.0, "Length of a time step (in the time unit of uplift and erodibility)", minimum=0.0,
+           maximum=1e30, soft_maximum=1e5),
+    Option("uplift", float, 1e-3, "Uplift rate U: height per time unit (base-level cells do not rise)",
+           minimum=0.0, maximum=1e30, soft_maximum=0.01),
+    Option("erodibility", float, 2e-5, "Erodibility K of the stream power law (per time unit for m = 0.5, n = 1)",
+           minimum=0.0, maximum=1e30, soft_maximum=1e-3),
+    Option("m", float, 0.5, "Drainage area exponent m", minimum=0.0, maximum=2.0),
+    Option("n", float, 1.0, "Slope exponent n", minimum=0.1, maximum=4.0),
+    Option("diffusion", float, 0.0, "Hillslope diffusivity D: area per time unit (0: none)", minimum=0.0,
+           maximum=1e30, soft_maximum=1.0),
+    Option("boundary", str, "edges", "Edges at base level, or looped (the result tiles)", choices=BOUNDARIES),
+    Option("river_threshold", float, 100.0, "Drainage area, in cells, from which a cell is a river", minimum=0.0,
+           maximum=1e30, soft_maximum=10_000.0),
+)  # fmt: skip
+OPTIONS_BY_NAME = {option.name: option for option in FLUVIAL_OPTIONS}
+NEWTON_ITERATIONS = 60
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+HUGE = 1e200
+"""Incision factors ``F`` beyond this (or infinite) drop the cell to its receiver (``1 / (1 + F)`` is then 0)."""
+DIFFUSION_CAP = 1e8
+"""``D·dt / cell²`` beyond this is taken as this: the lines are then relaxed to within 1e-8 of their steady state
+(and the tridiagonal solves stay well conditioned)."""
+
+
+@dataclass(frozen=True)
+class FluvialResult:
+    """Eroded ``heights`` (float32, new array); ``drainage_area`` (float32, rain-weighted upstream area in the
+    heights' unit squared, of the final heights); ``rivers`` (bool: area ≥ ``river_threshold`` cells);
+    ``erosion``/``deposition`` (float32, >= 0): what each cell lost or gained besides its uplift,
+    ``max(0, ±(before + uplift - after))``; totals ``eroded``/``deposited`` (sums of the masks)."""
+
+    heights: np.ndarray
+    drainage_area: np.ndarray
+    rivers: np.ndarray
+    erosion: np.ndarray
+    deposition: np.ndarray
+    eroded: float
+    deposited: float
+
+
+def _field(name: str, value: object, shape: tuple[int, int]) -> np.ndarray:
+    """``value`` (a number within its option's limits, or a map of ``shape`` of such numbers) as float64: a
+    flat map, or one value for all cells (then the kernels read it with the index mask 0, ``_index_mask``)."""
+    option = OPTIONS_BY_NAME[name]
+    if isinstance(value, np.ndarray):
+        values = check_weights(value, shape, name)
+        if option.maximum is not None and values.size and values.max() > option.maximum:
+            raise ValueError(f"{name}: must be {option.limits()}, got a maximum of {values.max()!r}")
+        return values.reshape(-1).copy()
+    return np.full(1, float(option.check(value)))  # type: ignore[arg-type]
+
+
+def _index_mask(values: np.ndarray) -> int:
+    """The mask a kernel ands a cell index with to read ``values``: all bits for a map, 0 for one value."""
+    return -1 if values.shape[0] > 1 else 0
+
+
+def _mask(name: str, value: object, shape: tuple[int, int]) -> np.ndarray:
+    if not isinstance(value, np.ndarray) or value.dtype != np.bool_:
+        raise TypeError(f"{name}: expected a boolean numpy array of shape {shape}, got {type(value).__name__}")
+    if value.shape != shape:
+        raise ValueError(f"{name}: must have the heights' shape {shape}, got {value.shape}")
+    return value.reshape(-1)
+
+
+def erode_fluvial(
+    heights: np.ndarray,
+    *,
+    steps: int,
+    dt: float,
+    uplift: float | np.ndarray,
+    erodibility: float | np.ndarray,
+    cell_size: float = 1.0,
+    m: float = 0.5,
+    n: float = 1.0,
+    diffusion: float = 0.0,
+    precipitation: np.ndarray | None = None,
+    boundary: str = "edges",
+    outlets: np.ndarray | None = None,
+    river_threshold: float = 100.0,
+    progress: Callable[[int, int], object] | None = None,
+) -> FluvialResult:
+    """Fluvial erosion of ``heights`` (2-D, rows along y) by the stream power law, ``steps`` implicit steps of
+    ``dt`` (Braun & Willett 2013; the module docstring gives the scheme). ``uplift``/``erodibility``: numbers
+    or maps of ``heights``' shape; ``precipitation``: rain per cell (a map >= 0, default 1) weighting the
+    drainage area; ``outlets``: a boolean map of extra base-level cells; ``progress(done, steps)`` is called
+    after each step. ``ValueError``/``TypeError`` naming the argument for a bad value."""
+    checked = check_heights(heights)
+    shape = (int(checked.shape[0]), int(checked.shape[1]))
+    count = OPTIONS_BY_NAME["steps"].check(steps)
+    values = {name: OPTIONS_BY_NAME[name].check(value) for name, value in
+              (("dt", dt), ("m", m), ("n", n), ("diffusion", diffusion), ("boundary", boundary),
+               ("river_threshold", river_threshold))}  # fmt: skip
+    cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
+    rising = _field("uplift", uplift, shape)
+    hardness = _field("erodibility", erodibility, shape)
+    rain = np.ones(1) if precipitation is None else _field_rain(precipitation, shape)
+    if progress is not None and not callable(progress):
+        raise TypeError(f"progress: expected a callable (done, steps), got {type(progress).__name__}")
+    looped = values["boundary"] == "looped"
+    base = np.zeros(shape[0] * shape[1], dtype=np.uint8) if looped else _edges(shape)
+    if outlets is not None:
+        base |= _mask("outlets", outlets, shape)
+    before = np.array(checked, dtype=np.float64).reshape(-1)
+    if not base.any():
+        base[int(np.argmin(before))] = 1
+    uplifted = np.where(base == 1, 0.0, rising * (values["dt"] * count))  # base cells never rise
+    h = before.copy()
+    fill_flat(h, shape, base, looped, True)
+    if float(np.abs(h).max()) + float(uplifted.max()) > FLOAT32_MAX:
+        rise = float(uplifted.max())
+        raise ValueError(f"uplift: uplift * dt * steps = {rise:g} would lift heights beyond the float32 range")
+    routing = _Routing(shape, base, looped, rain * (cell * cell))
+    incision = (rising, _index_mask(rising), hardness, _index_mask(hardness), values["dt"], values["m"], values["n"],
+                cell)  # fmt: skip
+    kernels = _kernels()
+    lines = (np.empty(max(shape)), np.empty(max(shape), dtype=np.uint8), np.empty(max(shape)), np.empty(max(shape)))
+    for done in range(count):
+        routing.step(h, incision)
+        if values["diffusion"] > 0.0:
+            factor = min(values["diffusion"] * values["dt"] / (cell * cell), DIFFUSION_CAP)
+            kernels.diffuse(h, shape[0], shape[1], base, looped, factor, *lines)
+            kernels.drain(h, routing.receivers, routing.order, np.inf)
+        if progress is not None:
+            progress(done + 1, count)
+    routing.step(h, None)
+    threshold = values["river_threshold"] * cell * cell
+    return _result(before, h, uplifted, routing.area, threshold, shape)
+
+
+def _field_rain(precipitation: object, shape: tuple[int, int]) -> np.ndarray:
+    return check_weights(precipitation, shape, "precipitation").reshape(-1)
+
+
+class _Routing:
+    """The flow routing of one map, its arrays allocated once: receivers, their directions, the stack and
+    the drainage area (``weights``: each cell's own, one value or a map)."""
+
+    def __init__(self, shape: tuple[int, int], base: np.ndarray, looped: bool, weights: np.ndarray) -> None:
+        size = shape[0] * shape[1]
+        self.shape, self.base, self.looped, self.weights = shape, base, looped, weights
+        self.receivers = np.empty(size, dtype=INDEX)
+        self.codes = np.empty(size, dtype=np.int8)
+        self.order = np.empty(size, dtype=INDEX)
+        self.area = np.empty(size, dtype=np.float64)
+        self._buffers = (np.empty(size, dtype=np.uint8), np.empty((PARTS, size), dtype=INDEX))
+        self._phase, self._pits = np.zeros(1, dtype=np.int64), np.zeros(PARTS, dtype=np.int64)
+        self._outlets = np.flatnonzero(base)
+        self._split = np.array([0, size // 2, size], dtype=np.int64)
+
+    def step(self, h: np.ndarray, incision: tuple | None) -> None:
+        """Route ``h`` (receivers, stack, area; depressions are filled first if any cell cannot drain), then
+        uplift and incise it when ``incision`` (``_step``'s arguments) is given."""
+        rows, columns = self.shape
+        arguments = incision if incision is not None else (np.zeros(1), 0, np.zeros(1), 0, 0.0, 0.5, 1.0, 1.0)
+        for _ in range(2):
+            launch_blocks(_kernels().step, PARTS, (
+                self._phase, self._pits, self._split, h, rows, columns, self.base, self.looped, self.weights,
+                _index_mask(self.weights), self.receivers, self.codes, self.order, *self._buffers, self.area,
+                incision is not None, *arguments, np.inf,
+            ))  # fmt: skip
+            if self._pits.sum() == 0:
+                self._balance()
+                return
+            fill_flat(h, self.shape, self.base, self.looped, True)
+        raise AssertionError("fluvial routing: cells still without a receiver after filling")  # pragma: no cover
+
+    def _balance(self) -> None:
+        """Split the outlets for the next step where the areas of their trees (this step's) reach half: the
+        parts then get about as many cells each (a choice made from the data, not the threads)."""
+        drained = np.cumsum(self.area[self._outlets])
+        if drained.size > 1 and drained[-1] > 0.0:
+            middle = min(int(np.searchsorted(drained, drained[-1] / 2)) + 1, drained.size - 1)
+            self._split[1] = self._outlets[middle]
+
+
+def _result(before, after, uplifted, area, threshold, shape) -> FluvialResult:
+    change = after - before - uplifted
+    erosion = np.maximum(-change, 0.0)
+    deposition = np.maximum(change, 0.0)
+    return FluvialResult(
+        heights=after.astype(np.float32).reshape(shape),
+        drainage_area=area.astype(np.float32).reshape(shape),
+        rivers=(area >= threshold).reshape(shape),
+        erosion=erosion.astype(np.float32).reshape(shape),
+        deposition=deposition.astype(np.float32).reshape(shape),
+        eroded=float(erosion.sum()),
+        deposited=float(deposition.sum()),
+    )
+
+
+def _step(first, last, phase, pits, split, h, rows, columns, base, looped, weights, weight_mask, receivers, codes,
+          order, donors, pending, area, incise, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell,
+          infinity):  # fmt: skip
+    """One step, a range kernel over ``PARTS`` parts: D8 receivers and donor bits of each part's band of rows
+    (``hydrology``); if no cell is a pit (``pits``: per part), each part's share of the outlets (by index)
+    (``split[p] .. split[p + 1] - 1``) builds its trees' stack, sums their areas and, if ``incise``, uplifts
+    and incises them (``_incise``). The trees are disjoint, so the parts run on Numba's threads without sharing
+    a cell, and the bits do not depend on the thread count. Part 0 writes its stack at the start of ``order``,
+    part 1 at the end."""
+    if first < 0:
+        phase[0] = 0
+        on_threads(last)
+        if pits.sum() == 0:
+            phase[0] = 1
+            on_threads(last)
+            phase[0] = 2
+            on_threads(last)
+        return
+    size = h.shape[0]
+    for part in range(first, last):
+        low, high = part * rows // PARTS, (part + 1) * rows // PARTS
+        if phase[0] == 0:
+            pits[part] = _receivers(h, rows, columns, base, looped, receivers, codes, low, high)
+        elif phase[0] == 1:
+            _donor_bits(codes, rows, columns, donors, low, high)
+        else:
+            outlets = (split[part], split[part + 1])
+            if part == 0:
+                count = _tree_order(receivers, donors, rows, columns, looped, order, pending[part], *outlets)
+                stack = order[:count]
+            else:  # backwards from the end, then turned around
+                count = _tree_order(receivers, donors, rows, columns, looped, order[::-1], pending[part], *outlets)
+                stack = order[size - count :]
+                for i in range(count // 2):
+                    stack[i], stack[count - 1 - i] = stack[count - 1 - i], stack[i]
+            for i in range(count):
+                area[stack[i]] = weights[stack[i] & weight_mask]
+            _accumulate(receivers, stack, area)
+            if incise:
+                _incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m,
+                        n, cell, infinity)  # fmt: skip
+
+
+@jit
+def _incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell,
+            infinity):  # fmt: skip
+    """Uplift and stream power incision along ``stack``, implicit (closed form for n = 1, else Newton), every
+    cell ending at least one ``nextafter`` step above its receiver. Maps are read at ``index & mask`` (mask 0:
+    one value for all cells)."""
+    for i in range(stack.shape[0]):
+        node = stack[i]
+        receiver = receivers[node]
+        if receiver == node:
+            continue
+        lower = h[receiver]
+        start = h[node] + uplift[node & uplift_mask] * dt
+        power = math.sqrt(area[node]) if m == 0.5 else area[node] ** m
+        distance = DISTANCES[codes[node]] * cell
+        factor = erodibility[node & erodibility_mask] * dt * power / (distance if n == 1.0 else distance**n)
+        if start <= lower:
+            new = start
+        elif not factor < HUGE:  # also inf: the cell falls to its receiver
+            new = lower
+        elif n == 1.0:
+            new = (start + factor * lower) / (1.0 + factor)
+        else:
+            new = lower + _newton(start - lower, factor, n)
+        h[node] = new if new > lower else np.nextafter(lower, infinity)
+
+
+@jit
+def _newton(s0, factor, n):
+    """The root ``s`` in ``(0, s0]`` of ``s - s0 + factor·s^n`` (increasing in ``s``): Newton steps, bisection
+    where a step leaves the bracket."""
+    low, high = 0.0, s0
+    s = min(s0, (s0 / factor) ** (1.0 / n)) if factor > 0.0 else s0  # both bound the root from above
+    for _ in range(NEWTON_ITERATIONS):
+        power = s ** (n - 1.0)
+        value = s - s0 + factor * power * s
+        if value == 0.0:
+            return s
+        if value > 0.0:
+            high = s
+        else:
+            low = s
+        following = s - value / (1.0 + n * factor * power)
+        if not low <= following <= high:
+            following = 0.5 * (low + high)
+        if abs(following - s) <= 1e-12 * s0:
+            return following
+        s = following
+    return s
+
+
+def _drain(h, receivers, order, infinity):
+    """Keep every cell at least one step (``nextafter``) above its receiver, along the stack."""
+    for i in range(order.shape[0]):
+        node = order[i]
+        receiver = receivers[node]
+        if receiver != node and not h[node] > h[receiver]:
+            h[node] = np.nextafter(h[receiver], infinity)
+
+
+def _diffuse(h, rows, columns, base, looped, factor, line, fixed, scratch, other):
+    """One backward-Euler diffusion step ``(1 - c·δ²) h' = h`` (``c = D·dt / cell²``), split into a pass along
+    the rows and one along the columns; base cells stay."""
+    for row in range(rows):
+        _solve_line(h, row * columns, 1, columns, base, looped, factor, line, fixed, scratch, other)
+    for column in range(columns):
+        _solve_line(h, column, columns, rows, base, looped, factor, line, fixed, scratch, other)
+
+
+@jit
+def _solve_line(h, start, stride, count, base, looped, factor, line, fixed, scratch, other):
+    """Solve ``-c·x[j-1] + (1 + 2c)·x[j] - c·x[j+1] = h[j]`` along one line of ``h`` (identity rows at base
+    cells), in place: tridiagonal, or cyclic when looped (Sherman-Morrison, as Numerical Recipes' ``cyclic``:
+    ``A = A' + u·vᵀ`` with ``u = (gamma, 0…, alpha)``, ``v = (1, 0…, beta/gamma)``)."""
+    for j in range(count):
+        line[j] = h[start + j * stride]
+        fixed[j] = base[start + j * stride]
+    if not looped:
+        _thomas(line, fixed, count, factor, 0.0, 0.0, scratch)
+    else:
+        beta = 0.0 if fixed[0] else -factor  # A[0, n - 1]
+        alpha = 0.0 if fixed[count - 1] else -factor  # A[n - 1, 0]
+        gamma = -1.0 if fixed[0] else -(1.0 + 2.0 * factor)
+        _thomas(line, fixed, count, factor, gamma, alpha * (beta / gamma), scratch)
+        for j in range(count):
+            other[j] = 0.0
+        other[0], other[count - 1] = gamma, alpha
+        _thomas(other, fixed, count, factor, gamma, alpha * (beta / gamma), scratch)
+        share = (line[0] + beta * line[count - 1] / gamma) / (1.0 + other[0] + beta * other[count - 1] / gamma)
+        for j in range(count):
+            line[j] -= share * other[j]
+    for j in range(count):
+        h[start + j * stride] = line[j]
+
+
+@jit
+def _thomas(x, fixed, count, factor, first_shift, last_shift, scratch):
+    """Thomas' algorithm for the tridiagonal system of ``_solve_line`` (without its corners; ``first_shift``
+    and ``last_shift`` are subtracted from the first and last diagonal entries), right-hand side ``x``, in
+    place. Diagonally dominant: no pivoting needed."""
+    for j in range(count):
+        below = 0.0 if fixed[j] or j == 0 else -factor
+        above = 0.0 if fixed[j] or j == count - 1 else -factor
+        diagonal = 1.0 if fixed[j] else 1.0 + 2.0 * factor
+        if j == 0:
+            diagonal -= first_shift
+        if j == count - 1:
+            diagonal -= last_shift
+        if j > 0:
+            diagonal -= below * scratch[j - 1]
+            x[j] = (x[j] - below * x[j - 1]) / diagonal
+        else:
+            x[j] = x[j] / diagonal
+        scratch[j] = above / diagonal
+    for j in range(count - 2, -1, -1):
+        x[j] -= scratch[j] * x[j + 1]
+
+
+@dataclass(frozen=True)
+class _Kernels:
+    step: object
+    drain: object
+    diffuse: object
+
+
+@cache
+def _kernels() -> _Kernels:
+    """The compiled kernels, built on first use (so importing never compiles nor fixes the cache folder)."""
+    return _Kernels(step=range_kernel(_step), drain=serial_kernel(_drain), diffuse=serial_kernel(_diffuse))

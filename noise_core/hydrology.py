@@ -1,0 +1,419 @@
+"""Flow routing on heightmaps: depression filling, D8 receivers, the stack order and flow accumulation.
+
+**Depressions** (``fill_depressions``): Priority-Flood (Barnes, Lehman & Mulla 2014, "Priority-flood: An optimal
+depression-filling and watershed-labeling algorithm for digital elevation models", Algorithms 2 and 3). The map's
+edge cells are the outlets; every other cell is raised to the lowest height from which water can leave the map
+(8-connected): ``filled(c) = max(h(c), min over paths from c to an edge of the highest cell on the path)``. That
+surface is unique, so any correct implementation gives the same bits. With ``epsilon`` each cell reached from a
+cell ``c`` is raised to at least ``nextafter(filled(c), +inf)`` (the next representable height above) instead of
+``filled(c)``: lakes and flats become surfaces that fall, by the smallest steps the dtype has, towards their
+outlet, so every cell has a strictly lower neighbour on a path to an edge.
+
+**D8 receivers** (O'Callaghan & Mark 1984, "The extraction of drainage networks from digital elevation data"):
+each cell drains to the neighbour with the steepest drop ``(h - h_n) / distance`` (distance 1 or √2 cells; ties to
+the first in ``NEIGHBOURS`` order) when that drop is positive; otherwise it is its own receiver (an outlet, a pit
+or a flat). Edge cells are outlets (unless the map is looped: then every cell has 8 neighbours, across the
+edges). **Stack** (Braun & Willett 2013, "A very efficient O(n), implicit and parallel method to solve the stream
+power equation governing fluvial incision and landscape evolution"): an order of the cells in which every cell
+comes after its receiver (each outlet, then the cells draining to it, depth first), built in O(n) from the donor
+lists.
+**Flow accumulation**: in reverse stack order each cell adds its area to its receiver's: ``A(c) = w(c) + sum of A
+over the cells draining into c``, with ``w`` the rain per cell (1: each cell counts itself).
+
+Cells are numbered row-major (``row * columns + column``); all kernels run on one thread, so the bits never
+depend on the thread count.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from ._jit import jit, serial_kernel
+from .erosion import NEIGHBOURS, check_heights
+from .schema import choice, number
+
+FLOW_METHODS = ("d8", "mfd")
+SQRT2 = math.sqrt(2.0)
+DISTANCES = np.array([SQRT2 if dy and dx else 1.0 for dy, dx in NEIGHBOURS])
+"""The distance in cells to each neighbour of ``NEIGHBOURS``."""
+
+
+def _floats(heights: np.ndarray) -> np.ndarray:
+    """``heights`` as a C-contiguous float32 or float64 copy (other dtypes as float64)."""
+    dtype = heights.dtype if heights.dtype in (np.float32, np.float64) else np.float64
+    return np.array(heights, dtype=dtype, order="C", copy=True)
+
+
+def _edges(shape: tuple[int, int]) -> np.ndarray:
+    """A flat uint8 mask of the map's edge cells."""
+    mask = np.ones(shape, dtype=np.uint8)
+    mask[1:-1, 1:-1] = 0
+    return mask.ravel()
+
+
+def fill_depressions(heights: np.ndarray, epsilon: bool = False) -> np.ndarray:
+    """``heights`` with every depression filled to its spill height (Priority-Flood, Barnes, Lehman & Mulla
+    2014); map-edge cells are the outlets. ``epsilon``: filled cells rise by ``nextafter`` steps towards the
+    spill point so that every cell has a strictly descending path to an edge. Returns a new array (float32 for
+    float32 input, float64 otherwise)."""
+    checked = check_heights(heights)
+    if not isinstance(epsilon, bool):
+        raise TypeError(f"epsilon: expected True or False, got {epsilon!r}")
+    filled = _floats(checked)
+    flat = filled.reshape(-1)
+    fill_flat(flat, filled.shape, _edges(filled.shape), False, epsilon)
+    return filled
+
+
+def fill_flat(flat: np.ndarray, shape: tuple[int, int], outlets: np.ndarray, looped: bool, epsilon: bool) -> None:
+    """Priority-Flood ``flat`` (the cells of a ``shape`` map, float32/float64, in place) from the cells where
+    ``outlets`` (uint8) is set; ``looped``: the map wraps around at its edges."""
+    size = flat.shape[0]
+    _kernels().fill(
+        flat, shape[0], shape[1], outlets, looped, epsilon, flat.dtype.type(np.inf),
+        np.empty(size, dtype=flat.dtype), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
+        np.zeros(size, dtype=np.uint8),
+    )  # fmt: skip
+
+
+def d8_receivers(heights: np.ndarray, looped: bool = False, outlets: np.ndarray | None = None) -> np.ndarray:
+    """The D8 receiver of every cell (flat int64 indices, row-major; an outlet is its own receiver) of the
+    finite 2-D array ``heights``; ``outlets`` (flat bool/uint8, optional) forces outlets, as the map's edges
+    are unless ``looped``."""
+    checked = _floats(check_heights(heights))
+    if not isinstance(looped, bool):
+        raise TypeError(f"looped: expected True or False, got {looped!r}")
+    if outlets is None:
+        mask = np.zeros(checked.size, dtype=np.uint8) if looped else _edges(checked.shape)
+    else:
+        mask = np.asarray(outlets, dtype=np.uint8).reshape(-1)
+        if mask.size != checked.size:
+            raise ValueError(f"outlets: must hold one value per cell ({checked.size}), got {mask.size}")
+    receivers = np.empty(checked.size, dtype=np.int64)
+    codes = np.empty(checked.size, dtype=np.int8)
+    _kernels().receivers(checked.reshape(-1), checked.shape[0], checked.shape[1], mask, looped, receivers, codes)
+    return receivers
+
+
+def stack_order(receivers: np.ndarray) -> np.ndarray:
+    """An order of the cells (int64) in which every cell follows its receiver (Braun & Willett 2013): each
+    outlet (``receivers[c] == c``) followed by the cells draining to it, depth first."""
+    receivers = np.ascontiguousarray(receivers, dtype=np.int64)
+    size = receivers.shape[0]
+    if size and (receivers.min() < 0 or receivers.max() >= size):
+        raise ValueError("receivers: every receiver must be a cell index in [0, cells)")
+    order = np.empty(size, dtype=np.int64)
+    count = _kernels().stack(receivers, order, np.empty(size + 1, dtype=np.int64), np.empty(size, dtype=np.int64),
+                             np.empty(size, dtype=np.int64))  # fmt: skip
+    if count != size:
+        raise ValueError("receivers: they form a cycle (some cells never reach an outlet)")
+    return order
+
+
+def accumulate(receivers: np.ndarray, order: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Flow accumulation along ``receivers`` in reverse ``order`` (``stack_order``): each cell's ``weights``
+    plus everything draining into it (float64, flat)."""
+    area = np.array(weights, dtype=np.float64, copy=True).reshape(-1)
+    _kernels().accumulate(np.ascontiguousarray(receivers, dtype=np.int64), np.ascontiguousarray(order), area)
+    return area
+
+
+def flow_accumulation(
+    heights: np.ndarray, method: str = "d8", cell_size: float = 1.0, weights: np.ndarray | None = None
+) -> np.ndarray:
+    """Contributing area of every cell of ``heights`` in cells (float64, same shape): the cell itself plus every
+    cell whose D8 path passes through it (``weights``: rain per cell instead of 1). Edge cells, pits and flats
+    are outlets: fill the depressions first (``fill_depressions(heights, epsilon=True)``) to route across them.
+    ``cell_size`` is checked (> 0) but does not change D8 routing (drops over distances in cells)."""
+    checked = check_heights(heights)
+    method = choice("method", method, FLOW_METHODS)
+    cell = number("cell_size", cell_size)
+    if not cell > 0.0:
+        raise ValueError(f"cell_size: must be > 0, got {cell_size!r}")
+    if method == "mfd":
+        raise NotImplementedError("method: 'mfd' (multiple flow directions) is not implemented yet; use 'd8'")
+    rain = np.ones(checked.shape) if weights is None else check_weights(weights, checked.shape, "weights")
+    receivers = d8_receivers(checked)
+    return accumulate(receivers, stack_order(receivers), rain).reshape(checked.shape)
+
+
+def check_weights(weights: object, shape: tuple[int, ...], name: str) -> np.ndarray:
+    """``weights`` as a finite float64 array of ``shape``, >= 0; ``TypeError``/``ValueError`` naming ``name``."""
+    if not isinstance(weights, np.ndarray):
+        raise TypeError(f"{name}: expected a numpy array of shape {shape}, got {type(weights).__name__}")
+    if weights.dtype.kind not in "fiu" or weights.dtype == np.bool_:
+        raise TypeError(f"{name}: dtype must be a real number type, got {weights.dtype}")
+    if weights.shape != shape:
+        raise ValueError(f"{name}: must have the heights' shape {shape}, got {weights.shape}")
+    values = weights.astype(np.float64)
+    if not np.isfinite(values).all():
+        raise ValueError(f"{name}: must be finite (no NaN or infinity)")
+    if values.size and values.min() < 0.0:
+        raise ValueError(f"{name}: must be >= 0, got a minimum of {values.min()!r}")
+    return values
+
+
+@jit
+def _heap_less(keys, cells, a, b):
+    """Whether heap entry ``a`` comes before ``b``: lower key, then lower cell index (a total order)."""
+    return keys[a] < keys[b] or (keys[a] == keys[b] and cells[a] < cells[b])
+
+
+def _fill(flat, rows, columns, outlets, looped, epsilon, infinity, keys, cells, pit, closed):
+    """Priority-Flood+ (Barnes et al. 2014, Algorithms 2 and 3) of ``flat`` in place: a binary heap of
+    (height, cell) for the open cells, a FIFO of the cells found inside depressions (already filled)."""
+    heap = 0
+    for cell in range(rows * columns):
+        closed[cell] = 0
+    for cell in range(rows * columns):
+        if outlets[cell]:
+            closed[cell] = 1
+            heap = _heap_push(keys, cells, heap, flat[cell], cell)
+    head = tail = 0
+    while heap > 0 or head < tail:
+        if head < tail and not (heap > 0 and epsilon and keys[0] == flat[pit[head]]):
+            cell = pit[head]
+            head += 1
+        else:
+            cell = cells[0]
+            heap = _heap_pop(keys, cells, heap)
+        height = flat[cell]
+        spill = np.nextafter(height, infinity) if epsilon else height
+        row, column = cell // columns, cell % columns
+        for k in range(8):
+            y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
+            if looped:
+                y, x = y % rows, x % columns
+            elif not (0 <= y < rows and 0 <= x < columns):
+                continue
+            neighbour = y * columns + x
+            if closed[neighbour]:
+                continue
+            closed[neighbour] = 1
+            if flat[neighbour] <= spill:
+                flat[neighbour] = spill
+                pit[tail] = neighbour
+                tail += 1
+            else:
+                heap = _heap_push(keys, cells, heap, flat[neighbour], neighbour)
+
+
+@jit
+def _heap_push(keys, cells, size, key, cell):
+    """Push ``(key, cell)`` on the heap of ``size`` entries; returns the new size."""
+    i = size
+    keys[i] = key
+    cells[i] = cell
+    while i > 0:
+        parent = (i - 1) >> 1
+        if not _heap_less(keys, cells, i, parent):
+            break
+        keys[i], keys[parent] = keys[parent], keys[i]
+        cells[i], cells[parent] = cells[parent], cells[i]
+        i = parent
+    return size + 1
+
+
+@jit
+def _heap_pop(keys, cells, size):
+    """Remove the heap's first entry; returns the new size."""
+    size -= 1
+    keys[0] = keys[size]
+    cells[0] = cells[size]
+    i = 0
+    while True:
+        left = 2 * i + 1
+        if left >= size:
+            break
+        child = left
+        if left + 1 < size and _heap_less(keys, cells, left + 1, left):
+            child = left + 1
+        if not _heap_less(keys, cells, child, i):
+            break
+        keys[i], keys[child] = keys[child], keys[i]
+        cells[i], cells[child] = cells[child], cells[i]
+        i = child
+    return size
+
+
+@jit
+def _consider(flat, height, neighbour, code, distance, steepest, best, best_code):
+    """The steeper of the best drop so far and the drop to ``neighbour`` (``NEIGHBOURS[code]``) at ``distance``
+    (ties: the first)."""
+    drop = (height - np.float64(flat[neighbour])) / distance
+    better = drop > steepest  # selects, not branches: the comparisons are unpredictable
+    return drop if better else steepest, neighbour if better else best, code if better else best_code
+
+
+@jit
+def _receivers(flat, rows, columns, outlets, looped, receivers, codes, first_row, last_row):
+    """D8 steepest-descent receivers and the direction to them (``codes``: the ``NEIGHBOURS`` index, -1 for
+    an outlet, a pit or a flat) of the rows ``first_row .. last_row - 1``; returns how many cells that are not
+    ``outlets`` have no lower neighbour."""
+    pits = 0
+    for row in range(first_row, last_row):
+        middle = row * columns
+        up = (row - 1 if row > 0 else rows - 1) * columns
+        down = (row + 1 if row < rows - 1 else 0) * columns
+        edge_row = not looped and (row == 0 or row == rows - 1)
+        for column in range(columns):
+            cell = middle + column
+            if edge_row or outlets[cell] or (not looped and (column == 0 or column == columns - 1)):
+                receivers[cell] = cell
+                codes[cell] = -1
+                continue
+            left = column - 1 if column > 0 else columns - 1
+            right = column + 1 if column < columns - 1 else 0
+            height = np.float64(flat[cell])
+            found = (0.0, cell, -1)
+            found = _consider(flat, height, up + left, 0, SQRT2, *found)  # NEIGHBOURS order
+            found = _consider(flat, height, up + column, 1, 1.0, *found)
+            found = _consider(flat, height, up + right, 2, SQRT2, *found)
+            found = _consider(flat, height, middle + left, 3, 1.0, *found)
+            found = _consider(flat, height, middle + right, 4, 1.0, *found)
+            found = _consider(flat, height, down + left, 5, SQRT2, *found)
+            found = _consider(flat, height, down + column, 6, 1.0, *found)
+            found = _consider(flat, height, down + right, 7, SQRT2, *found)
+            receivers[cell] = found[1]
+            codes[cell] = found[2]
+            pits += found[2] < 0
+    return pits
+
+
+@jit
+def _donor_bits(codes, rows, columns, donors, first_row, last_row):
+    """Each cell's donors as bits: bit ``k`` when the neighbour ``NEIGHBOURS[k]`` drains into it (its code is
+    ``7 - k``, the opposite direction), for the rows ``first_row .. last_row - 1``. Gathered, not scattered, so
+    the loop has no branches. Neighbours across the edges of a map that is not looped are edge cells: outlets,
+    which drain nowhere."""
+    for row in range(first_row, last_row):
+        middle = row * columns
+        up = (row - 1 if row > 0 else rows - 1) * columns
+        down = (row + 1 if row < rows - 1 else 0) * columns
+        for column in range(columns):
+            left = column - 1 if column > 0 else columns - 1
+            right = column + 1 if column < columns - 1 else 0
+            donors[middle + column] = (
+                (codes[up + left] == 7)
+                | (codes[up + column] == 6) << 1
+                | (codes[up + right] == 5) << 2
+                | (codes[middle + left] == 4) << 3
+                | (codes[middle + right] == 3) << 4
+                | (codes[down + left] == 2) << 5
+                | (codes[down + column] == 1) << 6
+                | (codes[down + right] == 0) << 7
+            )
+
+
+@jit
+def _tree_order(receivers, donors, rows, columns, looped, order, pending, first, last):
+    """The stack of the trees of the outlets ``first .. last - 1`` from the donor bits (``_donor_bits``): each
+    outlet, in index order, then its tree depth first (``pending``: the cells still to visit), so that a
+    river's cells lie close together in the order. Returns how many cells it holds."""
+    filled = 0
+    for outlet in range(first, last):
+        if receivers[outlet] != outlet:
+            continue
+        pending[0] = outlet
+        top = 1
+        while top > 0:
+            top -= 1
+            cell = pending[top]
+            order[filled] = cell
+            filled += 1
+            bits = donors[cell]
+            if bits == 0:
+                continue
+            row, column = (cell // columns, cell % columns) if looped else (0, 0)
+            for k in range(8):
+                if bits & (1 << k):
+                    if looped:  # across the edges
+                        y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
+                        y = y + rows if y < 0 else (y - rows if y >= rows else y)
+                        x = x + columns if x < 0 else (x - columns if x >= columns else x)
+                        pending[top] = y * columns + x
+                    else:  # edge cells have no neighbours outside
+                        pending[top] = cell + NEIGHBOURS[k, 0] * columns + NEIGHBOURS[k, 1]
+                    top += 1
+    return filled
+
+
+@jit
+def _stack(receivers, order, starts, donors, pending):
+    """Fill ``order`` with the stack from the donor lists (``starts``: offsets into ``donors``, a counting sort by
+    receiver): each outlet, in index order, then its tree depth first (``pending``: the cells still to visit), so
+    that a river's cells lie close together in the order. Returns how many cells it holds (all but cycles)."""
+    size = receivers.shape[0]
+    for i in range(size + 1):
+        starts[i] = 0
+    for cell in range(size):
+        if receivers[cell] != cell:
+            starts[receivers[cell] + 1] += 1
+    for i in range(size):
+        starts[i + 1] += starts[i]
+    for cell in range(size):
+        receiver = receivers[cell]
+        if receiver != cell:
+            donors[starts[receiver]] = cell
+            starts[receiver] += 1
+    # starts[r] now ends r's donors; they begin where r - 1's end (0 for r = 0)
+    filled = 0
+    for outlet in range(size):
+        if receivers[outlet] != outlet:
+            continue
+        pending[0] = outlet
+        top = 1
+        while top > 0:
+            top -= 1
+            cell = pending[top]
+            order[filled] = cell
+            filled += 1
+            for i in range(starts[cell - 1] if cell > 0 else 0, starts[cell]):
+                pending[top] = donors[i]
+                top += 1
+    return filled
+
+
+@jit
+def _accumulate(receivers, order, area):
+    """``area`` (the weights) summed down the receivers, in reverse stack order."""
+    for i in range(order.shape[0] - 1, -1, -1):
+        cell = order[i]
+        receiver = receivers[cell]
+        if receiver != cell:
+            area[receiver] += area[cell]
+
+
+def _receivers_kernel(flat, rows, columns, outlets, looped, receivers, codes):
+    return _receivers(flat, rows, columns, outlets, looped, receivers, codes, 0, rows)
+
+
+def _stack_kernel(receivers, order, starts, donors, pending):
+    return _stack(receivers, order, starts, donors, pending)
+
+
+def _accumulate_kernel(receivers, order, area):
+    _accumulate(receivers, order, area)
+
+
+@dataclass(frozen=True)
+class _Kernels:
+    fill: object
+    receivers: object
+    stack: object
+    accumulate: object
+
+
+@cache
+def _kernels() -> _Kernels:
+    """The compiled kernels, built on first use (so importing never compiles nor fixes the cache folder)."""
+    return _Kernels(
+        fill=serial_kernel(_fill),
+        receivers=serial_kernel(_receivers_kernel),
+        stack=serial_kernel(_stack_kernel),
+        accumulate=serial_kernel(_accumulate_kernel),
+    )

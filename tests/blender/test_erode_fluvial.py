@@ -1,0 +1,81 @@
+"""Rivers in Blender: ``op_erode_fluvial.erode_fluvial_mesh`` on grid meshes and its operator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from .test_erode import _attribute, _positions
+
+pytestmark = pytest.mark.blender
+
+FEW = {"steps": 10, "dt": 1e4, "uplift": 1e-3, "erodibility": 5e-5}
+
+
+def _terrain(bpy, addon):
+    spec = addon.api.NoiseSpec(kind="perlin", octaves=4, frequency=2.0)
+    return addon.api.add_terrain(bpy.context, spec, x_subdivisions=40, y_subdivisions=30, size=2.0)
+
+
+def test_rivers_on_a_terrain_as_noise_core_carves_them(bpy_empty, addon):
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)
+    before = _positions(obj)
+    addon.op_erode_fluvial.erode_fluvial_mesh(bpy.context, obj, keep_relief=False, **FEW)
+    after = _positions(obj)
+    cell = addon.erosion_io.grid_layout("Noise Terrain", before).cell_size
+    heights = before[:, 2].reshape(31, 41).astype(np.float64)
+    expected = addon.noise_core.erode_fluvial(heights / cell, **FEW)
+    np.testing.assert_allclose(after[:, 2], expected.heights.ravel() * cell, rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(after[:, :2], before[:, :2])
+    np.testing.assert_array_equal(_attribute(obj, "river"), expected.rivers.ravel().astype(np.float32))
+    np.testing.assert_allclose(_attribute(obj, "drainage_area"), expected.drainage_area.ravel())
+    assert _attribute(obj, "erosion").max() > 0
+
+
+def test_operator_keeps_the_relief_and_reads_vertex_groups(bpy_empty, addon):
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)
+    before = _positions(obj)
+    group = obj.vertex_groups.new(name="Rain")
+    group.add(list(range(len(obj.data.vertices) // 2)), 1.0, "REPLACE")
+    assert bpy.ops.noisewright.erode_fluvial(steps=5, precipitation_group="Rain") == {"FINISHED"}
+    after = _positions(obj)
+    assert after[:, 2].min() == pytest.approx(before[:, 2].min(), abs=1e-5)
+    assert after[:, 2].max() == pytest.approx(before[:, 2].max(), abs=1e-5)
+    # rain falls on the group's vertices only (weight 1: one cell of water each), and all of it leaves the map
+    # through the edge vertices (base level)
+    layout = addon.erosion_io.grid_layout(obj.name, after)
+    area = _attribute(obj, "drainage_area")[layout.order].reshape(layout.rows, layout.columns)
+    edges = np.concatenate([area[0], area[-1], area[1:-1, 0], area[1:-1, -1]])
+    assert edges.sum() == pytest.approx(len(obj.data.vertices) // 2)
+    assert area.min() == 0.0
+
+
+def test_operator_errors_change_nothing(bpy_empty, addon):
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)
+    before = _positions(obj)
+    with pytest.raises(RuntimeError, match="uplift_group: 'Noise Terrain' has no vertex group 'Nope'"):
+        bpy.ops.noisewright.erode_fluvial(steps=2, uplift_group="Nope")
+    np.testing.assert_array_equal(_positions(obj), before)
+    assert "river" not in obj.data.attributes
+
+
+def test_rivers_in_a_height_image(bpy_empty, addon):
+    bpy = bpy_empty
+    image = addon.api.bake(bpy.context, addon.api.NoiseSpec(octaves=4), image="Height", width=48, height=40)
+    pixels = np.empty(48 * 40 * 4, dtype=np.float32)
+    image.pixels.foreach_get(pixels)
+    heights = pixels.reshape(-1, 4)[:, 0].reshape(40, 48).astype(np.float64)
+    module = addon.op_erode_fluvial
+    drainage, rivers = module.erode_fluvial_image(bpy.context, image, relief=32.0, keep_relief=False, **FEW)
+    expected = addon.noise_core.erode_fluvial(heights * 32.0, **FEW)
+    image.pixels.foreach_get(pixels)
+    np.testing.assert_allclose(pixels.reshape(-1, 4)[:, 1].reshape(40, 48), expected.heights / 32.0, rtol=1e-6)
+    assert (drainage.name, rivers.name) == ("Height Drainage", "Height Rivers")
+    mask = np.empty(48 * 40 * 4, dtype=np.float32)
+    rivers.pixels.foreach_get(mask)
+    np.testing.assert_array_equal(mask.reshape(-1, 4)[:, 0].reshape(40, 48), expected.rivers.astype(np.float32))
+    with pytest.raises(addon.api.UserError, match=r"^relief: must be > 0 pixels"):
+        module.erode_fluvial_image(bpy.context, image, relief=0.0, **FEW)
