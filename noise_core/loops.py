@@ -13,7 +13,6 @@ noise's tiling (period 1 along every axis) still makes each frame tile in x and 
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -21,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from .api import _check_points, evaluate, grid_coordinates
-from .files import replacing
+from .files import replacing_all
 from .images import write_image
 from .ranges import to_unit
 from .registry import KINDS, kind_info
@@ -118,13 +117,12 @@ def write_sequence(
     progress: Callable[[int], None] | None = None,
 ) -> list[Path]:
     """Write ``render(f)`` (values 0..1, rows as the file stores them) for ``f`` in ``range(frames)`` to
-    ``frame_path(pattern, f)``; all or none: every frame goes to a temporary file first, and they are renamed
-    into place only when all are written (an error or an interrupt leaves no frame and keeps existing files).
+    ``frame_path(pattern, f)``; all or none (``files.replacing_all``: an error or an interrupt, while writing or
+    renaming, leaves no frame of the new set and keeps existing files as they were).
     ``progress(f)`` is called after each frame."""
     paths = [frame_path(pattern, frame) for frame in range(frames)]
-    with contextlib.ExitStack() as stack:
-        for frame, path in enumerate(paths):
-            temporary = stack.enter_context(replacing(path))
+    with replacing_all(paths) as temporaries:
+        for frame, temporary in enumerate(temporaries):
             write_image(temporary, render(frame), bits)
             if progress is not None:
                 progress(frame)

@@ -13,7 +13,6 @@ pull in the background.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -21,7 +20,7 @@ import numpy as np
 
 from ._jit import LazySerialKernel
 from .api import evaluate
-from .files import replacing
+from .files import replacing_all
 from .images import write_image
 from .ranges import to_unit
 from .registry import kind_info
@@ -209,11 +208,10 @@ def tile_path(pattern: str | Path, tile: int) -> Path:
 
 
 def write_tiles(pattern: str | Path, baked: dict[int, np.ndarray], bits: int = 16) -> list[Path]:
-    """Write each tile to ``tile_path(pattern, tile)`` (rows top-down, as files store them); all or none:
-    every tile goes to a temporary file first, and they are renamed into place only when all are written."""
+    """Write each tile to ``tile_path(pattern, tile)`` (rows top-down, as files store them); all or none
+    (``files.replacing_all``: on any failure no tile of the new set is left and existing files are kept)."""
     paths = [tile_path(pattern, tile) for tile in baked]
-    with contextlib.ExitStack() as stack:
-        temporaries = [stack.enter_context(replacing(path)) for path in paths]
+    with replacing_all(paths) as temporaries:
         for temporary, values in zip(temporaries, baked.values(), strict=True):
             write_image(temporary, values[::-1], bits)
     return paths

@@ -131,3 +131,17 @@ def test_operator_needs_a_mesh_with_uvs(bpy_empty, addon):
     bpy.context.view_layer.update()
     with pytest.raises(RuntimeError, match="uv_map: 'Plane' has no UV map; unwrap it first"):
         bpy.ops.noisewright.bake_uv(width=16, height=16)
+
+
+def test_udim_bake_with_a_folder_in_the_way_writes_no_tile(bpy_empty, addon, tmp_path):
+    bpy = bpy_empty
+    cube = udim_cube(bpy)
+    (tmp_path / "n.1001.png").mkdir()
+    (tmp_path / "n.1002.png").write_bytes(b"old tile")
+    before = scene_state(bpy)
+    with pytest.raises(addon.api.UserError, match="filepath: Blender could not save"):
+        addon.api.bake_uv(bpy.context, cube, addon.noise_core.NoiseSpec(), width=16, height=16, save_format="PNG",
+                          filepath=str(tmp_path / "n.png"))  # fmt: skip
+    assert scene_state(bpy) == before and len(bpy.data.images) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["n.1001.png", "n.1002.png"]
+    assert (tmp_path / "n.1002.png").read_bytes() == b"old tile"
