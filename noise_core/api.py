@@ -170,10 +170,35 @@ def _run_derivatives(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     """Value and gradient (N, 1 + d) of ``spec`` at ``points``; through a warp ``p' = W(p)`` the gradient is
     ``J^T grad n(p')`` with the warp's Jacobian ``J``."""
     if not is_warped(spec):
-        return _run_derivatives_unwarped(spec, points)
+        return _check_gradient(spec, _run_derivatives_unwarped(spec, points))
     moved, jacobian = warped_points_and_jacobian(spec, points, _run_derivatives_unwarped)
-    out = _run_derivatives_unwarped(spec, moved)
-    out[:, 1:] = np.einsum("ni,nij->nj", out[:, 1:].astype(np.float64), jacobian)
+    out = _check_gradient(spec, _run_derivatives_unwarped(spec, moved))
+    with np.errstate(over="ignore", invalid="ignore"):
+        gradient = np.einsum("ni,nij->nj", out[:, 1:].astype(np.float64), jacobian)
+    if not (np.abs(gradient) <= FLOAT32_MAX).all():
+        raise ValueError(
+            f"warp_amplitude: through the {spec.warp} warp (amplitude {spec.warp_amplitude:g}, "
+            f"{spec.warp_octaves} octaves) the gradient grows beyond float32 ({FLOAT32_MAX:.3g}); lower "
+            f"warp_amplitude, warp_frequency or warp_octaves, or use central differences of evaluate()"
+        )
+    out[:, 1:] = gradient
+    return out
+
+
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _check_gradient(spec: NoiseSpec, out: np.ndarray) -> np.ndarray:
+    """``out`` (value and gradient) if every gradient entry is finite; else ``ValueError`` naming ``persistence``:
+    each octave's gradient is its value's times its frequency, so large persistence, lacunarity and octaves
+    (and the multifractal modes' products of octaves) can reach beyond float32 where the value does not."""
+    if not np.isfinite(out[:, 1:]).all():
+        raise ValueError(
+            f"persistence: with derivatives=True the gradient of this spec (fractal {spec.fractal!r}, "
+            f"{spec.octaves} octaves, lacunarity {spec.lacunarity:g}, persistence {spec.persistence:g}) grows "
+            f"beyond float32 ({FLOAT32_MAX:.3g}); lower persistence, lacunarity, octaves or gain, or use central "
+            f"differences of evaluate()"
+        )
     return out
 
 
