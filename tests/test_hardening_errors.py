@@ -65,3 +65,35 @@ def test_huge_but_finite_slopes_give_unit_normals() -> None:
 def test_surface_normals_check_du_dv_and_the_pixel_size(arguments: tuple, message: str, method: str) -> None:
     with pytest.raises(ValueError, match=message):
         normal_maps.surface_normals(nc.NoiseSpec(), POINTS, *arguments, method=method)
+
+
+# --- erosion: finite output or a named error ----------------------------------------------------------------------
+
+ERODERS = [
+    pytest.param(lambda heights, **kw: nc.erosion.erode_hydraulic(heights, droplets=200, **kw), id="hydraulic"),
+    pytest.param(lambda heights, **kw: nc.erosion.erode_thermal(heights, iterations=5, **kw), id="thermal"),
+]
+HILL = np.random.default_rng(4).random((24, 24))
+
+
+@pytest.mark.parametrize("erode", ERODERS)
+@pytest.mark.parametrize("cell_size", [1e-310, 1e-200, 5e-324])
+def test_erosion_refuses_a_cell_size_too_small_for_the_heights(erode, cell_size: float) -> None:
+    with pytest.raises(ValueError, match=r"^cell_size: .* is too small for heights up to"):
+        erode(HILL, cell_size=cell_size)
+
+
+@pytest.mark.parametrize("erode", ERODERS)
+@pytest.mark.parametrize("scale", [1e39, -1e300, np.finfo(np.float64).max / 2])
+def test_erosion_refuses_heights_beyond_float32(erode, scale: float) -> None:
+    with pytest.raises(ValueError, match=r"^heights: values up to .* lie beyond 1e\+38"):
+        erode(HILL * scale)
+
+
+@pytest.mark.parametrize("erode", ERODERS)
+@pytest.mark.parametrize(("scale", "cell_size"), [(1e38, 1.0), (1.0, 1e-100), (1e-300, 1e-300), (1e38, 1e-62)])
+def test_erosion_at_the_limits_stays_finite(erode, scale: float, cell_size: float) -> None:
+    result = erode(HILL * scale - scale / 2, cell_size=cell_size)
+    for values in (result.heights, result.erosion, result.deposition):
+        assert np.isfinite(values).all()
+    assert np.isfinite([result.eroded, result.deposited, result.carried_off]).all()
