@@ -35,7 +35,7 @@ def test_a_folder_in_a_targets_place_replaces_nothing(tmp_path: Path, position: 
             (tmp_path / f"f{i}.bin").write_bytes(b"old %d" % i)
     (tmp_path / f"f{position}.bin").mkdir()
     before = _state(tmp_path)
-    with pytest.raises(IsADirectoryError, match="is a folder"):
+    with pytest.raises(IsADirectoryError, match="a folder is in the way"):
         _write_set(tmp_path, 5)
     assert _state(tmp_path) == before
 
@@ -108,5 +108,5 @@ def test_cli_frames_with_a_folder_in_the_way_writes_no_frame(tmp_path: Path, cap
     before = _state(tmp_path)
     out = tmp_path / "n.png"
     assert main(["bake", "--out", str(out), "--size", "8", "--frames", "3", "--kind", "perlin"]) == 2
-    assert "is a folder" in capsys.readouterr().err
+    assert "a folder is in the way" in capsys.readouterr().err
     assert _state(tmp_path) == before
