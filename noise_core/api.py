@@ -274,6 +274,19 @@ def _check_window(window: object, height: int, width: int) -> tuple[int, int, in
     return row0, col0, rows, cols
 
 
+def check_shape(shape: object, limit: bool = True) -> tuple[int, int]:
+    """``shape`` as ``(height, width)`` ints >= 1: ``TypeError``/``ValueError`` starting with ``shape`` otherwise,
+    and (``limit``) when it holds more than ``MAX_GRID_SAMPLES`` pixels, the most one array is computed for."""
+    if not isinstance(shape, tuple) or len(shape) != 2 or not all(map(_is_int, shape)):
+        raise TypeError(f"shape: expected a tuple (height, width) of two integers, got {shape!r}")
+    height, width = int(shape[0]), int(shape[1])
+    if height <= 0 or width <= 0:
+        raise ValueError(f"shape: height and width must be positive, got {shape!r}")
+    if limit and height * width > MAX_GRID_SAMPLES:
+        raise ValueError(f"shape: {height}x{width} exceeds the limit of {MAX_GRID_SAMPLES} samples")
+    return height, width
+
+
 def evaluate_grid(
     spec: NoiseSpec, shape: tuple[int, int], window: tuple[int, int, int, int] | None = None
 ) -> np.ndarray:
@@ -285,15 +298,8 @@ def evaluate_grid(
     the window, so a grid of any size can be computed window by window (``noise_core.scale``).
     """
     spec = _check_spec(spec)
-    if not isinstance(shape, tuple) or len(shape) != 2 or not all(map(_is_int, shape)):
-        raise TypeError(f"shape: expected a tuple (height, width) of two integers, got {shape!r}")
-    height, width = int(shape[0]), int(shape[1])
-    if height <= 0 or width <= 0:
-        raise ValueError(f"shape: height and width must be positive, got {shape!r}")
-    if window is None:
-        if height * width > MAX_GRID_SAMPLES:
-            raise ValueError(f"shape: {height}x{width} exceeds the limit of {MAX_GRID_SAMPLES} samples")
-    else:
+    height, width = check_shape(shape, limit=window is None)
+    if window is not None:
         window = _check_window(window, height, width)
         if window[2] * window[3] > MAX_GRID_SAMPLES:
             raise ValueError(

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .api import _check_points, evaluate, grid_coordinates
+from .api import _check_points, check_shape, evaluate, grid_coordinates
 from .files import replacing_all
 from .images import write_image
 from .ranges import to_unit
@@ -97,7 +97,7 @@ def loop_grid(
 ) -> np.ndarray:
     """Frame ``frame`` of the loop of the (H, W) image ``evaluate_grid(spec, shape)`` would give (pixel
     ``[r, c]`` at ``((c + .5) / W, (r + .5) / H)``), through 4D noise: (H, W) float32."""
-    height, width = shape
+    height, width = check_shape(shape)
     points = np.column_stack(grid_coordinates((height, width)))
     return evaluate_loop(spec, points, frame, frames, radius).reshape(height, width)
 

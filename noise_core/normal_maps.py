@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .api import _check_points, evaluate, grid_coordinates
+from .api import _check_points, check_shape, evaluate, grid_coordinates
 from .derivatives import DERIVABLE_KINDS
 from .loops import check_loop_kind, loop_points
 from .ranges import to_unit, value_range
@@ -156,7 +156,7 @@ def grid_normals(
     ``((c + .5) / W, (r + .5) / H)``). ``top_row_first``: row 0 is the top of the texture, as image files store
     it (``v = 1 - y``); otherwise the bottom, as Blender's pixel buffers store it (``v = y``). ``loop =
     (frame, frames, radius)``: of that frame of the loop of the image (``loops.loop_grid``) instead."""
-    height, width = shape
+    height, width = check_shape(shape)
     points = np.column_stack(grid_coordinates((height, width)))
     dv = (0.0, -1.0) if top_row_first else (0.0, 1.0)
     if loop is not None:

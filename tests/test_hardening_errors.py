@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import noise_core as nc
-from noise_core import normal_maps
+from noise_core import erosion, loops, normal_maps, scale
 from noise_core.cli import main
 
 POINTS = np.random.default_rng(29).random((400, 2))
@@ -70,8 +70,8 @@ def test_surface_normals_check_du_dv_and_the_pixel_size(arguments: tuple, messag
 # --- erosion: finite output or a named error ----------------------------------------------------------------------
 
 ERODERS = [
-    pytest.param(lambda heights, **kw: nc.erosion.erode_hydraulic(heights, droplets=200, **kw), id="hydraulic"),
-    pytest.param(lambda heights, **kw: nc.erosion.erode_thermal(heights, iterations=5, **kw), id="thermal"),
+    pytest.param(lambda heights, **kw: erosion.erode_hydraulic(heights, droplets=200, **kw), id="hydraulic"),
+    pytest.param(lambda heights, **kw: erosion.erode_thermal(heights, iterations=5, **kw), id="thermal"),
 ]
 HILL = np.random.default_rng(4).random((24, 24))
 
@@ -97,3 +97,40 @@ def test_erosion_at_the_limits_stays_finite(erode, scale: float, cell_size: floa
     for values in (result.heights, result.erosion, result.deposition):
         assert np.isfinite(values).all()
     assert np.isfinite([result.eroded, result.deposited, result.carried_off]).all()
+
+
+# --- shapes: one check, the same errors everywhere ----------------------------------------------------------------
+
+BAD_SHAPES = [
+    ((0, 8), ValueError, r"^shape: height and width must be positive"),
+    ((8, -3), ValueError, r"^shape: height and width must be positive"),
+    ((8.0, 8), TypeError, r"^shape: expected a tuple \(height, width\) of two integers"),
+    ((8, 2.5), TypeError, r"^shape: expected a tuple"),
+    ([8, 8], TypeError, r"^shape: expected a tuple"),
+    ((True, 8), TypeError, r"^shape: expected a tuple"),
+    ((8,), TypeError, r"^shape: expected a tuple"),
+]
+TOO_MANY = ((65536, 65536), ValueError, r"^shape: 65536x65536 exceeds the limit of 268435456 samples")
+LOOP_SPEC = nc.NoiseSpec(kind="simplex")
+
+
+@pytest.mark.parametrize(("shape", "error", "message"), [*BAD_SHAPES, TOO_MANY])
+@pytest.mark.parametrize(
+    "call",
+    [
+        pytest.param(lambda shape: nc.evaluate_grid(LOOP_SPEC, shape), id="evaluate_grid"),
+        pytest.param(lambda shape: loops.loop_grid(LOOP_SPEC, shape, 0, 4), id="loop_grid"),
+        pytest.param(lambda shape: normal_maps.grid_normals(LOOP_SPEC, shape), id="grid_normals"),
+        pytest.param(lambda shape: normal_maps.grid_normals(LOOP_SPEC, shape, loop=(0, 4, 0.25)), id="loop_normals"),
+    ],
+)
+def test_grids_check_their_shape_as_evaluate_grid_does(call, shape: object, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        call(shape)
+
+
+@pytest.mark.parametrize(("shape", "error", "message"), BAD_SHAPES)
+def test_scale_grid_checks_its_shape(shape: object, error: type, message: str) -> None:
+    pytest.importorskip("dask")
+    with pytest.raises(error, match=message):
+        scale.grid(LOOP_SPEC, shape)
