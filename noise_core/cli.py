@@ -203,6 +203,13 @@ def bake(args: argparse.Namespace) -> Path:
             raise ValueError(
                 "map: tiled bakes (.zarr or a tile pattern) write heights only; bake a normal map as one image"
             )
+        for name, given in (("frames", args.frames is not None), ("loop-radius", args.loop_radius != DEFAULT_RADIUS),
+                            ("png-bits", args.png_bits != 16)):  # fmt: skip
+            if given:
+                raise ValueError(
+                    f"{name}: --{name} is for single images; a tiled bake (.zarr or a tile pattern) writes one still "
+                    "image in tiles (16-bit .png tiles; --bits sets a .zarr store's values)"
+                )
         return bake_from_args(spec, (height, width), args)
     check_untiled(args)
     if args.frames is None and args.loop_radius != DEFAULT_RADIUS:

@@ -134,3 +134,29 @@ def test_scale_grid_checks_its_shape(shape: object, error: type, message: str) -
     pytest.importorskip("dask")
     with pytest.raises(error, match=message):
         scale.grid(LOOP_SPEC, shape)
+
+
+# --- the tiled CLI refuses what it would drop ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--out", "{tmp}/w.zarr", "--frames", "3"], "frames: --frames is for single images"),
+        (["--out", "{tmp}/t_{row}_{col}.png", "--frames", "3"], "frames: --frames is for single images"),
+        (["--out", "{tmp}/w.zarr", "--loop-radius", "2"], "loop-radius: --loop-radius is for single images"),
+        (["--out", "{tmp}/t_{row}_{col}.png", "--png-bits", "8"], "png-bits: --png-bits is for single images"),
+        (["--out", "{tmp}/{row}{col}.png", "--size", "1200", "--tile", "100"],
+         "out: the tile pattern '{tmp}/{row}{col}.png' names tile (11, 0) and tile (1, 10) alike"),
+        (["--out", "{tmp}/a{row}{col}/../t.png", "--size", "8", "--tile", "4"], "out: a tile pattern needs exactly"),
+        (["--out", "{tmp}/t{row}.{col}", "--size", "8", "--tile", "4"], "out: "),
+    ],
+)  # fmt: skip
+def test_tiled_cli_refuses_options_it_would_drop_and_colliding_names(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: list[str], message: str
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["bake", "--size", "8", *(argument.replace("{tmp}", str(tmp_path)) for argument in arguments)])
+    assert exit_info.value.code == 2
+    assert message.replace("{tmp}", str(tmp_path)) in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
