@@ -893,6 +893,7 @@ def _check_loop(spec: NoiseSpec, domain: Domain, frames: object, radius: object)
         return None
     try:
         checked = loops.check_loop(frames, radius)
+        loops.check_loop_reach(spec, checked[1])
     except (TypeError, ValueError) as error:
         raise UserError(f"loop_{error}") from None
     try:

@@ -64,11 +64,36 @@ def _lattice_limit(spec: NoiseSpec) -> float:
     return MAX_LATTICE_COORDINATE / spec.highest_frequency
 
 
-def _reject_coordinates(spec: NoiseSpec, points: np.ndarray) -> None:
-    """Raise the error for ``points`` the kernel found out of range (only then is this pass paid)."""
+def lattice_reach(spec: NoiseSpec) -> float:
+    """How far past the input coordinates the noise of ``spec`` reads: ``warp_amplitude`` when it warps, else 0."""
+    return float(spec.warp_amplitude) if is_warped(spec) else 0.0
+
+
+def check_reach(spec: NoiseSpec, name: str, largest: float, what: str) -> None:
+    """``ValueError`` starting with ``name`` when coordinates up to ``largest`` (``what`` they are, in words), moved
+    by the warp, would leave the 32-bit lattice of ``spec``; for arguments that are not the points themselves (a
+    loop's radius, a mesh's positions), so the error names the user's argument."""
+    reach = largest + lattice_reach(spec)
+    if not reach < _lattice_limit(spec):
+        warp = f" plus the warp's {spec.warp_amplitude:g}" if is_warped(spec) else ""
+        raise ValueError(
+            f"{name}: {what} up to {largest:g}{warp} at frequency {spec.highest_frequency:g} exceed the 32-bit "
+            f"lattice (|coordinate x frequency| must stay below 2**31, so below {_lattice_limit(spec):g} here)"
+        )
+
+
+def _reject_coordinates(spec: NoiseSpec, points: np.ndarray, unwarped: np.ndarray | None = None) -> None:
+    """Raise the error for ``points`` the kernel found out of range (only then is this pass paid); ``unwarped``:
+    the caller's points before the warp moved them to ``points`` (then, if they are in range, the warp is named)."""
     if not np.isfinite(points).all():
         raise ValueError("points: coordinates must be finite (no NaN or infinity)")
     largest = float(np.abs(points).max())
+    if unwarped is not None and float(np.abs(unwarped).max()) < _lattice_limit(spec):
+        raise ValueError(
+            f"warp_amplitude: the warp (amplitude {spec.warp_amplitude:g}) moves the points to coordinates up to "
+            f"{largest:g}, which at frequency {spec.highest_frequency:g} exceed the 32-bit lattice "
+            f"(|coordinate x frequency| must stay below 2**31); lower warp_amplitude or frequency"
+        )
     raise ValueError(
         f"points: coordinates up to {largest:g} at frequency {spec.highest_frequency:g} "
         f"exceed the 32-bit lattice (|coordinate x frequency| must stay below 2**31)"
@@ -78,7 +103,7 @@ def _reject_coordinates(spec: NoiseSpec, points: np.ndarray) -> None:
 def _run(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     """The noise of ``spec`` at ``points``: warped first (``warp.py``) when ``spec`` has a domain warp."""
     if is_warped(spec):
-        points = warped_points(spec, points, _run_unwarped)
+        return _run_unwarped(spec, warped_points(spec, points, _run_unwarped), points)
     return _run_unwarped(spec, points)
 
 
@@ -139,7 +164,8 @@ def _on_grid(spec: NoiseSpec, xs: np.ndarray, ys: np.ndarray, out: np.ndarray) -
     return True
 
 
-def _run_unwarped(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
+def _run_unwarped(spec: NoiseSpec, points: np.ndarray, unwarped: np.ndarray | None = None) -> np.ndarray:
+    """Noise of ``spec`` at ``points`` without its warp; ``unwarped``: the points before the warp moved them."""
     out = np.empty(points.shape[0], dtype=np.float32)
     if out.shape[0] == 0:
         return out
@@ -151,7 +177,7 @@ def _run_unwarped(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
         points, out, family, points.shape[1], variant, spec, params, _lattice_limit(spec), float32_range(spec)
     )
     if outside:
-        _reject_coordinates(spec, points)
+        _reject_coordinates(spec, points, unwarped)
     return out
 
 
@@ -172,7 +198,7 @@ def _run_derivatives(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     if not is_warped(spec):
         return _check_gradient(spec, _run_derivatives_unwarped(spec, points))
     moved, jacobian = warped_points_and_jacobian(spec, points, _run_derivatives_unwarped)
-    out = _check_gradient(spec, _run_derivatives_unwarped(spec, moved))
+    out = _check_gradient(spec, _run_derivatives_unwarped(spec, moved, points))
     with np.errstate(over="ignore", invalid="ignore"):
         gradient = np.einsum("ni,nij->nj", out[:, 1:].astype(np.float64), jacobian)
     if not (np.abs(gradient) <= FLOAT32_MAX).all():
@@ -202,7 +228,7 @@ def _check_gradient(spec: NoiseSpec, out: np.ndarray) -> np.ndarray:
     return out
 
 
-def _run_derivatives_unwarped(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
+def _run_derivatives_unwarped(spec: NoiseSpec, points: np.ndarray, unwarped: np.ndarray | None = None) -> np.ndarray:
     out = np.empty((points.shape[0], 1 + points.shape[1]), dtype=np.float32)
     if out.shape[0] == 0:
         return out
@@ -211,7 +237,7 @@ def _run_derivatives_unwarped(spec: NoiseSpec, points: np.ndarray) -> np.ndarray
         points, out, family, points.shape[1], variant, spec, _lattice_limit(spec), float32_range(spec)
     )
     if outside:
-        _reject_coordinates(spec, points)
+        _reject_coordinates(spec, points, unwarped)
     return out
 
 

@@ -19,7 +19,16 @@ from .api import evaluate_grid
 from .engines import ENGINE_NAMES, engine
 from .files import replacing
 from .images import FORMATS, PNG_BITS, image_format, write_image, writer_module
-from .loops import DEFAULT_RADIUS, MAX_FRAMES, check_loop, check_loop_kind, frame_path, loop_grid, write_sequence
+from .loops import (
+    DEFAULT_RADIUS,
+    MAX_FRAMES,
+    check_loop,
+    check_loop_kind,
+    check_loop_reach,
+    frame_path,
+    loop_grid,
+    write_sequence,
+)
 from .normal_maps import CONVENTIONS, METHOD_TEXT, METHODS, encode, grid_normals, normal_method
 from .ranges import to_unit, value_range
 from .registry import COMMON_NAMES, KINDS, option_kinds, options_by_name
@@ -333,6 +342,7 @@ def _bake_loop(spec: NoiseSpec, shape: tuple[int, int], method: str, args: argpa
     """Write the ``--frames`` frames of the loop of the image to ``name.0001.png``, ... (all or none)."""
     try:
         frames, radius = check_loop(args.frames, args.loop_radius)
+        check_loop_reach(spec, radius)
     except (ValueError, TypeError) as error:
         name = str(error).split(":", 1)[0]
         raise ValueError(f"{'loop-' if name == 'radius' else ''}{error}") from None

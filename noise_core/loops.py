@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .api import _check_points, check_shape, evaluate, grid_coordinates
+from .api import _check_points, check_reach, check_shape, evaluate, grid_coordinates
 from .files import replacing_all
 from .images import write_image
 from .ranges import to_unit
@@ -56,6 +56,12 @@ def check_loop_kind(spec: NoiseSpec, dim: int) -> None:
         )
 
 
+def check_loop_reach(spec: NoiseSpec, radius: float) -> None:
+    """``ValueError`` naming ``radius`` when the loop's circle (moved by the warp) leaves the 32-bit lattice of
+    ``spec``."""
+    check_reach(spec, "radius", radius, "the loop's circle has coordinates")
+
+
 def loop_angle(frame: int, frames: int) -> float:
     """The angle of ``frame`` on the circle, ``2 pi (frame mod frames) / frames``."""
     return 2.0 * math.pi * (frame % frames) / frames
@@ -89,6 +95,7 @@ def evaluate_loop(
     """Frame ``frame`` of the ``frames``-frame loop of ``spec`` at ``points`` (N, d): (N,) float32."""
     points = _check_points(points)
     check_loop_kind(spec, points.shape[1])
+    check_loop_reach(spec, check_loop(frames, radius)[1])
     return evaluate(spec, loop_points(points, frame, frames, radius))
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from .api import _check_points, check_shape, evaluate, grid_coordinates
 from .derivatives import DERIVABLE_KINDS
-from .loops import check_loop_kind, loop_points
+from .loops import check_loop_kind, check_loop_reach, loop_points
 from .ranges import to_unit, value_range
 from .schema import number
 from .spec import NoiseSpec
@@ -162,6 +162,7 @@ def grid_normals(
     if loop is not None:
         check_loop_kind(spec, 2)
         points = loop_points(points, *loop)
+        check_loop_reach(spec, float(np.abs(points[:, 2:]).max()))
         dv = (*dv, 0.0, 0.0)
     du = (1.0, 0.0, 0.0, 0.0)[: points.shape[1]]
     normals = surface_normals(

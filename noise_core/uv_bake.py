@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 
 from ._jit import LazySerialKernel
-from .api import evaluate
+from .api import check_reach, evaluate
 from .files import replacing_all
 from .images import write_image
 from .ranges import to_unit
@@ -183,6 +183,7 @@ def bake_uv(
     uvs, positions = _check_triangles(uvs, positions)
     if 3 not in kind_info(spec.kind).dims:
         raise ValueError(f"spec: kind {spec.kind!r} has no 3D noise to sample the surface with")
+    check_reach(spec, "positions", float(np.abs(positions).max(initial=0.0)), "coordinates")
     width, height = _check_size(size)
     chosen = tiles_of(uvs) if tiles is None else sorted({int(t) for t in tiles})
     for tile in chosen:

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import noise_core as nc
-from noise_core import erosion, loops, normal_maps, scale
+from noise_core import erosion, loops, normal_maps, scale, uv_bake
 from noise_core.cli import main
 
 POINTS = np.random.default_rng(29).random((400, 2))
@@ -160,3 +160,73 @@ def test_tiled_cli_refuses_options_it_would_drop_and_colliding_names(
     assert exit_info.value.code == 2
     assert message.replace("{tmp}", str(tmp_path)) in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+# --- a spec NoiseSpec accepts evaluates -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("lacunarity", [1e-300, 1e-200, 1e-170])
+def test_progressive_warp_octaves_that_underflow_are_refused_at_construction(lacunarity: float) -> None:
+    with pytest.raises(ValueError, match=r"^lacunarity: .* makes warp octave \d+'s frequency"):
+        nc.NoiseSpec(warp="progressive", lacunarity=lacunarity, warp_octaves=16)
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"warp": "progressive", "lacunarity": 1e-150, "warp_octaves": 3},
+        {"warp": "independent", "lacunarity": 1e-300, "warp_octaves": 3, "octaves": 3},
+        {"warp": "independent", "frequency": 2.0e9 / 1.1, "warp_amplitude": 0.0999},
+        {"warp": "progressive", "frequency": 2.0**31 / 1001.5, "warp_amplitude": 1000.0},
+    ],
+)
+def test_accepted_warped_specs_evaluate(options: dict) -> None:
+    spec = nc.NoiseSpec(**options)
+    assert np.isfinite(nc.evaluate_grid(spec, (8, 8))).all()
+    assert np.isfinite(nc.evaluate(spec, POINTS[:20])).all()
+
+
+def test_a_warp_reaching_past_the_lattice_is_refused_at_construction() -> None:
+    with pytest.raises(ValueError, match=r"^warp_amplitude: the warp moves the unit square's points"):
+        nc.NoiseSpec(warp="independent", frequency=2.0**31 / 1000.0, warp_amplitude=1000.0)
+
+
+# --- errors name the user's argument ------------------------------------------------------------------------------
+
+FAR_WARP = nc.NoiseSpec(kind="simplex", warp="independent", frequency=2.0**31 / 1100.0, warp_amplitude=1000.0)
+
+
+def test_a_warp_pushing_points_past_the_lattice_is_named() -> None:
+    points = 1050.0 + POINTS  # in range themselves; the warp moves some past 2**31 / frequency = 1100
+    for derivatives in (False, True):
+        with pytest.raises(ValueError, match=r"^warp_amplitude: the warp \(amplitude 1000\) moves the points"):
+            nc.evaluate(FAR_WARP, points, derivatives=derivatives)
+    with pytest.raises(ValueError, match=r"^points: coordinates up to 5000"):
+        nc.evaluate(FAR_WARP, np.full((4, 2), 5000.0))  # out of range before the warp: the points are named
+
+
+def test_a_huge_loop_radius_is_named() -> None:
+    spec = nc.NoiseSpec(kind="simplex", frequency=4000.0)
+    with pytest.raises(ValueError, match=r"^radius: the loop's circle has coordinates up to 1e\+06"):
+        loops.loop_grid(spec, (4, 4), 0, 4, radius=1e6)
+    with pytest.raises(ValueError, match=r"^radius: "):
+        loops.evaluate_loop(spec, POINTS, 1, 4, radius=1e6)
+    with pytest.raises(ValueError, match=r"^radius: .* plus the warp's 1000"):
+        loops.loop_grid(FAR_WARP, (4, 4), 0, 4, radius=500.0)
+    with pytest.raises(ValueError, match=r"^radius: "):
+        normal_maps.grid_normals(spec, (4, 4), loop=(0, 4, 1e6))
+
+
+def test_cli_names_the_loop_radius(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["bake", "--out", str(tmp_path / "n.png"), "--size", "4", "--kind", "simplex", "--frames", "2",
+              "--loop-radius", "1e6", "--frequency", "4000"])  # fmt: skip
+    assert "loop-radius: the loop's circle" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_huge_mesh_positions_in_a_uv_bake_are_named() -> None:
+    uvs = np.array([[(0.1, 0.1), (0.9, 0.1), (0.5, 0.9)]])
+    positions = np.array([[(0.0, 0.0, 0.0), (1e9, 0.0, 0.0), (0.0, 1.0, 0.0)]])
+    with pytest.raises(ValueError, match=r"^positions: coordinates up to 1e\+09 at frequency 4"):
+        uv_bake.bake_uv(nc.NoiseSpec(), uvs, positions, (8, 8))
