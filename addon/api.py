@@ -953,10 +953,11 @@ UV_SPACES = ("OBJECT", "WORLD")
 
 
 def surface_triangles(
-    context: bpy.types.Context, obj: bpy.types.Object, uv_map: str = "", space: str = "OBJECT"
-) -> tuple[np.ndarray, np.ndarray]:
+    context: bpy.types.Context, obj: bpy.types.Object, uv_map: str = "", space: str = "OBJECT", faces: bool = False
+) -> tuple[np.ndarray, ...]:
     """``(uvs (T, 3, 2), positions (T, 3, 3))`` of the evaluated mesh of ``obj`` (modifiers applied) through
-    its UV map ``uv_map`` (the active one when empty), positions in object or world ``space``."""
+    its UV map ``uv_map`` (the active one when empty), positions in object or world ``space``; with ``faces``
+    also each triangle's face index (T,)."""
     if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
         raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
     space = _choice("space", space, UV_SPACES)
@@ -982,12 +983,20 @@ def surface_triangles(
         mesh.loops.foreach_get("vertex_index", corners)
         positions = mesh_io.read_positions(mesh).astype(np.float64)
         matrix = np.array(evaluated.matrix_world, dtype=np.float64)
+        face_of = np.empty(count, dtype=np.int64)
+        mesh.loop_triangles.foreach_get("polygon_index", face_of)
     finally:
         evaluated.to_mesh_clear()
     if space == "WORLD":
         positions = positions @ matrix[:3, :3].T + matrix[:3, 3]
     triangle_uvs = uvs.reshape(-1, 2)[loops].reshape(count, 3, 2).astype(np.float64)
+    if faces:
+        return triangle_uvs, positions[corners[loops]].reshape(count, 3, 3), face_of
     return triangle_uvs, positions[corners[loops]].reshape(count, 3, 3)
+
+
+def _heard(_message: str) -> None:
+    """``uv_bake.bake_uv``'s report of triangles outside the UDIM tiles: ``bake_uv`` gave it, as faces, already."""
 
 
 def _tile_paths(filepath: str, save_format: str, tiles: list[int]) -> list[str]:
@@ -1014,6 +1023,7 @@ def bake_uv(
     use_float: bool = True,
     save_format: str = "NONE",
     filepath: str = "",
+    warn: Callable[[str], None] | None = None,
 ) -> bpy.types.Image:
     """Bake 3D noise at the surface of ``obj`` through its UV map into a new image and return it
     (``noise_core.uv_bake``: every texel holds the noise at the surface point its UV maps to, seams match,
@@ -1022,7 +1032,8 @@ def bake_uv(
     UVs in one UDIM tile give a plain image (saved to ``filepath`` when ``save_format`` is not ``NONE``).
     UVs over several UDIM tiles are written as files ``name.1001.png``, ``name.1002.png``, ... (all or none)
     and loaded as a tiled image, so they need ``save_format`` and ``filepath``. ``UserError`` naming the
-    argument for bad input; on failure nothing is created.
+    argument for bad input; on failure nothing is created. ``warn`` hears which faces reach outside the UDIM
+    tiles (their parts outside are not baked).
     """
     domain = Domain(dimensions=3) if domain is None else domain
     _check_noise(spec, domain)
@@ -1033,7 +1044,7 @@ def bake_uv(
         raise UserError(f"margin: must be a whole number of pixels from 0 to {uv_bake.MAX_MARGIN}, got {margin!r}")
     if not isinstance(image, str) or not image.strip():
         raise UserError("image: give the new image a name")
-    uvs, positions = surface_triangles(context, obj, uv_map, space)
+    uvs, positions, face_of = surface_triangles(context, obj, uv_map, space, faces=True)
     tiles = uv_bake.tiles_of(uvs)
     if not tiles:
         raise UserError(f"uv_map: the UVs of {obj.name!r} lie outside the UDIM tiles (u and v from 0 to 10)")
@@ -1045,11 +1056,14 @@ def bake_uv(
             f"so choose a Save format and a File Path"
         )
     points = domain.noise_points(positions.reshape(-1, 3)).reshape(-1, 3, 3)
+    outside = np.unique(face_of[uv_bake.outside_triangles(uvs)]).tolist()
+    if outside and warn is not None:
+        warn(uv_bake.outside_message(f"uv_map: faces of {obj.name!r}", outside, len(obj.data.polygons)))
     with window_progress(context, len(tiles)) as advance:
         baked = {}
         for tile in tiles:
             try:
-                baked.update(uv_bake.bake_uv(spec, uvs, points, (width, height), margin, [tile]))
+                baked.update(uv_bake.bake_uv(spec, uvs, points, (width, height), margin, [tile], warn=_heard))
             except ValueError as error:
                 raise UserError(f"noise space {error}") from None
             check_finite_values("noise", baked[tile])

@@ -104,6 +104,7 @@ class NOISEWRIGHT_OT_bake_uv(bpy.types.Operator):
                 image=self.image_name,
                 save_format=self.save_format,
                 filepath=self.filepath,
+                warn=lambda message: self.report({"WARNING"}, message),
             )
         except UserError as error:
             self.report({"ERROR"}, str(error))

@@ -230,3 +230,39 @@ def test_huge_mesh_positions_in_a_uv_bake_are_named() -> None:
     positions = np.array([[(0.0, 0.0, 0.0), (1e9, 0.0, 0.0), (0.0, 1.0, 0.0)]])
     with pytest.raises(ValueError, match=r"^positions: coordinates up to 1e\+09 at frequency 4"):
         uv_bake.bake_uv(nc.NoiseSpec(), uvs, positions, (8, 8))
+
+
+# --- UV bakes: tiles, triangles outside the UDIM tiles ------------------------------------------------------------
+
+SQUARE_UVS = np.array([[(0.1, 0.1), (0.9, 0.1), (0.9, 0.9)], [(0.1, 0.1), (0.9, 0.9), (0.1, 0.9)]])
+SQUARE_POSITIONS = np.concatenate([SQUARE_UVS, np.zeros((2, 3, 1))], axis=2)
+
+
+@pytest.mark.parametrize(
+    ("tiles", "error", "message"),
+    [
+        (["1001"], ValueError, r"^tiles: UDIM tiles are whole numbers"),
+        ("1001", TypeError, r"^tiles: expected UDIM tile numbers"),
+        ([1001.5], ValueError, r"^tiles: UDIM tiles are whole numbers"),
+        ([1001.0], ValueError, r"^tiles: UDIM tiles are whole numbers"),
+        ([True], ValueError, r"^tiles: UDIM tiles are whole numbers"),
+        ([], ValueError, r"^tiles: no tile given"),
+        (1001, TypeError, r"^tiles: expected UDIM tile numbers"),
+    ],
+)
+def test_bake_uv_checks_its_tiles(tiles: object, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        uv_bake.bake_uv(nc.NoiseSpec(), SQUARE_UVS, SQUARE_POSITIONS, (8, 8), tiles=tiles)
+
+
+def test_triangles_outside_the_udim_tiles_are_reported() -> None:
+    uvs = np.concatenate([SQUARE_UVS, [[(9.5, 9.5), (10.5, 9.5), (9.5, 10.5)], [(-0.5, 0.2), (0.5, 0.2), (0.5, 0.8)]]])
+    positions = np.concatenate([uvs, np.zeros((4, 3, 1))], axis=2)
+    heard: list[str] = []
+    baked = uv_bake.bake_uv(nc.NoiseSpec(), uvs, positions, (8, 8), margin=0, warn=heard.append)
+    assert sorted(baked) == [1001, 1100]
+    assert heard == ["uvs: triangles 2, 3 (2 of 4) reach outside the UDIM tiles 1001-1100 (u and v from 0 to 10); "
+                     "the parts outside are not baked"]  # fmt: skip
+    with pytest.warns(UserWarning, match=r"^uvs: triangles 2, 3 \(2 of 4\) reach outside"):
+        uv_bake.bake_uv(nc.NoiseSpec(), uvs, positions, (8, 8), margin=0)
+    assert uv_bake.outside_triangles(SQUARE_UVS).size == 0
