@@ -183,3 +183,15 @@ def build_grid(mesh: bpy.types.Mesh, positions: np.ndarray, quads: np.ndarray, u
     mesh.update(calc_edges=True)
     layer = mesh.uv_layers.new(name="UVMap")
     layer.data.foreach_set("uv", np.ascontiguousarray(uvs[corners], dtype=np.float32).ravel())
+
+
+def has_faces(mesh: bpy.types.Mesh, quads: np.ndarray) -> bool:
+    """Whether the faces of ``mesh`` are ``quads`` (F, 4) exactly, in order, corner by corner: then vertex ``i`` is
+    the grid's vertex ``i`` (a reordered mesh, Mesh > Sort Elements, has the same counts but other corners)."""
+    if len(mesh.polygons) != quads.shape[0] or len(mesh.loops) != quads.size:
+        return False
+    starts = np.empty(len(mesh.polygons), dtype=np.int32)
+    mesh.polygons.foreach_get("loop_start", starts)
+    corners = np.empty(len(mesh.loops), dtype=np.int32)
+    mesh.loops.foreach_get("vertex_index", corners)
+    return np.array_equal(starts, np.arange(0, quads.size, 4)) and np.array_equal(corners, quads.ravel())

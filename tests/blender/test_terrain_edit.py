@@ -179,3 +179,32 @@ def test_a_saved_preset_restores_every_setting(bpy_empty, addon):
     assert addon.terrain.snapshot(settings) != saved
     assert bpy.ops.noisewright.apply_terrain_preset(filepath=str(path)) == {"FINISHED"}
     assert addon.terrain.snapshot(settings) == saved
+
+
+def _edge_lengths(obj) -> np.ndarray:
+    positions = _positions(obj).astype(np.float64)
+    edges = np.empty(len(obj.data.edges) * 2, dtype=np.int32)
+    obj.data.edges.foreach_get("vertices", edges)
+    pairs = edges.reshape(-1, 2)
+    return np.linalg.norm(positions[pairs[:, 0], :2] - positions[pairs[:, 1], :2], axis=1)
+
+
+@pytest.mark.parametrize("elements", [{"VERT"}, {"FACE"}, {"VERT", "FACE"}])
+def test_regenerate_after_sorting_the_elements_rebuilds_a_true_grid(bpy_empty, addon, elements):
+    """Mesh > Sort Elements > Randomize keeps the counts; Regenerate must not write positions by a stale index."""
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)  # 12 x 8 cells of 0.25 x 0.375
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    bpy.ops.mesh.select_all(action="SELECT")
+    bpy.ops.mesh.sort_elements(type="RANDOMIZE", elements=elements, seed=3)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    obj.noisewright_terrain.noise.seed = 5
+    addon.api.regenerate_terrain(bpy.context, obj)
+    lengths = _edge_lengths(obj)
+    assert len(lengths) == 12 * 9 + 8 * 13
+    np.testing.assert_allclose(np.sort(lengths), np.sort([0.25] * (12 * 9) + [0.375] * (8 * 13)), rtol=1e-5)
+    fresh = addon.api.add_terrain(bpy.context, addon.api.NoiseSpec(kind="perlin", octaves=3, seed=5),
+                                  addon.api.Domain(offset=(0.125, 0.25, 0.375)), x_subdivisions=12, y_subdivisions=8,
+                                  size=3.0, height=0.75)  # fmt: skip
+    np.testing.assert_array_equal(_positions(obj), _positions(fresh))
