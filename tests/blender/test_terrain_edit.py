@@ -208,3 +208,30 @@ def test_regenerate_after_sorting_the_elements_rebuilds_a_true_grid(bpy_empty, a
                                   addon.api.Domain(offset=(0.125, 0.25, 0.375)), x_subdivisions=12, y_subdivisions=8,
                                   size=3.0, height=0.75)  # fmt: skip
     np.testing.assert_array_equal(_positions(obj), _positions(fresh))
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            "terrain.noise.octaves = 99",
+            r"^octaves: the preset sets 99, which this setting cannot hold \(allowed: 1 to 16\)",
+        ),
+        ("terrain.falloff_width = 3.5", r"^falloff_width: the preset sets 3.5, .*allowed: 0 to 1"),
+        ("terrain.x_subdivisions = 0", r"^x_subdivisions: the preset sets 0"),
+        ("terrain.erosion.talus_angle = 120.0", r"^talus_angle: the preset sets 120.0"),
+        ("terrain.size = -2.0", r"^size: the preset sets -2.0"),
+    ],
+)
+def test_a_preset_out_of_range_is_refused_and_undone(bpy_empty, addon, tmp_path: Path, line: str, message: str):
+    """Blender clamps out-of-range values as they are set; the preset is refused, naming the setting."""
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)
+    before = scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)
+    preset = tmp_path / "clamped.py"
+    preset.write_text(
+        f"import bpy\nterrain = bpy.context.active_object.noisewright_terrain\nterrain.height = 0.5\n{line}\n"
+    )
+    with pytest.raises(addon.api.UserError, match=message):
+        addon.terrain_presets.apply_preset(bpy.context, obj, preset)
+    assert (scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)) == before
