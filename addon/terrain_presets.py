@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Any
 
 import bpy
 import numpy as np
@@ -144,7 +145,8 @@ def _assignments(source: str) -> list[tuple[list[str], object]]:
     for node in ast.walk(ast.parse(source)):
         if not isinstance(node, ast.Assign) or len(node.targets) != 1:
             continue
-        names, target = [], node.targets[0]
+        names: list[str] = []
+        target = node.targets[0]
         while isinstance(target, ast.Attribute):
             names.insert(0, target.attr)
             target = target.value
@@ -167,7 +169,7 @@ def _check_kept(settings: bpy.types.PropertyGroup, assigned: list[tuple[list[str
         stored = getattr(owner, names[-1])
         if _same(stored, value):
             continue
-        prop = owner.bl_rna.properties[names[-1]]
+        prop: Any = owner.bl_rna.properties[names[-1]]  # an IntProperty or FloatProperty has hard limits
         allowed = f" (allowed: {prop.hard_min:g} to {prop.hard_max:g})" if prop.type in ("INT", "FLOAT") else ""
         raise UserError(
             f"{names[-1]}: the preset sets {value!r}, which this setting cannot hold{allowed}; Blender would make it "
@@ -175,18 +177,18 @@ def _check_kept(settings: bpy.types.PropertyGroup, assigned: list[tuple[list[str
         )
 
 
-def _same(stored: object, value: object) -> bool:
+def _same(stored: Any, value: object) -> bool:
     """Whether ``stored`` (as Blender keeps it: floats in 32 bits) is ``value``."""
     if isinstance(value, (tuple, list)):
-        items = list(stored)  # type: ignore[call-overload]
+        items = list(stored)
         return len(items) == len(value) and all(_same(a, b) for a, b in zip(items, value, strict=True))
     if isinstance(value, float) and not isinstance(stored, bool) and isinstance(stored, (int, float)):
         return bool(np.float32(stored) == np.float32(value)) or (np.isnan(stored) and np.isnan(value))
     return bool(stored == value)
 
 
-def _shown(stored: object) -> object:
-    return stored if isinstance(stored, (str, int, float, bool)) else tuple(stored)  # type: ignore[call-overload]
+def _shown(stored: Any) -> object:
+    return stored if isinstance(stored, (str, int, float, bool)) else tuple(stored)
 
 
 CLASSES = (NOISEWRIGHT_MT_terrain_presets, NOISEWRIGHT_OT_terrain_preset_add, NOISEWRIGHT_OT_apply_terrain_preset)
