@@ -205,6 +205,14 @@ def bake(args: argparse.Namespace) -> Path:
     spec = _spec_from_args(args)
     width = args.width or args.size
     height = args.height or args.size
+    if args.map != "normal":
+        unused = {
+            "normal-strength": args.normal_strength != DEFAULT_NORMAL_STRENGTH,
+            "normal-convention": args.normal_convention != "opengl",
+            "normal-method": args.normal_method != "auto",
+        }
+        for name in (name for name, given in unused.items() if given):
+            raise ValueError(f"{name}: only used with --map normal (a normal map); this bake writes heights")
     if _is_heightmap(args):
         return _bake_heightmap(spec, (height, width), args)
     if is_tiled(args.out):
