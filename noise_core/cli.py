@@ -193,6 +193,26 @@ def _add_loop_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _refuse_unused(args: argparse.Namespace) -> None:
+    """``ValueError`` naming an option given where this bake would not use it (rather than dropping it)."""
+    unused = {
+        "normal-strength": args.map != "normal" and args.normal_strength != DEFAULT_NORMAL_STRENGTH,
+        "normal-convention": args.map != "normal" and args.normal_convention != "opengl",
+        "normal-method": args.map != "normal" and args.normal_method != "auto",
+        "loop-radius": args.frames is None and args.loop_radius != DEFAULT_RADIUS,
+    }
+    uses = {"normal-strength": "--map normal (a normal map)", "normal-convention": "--map normal (a normal map)",
+            "normal-method": "--map normal (a normal map)", "loop-radius": "--frames (a looping sequence)"}  # fmt: skip
+    for name in (name for name, given in unused.items() if given):
+        raise ValueError(f"{name}: only used with {uses[name]}")
+    single_png = not is_tiled(args.out) and not _is_heightmap(args) and Path(args.out).suffix.lower() == ".png"
+    if args.png_bits != 16 and not single_png:
+        raise ValueError(
+            "png-bits: only used for a single .png image (tiled .png tiles are 16-bit; .zarr stores take --bits, "
+            ".exr and .tif images and heightmaps have their own depth)"
+        )
+
+
 def _spec_from_args(args: argparse.Namespace) -> NoiseSpec:
     values = {field.name: getattr(args, field.name) for field in fields(NoiseSpec) if hasattr(args, field.name)}
     if "sizes" in values:
@@ -205,14 +225,7 @@ def bake(args: argparse.Namespace) -> Path:
     spec = _spec_from_args(args)
     width = args.width or args.size
     height = args.height or args.size
-    if args.map != "normal":
-        unused = {
-            "normal-strength": args.normal_strength != DEFAULT_NORMAL_STRENGTH,
-            "normal-convention": args.normal_convention != "opengl",
-            "normal-method": args.normal_method != "auto",
-        }
-        for name in (name for name, given in unused.items() if given):
-            raise ValueError(f"{name}: only used with --map normal (a normal map); this bake writes heights")
+    _refuse_unused(args)
     if _is_heightmap(args):
         return _bake_heightmap(spec, (height, width), args)
     if is_tiled(args.out):
@@ -220,17 +233,13 @@ def bake(args: argparse.Namespace) -> Path:
             raise ValueError(
                 "map: tiled bakes (.zarr or a tile pattern) write heights only; bake a normal map as one image"
             )
-        for name, given in (("frames", args.frames is not None), ("loop-radius", args.loop_radius != DEFAULT_RADIUS),
-                            ("png-bits", args.png_bits != 16)):  # fmt: skip
-            if given:
-                raise ValueError(
-                    f"{name}: --{name} is for single images; a tiled bake (.zarr or a tile pattern) writes one still "
-                    "image in tiles (16-bit .png tiles; --bits sets a .zarr store's values)"
-                )
+        if args.frames is not None:
+            raise ValueError(
+                "frames: --frames is for single images; a tiled bake (.zarr or a tile pattern) writes one still "
+                "image in tiles"
+            )
         return bake_from_args(spec, (height, width), args)
     check_untiled(args)
-    if args.frames is None and args.loop_radius != DEFAULT_RADIUS:
-        raise ValueError("loop-radius: only used with --frames (a looping sequence)")
     if max(width, height) > MAX_SIZE:
         raise ValueError(
             f"size: {width}x{height} is larger than {MAX_SIZE} for one image; bake it tiled "
