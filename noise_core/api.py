@@ -64,6 +64,11 @@ def _lattice_limit(spec: NoiseSpec) -> float:
     return MAX_LATTICE_COORDINATE / spec.highest_frequency
 
 
+def lattice_limit(spec: NoiseSpec) -> float:
+    """The largest coordinate magnitude ``spec`` takes: ``2**31 / highest octave frequency``."""
+    return _lattice_limit(spec)
+
+
 def lattice_reach(spec: NoiseSpec) -> float:
     """How far past the input coordinates the noise of ``spec`` reads: ``warp_amplitude`` when it warps, else 0."""
     return float(spec.warp_amplitude) if is_warped(spec) else 0.0

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .api import _check_points, check_shape, evaluate, grid_coordinates
+from .api import _check_points, check_reach, check_shape, evaluate, grid_coordinates, lattice_limit
 from .derivatives import DERIVABLE_KINDS
 from .loops import check_loop_kind, check_loop_reach, loop_points
 from .ranges import to_unit, value_range
@@ -96,6 +96,11 @@ def surface_normals(
         with np.errstate(over="ignore", invalid="ignore"):
             slope_u, slope_v = gradient @ du, gradient @ dv
     else:
+        largest = float(np.abs(points).max(initial=0.0))
+        if largest < lattice_limit(spec):  # else evaluate names the points themselves
+            away = max(steps[0] * float(np.abs(du).max()), steps[1] * float(np.abs(dv).max()))
+            check_reach(spec, "pixel", largest + away, "the central differences, a texel (pixel x du, dv) away, have "
+                        "coordinates")  # fmt: skip
         slope_u, slope_v = (
             (_height(spec, points + step * axis) - _height(spec, points - step * axis)) / (2.0 * step)
             for axis, step in ((du, steps[0]), (dv, steps[1]))

@@ -271,3 +271,11 @@ def test_triangles_outside_the_udim_tiles_are_reported() -> None:
     with pytest.warns(UserWarning, match=r"^uvs: triangles 2, 3 \(2 of 4\) reach outside"):
         uv_bake.bake_uv(nc.NoiseSpec(), uvs, positions, (8, 8), margin=0)
     assert uv_bake.outside_triangles(SQUARE_UVS).size == 0
+
+
+def test_central_differences_past_the_lattice_name_the_pixel() -> None:
+    spec = nc.NoiseSpec(frequency=4.0)
+    with pytest.raises(ValueError, match=r"^pixel: the central differences, a texel \(pixel x du, dv\) away"):
+        normal_maps.surface_normals(spec, POINTS, (1.0, 0.0), (0.0, 1.0), (1e9, 1e9), method="differences")
+    with pytest.raises(ValueError, match=r"^points: coordinates up to 1e\+09"):
+        normal_maps.surface_normals(spec, POINTS * 0 + 1e9, (1.0, 0.0), (0.0, 1.0), (0.1, 0.1), method="differences")
