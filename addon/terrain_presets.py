@@ -11,6 +11,7 @@ compared with what the setting holds afterwards), the settings are put back and 
 from __future__ import annotations
 
 import ast
+import traceback
 from pathlib import Path
 from typing import Any
 
@@ -136,7 +137,19 @@ def apply_preset(context: bpy.types.Context, obj: bpy.types.Object, path: Path) 
         raise
     except Exception as error:  # a preset file is a script: report what it raised, then put the settings back
         terrain.restore(settings, before)
-        raise UserError(f"filepath: the preset {path.name!r} failed: {type(error).__name__}: {error}") from None
+        name = _failed_setting(error, path, source) or "filepath"
+        raise UserError(f"{name}: the preset {path.name!r} failed: {type(error).__name__}: {error}") from None
+
+
+def _failed_setting(error: Exception, path: Path, source: str) -> str | None:
+    """The setting the preset's failing line assigns (``terrain.noise.octaves = 'x'``: ``octaves``), if any."""
+    lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__) if frame.filename == str(path)]
+    if not lines or isinstance(error, SyntaxError):
+        return None
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign) and node.lineno == lines[-1] and isinstance(node.targets[0], ast.Attribute):
+            return node.targets[0].attr
+    return None
 
 
 def _assignments(source: str) -> list[tuple[list[str], object]]:

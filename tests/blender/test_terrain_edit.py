@@ -235,3 +235,14 @@ def test_a_preset_out_of_range_is_refused_and_undone(bpy_empty, addon, tmp_path:
     with pytest.raises(addon.api.UserError, match=message):
         addon.terrain_presets.apply_preset(bpy.context, obj, preset)
     assert (scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)) == before
+
+
+def test_a_preset_of_the_wrong_type_names_the_setting(bpy_empty, addon, tmp_path: Path):
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)
+    before = scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)
+    preset = tmp_path / "typo.py"
+    preset.write_text("terrain.noise.octaves = 5\nterrain.noise.persistence = 'high'\n")
+    with pytest.raises(addon.api.UserError, match=r"^persistence: the preset 'typo.py' failed: TypeError"):
+        addon.terrain_presets.apply_preset(bpy.context, obj, preset)
+    assert (scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)) == before
