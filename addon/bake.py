@@ -226,6 +226,10 @@ def _check_loop(spec: NoiseSpec, domain: Domain, frames: int, radius: float) -> 
         loops.check_loop_kind(spec, domain.dimensions)
     except ValueError as error:
         raise UserError(f"loop_frames: {str(error).removeprefix('loop: ')}; bake 2D noise on the plane") from None
+    try:
+        loops.check_loop_reach(spec, radius)
+    except ValueError as error:
+        raise UserError(f"loop_{error}") from None
     return frames, radius
 
 

@@ -9,6 +9,7 @@ match because both sides sample the same 3D points; UDIM layouts become a tiled 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import replace
 
 import bpy
@@ -70,10 +71,11 @@ OPERATOR_OPTIONS = (
 
 @checked(UV_MAP, SPACE)
 def surface_triangles(
-    context: bpy.types.Context, obj: bpy.types.Object, uv_map: str, space: str
-) -> tuple[np.ndarray, np.ndarray]:
+    context: bpy.types.Context, obj: bpy.types.Object, uv_map: str, space: str, faces: bool = False
+) -> tuple[np.ndarray, ...]:
     """``(uvs (T, 3, 2), positions (T, 3, 3))`` of the evaluated mesh of ``obj`` (modifiers applied) through
-    its UV map ``uv_map`` (the active one when empty), positions in object or world ``space``."""
+    its UV map ``uv_map`` (the active one when empty), positions in object or world ``space``; with ``faces``
+    also each triangle's face index (T,)."""
     if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
         raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
     source = obj.data.uv_layers.get(uv_map) if uv_map else obj.data.uv_layers.active
@@ -98,12 +100,20 @@ def surface_triangles(
         mesh.loops.foreach_get("vertex_index", corners)
         positions = mesh_io.read_positions(mesh).astype(np.float64)
         matrix = np.array(evaluated.matrix_world, dtype=np.float64)
+        face_of = np.empty(count, dtype=np.int64)
+        mesh.loop_triangles.foreach_get("polygon_index", face_of)
     finally:
         evaluated.to_mesh_clear()
     if space == "WORLD":
         positions = positions @ matrix[:3, :3].T + matrix[:3, 3]
     triangle_uvs = uvs.reshape(-1, 2)[loops].reshape(count, 3, 2).astype(np.float64)
+    if faces:
+        return triangle_uvs, positions[corners[loops]].reshape(count, 3, 3), face_of
     return triangle_uvs, positions[corners[loops]].reshape(count, 3, 3)
+
+
+def _heard(_message: str) -> None:
+    """``uv_bake.bake_uv``'s report of triangles outside the UDIM tiles: ``bake_uv`` gave it, as faces, already."""
 
 
 def _tile_paths(filepath: str, save_format: str, tiles: list[int]) -> list[str]:
@@ -131,6 +141,7 @@ def bake_uv(
     use_float: bool,
     save_format: str,
     filepath: str,
+    warn: Callable[[str], None] | None = None,
 ) -> bpy.types.Image:
     """Bake 3D noise at the surface of ``obj`` through its UV map into a new image and return it
     (``noise_core.uv_bake``: every texel holds the noise at the surface point its UV maps to, seams match,
@@ -139,7 +150,8 @@ def bake_uv(
     UVs in one UDIM tile give a plain image (saved to ``filepath`` when ``save_format`` is not ``NONE``).
     UVs over several UDIM tiles are written as files ``name.1001.png``, ``name.1002.png``, ... (all or none)
     and loaded as a tiled image, so they need ``save_format`` and ``filepath``. ``UserError`` naming the
-    argument for bad input; on failure nothing is created. Defaults and limits of the keyword arguments:
+    argument for bad input; on failure nothing is created. ``warn`` hears which faces reach outside the UDIM
+    tiles (their parts outside are not baked). Defaults and limits of the keyword arguments:
     ``OPTIONS``.
     """
     domain = Domain(dimensions=3) if domain is None else domain
@@ -149,7 +161,7 @@ def bake_uv(
     check_pixels(width, height)
     if not image.strip():
         raise UserError("image: give the new image a name")
-    uvs, positions = surface_triangles(context, obj, uv_map, space)
+    uvs, positions, face_of = surface_triangles(context, obj, uv_map, space, faces=True)
     tiles = uv_bake.tiles_of(uvs)
     if not tiles:
         raise UserError(f"uv_map: the UVs of {obj.name!r} lie outside the UDIM tiles (u and v from 0 to 10)")
@@ -161,11 +173,14 @@ def bake_uv(
             f"so choose a Save format and a File Path"
         )
     points = domain.noise_points(positions.reshape(-1, 3)).reshape(-1, 3, 3)
+    outside = np.unique(face_of[uv_bake.outside_triangles(uvs)]).tolist()
+    if outside and warn is not None:
+        warn(uv_bake.outside_message(f"uv_map: faces of {obj.name!r}", outside, len(obj.data.polygons)))
     with window_progress(context, len(tiles)) as advance:
         baked = {}
         for tile in tiles:
             try:
-                baked.update(uv_bake.bake_uv(spec, uvs, points, (width, height), margin, [tile]))
+                baked.update(uv_bake.bake_uv(spec, uvs, points, (width, height), margin, [tile], warn=_heard))
             except ValueError as error:
                 raise UserError(f"noise space {error}") from None
             check_finite_values("noise", baked[tile])
@@ -232,6 +247,7 @@ class NOISEWRIGHT_OT_bake_uv(NoiseOperator, bpy.types.Operator):
             to_spec(settings),
             to_domain(settings, dimensions=3),
             image=self.image_name,
+            warn=lambda message: self.report({"WARNING"}, message),
             **self.keywords("image_name"),
         )
         tiles = len(image.tiles) if image.source == "TILED" else 1

@@ -6,7 +6,6 @@ output settings, with the Standard view transform, so grayscale values land in t
 
 from __future__ import annotations
 
-import contextlib
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ import bpy
 import numpy as np
 
 from .errors import UserError
-from .noise_core.files import replacing
+from .noise_core.files import replacing_all
 from .pixels import pixel_array, to_rgba
 
 EXTENSIONS = {"PNG": ".png", "PNG_8": ".png", "OPEN_EXR": ".exr"}
@@ -52,8 +51,8 @@ def save_image(image: bpy.types.Image, path: str, file_format: str, grayscale: b
 
 
 def save_images(pairs: list[tuple[bpy.types.Image, str]], file_format: str, grayscale: bool) -> None:
-    """``save_image`` for several ``(image, path)`` pairs, all or none: every file is written to its temporary
-    file first, and they are renamed into place only when all are written and checked."""
+    """``save_image`` for several ``(image, path)`` pairs, all or none (``noise_core.files.replacing_all``: on any
+    failure no file of the new set is left and existing files are kept)."""
     save_frames([path for _, path in pairs], lambda index: pairs[index][0], file_format, grayscale)
 
 
@@ -76,9 +75,8 @@ def save_frames(
         settings.color_depth = DEPTHS[file_format]  # type: ignore[assignment]
         if file_format == "OPEN_EXR":
             settings.exr_codec = "ZIP"
-        with contextlib.ExitStack() as stack:
-            for index, path in enumerate(paths):
-                temporary = stack.enter_context(replacing(path))
+        with replacing_all(paths, "filepath") as temporaries:
+            for index, temporary in enumerate(temporaries):
                 image_of(index).save_render(str(temporary), scene=scene)
                 check_written(str(temporary), BLENDER_FORMATS[file_format])
                 if advance is not None:

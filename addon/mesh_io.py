@@ -197,3 +197,15 @@ def check_editable(obj: bpy.types.Object) -> None:
         raise UserError(f"{obj.name!r}: linked library data cannot be changed (make it local first)")
     if len(mesh.vertices) == 0:
         raise UserError(f"{obj.name!r}: the mesh has no vertices")
+
+
+def has_faces(mesh: bpy.types.Mesh, quads: np.ndarray) -> bool:
+    """Whether the faces of ``mesh`` are ``quads`` (F, 4) exactly, in order, corner by corner: then vertex ``i`` is
+    the grid's vertex ``i`` (a reordered mesh, Mesh > Sort Elements, has the same counts but other corners)."""
+    if len(mesh.polygons) != quads.shape[0] or len(mesh.loops) != quads.size:
+        return False
+    starts = np.empty(len(mesh.polygons), dtype=np.int32)
+    mesh.polygons.foreach_get("loop_start", starts)
+    corners = np.empty(len(mesh.loops), dtype=np.int32)
+    mesh.loops.foreach_get("vertex_index", corners)
+    return np.array_equal(starts, np.arange(0, quads.size, 4)) and np.array_equal(corners, quads.ravel())

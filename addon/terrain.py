@@ -213,7 +213,8 @@ def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy
 
     The object stays, with its name, transform, modifiers, materials and everything else. With the same
     subdivisions only the vertex positions change (UV maps, vertex groups, attributes and face materials stay);
-    with other subdivisions the mesh gets the new grid (its material slots stay; shape keys refuse this).
+    with other subdivisions, or faces no longer those of the grid in its order (Mesh > Sort Elements), the mesh
+    gets the new grid (its material slots stay; shape keys refuse this).
     ``UserError`` naming the problem when ``obj`` is not a Noise Terrain, is linked or in Edit Mode, or its
     settings are invalid; then nothing changes.
     """
@@ -227,13 +228,14 @@ def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy
         raise UserError(f"{obj.name!r}: leave Edit Mode to regenerate the terrain")
     spec, domain, shape, hydraulic, thermal = recall(obj)
     positions, quads, uvs, masks = terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
-    same_grid = len(mesh.vertices) == positions.shape[0] and len(mesh.polygons) == quads.shape[0]
-    if same_grid:
+    same_count = len(mesh.vertices) == positions.shape[0] and len(mesh.polygons) == quads.shape[0]
+    if same_count and mesh_io.has_faces(mesh, quads):  # the grid's own vertex order: positions by index
         mesh_io.write_positions(mesh, positions)
     else:
         if mesh.shape_keys is not None:
+            change = "a new vertex count" if not same_count else "rebuilding the grid (its vertices were reordered)"
             raise UserError(
-                f"{obj.name!r}: the mesh has shape keys, which a new vertex count would lose; keep the "
+                f"{obj.name!r}: the mesh has shape keys, which {change} would lose; keep the "
                 f"subdivisions or remove the shape keys"
             )
         mesh.clear_geometry()

@@ -3,15 +3,20 @@
 A preset is a Python file of assignments to the active terrain's settings (``terrain.<field> = value``), as
 Blender writes for its own presets. The menu lists the presets shipped in ``presets/terrain`` beside this
 module, then the user's own (``<user scripts>/presets/noisewright/terrain``, where *+* saves the active
-terrain's settings). Picking one sets the settings and regenerates the terrain; if that fails, the settings
-are put back and the terrain is left as it was.
+terrain's settings). Picking one sets the settings and regenerates the terrain; if that fails, or the preset
+sets a value outside a setting's range (which Blender would clamp: every ``terrain.<setting> = <literal>`` is
+compared with what the setting holds afterwards), the settings are put back and the terrain is left as it was.
 """
 
 from __future__ import annotations
 
+import ast
+import traceback
 from pathlib import Path
+from typing import Any
 
 import bpy
+import numpy as np
 from bl_operators.presets import AddPresetBase
 from bpy.props import StringProperty
 
@@ -121,8 +126,10 @@ def apply_preset(context: bpy.types.Context, obj: bpy.types.Object, path: Path) 
     settings = obj.noisewright_terrain  # type: ignore[attr-defined]
     before = terrain.snapshot(settings)
     try:
+        assigned = _assignments(source)
         with context.temp_override(active_object=obj, object=obj):  # the file reads bpy.context.active_object
             exec(compile(source, str(path), "exec"), {"bpy": bpy, "terrain": settings, "__file__": str(path)})
+        _check_kept(settings, assigned)
         check_finite(settings)
         terrain.regenerate_terrain(context, obj)
     except UserError:
@@ -130,7 +137,71 @@ def apply_preset(context: bpy.types.Context, obj: bpy.types.Object, path: Path) 
         raise
     except Exception as error:  # a preset file is a script: report what it raised, then put the settings back
         terrain.restore(settings, before)
-        raise UserError(f"filepath: the preset {path.name!r} failed: {type(error).__name__}: {error}") from None
+        name = _failed_setting(error, path, source) or "filepath"
+        raise UserError(f"{name}: the preset {path.name!r} failed: {type(error).__name__}: {error}") from None
+
+
+def _failed_setting(error: Exception, path: Path, source: str) -> str | None:
+    """The setting the preset's failing line assigns (``terrain.noise.octaves = 'x'``: ``octaves``), if any."""
+    lines = [frame.lineno for frame in traceback.extract_tb(error.__traceback__) if frame.filename == str(path)]
+    if not lines or isinstance(error, SyntaxError):
+        return None
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Assign) and node.lineno == lines[-1] and isinstance(node.targets[0], ast.Attribute):
+            return node.targets[0].attr
+    return None
+
+
+def _assignments(source: str) -> list[tuple[list[str], object]]:
+    """The ``terrain.<path> = <literal>`` lines of a preset: each setting's attribute path and the value it sets."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1:
+            continue
+        names: list[str] = []
+        target = node.targets[0]
+        while isinstance(target, ast.Attribute):
+            names.insert(0, target.attr)
+            target = target.value
+        if not (isinstance(target, ast.Name) and target.id == "terrain" and names):
+            continue
+        try:
+            found.append((names, ast.literal_eval(node.value)))
+        except ValueError:  # not a literal (an expression): Blender's presets have none; nothing to compare
+            continue
+    return found
+
+
+def _check_kept(settings: bpy.types.PropertyGroup, assigned: list[tuple[list[str], object]]) -> None:
+    """``UserError`` naming the first setting whose value Blender did not keep as the preset set it: a number
+    outside the property's range is clamped by Blender, so the preset is refused instead of applied changed."""
+    for names, value in assigned:
+        owner = settings
+        for name in names[:-1]:
+            owner = getattr(owner, name)
+        stored = getattr(owner, names[-1])
+        if _same(stored, value):
+            continue
+        prop: Any = owner.bl_rna.properties[names[-1]]  # an IntProperty or FloatProperty has hard limits
+        allowed = f" (allowed: {prop.hard_min:g} to {prop.hard_max:g})" if prop.type in ("INT", "FLOAT") else ""
+        raise UserError(
+            f"{names[-1]}: the preset sets {value!r}, which this setting cannot hold{allowed}; Blender would make it "
+            f"{_shown(stored)!r}, so the preset is not applied"
+        )
+
+
+def _same(stored: Any, value: object) -> bool:
+    """Whether ``stored`` (as Blender keeps it: floats in 32 bits) is ``value``."""
+    if isinstance(value, (tuple, list)):
+        items = list(stored)
+        return len(items) == len(value) and all(_same(a, b) for a, b in zip(items, value, strict=True))
+    if isinstance(value, float) and not isinstance(stored, bool) and isinstance(stored, (int, float)):
+        return bool(np.float32(stored) == np.float32(value)) or (np.isnan(stored) and np.isnan(value))
+    return bool(stored == value)
+
+
+def _shown(stored: Any) -> object:
+    return stored if isinstance(stored, (str, int, float, bool)) else tuple(stored)
 
 
 CLASSES = (NOISEWRIGHT_MT_terrain_presets, NOISEWRIGHT_OT_terrain_preset_add, NOISEWRIGHT_OT_apply_terrain_preset)

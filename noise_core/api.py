@@ -64,11 +64,41 @@ def _lattice_limit(spec: NoiseSpec) -> float:
     return MAX_LATTICE_COORDINATE / spec.highest_frequency
 
 
-def _reject_coordinates(spec: NoiseSpec, points: np.ndarray) -> None:
-    """Raise the error for ``points`` the kernel found out of range (only then is this pass paid)."""
+def lattice_limit(spec: NoiseSpec) -> float:
+    """The largest coordinate magnitude ``spec`` takes: ``2**31 / highest octave frequency``."""
+    return _lattice_limit(spec)
+
+
+def lattice_reach(spec: NoiseSpec) -> float:
+    """How far past the input coordinates the noise of ``spec`` reads: ``warp_amplitude`` when it warps, else 0."""
+    return float(spec.warp_amplitude) if is_warped(spec) else 0.0
+
+
+def check_reach(spec: NoiseSpec, name: str, largest: float, what: str) -> None:
+    """``ValueError`` starting with ``name`` when coordinates up to ``largest`` (``what`` they are, in words), moved
+    by the warp, would leave the 32-bit lattice of ``spec``; for arguments that are not the points themselves (a
+    loop's radius, a mesh's positions), so the error names the user's argument."""
+    reach = largest + lattice_reach(spec)
+    if not reach < _lattice_limit(spec):
+        warp = f" plus the warp's {spec.warp_amplitude:g}" if is_warped(spec) else ""
+        raise ValueError(
+            f"{name}: {what} up to {largest:g}{warp} at frequency {spec.highest_frequency:g} exceed the 32-bit "
+            f"lattice (|coordinate x frequency| must stay below 2**31, so below {_lattice_limit(spec):g} here)"
+        )
+
+
+def _reject_coordinates(spec: NoiseSpec, points: np.ndarray, unwarped: np.ndarray | None = None) -> None:
+    """Raise the error for ``points`` the kernel found out of range (only then is this pass paid); ``unwarped``:
+    the caller's points before the warp moved them to ``points`` (then, if they are in range, the warp is named)."""
     if not np.isfinite(points).all():
         raise ValueError("points: coordinates must be finite (no NaN or infinity)")
     largest = float(np.abs(points).max())
+    if unwarped is not None and float(np.abs(unwarped).max()) < _lattice_limit(spec):
+        raise ValueError(
+            f"warp_amplitude: the warp (amplitude {spec.warp_amplitude:g}) moves the points to coordinates up to "
+            f"{largest:g}, which at frequency {spec.highest_frequency:g} exceed the 32-bit lattice "
+            f"(|coordinate x frequency| must stay below 2**31); lower warp_amplitude or frequency"
+        )
     raise ValueError(
         f"points: coordinates up to {largest:g} at frequency {spec.highest_frequency:g} "
         f"exceed the 32-bit lattice (|coordinate x frequency| must stay below 2**31)"
@@ -78,7 +108,7 @@ def _reject_coordinates(spec: NoiseSpec, points: np.ndarray) -> None:
 def _run(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     """The noise of ``spec`` at ``points``: warped first (``warp.py``) when ``spec`` has a domain warp."""
     if is_warped(spec):
-        points = warped_points(spec, points, _run_unwarped)
+        return _run_unwarped(spec, warped_points(spec, points, _run_unwarped), points)
     return _run_unwarped(spec, points)
 
 
@@ -139,7 +169,8 @@ def _on_grid(spec: NoiseSpec, xs: np.ndarray, ys: np.ndarray, out: np.ndarray) -
     return True
 
 
-def _run_unwarped(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
+def _run_unwarped(spec: NoiseSpec, points: np.ndarray, unwarped: np.ndarray | None = None) -> np.ndarray:
+    """Noise of ``spec`` at ``points`` without its warp; ``unwarped``: the points before the warp moved them."""
     out = np.empty(points.shape[0], dtype=np.float32)
     if out.shape[0] == 0:
         return out
@@ -151,7 +182,7 @@ def _run_unwarped(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
         points, out, family, points.shape[1], variant, spec, params, _lattice_limit(spec), float32_range(spec)
     )
     if outside:
-        _reject_coordinates(spec, points)
+        _reject_coordinates(spec, points, unwarped)
     return out
 
 
@@ -170,14 +201,39 @@ def _run_derivatives(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     """Value and gradient (N, 1 + d) of ``spec`` at ``points``; through a warp ``p' = W(p)`` the gradient is
     ``J^T grad n(p')`` with the warp's Jacobian ``J``."""
     if not is_warped(spec):
-        return _run_derivatives_unwarped(spec, points)
+        return _check_gradient(spec, _run_derivatives_unwarped(spec, points))
     moved, jacobian = warped_points_and_jacobian(spec, points, _run_derivatives_unwarped)
-    out = _run_derivatives_unwarped(spec, moved)
-    out[:, 1:] = np.einsum("ni,nij->nj", out[:, 1:].astype(np.float64), jacobian)
+    out = _check_gradient(spec, _run_derivatives_unwarped(spec, moved, points))
+    with np.errstate(over="ignore", invalid="ignore"):
+        gradient = np.einsum("ni,nij->nj", out[:, 1:].astype(np.float64), jacobian)
+    if not (np.abs(gradient) <= FLOAT32_MAX).all():
+        raise ValueError(
+            f"warp_amplitude: through the {spec.warp} warp (amplitude {spec.warp_amplitude:g}, "
+            f"{spec.warp_octaves} octaves) the gradient grows beyond float32 ({FLOAT32_MAX:.3g}); lower "
+            f"warp_amplitude, warp_frequency or warp_octaves, or use central differences of evaluate()"
+        )
+    out[:, 1:] = gradient
     return out
 
 
-def _run_derivatives_unwarped(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _check_gradient(spec: NoiseSpec, out: np.ndarray) -> np.ndarray:
+    """``out`` (value and gradient) if every gradient entry is finite; else ``ValueError`` naming ``persistence``:
+    each octave's gradient is its value's times its frequency, so large persistence, lacunarity and octaves
+    (and the multifractal modes' products of octaves) can reach beyond float32 where the value does not."""
+    if not np.isfinite(out[:, 1:]).all():
+        raise ValueError(
+            f"persistence: with derivatives=True the gradient of this spec (fractal {spec.fractal!r}, "
+            f"{spec.octaves} octaves, lacunarity {spec.lacunarity:g}, persistence {spec.persistence:g}) grows "
+            f"beyond float32 ({FLOAT32_MAX:.3g}); lower persistence, lacunarity, octaves or gain, or use central "
+            f"differences of evaluate()"
+        )
+    return out
+
+
+def _run_derivatives_unwarped(spec: NoiseSpec, points: np.ndarray, unwarped: np.ndarray | None = None) -> np.ndarray:
     out = np.empty((points.shape[0], 1 + points.shape[1]), dtype=np.float32)
     if out.shape[0] == 0:
         return out
@@ -186,7 +242,7 @@ def _run_derivatives_unwarped(spec: NoiseSpec, points: np.ndarray) -> np.ndarray
         points, out, family, points.shape[1], variant, spec, _lattice_limit(spec), float32_range(spec)
     )
     if outside:
-        _reject_coordinates(spec, points)
+        _reject_coordinates(spec, points, unwarped)
     return out
 
 
@@ -249,6 +305,19 @@ def _check_window(window: object, height: int, width: int) -> tuple[int, int, in
     return row0, col0, rows, cols
 
 
+def check_shape(shape: object, limit: bool = True) -> tuple[int, int]:
+    """``shape`` as ``(height, width)`` ints >= 1: ``TypeError``/``ValueError`` starting with ``shape`` otherwise,
+    and (``limit``) when it holds more than ``MAX_GRID_SAMPLES`` pixels, the most one array is computed for."""
+    if not isinstance(shape, tuple) or len(shape) != 2 or not all(map(_is_int, shape)):
+        raise TypeError(f"shape: expected a tuple (height, width) of two integers, got {shape!r}")
+    height, width = int(shape[0]), int(shape[1])
+    if height <= 0 or width <= 0:
+        raise ValueError(f"shape: height and width must be positive, got {shape!r}")
+    if limit and height * width > MAX_GRID_SAMPLES:
+        raise ValueError(f"shape: {height}x{width} exceeds the limit of {MAX_GRID_SAMPLES} samples")
+    return height, width
+
+
 def evaluate_grid(
     spec: NoiseSpec, shape: tuple[int, int], window: tuple[int, int, int, int] | None = None
 ) -> np.ndarray:
@@ -260,15 +329,8 @@ def evaluate_grid(
     the window, so a grid of any size can be computed window by window (``noise_core.scale``).
     """
     spec = _check_spec(spec)
-    if not isinstance(shape, tuple) or len(shape) != 2 or not all(map(_is_int, shape)):
-        raise TypeError(f"shape: expected a tuple (height, width) of two integers, got {shape!r}")
-    height, width = int(shape[0]), int(shape[1])
-    if height <= 0 or width <= 0:
-        raise ValueError(f"shape: height and width must be positive, got {shape!r}")
-    if window is None:
-        if height * width > MAX_GRID_SAMPLES:
-            raise ValueError(f"shape: {height}x{width} exceeds the limit of {MAX_GRID_SAMPLES} samples")
-    else:
+    height, width = check_shape(shape, limit=window is None)
+    if window is not None:
         window = _check_window(window, height, width)
         if window[2] * window[3] > MAX_GRID_SAMPLES:
             raise ValueError(

@@ -20,7 +20,16 @@ from .cli_erode import add_erode_command, erode
 from .engines import ENGINE_NAMES, engine
 from .files import replacing
 from .images import FORMATS, PNG_BITS, image_format, write_image, writer_module
-from .loops import DEFAULT_RADIUS, MAX_FRAMES, check_loop, check_loop_kind, frame_path, loop_grid, write_sequence
+from .loops import (
+    DEFAULT_RADIUS,
+    MAX_FRAMES,
+    check_loop,
+    check_loop_kind,
+    check_loop_reach,
+    frame_path,
+    loop_grid,
+    write_sequence,
+)
 from .normal_maps import CONVENTIONS, METHOD_TEXT, METHODS, encode, grid_normals, normal_method
 from .ranges import to_unit, value_range
 from .registry import COMMON_NAMES, KINDS, option_kinds, options_by_name
@@ -186,6 +195,26 @@ def _add_loop_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _refuse_unused(args: argparse.Namespace) -> None:
+    """``ValueError`` naming an option given where this bake would not use it (rather than dropping it)."""
+    unused = {
+        "normal-strength": args.map != "normal" and args.normal_strength != DEFAULT_NORMAL_STRENGTH,
+        "normal-convention": args.map != "normal" and args.normal_convention != "opengl",
+        "normal-method": args.map != "normal" and args.normal_method != "auto",
+        "loop-radius": args.frames is None and args.loop_radius != DEFAULT_RADIUS,
+    }
+    uses = {"normal-strength": "--map normal (a normal map)", "normal-convention": "--map normal (a normal map)",
+            "normal-method": "--map normal (a normal map)", "loop-radius": "--frames (a looping sequence)"}  # fmt: skip
+    for name in (name for name, given in unused.items() if given):
+        raise ValueError(f"{name}: only used with {uses[name]}")
+    single_png = not is_tiled(args.out) and not _is_heightmap(args) and Path(args.out).suffix.lower() == ".png"
+    if args.png_bits != 16 and not single_png:
+        raise ValueError(
+            "png-bits: only used for a single .png image (tiled .png tiles are 16-bit; .zarr stores take --bits, "
+            ".exr and .tif images and heightmaps have their own depth)"
+        )
+
+
 def _spec_from_args(args: argparse.Namespace) -> NoiseSpec:
     values = {field.name: getattr(args, field.name) for field in fields(NoiseSpec) if hasattr(args, field.name)}
     if "sizes" in values:
@@ -198,6 +227,7 @@ def bake(args: argparse.Namespace) -> Path:
     spec = _spec_from_args(args)
     width = args.width or args.size
     height = args.height or args.size
+    _refuse_unused(args)
     if _is_heightmap(args):
         return _bake_heightmap(spec, (height, width), args)
     if is_tiled(args.out):
@@ -205,10 +235,13 @@ def bake(args: argparse.Namespace) -> Path:
             raise ValueError(
                 "map: tiled bakes (.zarr or a tile pattern) write heights only; bake a normal map as one image"
             )
+        if args.frames is not None:
+            raise ValueError(
+                "frames: --frames is for single images; a tiled bake (.zarr or a tile pattern) writes one still "
+                "image in tiles"
+            )
         return bake_from_args(spec, (height, width), args)
     check_untiled(args)
-    if args.frames is None and args.loop_radius != DEFAULT_RADIUS:
-        raise ValueError("loop-radius: only used with --frames (a looping sequence)")
     if max(width, height) > MAX_SIZE:
         raise ValueError(
             f"size: {width}x{height} is larger than {MAX_SIZE} for one image; bake it tiled "
@@ -328,6 +361,7 @@ def _bake_loop(spec: NoiseSpec, shape: tuple[int, int], method: str, args: argpa
     """Write the ``--frames`` frames of the loop of the image to ``name.0001.png``, ... (all or none)."""
     try:
         frames, radius = check_loop(args.frames, args.loop_radius)
+        check_loop_reach(spec, radius)
     except (ValueError, TypeError) as error:
         name = str(error).split(":", 1)[0]
         raise ValueError(f"{'loop-' if name == 'radius' else ''}{error}") from None

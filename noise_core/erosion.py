@@ -151,6 +151,41 @@ def check_heights(heights: object) -> np.ndarray:
     return heights
 
 
+MAX_HEIGHT = 1e38
+"""Largest height magnitude: heights, erosion and deposition all stay within float32 (3.4e38), the result's type."""
+MAX_HEIGHT_IN_CELLS = 1e100
+"""Largest ``|heights / cell_size|``: the model's products of slope, speed and water stay far within float64."""
+
+
+def _cells(heights: object, cell_size: float) -> np.ndarray:
+    """``heights / cell_size`` as a new float64 array (the model's unit), checked: ``ValueError`` naming ``heights``
+    beyond ``MAX_HEIGHT`` or ``cell_size`` so small that the heights in cells pass ``MAX_HEIGHT_IN_CELLS``."""
+    values = np.asarray(check_heights(heights), dtype=np.float64)
+    largest = float(np.abs(values).max())
+    if largest > MAX_HEIGHT:
+        raise ValueError(
+            f"heights: values up to {largest:.3g} lie beyond {MAX_HEIGHT:g} (the eroded heights are float32, "
+            f"at most 3.4e38); scale the heights down"
+        )
+    if largest / cell_size > MAX_HEIGHT_IN_CELLS:
+        raise ValueError(
+            f"cell_size: {cell_size:g} is too small for heights up to {largest:g} (heights / cell_size would reach "
+            f"{largest / cell_size:.3g}, at most {MAX_HEIGHT_IN_CELLS:g}); give the distance between cells in the "
+            f"heights' unit"
+        )
+    return np.ascontiguousarray(values / cell_size)
+
+
+def _checked(result: ErosionResult) -> ErosionResult:
+    """``result`` if every array and total in it is finite; otherwise ``ArithmeticError`` (a fault of the model,
+    never a silently broken terrain)."""
+    arrays = (result.heights, result.erosion, result.deposition)
+    totals = (result.eroded, result.deposited, result.carried_off)
+    if not (all(np.isfinite(a).all() for a in arrays) and np.isfinite(totals).all()):
+        raise ArithmeticError("erosion: the result is not finite (NaN or infinity); please report these inputs")
+    return result
+
+
 def _options(options: tuple[Option, ...], values: dict) -> dict:
     unknown = sorted(set(values) - {option.name for option in options} - {"cell_size"})
     if unknown:
@@ -184,7 +219,7 @@ def erode_hydraulic(
     and ``cell_size``. ``progress(done, total)`` is called after each batch of droplets. ``ValueError``/
     ``TypeError`` naming the option for a bad value."""
     values = _options(HYDRAULIC_OPTIONS, _radius_in_cells(options))
-    cells = np.ascontiguousarray(check_heights(heights), dtype=np.float64) / values["cell_size"]
+    cells = _cells(heights, values["cell_size"])
     before = cells.copy()
     model = _model(values, cells.shape)
     droplets = model.pop("droplets")
@@ -202,7 +237,7 @@ def erode_hydraulic(
             progress(last, droplets)
     if droplets:
         kernels.settle(cells, np.empty_like(cells), SETTLE_PASSES)
-    return _result(before, cells, values["cell_size"], carried)
+    return _checked(_result(before, cells, values["cell_size"], carried))
 
 
 def _radius_in_cells(options: dict) -> dict:
@@ -257,7 +292,7 @@ def erode_thermal(heights: np.ndarray, **options: object) -> ErosionResult:
     """Thermal erosion of ``heights`` (a 2-D array); options in ``THERMAL_OPTIONS`` and ``cell_size``.
     ``ValueError``/``TypeError`` naming the option for a bad value."""
     values = _options(THERMAL_OPTIONS, options)
-    cells = np.asarray(check_heights(heights), dtype=np.float64) / values["cell_size"]
+    cells = _cells(heights, values["cell_size"])
     before = cells.copy()
     if values["iterations"]:
         flows = np.zeros((*cells.shape, 8), dtype=np.float64)
@@ -265,7 +300,7 @@ def erode_thermal(heights: np.ndarray, **options: object) -> ErosionResult:
         talus = math.tan(math.radians(values["talus_angle"]))
         arguments = (cells, flows, phase, talus, values["iterations"], values["rate"])
         launch_blocks(_kernels().thermal, cells.shape[0], arguments)
-    return _result(before, cells, values["cell_size"], 0.0)
+    return _checked(_result(before, cells, values["cell_size"], 0.0))
 
 
 NEIGHBOURS = np.array([(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)], dtype=np.int64)

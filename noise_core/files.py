@@ -15,6 +15,7 @@ get their old files back (new ones are removed). The backups are removed once th
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import tempfile
 import uuid
@@ -78,7 +79,7 @@ def _check_ready(target: Path, temporary: Path) -> None:
     if not temporary.is_file() or temporary.stat().st_size == 0:
         raise OSError(f"nothing was written for {str(target)!r}")
     if target.is_dir():
-        raise IsADirectoryError(f"{str(target)!r} is a folder; a file cannot replace it")
+        raise IsADirectoryError(errno.EISDIR, "a folder is in the way; a file cannot replace it", str(target))
     with open(temporary, "rb+") as written:
         os.fsync(written.fileno())
     if target.exists():

@@ -13,15 +13,14 @@ noise's tiling (period 1 along every axis) still makes each frame tile in x and 
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
 
-from .api import _check_points, evaluate, grid_coordinates
-from .files import replacing
+from .api import _check_points, check_reach, check_shape, evaluate, grid_coordinates
+from .files import replacing_all
 from .images import write_image
 from .ranges import to_unit
 from .registry import KINDS, kind_info
@@ -57,6 +56,12 @@ def check_loop_kind(spec: NoiseSpec, dim: int) -> None:
         )
 
 
+def check_loop_reach(spec: NoiseSpec, radius: float) -> None:
+    """``ValueError`` naming ``radius`` when the loop's circle (moved by the warp) leaves the 32-bit lattice of
+    ``spec``."""
+    check_reach(spec, "radius", radius, "the loop's circle has coordinates")
+
+
 def loop_angle(frame: int, frames: int) -> float:
     """The angle of ``frame`` on the circle, ``2 pi (frame mod frames) / frames``."""
     return 2.0 * math.pi * (frame % frames) / frames
@@ -90,6 +95,7 @@ def evaluate_loop(
     """Frame ``frame`` of the ``frames``-frame loop of ``spec`` at ``points`` (N, d): (N,) float32."""
     points = _check_points(points)
     check_loop_kind(spec, points.shape[1])
+    check_loop_reach(spec, check_loop(frames, radius)[1])
     return evaluate(spec, loop_points(points, frame, frames, radius))
 
 
@@ -98,7 +104,7 @@ def loop_grid(
 ) -> np.ndarray:
     """Frame ``frame`` of the loop of the (H, W) image ``evaluate_grid(spec, shape)`` would give (pixel
     ``[r, c]`` at ``((c + .5) / W, (r + .5) / H)``), through 4D noise: (H, W) float32."""
-    height, width = shape
+    height, width = check_shape(shape)
     points = np.column_stack(grid_coordinates((height, width)))
     return evaluate_loop(spec, points, frame, frames, radius).reshape(height, width)
 
@@ -118,13 +124,12 @@ def write_sequence(
     progress: Callable[[int], None] | None = None,
 ) -> list[Path]:
     """Write ``render(f)`` (values 0..1, rows as the file stores them) for ``f`` in ``range(frames)`` to
-    ``frame_path(pattern, f)``; all or none: every frame goes to a temporary file first, and they are renamed
-    into place only when all are written (an error or an interrupt leaves no frame and keeps existing files).
+    ``frame_path(pattern, f)``; all or none (``files.replacing_all``: an error or an interrupt, while writing or
+    renaming, leaves no frame of the new set and keeps existing files as they were).
     ``progress(f)`` is called after each frame."""
     paths = [frame_path(pattern, frame) for frame in range(frames)]
-    with contextlib.ExitStack() as stack:
-        for frame, path in enumerate(paths):
-            temporary = stack.enter_context(replacing(path))
+    with replacing_all(paths) as temporaries:
+        for frame, temporary in enumerate(temporaries):
             write_image(temporary, render(frame), bits)
             if progress is not None:
                 progress(frame)

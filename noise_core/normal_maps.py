@@ -17,10 +17,11 @@ import math
 
 import numpy as np
 
-from .api import evaluate, grid_coordinates
+from .api import _check_points, check_reach, check_shape, evaluate, grid_coordinates, lattice_limit
 from .derivatives import DERIVABLE_KINDS
-from .loops import check_loop_kind, loop_points
+from .loops import check_loop_kind, check_loop_reach, loop_points
 from .ranges import to_unit, value_range
+from .schema import number
 from .spec import NoiseSpec
 
 CONVENTIONS = ("opengl", "directx")
@@ -86,23 +87,60 @@ def surface_normals(
     strength = check_strength(strength)
     convention = check_convention(convention)
     chosen = normal_method(spec, method)
-    du = np.asarray(du, dtype=np.float64)
-    dv = np.asarray(dv, dtype=np.float64)
+    points = _check_points(points)
+    du, dv = (_check_direction(name, value, points.shape[1]) for name, value in (("du", du), ("dv", dv)))
+    steps = _check_pixel(pixel)
     if chosen == "analytic":
         low, high = value_range(spec)
         gradient = evaluate(spec, points, derivatives=True)[:, 1:].astype(np.float64) / (high - low)
-        slope_u, slope_v = gradient @ du, gradient @ dv
+        with np.errstate(over="ignore", invalid="ignore"):
+            slope_u, slope_v = gradient @ du, gradient @ dv
     else:
+        largest = float(np.abs(points).max(initial=0.0))
+        if largest < lattice_limit(spec):  # else evaluate names the points themselves
+            away = max(steps[0] * float(np.abs(du).max()), steps[1] * float(np.abs(dv).max()))
+            check_reach(spec, "pixel", largest + away, "the central differences, a texel (pixel x du, dv) away, have "
+                        "coordinates")  # fmt: skip
         slope_u, slope_v = (
             (_height(spec, points + step * axis) - _height(spec, points - step * axis)) / (2.0 * step)
-            for axis, step in ((du, pixel[0]), (dv, pixel[1]))
+            for axis, step in ((du, steps[0]), (dv, steps[1]))
         )
     normals = np.empty((points.shape[0], 3), dtype=np.float64)
-    normals[:, 0] = -strength * slope_u
-    normals[:, 1] = -strength * slope_v * (1.0 if convention == "opengl" else -1.0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        normals[:, 0] = -strength * slope_u
+        normals[:, 1] = -strength * slope_v * (1.0 if convention == "opengl" else -1.0)
     normals[:, 2] = 1.0
+    if not np.isfinite(normals).all():
+        raise ValueError(
+            "du, dv: the height's slope along them overflows float64; give shorter du and dv (noise coordinates "
+            "per unit of u and v)"
+        )
+    normals /= np.abs(normals).max(axis=1, keepdims=True)  # scaled first: squares of huge slopes stay finite
     normals /= np.linalg.norm(normals, axis=1, keepdims=True)
     return normals.astype(np.float32)
+
+
+def _check_direction(name: str, value: object, dim: int) -> np.ndarray:
+    """``du`` or ``dv`` as a finite float64 vector of the points' ``dim`` coordinates."""
+    try:
+        direction = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise TypeError(f"{name}: expected {dim} numbers (one per noise coordinate), got {value!r}") from None
+    if direction.shape != (dim,):
+        raise ValueError(f"{name}: expected {dim} numbers (one per noise coordinate of the points), got {value!r}")
+    if not np.isfinite(direction).all():
+        raise ValueError(f"{name}: must be finite, got {value!r}")
+    return direction
+
+
+def _check_pixel(pixel: object) -> tuple[float, float]:
+    """``pixel`` as two finite texel sizes > 0 (the central differences' steps)."""
+    if isinstance(pixel, (str, bytes)) or not isinstance(pixel, (tuple, list, np.ndarray)) or len(pixel) != 2:
+        raise TypeError(f"pixel: expected the texel size (1/W, 1/H) as two numbers, got {pixel!r}")
+    steps = (number("pixel[0]", pixel[0]), number("pixel[1]", pixel[1]))
+    if not (steps[0] > 0.0 and steps[1] > 0.0):
+        raise ValueError(f"pixel: the texel size (1/W, 1/H) must be > 0, got {pixel!r}")
+    return steps
 
 
 def _height(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
@@ -123,12 +161,13 @@ def grid_normals(
     ``((c + .5) / W, (r + .5) / H)``). ``top_row_first``: row 0 is the top of the texture, as image files store
     it (``v = 1 - y``); otherwise the bottom, as Blender's pixel buffers store it (``v = y``). ``loop =
     (frame, frames, radius)``: of that frame of the loop of the image (``loops.loop_grid``) instead."""
-    height, width = shape
+    height, width = check_shape(shape)
     points = np.column_stack(grid_coordinates((height, width)))
     dv = (0.0, -1.0) if top_row_first else (0.0, 1.0)
     if loop is not None:
         check_loop_kind(spec, 2)
         points = loop_points(points, *loop)
+        check_loop_reach(spec, float(np.abs(points[:, 2:]).max()))
         dv = (*dv, 0.0, 0.0)
     du = (1.0, 0.0, 0.0, 0.0)[: points.shape[1]]
     normals = surface_normals(

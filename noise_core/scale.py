@@ -19,7 +19,7 @@ import types
 
 import numpy as np
 
-from .api import evaluate_grid
+from .api import check_shape, evaluate_grid
 from .spec import NoiseSpec
 
 SCALE_EXTRA = "pip install 'noisewright[scale]'"
@@ -81,8 +81,8 @@ def grid(spec: NoiseSpec, shape: tuple[int, int], chunks: object = DEFAULT_CHUNK
 
     if not isinstance(spec, NoiseSpec):
         raise TypeError(f"spec: expected a NoiseSpec, got {type(spec).__name__}")
-    shape = (int(shape[0]), int(shape[1]))
-    evaluate_grid(spec, shape, window=(0, 0, 1, 1))  # validates spec and shape with evaluate_grid's own errors
+    shape = check_shape(shape, limit=False)  # no sample limit: it applies to each chunk's windows
+    evaluate_grid(spec, shape, window=(0, 0, 1, 1))  # the spec's checks (a 2D kind), with evaluate_grid's own errors
     normalized = da.core.normalize_chunks(chunks, shape, dtype=np.float32)
     return da.map_blocks(
         _chunk,

@@ -120,6 +120,22 @@ class NoiseSpec:
                 f"warp_frequency: the warp's highest octave frequency, warp_frequency x lacunarity^(warp_octaves-1) "
                 f"= 2^{log2_highest:.1f}, must stay below 2^{LATTICE_BITS}; lower warp_frequency or warp_octaves"
             )
+        if self.warp == "progressive":  # the octave frequencies as warp.py computes them
+            frequency = self.warp_frequency
+            for octave in range(1, self.warp_octaves):
+                frequency *= self.lacunarity
+                if not frequency > 0.0:
+                    raise ValueError(
+                        f"lacunarity: {self.lacunarity!r} makes warp octave {octave}'s frequency, warp_frequency x "
+                        f"lacunarity^{octave}, underflow to 0; raise lacunarity or lower warp_octaves"
+                    )
+        reach = (1.0 + self.warp_amplitude) * self.highest_frequency
+        if reach >= 2.0**LATTICE_BITS:
+            raise ValueError(
+                f"warp_amplitude: the warp moves the unit square's points up to {self.warp_amplitude:g} away, and at "
+                f"the highest octave frequency {self.highest_frequency:g} they reach lattice coordinate {reach:.3g}, "
+                f"beyond 2^{LATTICE_BITS}; lower warp_amplitude, frequency, lacunarity or octaves"
+            )
         if self.tiling:
             if not KINDS[self.warp_kind].tiling:
                 names = ", ".join(repr(k) for k in WARP_KINDS if KINDS[k].tiling)

@@ -181,7 +181,9 @@ class TileSetOutput:
         return Path(self.pattern.format(row=row, col=col))
 
     def prepare(self, shape: tuple[int, int], tile: int, manifest: dict, create: bool = True) -> None:
-        """Check the folder is writable and any earlier tiles are of this bake; write the manifest (``create``)."""
+        """Check every tile has its own file name, the folder is writable and any earlier tiles are of this bake;
+        write the manifest (``create``)."""
+        self.check_names(shape, tile)
         root = self.root
         if not root.is_dir():
             raise OSError(f"folder {str(root)!r} does not exist")
@@ -200,6 +202,20 @@ class TileSetOutput:
             return
         with replacing(manifest_path) as temporary:
             temporary.write_text(json.dumps(manifest, indent=1), encoding="utf-8")
+
+    def check_names(self, shape: tuple[int, int], tile: int) -> None:
+        """``ValueError`` naming ``out`` when two tiles of the grid get one file name (``{row}{col}.png``: tiles
+        (1, 11) and (11, 1) are both ``111.png``) or a tile would be written over the manifest."""
+        seen = {os.path.normcase(self.root / MANIFEST): None}
+        for row, col, _ in tiles(shape, tile):
+            name = os.path.normcase(self.tile_path(row, col))
+            other = seen.setdefault(name, (row, col))
+            if other != (row, col):
+                what = "the bake's manifest" if other is None else f"tile {other}"
+                raise ValueError(
+                    f"out: the tile pattern {self.pattern!r} names tile {(row, col)} and {what} alike "
+                    f"({str(self.tile_path(row, col))!r}); separate the indices, as in '{{row}}_{{col}}.png'"
+                )
 
     def is_done(self, row: int, col: int) -> bool:
         return self.tile_path(row, col).is_file()
@@ -232,14 +248,16 @@ def make_output(out: str | os.PathLike[str], bits: int | None) -> Output:
         if bits not in (None, 16, 32):
             raise ValueError(f"bits: must be 16 or 32, got {bits!r}")
         return ZarrOutput(os.path.abspath(text.rstrip("/" + os.sep)), 32 if bits is None else bits)
-    try:
-        fields = {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
-    except ValueError as error:
-        raise ValueError(f"out: bad tile pattern {text!r}: {error}") from None
-    if fields != TILE_FIELDS:
-        raise ValueError(
-            f"out: a tile pattern needs exactly the placeholders {{row}} and {{col}} (tile indices), got {text!r}"
-        )
+    for pattern in (text, os.path.abspath(text)):  # the absolute one: a '..' after a placeholder removes it
+        try:
+            fields = {name for _, name, _, _ in string.Formatter().parse(pattern) if name is not None}
+        except ValueError as error:
+            raise ValueError(f"out: bad tile pattern {text!r}: {error}") from None
+        if fields != TILE_FIELDS:
+            raise ValueError(
+                f"out: a tile pattern needs exactly the placeholders {{row}} and {{col}} (tile indices) in the "
+                f"path of its files, got {text!r}"
+            )
     output = TileSetOutput(os.path.abspath(text))
     suffix = image_format(Path(text))
     writer_module(suffix)
@@ -361,6 +379,10 @@ def bake(
             raise ValueError(f"overview-size: must be between 1 and {MAX_TILE}, got {overview_size!r}")
     factor = 0 if overview_path is None else max(1, math.ceil(max(shape) / overview_size))
     output.prepare(shape, tile, manifest(spec, shape, tile, output))
+    if overview_path is not None and isinstance(output, TileSetOutput):
+        clash = os.path.normcase(os.path.abspath(overview_path))
+        if any(os.path.normcase(output.tile_path(row, col)) == clash for row, col, _ in tiles(shape, tile)):
+            raise ValueError(f"overview: {str(overview_path)!r} is the file of one of the tiles; name it apart")
 
     jobs = tiles(shape, tile)
     finished = {(row, col) for row, col, _ in jobs if output.is_done(row, col)}

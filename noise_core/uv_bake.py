@@ -13,15 +13,15 @@ pull in the background.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterable
+import warnings
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 import numpy as np
 
 from ._jit import LazySerialKernel
-from .api import evaluate
-from .files import replacing
+from .api import check_reach, evaluate
+from .files import replacing_all
 from .images import write_image
 from .ranges import to_unit
 from .registry import kind_info
@@ -176,20 +176,24 @@ def bake_uv(
     size: tuple[int, int] = (1024, 1024),
     margin: int = 16,
     tiles: Iterable[int] | None = None,
+    warn: Callable[[str], None] | None = None,
 ) -> dict[int, np.ndarray]:
     """3D noise of ``spec`` at the surface, through the UV layout: ``{tile: (H, W) float32 in 0..1}`` (the
     noise mapped as height images are, ``ranges.to_unit``) for each UDIM tile (default: every tile the
     triangles reach). ``uvs`` (T, 3, 2) and ``positions`` (T, 3, 3) are each triangle's corners; pixels no
-    triangle covers, beyond the ``margin``, are 0."""
+    triangle covers, beyond the ``margin``, are 0. Triangles reaching outside the UDIM tiles (u or v beyond 0..10)
+    cannot be baked whole: ``warn(message)`` names them (default: a ``UserWarning``)."""
     uvs, positions = _check_triangles(uvs, positions)
     if 3 not in kind_info(spec.kind).dims:
         raise ValueError(f"spec: kind {spec.kind!r} has no 3D noise to sample the surface with")
+    check_reach(spec, "positions", float(np.abs(positions).max(initial=0.0)), "coordinates")
     width, height = _check_size(size)
-    chosen = tiles_of(uvs) if tiles is None else sorted({int(t) for t in tiles})
-    for tile in chosen:
-        tile_origin(tile)
+    chosen = tiles_of(uvs) if tiles is None else _check_tiles(tiles)
     if not chosen:
         raise ValueError("uvs: no triangle lies in a UDIM tile (u and v from 0 to 10)")
+    outside = outside_triangles(uvs)
+    if outside.size:
+        (warn or _warn)(outside_message("uvs: triangles", outside.tolist(), uvs.shape[0]))
     baked = {}
     for tile in chosen:
         points, owner = rasterize(uvs, positions, (width, height), tile)
@@ -198,6 +202,40 @@ def bake_uv(
         values[filled] = to_unit(spec, evaluate(spec, points[filled]))
         baked[tile] = dilate(values, filled, margin)
     return baked
+
+
+def _check_tiles(tiles: object) -> list[int]:
+    """``tiles`` (an iterable of UDIM tile numbers) sorted without repeats; ``TypeError``/``ValueError`` naming
+    ``tiles`` for anything else (a string, non-whole numbers, tiles outside 1001..1100, none at all)."""
+    if isinstance(tiles, (str, bytes)) or not isinstance(tiles, Iterable):
+        raise TypeError(f"tiles: expected UDIM tile numbers (whole numbers from {FIRST_TILE} to {MAX_TILE}), "
+                        f"got {tiles!r}")  # fmt: skip
+    chosen = list(tiles)
+    for tile in chosen:
+        tile_origin(tile)
+    if not chosen:
+        raise ValueError(f"tiles: no tile given; list the UDIM tiles to bake ({FIRST_TILE} to {MAX_TILE}) or leave "
+                         "tiles unset to bake every tile the triangles reach")  # fmt: skip
+    return sorted({int(tile) for tile in chosen})
+
+
+def outside_triangles(uvs: np.ndarray) -> np.ndarray:
+    """Indices of the triangles of ``uvs`` (T, 3, 2) that reach outside the UDIM tiles (a corner with u or v below
+    0 or above 10): the parts outside cannot be baked."""
+    return np.flatnonzero(((uvs < 0.0) | (uvs > 10.0)).any(axis=(1, 2)))
+
+
+def outside_message(what: str, indices: list[int], total: int) -> str:
+    """The report of ``outside_triangles``: ``what`` (e.g. ``"uvs: triangles"``) and the first few indices."""
+    shown = ", ".join(map(str, indices[:10])) + (", ..." if len(indices) > 10 else "")
+    return (
+        f"{what} {shown} ({len(indices)} of {total}) reach outside the UDIM tiles {FIRST_TILE}-{MAX_TILE} "
+        "(u and v from 0 to 10); the parts outside are not baked"
+    )
+
+
+def _warn(message: str) -> None:
+    warnings.warn(message, UserWarning, stacklevel=3)
 
 
 def tile_path(pattern: str | Path, tile: int) -> Path:
@@ -209,11 +247,10 @@ def tile_path(pattern: str | Path, tile: int) -> Path:
 
 
 def write_tiles(pattern: str | Path, baked: dict[int, np.ndarray], bits: int = 16) -> list[Path]:
-    """Write each tile to ``tile_path(pattern, tile)`` (rows top-down, as files store them); all or none:
-    every tile goes to a temporary file first, and they are renamed into place only when all are written."""
+    """Write each tile to ``tile_path(pattern, tile)`` (rows top-down, as files store them); all or none
+    (``files.replacing_all``: on any failure no tile of the new set is left and existing files are kept)."""
     paths = [tile_path(pattern, tile) for tile in baked]
-    with contextlib.ExitStack() as stack:
-        temporaries = [stack.enter_context(replacing(path)) for path in paths]
+    with replacing_all(paths) as temporaries:
         for temporary, values in zip(temporaries, baked.values(), strict=True):
             write_image(temporary, values[::-1], bits)
     return paths

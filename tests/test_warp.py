@@ -119,9 +119,10 @@ def test_bad_warp_settings_name_the_field(options: dict, message: str) -> None:
         nc.NoiseSpec(**options)
 
 
-def test_far_warped_points_are_refused_like_any_point() -> None:
+def test_far_warped_points_are_refused_naming_the_warp() -> None:
+    """The points are in range; the warp moves them out, so the error names warp_amplitude (issue 29)."""
     spec = nc.NoiseSpec(frequency=1000.0, warp="progressive", warp_amplitude=1000.0, warp_frequency=1.0)
-    with pytest.raises(ValueError, match=r"^points: coordinates"):
+    with pytest.raises(ValueError, match=r"^warp_amplitude: the warp \(amplitude 1000\) moves the points"):
         nc.evaluate(spec, np.full((4, 2), 2.0**31 / 1000.0 - 100.0))
 
 

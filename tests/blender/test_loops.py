@@ -168,3 +168,17 @@ def test_bad_animations_change_nothing(bpy_empty, addon, dimensions, arguments, 
         assert scene_state(bpy) == before
     finally:
         addon.displace.MAX_ANIMATION_VERTICES = limit
+
+
+def test_loop_bake_with_a_folder_in_the_way_writes_no_frame(bpy_empty, addon, tmp_path):
+    """A folder named like frame 2: refused before any frame is renamed into place; frame 3's old file is kept."""
+    bpy = bpy_empty
+    (tmp_path / "x.0002.png").mkdir()
+    (tmp_path / "x.0003.png").write_bytes(b"old frame")
+    before = scene_state(bpy)
+    with pytest.raises(RuntimeError, match="filepath: Blender could not save the frames"):
+        bpy.ops.noisewright.bake_texture(width=8, height=8, loop_frames=4, save_format="PNG",
+                                         filepath=str(tmp_path / "x.png"))  # fmt: skip
+    assert scene_state(bpy) == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["x.0002.png", "x.0003.png"]
+    assert (tmp_path / "x.0003.png").read_bytes() == b"old frame"

@@ -179,3 +179,70 @@ def test_a_saved_preset_restores_every_setting(bpy_empty, addon):
     assert addon.terrain.snapshot(settings) != saved
     assert bpy.ops.noisewright.apply_terrain_preset(filepath=str(path)) == {"FINISHED"}
     assert addon.terrain.snapshot(settings) == saved
+
+
+def _edge_lengths(obj) -> np.ndarray:
+    positions = _positions(obj).astype(np.float64)
+    edges = np.empty(len(obj.data.edges) * 2, dtype=np.int32)
+    obj.data.edges.foreach_get("vertices", edges)
+    pairs = edges.reshape(-1, 2)
+    return np.linalg.norm(positions[pairs[:, 0], :2] - positions[pairs[:, 1], :2], axis=1)
+
+
+@pytest.mark.parametrize("elements", [{"VERT"}, {"FACE"}, {"VERT", "FACE"}])
+def test_regenerate_after_sorting_the_elements_rebuilds_a_true_grid(bpy_empty, addon, elements):
+    """Mesh > Sort Elements > Randomize keeps the counts; Regenerate must not write positions by a stale index."""
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)  # 12 x 8 cells of 0.25 x 0.375
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    bpy.ops.mesh.select_all(action="SELECT")
+    bpy.ops.mesh.sort_elements(type="RANDOMIZE", elements=elements, seed=3)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    obj.noisewright_terrain.noise.seed = 5
+    addon.api.regenerate_terrain(bpy.context, obj)
+    lengths = _edge_lengths(obj)
+    assert len(lengths) == 12 * 9 + 8 * 13
+    np.testing.assert_allclose(np.sort(lengths), np.sort([0.25] * (12 * 9) + [0.375] * (8 * 13)), rtol=1e-5)
+    fresh = addon.api.add_terrain(bpy.context, addon.api.NoiseSpec(kind="perlin", octaves=3, seed=5),
+                                  addon.api.Domain(offset=(0.125, 0.25, 0.375)), x_subdivisions=12, y_subdivisions=8,
+                                  size=3.0, height=0.75)  # fmt: skip
+    np.testing.assert_array_equal(_positions(obj), _positions(fresh))
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (
+            "terrain.noise.octaves = 99",
+            r"^octaves: the preset sets 99, which this setting cannot hold \(allowed: 1 to 16\)",
+        ),
+        ("terrain.falloff_width = 3.5", r"^falloff_width: the preset sets 3.5, .*allowed: 0 to 1"),
+        ("terrain.x_subdivisions = 0", r"^x_subdivisions: the preset sets 0"),
+        ("terrain.erosion.talus_angle = 120.0", r"^talus_angle: the preset sets 120.0"),
+        ("terrain.size = -2.0", r"^size: the preset sets -2.0"),
+    ],
+)
+def test_a_preset_out_of_range_is_refused_and_undone(bpy_empty, addon, tmp_path: Path, line: str, message: str):
+    """Blender clamps out-of-range values as they are set; the preset is refused, naming the setting."""
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)
+    before = scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)
+    preset = tmp_path / "clamped.py"
+    preset.write_text(
+        f"import bpy\nterrain = bpy.context.active_object.noisewright_terrain\nterrain.height = 0.5\n{line}\n"
+    )
+    with pytest.raises(addon.api.UserError, match=message):
+        addon.terrain_presets.apply_preset(bpy.context, obj, preset)
+    assert (scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)) == before
+
+
+def test_a_preset_of_the_wrong_type_names_the_setting(bpy_empty, addon, tmp_path: Path):
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)
+    before = scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)
+    preset = tmp_path / "typo.py"
+    preset.write_text("terrain.noise.octaves = 5\nterrain.noise.persistence = 'high'\n")
+    with pytest.raises(addon.api.UserError, match=r"^persistence: the preset 'typo.py' failed: TypeError"):
+        addon.terrain_presets.apply_preset(bpy.context, obj, preset)
+    assert (scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)) == before

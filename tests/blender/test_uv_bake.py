@@ -131,3 +131,32 @@ def test_operator_needs_a_mesh_with_uvs(bpy_empty, addon):
     bpy.context.view_layer.update()
     with pytest.raises(RuntimeError, match="uv_map: 'Plane' has no UV map; unwrap it first"):
         bpy.ops.noisewright.bake_uv(width=16, height=16)
+
+
+def test_udim_bake_with_a_folder_in_the_way_writes_no_tile(bpy_empty, addon, tmp_path):
+    bpy = bpy_empty
+    cube = udim_cube(bpy)
+    (tmp_path / "n.1001.png").mkdir()
+    (tmp_path / "n.1002.png").write_bytes(b"old tile")
+    before = scene_state(bpy)
+    with pytest.raises(addon.api.UserError, match="filepath: Blender could not save"):
+        addon.api.bake_uv(bpy.context, cube, addon.noise_core.NoiseSpec(), width=16, height=16, save_format="PNG",
+                          filepath=str(tmp_path / "n.png"))  # fmt: skip
+    assert scene_state(bpy) == before and len(bpy.data.images) == 0
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["n.1001.png", "n.1002.png"]
+    assert (tmp_path / "n.1002.png").read_bytes() == b"old tile"
+
+
+def test_faces_outside_the_udim_tiles_are_reported(bpy_empty, addon):
+    bpy = bpy_empty
+    bpy.ops.mesh.primitive_cube_add()
+    cube = bpy.context.active_object
+    uv = cube.data.uv_layers.active.uv
+    for loop in cube.data.polygons[2].loop_indices:  # face 2 half past the left edge of tile 1001
+        uv[loop].vector = (uv[loop].vector[0] - 0.5, uv[loop].vector[1])
+    heard = []
+    image = addon.api.bake_uv(bpy.context, cube, addon.noise_core.NoiseSpec(), width=16, height=16, warn=heard.append)
+    assert image.source != "TILED"
+    assert heard == ["uv_map: faces of 'Cube' 2 (1 of 6) reach outside the UDIM tiles 1001-1100 (u and v from 0 to "
+                     "10); the parts outside are not baked"]  # fmt: skip
+    assert bpy.ops.noisewright.bake_uv(width=16, height=16, image_name="Again") == {"FINISHED"}
