@@ -29,7 +29,7 @@ from .hill import hill
 from .lattice_noise import lattice_1d, lattice_2d, lattice_3d, lattice_4d, lattice_block_2d, lattice_block_3d
 from .schema import FAMILY_CELLULAR, FAMILY_HILL, FAMILY_LATTICE, FAMILY_SIMPLEX, FAMILY_VORONOI, FAMILY_WHITE
 from .simplex import simplex_1d, simplex_2d, simplex_3d, simplex_4d, simplex_block_2d, simplex_block_3d
-from .voronoi import voronoi_1d, voronoi_block_2d, voronoi_block_3d
+from .voronoi import GENERAL, voronoi_1d, voronoi_block_2d, voronoi_block_3d, voronoi_general
 from .white import white
 
 
@@ -75,6 +75,8 @@ def _simplex_4d(variant, x, y, z, w, seed, frequency, period, params):
 
 @jit
 def _voronoi_1d(variant, x, y, z, w, seed, frequency, period, params):
+    if variant == GENERAL:
+        return voronoi_general(1, params, x, y, z, seed, frequency, period)
     return voronoi_1d(variant, int(params[0]), params[1], x, seed, frequency, period)
 
 

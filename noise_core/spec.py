@@ -52,8 +52,10 @@ class NoiseSpec:
     warp_frequency: float = 2.0
     warp_octaves: int = 1
     distance: str | None = None
+    exponent: float = 0.5
     function: str | None = None
     jitter: float = 1.0
+    smoothing: float = 1.0
     density: float = 4.0
     smoothness: float = 2.0
     sines: int = 12
