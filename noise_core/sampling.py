@@ -25,9 +25,18 @@ from __future__ import annotations
 
 from ._jit import jit
 from .cellular import cellular_block
+from .gabor import gabor_block
 from .hill import hill
 from .lattice_noise import lattice_1d, lattice_2d, lattice_3d, lattice_4d, lattice_block_2d, lattice_block_3d
-from .schema import FAMILY_CELLULAR, FAMILY_HILL, FAMILY_LATTICE, FAMILY_SIMPLEX, FAMILY_VORONOI, FAMILY_WHITE
+from .schema import (
+    FAMILY_CELLULAR,
+    FAMILY_GABOR,
+    FAMILY_HILL,
+    FAMILY_LATTICE,
+    FAMILY_SIMPLEX,
+    FAMILY_VORONOI,
+    FAMILY_WHITE,
+)
 from .simplex import simplex_1d, simplex_2d, simplex_3d, simplex_4d, simplex_block_2d, simplex_block_3d
 from .voronoi import GENERAL, voronoi_1d, voronoi_block_2d, voronoi_block_3d, voronoi_general
 from .white import white
@@ -146,6 +155,8 @@ BLOCK_SAMPLERS = {
     (FAMILY_CELLULAR, 3): cellular_block,
     (FAMILY_VORONOI, 2): voronoi_block_2d,
     (FAMILY_VORONOI, 3): voronoi_block_3d,
+    (FAMILY_GABOR, 2): gabor_block,
+    (FAMILY_GABOR, 3): gabor_block,
 }
 """``values[i] = sample(..., xs[i], ys[i], zs[i], ...)`` for a block, per ``(family, dim)``: for the families
 that compute a block faster than point by point; the families' own block functions, all with the arguments

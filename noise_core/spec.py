@@ -63,6 +63,11 @@ class NoiseSpec:
     distribution: str = "uniform"
     alpha: float = 1.0
     beta: float = 1.0
+    gabor_frequency: float = 2.0
+    anisotropy: float = 1.0
+    orientation: float = 0.7853981633974483
+    orientation_3d: tuple[float, ...] | None = None
+    output: str = "value"
 
     def __post_init__(self) -> None:
         kind = kind_info(self.kind)
