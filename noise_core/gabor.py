@@ -58,7 +58,8 @@ OUTPUT_CODES = {"value": 0, "phase": 1, "intensity": 2}
 VALUE, PHASE, INTENSITY = 0, 1, 2
 SIGMA_2D = math.sqrt(IMPULSES * 0.5 * 0.25)
 SIGMA_3D = math.sqrt(IMPULSES * 0.5 / (4.0 * math.sqrt(2.0)))
-DEFAULT_ORIENTATION = math.pi / 4
+DEFAULT_ORIENTATION = 0.7853981852531433
+"""pi/4 (Blender's default) rounded to float32, as Blender's properties store it."""
 MAX_GABOR_FREQUENCY = 1000.0
 
 

@@ -65,7 +65,7 @@ class NoiseSpec:
     beta: float = 1.0
     gabor_frequency: float = 2.0
     anisotropy: float = 1.0
-    orientation: float = 0.7853981633974483
+    orientation: float = 0.7853981852531433
     orientation_3d: tuple[float, ...] | None = None
     output: str = "value"
 

@@ -17,7 +17,7 @@ from noise_core import gabor
 from . import reference
 
 
-def gabor_reference(seed, point, frequency, kernel_frequency=2.0, anisotropy=1.0, orientation=math.pi / 4,
+def gabor_reference(seed, point, frequency, kernel_frequency=2.0, anisotropy=1.0, orientation=gabor.DEFAULT_ORIENTATION,
                     direction=(1.0, 1.0, 0.0), output="value", period=0):  # fmt: skip
     """Lagae's sparse convolution with Blender's choices (8 impulses, Bernoulli weights, Hann-windowed Gaussian),
     in float64 with the exact window, sine and cosine."""
@@ -88,7 +88,7 @@ def test_matches_plain_python(dim: int, output: str, samples: np.ndarray) -> Non
     for case in cases:
         spec = nc.NoiseSpec(
             kind="gabor", seed=11, frequency=3.0, gabor_frequency=case["kernel_frequency"],
-            anisotropy=case["anisotropy"], orientation=case.get("orientation", math.pi / 4),
+            anisotropy=case["anisotropy"], orientation=case.get("orientation", gabor.DEFAULT_ORIENTATION),
             orientation_3d=case.get("direction"), output=output, tiling="period" in case,
         )  # fmt: skip
         expected = np.array([gabor_reference(11, tuple(p), 3.0, output=output, **case) for p in points])
