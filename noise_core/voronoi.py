@@ -469,6 +469,17 @@ def _ring_hash(h, dim, cx, cy, cz, u, v, w, period):
 
 
 @jit
+def _ring_point(slot, points, ring, dim, h, cx, cy, cz, gx, gy, gz, jitter, period):
+    """Point ``slot % points`` of cell ``slot // points`` of the ``(2 ring + 1)^dim`` block: whether the cell is on
+    the block's shell (``_ring_cell``), its hash, the point's index and its vector from the sample."""
+    point = slot % points
+    u, v, w, shell = _ring_cell(slot // points, ring, dim)
+    hc = _ring_hash(h, dim, cx, cy, cz, u, v, w, period)
+    ox, oy, oz = _cell_point(hc, dim, point, jitter)
+    return shell, hc, point, ox + (u - gx), oy + (v - gy), oz + (w - gz)
+
+
+@jit
 def _smoothstep(x):
     """``smoothstep(0, 1, x)``: ``x^2 (3 - 2x)`` of ``x`` clamped to [0, 1]."""
     t = min(max(x, 0.0), 1.0)
@@ -517,14 +528,11 @@ def voronoi_general(dim, params, x, y, z, seed, frequency, period):
         reach = np.float64((ring - 1) * (ring - 1)) if metric == SQUARED else np.float64(ring - 1)
         if ring > 1 and (function != SMOOTH_F1 or reach >= f1 + k):
             break
-        for index in range((2 * ring + 1) ** dim):
-            u, v, w, shell = _ring_cell(index, ring, dim)
-            if not shell:
-                continue
-            hc = _ring_hash(h, dim, cx, cy, cz, u, v, w, period)
-            for point in range(points):
-                ox, oy, oz = _cell_point(hc, dim, point, jitter)
-                dx, dy, dz = ox + (u - gx), oy + (v - gy), oz + (w - gz)
+        for slot in range(points * (2 * ring + 1) ** dim):
+            shell, hc, point, dx, dy, dz = _ring_point(
+                slot, points, ring, dim, h, cx, cy, cz, gx, gy, gz, jitter, period
+            )
+            if shell:
                 d = _general_distance(metric, exponent, dx, dy, dz)
                 if d < f1:
                     nearest_hash = hc
@@ -549,14 +557,9 @@ def voronoi_general(dim, params, x, y, z, seed, frequency, period):
         bound = (ring - 1 - nearest) / 2.0 if function == DISTANCE_TO_EDGE else ring - 1 - nearest
         if ring > 1 and bound >= best:
             break
-        for index in range((2 * ring + 1) ** dim):
-            u, v, w, shell = _ring_cell(index, ring, dim)
-            if not shell:
-                continue
-            hc = _ring_hash(h, dim, cx, cy, cz, u, v, w, period)
-            for point in range(points):
-                ox, oy, oz = _cell_point(hc, dim, point, jitter)
-                qx, qy, qz = ox + (u - gx), oy + (v - gy), oz + (w - gz)
+        for slot in range(points * (2 * ring + 1) ** dim):
+            shell, _, _, qx, qy, qz = _ring_point(slot, points, ring, dim, h, cx, cy, cz, gx, gy, gz, jitter, period)
+            if shell:
                 ex, ey, ez = qx - vx, qy - vy, qz - vz
                 apart = np.sqrt(ex * ex + ey * ey + ez * ez)
                 if apart > 1e-9:
