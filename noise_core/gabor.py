@@ -81,8 +81,8 @@ def _range(spec: NoiseSpec) -> tuple[float, float]:
 
 
 def _pack(spec: NoiseSpec, dim: int) -> np.ndarray:
-    """``[F, isotropy, output, 1 / (6 sigma), first angle (turns), second angle (turns), o_x, o_y, o_z]``: in 2D
-    the orientation angle and its direction, in 3D the inclination and azimuth of the unit direction."""
+    """``[F, isotropy, output, 1 / (6 sigma), first angle (turns), second angle (turns), o_x, o_y, o_z, impulses]``:
+    in 2D the orientation angle and its direction, in 3D the inclination and azimuth of the unit direction."""
     if dim == 2:
         theta = spec.orientation
         angles = (theta / (2.0 * math.pi), 0.0)
@@ -99,7 +99,8 @@ def _pack(spec: NoiseSpec, dim: int) -> np.ndarray:
         direction = (x, y, z)
         sigma = SIGMA_3D
     isotropy = 1.0 - spec.anisotropy
-    values = [spec.gabor_frequency, isotropy, OUTPUT_CODES[spec.output], 1.0 / (6.0 * sigma), *angles, *direction]
+    values = [spec.gabor_frequency, isotropy, OUTPUT_CODES[spec.output], 1.0 / (6.0 * sigma), *angles, *direction,
+              IMPULSES]  # fmt: skip
     return np.array(values, dtype=np.float64)
 
 
@@ -248,9 +249,9 @@ def _impulse(dim, accumulator, k, px, py, pz, frequency, isotropy, a0, b0, ox, o
 
 @inline
 def gabor_block(variant, dim, xs, ys, zs, seed, frequency, period, params, values):
-    """Gabor noise of a block (2D or 3D): for each of the 3^d neighbour cells, every sample's eight impulses in a
-    loop over the samples (straight-line float32, which vectorises); the block samplers' arguments
-    (``sampling.BLOCK_SAMPLERS``; ``params`` from ``_pack``)."""
+    """Gabor noise of a block (2D or 3D): for each of the 3^d neighbour cells and each impulse, one loop over the
+    samples adds that impulse's kernel (straight-line float32, which vectorises; one loop, so it compiles
+    quickly); the block samplers' arguments (``sampling.BLOCK_SAMPLERS``; ``params`` from ``_pack``)."""
     n = values.shape[0]
     kernel_frequency = np.float32(params[0])
     isotropy = np.float32(params[1])
@@ -273,26 +274,25 @@ def gabor_block(variant, dim, xs, ys, zs, seed, frequency, period, params, value
         real[i] = _ZERO
         imaginary[i] = _ZERO
     h = hash_seed(seed)
-    depth = 1 if dim == 3 else 0
-    for u in range(-1, 2):
-        for v in range(-1, 2):
-            for w in range(-depth, depth + 1):
-                for i in range(n):
-                    a = eat(h, validate_single_step(np.int64(cells[0, i]) + u, period))
-                    a = eat(a, validate_single_step(np.int64(cells[1, i]) + v, period))
-                    if dim == 3:
-                        a = eat(a, validate_single_step(np.int64(cells[2, i]) + w, period))
-                    px = offsets[0, i] - np.float32(u)
-                    py = offsets[1, i] - np.float32(v)
-                    pz = offsets[2, i] - np.float32(w) if dim == 3 else _ZERO
-                    re = _ZERO
-                    im = _ZERO
-                    for k in range(IMPULSES):
-                        c, sn = _impulse(dim, a, k, px, py, pz, kernel_frequency, isotropy, a0, b0, ox, oy, oz)
-                        re += c
-                        im += sn
-                    real[i] += re
-                    imaginary[i] += im
+    cells_around = 27 if dim == 3 else 9
+    impulses = int(params[9])  # IMPULSES, read at run time: LLVM then keeps this loop rolled (compile time)
+    for job in range(cells_around * impulses):
+        k = job % impulses
+        cell = job // impulses
+        u = cell % 3 - 1
+        v = (cell // 3) % 3 - 1
+        w = cell // 9 - 1
+        for i in range(n):
+            a = eat(h, validate_single_step(np.int64(cells[0, i]) + u, period))
+            a = eat(a, validate_single_step(np.int64(cells[1, i]) + v, period))
+            if dim == 3:
+                a = eat(a, validate_single_step(np.int64(cells[2, i]) + w, period))
+            px = offsets[0, i] - np.float32(u)
+            py = offsets[1, i] - np.float32(v)
+            pz = offsets[2, i] - np.float32(w) if dim == 3 else _ZERO
+            c, sn = _impulse(dim, a, k, px, py, pz, kernel_frequency, isotropy, a0, b0, ox, oy, oz)
+            real[i] += c
+            imaginary[i] += sn
     for i in range(n):
         re = real[i]
         im = imaginary[i]
