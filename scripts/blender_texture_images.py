@@ -1,7 +1,7 @@
 """The pictures of docs/blender-textures.md: one 192x192 tile per look (`python scripts/blender_texture_images.py`).
 
 Each tile is ``evaluate_grid`` of the spec, mapped from its documented range to [0, 1] (``ranges.to_unit``),
-written as an 8-bit PNG into ``docs/images/blender/``; ``strip.png`` puts them side by side for the README.
+written as an 8-bit PNG into ``docs/images/blender/``; ``strip.png`` puts them side by side for docs/noise-library.md.
 """
 
 from __future__ import annotations
