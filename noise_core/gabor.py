@@ -121,6 +121,7 @@ KIND = Kind(
             ui_minimum=0.001,
             soft_minimum=0.25,
             soft_maximum=16.0,
+            title="Frequency",
         ),
         Option(
             "anisotropy",
@@ -139,6 +140,7 @@ KIND = Kind(
             maximum=1000.0,
             soft_minimum=-math.pi,
             soft_maximum=math.pi,
+            subtype="ANGLE",
         ),
         Option(
             "orientation_3d",

@@ -198,6 +198,7 @@ KIND = Kind(
             minimum=0.0,
             maximum=1.0,
             requires=Requires("function", "smooth_f1", "only used with function='smooth_f1'"),
+            title="Smoothness",
         ),
     ),
     True,

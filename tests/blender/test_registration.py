@@ -108,6 +108,9 @@ def test_invalid_settings_give_the_specs_message(bpy_empty, addon):
 def test_blender_texture_options_reach_the_spec(bpy_empty, addon):
     """Voronoi's smooth F1 and Minkowski settings and Gabor's (its 3D orientation typed as numbers) become the
     spec's fields; the options that do not apply stay out."""
+    properties = addon.properties.NoiseSettings.bl_rna.properties
+    assert (properties["smoothing"].name, properties["gabor_frequency"].name) == ("Smoothness", "Frequency")
+    assert properties["orientation"].subtype == "ANGLE"  # radians, shown in degrees as Blender's node
     settings = bpy_empty.context.scene.noisewright
     settings.kind = "voronoi"
     settings.function = "smooth_f1"
