@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import runpy
 import subprocess
 import sys
 import tempfile
@@ -27,6 +28,8 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
+BENCH = runpy.run_path(str(ROOT / "scripts" / "bench.py"), run_name="bench")
+"""``scripts/bench.py``'s functions (its grid of vertices)."""
 SCALE = 4.0
 FREQUENCY = 2.0
 FIRST_USE = r"""
@@ -74,14 +77,6 @@ def _tree(bpy, dim: int, anisotropy: float | None):
     return tree
 
 
-def _grid(bpy, grid: int, name: str):
-    bpy.ops.object.select_all(action="DESELECT")
-    bpy.ops.mesh.primitive_grid_add(x_subdivisions=grid - 1, y_subdivisions=grid - 1, size=2.0)
-    obj = bpy.context.active_object
-    obj.name = name
-    return obj
-
-
 def _positions(mesh) -> np.ndarray:
     co = np.empty(len(mesh.vertices) * 3, dtype=np.float32)
     mesh.attributes["position"].data.foreach_get("vector", co)
@@ -114,11 +109,11 @@ def _case(bpy, nc, grid: int, dim: int, anisotropy: float, repeat: int) -> dict:
     depsgraph = bpy.context.evaluated_depsgraph_get()
     nodes = {}
     for key, value in (("gabor", anisotropy), ("constant", None)):
-        obj = _grid(bpy, grid, f"{key} {dim} {anisotropy}")
+        obj = BENCH["_grid_object"](bpy, grid, f"{key} {dim} {anisotropy}")
         obj.modifiers.new("Gabor", "NODES").node_group = _tree(bpy, dim, value)
         nodes[key] = obj
     spec = nc.NoiseSpec(kind="gabor", frequency=SCALE, gabor_frequency=FREQUENCY, anisotropy=anisotropy)
-    ours = _grid(bpy, grid, f"ours {dim} {anisotropy}")
+    ours = BENCH["_grid_object"](bpy, grid, f"ours {dim} {anisotropy}")
     points = _positions(ours.data)[:, :dim].copy()
     nc.evaluate(spec, points[:4])
     best = dict.fromkeys(("nodes", "nodes_constant", "ours", "ours_evaluate"), np.inf)
