@@ -120,21 +120,22 @@ def applicable_options(settings: NoiseSettings) -> tuple[str, ...]:
     return tuple(o.name for o in options if o.requires is None or _holds(settings, o.requires))
 
 
-def parse_sizes(text: str) -> tuple[float, ...] | None:
-    """Hill ``sizes`` from comma- or space-separated numbers; blank means none (derived from sines)."""
+def parse_sizes(text: str, name: str = "sizes") -> tuple[float, ...] | None:
+    """A tuple option (hill ``sizes``, Gabor ``orientation_3d``) from comma- or space-separated numbers; blank
+    means none (the option's default)."""
     words = text.replace(",", " ").split()
     if not words:
         return None
     try:
         return tuple(float(word) for word in words)
     except ValueError:
-        raise UserError(f"sizes: expected numbers separated by commas, got {text!r}") from None
+        raise UserError(f"{name}: expected numbers separated by commas, got {text!r}") from None
 
 
 def _option_value(settings: NoiseSettings, name: str) -> object:
     value = getattr(settings, name)
-    if name == "sizes":
-        return parse_sizes(value)
+    if options_by_name()[name].type is tuple:
+        return parse_sizes(value, name)
     if isinstance(value, str) and value not in choices(settings.kind, name):
         return None
     return value
@@ -163,7 +164,7 @@ def from_spec(settings: NoiseSettings, spec: NoiseSpec) -> None:
     options = options_by_name()
     for name in names:
         value = getattr(spec, name)
-        if name == "sizes":
+        if options[name].type is tuple:
             value = "" if value is None else ", ".join(map(repr, value))  # repr: exact round trip
         if value is not None:
             setattr(settings, property_name(options[name]), value)

@@ -11,6 +11,10 @@ Voronoi lies in [0, 1] for every metric and function: F1, F2 and F2 - F1 are
 clamped to 1 (``voronoi.py``; Chebyshev never exceeds 1, squared and Manhattan are
 clamped, Worley is ``sqrt(min(d^2, 1))``), and ``cell`` is in [0, 1).
 
+Voronoi's Blender functions (smooth F1, distance to edge, n-sphere radius) and the Minkowski metric are
+clamped to [0, 1] too. White noise lies in [0, 1) (24-bit values). Gabor noise's ``value`` lies in [-1, 1],
+its ``phase`` and ``intensity`` in [0, 1] (``gabor.py``: the sum over 6 sigma, clamped).
+
 Cellular noise lies in [0, 1]: every function is clamped there, as seed 003 does.
 Hill noise lies in [0, 1] for ``distribution="uniform"`` and in [-1, 1] for ``"raw"``
 (the sum divided by the sum of sizes). ``"weibull"`` lies in ``[0, alpha * (20 ln 2) **

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from . import cellular, hill, lattice_noise, simplex, voronoi
+from . import cellular, gabor, hill, lattice_noise, simplex, voronoi, white
 from .fractal_modes import MODE_CODES, USES_GAIN, USES_OFFSET
 from .schema import Kind, Option, Requires
 
@@ -21,7 +21,8 @@ if TYPE_CHECKING:
     from .spec import NoiseSpec
 
 KINDS: dict[str, Kind] = {
-    kind.name: kind for kind in (*lattice_noise.KINDS, *simplex.KINDS, voronoi.KIND, cellular.KIND, hill.KIND)
+    kind.name: kind
+    for kind in (*lattice_noise.KINDS, *simplex.KINDS, voronoi.KIND, cellular.KIND, hill.KIND, white.KIND, gabor.KIND)
 }
 
 MAX_OCTAVES = 16

@@ -25,11 +25,21 @@ from __future__ import annotations
 
 from ._jit import jit
 from .cellular import cellular_block
+from .gabor import gabor_block
 from .hill import hill
 from .lattice_noise import lattice_1d, lattice_2d, lattice_3d, lattice_4d, lattice_block_2d, lattice_block_3d
-from .schema import FAMILY_CELLULAR, FAMILY_HILL, FAMILY_LATTICE, FAMILY_SIMPLEX, FAMILY_VORONOI
+from .schema import (
+    FAMILY_CELLULAR,
+    FAMILY_GABOR,
+    FAMILY_HILL,
+    FAMILY_LATTICE,
+    FAMILY_SIMPLEX,
+    FAMILY_VORONOI,
+    FAMILY_WHITE,
+)
 from .simplex import simplex_1d, simplex_2d, simplex_3d, simplex_4d, simplex_block_2d, simplex_block_3d
-from .voronoi import voronoi_1d, voronoi_block_2d, voronoi_block_3d
+from .voronoi import GENERAL, voronoi_1d, voronoi_block_2d, voronoi_block_3d, voronoi_general
+from .white import white
 
 
 @jit
@@ -74,6 +84,8 @@ def _simplex_4d(variant, x, y, z, w, seed, frequency, period, params):
 
 @jit
 def _voronoi_1d(variant, x, y, z, w, seed, frequency, period, params):
+    if variant == GENERAL:
+        return voronoi_general(1, params, x, y, z, seed, frequency, period)
     return voronoi_1d(variant, int(params[0]), params[1], x, seed, frequency, period)
 
 
@@ -92,6 +104,26 @@ def _hill_3d(variant, x, y, z, w, seed, frequency, period, params):
     return hill(3, x, y, z, frequency, params)
 
 
+@jit
+def _white_1d(variant, x, y, z, w, seed, frequency, period, params):
+    return white(1, x, y, z, w, seed, frequency, period)
+
+
+@jit
+def _white_2d(variant, x, y, z, w, seed, frequency, period, params):
+    return white(2, x, y, z, w, seed, frequency, period)
+
+
+@jit
+def _white_3d(variant, x, y, z, w, seed, frequency, period, params):
+    return white(3, x, y, z, w, seed, frequency, period)
+
+
+@jit
+def _white_4d(variant, x, y, z, w, seed, frequency, period, params):
+    return white(4, x, y, z, w, seed, frequency, period)
+
+
 SAMPLERS = {
     (FAMILY_LATTICE, 1): _lattice_1d,
     (FAMILY_LATTICE, 2): _lattice_2d,
@@ -105,6 +137,10 @@ SAMPLERS = {
     (FAMILY_HILL, 1): _hill_1d,
     (FAMILY_HILL, 2): _hill_2d,
     (FAMILY_HILL, 3): _hill_3d,
+    (FAMILY_WHITE, 1): _white_1d,
+    (FAMILY_WHITE, 2): _white_2d,
+    (FAMILY_WHITE, 3): _white_3d,
+    (FAMILY_WHITE, 4): _white_4d,
 }
 """The single-octave noise value at one point, per ``(family, dim)`` without a block sampler (arguments
 ``variant, x, y, z, seed, frequency, period, params``)."""
@@ -119,6 +155,8 @@ BLOCK_SAMPLERS = {
     (FAMILY_CELLULAR, 3): cellular_block,
     (FAMILY_VORONOI, 2): voronoi_block_2d,
     (FAMILY_VORONOI, 3): voronoi_block_3d,
+    (FAMILY_GABOR, 2): gabor_block,
+    (FAMILY_GABOR, 3): gabor_block,
 }
 """``values[i] = sample(..., xs[i], ys[i], zs[i], ...)`` for a block, per ``(family, dim)``: for the families
 that compute a block faster than point by point; the families' own block functions, all with the arguments

@@ -21,6 +21,8 @@ FAMILY_SIMPLEX = 1
 FAMILY_VORONOI = 2
 FAMILY_CELLULAR = 3
 FAMILY_HILL = 4
+FAMILY_WHITE = 5
+FAMILY_GABOR = 6
 """Family codes: which sampling function a kernel compiles (``sampling.py``)."""
 
 

@@ -52,8 +52,10 @@ class NoiseSpec:
     warp_frequency: float = 2.0
     warp_octaves: int = 1
     distance: str | None = None
+    exponent: float = 0.5
     function: str | None = None
     jitter: float = 1.0
+    smoothing: float = 1.0
     density: float = 4.0
     smoothness: float = 2.0
     sines: int = 12
@@ -61,6 +63,11 @@ class NoiseSpec:
     distribution: str = "uniform"
     alpha: float = 1.0
     beta: float = 1.0
+    gabor_frequency: float = 2.0
+    anisotropy: float = 1.0
+    orientation: float = 0.7853981852531433
+    orientation_3d: tuple[float, ...] | None = None
+    output: str = "value"
 
     def __post_init__(self) -> None:
         kind = kind_info(self.kind)

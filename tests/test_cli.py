@@ -105,3 +105,27 @@ def test_module_entry_point(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert out.exists() and "wrote" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("arguments", "options"),
+    [
+        (
+            ["--kind", "gabor", "--gabor-frequency", "3", "--anisotropy", "0.5", "--orientation", "1.2",
+             "--output", "intensity"],
+            {"kind": "gabor", "gabor_frequency": 3.0, "anisotropy": 0.5, "orientation": 1.2, "output": "intensity"},
+        ),
+        (
+            ["--kind", "voronoi", "--function", "smooth_f1", "--smoothing", "0.4", "--distance", "minkowski",
+             "--exponent", "3"],
+            {"kind": "voronoi", "function": "smooth_f1", "smoothing": 0.4, "distance": "minkowski", "exponent": 3.0},
+        ),
+        (["--kind", "white", "--frequency", "8", "--tiling"], {"kind": "white", "frequency": 8.0, "tiling": True}),
+    ],
+)  # fmt: skip
+def test_blender_texture_kinds_bake(tmp_path: Path, arguments: list[str], options: dict) -> None:
+    """The Blender texture kinds and their options are flags (from the registry) and bake what the spec computes."""
+    out = tmp_path / "b.tiff"
+    assert main(["bake", *arguments, "--size", "24", "--out", str(out)]) == 0
+    spec = nc.NoiseSpec(**options)
+    np.testing.assert_allclose(read_image(out), to_unit(spec, nc.evaluate_grid(spec, (24, 24))), atol=0.0)

@@ -15,7 +15,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 import noise_core as nc
-from noise_core import hill
+from noise_core import gabor, hill, voronoi
 from noise_core.registry import KINDS, MAX_OCTAVES, MAX_PERSISTENCE, SEED_MAX, SEED_MIN
 
 LOG10_WEIBULL_BASE = math.log10(20.0 * math.log(2.0))
@@ -76,10 +76,25 @@ def hill_sizes(draw: st.DrawFn) -> tuple[float, ...]:
 def option_fields(draw: st.DrawFn, kind: str, tiled: bool) -> dict:
     """The kind's own options within their documented limits."""
     if kind == "voronoi":
-        return {
+        fields = {
             "distance": draw(st.sampled_from(_choices("voronoi", "distance"))),
             "function": draw(st.sampled_from(_choices("voronoi", "function"))),
             "jitter": draw(st.floats(0.0, 1.0)),
+        }
+        if fields["function"] in voronoi.EUCLIDEAN_ONLY:
+            fields["distance"] = "worley"
+        if fields["distance"] == "minkowski":
+            fields["exponent"] = draw(st.floats(0.0, voronoi.MAX_EXPONENT, exclude_min=True))
+        if fields["function"] == "smooth_f1":
+            fields["smoothing"] = draw(st.floats(0.0, 1.0))
+        return fields
+    if kind == "gabor":
+        return {
+            "gabor_frequency": draw(st.floats(0.0, gabor.MAX_GABOR_FREQUENCY, exclude_min=True)),
+            "anisotropy": draw(st.floats(0.0, 1.0)),
+            "orientation": draw(st.floats(-1000.0, 1000.0)),
+            "orientation_3d": draw(st.none() | st.tuples(*[st.floats(-1e3, 1e3)] * 3).filter(any)),
+            "output": draw(st.sampled_from(_choices("gabor", "output"))),
         }
     if kind == "cellular":
         # Tiled, only the default metric: the wrap happens before hashing, whatever the metric, and every

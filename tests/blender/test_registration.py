@@ -64,7 +64,7 @@ def test_settings_mirror_every_noise_spec_field(bpy_empty, addon):
         assert not getattr(properties[name], "is_array", False), field.name
 
 
-@pytest.mark.parametrize("kind", ["value", "perlin", "voronoi", "cellular", "hill"])
+@pytest.mark.parametrize("kind", ["value", "perlin", "voronoi", "cellular", "hill", "white", "gabor"])
 def test_fresh_settings_map_to_the_kinds_default_spec(bpy_empty, addon, kind):
     if kind not in addon.noise_core.kind_names():
         pytest.skip(f"kind {kind!r} is not in noise_core yet")
@@ -103,6 +103,39 @@ def test_invalid_settings_give_the_specs_message(bpy_empty, addon):
     with pytest.raises(addon.errors.UserError, match=r"^frequency: tiling needs a whole-number frequency"):
         addon.mapping.to_spec(settings)
     assert addon.ui.settings_error(settings).startswith("frequency:")
+
+
+def test_blender_texture_options_reach_the_spec(bpy_empty, addon):
+    """Voronoi's smooth F1 and Minkowski settings and Gabor's (its 3D orientation typed as numbers) become the
+    spec's fields; the options that do not apply stay out."""
+    properties = addon.properties.NoiseSettings.bl_rna.properties
+    assert (properties["smoothing"].name, properties["gabor_frequency"].name) == ("Smoothness", "Frequency")
+    assert properties["orientation"].subtype == "ANGLE"  # radians, shown in degrees as Blender's node
+    settings = bpy_empty.context.scene.noisewright
+    settings.kind = "voronoi"
+    settings.function = "smooth_f1"
+    settings.smoothing = 0.25
+    settings.distance = "minkowski"
+    settings.exponent = 3.0
+    expected = {"function": "smooth_f1", "smoothing": 0.25, "distance": "minkowski", "exponent": 3.0}
+    assert addon.mapping.to_spec(settings) == addon.noise_core.NoiseSpec(kind="voronoi", **expected)
+    settings.kind = "gabor"
+    assert set(addon.mapping.applicable_options(settings)) == {
+        "gabor_frequency", "anisotropy", "orientation", "orientation_3d", "output",
+    }  # fmt: skip
+    settings.gabor_frequency = 3.0
+    settings.anisotropy = 0.5
+    settings.orientation_3d = "0, 0.5, 1"
+    settings.output = "phase"
+    spec = addon.mapping.to_spec(settings)
+    assert spec == addon.noise_core.NoiseSpec(
+        kind="gabor", gabor_frequency=3.0, anisotropy=0.5, orientation_3d=(0.0, 0.5, 1.0), output="phase"
+    )
+    settings.orientation_3d = "0 0 0"
+    with pytest.raises(addon.errors.UserError, match=r"^orientation_3d: the direction must have"):
+        addon.mapping.to_spec(settings)
+    addon.mapping.from_spec(settings, spec)
+    assert settings.orientation_3d == "0.0, 0.5, 1.0"
 
 
 def test_sizes_text_must_be_numbers(bpy_empty, addon):
