@@ -43,7 +43,7 @@ def save_image(image: bpy.types.Image, path: str, file_format: str, grayscale: b
     """Write ``image`` to ``path`` with Blender's image writer: PNG 16-bit (``PNG_8``: 8-bit) or OpenEXR
     32-bit float.
 
-    Written whole or not at all (``noise_core.files.replacing``): into a temporary file beside ``path``,
+    Written whole or not at all (``noise_core.files.replacing_all``): into a temporary file beside ``path``,
     checked (``check_written``), then renamed over it; on failure an existing file at ``path`` is kept
     and ``RuntimeError`` (Blender's writer) or ``OSError`` is raised.
     """

@@ -285,13 +285,13 @@ def test_bake_into_a_loaded_image_of_another_size_resizes_it(bpy_empty, addon, t
 
 @contextlib.contextmanager
 def _writer_fails(addon, monkeypatch):
-    """Blender's image writer fails for real: ``replacing`` hands it a path in a folder it cannot write."""
+    """Blender's image writer fails for real: ``replacing_all`` hands it paths in a folder it cannot write."""
 
     @contextlib.contextmanager
-    def unwritable(_target):
-        yield Path("/sys/noisewright-cannot-write-here.png")
+    def unwritable(targets, _name):
+        yield [Path(f"/sys/noisewright-cannot-write-here-{index}.png") for index, _ in enumerate(targets)]
 
-    monkeypatch.setattr(addon.image_io, "replacing", unwritable)
+    monkeypatch.setattr(addon.image_io, "replacing_all", unwritable)
     yield
 
 
