@@ -143,3 +143,24 @@ def test_the_operators_and_menu(bpy_empty, addon, tmp_path):
         ("noisewright.import_heightmap", "Heightmap as Noise Terrain"),
         ("noisewright.import_heightmap_grid", "Heightmap as Grid Mesh"),
     ]
+
+
+def test_an_imported_terrain_erodes_and_its_panel_shows_the_base(bpy_empty, addon, tmp_path):
+    bpy = bpy_empty
+    found = _write(addon, tmp_path / "h.r32")
+    obj = addon.api.import_heightmap(bpy.context, str(tmp_path / "h.r32"))
+    obj.noisewright_terrain.erosion.thermal = True
+    addon.api.regenerate_terrain(bpy.context, obj)
+    eroded = _heights(obj).copy()
+    assert not np.array_equal(eroded, found.heights.astype(np.float32))  # thermal erosion moved material
+    assert obj.data.attributes.get("erosion") is not None
+    addon.api.regenerate_terrain(bpy.context, obj)
+    assert np.array_equal(_heights(obj), eroded)
+    drawn = []
+
+    class Layout:
+        def prop(self, _owner, name):
+            drawn.append(name)
+
+    addon.terrain.draw_shape(Layout(), obj.noisewright_terrain)
+    assert drawn[-4:] == ["base_blend", "base_file", "base_low", "base_high"]
