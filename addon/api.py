@@ -6,9 +6,9 @@
     terrain = api.add_terrain(bpy.context, spec, x_subdivisions=256, y_subdivisions=256, height=0.8)
 
 Each function lives in its feature module beside its operator (``displace``, ``terrain``, ``erode``, ``bake``,
-``bake_uv``); this module gathers them. Each checks its arguments once (its options are ``schema.Option`` rows:
-the feature module's ``OPTIONS``) and raises ``UserError`` (``addon/errors.py``) whose message starts with the
-argument's name and says what is allowed; a failure leaves the scene as it was.
+``bake_uv``, ``heightmap_io``); this module gathers them. Each checks its arguments once (its options are
+``schema.Option`` rows: the feature module's ``OPTIONS``) and raises ``UserError`` (``addon/errors.py``) whose
+message starts with the argument's name and says what is allowed; a failure leaves the scene as it was.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from .bake_uv import bake_uv, surface_triangles
 from .displace import displace
 from .erode import erode, erode_image
 from .errors import UserError
+from .heightmap_io import export_heightmap, import_heightmap, import_heightmap_grid
 from .mapping import Domain
 from .noise_core import NoiseSpec
 from .terrain import MAX_SUBDIVISIONS, MAX_VERTICES, add_terrain, edge_falloff, grid, is_terrain, regenerate_terrain
@@ -36,7 +37,10 @@ __all__ = [
     "edge_falloff",
     "erode",
     "erode_image",
+    "export_heightmap",
     "grid",
+    "import_heightmap",
+    "import_heightmap_grid",
     "is_terrain",
     "normal_method_for",
     "regenerate_terrain",

@@ -1,16 +1,20 @@
-"""Heightmaps for game engines: *File > Export > Heightmap* and *File > Import > Heightmap (as Grid Terrain)*.
+"""Heightmaps for game engines: *File > Export > Heightmap*, *File > Import > Heightmap as Noise Terrain* and
+*Heightmap as Grid Mesh*.
 
 ``export_heightmap`` writes the active Noise Terrain or grid mesh as an R16/R32/PNG16/EXR/TIFF heightmap (or a
 tile set) with its JSON sidecar, all or none, through ``noise_core.heightmaps``; an engine preset checks the size
 and gives the numbers for its import dialog (``noise_core.engines``). A Noise Terrain at another resolution is
-regenerated there from its settings (its noise, falloff and erosion evaluated on the new grid, no resampling); any
+regenerated there from its settings (its noise, falloff and erosion evaluated on the new grid, no resampling; its
+base heightmap, if it has one, resampled bilinearly); any
 other grid mesh, or a terrain asked for another shape than its grid's aspect, is resampled bilinearly
 (``heightmaps.resample_bilinear``). Heights are local Z in metres (Blender units times the scene's unit scale);
 the file's first row is the mesh's +Y edge, its first column the -X edge.
 
-``import_heightmap`` reads one back (``heightmaps.read_heightmap``) as a grid mesh: one vertex per sample, the
-heights from the sidecar's range (or ``height`` per unit value). It is a plain grid (Erode, Displace and this
-export work on it), not a Noise Terrain: the terrain settings have no base heightmap to add the noise to.
+``import_heightmap`` reads one back (``heightmaps.read_heightmap``) as a Noise Terrain whose base heightmap it
+is (``terrain.base_heights``): one vertex per sample, the base's range from the sidecar (or ``height`` per unit
+value), Height 0, so it stays re-editable (add noise on top, erode, regenerate, export again). A Noise Terrain is
+square; ``import_heightmap_grid`` adds a heightmap of any shape as a plain grid mesh (Erode, Displace and this
+export work on it).
 """
 
 from __future__ import annotations
@@ -29,7 +33,8 @@ from bpy_extras.object_utils import object_data_add
 
 from . import erosion_io, mesh_io, terrain
 from .errors import UserError
-from .noise_core import heightmaps
+from .mapping import Domain, to_domain, to_spec
+from .noise_core import NoiseSpec, heightmaps
 from .noise_core.engines import ENGINES
 from .noise_core.schema import Option
 from .options import OptionsOperator, checked, properties_of, reports
@@ -221,34 +226,94 @@ def _settings(obj: bpy.types.Object, how: str) -> dict:
     return json.loads(json.dumps(record, default=str))
 
 
-@checked(*IMPORT_OPTIONS)
-def import_heightmap(context: bpy.types.Context, filepath: str, *, size: float, height: float) -> bpy.types.Object:
-    """Add the heightmap ``filepath`` as a grid mesh at the 3D cursor: one vertex per sample, the file's first
-    row at +Y. ``size``: width along X in Blender units (0: from the sidecar's engine spacing, else 1 per sample);
-    heights from the sidecar's range in metres (else ``height`` per unit value). ``UserError`` if the file cannot
-    be read; then nothing is added."""
+def _spacing(numbers: dict, columns: int) -> float | None:
+    """The metres between samples that an engine's import numbers in a sidecar give (Terrain3D's vertex
+    spacing, Unity's terrain size over its quads, Unreal's X scale in cm), None without them."""
+    if "vertex_spacing" in numbers:
+        return float(numbers["vertex_spacing"])
+    if "Terrain Size" in numbers:
+        return float(numbers["Terrain Size"][0]) / (columns - 1)
+    if "Scale (cm)" in numbers:
+        return float(numbers["Scale (cm)"][0]) / 100.0
+    return None
+
+
+def _read(
+    context: bpy.types.Context, filepath: str, size: float, height: float
+) -> tuple[Path, heightmaps.Heightmap, float, float]:
+    """``(path, the heightmap, the X spacing of its samples in Blender units, what its heights are divided by
+    to be Blender units)`` of ``filepath``; ``UserError`` naming ``filepath`` when it cannot be read or is no
+    terrain (under 2 x 2 or over ``terrain.MAX_VERTICES`` samples)."""
     path = Path(bpy.path.abspath(filepath))
-    try:
-        found = heightmaps.read_heightmap(path)
-    except (ValueError, TypeError, OSError) as error:
-        raise UserError(str(error)) from None
+    found = terrain.read_heightmap(path, "filepath")
     rows, columns = found.values.shape
     if rows < 2 or columns < 2:
         raise UserError(f"filepath: {path.name!r} has {columns} x {rows} samples; a terrain needs at least 2 x 2")
     if rows * columns > terrain.MAX_VERTICES:
         raise UserError(f"filepath: {columns} x {rows} samples exceed the limit of {terrain.MAX_VERTICES} vertices")
     scale = _metres(context)
-    if found.height_range is not None:
-        heights = found.heights / (scale if found.unit == "m" else 1.0)
-    else:
-        heights = found.values.astype(np.float64) * height
-    spacing = found.sidecar.get("import", {}).get("vertex_spacing")
+    spacing = _spacing(found.sidecar.get("import", {}), columns)
     if size > 0.0:
         cell = size / (columns - 1)
     elif spacing is not None:
         cell = float(spacing) / scale
     else:
         cell = 1.0 / scale
+    return path, found, cell, (scale if found.height_range is not None and found.unit == "m" else 1.0)
+
+
+@checked(*IMPORT_OPTIONS)
+def import_heightmap(
+    context: bpy.types.Context, filepath: str, spec: NoiseSpec | None = None, *, size: float, height: float
+) -> bpy.types.Object:
+    """Add the square heightmap ``filepath`` as a Noise Terrain whose base it is (``terrain.BASE_OPTIONS``:
+    ``base_blend`` ADD, the file, its height range), one vertex per sample, the file's first row at +Y, with
+    Height 0: its vertex heights are the file's heights until noise (``spec``; None: the scene's noise
+    settings), erosion or another grid are asked for in its settings and it is regenerated. ``size``: its
+    width in Blender units (0: from the sidecar's engine spacing, else 1 m per sample); the base's range from
+    the sidecar, in metres (else 0 to ``height`` per unit value). ``UserError`` if the file cannot be read or
+    is not square (*Heightmap as Grid Mesh*, ``import_heightmap_grid``, keeps any shape); then nothing is added.
+    """
+    path, found, cell, metres = _read(context, filepath, size, height)
+    rows, columns = found.values.shape
+    if rows != columns:
+        raise UserError(
+            f"filepath: {path.name!r} has {columns} x {rows} samples; a Noise Terrain is square (Import > "
+            f"Heightmap as Grid Mesh keeps this shape)"
+        )
+    if spec is None:
+        settings = context.scene.noisewright
+        spec, domain = to_spec(settings), to_domain(settings)
+    else:
+        domain = Domain()
+    low, high = (0.0, height) if found.height_range is None else found.height_range
+    obj = terrain.add_terrain(
+        context,
+        spec,
+        domain,
+        x_subdivisions=columns - 1,
+        y_subdivisions=rows - 1,
+        size=cell * (columns - 1),
+        height=0.0,
+        base_blend="ADD",
+        base_file=str(path),
+        base_low=low / metres,
+        base_high=high / metres,
+    )
+    obj.name = obj.data.name = path.stem
+    return obj
+
+
+@checked(*IMPORT_OPTIONS)
+def import_heightmap_grid(context: bpy.types.Context, filepath: str, *, size: float, height: float) -> bpy.types.Object:
+    """Add the heightmap ``filepath`` as a plain grid mesh at the 3D cursor, of any shape: one vertex per
+    sample with square cells, the file's first row at +Y. ``size``: width along X in Blender units (0: from the
+    sidecar's engine spacing, else 1 m per sample); heights from the sidecar's range in metres (else ``height``
+    per unit value). ``UserError`` if the file cannot be read; then nothing is added."""
+    path, found, cell, metres = _read(context, filepath, size, height)
+    rows, columns = found.values.shape
+    ranged = found.height_range is not None
+    heights = found.heights / metres if ranged else found.values.astype(np.float64) * height
     positions, quads, uvs = terrain.grid(columns - 1, rows - 1, 1.0)
     positions[:, 0] *= cell * (columns - 1)
     positions[:, 1] *= cell * (rows - 1)
@@ -317,11 +382,10 @@ class NOISEWRIGHT_OT_export_heightmap(OptionsOperator, bpy.types.Operator, Expor
         return {"FINISHED"}
 
 
-class NOISEWRIGHT_OT_import_heightmap(OptionsOperator, bpy.types.Operator, ImportHelper):  # type: ignore[misc]
-    """Add a heightmap (R16, RAW, R32, PNG, EXR, TIFF) as a grid mesh terrain"""
+class _ImportHeightmap(OptionsOperator, ImportHelper):  # type: ignore[misc]
+    """Mixin of the two heightmap imports: the file and ``IMPORT_OPTIONS``; ``execute`` calls the class's
+    ``function``."""
 
-    bl_idname = "noisewright.import_heightmap"
-    bl_label = "Import Heightmap"
     bl_options = {"REGISTER", "UNDO"}
     __annotations__ = {
         "filepath": FILEPATH,
@@ -335,8 +399,25 @@ class NOISEWRIGHT_OT_import_heightmap(OptionsOperator, bpy.types.Operator, Impor
 
     @reports
     def execute(self, context):
-        import_heightmap(context, self.filepath, **self.keywords("filepath", "filter_glob"))
+        self.function(context, self.filepath, **self.keywords("filepath", "filter_glob"))
         return {"FINISHED"}
+
+
+class NOISEWRIGHT_OT_import_heightmap(_ImportHeightmap, bpy.types.Operator):  # type: ignore[misc]
+    """Add a square heightmap (R16, RAW, R32, PNG, EXR, TIFF) as a Noise Terrain whose base it is (add noise,
+    erode, regenerate)"""
+
+    bl_idname = "noisewright.import_heightmap"
+    bl_label = "Import Heightmap as Noise Terrain"
+    function = staticmethod(import_heightmap)
+
+
+class NOISEWRIGHT_OT_import_heightmap_grid(_ImportHeightmap, bpy.types.Operator):  # type: ignore[misc]
+    """Add a heightmap (R16, RAW, R32, PNG, EXR, TIFF) of any shape as a plain grid mesh"""
+
+    bl_idname = "noisewright.import_heightmap_grid"
+    bl_label = "Import Heightmap as Grid Mesh"
+    function = staticmethod(import_heightmap_grid)
 
 
 def export_menu_entry(menu, _context) -> None:
@@ -344,7 +425,8 @@ def export_menu_entry(menu, _context) -> None:
 
 
 def import_menu_entry(menu, _context) -> None:
-    menu.layout.operator(NOISEWRIGHT_OT_import_heightmap.bl_idname, text="Heightmap (as Grid Terrain)")
+    menu.layout.operator(NOISEWRIGHT_OT_import_heightmap.bl_idname, text="Heightmap as Noise Terrain")
+    menu.layout.operator(NOISEWRIGHT_OT_import_heightmap_grid.bl_idname, text="Heightmap as Grid Mesh")
 
 
-CLASSES = (NOISEWRIGHT_OT_export_heightmap, NOISEWRIGHT_OT_import_heightmap)
+CLASSES = (NOISEWRIGHT_OT_export_heightmap, NOISEWRIGHT_OT_import_heightmap, NOISEWRIGHT_OT_import_heightmap_grid)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import replace
+from pathlib import Path
 from typing import Any, cast
 
 import bpy
@@ -33,7 +34,7 @@ from .mapping import (
     to_spec,
 )
 from .mesh_io import mesh_of
-from .noise_core import NoiseSpec
+from .noise_core import NoiseSpec, heightmaps
 from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 from .noise_core.ranges import to_unit
 from .noise_core.registry import COMMON_OPTIONS, kind_info
@@ -67,6 +68,18 @@ SHAPE_OPTIONS = (
 """The grid options of ``add_terrain``, in the order the panels draw them: the operator's properties and
 a terrain's settings."""
 SHAPE_FIELDS = tuple(option.name for option in SHAPE_OPTIONS)
+BASE_OPTIONS = (
+    Option("base_blend", str, "NONE", "How the base heightmap and the noise make the terrain", title="Base",
+           choices=("NONE", "ADD"),
+           choice_text=(("None", "Noise only (the base file is not read)"),
+                        ("Add", "The base heightmap's heights plus the noise times Height"))),
+    Option("base_file", str, "", "Heightmap file of the base (.r16, .raw, .r32, .png, .exr, .tif), resampled "
+           "bilinearly to the grid; its first row is the +Y edge", title="Base File", subtype="FILE_PATH"),
+    Option("base_low", float, 0.0, "Height of the base's value 0", title="Base Lowest", unit="LENGTH"),
+    Option("base_high", float, 1.0, "Height of the base's value 1", title="Base Highest", unit="LENGTH"),
+)  # fmt: skip
+"""A terrain's base heightmap (``base_heights``), kept beside its grid options; not in presets."""
+BASE_FIELDS = tuple(option.name for option in BASE_OPTIONS)
 
 
 def grid(x_subdivisions: int, y_subdivisions: int, size: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -109,7 +122,7 @@ def _target_collection(context: bpy.types.Context, warn: Callable[[str], None] |
     return cast(bpy.types.LayerCollection, context.view_layer.layer_collection)  # the scene collection's
 
 
-@checked(*SHAPE_OPTIONS)
+@checked(*SHAPE_OPTIONS, *BASE_OPTIONS)
 def add_terrain(
     context: bpy.types.Context,
     spec: NoiseSpec,
@@ -134,7 +147,8 @@ def add_terrain(
     linked (read-only) active collection gets the object into the scene collection, with a ``warn`` call.
     Returns the object; ``UserError`` for bad arguments or when the object cannot be added (then no mesh
     or object is left behind). The grid's keyword arguments (``x_subdivisions``, ``y_subdivisions``, ``size``,
-    ``height``, ``offset``, ``falloff``, ``falloff_width``), their defaults and limits: ``SHAPE_OPTIONS``.
+    ``height``, ``offset``, ``falloff``, ``falloff_width``), their defaults and limits: ``SHAPE_OPTIONS``; the
+    base heightmap's (``base_blend``, ``base_file``, ``base_low``, ``base_high``): ``BASE_OPTIONS``.
     """
     domain = Domain() if domain is None else domain
     check_noise(spec, domain)
@@ -160,8 +174,11 @@ def add_terrain(
 
 
 def _check_shape(shape: dict[str, Any]) -> dict[str, Any]:
-    """The grid ``shape`` checked by ``SHAPE_OPTIONS`` and against ``MAX_VERTICES``."""
-    shape = {option.name: check(option, shape[option.name]) for option in SHAPE_OPTIONS}
+    """The grid ``shape`` checked by ``SHAPE_OPTIONS`` and against ``MAX_VERTICES``, with its base options
+    (``BASE_OPTIONS``, their defaults when left out)."""
+    shape = {option.name: check(option, shape[option.name]) for option in SHAPE_OPTIONS} | {
+        option.name: check(option, shape.get(option.name, option.default)) for option in BASE_OPTIONS
+    }
     vertices = (shape["x_subdivisions"] + 1) * (shape["y_subdivisions"] + 1)
     if vertices > MAX_VERTICES:
         raise UserError(f"x_subdivisions, y_subdivisions: {vertices} vertices exceed the limit of {MAX_VERTICES}")
@@ -181,7 +198,8 @@ def terrain_geometry(
     context: bpy.types.Context, spec: object, domain: object, shape: dict, hydraulic: object, thermal: object
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
     """``(positions, quads, uvs, (erosion, deposition))`` of the terrain of ``spec``/``domain`` on the grid
-    ``shape``, eroded when ``hydraulic``/``thermal`` are given (masks None otherwise); all checked first."""
+    ``shape`` (heights ``(base + noise * height) * falloff``, ``base_heights``: 0 without a base), eroded
+    when ``hydraulic``/``thermal`` are given (masks None otherwise); all checked first."""
     check_noise(spec, domain)
     shape = _check_shape(shape)
     for name, options in (("hydraulic", hydraulic), ("thermal", thermal)):
@@ -191,10 +209,14 @@ def terrain_geometry(
     positions, quads, uvs = grid(shape["x_subdivisions"], shape["y_subdivisions"], shape["size"])
     sample_at = positions.copy()
     sample_at[:, :2] += np.asarray(shape["offset"], dtype=np.float64)
-    with window_progress(context, positions.shape[0]) as advance:
-        noise01 = to_unit(spec, evaluate_chunked(spec, domain.noise_points(sample_at), advance))
+    base = base_heights(shape)
+    raised: np.ndarray | float = 0.0  # Height 0 on a base adds nothing: the noise is not evaluated then
+    if base is None or shape["height"] != 0.0:
+        with window_progress(context, positions.shape[0]) as advance:
+            noise01 = to_unit(spec, evaluate_chunked(spec, domain.noise_points(sample_at), advance))
+        raised = noise01 * shape["height"]
     falloff = edge_falloff(positions, shape["size"], shape["falloff"], shape["falloff_width"])
-    positions[:, 2] = noise01 * shape["height"] * falloff
+    positions[:, 2] = (raised if base is None else base + raised) * falloff
     check_finite_values("height: vertex heights", positions[:, 2].astype(np.float32))
     masks: tuple = (None, None)
     if hydraulic is not None or thermal is not None:
@@ -206,6 +228,37 @@ def terrain_geometry(
         positions[:, 2] = eroded.heights.ravel()
         masks = (eroded.erosion.ravel(), eroded.deposition.ravel())
     return positions, quads, uvs, masks
+
+
+def read_heightmap(path: Path, name: str) -> heightmaps.Heightmap:
+    """``noise_core.read_heightmap(path)``; ``UserError`` starting with ``name`` (the setting that gave the
+    path) when it cannot be read."""
+    try:
+        return heightmaps.read_heightmap(path)
+    except (ValueError, TypeError, OSError) as error:
+        message = str(error).removeprefix("path: ")
+        raise UserError(f"{name}: {message}" if str(path) in message else f"{name}: {str(path)!r}: {message}") from None
+
+
+def base_heights(shape: dict[str, Any]) -> np.ndarray | None:
+    """(N,) heights of the checked ``shape``'s base heightmap on its grid (row-major from -y), None when
+    ``base_blend`` is NONE: the file's values ``v`` (``noise_core.read_heightmap``), resampled bilinearly to
+    the grid when their size differs (``heightmaps.resample_bilinear``), as ``base_low + v (base_high -
+    base_low)``; its first row is the +Y edge. ``UserError`` naming ``base_file`` when it cannot be read."""
+    if shape["base_blend"] == "NONE":
+        return None
+    if not shape["base_file"]:
+        raise UserError("base_file: no heightmap file given; choose one, or set Base to None (noise only)")
+    path = Path(bpy.path.abspath(shape["base_file"]))
+    values = read_heightmap(path, "base_file").values
+    if min(values.shape) < 2:
+        raise UserError(f"base_file: {path.name!r} has {values.shape[1]} x {values.shape[0]} samples; 2 x 2 at least")
+    grid_shape = (shape["y_subdivisions"] + 1, shape["x_subdivisions"] + 1)
+    samples = values.astype(np.float64)
+    if samples.shape != grid_shape:
+        samples = heightmaps.resample_bilinear(samples, grid_shape)
+    low, high = shape["base_low"], shape["base_high"]
+    return (low + samples * (high - low))[::-1].ravel()
 
 
 def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy.types.Object:
@@ -263,6 +316,7 @@ class TerrainSettings(bpy.types.PropertyGroup):
             name="Noise Terrain", description="Made by Add > Mesh > Noise Terrain: can be regenerated", default=False
         ),
         **properties_of(*SHAPE_OPTIONS),
+        **properties_of(*BASE_OPTIONS),
         "noise": PointerProperty(type=NoiseSettings),  # type: ignore[func-returns-value]
         "erosion": PointerProperty(type=ErosionSettings),  # type: ignore[func-returns-value]
     }
@@ -317,6 +371,8 @@ def store(
         setattr(terrain.erosion, name, value)
     for name in SHAPE_FIELDS:
         setattr(terrain, name, shape[name])
+    for option in BASE_OPTIONS:
+        setattr(terrain, option.name, shape.get(option.name, option.default))
     terrain.is_terrain = True
 
 
@@ -324,7 +380,7 @@ def recall(obj: bpy.types.Object) -> tuple[NoiseSpec, Domain, dict[str, Any], di
     """``(spec, domain, shape, hydraulic, thermal)`` as stored on ``obj``; ``UserError`` (from ``to_spec``) if
     the noise settings are invalid."""
     terrain = obj.noisewright_terrain  # type: ignore[attr-defined]
-    shape = {name: _plain(getattr(terrain, name)) for name in SHAPE_FIELDS}
+    shape = {name: _plain(getattr(terrain, name)) for name in (*SHAPE_FIELDS, *BASE_FIELDS)}
     return (to_spec(terrain.noise), to_domain(terrain.noise), shape, *erosion_options(terrain.erosion))
 
 
@@ -388,10 +444,15 @@ class NOISEWRIGHT_OT_add_terrain(NoiseOperator, bpy.types.Operator, AddObjectHel
 
 
 def draw_shape(layout: bpy.types.UILayout, owner) -> None:
-    """The grid fields of the operator or of a terrain's settings (falloff width only with a falloff)."""
+    """The grid fields of the operator or of a terrain's settings (falloff width only with a falloff; a
+    terrain's base heightmap, its file and range only with a base)."""
     for name in SHAPE_FIELDS:
         if name != "falloff_width" or owner.falloff != "NONE":
             layout.prop(owner, name)
+    if isinstance(owner, TerrainSettings):
+        for name in BASE_FIELDS:
+            if name == "base_blend" or owner.base_blend != "NONE":  # type: ignore[attr-defined]
+                layout.prop(owner, name)
 
 
 class NOISEWRIGHT_OT_regenerate_terrain(OptionsOperator, bpy.types.Operator):

@@ -51,7 +51,7 @@ def test_grid_mesh_round_trip_through_r32(bpy_empty, addon, tmp_path):
     obj = _terrain(bpy, addon, subdivisions=12, size=11.0)
     before = _positions(obj)
     addon.heightmap_io.export_heightmap(bpy.context, obj, str(tmp_path / "g.r32"))
-    back = addon.heightmap_io.import_heightmap(bpy.context, str(tmp_path / "g.r32"), size=11.0)
+    back = addon.heightmap_io.import_heightmap_grid(bpy.context, str(tmp_path / "g.r32"), size=11.0)
     after = _positions(back)
     assert after.shape == before.shape
     order = np.lexsort((before[:, 0], before[:, 1]))
@@ -99,7 +99,7 @@ def test_refused_size_writes_nothing_and_changes_nothing(bpy_empty, addon, tmp_p
     with pytest.raises(addon.api.UserError, match=r"^out: Unity imports .raw, .r16 heightmaps, not .exr"):
         addon.heightmap_io.export_heightmap(bpy.context, obj, str(tmp_path / "t.exr"), engine="UNITY")
     (tmp_path / "odd.r16").write_bytes(b"\0" * 12)
-    with pytest.raises(addon.api.UserError, match=r"^shape: .* holds 6 samples, not a square"):
+    with pytest.raises(addon.api.UserError, match=r"^filepath: shape: .* holds 6 samples, not a square"):
         addon.heightmap_io.import_heightmap(bpy.context, str(tmp_path / "odd.r16"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["odd.r16"]
     assert scene_state(bpy) == state

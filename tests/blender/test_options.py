@@ -57,7 +57,8 @@ def test_api_signatures_show_the_defaults(addon):
     assert (bake["width"].default, bake["save_format"].default, bake["image"].default) == (1024, "NONE", "Noise")
     terrain = inspect.signature(addon.api.add_terrain).parameters
     shape = [name for name in terrain if terrain[name].kind is inspect.Parameter.KEYWORD_ONLY]
-    assert shape[-7:] == list(addon.terrain.SHAPE_FIELDS)  # the rows arrive in **shape, listed for help()
+    rows = [*addon.terrain.SHAPE_FIELDS, *addon.terrain.BASE_FIELDS]
+    assert shape[-len(rows) :] == rows  # the rows arrive in **shape, listed for help()
     assert terrain["falloff"].default == "NONE" and terrain["offset"].default == (0.0, 0.0)
 
 

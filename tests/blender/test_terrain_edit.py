@@ -38,6 +38,7 @@ def test_a_terrain_remembers_what_it_was_built_from(bpy_empty, addon):
         "offset": (0.25, -1.0),
         "falloff": "RADIAL",
         "falloff_width": pytest.approx(0.3),
+        **{"base_blend": "NONE", "base_file": "", "base_low": 0.0, "base_high": 1.0},  # no base heightmap
     }
     assert addon.api.is_terrain(obj)
 
