@@ -29,16 +29,32 @@ from .heightmaps import Heightmap, read_heightmap, write_heightmap, write_tiles 
 from .hydrology import fill_depressions, flow_accumulation  # noqa: E402
 from .ranges import value_range  # noqa: E402
 from .spec import NoiseSpec  # noqa: E402
+from .splat import Band, SplatLayer, splat_weights, write_splat  # noqa: E402
+from .terrain_maps import (  # noqa: E402
+    aspect,
+    compute_maps,
+    curvature,
+    occlusion,
+    openness,
+    relative_height,
+    slope,
+    wetness_index,
+)
 
 __all__ = [
+    "Band",
     "CacheWarning",
     "ErosionResult",
     "FluvialResult",
     "Heightmap",
     "NoiseSpec",
     "NumbaVersionError",
+    "SplatLayer",
+    "aspect",
     "cache_location",
     "compile_state",
+    "compute_maps",
+    "curvature",
     "erode_fluvial",
     "erode_hydraulic",
     "erode_thermal",
@@ -47,11 +63,18 @@ __all__ = [
     "fill_depressions",
     "flow_accumulation",
     "kind_names",
+    "occlusion",
+    "openness",
     "precompile",
     "read_heightmap",
+    "relative_height",
     "set_cache_dir",
+    "slope",
+    "splat_weights",
     "value_range",
+    "wetness_index",
     "write_heightmap",
+    "write_splat",
     "write_tiles",
 ]
 __version__ = "0.1.0"

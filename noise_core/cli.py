@@ -30,6 +30,7 @@ from .loops import (
     loop_grid,
     write_sequence,
 )
+from .maps_cli import add_maps_command, run_maps
 from .normal_maps import CONVENTIONS, METHOD_TEXT, METHODS, encode, grid_normals, normal_method
 from .ranges import to_unit, value_range
 from .registry import COMMON_NAMES, KINDS, option_kinds, options_by_name
@@ -115,6 +116,7 @@ def build_parser() -> argparse.ArgumentParser:
     reader.add_argument("--shape", type=int, nargs=2, metavar=("HEIGHT", "WIDTH"), help="size of a raw file")
     reader.add_argument("--out", type=Path, help="write it again to this heightmap file (format by extension)")
     add_erode_command(commands)
+    add_maps_command(commands)  # terrain maps: noise_core.maps_cli
     return parser
 
 
@@ -395,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        {"bake": bake, "erode": erode, "import": import_heightmap}[args.command](args)
+        {"bake": bake, "erode": erode, "import": import_heightmap, "maps": run_maps}[args.command](args)
     except (ValueError, TypeError) as error:
         parser.error(str(error))
     except ModuleNotFoundError as error:

@@ -1,8 +1,8 @@
 """Writing noise images to files through well-kept libraries.
 
-Grey (H, W) or RGB (H, W, 3) values in [0, 1]. PNG: 16-bit (or 8-bit) integers (imageio with Pillow; 16-bit
-RGB, which Pillow cannot write, with pypng). TIFF: 32-bit float (tifffile). OpenEXR: 32-bit float, a ``Y``
-channel or ``R``, ``G``, ``B`` (the OpenEXR bindings).
+Grey (H, W), RGB (H, W, 3) or RGBA (H, W, 4) values in [0, 1]. PNG: 16-bit (or 8-bit) integers (imageio with
+Pillow; 16-bit RGB and RGBA, which Pillow cannot write, with pypng). TIFF: 32-bit float (tifffile). OpenEXR:
+32-bit float, a ``Y`` channel or ``R``, ``G``, ``B`` (and ``A``) (the OpenEXR bindings).
 """
 
 from __future__ import annotations
@@ -60,8 +60,8 @@ def _optional(module: str, package: str, suffix: str) -> types.ModuleType:
 
 
 def write_image(path: Path, unit: np.ndarray, bits: int = 16) -> None:
-    """Write an (H, W) grey or (H, W, 3) RGB array of values in [0, 1] to ``path``, the format chosen by its
-    suffix; ``bits`` (8 or 16) is the PNG's integer depth (TIFF and OpenEXR are 32-bit float)."""
+    """Write an (H, W) grey, (H, W, 3) RGB or (H, W, 4) RGBA array of values in [0, 1] to ``path``, the format
+    chosen by its suffix; ``bits`` (8 or 16) is the PNG's integer depth (TIFF and OpenEXR are 32-bit float)."""
     path = Path(path)
     suffix = image_format(path)
     if bits not in PNG_BITS:
@@ -70,19 +70,21 @@ def write_image(path: Path, unit: np.ndarray, bits: int = 16) -> None:
         raise OSError(f"folder {str(path.parent)!r} does not exist")
     writer = writer_module(suffix)
     rgb = unit.ndim == 3
+    alpha = rgb and unit.shape[2] == 4
     if suffix == ".png":
         # Encoded in memory, then written by us: when imageio writes a file itself and the write fails,
         # its plugin retries the flush when collected and prints a second, ignored traceback.
         integers = integer_codes(unit, bits)
         if rgb and bits == 16:
-            path.write_bytes(_png16_rgb(integers))
+            path.write_bytes(_png16_rgb(integers, alpha))
         else:
             path.write_bytes(writer.imwrite("<bytes>", integers, extension=".png"))
     elif suffix in (".tif", ".tiff"):
-        writer.imwrite(path, unit.astype(np.float32), photometric="rgb" if rgb else "minisblack")
+        extra = {"extrasamples": ("unassalpha",)} if alpha else {}
+        writer.imwrite(path, unit.astype(np.float32), photometric="rgb" if rgb else "minisblack", **extra)
     else:
         header = {"compression": writer.ZIP_COMPRESSION, "type": writer.scanlineimage}
-        channels = {"R": unit[..., 0], "G": unit[..., 1], "B": unit[..., 2]} if rgb else {"Y": unit}
+        channels = {name: unit[..., k] for k, name in enumerate("RGBA"[: unit.shape[2]])} if rgb else {"Y": unit}
         with writer.File(header, {k: np.ascontiguousarray(v, dtype=np.float32) for k, v in channels.items()}) as exr:
             try:
                 exr.write(str(path))
@@ -97,19 +99,21 @@ def integer_codes(unit: np.ndarray, bits: int = 16) -> np.ndarray:
     return np.round(np.clip(unit, 0.0, 1.0) * top).astype(np.uint16 if bits == 16 else np.uint8)
 
 
-def _png16_rgb(integers: np.ndarray) -> bytes:
-    """A 16-bit RGB PNG of (H, W, 3) uint16, encoded by pypng."""
+def _png16_rgb(integers: np.ndarray, alpha: bool = False) -> bytes:
+    """A 16-bit RGB (or RGBA) PNG of (H, W, 3 or 4) uint16, encoded by pypng."""
     import io
 
     png = _optional("png", "pypng", "16-bit RGB .png")
-    height, width, _ = integers.shape
+    height, width, planes = integers.shape
     encoded = io.BytesIO()
-    png.Writer(width, height, greyscale=False, bitdepth=16).write(encoded, integers.reshape(height, width * 3))
+    writer = png.Writer(width, height, greyscale=False, alpha=alpha, bitdepth=16)
+    writer.write(encoded, integers.reshape(height, width * planes))
     return encoded.getvalue()
 
 
 def read_image(path: Path) -> np.ndarray:
-    """Read back an image written by :func:`write_image` as float values in [0, 1] ((H, W) or (H, W, 3))."""
+    """Read back an image written by :func:`write_image` as float values in [0, 1] ((H, W), (H, W, 3) or
+    (H, W, 4)); the float formats as they are."""
     path = Path(path)
     suffix = image_format(path)
     if suffix == ".png":
@@ -129,6 +133,8 @@ def read_image(path: Path) -> np.ndarray:
         channels = exr.channels()
         if "Y" in channels:
             return np.asarray(channels["Y"].pixels, dtype=np.float32)
-        if "RGB" in channels:
-            return np.asarray(channels["RGB"].pixels, dtype=np.float32)
-        return np.stack([np.asarray(channels[c].pixels, dtype=np.float32) for c in "RGB"], axis=-1)
+        for grouped in ("RGBA", "RGB"):
+            if grouped in channels:
+                return np.asarray(channels[grouped].pixels, dtype=np.float32)
+        names = "RGBA" if "A" in channels else "RGB"
+        return np.stack([np.asarray(channels[c].pixels, dtype=np.float32) for c in names], axis=-1)

@@ -1,0 +1,138 @@
+"""``python -m noise_core maps HEIGHT --maps slope,flow,... --out NAME_{map}.exr``: terrain maps and splat weights
+of a height image, headlessly (``terrain_maps``, ``splat``).
+
+Float formats (.exr, .tif) store each map's values as they are; a PNG stores them mapped to [0, 1] by
+``unit_map`` (slope / 90°, aspect / 360°, ...), since PNG holds integers only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .files import replacing
+from .images import FORMATS, PNG_BITS, image_format, read_image, write_image, writer_module
+from .splat import splat_weights, write_splat
+from .terrain_maps import FLOW_METHODS, MAP_NAMES, compute_maps
+
+HEIGHT_SUFFIXES = (*FORMATS, ".npy")
+
+
+def unit_map(name: str, values: np.ndarray) -> np.ndarray:
+    """``values`` of the map ``name`` in [0, 1] for a PNG: slope / 90, aspect / 360 (flat cells 0), openness /
+    180, relative height and occlusion as they are, flow / its largest value, curvature ``0.5 + k / (2 max|k|)``
+    (0.5 is flat), height and wetness from their smallest to their largest value."""
+    values = np.asarray(values, dtype=np.float64)
+    if name == "slope":
+        return values / 90.0
+    if name == "aspect":
+        return np.maximum(values, 0.0) / 360.0
+    if name in ("openness", "negative_openness"):
+        return values / 180.0
+    if name in ("relative_height", "occlusion"):
+        return values
+    if name == "flow":
+        top = values.max()
+        return values / top if top > 0.0 else values
+    if name.endswith("curvature"):
+        top = np.abs(values).max()
+        return 0.5 + values / (2.0 * top) if top > 0.0 else np.full(values.shape, 0.5)
+    low, high = values.min(), values.max()
+    return (values - low) / (high - low) if high > low else np.zeros(values.shape)
+
+
+def _names(text: str) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    for name in names:
+        if name not in MAP_NAMES:
+            raise argparse.ArgumentTypeError(f"{name!r} is not a map; choose from {','.join(MAP_NAMES)}")
+    return names
+
+
+def add_maps_command(commands) -> None:
+    """The ``maps`` command on the subparsers ``commands``."""
+    maps = commands.add_parser(
+        "maps",
+        help="terrain maps (slope, aspect, curvature, flow, ...) and splat weights of a height image",
+        description="Terrain maps of a heightmap (rows along +y, row 0 first as stored) and, with --splat, splat "
+        "weights. Float formats (.exr, .tif) store the values; PNG stores them mapped to [0, 1] "
+        "(docs/terrain-maps.md).",
+    )
+    maps.add_argument("heights", type=Path, help=f"height image or array ({', '.join(HEIGHT_SUFFIXES)}), one channel")
+    maps.add_argument("--maps", type=_names, default=[], help=f"comma-separated maps: {','.join(MAP_NAMES)}")
+    maps.add_argument("--out", help="output path with {map} in it, e.g. out/terrain_{map}.exr (format by suffix)")
+    maps.add_argument("--cell-size", type=float, default=1.0, help="grid spacing in the heights' unit (default 1)")
+    maps.add_argument("--height-scale", type=float, default=1.0, help="multiply the heights read by this (default 1)")
+    maps.add_argument("--radius", type=int, default=16, help="relative_height: neighbourhood radius in cells (16)")
+    maps.add_argument("--horizon-radius", type=int, default=32, help="openness, occlusion: search radius in cells")
+    maps.add_argument("--directions", type=int, default=16, help="openness, occlusion: directions (default 16)")
+    maps.add_argument("--flow-method", choices=FLOW_METHODS, default="mfd", help="flow, wetness: routing (mfd)")
+    maps.add_argument("--png-bits", type=int, choices=PNG_BITS, default=16, help="integer depth of PNG maps (16)")
+    maps.add_argument("--splat", type=Path, help="JSON file: a list of splat layers (docs/terrain-maps.md)")
+    maps.add_argument(
+        "--splat-out", type=Path, help="splat images: NAME.png writes NAME_0.png, ... (RGBA, 4 layers each)"
+    )
+    maps.add_argument("--splat-bits", type=int, choices=PNG_BITS, default=8, help="integer depth of PNG splats (8)")
+    maps.add_argument("--seed", type=int, default=0, help="splat breakup noise seed (default 0)")
+
+
+def read_heights(path: Path) -> np.ndarray:
+    """The heights in ``path`` (an image or a ``.npy`` array) as float64; ``ValueError`` naming ``heights``."""
+    if path.suffix.lower() not in HEIGHT_SUFFIXES:
+        raise ValueError(f"heights: unsupported format {path.suffix or '(none)'!r}; use one of {HEIGHT_SUFFIXES}")
+    if not path.is_file():
+        raise ValueError(f"heights: no such file {str(path)!r}")
+    values = np.load(path, allow_pickle=False) if path.suffix.lower() == ".npy" else read_image(path)
+    if values.ndim == 3 and values.shape[2] in (1, 2):  # grey (and alpha)
+        values = values[..., 0]
+    if values.ndim != 2:
+        raise ValueError(f"heights: expected one channel, got an array of shape {values.shape}")
+    return np.asarray(values, dtype=np.float64)
+
+
+def run_maps(args: argparse.Namespace) -> list[Path]:
+    """Compute and write what ``args`` asks for; returns the written paths."""
+    if not args.maps and args.splat is None:
+        raise ValueError("maps: nothing to do; give --maps and/or --splat")
+    if args.maps and (args.out is None or "{map}" not in args.out):
+        raise ValueError("out: give an output path with {map} in it, e.g. --out terrain_{map}.exr")
+    if (args.splat is None) != (args.splat_out is None):
+        raise ValueError("splat-out: --splat and --splat-out go together")
+    targets = [Path(args.out.replace("{map}", name)) for name in args.maps]
+    for target in targets:
+        writer_module(image_format(target))
+    layers = None
+    if args.splat is not None:
+        writer_module(image_format(args.splat_out))
+        try:
+            layers = json.loads(args.splat.read_text())
+        except (OSError, json.JSONDecodeError) as error:
+            raise ValueError(f"splat: cannot read {str(args.splat)!r}: {error}") from None
+    started = time.perf_counter()
+    heights = read_heights(args.heights) * args.height_scale
+    settings = {
+        "cell_size": args.cell_size, "radius": args.radius, "horizon_radius": args.horizon_radius,
+        "directions": args.directions, "flow_method": args.flow_method,
+    }  # fmt: skip
+    maps = compute_maps(heights, args.maps, **settings)
+    weights = None if layers is None else splat_weights(heights, layers, maps=maps, seed=args.seed, **settings)
+    written = []
+    with contextlib.ExitStack() as stack:  # all files or none
+        for name, target in zip(args.maps, targets, strict=True):
+            temporary = stack.enter_context(replacing(target))
+            values = unit_map(name, maps[name]) if target.suffix.lower() == ".png" else maps[name]
+            write_image(temporary, values, args.png_bits)
+            written.append(target)
+    if weights is not None:
+        written += write_splat(args.splat_out, weights, args.splat_bits)
+    elapsed = time.perf_counter() - started
+    shape = f"{heights.shape[1]}x{heights.shape[0]}"
+    print(f"wrote {len(written)} files ({shape}, {', '.join(args.maps) or 'splat only'}, {elapsed:.2f} s)")
+    for path in written:
+        print(f"  {path}")
+    return written

@@ -1,0 +1,225 @@
+"""Splat weights: N texture layers painted over a terrain by rules on its maps, summing to 1 in every cell.
+
+A layer covers the cells its **bands** allow: each band is a range ``[low, high)`` of one map (``SPLAT_MAPS``: a
+terrain map of ``terrain_maps``, or the ``erosion``/``deposition`` masks of an erosion run) with soft edges
+``blend`` wide (a smoothstep from 0 at ``low - blend/2`` to 1 at ``low + blend/2``, and down again around
+``high``); the coverage is the product of its bands times ``strength``. ``breakup`` adds Perlin noise in [-1, 1]
+times ``breakup`` to the coverage (clipped to [0, 1]): ragged edges and patches. Layers are painted in order,
+each covering what is below it: ``w_i = c_i · Π_{j>i} (1 - c_j)``, the first layer (the base) covering
+everything (``c_0 = 1``), so the weights sum to 1 in every cell (in float64, rounded to float32 once).
+
+``pack_rgba`` packs 4 layers per image (R, G, B, A), and ``write_splat`` writes them as 8/16-bit PNG, float
+TIFF or OpenEXR (``images.write_image``), all images or none (``files.replacing``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .files import replacing
+from .images import image_format, write_image, writer_module
+from .schema import integer, number
+from .terrain_maps import MAP_NAMES, compute_maps
+
+MASKS = ("erosion", "deposition")
+SPLAT_MAPS = (*MAP_NAMES, *MASKS)
+MAX_LAYERS = 64
+BREAKUP_OCTAVES = 3
+
+
+@dataclass(frozen=True)
+class Band:
+    """Where a layer may lie: ``low <= map < high`` with soft edges ``blend`` wide (in the map's unit)."""
+
+    map: str
+    low: float = -math.inf
+    high: float = math.inf
+    blend: float = 0.0
+
+
+@dataclass(frozen=True)
+class SplatLayer:
+    """One texture layer: its ``bands`` (all must hold), ``strength`` (coverage at most, 0..1), ``breakup``
+    (noise added to the coverage, 0..1). The first layer of a list is the base and takes no bands."""
+
+    name: str
+    bands: tuple[Band, ...] = ()
+    strength: float = 1.0
+    breakup: float = 0.0
+
+
+def _unit_interval(name: str, value: object) -> float:
+    checked = number(name, value)
+    if not 0.0 <= checked <= 1.0:
+        raise ValueError(f"{name}: must be between 0 and 1, got {value!r}")
+    return checked
+
+
+def _bound(name: str, value: object) -> float:
+    """A band limit: a number, or ±infinity (``None`` or a float infinity) for no limit."""
+    if isinstance(value, float) and math.isinf(value):
+        return value
+    return number(name, value)
+
+
+def _check_band(name: str, band: object) -> Band:
+    if isinstance(band, Mapping):
+        unknown = sorted(set(band) - {"map", "low", "high", "blend"})
+        if unknown:
+            raise TypeError(f"{name}.{unknown[0]}: not a band field; allowed: map, low, high, blend")
+        if "map" not in band:
+            raise TypeError(f"{name}.map: missing; choose one of {', '.join(SPLAT_MAPS)}")
+        band = Band(**band)
+    if not isinstance(band, Band):
+        raise TypeError(f"{name}: expected a Band or a dict, got {type(band).__name__}")
+    if band.map not in SPLAT_MAPS:
+        raise ValueError(f"{name}.map: {band.map!r} is not allowed; choose one of {', '.join(map(repr, SPLAT_MAPS))}")
+    low = -math.inf if band.low is None else _bound(f"{name}.low", band.low)
+    high = math.inf if band.high is None else _bound(f"{name}.high", band.high)
+    if not low < high:
+        raise ValueError(f"{name}.high: must be above low ({low:g}), got {high:g}")
+    blend = number(f"{name}.blend", band.blend)
+    if blend < 0.0:
+        raise ValueError(f"{name}.blend: must be >= 0, got {blend:g}")
+    return Band(band.map, low, high, blend)
+
+
+def check_layers(layers: object) -> tuple[SplatLayer, ...]:
+    """``layers`` (``SplatLayer`` records or dicts of their fields, e.g. read from JSON) checked; errors name
+    the field: ``layers[1].bands[0].map: ...``."""
+    if isinstance(layers, (str, bytes, Mapping)) or not isinstance(layers, Sequence):
+        raise TypeError(f"layers: expected a list of layers, got {type(layers).__name__}")
+    if not 1 <= len(layers) <= MAX_LAYERS:
+        raise ValueError(f"layers: must hold 1 to {MAX_LAYERS} layers, got {len(layers)}")
+    checked = []
+    for index, layer in enumerate(layers):
+        name = f"layers[{index}]"
+        if isinstance(layer, Mapping):
+            unknown = sorted(set(layer) - {"name", "bands", "strength", "breakup"})
+            if unknown:
+                raise TypeError(f"{name}.{unknown[0]}: not a layer field; allowed: name, bands, strength, breakup")
+            layer = SplatLayer(**{**layer, "bands": tuple(layer.get("bands", ()))})
+        if not isinstance(layer, SplatLayer):
+            raise TypeError(f"{name}: expected a SplatLayer or a dict, got {type(layer).__name__}")
+        if not isinstance(layer.name, str) or not layer.name:
+            raise TypeError(f"{name}.name: expected a non-empty string, got {layer.name!r}")
+        if isinstance(layer.bands, (str, bytes, Mapping)) or not isinstance(layer.bands, Sequence):
+            raise TypeError(f"{name}.bands: expected a list of bands, got {type(layer.bands).__name__}")
+        if index == 0 and layer.bands:
+            raise ValueError(f"{name}.bands: the first layer is the base, covering what the others leave; it takes "
+                             "no bands")  # fmt: skip
+        bands = tuple(_check_band(f"{name}.bands[{k}]", band) for k, band in enumerate(layer.bands))
+        strength = _unit_interval(f"{name}.strength", layer.strength)
+        breakup = _unit_interval(f"{name}.breakup", layer.breakup)
+        checked.append(SplatLayer(layer.name, bands, strength, breakup))
+    return tuple(checked)
+
+
+def _ramp(values: np.ndarray, edge: float, blend: float) -> np.ndarray:
+    """0 below ``edge``, 1 above, a smoothstep ``blend`` wide around it (a step at ``edge`` when 0)."""
+    if blend == 0.0:
+        return (values >= edge).astype(np.float64)
+    with np.errstate(over="ignore"):  # a tiny blend: a step, as it should
+        x = np.clip((values - edge) / blend + 0.5, 0.0, 1.0)
+    return x * x * (3.0 - 2.0 * x)
+
+
+def coverage(layer: SplatLayer, maps: Mapping[str, np.ndarray], shape: tuple[int, int]) -> np.ndarray:
+    """The coverage of ``layer`` (float64, before breakup): ``strength`` times its bands."""
+    result = np.full(shape, layer.strength, dtype=np.float64)
+    for band in layer.bands:
+        values = np.asarray(maps[band.map], dtype=np.float64)
+        if math.isfinite(band.low):
+            result *= _ramp(values, band.low, band.blend)
+        if math.isfinite(band.high):
+            result *= 1.0 - _ramp(values, band.high, band.blend)
+    return result
+
+
+def splat_weights(
+    heights: np.ndarray,
+    layers: Sequence[SplatLayer | Mapping],
+    cell_size: float = 1.0,
+    maps: Mapping[str, np.ndarray] | None = None,
+    seed: int = 0,
+    breakup_frequency: float = 8.0,
+    **settings: object,
+) -> np.ndarray:
+    """The weights (N, H, W) float32 of the N ``layers`` over ``heights`` (module doc), summing to 1 in every
+    cell. The maps the bands use are computed (``terrain_maps.compute_maps`` with ``settings``, e.g.
+    ``radius``) unless given in ``maps``; ``erosion`` and ``deposition`` must be given. Breakup noise: Perlin
+    (``BREAKUP_OCTAVES`` octaves) of ``breakup_frequency`` cycles across the map, seed ``seed + layer index``."""
+    from .api import evaluate_grid
+    from .spec import NoiseSpec
+
+    checked = check_layers(layers)
+    given = dict(maps or {})
+    shape = np.shape(heights)
+    for name, values in given.items():
+        if name not in SPLAT_MAPS:
+            raise ValueError(f"maps: {name!r} is not a map; choose from {', '.join(SPLAT_MAPS)}")
+        if np.shape(values) != shape:
+            raise ValueError(f"maps[{name!r}]: shape {np.shape(values)} differs from the heights' {shape}")
+    seed = integer("seed", seed)
+    breakup_frequency = number("breakup_frequency", breakup_frequency)
+    needed = sorted({band.map for layer in checked for band in layer.bands} - set(given))
+    missing = [name for name in needed if name in MASKS]
+    if missing:
+        raise ValueError(f"maps: the bands use {missing[0]!r}; pass it in maps (an erosion result's mask)")
+    given.update(compute_maps(heights, needed, cell_size=cell_size, **settings))
+    shape = tuple(np.shape(heights))
+    weights = np.empty((len(checked), *shape), dtype=np.float32)
+    remaining = np.ones(shape, dtype=np.float64)
+    for index in range(len(checked) - 1, 0, -1):
+        layer = checked[index]
+        cover = coverage(layer, given, shape)
+        if layer.breakup > 0.0:
+            spec = NoiseSpec(kind="perlin", frequency=breakup_frequency, octaves=BREAKUP_OCTAVES, seed=seed + index)
+            cover += layer.breakup * evaluate_grid(spec, shape)
+            np.clip(cover, 0.0, 1.0, out=cover)
+        cover *= remaining
+        weights[index] = cover
+        remaining -= cover
+    weights[0] = remaining
+    return weights
+
+
+def pack_rgba(weights: np.ndarray) -> list[np.ndarray]:
+    """``weights`` (N, H, W) as ``ceil(N / 4)`` float32 images (H, W, 4): layers ``4k .. 4k + 3`` in R, G, B, A
+    of image ``k``; the channels of missing layers are 0."""
+    weights = np.asarray(weights, dtype=np.float32)
+    count = weights.shape[0]
+    images = []
+    for start in range(0, count, 4):
+        image = np.zeros((*weights.shape[1:], 4), dtype=np.float32)
+        for channel in range(min(4, count - start)):
+            image[..., channel] = weights[start + channel]
+        images.append(image)
+    return images
+
+
+def splat_paths(path: str | Path, count: int) -> list[Path]:
+    """The files ``write_splat`` writes for ``count`` layers: ``NAME_0.png``, ``NAME_1.png``, ... beside
+    ``path`` (``NAME.png``), one per 4 layers."""
+    path = Path(path)
+    return [path.with_name(f"{path.stem}_{index}{path.suffix}") for index in range(-(-count // 4))]
+
+
+def write_splat(path: str | Path, weights: np.ndarray, bits: int = 8) -> list[Path]:
+    """Write ``pack_rgba(weights)`` to ``splat_paths(path, N)`` (format by suffix; ``bits`` for PNG), all
+    files or none: each is written to a temporary file, and they replace their targets only when all were
+    written."""
+    images = pack_rgba(weights)
+    paths = splat_paths(path, weights.shape[0])
+    writer_module(image_format(paths[0]))
+    with contextlib.ExitStack() as stack:  # a failed write removes every temporary file, replacing nothing
+        temporaries = [stack.enter_context(replacing(target)) for target in paths]
+        for temporary, image in zip(temporaries, images, strict=True):
+            write_image(temporary, image, bits)
+    return paths

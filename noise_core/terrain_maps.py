@@ -1,0 +1,505 @@
+"""Terrain maps of a heightmap: slope, aspect, curvature, relative height, openness, occlusion, wetness.
+
+``heights`` is a 2-D array with rows along +y and columns along +x, as ``evaluate_grid`` makes it; ``cell_size``
+is the grid spacing in the heights' unit. Every map is float32, the shape of ``heights``; the work runs in
+float64 on Numba's threads (a range kernel over rows, so the bits never depend on the thread count).
+
+**Derivatives.** ``p = ∂z/∂x`` and ``q = ∂z/∂y`` come from Horn's 3x3 stencil (Horn 1981: the central
+differences of the three rows, or columns, weighted 1, 2, 1); the second derivatives ``r = ∂²z/∂x²``,
+``t = ∂²z/∂y²``, ``s = ∂²z/∂x∂y`` from the 3x3 window as in Zevenbergen & Thorne (1987) (Evans 1979):
+``r = (z₋ₓ - 2z + z₊ₓ)/L²``, ``t`` likewise along y, ``s = (z₊₊ - z₋₊ - z₊₋ + z₋₋)/(4L²)``. All are exact on
+quadratic surfaces (planes, paraboloids, saddles). **Edge rule**: a cell on the map's edge uses the window of
+the nearest interior cell, its first derivatives carried to the edge cell with the second ones
+(``p + r·dx + s·dy``): exact on quadratics there too, so a plane has one slope everywhere.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+
+import numpy as np
+
+from ._jit import jit, range_kernel
+from .erosion import _check_heights
+from .fractal import launch_blocks
+from .schema import Option, choice, integer
+from .threads import on_threads
+
+CELL_SIZE = Option("cell_size", float, 1.0, "Distance between cells, in the heights' unit", minimum=0.0,
+                   above=True, maximum=1e30)  # fmt: skip
+CURVATURE_KINDS = ("mean", "profile", "plan")
+OPENNESS_KINDS = ("positive", "negative")
+FLAT_ASPECT = -1.0
+"""The aspect of a cell with no slope (``p = q = 0``)."""
+MIN_TAN_SLOPE = 1e-3
+"""``tan β`` is taken at least this in the wetness index, so flat cells get a large finite value."""
+
+_SLOPE, _ASPECT, _MEAN, _PROFILE, _PLAN, _TAN = range(6)
+_CODES = {"slope": _SLOPE, "aspect": _ASPECT, "mean": _MEAN, "profile": _PROFILE, "plan": _PLAN, "tan": _TAN}
+
+
+def _heights(heights: object) -> np.ndarray:
+    """``heights`` checked (a finite real 2-D array of at least 3x3) as C-contiguous float64."""
+    return np.ascontiguousarray(_check_heights(heights), dtype=np.float64)
+
+
+def _cell_size(cell_size: object) -> float:
+    return float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
+
+
+_ATAN_P = (
+    -8.750608600031904122785e-1,
+    -1.615753718733365076637e1,
+    -7.500855792314704667340e1,
+    -1.228866684490136173410e2,
+    -6.485021904942025371773e1,
+)
+_ATAN_Q = (2.485846490142306297962e1, 1.650270098316988542046e2, 4.328810604912902668951e2,
+           4.853903996359136964868e2, 1.945506571482613964425e2)  # fmt: skip
+
+
+@jit
+def _atan(t):
+    """``atan(t)`` to within 1 ulp, branch-free so loops calling it vectorise (``math.atan`` is a call into
+    libm): Cephes' ``atan`` (Moshier 1989), the argument reduced to ``|u| <= 0.66`` and a rational
+    ``P(u²)/Q(u²)``."""
+    x = abs(t)
+    big = x > 2.41421356237309504880
+    mid = x > 0.66
+    u = -1.0 / x if big else ((x - 1.0) / (x + 1.0) if mid else x)
+    base = math.pi / 2.0 if big else (math.pi / 4.0 if mid else 0.0)
+    z = u * u
+    num = (((_ATAN_P[0] * z + _ATAN_P[1]) * z + _ATAN_P[2]) * z + _ATAN_P[3]) * z + _ATAN_P[4]
+    den = ((((z + _ATAN_Q[0]) * z + _ATAN_Q[1]) * z + _ATAN_Q[2]) * z + _ATAN_Q[3]) * z + _ATAN_Q[4]
+    angle = base + (u * z * num / den + u)
+    return -angle if t < 0.0 else angle
+
+
+@jit
+def _stencil(above, middle, below, cc, step):
+    """``(p, q, r, t, s)`` of the 3x3 window centred on column ``cc`` of the rows ``above`` (y - 1), ``middle``
+    and ``below`` (y + 1): Horn's gradient, Zevenbergen & Thorne's second derivatives (module doc)."""
+    a, b, c = above[cc - 1], above[cc], above[cc + 1]
+    d, e, f = middle[cc - 1], middle[cc], middle[cc + 1]
+    g, h, i = below[cc - 1], below[cc], below[cc + 1]
+    p = ((c + 2.0 * f + i) - (a + 2.0 * d + g)) / (8.0 * step)
+    q = ((g + 2.0 * h + i) - (a + 2.0 * b + c)) / (8.0 * step)
+    r = (d - 2.0 * e + f) / (step * step)
+    t = (b - 2.0 * e + h) / (step * step)
+    s = (i - g - c + a) / (4.0 * step * step)
+    return p, q, r, t, s
+
+
+@jit
+def _surface_value(code, p, q, r, t, s):
+    """The map ``code`` (``_SLOPE`` ...) of a cell from its derivatives (formulas: the public functions)."""
+    gradient2 = p * p + q * q
+    if code == _SLOPE:
+        return _atan(math.sqrt(gradient2)) * (180.0 / math.pi)
+    if code == _TAN:
+        return math.sqrt(gradient2)
+    if code == _ASPECT:  # atan2(-p, -q) in [0, 360), from _atan
+        x, y = -q, -p
+        ax, ay = abs(x), abs(y)
+        ratio = min(ax, ay) / max(ax, ay) if gradient2 > 0.0 else 0.0
+        angle = _atan(ratio)
+        angle = math.pi / 2.0 - angle if ay > ax else angle
+        angle = math.pi - angle if x < 0.0 else angle
+        angle = 2.0 * math.pi - angle if y < 0.0 else angle
+        return angle * (180.0 / math.pi) if gradient2 > 0.0 else FLAT_ASPECT
+    w = 1.0 + gradient2
+    if code == _MEAN:
+        return -((1.0 + q * q) * r - 2.0 * p * q * s + (1.0 + p * p) * t) / (2.0 * w * math.sqrt(w))
+    if code == _PROFILE:
+        value = -(p * p * r + 2.0 * p * q * s + q * q * t) / (gradient2 * w * math.sqrt(w))
+    else:
+        value = -(q * q * r - 2.0 * p * q * s + p * p * t) / (gradient2 * math.sqrt(w))
+    return value if gradient2 > 0.0 else 0.0
+
+
+def _surface_kernel(first, last, z, step, code, out):
+    """``out[row] = _surface_value(code, derivatives)`` for the rows ``first .. last - 1`` (edge rule: module
+    doc): a range kernel."""
+    if first < 0:
+        on_threads(last)
+        return
+    rows, columns = z.shape
+    for row in range(first, last):
+        rc = min(max(row, 1), rows - 2)
+        dy = (row - rc) * step
+        above, middle, below, line = z[rc - 1], z[rc], z[rc + 1], out[row]
+        for column in range(columns):
+            cc = min(max(column, 1), columns - 2)
+            if cc == column:  # the loop LLVM splits off and vectorises: no edge
+                p, q, r, t, s = _stencil(above, middle, below, column, step)
+                line[column] = _surface_value(code, p + s * dy, q + t * dy, r, t, s)
+            else:
+                p, q, r, t, s = _stencil(above, middle, below, cc, step)
+                dx = (column - cc) * step
+                line[column] = _surface_value(code, p + r * dx + s * dy, q + s * dx + t * dy, r, t, s)
+
+
+def _surface(heights: object, cell_size: object, name: str) -> np.ndarray:
+    z = _heights(heights)
+    step = _cell_size(cell_size)
+    out = np.empty(z.shape, dtype=np.float32)
+    launch_blocks(_kernels().surface, z.shape[0], (z, step, _CODES[name], out))
+    return out
+
+
+def slope(heights: np.ndarray, cell_size: float = 1.0) -> np.ndarray:
+    """Slope in degrees, ``atan(√(p² + q²))`` (Horn 1981's gradient; edge rule: module doc). 0 on a flat."""
+    return _surface(heights, cell_size, "slope")
+
+
+def aspect(heights: np.ndarray, cell_size: float = 1.0) -> np.ndarray:
+    """Direction of steepest descent in degrees clockwise from +y, in [0, 360): ``atan2(-p, -q)`` (Horn 1981's
+    gradient), so a plane falling towards +y faces 0°, towards +x 90°, towards -x 270°. Flat cells
+    (``p = q = 0``) get ``FLAT_ASPECT`` (-1)."""
+    return _surface(heights, cell_size, "aspect")
+
+
+def curvature(heights: np.ndarray, cell_size: float = 1.0, kind: str = "mean") -> np.ndarray:
+    """Surface curvature in 1/(heights' unit), positive where the surface is convex (domes, ridges, the top of a
+    slope that steepens) and negative where it is concave (bowls, valleys, a slope's foot); 0 on a plane.
+
+    With the derivatives of the module doc and ``w = 1 + p² + q²`` (Florinsky 2016, ch. 2; Shary 1995):
+
+    - ``"mean"``: ``H = -((1 + q²) r - 2pqs + (1 + p²) t) / (2 w^{3/2})``, so a paraboloid ``z = a(x² + y²)``
+      has ``-2a`` at its bottom;
+    - ``"profile"`` (vertical curvature, along the slope): ``-(p²r + 2pqs + q²t) / ((p² + q²) w^{3/2})``;
+    - ``"plan"`` (horizontal curvature, across the slope): ``-(q²r - 2pqs + p²t) / ((p² + q²) w^{1/2})``;
+
+    ``mean = (profile + plan) / 2`` where the slope is not 0; there profile and plan are 0.
+    """
+    kind = choice("kind", kind, CURVATURE_KINDS)
+    return _surface(heights, cell_size, kind)
+
+
+def _tan_slope(heights: np.ndarray, cell_size: float) -> np.ndarray:
+    return _surface(heights, cell_size, "tan")
+
+
+def relative_height(heights: np.ndarray, radius: int = 16) -> np.ndarray:
+    """Position of each cell between the lowest and highest cell of the square of ``radius`` cells around it
+    (the map padded with its edge values, the same as clipped to the map): ``(z - min) / (max - min)`` in
+    [0, 1], 0.5 where that square is flat. The sliding minimum and maximum cost the same at any radius (van
+    Herk 1992; Gil & Werman 1993), a pass along each axis."""
+    z = _heights(heights)
+    radius = integer("radius", radius)
+    if not 1 <= radius <= 4096:
+        raise ValueError(f"radius: must be between 1 and 4096 cells, got {radius}")
+    high = np.empty(z.shape)
+    low = np.empty(z.shape)
+    out = np.empty(z.shape, dtype=np.float32)
+    kernels = _kernels()
+    launch_blocks(kernels.slide_rows, z.shape[0], (z, high, low, radius))
+    launch_blocks(kernels.slide_columns, -(-z.shape[1] // SLIDE_COLUMNS), (z, high, low, radius, out))
+    return out
+
+
+SLIDE_COLUMNS = 8
+"""Columns per block of the sliding minimum and maximum along y (one AVX-512 vector of float64)."""
+
+
+@jit
+def _runs(values, ahead_high, ahead_low, behind_high, behind_low, width):
+    """van Herk/Gil-Werman: cut ``values`` (1-D, padded) into runs of ``width``; the running maximum and minimum
+    from each run's start (``ahead``) and to its end (``behind``), so the window ``[i, i + width - 1]`` has the
+    maximum ``max(behind_high[i], ahead_high[i + width - 1])`` (and the minimum likewise)."""
+    n = values.shape[0]
+    for i in range(n):
+        value = values[i]
+        if i % width == 0:
+            ahead_high[i] = ahead_low[i] = value
+        else:
+            ahead_high[i] = max(ahead_high[i - 1], value)
+            ahead_low[i] = min(ahead_low[i - 1], value)
+    for i in range(n - 1, -1, -1):
+        value = values[i]
+        if i % width == width - 1 or i == n - 1:
+            behind_high[i] = behind_low[i] = value
+        else:
+            behind_high[i] = max(behind_high[i + 1], value)
+            behind_low[i] = min(behind_low[i + 1], value)
+
+
+def _slide_rows_kernel(first, last, z, high, low, radius):
+    """The largest and smallest value within ``radius`` columns of each cell, same row (``_runs`` on the row
+    padded with its end values), for the rows ``first .. last - 1``: a range kernel."""
+    if first < 0:
+        on_threads(last)
+        return
+    columns = z.shape[1]
+    width = 2 * radius + 1
+    padded = np.empty(columns + 2 * radius)
+    scratch = np.empty((4, columns + 2 * radius))
+    for row in range(first, last):
+        for i in range(padded.shape[0]):
+            padded[i] = z[row, min(max(i - radius, 0), columns - 1)]
+        _runs(padded, scratch[0], scratch[1], scratch[2], scratch[3], width)
+        for j in range(columns):
+            high[row, j] = max(scratch[2, j], scratch[0, j + width - 1])
+            low[row, j] = min(scratch[3, j], scratch[1, j + width - 1])
+
+
+def _slide_columns_kernel(first, last, z, high, low, radius, out):
+    """Per block of ``SLIDE_COLUMNS`` columns, ``first .. last - 1``: the largest and smallest of ``high`` and
+    ``low`` within ``radius`` rows (``_runs`` along y, the columns padded with their end values), then ``out =
+    (z - low) / (high - low)`` (0.5 where they are equal): a range kernel."""
+    if first < 0:
+        on_threads(last)
+        return
+    rows, columns = z.shape
+    width = 2 * radius + 1
+    padded = rows + 2 * radius
+    ahead_high = np.empty((padded, SLIDE_COLUMNS))
+    ahead_low = np.empty((padded, SLIDE_COLUMNS))
+    behind_high = np.empty((padded, SLIDE_COLUMNS))
+    behind_low = np.empty((padded, SLIDE_COLUMNS))
+    for block in range(first, last):
+        c0 = block * SLIDE_COLUMNS
+        n = min(SLIDE_COLUMNS, columns - c0)
+        for i in range(padded):
+            source = min(max(i - radius, 0), rows - 1)
+            start = i % width == 0
+            for j in range(n):
+                top, bottom = high[source, c0 + j], low[source, c0 + j]
+                ahead_high[i, j] = top if start else max(ahead_high[i - 1, j], top)
+                ahead_low[i, j] = bottom if start else min(ahead_low[i - 1, j], bottom)
+        for i in range(padded - 1, -1, -1):
+            source = min(max(i - radius, 0), rows - 1)
+            end = i % width == width - 1 or i == padded - 1
+            for j in range(n):
+                top, bottom = high[source, c0 + j], low[source, c0 + j]
+                behind_high[i, j] = top if end else max(behind_high[i + 1, j], top)
+                behind_low[i, j] = bottom if end else min(behind_low[i + 1, j], bottom)
+        for i in range(rows):
+            for j in range(n):
+                top = max(behind_high[i, j], ahead_high[i + width - 1, j])
+                bottom = min(behind_low[i, j], ahead_low[i + width - 1, j])
+                span = top - bottom
+                out[i, c0 + j] = (z[i, c0 + j] - bottom) / span if span > 0.0 else 0.5
+
+
+@dataclass(frozen=True)
+class _Horizon:
+    """The sample offsets of a horizon search: per direction ``k`` the samples ``starts[k] .. starts[k + 1] - 1``
+    at ``(dy, dx)`` cells, ``1 / distance`` (in cells) in ``inverse``."""
+
+    dy: np.ndarray
+    dx: np.ndarray
+    inverse: np.ndarray
+    starts: np.ndarray
+
+
+def horizon_samples(radius: int, directions: int) -> _Horizon:
+    """Directions ``θ_k = 360°·k/directions`` clockwise from +y; along each, cells at distances 1, 2, 3, ...
+    growing by a quarter each step (``d ← max(d + 1, round(1.25 d))``) up to ``radius``, each rounded to the
+    nearest cell ``(round(d cos θ), round(d sin θ))`` (duplicates dropped); the exact distance of the cell
+    sampled is used."""
+    distances = [1]
+    while distances[-1] < radius:
+        distances.append(min(radius, max(distances[-1] + 1, round(distances[-1] * 1.25))))
+    dy, dx, inverse, starts = [], [], [], [0]
+    for k in range(directions):
+        theta = 2.0 * math.pi * k / directions
+        seen = set()
+        for d in distances:
+            cell = (round(d * math.cos(theta)), round(d * math.sin(theta)))
+            if cell in seen or cell == (0, 0):
+                continue
+            seen.add(cell)
+            dy.append(cell[0])
+            dx.append(cell[1])
+            inverse.append(1.0 / math.hypot(*cell))
+        starts.append(len(dy))
+    return _Horizon(
+        np.array(dy, np.int64), np.array(dx, np.int64), np.array(inverse, np.float64), np.array(starts, np.int64)
+    )
+
+
+_POSITIVE, _NEGATIVE, _OCCLUSION = range(3)
+
+
+def _horizon_kernel(first, last, padded, radius, dy, dx, inverse, starts, step, code, out):
+    """Per row ``first .. last - 1``: per direction the largest (``_POSITIVE``, ``_OCCLUSION``) or smallest
+    (``_NEGATIVE``) tangent ``(z_sample - z) / distance`` over its samples, then the map (``openness``,
+    ``occlusion``). ``padded`` is the heights padded by ``radius`` cells (edge values) on every side."""
+    if first < 0:
+        on_threads(last)
+        return
+    columns = out.shape[1]
+    directions = starts.shape[0] - 1
+    extreme = np.empty(columns)
+    total = np.empty(columns)
+    for row in range(first, last):
+        centre = padded[row + radius, radius : radius + columns]
+        for j in range(columns):
+            total[j] = 0.0
+        for k in range(directions):
+            for j in range(columns):
+                extreme[j] = -np.inf if code != _NEGATIVE else np.inf
+            for n in range(starts[k], starts[k + 1]):
+                line = padded[row + radius + dy[n], radius + dx[n] : radius + dx[n] + columns]
+                scale = inverse[n] / step
+                if code == _NEGATIVE:
+                    for j in range(columns):
+                        extreme[j] = min(extreme[j], (line[j] - centre[j]) * scale)
+                else:
+                    for j in range(columns):
+                        extreme[j] = max(extreme[j], (line[j] - centre[j]) * scale)
+            if code == _OCCLUSION:
+                for j in range(columns):
+                    tangent = max(extreme[j], 0.0)
+                    total[j] += tangent / math.sqrt(1.0 + tangent * tangent)
+            else:
+                for j in range(columns):
+                    total[j] += _atan(extreme[j])
+        for j in range(columns):
+            if code == _OCCLUSION:
+                out[row, j] = total[j] / directions
+            elif code == _POSITIVE:
+                out[row, j] = 90.0 - math.degrees(total[j] / directions)
+            else:
+                out[row, j] = 90.0 + math.degrees(total[j] / directions)
+
+
+def _horizon(heights, cell_size, radius, directions, code) -> np.ndarray:
+    z = _heights(heights)
+    step = _cell_size(cell_size)
+    radius = integer("radius", radius)
+    if not 1 <= radius <= 1024:
+        raise ValueError(f"radius: must be between 1 and 1024 cells, got {radius}")
+    directions = integer("directions", directions)
+    if not 4 <= directions <= 256:
+        raise ValueError(f"directions: must be between 4 and 256, got {directions}")
+    samples = horizon_samples(radius, directions)
+    padded = np.pad(z, radius, mode="edge")
+    out = np.empty(z.shape, dtype=np.float32)
+    arguments = (padded, radius, samples.dy, samples.dx, samples.inverse, samples.starts, step, code, out)
+    launch_blocks(_kernels().horizon, z.shape[0], arguments)
+    return out
+
+
+def openness(
+    heights: np.ndarray, cell_size: float = 1.0, radius: int = 32, directions: int = 16, kind: str = "positive"
+) -> np.ndarray:
+    """Topographic openness in degrees (Yokoyama, Shirasawa & Pike 2002): ``"positive"`` is ``90° - mean_k φ_k``
+    with ``φ_k`` the largest elevation angle ``atan((z_sample - z) / distance)`` seen along direction ``k`` within
+    ``radius`` cells (high on peaks and ridges, 90° on a plane, low in valleys); ``"negative"`` is ``90° +
+    mean_k ψ_k`` with ``ψ_k`` the smallest (high in valleys). Samples: ``horizon_samples``; beyond the map's
+    edge the terrain continues at the edge cell's height."""
+    kind = choice("kind", kind, OPENNESS_KINDS)
+    return _horizon(heights, cell_size, radius, directions, _POSITIVE if kind == "positive" else _NEGATIVE)
+
+
+def occlusion(heights: np.ndarray, cell_size: float = 1.0, radius: int = 32, directions: int = 16) -> np.ndarray:
+    """Ambient occlusion in [0, 1]: ``1 - SVF``, the sky-view factor ``SVF = 1 - mean_k sin g_k`` of Zakšek,
+    Oštir & Kokalj (2011) with ``g_k = max(φ_k, 0)`` the horizon angle along direction ``k`` (as ``openness``):
+    0 on a flat plane or a peak, towards 1 at the bottom of a deep narrow valley."""
+    return _horizon(heights, cell_size, radius, directions, _OCCLUSION)
+
+
+def wetness_index(
+    heights: np.ndarray, cell_size: float = 1.0, accumulation: np.ndarray | None = None, method: str = "mfd"
+) -> np.ndarray:
+    """Topographic wetness index ``ln(a / tan β)`` (Beven & Kirkby 1979): ``a`` the specific catchment area,
+    contributing area per unit contour width, ``accumulation · cell_size`` (``accumulation`` in cells, from
+    ``flow_accumulation(heights, method, cell_size)`` when not given); ``β`` the slope (``slope``), ``tan β`` at
+    least ``MIN_TAN_SLOPE``."""
+    z = _heights(heights)
+    step = _cell_size(cell_size)
+    if accumulation is None:
+        from .hydrology import flow_accumulation
+
+        accumulation = flow_accumulation(z, method=method, cell_size=step)
+    area = np.asarray(accumulation, dtype=np.float64)
+    if area.shape != z.shape:
+        raise ValueError(f"accumulation: shape {area.shape} differs from the heights' {z.shape}")
+    if not (np.isfinite(area).all() and (area > 0.0).all()):
+        raise ValueError("accumulation: must be finite and > 0 in every cell (each cell counts itself)")
+    tangent = np.maximum(_tan_slope(z, step).astype(np.float64), MIN_TAN_SLOPE)
+    return np.log(area * step / tangent).astype(np.float32)
+
+
+FLOW_METHODS = ("d8", "mfd")
+MAP_NAMES = (
+    "height", "slope", "aspect", "curvature", "profile_curvature", "plan_curvature", "relative_height",
+    "openness", "negative_openness", "occlusion", "flow", "wetness",
+)  # fmt: skip
+"""The maps ``compute_maps`` makes. ``flow`` is ``log10`` of the flow accumulation in cells (0 where a cell
+receives only its own rain) over the heights with depressions filled (``fill_depressions(epsilon=True)``);
+``curvature`` is the mean curvature; ``openness`` the positive openness."""
+
+
+def flow_map(heights: np.ndarray, method: str = "mfd") -> np.ndarray:
+    """The flow accumulation (cells, float64) of ``heights`` with its depressions filled so every cell drains
+    to an edge (``fill_depressions(heights, epsilon=True)`` then ``flow_accumulation(.., method)``)."""
+    from .hydrology import fill_depressions, flow_accumulation
+
+    method = choice("flow_method", method, FLOW_METHODS)
+    return flow_accumulation(fill_depressions(_heights(heights), epsilon=True), method=method)
+
+
+def compute_maps(
+    heights: np.ndarray,
+    names: Sequence[str],
+    cell_size: float = 1.0,
+    radius: int = 16,
+    horizon_radius: int = 32,
+    directions: int = 16,
+    flow_method: str = "mfd",
+) -> dict[str, np.ndarray]:
+    """The maps ``names`` (``MAP_NAMES``) of ``heights`` as float32 arrays, by name. ``radius``: of
+    ``relative_height``; ``horizon_radius`` and ``directions``: of the openness and occlusion; ``flow_method``:
+    of ``flow`` and ``wetness``."""
+    if isinstance(names, str) or not isinstance(names, Sequence):
+        raise TypeError(f"names: expected a list of map names, got {type(names).__name__}")
+    for name in names:
+        choice("maps", name, MAP_NAMES)
+    z = _heights(heights)
+    flow_method = choice("flow_method", flow_method, FLOW_METHODS)
+    horizon = {"radius": horizon_radius, "directions": directions}
+    makers = {
+        "height": lambda: z.astype(np.float32),
+        "slope": lambda: slope(z, cell_size),
+        "aspect": lambda: aspect(z, cell_size),
+        "curvature": lambda: curvature(z, cell_size, "mean"),
+        "profile_curvature": lambda: curvature(z, cell_size, "profile"),
+        "plan_curvature": lambda: curvature(z, cell_size, "plan"),
+        "relative_height": lambda: relative_height(z, radius),
+        "openness": lambda: openness(z, cell_size, **horizon),
+        "negative_openness": lambda: openness(z, cell_size, kind="negative", **horizon),
+        "occlusion": lambda: occlusion(z, cell_size, **horizon),
+    }
+    maps: dict[str, np.ndarray] = {}
+    if "flow" in names or "wetness" in names:
+        area = flow_map(z, flow_method)
+        makers["flow"] = lambda: np.log10(area).astype(np.float32)
+        makers["wetness"] = lambda: wetness_index(z, cell_size, accumulation=area)
+    for name in dict.fromkeys(names):
+        maps[name] = makers[name]()
+    return maps
+
+
+@dataclass(frozen=True)
+class _Kernels:
+    surface: object
+    slide_rows: object
+    slide_columns: object
+    horizon: object
+
+
+@cache
+def _kernels() -> _Kernels:
+    """The compiled kernels, built on first use (importing never compiles nor fixes the cache folder)."""
+    return _Kernels(
+        surface=range_kernel(_surface_kernel),
+        slide_rows=range_kernel(_slide_rows_kernel),
+        slide_columns=range_kernel(_slide_columns_kernel),
+        horizon=range_kernel(_horizon_kernel),
+    )
