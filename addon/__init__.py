@@ -23,6 +23,7 @@ from . import (
     preview,
     properties,
     terrain,
+    terrain_maps,
     terrain_presets,
 )
 
@@ -32,6 +33,7 @@ CLASSES = (
     + displace.CLASSES
     + erode.CLASSES
     + op_erode_fluvial.CLASSES
+    + terrain_maps.CLASSES
     + terrain_presets.CLASSES
     + bake.CLASSES
     + bake_uv.CLASSES
@@ -46,6 +48,7 @@ MENU_ENTRIES = (
     (bpy.types.VIEW3D_MT_object, bake_uv.menu_entry),
     (bpy.types.TOPBAR_MT_file_export, heightmap_io.export_menu_entry),
     (bpy.types.TOPBAR_MT_file_import, heightmap_io.import_menu_entry),
+    (bpy.types.VIEW3D_MT_object, terrain_maps.menu_entry),
 )
 
 

@@ -18,32 +18,9 @@ import numpy as np
 from .files import replacing
 from .images import FORMATS, PNG_BITS, image_format, read_image, write_image, writer_module
 from .splat import splat_weights, write_splat
-from .terrain_maps import FLOW_METHODS, MAP_NAMES, compute_maps
+from .terrain_maps import FLOW_METHODS, MAP_NAMES, compute_maps, unit_map
 
 HEIGHT_SUFFIXES = (*FORMATS, ".npy")
-
-
-def unit_map(name: str, values: np.ndarray) -> np.ndarray:
-    """``values`` of the map ``name`` in [0, 1] for a PNG: slope / 90, aspect / 360 (flat cells 0), openness /
-    180, relative height and occlusion as they are, flow / its largest value, curvature ``0.5 + k / (2 max|k|)``
-    (0.5 is flat), height and wetness from their smallest to their largest value."""
-    values = np.asarray(values, dtype=np.float64)
-    if name == "slope":
-        return values / 90.0
-    if name == "aspect":
-        return np.maximum(values, 0.0) / 360.0
-    if name in ("openness", "negative_openness"):
-        return values / 180.0
-    if name in ("relative_height", "occlusion"):
-        return values
-    if name == "flow":
-        top = values.max()
-        return values / top if top > 0.0 else values
-    if name.endswith("curvature"):
-        top = np.abs(values).max()
-        return 0.5 + values / (2.0 * top) if top > 0.0 else np.full(values.shape, 0.5)
-    low, high = values.min(), values.max()
-    return (values - low) / (high - low) if high > low else np.zeros(values.shape)
 
 
 def _names(text: str) -> list[str]:

@@ -1,0 +1,161 @@
+"""``noisewright.terrain_maps``: Object > Terrain Maps, over ``write_terrain_maps``.
+
+Computes terrain maps (``noise_core.terrain_maps``: slope, aspect, curvature, relative height, openness,
+occlusion, flow, wetness) of a grid mesh (a Noise Terrain, Add > Mesh > Grid, any regular grid in local X/Y,
+heights along local Z) and stores each as a float point attribute named after the map (for an Attribute node
+in a material, and Geometry Nodes) and/or as a vertex group of the same name, its weights the map mapped to
+0..1 as in PNG images (``noise_core.terrain_maps.unit_map``: slope / 90, ...), for particle density and weight paint.
+"""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import bpy
+import numpy as np
+from bpy.props import BoolProperty, EnumProperty, IntProperty
+
+from . import mesh_io
+from .erosion_io import grid_layout
+from .errors import UserError
+from .noise_core.terrain_maps import FLOW_METHODS, MAP_NAMES, compute_maps, unit_map
+
+WEIGHT_LEVELS = 4096
+"""Vertex group weights are rounded to multiples of 1 / WEIGHT_LEVELS: Blender's API sets one weight for a list
+of vertices at a time, so the vertices are grouped by weight, one call per level, not one per vertex."""
+DEFAULT_MAPS = ("slope", "curvature", "flow")
+
+
+def write_terrain_maps(
+    obj: bpy.types.Object,
+    maps: tuple[str, ...] | list[str] = DEFAULT_MAPS,
+    attributes: bool = True,
+    vertex_groups: bool = False,
+    radius: int = 16,
+    horizon_radius: int = 32,
+    directions: int = 16,
+    flow_method: str = "mfd",
+) -> dict[str, np.ndarray]:
+    """Compute ``maps`` of the grid mesh ``obj`` (cell size: the grid's spacing) and write them as point
+    attributes (``attributes``) and/or vertex groups (``vertex_groups``) named after the maps, replacing
+    existing ones of those names. Returns the maps per vertex (float32, in vertex order). ``UserError`` naming
+    the problem (not a grid, linked data, Edit Mode, an unknown map, bad settings); then nothing changes."""
+    if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
+        raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
+    mesh = cast(bpy.types.Mesh, obj.data)
+    if not obj.is_editable or not mesh.is_editable:
+        raise UserError(f"{obj.name!r}: linked library data cannot be changed (make it local first)")
+    if obj.mode == "EDIT":
+        raise UserError(f"{obj.name!r}: leave Edit Mode to compute terrain maps")
+    if not (attributes or vertex_groups):
+        raise UserError("attributes, vertex_groups: choose at least one way to store the maps")
+    names = list(maps)
+    if not names:
+        raise UserError("maps: choose at least one map")
+    positions = mesh_io.read_positions(mesh).astype(np.float64)
+    layout = grid_layout(obj.name, positions)
+    heights = positions[layout.order, 2].reshape(layout.rows, layout.columns)
+    settings = {"radius": radius, "horizon_radius": horizon_radius, "directions": directions,
+                "flow_method": flow_method}  # fmt: skip
+    try:
+        computed = compute_maps(heights, names, cell_size=layout.cell_size, **settings)
+    except (TypeError, ValueError) as error:
+        raise UserError(str(error)) from None
+    per_vertex = {}
+    for name, values in computed.items():
+        flat = np.empty(positions.shape[0], dtype=np.float32)
+        flat[layout.order] = values.ravel()
+        per_vertex[name] = flat
+    for name, values in per_vertex.items():
+        if attributes:
+            _write_attribute(mesh, name, values)
+        if vertex_groups:
+            _write_group(obj, name, unit_map(name, values))
+    mesh.update()
+    return per_vertex
+
+
+def _write_attribute(mesh: bpy.types.Mesh, name: str, values: np.ndarray) -> None:
+    attribute = mesh.attributes.get(name)
+    if attribute is not None and (attribute.data_type != "FLOAT" or attribute.domain != "POINT"):
+        mesh.attributes.remove(attribute)
+        attribute = None
+    if attribute is None:
+        attribute = mesh.attributes.new(name, "FLOAT", "POINT")
+    cast(Any, attribute).data.foreach_set("value", np.ascontiguousarray(values, dtype=np.float32))
+
+
+def _write_group(obj: bpy.types.Object, name: str, weights: np.ndarray) -> None:
+    """The vertex group ``name`` (made or emptied) with every vertex at ``weights`` (0..1, rounded to
+    ``WEIGHT_LEVELS``)."""
+    group = obj.vertex_groups.get(name) or obj.vertex_groups.new(name=name)
+    everyone = list(range(weights.shape[0]))
+    group.remove(everyone)
+    levels = np.round(np.clip(weights, 0.0, 1.0) * WEIGHT_LEVELS).astype(np.int64)
+    order = np.argsort(levels, kind="stable")
+    values, starts = np.unique(levels[order], return_index=True)
+    ends = [*starts[1:], order.shape[0]]
+    for level, start, end in zip(values, starts, ends, strict=True):
+        group.add(order[start:end].tolist(), float(level) / WEIGHT_LEVELS, "REPLACE")
+
+
+MAP_ITEMS = [(name, name.replace("_", " ").title(), f"The {name.replace('_', ' ')} map") for name in MAP_NAMES]
+
+
+class NOISEWRIGHT_OT_terrain_maps(bpy.types.Operator):
+    """Compute terrain maps (slope, curvature, flow, ...) of the active grid mesh as attributes or vertex groups"""
+
+    bl_idname = "noisewright.terrain_maps"
+    bl_label = "Terrain Maps"
+    bl_options = {"REGISTER", "UNDO"}
+    maps: EnumProperty(  # type: ignore[valid-type]
+        name="Maps", items=MAP_ITEMS, options={"ENUM_FLAG"}, default=set(DEFAULT_MAPS),
+        description="The maps to compute; each is stored under its own name",
+    )  # fmt: skip
+    attributes: BoolProperty(  # type: ignore[valid-type]
+        name="Attributes", default=True, description="Store float point attributes (Attribute node, Geometry Nodes)"
+    )
+    vertex_groups: BoolProperty(  # type: ignore[valid-type]
+        name="Vertex Groups", default=False, description="Store vertex groups, weights mapped to 0..1"
+    )
+    radius: IntProperty(  # type: ignore[valid-type]
+        name="Relative Height Radius", default=16, min=1, max=4096, soft_max=256,
+        description="Neighbourhood of the relative height, in grid cells",
+    )  # fmt: skip
+    horizon_radius: IntProperty(  # type: ignore[valid-type]
+        name="Horizon Radius", default=32, min=1, max=1024, soft_max=256,
+        description="How far openness and occlusion look, in grid cells",
+    )  # fmt: skip
+    directions: IntProperty(  # type: ignore[valid-type]
+        name="Directions", default=16, min=4, max=256, soft_max=64,
+        description="Directions openness and occlusion look in",
+    )  # fmt: skip
+    flow_method: EnumProperty(  # type: ignore[valid-type]
+        name="Flow", items=[(m, m.upper(), f"{m.upper()} flow routing") for m in FLOW_METHODS], default="mfd",
+        description="Flow routing of the flow and wetness maps",
+    )  # fmt: skip
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.active_object
+        if context.mode != "OBJECT" or obj is None or obj.type != "MESH":
+            cls.poll_message_set("Select a grid mesh in Object Mode")
+            return False
+        return True
+
+    def execute(self, context):
+        options = self.as_keywords()
+        options["maps"] = sorted(options["maps"], key=MAP_NAMES.index)
+        try:
+            write_terrain_maps(context.active_object, **options)
+        except UserError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        return {"FINISHED"}
+
+
+def menu_entry(self, _context) -> None:
+    self.layout.operator(NOISEWRIGHT_OT_terrain_maps.bl_idname)
+
+
+CLASSES = (NOISEWRIGHT_OT_terrain_maps,)
