@@ -5,19 +5,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from .test_erode import _attribute, _positions
+
 pytestmark = pytest.mark.blender
-
-
-def _positions(obj) -> np.ndarray:
-    flat = np.empty(len(obj.data.vertices) * 3, dtype=np.float32)
-    obj.data.vertices.foreach_get("co", flat)
-    return flat.reshape(-1, 3)
-
-
-def _attribute(obj, name: str) -> np.ndarray:
-    values = np.empty(len(obj.data.vertices), dtype=np.float32)
-    obj.data.attributes[name].data.foreach_get("value", values)
-    return values
 
 
 def _weights(obj, name: str) -> np.ndarray:
