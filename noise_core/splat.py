@@ -25,7 +25,7 @@ import numpy as np
 from .files import replacing
 from .images import image_format, write_image, writer_module
 from .schema import integer, number
-from .terrain_maps import MAP_NAMES, compute_maps
+from .terrain_maps import MAP_NAMES, as_heights, compute_maps
 
 MASKS = ("erosion", "deposition")
 SPLAT_MAPS = (*MAP_NAMES, *MASKS)
@@ -158,9 +158,10 @@ def splat_weights(
     from .api import evaluate_grid
     from .spec import NoiseSpec
 
+    heights = as_heights(heights)
     checked = check_layers(layers)
     given = dict(maps or {})
-    shape = np.shape(heights)
+    shape = heights.shape
     for name, values in given.items():
         if name not in SPLAT_MAPS:
             raise ValueError(f"maps: {name!r} is not a map; choose from {', '.join(SPLAT_MAPS)}")
@@ -173,7 +174,6 @@ def splat_weights(
     if missing:
         raise ValueError(f"maps: the bands use {missing[0]!r}; pass it in maps (an erosion result's mask)")
     given.update(compute_maps(heights, needed, cell_size=cell_size, **settings))
-    shape = tuple(np.shape(heights))
     weights = np.empty((len(checked), *shape), dtype=np.float32)
     remaining = np.ones(shape, dtype=np.float64)
     for index in range(len(checked) - 1, 0, -1):

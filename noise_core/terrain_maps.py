@@ -41,8 +41,9 @@ _SLOPE, _ASPECT, _MEAN, _PROFILE, _PLAN, _TAN = range(6)
 _CODES = {"slope": _SLOPE, "aspect": _ASPECT, "mean": _MEAN, "profile": _PROFILE, "plan": _PLAN, "tan": _TAN}
 
 
-def _heights(heights: object) -> np.ndarray:
-    """``heights`` checked (a finite real 2-D array of at least 3x3) as C-contiguous float64."""
+def as_heights(heights: object) -> np.ndarray:
+    """``heights`` checked (a finite real 2-D array of at least 3x3) as C-contiguous float64; ``TypeError`` or
+    ``ValueError`` naming ``heights`` otherwise."""
     return np.ascontiguousarray(_check_heights(heights), dtype=np.float64)
 
 
@@ -143,7 +144,7 @@ def _surface_kernel(first, last, z, step, code, out):
 
 
 def _surface(heights: object, cell_size: object, name: str) -> np.ndarray:
-    z = _heights(heights)
+    z = as_heights(heights)
     step = _cell_size(cell_size)
     out = np.empty(z.shape, dtype=np.float32)
     launch_blocks(_kernels().surface, z.shape[0], (z, step, _CODES[name], out))
@@ -188,7 +189,7 @@ def relative_height(heights: np.ndarray, radius: int = 16) -> np.ndarray:
     (the map padded with its edge values, the same as clipped to the map): ``(z - min) / (max - min)`` in
     [0, 1], 0.5 where that square is flat. The sliding minimum and maximum cost the same at any radius (van
     Herk 1992; Gil & Werman 1993), a pass along each axis."""
-    z = _heights(heights)
+    z = as_heights(heights)
     radius = integer("radius", radius)
     if not 1 <= radius <= 4096:
         raise ValueError(f"radius: must be between 1 and 4096 cells, got {radius}")
@@ -369,7 +370,7 @@ def _horizon_kernel(first, last, padded, radius, dy, dx, inverse, starts, step, 
 
 
 def _horizon(heights, cell_size, radius, directions, code) -> np.ndarray:
-    z = _heights(heights)
+    z = as_heights(heights)
     step = _cell_size(cell_size)
     radius = integer("radius", radius)
     if not 1 <= radius <= 1024:
@@ -411,7 +412,7 @@ def wetness_index(
     contributing area per unit contour width, ``accumulation · cell_size`` (``accumulation`` in cells, from
     ``flow_accumulation(heights, method, cell_size)`` when not given); ``β`` the slope (``slope``), ``tan β`` at
     least ``MIN_TAN_SLOPE``."""
-    z = _heights(heights)
+    z = as_heights(heights)
     step = _cell_size(cell_size)
     if accumulation is None:
         from .hydrology import flow_accumulation
@@ -442,7 +443,7 @@ def flow_map(heights: np.ndarray, method: str = "mfd") -> np.ndarray:
     from .hydrology import fill_depressions, flow_accumulation
 
     method = choice("flow_method", method, FLOW_METHODS)
-    return flow_accumulation(fill_depressions(_heights(heights), epsilon=True), method=method)
+    return flow_accumulation(fill_depressions(as_heights(heights), epsilon=True), method=method)
 
 
 def compute_maps(
@@ -461,7 +462,7 @@ def compute_maps(
         raise TypeError(f"names: expected a list of map names, got {type(names).__name__}")
     for name in names:
         choice("maps", name, MAP_NAMES)
-    z = _heights(heights)
+    z = as_heights(heights)
     flow_method = choice("flow_method", flow_method, FLOW_METHODS)
     horizon = {"radius": horizon_radius, "directions": directions}
     makers = {

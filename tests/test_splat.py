@@ -111,9 +111,17 @@ def test_erosion_masks_are_taken_from_maps() -> None:
     ],
 )
 def test_bad_layers_name_the_field(layers, message: str) -> None:
+    """Every field of a layer is checked, with its place in the list in the message."""
     with pytest.raises((ValueError, TypeError)) as error:
         nc.splat_weights(ramp_heights(), layers)
     assert str(error.value).startswith(message)
+
+
+def test_bad_heights_are_refused_before_anything_is_computed() -> None:
+    with pytest.raises(TypeError, match="heights: expected a 2-D numpy array"):
+        nc.splat_weights("terrain", [{"name": "base"}])
+    with pytest.raises(ValueError, match="heights: must be finite"):
+        nc.splat_weights(np.full((4, 4), np.inf), [{"name": "base"}])
 
 
 def test_pack_rgba_puts_four_layers_in_each_image() -> None:
