@@ -3,8 +3,10 @@
 Computes terrain maps (``noise_core.terrain_maps``: slope, aspect, curvature, relative height, openness,
 occlusion, flow, wetness) of a grid mesh (a Noise Terrain, Add > Mesh > Grid, any regular grid in local X/Y,
 heights along local Z) and stores each as a float point attribute named after the map (for an Attribute node
-in a material, and Geometry Nodes) and/or as a vertex group of the same name, its weights the map mapped to
-0..1 as in PNG images (``noise_core.terrain_maps.unit_map``: slope / 90, ...), for particle density and weight paint.
+in a material, and Geometry Nodes), as a vertex group of the same name, its weights the map mapped to 0..1 as in
+PNG images (``noise_core.terrain_maps.unit_map``: slope / 90, ...), for particle density and weight paint,
+and/or as a float image ``"<object> <map>"`` of columns x rows pixels (the values as they are, non-colour data;
+pixel row 0 is the grid's lowest Y, as Blender stores images bottom row first).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from . import mesh_io
 from .erosion_io import grid_layout
 from .errors import UserError
 from .noise_core.terrain_maps import FLOW_METHODS, MAP_NAMES, compute_maps, unit_map
+from .pixels import pixel_array, to_rgba
 
 WEIGHT_LEVELS = 4096
 """Vertex group weights are rounded to multiples of 1 / WEIGHT_LEVELS: Blender's API sets one weight for a list
@@ -31,15 +34,17 @@ def write_terrain_maps(
     maps: tuple[str, ...] | list[str] = DEFAULT_MAPS,
     attributes: bool = True,
     vertex_groups: bool = False,
+    images: bool = False,
     radius: int = 16,
     horizon_radius: int = 32,
     directions: int = 16,
     flow_method: str = "mfd",
 ) -> dict[str, np.ndarray]:
     """Compute ``maps`` of the grid mesh ``obj`` (cell size: the grid's spacing) and write them as point
-    attributes (``attributes``) and/or vertex groups (``vertex_groups``) named after the maps, replacing
-    existing ones of those names. Returns the maps per vertex (float32, in vertex order). ``UserError`` naming
-    the problem (not a grid, linked data, Edit Mode, an unknown map, bad settings); then nothing changes."""
+    attributes (``attributes``), vertex groups (``vertex_groups``) named after the maps and/or float images
+    (``images``) named ``"<object> <map>"``, replacing existing ones of those names. Returns the maps per
+    vertex (float32, in vertex order). ``UserError`` naming the problem (not a grid, linked data, Edit Mode,
+    an unknown map, bad settings); then nothing changes."""
     if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
         raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
     mesh = cast(bpy.types.Mesh, obj.data)
@@ -47,8 +52,8 @@ def write_terrain_maps(
         raise UserError(f"{obj.name!r}: linked library data cannot be changed (make it local first)")
     if obj.mode == "EDIT":
         raise UserError(f"{obj.name!r}: leave Edit Mode to compute terrain maps")
-    if not (attributes or vertex_groups):
-        raise UserError("attributes, vertex_groups: choose at least one way to store the maps")
+    if not (attributes or vertex_groups or images):
+        raise UserError("attributes, vertex_groups, images: choose at least one way to store the maps")
     names = list(maps)
     if not names:
         raise UserError("maps: choose at least one map")
@@ -71,6 +76,9 @@ def write_terrain_maps(
             _write_attribute(mesh, name, values)
         if vertex_groups:
             _write_group(obj, name, unit_map(name, values))
+    if images:
+        for name, values in computed.items():
+            _write_image(f"{obj.name} {name}", values)
     mesh.update()
     return per_vertex
 
@@ -83,6 +91,19 @@ def _write_attribute(mesh: bpy.types.Mesh, name: str, values: np.ndarray) -> Non
     if attribute is None:
         attribute = mesh.attributes.new(name, "FLOAT", "POINT")
     cast(Any, attribute).data.foreach_set("value", np.ascontiguousarray(values, dtype=np.float32))
+
+
+def _write_image(name: str, values: np.ndarray) -> None:
+    """The float image ``name`` (made, or replaced when its size differs) holding ``values`` (rows x columns)."""
+    rows, columns = values.shape
+    image = bpy.data.images.get(name)
+    if image is not None and (tuple(image.size) != (columns, rows) or not image.is_float):
+        bpy.data.images.remove(image)
+        image = None
+    if image is None:
+        image = bpy.data.images.new(name, columns, rows, alpha=False, float_buffer=True, is_data=True)
+    pixel_array(image).foreach_set(to_rgba(values.ravel()))
+    image.update()
 
 
 def _write_group(obj: bpy.types.Object, name: str, weights: np.ndarray) -> None:
@@ -117,6 +138,9 @@ class NOISEWRIGHT_OT_terrain_maps(bpy.types.Operator):
     )
     vertex_groups: BoolProperty(  # type: ignore[valid-type]
         name="Vertex Groups", default=False, description="Store vertex groups, weights mapped to 0..1"
+    )
+    images: BoolProperty(  # type: ignore[valid-type]
+        name="Images", default=False, description="Store float images named '<object> <map>', one pixel per vertex"
     )
     radius: IntProperty(  # type: ignore[valid-type]
         name="Relative Height Radius", default=16, min=1, max=4096, soft_max=256,

@@ -25,7 +25,7 @@ def test_maps_of_a_terrain_as_noise_core_computes_them(bpy_empty, addon):
     obj = _terrain(bpy, addon)
     positions = _positions(obj)
     maps = ("slope", "aspect", "curvature", "relative_height")
-    addon.terrain_maps.write_terrain_maps(obj, maps, vertex_groups=True, radius=3)
+    addon.terrain_maps.write_terrain_maps(obj, maps, vertex_groups=True, images=True, radius=3)
     layout = addon.erosion_io.grid_layout(obj.name, positions)
     heights = positions[layout.order, 2].reshape(layout.rows, layout.columns).astype(np.float64)
     core = addon.noise_core
@@ -35,6 +35,11 @@ def test_maps_of_a_terrain_as_noise_core_computes_them(bpy_empty, addon):
         np.testing.assert_allclose(_attribute(obj, name), expected, rtol=1e-5, atol=1e-6)
         unit = np.clip(core.terrain_maps.unit_map(name, expected), 0, 1)
         np.testing.assert_allclose(_weights(obj, name), unit, atol=0.5 / addon.terrain_maps.WEIGHT_LEVELS + 1e-6)
+        image = bpy.data.images[f"{obj.name} {name}"]
+        assert tuple(image.size) == (layout.columns, layout.rows)
+        pixels = np.empty(layout.rows * layout.columns * 4, np.float32)
+        image.pixels.foreach_get(pixels)  # bottom row first: row 0 is the lowest Y, as the grid's
+        np.testing.assert_allclose(pixels[0::4], expected[layout.order], rtol=1e-5, atol=1e-6)
 
 
 def test_any_vertex_order_and_the_operator(bpy_empty, addon):
