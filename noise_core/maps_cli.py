@@ -8,16 +8,15 @@ Float formats (.exr, .tif) store each map's values as they are; a PNG stores the
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import time
 from pathlib import Path
 
 import numpy as np
 
-from .files import replacing
+from .files import replacing_all
 from .images import FORMATS, PNG_BITS, image_format, read_image, write_image, writer_module
-from .splat import splat_weights, write_splat
+from .splat import pack_rgba, splat_paths, splat_weights
 from .terrain_maps import FLOW_METHODS, MAP_NAMES, compute_maps, unit_map
 
 HEIGHT_SUFFIXES = (*FORMATS, ".npy")
@@ -98,15 +97,15 @@ def run_maps(args: argparse.Namespace) -> list[Path]:
     }  # fmt: skip
     maps = compute_maps(heights, args.maps, **settings)
     weights = None if layers is None else splat_weights(heights, layers, maps=maps, seed=args.seed, **settings)
-    written = []
-    with contextlib.ExitStack() as stack:  # all files or none
-        for name, target in zip(args.maps, targets, strict=True):
-            temporary = stack.enter_context(replacing(target))
-            values = unit_map(name, maps[name]) if target.suffix.lower() == ".png" else maps[name]
+    splats = [] if weights is None else splat_paths(args.splat_out, weights.shape[0])
+    with replacing_all([*targets, *splats]) as temporaries:  # all files or none
+        for name, temporary in zip(args.maps, temporaries, strict=False):
+            values = unit_map(name, maps[name]) if temporary.suffix.lower() == ".png" else maps[name]
             write_image(temporary, values, args.png_bits)
-            written.append(target)
-    if weights is not None:
-        written += write_splat(args.splat_out, weights, args.splat_bits)
+        if weights is not None:
+            for temporary, image in zip(temporaries[len(targets) :], pack_rgba(weights), strict=True):
+                write_image(temporary, image, args.splat_bits)
+    written = [*targets, *splats]
     elapsed = time.perf_counter() - started
     shape = f"{heights.shape[1]}x{heights.shape[0]}"
     print(f"wrote {len(written)} files ({shape}, {', '.join(args.maps) or 'splat only'}, {elapsed:.2f} s)")

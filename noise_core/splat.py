@@ -9,12 +9,11 @@ each covering what is below it: ``w_i = c_i · Π_{j>i} (1 - c_j)``, the first l
 everything (``c_0 = 1``), so the weights sum to 1 in every cell (in float64, rounded to float32 once).
 
 ``pack_rgba`` packs 4 layers per image (R, G, B, A), and ``write_splat`` writes them as 8/16-bit PNG, float
-TIFF or OpenEXR (``images.write_image``), all images or none (``files.replacing``).
+TIFF or OpenEXR (``images.write_image``), all images or none (``files.replacing_all``).
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -22,7 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .files import replacing
+from .files import replacing_all
 from .images import image_format, write_image, writer_module
 from .schema import integer, number
 from .terrain_maps import MAP_NAMES, as_heights, compute_maps
@@ -213,13 +212,11 @@ def splat_paths(path: str | Path, count: int) -> list[Path]:
 
 def write_splat(path: str | Path, weights: np.ndarray, bits: int = 8) -> list[Path]:
     """Write ``pack_rgba(weights)`` to ``splat_paths(path, N)`` (format by suffix; ``bits`` for PNG), all
-    files or none: each is written to a temporary file, and they replace their targets only when all were
-    written."""
+    files or none (``files.replacing_all``)."""
     images = pack_rgba(weights)
     paths = splat_paths(path, weights.shape[0])
     writer_module(image_format(paths[0]))
-    with contextlib.ExitStack() as stack:  # a failed write removes every temporary file, replacing nothing
-        temporaries = [stack.enter_context(replacing(target)) for target in paths]
+    with replacing_all(paths) as temporaries:
         for temporary, image in zip(temporaries, images, strict=True):
             write_image(temporary, image, bits)
     return paths

@@ -205,3 +205,15 @@ def test_cli_errors(tmp_path: Path, capsys, arguments: list[str], message: str) 
         main(["maps", str(source), *arguments])
     assert exit_.value.code == 2
     assert message in capsys.readouterr().err
+
+
+def test_cli_writes_all_files_or_none(tmp_path: Path) -> None:
+    source = tmp_path / "h.npy"
+    np.save(source, ramp_heights())
+    (tmp_path / "m_slope.exr").mkdir()  # one target cannot be written
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps([{"name": "a"}, {"name": "b", "strength": 0.5}]))
+    code = main(["maps", str(source), "--maps", "aspect,slope", "--out", str(tmp_path / "m_{map}.exr"), "--splat",
+                 str(rules), "--splat-out", str(tmp_path / "s.png")])  # fmt: skip
+    assert code == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["h.npy", "m_slope.exr", "rules.json"]
