@@ -19,6 +19,15 @@ comes after its receiver (each outlet, then the cells draining to it, depth firs
 lists.
 **Flow accumulation**: in reverse stack order each cell adds its area to its receiver's: ``A(c) = w(c) + sum of A
 over the cells draining into c``, with ``w`` the rain per cell (1: each cell counts itself).
+**MFD** (multiple flow directions, ``flow_accumulation(method="mfd")``): each cell splits its area between all its
+lower neighbours, neighbour ``k`` taking ``L_k (s_k / s_max)^p / sum_j L_j (s_j / s_max)^p`` with ``s_k`` the drop
+per distance to it, ``L_k`` the contour length it drains across (1/2 cell to the sides, √2/4 to the corners:
+Quinn, Beven, Chevallier & Planchon 1991, "The prediction of hillslope flow paths for distributed hydrological
+modelling using digital terrain models") and ``p`` the ``exponent`` (default 1, Quinn et al.'s split; Freeman
+1991, "Calculating catchment area with divergent flow based on a regular grid", used 1.1 without ``L_k``; large
+``p`` tends to D8). Cells are passed on in a topological order (Kahn 1962: a cell once every higher neighbour
+draining into it has been), so each is visited once. Edge cells, pits and flats keep what they receive, as in D8;
+nothing is lost: the rain sums to what the edges, pits and flats hold.
 
 Cells are numbered row-major (``row * columns + column``); all kernels run on one thread, so the bits never
 depend on the thread count.
@@ -123,10 +132,16 @@ def accumulate(receivers: np.ndarray, order: np.ndarray, weights: np.ndarray) ->
 
 
 def flow_accumulation(
-    heights: np.ndarray, method: str = "d8", cell_size: float = 1.0, weights: np.ndarray | None = None
+    heights: np.ndarray,
+    method: str = "d8",
+    cell_size: float = 1.0,
+    weights: np.ndarray | None = None,
+    exponent: float | None = None,
 ) -> np.ndarray:
     """Contributing area of every cell of ``heights`` in cells (float64, same shape): the cell itself plus every
-    cell whose D8 path passes through it (``weights``: rain per cell instead of 1). Edge cells, pits and flats
+    cell whose D8 path passes through it (``weights``: rain per cell instead of 1); with ``method="mfd"`` the
+    shares of every cell that drains into it by multiple flow directions (module doc; ``exponent`` p, default
+    ``MFD_EXPONENT``). Edge cells, pits and flats
     are outlets: fill the depressions first (``fill_depressions(heights, epsilon=True)``) to route across them.
     ``cell_size`` is checked (> 0) but does not change D8 routing (drops over distances in cells)."""
     checked = check_heights(heights)
@@ -134,11 +149,37 @@ def flow_accumulation(
     cell = number("cell_size", cell_size)
     if not cell > 0.0:
         raise ValueError(f"cell_size: must be > 0, got {cell_size!r}")
-    if method == "mfd":
-        raise NotImplementedError("method: 'mfd' (multiple flow directions) is not implemented yet; use 'd8'")
+    if exponent is not None and method != "mfd":
+        raise ValueError(f"exponent: only used with method='mfd', got method={method!r}")
     rain = np.ones(checked.shape) if weights is None else check_weights(weights, checked.shape, "weights")
+    if method == "mfd":
+        p = MFD_EXPONENT if exponent is None else number("exponent", exponent)
+        if not 0.0 < p <= MAX_EXPONENT:
+            raise ValueError(f"exponent: must be in (0, {MAX_EXPONENT:g}], got {exponent!r}")
+        flat = _floats(checked).reshape(-1)
+        return mfd_accumulate(flat, checked.shape, _edges(checked.shape), rain, p).reshape(checked.shape)
     receivers = d8_receivers(checked)
     return accumulate(receivers, stack_order(receivers), rain).reshape(checked.shape)
+
+
+MFD_EXPONENT = 1.0
+"""The default exponent ``p`` of the MFD split: 1, Quinn et al.'s (1991) split (Freeman 1991 used 1.1)."""
+MAX_EXPONENT = 100.0
+CONTOURS = np.array([SQRT2 / 4.0 if dy and dx else 0.5 for dy, dx in NEIGHBOURS])
+"""Quinn et al.'s (1991) contour length each neighbour of ``NEIGHBOURS`` is drained across, in cells."""
+
+
+def mfd_accumulate(
+    flat: np.ndarray, shape: tuple[int, int], outlets: np.ndarray, weights: np.ndarray, exponent: float
+) -> np.ndarray:
+    """MFD accumulation (module doc) of the row-major heights ``flat`` of a ``shape`` map from ``weights``;
+    ``outlets`` (flat uint8) keep what they receive. Float64, flat."""
+    area = np.array(weights, dtype=np.float64, copy=True).reshape(-1)
+    size = area.shape[0]
+    _kernels().mfd(
+        flat, shape[0], shape[1], outlets, float(exponent), area, np.empty(size, np.int32), np.empty(size, np.int64)
+    )
+    return area
 
 
 def check_weights(weights: object, shape: tuple[int, ...], name: str) -> np.ndarray:
@@ -400,12 +441,68 @@ def _accumulate_kernel(receivers, order, area):
     _accumulate(receivers, order, area)
 
 
+def _mfd(flat, rows, columns, outlets, exponent, area, donors, ready):
+    """Route ``area`` (the weights) to the lower neighbours of every cell that is not an outlet (module doc), a
+    cell once every higher neighbour draining into it has been: Kahn's topological order, the ready cells on a
+    stack so that a chain downhill is followed at once (close in memory: twice as fast as a queue)."""
+    size = rows * columns
+    shares = np.empty(8)
+    for cell in range(size):
+        donors[cell] = 0
+    for cell in range(size):
+        if outlets[cell]:
+            continue
+        row, column = cell // columns, cell % columns
+        for k in range(8):
+            y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
+            if 0 <= y < rows and 0 <= x < columns and flat[y * columns + x] < flat[cell]:
+                donors[y * columns + x] += 1
+    top = 0
+    for cell in range(size - 1, -1, -1):
+        if donors[cell] == 0:
+            ready[top] = cell
+            top += 1
+    while top > 0:
+        top -= 1
+        cell = ready[top]
+        if outlets[cell]:
+            continue
+        row, column = cell // columns, cell % columns
+        height = np.float64(flat[cell])
+        steepest = 0.0
+        for k in range(8):
+            y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
+            drop = 0.0
+            if 0 <= y < rows and 0 <= x < columns:
+                drop = max(0.0, (height - np.float64(flat[y * columns + x])) / DISTANCES[k])
+            shares[k] = drop
+            steepest = max(steepest, drop)
+        if steepest == 0.0:  # a pit or a flat
+            continue
+        total = 0.0
+        for k in range(8):
+            if shares[k] > 0.0:
+                ratio = shares[k] / steepest
+                shares[k] = CONTOURS[k] * (ratio if exponent == 1.0 else ratio**exponent)
+                total += shares[k]
+        part = area[cell] / total
+        for k in range(8):
+            if shares[k] > 0.0:
+                neighbour = (row + NEIGHBOURS[k, 0]) * columns + column + NEIGHBOURS[k, 1]
+                area[neighbour] += part * shares[k]
+                donors[neighbour] -= 1
+                if donors[neighbour] == 0:
+                    ready[top] = neighbour
+                    top += 1
+
+
 @dataclass(frozen=True)
 class _Kernels:
     fill: object
     receivers: object
     stack: object
     accumulate: object
+    mfd: object
 
 
 @cache
@@ -416,4 +513,5 @@ def _kernels() -> _Kernels:
         receivers=serial_kernel(_receivers_kernel),
         stack=serial_kernel(_stack_kernel),
         accumulate=serial_kernel(_accumulate_kernel),
+        mfd=serial_kernel(_mfd),
     )

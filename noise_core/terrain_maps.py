@@ -23,7 +23,7 @@ from functools import cache
 import numpy as np
 
 from ._jit import jit, range_kernel
-from .erosion import _check_heights
+from .erosion import check_heights
 from .fractal import launch_blocks
 from .schema import Option, choice, integer
 from .threads import on_threads
@@ -44,7 +44,7 @@ _CODES = {"slope": _SLOPE, "aspect": _ASPECT, "mean": _MEAN, "profile": _PROFILE
 def as_heights(heights: object) -> np.ndarray:
     """``heights`` checked (a finite real 2-D array of at least 3x3) as C-contiguous float64; ``TypeError`` or
     ``ValueError`` naming ``heights`` otherwise."""
-    return np.ascontiguousarray(_check_heights(heights), dtype=np.float64)
+    return np.ascontiguousarray(check_heights(heights), dtype=np.float64)
 
 
 def _cell_size(cell_size: object) -> float:
@@ -409,15 +409,13 @@ def wetness_index(
     heights: np.ndarray, cell_size: float = 1.0, accumulation: np.ndarray | None = None, method: str = "mfd"
 ) -> np.ndarray:
     """Topographic wetness index ``ln(a / tan β)`` (Beven & Kirkby 1979): ``a`` the specific catchment area,
-    contributing area per unit contour width, ``accumulation · cell_size`` (``accumulation`` in cells, from
-    ``flow_accumulation(heights, method, cell_size)`` when not given); ``β`` the slope (``slope``), ``tan β`` at
-    least ``MIN_TAN_SLOPE``."""
+    contributing area per unit contour width, ``accumulation · cell_size`` (``accumulation`` in cells; when not
+    given, ``flow_map(heights, method)``: over the heights with their depressions filled); ``β`` the slope
+    (``slope``), ``tan β`` at least ``MIN_TAN_SLOPE``."""
     z = as_heights(heights)
     step = _cell_size(cell_size)
     if accumulation is None:
-        from .hydrology import flow_accumulation
-
-        accumulation = flow_accumulation(z, method=method, cell_size=step)
+        accumulation = flow_map(z, method)
     area = np.asarray(accumulation, dtype=np.float64)
     if area.shape != z.shape:
         raise ValueError(f"accumulation: shape {area.shape} differs from the heights' {z.shape}")

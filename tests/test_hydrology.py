@@ -190,7 +190,6 @@ def test_stack_puts_receivers_first_and_rejects_cycles() -> None:
         (lambda: fill_depressions(np.full((4, 4), np.nan)), ValueError, "heights: must be finite"),
         (lambda: fill_depressions(np.zeros((4, 4)), epsilon=1), TypeError, "epsilon: expected True or False"),
         (lambda: flow_accumulation(np.zeros((4, 4)), method="dinf"), ValueError, "method: 'dinf' is not allowed"),
-        (lambda: flow_accumulation(np.zeros((4, 4)), method="mfd"), NotImplementedError, "method: 'mfd'"),
         (lambda: flow_accumulation(np.zeros((4, 4)), cell_size=0), ValueError, "cell_size: must be > 0"),
         (lambda: flow_accumulation(np.zeros((4, 4)), weights=np.ones(3)), ValueError, "weights: must have"),
         (lambda: flow_accumulation(np.zeros((4, 4)), weights=-np.ones((4, 4))), ValueError, "weights: must be >= 0"),
