@@ -60,10 +60,11 @@ def write_terrain_maps(
     positions = mesh_io.read_positions(mesh).astype(np.float64)
     layout = grid_layout(obj.name, positions)
     heights = positions[layout.order, 2].reshape(layout.rows, layout.columns)
-    settings = {"radius": radius, "horizon_radius": horizon_radius, "directions": directions,
-                "flow_method": flow_method}  # fmt: skip
     try:
-        computed = compute_maps(heights, names, cell_size=layout.cell_size, **settings)
+        computed = compute_maps(
+            heights, names, cell_size=layout.cell_size, radius=radius, horizon_radius=horizon_radius,
+            directions=directions, flow_method=flow_method,
+        )  # fmt: skip
     except (TypeError, ValueError) as error:
         raise UserError(str(error)) from None
     per_vertex = {}
@@ -168,7 +169,7 @@ class NOISEWRIGHT_OT_terrain_maps(bpy.types.Operator):
         return True
 
     def execute(self, context):
-        options = self.as_keywords()
+        options = cast(dict[str, Any], self.as_keywords())
         options["maps"] = sorted(options["maps"], key=MAP_NAMES.index)
         try:
             write_terrain_maps(context.active_object, **options)
