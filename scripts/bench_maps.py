@@ -65,8 +65,9 @@ def main() -> None:
     print(f"{args.size}² heightmap, every map but openness and occlusion (target <= {TARGET_MAPS_S:g} s):")
     total = 0.0
     maps: dict[str, np.ndarray] = {}
-    for name in names:
-        total += timed(name, lambda name=name: maps.update(nc.compute_maps(heights, [name])))
+    for group in [[name] for name in names[:-2]] + [names[-2:]]:  # flow and wetness share one routing
+        label = " + ".join(group) + (" (fill + MFD)" if "flow" in group else "")
+        total += timed(label, lambda group=group: maps.update(nc.compute_maps(heights, group)))
     total += timed("splat (4 layers, maps given)", lambda: nc.splat_weights(heights, SPLAT, maps=maps))
     print(f"  {'total':<34} {total:7.2f} s wall")
     print(f"openness and occlusion, 16 directions, radius 32 (target <= {TARGET_HORIZON_S:g} s):")
