@@ -17,14 +17,18 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import numpy as np
 
+from ._jit import jit, range_kernel
 from .files import replacing_all
+from .fractal import launch_blocks
 from .images import image_format, write_image, writer_module
 from .schema import integer, number
 from .terrain_maps import MAP_NAMES, as_heights, compute_maps
+from .threads import on_threads
 
 MASKS = ("erosion", "deposition")
 SPLAT_MAPS = (*MAP_NAMES, *MASKS)
@@ -120,25 +124,49 @@ def check_layers(layers: object) -> tuple[SplatLayer, ...]:
     return tuple(checked)
 
 
-def _ramp(values: np.ndarray, edge: float, blend: float) -> np.ndarray:
+@jit
+def _ramp(value, edge, blend):
     """0 below ``edge``, 1 above, a smoothstep ``blend`` wide around it (a step at ``edge`` when 0)."""
     if blend == 0.0:
-        return (values >= edge).astype(np.float64)
-    with np.errstate(over="ignore"):  # a tiny blend: a step, as it should
-        x = np.clip((values - edge) / blend + 0.5, 0.0, 1.0)
+        return 1.0 if value >= edge else 0.0
+    x = min(max((value - edge) / blend + 0.5, 0.0), 1.0)  # a tiny blend overflows to ±inf: a step
     return x * x * (3.0 - 2.0 * x)
 
 
-def coverage(layer: SplatLayer, maps: Mapping[str, np.ndarray], shape: tuple[int, int]) -> np.ndarray:
-    """The coverage of ``layer`` (float64, before breakup): ``strength`` times its bands."""
-    result = np.full(shape, layer.strength, dtype=np.float64)
-    for band in layer.bands:
-        values = np.asarray(maps[band.map], dtype=np.float64)
-        if math.isfinite(band.low):
-            result *= _ramp(values, band.low, band.blend)
-        if math.isfinite(band.high):
-            result *= 1.0 - _ramp(values, band.high, band.blend)
-    return result
+def _splat_kernel(first, last, values, bands, band_layer, band_map, strength, breakup, noise_index, noise, out):
+    """The weights ``out`` (layers x rows x columns) of the rows ``first .. last - 1`` (module doc): per cell, the
+    layers from the top down, each covering ``cover * remaining``. ``values``: the maps the bands read
+    (``band_map``), ``bands``: ``(low, high, blend)`` rows, ``noise``: the breakup noise of the layers whose
+    ``noise_index`` is not -1. A range kernel."""
+    if first < 0:
+        on_threads(last)
+        return
+    layers, _, columns = out.shape
+    for row in range(first, last):
+        for column in range(columns):
+            remaining = 1.0
+            for layer in range(layers - 1, 0, -1):
+                cover = strength[layer]
+                for b in range(bands.shape[0]):
+                    if band_layer[b] == layer:
+                        value = np.float64(values[band_map[b], row, column])
+                        if bands[b, 0] > -np.inf:
+                            cover *= _ramp(value, bands[b, 0], bands[b, 2])
+                        if bands[b, 1] < np.inf:
+                            cover *= 1.0 - _ramp(value, bands[b, 1], bands[b, 2])
+                if noise_index[layer] >= 0:
+                    cover += breakup[layer] * np.float64(noise[noise_index[layer], row, column])
+                    cover = min(max(cover, 0.0), 1.0)
+                weight = cover * remaining
+                out[layer, row, column] = weight
+                remaining -= weight
+            out[0, row, column] = remaining
+
+
+@cache
+def _kernel():
+    """The compiled kernel, built on first use (importing never compiles nor fixes the cache folder)."""
+    return range_kernel(_splat_kernel)
 
 
 def splat_weights(
@@ -173,19 +201,25 @@ def splat_weights(
     if missing:
         raise ValueError(f"maps: the bands use {missing[0]!r}; pass it in maps (an erosion result's mask)")
     given.update(compute_maps(heights, needed, cell_size=cell_size, **settings))
+    used = sorted({band.map for layer in checked for band in layer.bands})
+    values = np.empty((max(len(used), 1), *shape), dtype=np.float32)
+    for index, name in enumerate(used):
+        values[index] = given[name]
+    rows = [(index, band) for index, layer in enumerate(checked) for band in layer.bands]
+    bands = np.array([(band.low, band.high, band.blend) for _, band in rows], dtype=np.float64).reshape(-1, 3)
+    band_layer = np.array([index for index, _ in rows], dtype=np.int64)
+    band_map = np.array([used.index(band.map) for _, band in rows], dtype=np.int64)
+    broken = [index for index, layer in enumerate(checked) if index > 0 and layer.breakup > 0.0]
+    noise = np.zeros((max(len(broken), 1), *shape), dtype=np.float32)
+    for k, index in enumerate(broken):
+        spec = NoiseSpec(kind="perlin", frequency=breakup_frequency, octaves=BREAKUP_OCTAVES, seed=seed + index)
+        noise[k] = evaluate_grid(spec, shape)
+    noise_index = np.array([broken.index(i) if i in broken else -1 for i in range(len(checked))], dtype=np.int64)
+    strength = np.array([layer.strength for layer in checked], dtype=np.float64)
+    breakup = np.array([layer.breakup for layer in checked], dtype=np.float64)
     weights = np.empty((len(checked), *shape), dtype=np.float32)
-    remaining = np.ones(shape, dtype=np.float64)
-    for index in range(len(checked) - 1, 0, -1):
-        layer = checked[index]
-        cover = coverage(layer, given, shape)
-        if layer.breakup > 0.0:
-            spec = NoiseSpec(kind="perlin", frequency=breakup_frequency, octaves=BREAKUP_OCTAVES, seed=seed + index)
-            cover += layer.breakup * evaluate_grid(spec, shape)
-            np.clip(cover, 0.0, 1.0, out=cover)
-        cover *= remaining
-        weights[index] = cover
-        remaining -= cover
-    weights[0] = remaining
+    arguments = (values, bands, band_layer, band_map, strength, breakup, noise_index, noise, weights)
+    launch_blocks(_kernel(), shape[0], arguments)
     return weights
 
 
