@@ -217,3 +217,29 @@ def test_cli_writes_all_files_or_none(tmp_path: Path) -> None:
                  str(rules), "--splat-out", str(tmp_path / "s.png")])  # fmt: skip
     assert code == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["h.npy", "m_slope.exr", "rules.json"]
+
+
+def test_cli_flow_maps_with_either_routing(tmp_path: Path) -> None:
+    heights = ramp_heights()
+    source = tmp_path / "h.npy"
+    np.save(source, heights)
+    for method in ("d8", "mfd"):
+        out = tmp_path / f"{method}_{{map}}.tif"
+        assert main(["maps", str(source), "--maps", "flow,wetness", "--flow-method", method, "--out", str(out)]) == 0
+        area = nc.flow_accumulation(nc.fill_depressions(heights, epsilon=True), method=method)
+        np.testing.assert_allclose(read_image(tmp_path / f"{method}_flow.tif"), np.log10(area), rtol=1e-6)
+        wetness = nc.wetness_index(heights, accumulation=area)
+        np.testing.assert_allclose(read_image(tmp_path / f"{method}_wetness.tif"), wetness, rtol=1e-6)
+
+
+def test_splat_does_not_depend_on_the_thread_count() -> None:
+    import numba
+
+    layers = [{"name": "a"}, {"name": "b", "bands": [{"map": "slope", "low": 40, "blend": 15}], "breakup": 0.4}]
+    before = nc.splat_weights(ramp_heights(), layers, seed=5)
+    threads = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        np.testing.assert_array_equal(nc.splat_weights(ramp_heights(), layers, seed=5), before)
+    finally:
+        numba.set_num_threads(threads)
