@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any
 
 import bpy
 import numpy as np
 
+from . import mesh_io
 from .compile_status import before_erosion
 from .errors import UserError
 from .noise_core.erosion import ErosionResult, erode_hydraulic, erode_thermal
@@ -127,14 +128,7 @@ def erode_heights(
 def write_masks(mesh: bpy.types.Mesh, erosion: np.ndarray | None, deposition: np.ndarray | None) -> None:
     """Store the per-vertex masks as float point attributes; ``None`` removes them (a terrain without erosion)."""
     for name, values in zip(MASKS, (erosion, deposition), strict=True):
-        attribute = mesh.attributes.get(name)
-        if values is None:
-            if attribute is not None:
-                mesh.attributes.remove(attribute)
-            continue
-        if attribute is not None and (attribute.data_type != "FLOAT" or attribute.domain != "POINT"):
+        if values is not None:
+            mesh_io.write_point_floats(mesh, name, values)
+        elif (attribute := mesh.attributes.get(name)) is not None:
             mesh.attributes.remove(attribute)
-            attribute = None
-        if attribute is None:
-            attribute = mesh.attributes.new(name, "FLOAT", "POINT")
-        cast(Any, attribute).data.foreach_set("value", np.ascontiguousarray(values, dtype=np.float32))

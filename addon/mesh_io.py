@@ -27,6 +27,18 @@ def _position_data(mesh: bpy.types.Mesh) -> Any:
     return cast(bpy.types.FloatVectorAttribute, mesh.attributes["position"]).data
 
 
+def write_point_floats(mesh: bpy.types.Mesh, name: str, values: np.ndarray) -> None:
+    """Store ``values`` (one per vertex) as the float point attribute ``name``, made, or replaced when an attribute
+    of that name has another type or domain."""
+    attribute = mesh.attributes.get(name)
+    if attribute is not None and (attribute.data_type != "FLOAT" or attribute.domain != "POINT"):
+        mesh.attributes.remove(attribute)
+        attribute = None
+    if attribute is None:
+        attribute = mesh.attributes.new(name, "FLOAT", "POINT")
+    cast(Any, attribute).data.foreach_set("value", np.ascontiguousarray(values, dtype=np.float32))
+
+
 def read_positions(mesh: bpy.types.Mesh) -> np.ndarray:
     """(N, 3) float32 vertex positions."""
     return read_vectors(_position_data(mesh), "vector", len(mesh.vertices))

@@ -105,13 +105,7 @@ def erode_fluvial_mesh(
     mesh_io.write_positions(mesh, positions)
     erosion_io.write_masks(mesh, per_vertex["erosion"], per_vertex["deposition"])
     for name in FLOW_ATTRIBUTES:
-        attribute = mesh.attributes.get(name)
-        if attribute is not None and (attribute.data_type != "FLOAT" or attribute.domain != "POINT"):
-            mesh.attributes.remove(attribute)
-            attribute = None
-        if attribute is None:
-            attribute = mesh.attributes.new(name, "FLOAT", "POINT")
-        cast(Any, attribute).data.foreach_set("value", per_vertex[name])
+        mesh_io.write_point_floats(mesh, name, per_vertex[name])
     mesh.update()
     return obj
 

@@ -20,8 +20,8 @@ from bpy.props import BoolProperty, EnumProperty, IntProperty
 from . import mesh_io
 from .erosion_io import grid_layout
 from .errors import UserError
+from .image_io import data_image
 from .noise_core.terrain_maps import FLOW_METHODS, MAP_NAMES, compute_maps, unit_map
-from .pixels import pixel_array, to_rgba
 
 WEIGHT_LEVELS = 4096
 """Vertex group weights are rounded to multiples of 1 / WEIGHT_LEVELS: Blender's API sets one weight for a list
@@ -74,37 +74,14 @@ def write_terrain_maps(
         per_vertex[name] = flat
     for name, values in per_vertex.items():
         if attributes:
-            _write_attribute(mesh, name, values)
+            mesh_io.write_point_floats(mesh, name, values)
         if vertex_groups:
             _write_group(obj, name, unit_map(name, values))
     if images:
         for name, values in computed.items():
-            _write_image(f"{obj.name} {name}", values)
+            data_image(f"{obj.name} {name}", values)
     mesh.update()
     return per_vertex
-
-
-def _write_attribute(mesh: bpy.types.Mesh, name: str, values: np.ndarray) -> None:
-    attribute = mesh.attributes.get(name)
-    if attribute is not None and (attribute.data_type != "FLOAT" or attribute.domain != "POINT"):
-        mesh.attributes.remove(attribute)
-        attribute = None
-    if attribute is None:
-        attribute = mesh.attributes.new(name, "FLOAT", "POINT")
-    cast(Any, attribute).data.foreach_set("value", np.ascontiguousarray(values, dtype=np.float32))
-
-
-def _write_image(name: str, values: np.ndarray) -> None:
-    """The float image ``name`` (made, or replaced when its size differs) holding ``values`` (rows x columns)."""
-    rows, columns = values.shape
-    image = bpy.data.images.get(name)
-    if image is not None and (tuple(image.size) != (columns, rows) or not image.is_float):
-        bpy.data.images.remove(image)
-        image = None
-    if image is None:
-        image = bpy.data.images.new(name, columns, rows, alpha=False, float_buffer=True, is_data=True)
-    pixel_array(image).foreach_set(to_rgba(values.ravel()))
-    image.update()
 
 
 def _write_group(obj: bpy.types.Object, name: str, weights: np.ndarray) -> None:
