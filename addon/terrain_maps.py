@@ -11,17 +11,19 @@ pixel row 0 is the grid's lowest Y, as Blender stores images bottom row first).
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
 import bpy
 import numpy as np
-from bpy.props import BoolProperty, EnumProperty, IntProperty
+from bpy.props import EnumProperty
 
 from . import mesh_io
 from .erosion_io import grid_layout
 from .errors import UserError
 from .image_io import data_image
-from .noise_core.terrain_maps import FLOW_METHODS, MAP_NAMES, compute_maps, unit_map
+from .noise_core.schema import Option
+from .noise_core.terrain_maps import MAP_NAMES, MAP_OPTIONS, compute_maps, unit_map
+from .options import OptionsOperator, checked, properties_of, reports
 
 WEIGHT_LEVELS = 4096
 """Vertex group weights are rounded to multiples of 1 / WEIGHT_LEVELS: Blender's API sets one weight for a list
@@ -29,22 +31,33 @@ of vertices at a time, so the vertices are grouped by weight, one call per level
 DEFAULT_MAPS = ("slope", "curvature", "flow")
 
 
+STORE_OPTIONS: tuple[Option, ...] = (
+    Option("attributes", bool, True, "Store float point attributes (Attribute node, Geometry Nodes)"),
+    Option("vertex_groups", bool, False, "Store vertex groups, weights mapped to 0..1"),
+    Option("images", bool, False, "Store float images named '<object> <map>', one pixel per vertex"),
+)
+"""Where ``write_terrain_maps`` stores the maps."""
+
+
+@checked(*STORE_OPTIONS, *MAP_OPTIONS)
 def write_terrain_maps(
     obj: bpy.types.Object,
     maps: tuple[str, ...] | list[str] = DEFAULT_MAPS,
-    attributes: bool = True,
-    vertex_groups: bool = False,
-    images: bool = False,
-    radius: int = 16,
-    horizon_radius: int = 32,
-    directions: int = 16,
-    flow_method: str = "mfd",
+    *,
+    attributes: bool,
+    vertex_groups: bool,
+    images: bool,
+    radius: int,
+    horizon_radius: int,
+    directions: int,
+    flow_method: str,
 ) -> dict[str, np.ndarray]:
     """Compute ``maps`` of the grid mesh ``obj`` (cell size: the grid's spacing) and write them as point
     attributes (``attributes``), vertex groups (``vertex_groups``) named after the maps and/or float images
-    (``images``) named ``"<object> <map>"``, replacing existing ones of those names. Returns the maps per
-    vertex (float32, in vertex order). ``UserError`` naming the problem (not a grid, linked data, Edit Mode,
-    an unknown map, bad settings); then nothing changes."""
+    (``images``) named ``"<object> <map>"``, replacing existing ones of those names; the other options are
+    ``noise_core.terrain_maps.MAP_OPTIONS``. Returns the maps per vertex (float32, in vertex order).
+    ``UserError`` naming the problem (not a grid, linked data, Edit Mode, an unknown map, bad settings); then
+    nothing changes."""
     if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
         raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
     mesh = cast(bpy.types.Mesh, obj.data)
@@ -101,58 +114,29 @@ def _write_group(obj: bpy.types.Object, name: str, weights: np.ndarray) -> None:
 MAP_ITEMS = [(name, name.replace("_", " ").title(), f"The {name.replace('_', ' ')} map") for name in MAP_NAMES]
 
 
-class NOISEWRIGHT_OT_terrain_maps(bpy.types.Operator):
+class NOISEWRIGHT_OT_terrain_maps(OptionsOperator, bpy.types.Operator):
     """Compute terrain maps (slope, curvature, flow, ...) of the active grid mesh as attributes or vertex groups"""
 
     bl_idname = "noisewright.terrain_maps"
     bl_label = "Terrain Maps"
-    bl_options = {"REGISTER", "UNDO"}
-    maps: EnumProperty(  # type: ignore[valid-type]
-        name="Maps", items=MAP_ITEMS, options={"ENUM_FLAG"}, default=set(DEFAULT_MAPS),
-        description="The maps to compute; each is stored under its own name",
-    )  # fmt: skip
-    attributes: BoolProperty(  # type: ignore[valid-type]
-        name="Attributes", default=True, description="Store float point attributes (Attribute node, Geometry Nodes)"
-    )
-    vertex_groups: BoolProperty(  # type: ignore[valid-type]
-        name="Vertex Groups", default=False, description="Store vertex groups, weights mapped to 0..1"
-    )
-    images: BoolProperty(  # type: ignore[valid-type]
-        name="Images", default=False, description="Store float images named '<object> <map>', one pixel per vertex"
-    )
-    radius: IntProperty(  # type: ignore[valid-type]
-        name="Relative Height Radius", default=16, min=1, max=4096, soft_max=256,
-        description="Neighbourhood of the relative height, in grid cells",
-    )  # fmt: skip
-    horizon_radius: IntProperty(  # type: ignore[valid-type]
-        name="Horizon Radius", default=32, min=1, max=1024, soft_max=256,
-        description="How far openness and occlusion look, in grid cells",
-    )  # fmt: skip
-    directions: IntProperty(  # type: ignore[valid-type]
-        name="Directions", default=16, min=4, max=256, soft_max=64,
-        description="Directions openness and occlusion look in",
-    )  # fmt: skip
-    flow_method: EnumProperty(  # type: ignore[valid-type]
-        name="Flow", items=[(m, m.upper(), f"{m.upper()} flow routing") for m in FLOW_METHODS], default="mfd",
-        description="Flow routing of the flow and wetness maps",
-    )  # fmt: skip
+    __annotations__ = {
+        "maps": EnumProperty(  # type: ignore[func-returns-value]
+            name="Maps", items=MAP_ITEMS, options={"ENUM_FLAG"}, default=set(DEFAULT_MAPS),
+            description="The maps to compute; each is stored under its own name",
+        ),
+        **properties_of(*STORE_OPTIONS, *MAP_OPTIONS),
+    }  # fmt: skip
 
-    @classmethod
-    def poll(cls, context):
+    @staticmethod
+    def unavailable(context) -> str:
         obj = context.active_object
-        if context.mode != "OBJECT" or obj is None or obj.type != "MESH":
-            cls.poll_message_set("Select a grid mesh in Object Mode")
-            return False
-        return True
+        return "" if context.mode == "OBJECT" and obj is not None and obj.type == "MESH" else "Select a grid mesh"
 
+    @reports
     def execute(self, context):
-        options = cast(dict[str, Any], self.as_keywords())
+        options = self.keywords()
         options["maps"] = sorted(options["maps"], key=MAP_NAMES.index)
-        try:
-            write_terrain_maps(context.active_object, **options)
-        except UserError as error:
-            self.report({"ERROR"}, str(error))
-            return {"CANCELLED"}
+        write_terrain_maps(context.active_object, **options)
         return {"FINISHED"}
 
 

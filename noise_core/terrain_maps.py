@@ -426,6 +426,18 @@ def wetness_index(
 
 
 FLOW_METHODS = ("d8", "mfd")
+MAP_OPTIONS: tuple[Option, ...] = (
+    Option("radius", int, 16, "Neighbourhood of the relative height, in cells", minimum=1, maximum=4096,
+           soft_maximum=256),
+    Option("horizon_radius", int, 32, "How far openness and occlusion look, in cells", minimum=1, maximum=1024,
+           soft_maximum=256),
+    Option("directions", int, 16, "Directions openness and occlusion look in", minimum=4, maximum=256,
+           soft_maximum=64),
+    Option("flow_method", str, "mfd", "Flow routing of the flow and wetness maps", choices=FLOW_METHODS,
+           choice_text=(("D8", "All water to the steepest neighbour"),
+                        ("MFD", "Water shared between all lower neighbours"))),
+)  # fmt: skip
+"""The settings of ``compute_maps`` beside the maps and the cell size (the add-on's operator shows them)."""
 MAP_NAMES = (
     "height", "slope", "aspect", "curvature", "profile_curvature", "plan_curvature", "relative_height",
     "openness", "negative_openness", "occlusion", "flow", "wetness",
