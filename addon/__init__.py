@@ -16,8 +16,8 @@ from . import (
     bake_uv,
     displace,
     erode,
+    erode_fluvial,
     heightmap_io,
-    op_erode_fluvial,
     panels,
     preferences,
     preview,
@@ -29,10 +29,10 @@ from . import (
 
 CLASSES = (
     properties.CLASSES
+    + erode_fluvial.CLASSES  # its FluvialSettings before terrain's TerrainSettings
     + terrain.CLASSES
     + displace.CLASSES
     + erode.CLASSES
-    + op_erode_fluvial.CLASSES
     + terrain_maps.CLASSES
     + terrain_presets.CLASSES
     + bake.CLASSES

@@ -5,10 +5,11 @@
     spec = api.NoiseSpec(kind="perlin", octaves=5)
     terrain = api.add_terrain(bpy.context, spec, x_subdivisions=256, y_subdivisions=256, height=0.8)
 
-Each function lives in its feature module beside its operator (``displace``, ``terrain``, ``erode``, ``bake``,
-``bake_uv``, ``heightmap_io``); this module gathers them. Each checks its arguments once (its options are
-``schema.Option`` rows: the feature module's ``OPTIONS``) and raises ``UserError`` (``addon/errors.py``) whose
-message starts with the argument's name and says what is allowed; a failure leaves the scene as it was.
+Each function lives in its feature module beside its operator (``displace``, ``terrain``, ``erode``,
+``erode_fluvial``, ``bake``, ``bake_uv``, ``heightmap_io``); this module gathers them. Each checks its arguments
+once (its options are ``schema.Option`` rows: the feature module's ``OPTIONS``) and raises ``UserError``
+(``addon/errors.py``) whose message starts with the argument's name and says what is allowed; a failure leaves
+the scene as it was.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from .bake import MAX_PIXELS, bake, normal_method_for
 from .bake_uv import bake_uv, surface_triangles
 from .displace import displace
 from .erode import erode, erode_image
+from .erode_fluvial import erode_fluvial_image, erode_fluvial_mesh
 from .errors import UserError
 from .heightmap_io import export_heightmap, import_heightmap, import_heightmap_grid
 from .mapping import Domain
@@ -36,6 +38,8 @@ __all__ = [
     "displace",
     "edge_falloff",
     "erode",
+    "erode_fluvial_image",
+    "erode_fluvial_mesh",
     "erode_image",
     "export_heightmap",
     "grid",

@@ -11,6 +11,7 @@ from .bake import NOISEWRIGHT_OT_bake_texture, bake_domain
 from .bake_uv import NOISEWRIGHT_OT_bake_uv
 from .displace import NOISEWRIGHT_OT_displace
 from .erode import NOISEWRIGHT_OT_erode, NOISEWRIGHT_OT_erode_image, draw_erosion
+from .erode_fluvial import NOISEWRIGHT_OT_erode_fluvial, NOISEWRIGHT_OT_erode_fluvial_image
 from .errors import UserError
 from .mapping import to_domain, to_spec
 from .terrain import NOISEWRIGHT_OT_add_terrain, NOISEWRIGHT_OT_regenerate_terrain, draw_shape, is_terrain
@@ -81,7 +82,7 @@ class VIEW3D_PT_noisewright_apply(_SidebarPanel, bpy.types.Panel):
         column.operator(NOISEWRIGHT_OT_displace.bl_idname, icon="MOD_DISPLACE")
         column.operator(NOISEWRIGHT_OT_add_terrain.bl_idname, text="Add Noise Terrain", icon="RNDCURVE")
         column.operator(NOISEWRIGHT_OT_erode.bl_idname, icon="MOD_FLUIDSIM")
-        column.operator("noisewright.erode_fluvial", icon="MOD_OCEAN")
+        column.operator(NOISEWRIGHT_OT_erode_fluvial.bl_idname, icon="MOD_OCEAN")
         column.operator(NOISEWRIGHT_OT_bake_uv.bl_idname, icon="UV")
         draw_erosion(self.layout.box(), context.scene.noisewright_erosion)  # what Erode starts from
         self.layout.label(text="Tune a run in Adjust Last Operation", icon="INFO")
@@ -121,7 +122,7 @@ class IMAGE_PT_noisewright_bake(_SidebarPanel, bpy.types.Panel):
         self.layout.operator(NOISEWRIGHT_OT_bake_texture.bl_idname, icon="TEXTURE")
         self.layout.operator(NOISEWRIGHT_OT_bake_uv.bl_idname, icon="UV")
         self.layout.operator(NOISEWRIGHT_OT_erode_image.bl_idname, icon="MOD_FLUIDSIM")
-        self.layout.operator("noisewright.erode_fluvial_image", icon="MOD_OCEAN")
+        self.layout.operator(NOISEWRIGHT_OT_erode_fluvial_image.bl_idname, icon="MOD_OCEAN")
         self.layout.label(text="Size, colours, saving: Adjust Last Operation", icon="INFO")
 
 

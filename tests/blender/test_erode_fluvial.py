@@ -1,4 +1,4 @@
-"""Rivers in Blender: ``op_erode_fluvial.erode_fluvial_mesh`` on grid meshes and its operator."""
+"""Rivers in Blender: ``erode_fluvial.erode_fluvial_mesh`` on grid meshes, ``erode_fluvial_image``, their operators."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ def test_rivers_on_a_terrain_as_noise_core_carves_them(bpy_empty, addon):
     bpy = bpy_empty
     obj = _terrain(bpy, addon)
     before = _positions(obj)
-    addon.op_erode_fluvial.erode_fluvial_mesh(bpy.context, obj, keep_relief=False, **FEW)
+    addon.api.erode_fluvial_mesh(bpy.context, obj, keep_relief=False, **FEW)
     after = _positions(obj)
     cell = addon.erosion_io.grid_layout("Noise Terrain", before).cell_size
     heights = before[:, 2].reshape(31, 41).astype(np.float64)
@@ -62,20 +62,49 @@ def test_operator_errors_change_nothing(bpy_empty, addon):
     assert "river" not in obj.data.attributes
 
 
-def test_rivers_in_a_height_image(bpy_empty, addon):
-    bpy = bpy_empty
+def _height_image(bpy, addon):
+    """``(image, heights)``: a baked 48 x 40 height image and its red channel (float64)."""
     image = addon.api.bake(bpy.context, addon.api.NoiseSpec(octaves=4), image="Height", width=48, height=40)
     pixels = np.empty(48 * 40 * 4, dtype=np.float32)
     image.pixels.foreach_get(pixels)
-    heights = pixels.reshape(-1, 4)[:, 0].reshape(40, 48).astype(np.float64)
-    module = addon.op_erode_fluvial
+    return image, pixels.reshape(-1, 4)[:, 0].reshape(40, 48).astype(np.float64)
+
+
+def _grey(image) -> np.ndarray:
+    pixels = np.empty(len(image.pixels), dtype=np.float32)
+    image.pixels.foreach_get(pixels)
+    return pixels.reshape(-1, 4)[:, 1].reshape(image.size[1], image.size[0])
+
+
+def test_rivers_in_a_height_image(bpy_empty, addon):
+    bpy = bpy_empty
+    image, heights = _height_image(bpy, addon)
+    module = addon.erode_fluvial
     drainage, rivers = module.erode_fluvial_image(bpy.context, image, relief=32.0, keep_relief=False, **FEW)
     expected = addon.noise_core.erode_fluvial(heights * 32.0, **FEW)
-    image.pixels.foreach_get(pixels)
-    np.testing.assert_allclose(pixels.reshape(-1, 4)[:, 1].reshape(40, 48), expected.heights / 32.0, rtol=1e-6)
+    np.testing.assert_allclose(_grey(image), expected.heights / 32.0, rtol=1e-6)
     assert (drainage.name, rivers.name) == ("Height Drainage", "Height Rivers")
-    mask = np.empty(48 * 40 * 4, dtype=np.float32)
-    rivers.pixels.foreach_get(mask)
-    np.testing.assert_array_equal(mask.reshape(-1, 4)[:, 0].reshape(40, 48), expected.rivers.astype(np.float32))
+    np.testing.assert_array_equal(_grey(rivers), expected.rivers.astype(np.float32))
     with pytest.raises(addon.api.UserError, match=r"^relief: must be > 0 pixels"):
         module.erode_fluvial_image(bpy.context, image, relief=0.0, **FEW)
+
+
+def test_image_operator_in_the_image_editor(bpy_empty, addon):
+    """``bpy.ops.noisewright.erode_fluvial_image`` on the Image Editor's image: the function's result, flow maps
+    included; without an image in the editor it is unavailable."""
+    bpy = bpy_empty
+    image, heights = _height_image(bpy, addon)
+    window = bpy.context.window_manager.windows[0]
+    area = window.screen.areas[0]
+    area.type = "IMAGE_EDITOR"
+    space = area.spaces.active
+    with bpy.context.temp_override(window=window, area=area, space_data=space):
+        assert not bpy.ops.noisewright.erode_fluvial_image.poll()
+        space.image = image
+        assert bpy.ops.noisewright.erode_fluvial_image(relief=32.0, keep_relief=False, **FEW) == {"FINISHED"}
+    expected = addon.noise_core.erode_fluvial(heights * 32.0, **FEW)
+    np.testing.assert_allclose(_grey(image), expected.heights / 32.0, rtol=1e-6)
+    rivers = bpy.data.images["Height Rivers"]
+    np.testing.assert_array_equal(_grey(rivers), expected.rivers.astype(np.float32))
+    drainage = _grey(bpy.data.images["Height Drainage"])
+    assert drainage.min() >= 0.0 and drainage.max() == 1.0
