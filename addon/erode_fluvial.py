@@ -28,7 +28,7 @@ from .errors import UserError
 from .mapping import check_finite_values
 from .noise_core.fluvial import FLUVIAL_OPTIONS, erode_fluvial
 from .noise_core.schema import Option
-from .options import OptionsOperator, checked, properties_of, reports
+from .options import OptionsOperator, check, checked, properties_of, reports
 from .pixels import pixel_array
 from .progress import window_progress
 
@@ -147,7 +147,13 @@ def carve_terrain(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A Noise Terrain's river stage: ``(heights, drainage_area, river)`` of the (rows, columns) ``heights`` (in
     the mesh's units, grid spacing ``cell_size``) carved by ``fluvial`` (``TERRAIN_OPTIONS`` but the switch, by
-    name); the maps flattened. With ``noise_uplift`` the uplift is scaled by the heights' 0..1 range."""
+    name; those left out take their defaults); the maps flattened. With ``noise_uplift`` the uplift is scaled by
+    the heights' 0..1 range. ``UserError`` naming a bad or unknown option."""
+    rows = {option.name: option for option in TERRAIN_OPTIONS[1:]}
+    unknown = sorted(set(fluvial) - set(rows))
+    if unknown:
+        raise UserError(f"fluvial: no option {unknown[0]!r} (the options: {', '.join(rows)})")
+    fluvial = {name: check(option, fluvial.get(name, option.default)) for name, option in rows.items()}
     options = {option.name: fluvial[option.name] for option in FLUVIAL_OPTIONS}
     if fluvial[NOISE_UPLIFT.name]:
         low, span = float(heights.min()), float(np.ptp(heights))

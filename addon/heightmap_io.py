@@ -134,9 +134,9 @@ def _grid_heights(obj: bpy.types.Object) -> tuple[np.ndarray, float, float]:
 
 def _terrain_heights(context: bpy.types.Context, obj: bpy.types.Object, samples: int) -> np.ndarray:
     """The Noise Terrain ``obj`` regenerated on a ``samples x samples`` grid of the same size (row 0 at +Y)."""
-    spec, domain, shape, hydraulic, thermal = terrain.recall(obj)
+    spec, domain, shape, *erosion = terrain.recall(obj)
     shape = {**shape, "x_subdivisions": samples - 1, "y_subdivisions": samples - 1}
-    positions, _quads, _uvs, _masks = terrain.terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
+    positions, _quads, _uvs, _masks = terrain.terrain_geometry(context, spec, domain, shape, *erosion)
     return positions[:, 2].reshape(samples, samples)[::-1]
 
 
@@ -221,8 +221,8 @@ def export_heightmap(
 def _settings(obj: bpy.types.Object, how: str) -> dict:
     record: dict[str, Any] = {"object": obj.name, "heights": how}
     if terrain.is_terrain(obj):
-        spec, _domain, shape, hydraulic, thermal = terrain.recall(obj)
-        record.update(noise=asdict(spec), terrain=shape, hydraulic=hydraulic, thermal=thermal)
+        spec, _domain, shape, hydraulic, thermal, fluvial = terrain.recall(obj)
+        record.update(noise=asdict(spec), terrain=shape, hydraulic=hydraulic, thermal=thermal, fluvial=fluvial)
     return json.loads(json.dumps(record, default=str))
 
 

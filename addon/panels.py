@@ -11,7 +11,7 @@ from .bake import NOISEWRIGHT_OT_bake_texture, bake_domain
 from .bake_uv import NOISEWRIGHT_OT_bake_uv
 from .displace import NOISEWRIGHT_OT_displace
 from .erode import NOISEWRIGHT_OT_erode, NOISEWRIGHT_OT_erode_image, draw_erosion
-from .erode_fluvial import NOISEWRIGHT_OT_erode_fluvial, NOISEWRIGHT_OT_erode_fluvial_image
+from .erode_fluvial import NOISEWRIGHT_OT_erode_fluvial, NOISEWRIGHT_OT_erode_fluvial_image, draw_fluvial
 from .errors import UserError
 from .mapping import to_domain, to_spec
 from .terrain import NOISEWRIGHT_OT_add_terrain, NOISEWRIGHT_OT_regenerate_terrain, draw_shape, is_terrain
@@ -111,6 +111,7 @@ class VIEW3D_PT_noisewright_terrain(_SidebarPanel, bpy.types.Panel):
         column.use_property_decorate = False
         draw_shape(column, settings)
         draw_noise_settings(self.layout.box(), settings.noise)
+        draw_fluvial(self.layout.box(), settings.fluvial)  # the erosion stages in the order they run
         draw_erosion(self.layout.box(), settings.erosion)
 
 

@@ -1,11 +1,12 @@
 """Noise Terrain: a grid mesh raised by noise (``add_terrain``), the settings it keeps, and its operators.
 
 ``add_terrain`` adds the object (Add > Mesh > Noise Terrain: ``noisewright.add_terrain``, placed like Blender's
-own Add > Mesh objects through ``AddObjectHelper``) and stores on it its grid, noise and erosion
-(``Object.noisewright_terrain``); the Noise Terrain panel shows them for the active terrain and
-``regenerate_terrain`` (``noisewright.regenerate_terrain``) rebuilds the mesh from them, as A.N.T.
-Landscape's refresh. The grid's options are declared once, as rows (``SHAPE_OPTIONS``): the function's
-defaults and checks, the operator's properties and the object's settings come from them.
+own Add > Mesh objects through ``AddObjectHelper``) and stores on it its grid, noise and erosion stages
+(``Object.noisewright_terrain``: rivers, then hydraulic droplets, then thermal, each optional); the Noise
+Terrain panel shows them for the active terrain and ``regenerate_terrain`` (``noisewright.regenerate_terrain``)
+rebuilds the mesh from them, as A.N.T. Landscape's refresh. The grid's options are declared once, as rows
+(``SHAPE_OPTIONS``): the function's defaults and checks, the operator's properties and the object's settings
+come from them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from bpy.props import BoolProperty, PointerProperty
 from bpy_extras.object_utils import AddObjectHelper, object_data_add
 
 from . import erosion_io, mesh_io
+from .erode_fluvial import TERRAIN_OPTIONS, FluvialSettings, carve_terrain, fluvial_options, write_flow
 from .errors import UserError
 from .mapping import (
     Domain,
@@ -130,6 +132,7 @@ def add_terrain(
     *,
     hydraulic: dict[str, Any] | None = None,
     thermal: dict[str, Any] | None = None,
+    fluvial: dict[str, Any] | None = None,
     operator: bpy.types.Operator | None = None,
     warn: Callable[[str], None] | None = None,
     **shape: Any,
@@ -137,9 +140,11 @@ def add_terrain(
     """Add a "Noise Terrain": a ``size`` wide grid raised along Z by ``spec``, placed as Blender adds objects.
 
     Vertex ``(x, y)`` reads the noise at ``domain.noise_points((x + offset_x, y + offset_y, 0))`` and gets
-    ``z = to_unit(noise) * height * edge_falloff``, then hydraulic and thermal erosion when their options are
-    given (keyword arguments of ``noise_core.erode_hydraulic``/``erode_thermal``; ``{}``: the defaults), with
-    the masks in the mesh's ``erosion``/``deposition`` attributes. The object keeps all these settings
+    ``z = to_unit(noise) * height * edge_falloff``, then the erosion stages whose options are given (``{}``:
+    the defaults; ``terrain_geometry``): rivers (``fluvial``: ``erode_fluvial.TERRAIN_OPTIONS`` by name but the
+    switch), hydraulic and thermal erosion (keyword arguments of ``noise_core.erode_hydraulic``/``erode_thermal``),
+    with the masks in the mesh's ``erosion``/``deposition`` attributes and the rivers' flow maps in
+    ``drainage_area``/``river``. The object keeps all these settings
     (``regenerate_terrain``); floats as Blender stores them (32-bit), and the terrain is built from those.
     The object is added like Add > Mesh objects
     (``object_data_add``): at the 3D cursor, or at ``operator``'s Location/Rotation/Align when given (an
@@ -154,14 +159,16 @@ def add_terrain(
     check_noise(spec, domain)
     hydraulic = _erosion_options("hydraulic", hydraulic, HYDRAULIC_OPTIONS)
     thermal = _erosion_options("thermal", thermal, THERMAL_OPTIONS)
+    fluvial = _erosion_options("fluvial", fluvial, TERRAIN_OPTIONS[1:])
     spec, domain = stored_spec(spec), stored_domain(domain)
     shape, hydraulic, thermal = as_stored(shape), as_stored(hydraulic), as_stored(thermal)
-    positions, quads, uvs, masks = terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
+    fluvial = as_stored(fluvial)
+    positions, quads, uvs, masks = terrain_geometry(context, spec, domain, shape, hydraulic, thermal, fluvial)
     layer_collection = _target_collection(context, warn)
     mesh = bpy.data.meshes.new("Noise Terrain")
     try:
         mesh_io.build_grid(mesh, positions, quads, uvs)
-        erosion_io.write_masks(mesh, *masks)
+        write_maps(mesh, masks)
         with context.temp_override(layer_collection=layer_collection):
             obj = object_data_add(context, mesh, operator=operator)
     except RuntimeError as error:
@@ -169,7 +176,7 @@ def add_terrain(
             bpy.data.objects.remove(obj)
         bpy.data.meshes.remove(mesh)
         raise UserError(f"Could not add the terrain to {layer_collection.collection.name!r}: {error}") from None
-    store(obj, spec, domain, shape, hydraulic, thermal)
+    store(obj, spec, domain, shape, hydraulic, thermal, fluvial)
     return obj
 
 
@@ -195,14 +202,22 @@ def _erosion_options(name: str, options: object, schema: tuple) -> dict[str, Any
 
 
 def terrain_geometry(
-    context: bpy.types.Context, spec: object, domain: object, shape: dict, hydraulic: object, thermal: object
+    context: bpy.types.Context,
+    spec: object,
+    domain: object,
+    shape: dict,
+    hydraulic: object,
+    thermal: object,
+    fluvial: object = None,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
-    """``(positions, quads, uvs, (erosion, deposition))`` of the terrain of ``spec``/``domain`` on the grid
-    ``shape`` (heights ``(base + noise * height) * falloff``, ``base_heights``: 0 without a base), eroded
-    when ``hydraulic``/``thermal`` are given (masks None otherwise); all checked first."""
+    """``(positions, quads, uvs, (erosion, deposition, drainage_area, river))`` of the terrain of
+    ``spec``/``domain`` on the grid ``shape`` (heights ``(base + noise * height) * falloff``, ``base_heights``: 0
+    without a base), eroded by the stages given, in this order: rivers (``fluvial``,
+    ``erode_fluvial.carve_terrain``), hydraulic droplets, thermal. The masks are what all stages took and left
+    (None without erosion), the flow maps the rivers' (None without them); all checked first."""
     check_noise(spec, domain)
     shape = _check_shape(shape)
-    for name, options in (("hydraulic", hydraulic), ("thermal", thermal)):
+    for name, options in (("hydraulic", hydraulic), ("thermal", thermal), ("fluvial", fluvial)):
         if options is not None and not isinstance(options, dict):
             raise UserError(f"{name}: expected a dict of erosion options or None, got {type(options).__name__}")
     spec, domain = cast(NoiseSpec, spec), cast(Domain, domain)
@@ -218,15 +233,22 @@ def terrain_geometry(
     falloff = edge_falloff(positions, shape["size"], shape["falloff"], shape["falloff_width"])
     positions[:, 2] = (raised if base is None else base + raised) * falloff
     check_finite_values("height: vertex heights", positions[:, 2].astype(np.float32))
-    masks: tuple = (None, None)
-    if hydraulic is not None or thermal is not None:
+    masks: tuple = (None, None, None, None)
+    if hydraulic is not None or thermal is not None or fluvial is not None:
         rows, columns = shape["y_subdivisions"] + 1, shape["x_subdivisions"] + 1
         cell_size = shape["size"] / math.sqrt(shape["x_subdivisions"] * shape["y_subdivisions"])
-        heights = positions[:, 2].reshape(rows, columns)
-        with window_progress(context, erosion_io.PROGRESS) as advance:
-            eroded = erosion_io.erode_heights(heights, cell_size, cast(dict, hydraulic), cast(dict, thermal), advance)
-        positions[:, 2] = eroded.heights.ravel()
-        masks = (eroded.erosion.ravel(), eroded.deposition.ravel())
+        heights = before = positions[:, 2].reshape(rows, columns)
+        drainage = river = None
+        if fluvial is not None:
+            heights, drainage, river = carve_terrain(context, heights, cell_size, cast(dict, fluvial))
+        if hydraulic is not None or thermal is not None:
+            with window_progress(context, erosion_io.PROGRESS) as advance:
+                heights = erosion_io.erode_heights(
+                    heights, cell_size, cast(dict, hydraulic), cast(dict, thermal), advance
+                ).heights
+        change = heights.astype(np.float64).ravel() - before.astype(np.float32).ravel()  # as erode_heights'
+        positions[:, 2] = heights.ravel()
+        masks = (np.maximum(-change, 0.0), np.maximum(change, 0.0), drainage, river)
     return positions, quads, uvs, masks
 
 
@@ -261,6 +283,12 @@ def base_heights(shape: dict[str, Any]) -> np.ndarray | None:
     return (low + samples * (high - low))[::-1].ravel()
 
 
+def write_maps(mesh: bpy.types.Mesh, maps: tuple) -> None:
+    """Store ``terrain_geometry``'s masks and flow maps as point attributes (None removes one)."""
+    erosion_io.write_masks(mesh, *maps[:2])
+    write_flow(mesh, *maps[2:])
+
+
 def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy.types.Object:
     """Rebuild the mesh of the Noise Terrain ``obj`` from the settings it keeps (``obj.noisewright_terrain``).
 
@@ -279,8 +307,8 @@ def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy
         raise UserError(f"{obj.name!r}: linked library data cannot be changed (make it local first)")
     if obj.mode == "EDIT":
         raise UserError(f"{obj.name!r}: leave Edit Mode to regenerate the terrain")
-    spec, domain, shape, hydraulic, thermal = recall(obj)
-    positions, quads, uvs, masks = terrain_geometry(context, spec, domain, shape, hydraulic, thermal)
+    spec, domain, shape, hydraulic, thermal, fluvial = recall(obj)
+    positions, quads, uvs, masks = terrain_geometry(context, spec, domain, shape, hydraulic, thermal, fluvial)
     same_count = len(mesh.vertices) == positions.shape[0] and len(mesh.polygons) == quads.shape[0]
     if same_count and mesh_io.has_faces(mesh, quads):  # the grid's own vertex order: positions by index
         mesh_io.write_positions(mesh, positions)
@@ -293,7 +321,7 @@ def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy
             )
         mesh.clear_geometry()
         mesh_io.build_grid(mesh, positions, quads, uvs)
-    erosion_io.write_masks(mesh, *masks)
+    write_maps(mesh, masks)
     mesh.update()
     return obj
 
@@ -309,7 +337,8 @@ def _plain(value: Any) -> Any:
 
 
 class TerrainSettings(bpy.types.PropertyGroup):
-    """A Noise Terrain's settings: its grid (``SHAPE_OPTIONS``), its noise and its erosion."""
+    """A Noise Terrain's settings: its grid (``SHAPE_OPTIONS``), its noise and its erosion stages (rivers in
+    ``fluvial``, hydraulic and thermal in ``erosion``)."""
 
     __annotations__ = {  # Blender reads the properties from here
         "is_terrain": BoolProperty(  # type: ignore[func-returns-value]
@@ -319,6 +348,7 @@ class TerrainSettings(bpy.types.PropertyGroup):
         **properties_of(*BASE_OPTIONS),
         "noise": PointerProperty(type=NoiseSettings),  # type: ignore[func-returns-value]
         "erosion": PointerProperty(type=ErosionSettings),  # type: ignore[func-returns-value]
+        "fluvial": PointerProperty(type=FluvialSettings),  # type: ignore[func-returns-value]
     }
 
 
@@ -359,9 +389,10 @@ def store(
     shape: dict[str, Any],
     hydraulic: dict[str, Any] | None = None,
     thermal: dict[str, Any] | None = None,
+    fluvial: dict[str, Any] | None = None,
 ) -> None:
-    """Remember on ``obj`` the noise ``spec``, ``domain``, grid ``shape`` (``SHAPE_FIELDS``) and erosion options
-    (``None``: that erosion is off) it was built from."""
+    """Remember on ``obj`` the noise ``spec``, ``domain``, grid ``shape`` (``SHAPE_FIELDS``) and erosion stages'
+    options (``None``: that stage is off) it was built from."""
     terrain = obj.noisewright_terrain  # type: ignore[attr-defined]
     from_spec(terrain.noise, spec)
     from_domain(terrain.noise, domain)
@@ -369,6 +400,9 @@ def store(
     terrain.erosion.thermal = thermal is not None
     for name, value in {**(hydraulic or {}), **(thermal or {})}.items():
         setattr(terrain.erosion, name, value)
+    terrain.fluvial.fluvial = fluvial is not None
+    for name, value in (fluvial or {}).items():
+        setattr(terrain.fluvial, name, value)
     for name in SHAPE_FIELDS:
         setattr(terrain, name, shape[name])
     for option in BASE_OPTIONS:
@@ -376,12 +410,15 @@ def store(
     terrain.is_terrain = True
 
 
-def recall(obj: bpy.types.Object) -> tuple[NoiseSpec, Domain, dict[str, Any], dict | None, dict | None]:
-    """``(spec, domain, shape, hydraulic, thermal)`` as stored on ``obj``; ``UserError`` (from ``to_spec``) if
-    the noise settings are invalid."""
+def recall(
+    obj: bpy.types.Object,
+) -> tuple[NoiseSpec, Domain, dict[str, Any], dict | None, dict | None, dict | None]:
+    """``(spec, domain, shape, hydraulic, thermal, fluvial)`` as stored on ``obj``; ``UserError`` (from
+    ``to_spec``) if the noise settings are invalid."""
     terrain = obj.noisewright_terrain  # type: ignore[attr-defined]
     shape = {name: _plain(getattr(terrain, name)) for name in (*SHAPE_FIELDS, *BASE_FIELDS)}
-    return (to_spec(terrain.noise), to_domain(terrain.noise), shape, *erosion_options(terrain.erosion))
+    erosion = erosion_options(terrain.erosion)
+    return (to_spec(terrain.noise), to_domain(terrain.noise), shape, *erosion, fluvial_options(terrain.fluvial))
 
 
 def snapshot(group: bpy.types.PropertyGroup) -> dict[str, Any]:

@@ -21,6 +21,7 @@ from bl_operators.presets import AddPresetBase
 from bpy.props import StringProperty
 
 from . import terrain
+from .erode_fluvial import TERRAIN_OPTIONS
 from .errors import UserError
 from .mapping import check_finite
 from .properties import ErosionSettings, NoiseSettings
@@ -32,13 +33,14 @@ SHIPPED = Path(__file__).parent / "presets" / "terrain"
 
 def preset_values() -> list[str]:
     """The settings a preset holds: the grid, every noise property (the kind first: menus depend on it) and
-    every erosion property."""
+    every property of the erosion stages (rivers, then hydraulic and thermal)."""
     noise = [p.identifier for p in NoiseSettings.bl_rna.properties if p.identifier not in ("rna_type", "name")]
     noise.sort(key=lambda name: name != "kind")
     erosion = [p.identifier for p in ErosionSettings.bl_rna.properties if p.identifier not in ("rna_type", "name")]
     return (
         [f"terrain.{name}" for name in terrain.SHAPE_FIELDS]
         + [f"terrain.noise.{name}" for name in noise]
+        + [f"terrain.fluvial.{option.name}" for option in TERRAIN_OPTIONS]
         + [f"terrain.erosion.{name}" for name in erosion]
     )
 

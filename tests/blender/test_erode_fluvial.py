@@ -12,9 +12,9 @@ pytestmark = pytest.mark.blender
 FEW = {"steps": 10, "dt": 1e4, "uplift": 1e-3, "erodibility": 5e-5}
 
 
-def _terrain(bpy, addon):
+def _terrain(bpy, addon, **options):
     spec = addon.api.NoiseSpec(kind="perlin", octaves=4, frequency=2.0)
-    return addon.api.add_terrain(bpy.context, spec, x_subdivisions=40, y_subdivisions=30, size=2.0)
+    return addon.api.add_terrain(bpy.context, spec, x_subdivisions=40, y_subdivisions=30, size=2.0, **options)
 
 
 def test_rivers_on_a_terrain_as_noise_core_carves_them(bpy_empty, addon):
@@ -108,3 +108,62 @@ def test_image_operator_in_the_image_editor(bpy_empty, addon):
     np.testing.assert_array_equal(_grey(rivers), expected.rivers.astype(np.float32))
     drainage = _grey(bpy.data.images["Height Drainage"])
     assert drainage.min() >= 0.0 and drainage.max() == 1.0
+
+
+def _plain_terrain_heights(bpy, addon) -> np.ndarray:
+    """The uneroded heights of ``_terrain`` (as (rows, columns), float64)."""
+    plain = _terrain(bpy, addon)
+    heights = _positions(plain)[:, 2].astype(np.float64).reshape(31, 41)
+    bpy.data.objects.remove(plain)
+    return heights
+
+
+def test_a_terrain_carves_rivers_first_then_droplets_and_keeps_the_stages(bpy_empty, addon):
+    """The stages run in order (rivers, then hydraulic droplets), masks over both, flow maps from the rivers;
+    the terrain keeps them (``recall``) and Regenerate rebuilds it bit for bit, then without them when off."""
+    bpy = bpy_empty
+    before = _plain_terrain_heights(bpy, addon)
+    droplets = {"droplets": 2000, "seed": 3}
+    obj = _terrain(bpy, addon, fluvial=FEW, hydraulic=droplets)
+    cell = 2.0 / np.sqrt(40 * 30)  # a terrain's cell size: size / sqrt(x * y subdivisions)
+    cells = before / cell
+    carved = addon.noise_core.erode_fluvial(cells, **FEW)
+    kept = cells.min() + (carved.heights - carved.heights.min()) * (np.ptp(cells) / np.ptp(carved.heights))
+    eroded = addon.erosion_io.erode_heights(kept * cell, cell, addon.terrain.as_stored(droplets), None)
+    after = _positions(obj)
+    np.testing.assert_allclose(after[:, 2], eroded.heights.ravel(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(_attribute(obj, "river"), carved.rivers.ravel().astype(np.float32))
+    np.testing.assert_allclose(_attribute(obj, "drainage_area"), carved.drainage_area.ravel())
+    change = after[:, 2].astype(np.float64) - before.astype(np.float32).ravel()
+    np.testing.assert_allclose(_attribute(obj, "erosion"), np.maximum(-change, 0.0), atol=1e-6)
+    *_, hydraulic, thermal, fluvial = addon.terrain.recall(obj)
+    assert thermal is None and hydraulic["droplets"] == 2000
+    assert fluvial == pytest.approx({**addon.terrain.as_stored(FEW), "m": 0.5, "n": 1.0, "diffusion": 0.0,
+                                     "boundary": "edges", "river_threshold": 100.0, "keep_relief": True,
+                                     "noise_uplift": False})  # fmt: skip
+    addon.api.regenerate_terrain(bpy.context, obj)
+    np.testing.assert_array_equal(_positions(obj), after)
+    obj.noisewright_terrain.fluvial.fluvial = False
+    obj.noisewright_terrain.erosion.hydraulic = False
+    addon.api.regenerate_terrain(bpy.context, obj)
+    np.testing.assert_array_equal(_positions(obj)[:, 2], before.ravel().astype(np.float32))
+    assert not {"river", "drainage_area", "erosion"} & set(obj.data.attributes.keys())
+
+
+def test_a_terrain_stage_can_lift_ranges_where_the_noise_is_high(bpy_empty, addon):
+    bpy = bpy_empty
+    before = _plain_terrain_heights(bpy, addon)
+    obj = _terrain(bpy, addon, fluvial={**FEW, "noise_uplift": True, "keep_relief": False})
+    cell = 2.0 / np.sqrt(40 * 30)
+    uplift = addon.terrain.as_stored(FEW["uplift"]) * (before - before.min()) / np.ptp(before)
+    expected = addon.noise_core.erode_fluvial(before / cell, **{**FEW, "uplift": uplift})
+    np.testing.assert_allclose(_positions(obj)[:, 2], expected.heights.ravel() * cell, rtol=1e-5, atol=1e-6)
+
+
+def test_a_bad_terrain_stage_adds_nothing(bpy_empty, addon):
+    bpy = bpy_empty
+    with pytest.raises(addon.api.UserError, match=r"^fluvial: no option 'stepz'"):
+        _terrain(bpy, addon, fluvial={"stepz": 3})
+    with pytest.raises(addon.api.UserError, match=r"^steps: "):
+        _terrain(bpy, addon, fluvial={"steps": -1})
+    assert len(bpy.data.objects) == 0 and len(bpy.data.meshes) == 0

@@ -26,8 +26,8 @@ def _terrain(bpy, addon, **shape):
 
 def test_a_terrain_remembers_what_it_was_built_from(bpy_empty, addon):
     obj = _terrain(bpy_empty, addon, falloff="RADIAL", offset=(0.25, -1.0))
-    spec, domain, shape, hydraulic, thermal = addon.terrain.recall(obj)
-    assert hydraulic is None and thermal is None
+    spec, domain, shape, hydraulic, thermal, fluvial = addon.terrain.recall(obj)
+    assert hydraulic is None and thermal is None and fluvial is None
     assert spec == addon.api.NoiseSpec(kind="perlin", octaves=3, seed=4)
     assert domain == addon.api.Domain(offset=(0.125, 0.25, 0.375))
     assert shape == {

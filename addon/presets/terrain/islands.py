@@ -41,6 +41,7 @@ terrain.noise.scale = (1.0, 1.0, 1.0)
 terrain.noise.dimensions = "2"
 terrain.noise.plane = "XY"
 terrain.noise.axis = "X"
+terrain.fluvial.fluvial = False
 terrain.erosion.hydraulic = False
 terrain.erosion.thermal = False
 terrain.erosion.droplets = 0
