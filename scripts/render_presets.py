@@ -21,7 +21,8 @@ import bpy
 
 addon = runpy.run_path(str(Path(__file__).with_name("_blender_addon.py")), run_name="_blender_addon")
 scene = runpy.run_path(str(Path(__file__).with_name("_scene.py")), run_name="_scene")
-PALETTES = {"dunes": "sand", "islands": "island", "eroded_canyon": "canyon", "rolling_hills": "meadow"}
+PALETTES = {"dunes": "sand", "islands": "island", "eroded_canyon": "canyon", "rolling_hills": "meadow",
+            "badlands": "canyon", "river_valleys": "meadow"}  # fmt: skip
 """The height ramp (``_scene.PALETTES``) of presets that are not alpine."""
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "images" / "presets"
 

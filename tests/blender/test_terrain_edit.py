@@ -127,10 +127,22 @@ def test_regenerate_refuses_what_it_cannot_rebuild_and_changes_nothing(bpy_empty
     bpy.ops.object.mode_set(mode="OBJECT")
 
 
-SHIPPED = ("alpine_ridges", "cratered_cells", "dunes", "eroded_canyon", "islands", "rolling_hills")
+SHIPPED = (
+    "alpine_ridges",
+    "badlands",
+    "cratered_cells",
+    "dunes",
+    "eroded_canyon",
+    "islands",
+    "river_valleys",
+    "rolling_hills",
+    "uplifted_range",
+)
+RIVERS = {"badlands", "river_valleys", "uplifted_range"}
+"""The presets whose terrain carves rivers (its erosion's first stage)."""
 
 
-def test_six_presets_are_shipped_and_each_builds_a_terrain(bpy_empty, addon):
+def test_nine_presets_are_shipped_and_each_builds_a_terrain(bpy_empty, addon):
     bpy = bpy_empty
     shipped = sorted(path.stem for path in addon.terrain_presets.SHIPPED.glob("*.py"))
     assert shipped == list(SHIPPED)
@@ -142,6 +154,7 @@ def test_six_presets_are_shipped_and_each_builds_a_terrain(bpy_empty, addon):
         z = _positions(obj)[:, 2]
         assert len(z) == (settings.x_subdivisions + 1) * (settings.y_subdivisions + 1)
         assert np.isfinite(z).all() and np.ptp(z) > 0.05 * abs(settings.height), name
+        assert settings.fluvial.fluvial == (name in RIVERS) == ("river" in obj.data.attributes), name
         heights[name] = z
     assert len({h.tobytes() for h in heights.values()}) == len(SHIPPED)
 
