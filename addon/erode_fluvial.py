@@ -91,16 +91,7 @@ def erode_fluvial_image(
 def write_flow(mesh: bpy.types.Mesh, drainage_area: np.ndarray | None, river: np.ndarray | None) -> None:
     """Store the per-vertex flow maps as float point attributes ``drainage_area`` and ``river``; ``None``
     removes them (a terrain without rivers)."""
-    for name, values in zip(FLOW_ATTRIBUTES, (drainage_area, river), strict=True):
-        attribute = mesh.attributes.get(name)
-        if attribute is not None and (values is None or attribute.data_type != "FLOAT" or attribute.domain != "POINT"):
-            mesh.attributes.remove(attribute)
-            attribute = None
-        if values is None:
-            continue
-        if attribute is None:
-            attribute = mesh.attributes.new(name, "FLOAT", "POINT")
-        cast(Any, attribute).data.foreach_set("value", np.ascontiguousarray(values, dtype=np.float32))
+    erosion_io.write_maps(mesh, dict(zip(FLOW_ATTRIBUTES, (drainage_area, river), strict=True)))
 
 
 @checked(*FLUVIAL_OPTIONS, KEEP_RELIEF, *GROUPS)

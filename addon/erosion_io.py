@@ -127,7 +127,12 @@ def erode_heights(
 
 def write_masks(mesh: bpy.types.Mesh, erosion: np.ndarray | None, deposition: np.ndarray | None) -> None:
     """Store the per-vertex masks as float point attributes; ``None`` removes them (a terrain without erosion)."""
-    for name, values in zip(MASKS, (erosion, deposition), strict=True):
+    write_maps(mesh, dict(zip(MASKS, (erosion, deposition), strict=True)))
+
+
+def write_maps(mesh: bpy.types.Mesh, maps: dict[str, np.ndarray | None]) -> None:
+    """Store each per-vertex map of ``maps`` as the float point attribute of its name; ``None`` removes it."""
+    for name, values in maps.items():
         if values is not None:
             mesh_io.write_point_floats(mesh, name, values)
         elif (attribute := mesh.attributes.get(name)) is not None:
