@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import types
+
 import numpy as np
 import pytest
 
@@ -167,3 +169,36 @@ def test_a_bad_terrain_stage_adds_nothing(bpy_empty, addon):
     with pytest.raises(addon.api.UserError, match=r"^steps: "):
         _terrain(bpy, addon, fluvial={"steps": -1})
     assert len(bpy.data.objects) == 0 and len(bpy.data.meshes) == 0
+
+
+class _Layout:
+    """Records the properties a draw function shows (headless Blender has no UI to draw into); any other
+    layout call is accepted and returns the layout."""
+
+    def __init__(self, drawn: list):
+        self.drawn = drawn
+
+    def prop(self, owner, name, **_options):
+        assert hasattr(owner, name), name
+        self.drawn.append(name)
+
+    def operator(self, *_args, **_options):
+        return types.SimpleNamespace()
+
+    def __getattr__(self, _name):
+        return lambda *_args, **_options: self
+
+
+def test_the_terrain_panel_shows_the_river_stage_before_the_droplets(bpy_empty, addon):
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)
+    panel = addon.panels.VIEW3D_PT_noisewright_terrain
+    drawn: list = []
+    panel.draw(types.SimpleNamespace(layout=_Layout(drawn)), bpy.context)
+    assert drawn.index("fluvial") < drawn.index("hydraulic") < drawn.index("thermal")
+    assert "erodibility" not in drawn  # a stage's options only when it is on
+    obj.noisewright_terrain.fluvial.fluvial = True
+    drawn.clear()
+    panel.draw(types.SimpleNamespace(layout=_Layout(drawn)), bpy.context)
+    stage = drawn[drawn.index("fluvial") : drawn.index("hydraulic")]
+    assert stage == ["fluvial", *(option.name for option in addon.erode_fluvial.TERRAIN_OPTIONS[1:])]
