@@ -23,7 +23,7 @@ import bpy
 import numpy as np
 
 from . import erosion_io, image_io, mesh_io
-from .erode import RELIEF, grid_heights
+from .erode import RELIEF, NOISEWRIGHT_OT_erode, grid_heights
 from .errors import UserError
 from .mapping import check_finite_values
 from .noise_core.fluvial import FLUVIAL_OPTIONS, erode_fluvial
@@ -186,12 +186,7 @@ class NOISEWRIGHT_OT_erode_fluvial(OptionsOperator, bpy.types.Operator):
 
     @staticmethod
     def unavailable(context) -> str:
-        obj = context.active_object
-        return (
-            ""
-            if context.mode == "OBJECT" and obj is not None and obj.type == "MESH"
-            else "Select a grid mesh in Object Mode"
-        )
+        return NOISEWRIGHT_OT_erode.unavailable(context)  # the grid meshes Erode Terrain takes
 
     def draw(self, context):
         layout = cast(bpy.types.UILayout, self.layout)

@@ -7,16 +7,11 @@ import types
 import numpy as np
 import pytest
 
-from .test_erode import _attribute, _positions
+from .test_erode import _attribute, _positions, _terrain  # a 40 x 30 Noise Terrain
 
 pytestmark = pytest.mark.blender
 
 FEW = {"steps": 10, "dt": 1e4, "uplift": 1e-3, "erodibility": 5e-5}
-
-
-def _terrain(bpy, addon, **options):
-    spec = addon.api.NoiseSpec(kind="perlin", octaves=4, frequency=2.0)
-    return addon.api.add_terrain(bpy.context, spec, x_subdivisions=40, y_subdivisions=30, size=2.0, **options)
 
 
 def test_rivers_on_a_terrain_as_noise_core_carves_them(bpy_empty, addon):
