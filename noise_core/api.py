@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import fractal
+from . import fractal, runtime
 from ._jit import LazySerialKernel
 from .derivatives import DERIVABLE_KINDS, derivative_sum
 from .fractal import fractal_grid_sum, fractal_sum, kernel_for
@@ -375,7 +375,7 @@ def _kernels_and_signatures(spec: object, dim: object, dtype: object, grid: bool
         arguments = fractal.grid_arguments(
             np.empty((2, 1), dtype=np.float64), np.empty((1, 1), np.float32), 0, spec, NO_PARAMS, float32_range(spec)
         )
-        return (block, fractal.BLOCK_ARGUMENTS), (launcher, fractal.range_signature(launcher, arguments))
+        return (block, fractal.BLOCK_ARGUMENTS), (launcher, runtime.range_signature(launcher, arguments))
     arguments = fractal.kernel_arguments(
         np.empty((1, int(dim)), dtype=dtype),
         np.empty(1, np.float32),
@@ -386,7 +386,7 @@ def _kernels_and_signatures(spec: object, dim: object, dtype: object, grid: bool
         1.0,
         float32_range(spec),
     )
-    return (block, fractal.BLOCK_ARGUMENTS), (launcher, fractal.range_signature(launcher, arguments))
+    return (block, fractal.BLOCK_ARGUMENTS), (launcher, runtime.range_signature(launcher, arguments))
 
 
 def compile_state(spec: NoiseSpec, dim: int, dtype: object = np.float64, grid: bool = False) -> str:
@@ -417,8 +417,8 @@ _READINESS = ("uncompiled", "cached", "compiled")
 
 
 def _least_ready(kernels: tuple) -> str:
-    """The ``fractal.compile_state`` of the least ready of ``kernels`` (pairs of dispatcher and signature)."""
-    return min((fractal.compile_state(*pair) for pair in kernels), key=_READINESS.index)
+    """The ``runtime.compile_state`` of the least ready of ``kernels`` (pairs of dispatcher and signature)."""
+    return min((runtime.compile_state(*pair) for pair in kernels), key=_READINESS.index)
 
 
 def precompile(spec: NoiseSpec, dim: int, dtype: object = np.float64) -> str:
@@ -433,5 +433,5 @@ def precompile(spec: NoiseSpec, dim: int, dtype: object = np.float64) -> str:
     if dim == 2:
         kernels += _grid_kernels(spec)  # the block function again, at most: compiled once
     for kernel, signature in kernels:
-        fractal.ensure_compiled(kernel, signature)
+        runtime.ensure_compiled(kernel, signature)
     return state

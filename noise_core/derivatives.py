@@ -18,8 +18,8 @@ import numpy as np
 from numba.extending import overload
 
 from ._jit import JIT_OPTIONS, jit, range_kernel
-from .fractal import BLOCK, launch_blocks, octave_arguments, read_block
-from .fractal_modes import FBM, HETERO_TERRAIN, HYBRID, HYBRID_STOP, MODE_CODES, MULTIFRACTAL
+from .blocks import BLOCK, read_block
+from .fractal_modes import FBM, HETERO_TERRAIN, HYBRID, HYBRID_STOP, MODE_CODES, MULTIFRACTAL, octave_arguments
 from .gradients import (
     PERLIN,
     PERLIN_2D_SCALE,
@@ -42,6 +42,7 @@ from .hashing import avalanche, eat, floats01a, hash_seed
 from .lattice import offset32, span
 from .lattice_noise import _blend_2d, _blend_3d, _corner_hashes_2d, _corner_hashes_3d
 from .registry import KINDS
+from .runtime import launch_blocks
 from .schema import FAMILY_LATTICE, FAMILY_SIMPLEX
 from .simplex import (
     SCALE_2D,
@@ -431,7 +432,7 @@ def _sample_d(family, dim, variant, x, y, z, w, seed, frequency, period):
 
 @jit
 def _combine_d(mode, octave, d, r, offset, gain, total, weight, dtotal, dweight, i):
-    """``fractal._combine`` for octave ``d = (n, dn/dx, dn/dy, dn/dz, dn/dw)``, carrying the derivatives of the
+    """``fractal_modes.combine`` for octave ``d = (n, dn/dx, dn/dy, dn/dz, dn/dw)``, carrying the derivatives of the
     running total and weight in ``dtotal[:, i]``, ``dweight[:, i]`` (product and chain rules)."""
     value = d[0]
     if mode == MULTIFRACTAL:

@@ -68,8 +68,8 @@ import numpy as np
 
 from . import fractal
 from ._jit import jit, range_kernel, serial_kernel
-from .fractal import launch_blocks
 from .hashing import avalanche, eat, hash_seed
+from .runtime import launch_blocks
 from .schema import Option
 from .threads import on_threads
 

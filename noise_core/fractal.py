@@ -34,48 +34,22 @@ launchers, and float32 and float64 points share it (a launcher compiles in about
 functions up in dicts keeps the per-call cost at Numba's fast argument dispatch (microseconds), where passing
 them as ``numba.literally`` arguments re-ran type inference on every call (about 0.1 s).
 
-Threads: any number of threads may evaluate at once (the Blender add-on's preview computes in a worker thread
-while operators run on the main thread). Numba's ``workqueue`` threading layer aborts the process when two
-threads launch parallel kernels at the same time ("Concurrent access has been detected"); ``tbb`` and ``omp``
-allow it. Which layer a process gets depends on the platform, the installed libraries and
-``NUMBA_THREADING_LAYER``, and is known only once the layer has started, so launches (``launch_blocks``: the
-launchers, the derivative kernels, the separable grids, thermal erosion) are serialised by ``_LAUNCH_LOCK``
-unless the layer is known to be ``tbb`` or ``omp``. Compiling (or loading from the disk cache) happens before
-the lock: a thread that compiles a new kernel for seconds never holds up launches of kernels already compiled.
+Launching, the locks around launches and what is compiled: ``runtime``.
 """
 
 from __future__ import annotations
 
-import threading
-from contextlib import nullcontext
-
-import numba
 import numpy as np
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ._jit import block_function, jit, range_kernel, scratch
-from .blocks import BLOCK
-from .fractal_modes import FBM, HETERO_TERRAIN, HYBRID, HYBRID_STOP, MODE_CODES, MULTIFRACTAL
+from .blocks import BLOCK, read_block
+from .fractal_modes import FBM, MODE_CODES, combine, octave_arguments
+from .runtime import ensure_compiled, launch_blocks
 from .sampling import BLOCK_SAMPLERS, SAMPLERS
 from .threads import on_threads
-
-
-@jit
-def read_block(rows, dim, limit, local):
-    """Copy a block's points (its (n, ``dim``) rows, flattened) into the float64 columns ``local[axis]``;
-    returns how many coordinates are not below ``limit`` in magnitude (NaN counts as outside). Row by row,
-    all of a row's coordinates together: LLVM reads the rows with wide loads and shuffles them apart (axis by
-    axis it read each coordinate with a gather)."""
-    block_outside = 0
-    for i in range(local.shape[1]):
-        for axis in range(dim):
-            coordinate = np.float64(rows[i * dim + axis])
-            local[axis, i] = coordinate
-            block_outside += 0 if abs(coordinate) < limit else 1
-    return block_outside
-
 
 BLOCK_ARGUMENTS = (
     types.float64[:, ::1],  # local: the block's coordinates, one row per axis
@@ -142,7 +116,7 @@ def _build_block(family, dim, variant, tiled, mode=FBM):
                             variant, xb[i], yb[i], zb[i], wb[i], octave_seed, octave_frequency, period, params
                         )
                     if musgrave:
-                        _combine(mode, octave, value, amplitude, offset, gain, total, weight, i)
+                        combine(mode, octave, value, amplitude, offset, gain, total, weight, i)
                     else:
                         value = abs(value) if turbulence else value
                         previous = ob[i] if octave > 0 else np.float32(0.0)
@@ -258,34 +232,6 @@ def _build_grid_launcher():
     return range_kernel(_named(fractal_grid_kernel, "fractal_grid_kernel_2d"))
 
 
-@jit
-def _combine(mode, octave, value, r, offset, gain, total, weight, i):
-    """Fold octave ``octave`` (value ``value``, weight ``r = persistence**octave``) into ``total[i]`` by the
-    Musgrave ``mode`` (formulas in ``fractal_modes``); ``weight[i]`` carries the mode's running weight."""
-    if mode == MULTIFRACTAL:
-        total[i] = 1.0 + r * value if octave == 0 else total[i] * (1.0 + r * value)
-    elif mode == HETERO_TERRAIN:
-        total[i] = offset + value if octave == 0 else total[i] + (value + offset) * r * total[i]
-    elif mode == HYBRID:
-        if octave == 0:
-            total[i] = 0.0
-            weight[i] = 1.0
-        if weight[i] > HYBRID_STOP:
-            w = min(weight[i], 1.0)
-            signal = (value + offset) * r
-            total[i] += w * signal
-            weight[i] = w * gain * signal
-    else:  # RIDGED: weight[i] holds the previous octave's signal
-        ridge = offset - abs(value)
-        if octave == 0:
-            signal = ridge * ridge
-            total[i] = signal
-        else:
-            signal = ridge * ridge * min(max(weight[i] * gain, 0.0), 1.0)
-            total[i] += signal * r
-        weight[i] = signal
-
-
 _BLOCKS: dict = {}
 _LAUNCHERS: dict = {}
 
@@ -328,113 +274,12 @@ def block_address(block) -> int:
     return address
 
 
-_LAUNCH_LOCK = threading.Lock()
-THREAD_SAFE_LAYERS = frozenset({"tbb", "omp"})
-
-
-def launch_guard():
-    """The lock around a kernel launch, unless the threading layer is known to allow concurrent launches."""
-    try:
-        layer = numba.threading_layer()
-    except ValueError:  # no parallel kernel has run yet: the layer is not chosen
-        return _LAUNCH_LOCK
-    return nullcontext() if layer in THREAD_SAFE_LAYERS else _LAUNCH_LOCK
-
-
-def kernel_signature(kernel, arguments) -> tuple:
-    """The Numba argument types ``kernel`` is compiled for when called with ``arguments``."""
-    return tuple(kernel.typeof_pyval(argument) for argument in arguments)
-
-
-BLOCK_RANGE = (types.int64, types.int64)
-"""The types of a range kernel's first two arguments, its range of blocks (``threads``)."""
-
-
-def range_signature(kernel, arguments) -> tuple:
-    """The Numba argument types the range kernel ``kernel`` is compiled for when launched with ``arguments``."""
-    return BLOCK_RANGE + kernel_signature(kernel, arguments)
-
-
-def compile_state(kernel, signature) -> str:
-    """``"compiled"`` (machine code in memory), ``"cached"`` (in the on-disk cache: loads in well under a
-    second) or ``"uncompiled"`` (the next call compiles it: seconds) for ``kernel`` at ``signature``.
-
-    Reads the cache's index file (Numba's ``Cache`` internals, the same from numba 0.62 to 0.68).
-    """
-    if signature in kernel.overloads:
-        return "compiled"
-    cache = kernel._cache
-    index_key = getattr(cache, "_index_key", None)
-    if index_key is None:  # NullCache: running uncached
-        return "uncompiled"
-    key = index_key(signature, kernel.targetctx.codegen())
-    return "cached" if key in cache._cache_file._load_index() else "uncompiled"
-
-
-def ensure_compiled(kernel, signature) -> None:
-    """Compile ``kernel`` for ``signature``, or load it from the disk cache, unless it is in memory."""
-    if signature not in kernel.overloads:
-        kernel.compile(signature)
-
-
-def octave_arguments(spec) -> tuple:
-    """``spec``'s octave settings as every fractal kernel takes them (the point, derivative and grid kernels):
-    ``seed, frequency, octaves, lacunarity, persistence, turbulence, offset, gain``."""
-    return (
-        spec.seed,
-        spec.frequency,
-        spec.octaves,
-        spec.lacunarity,
-        spec.persistence,
-        spec.turbulence,
-        spec.offset,
-        spec.gain,
-    )
-
-
 def kernel_arguments(points, out, outside, address, spec, params, limit, bounds) -> tuple:
     """The launcher's arguments, in order (see ``fractal_kernel``); ``address`` is the block function's
     (``block_address``); ``bounds`` is the float32 ``(low, high)`` every value is clamped to
     (``ranges.float32_range(spec)``)."""
     return (points, out, outside, float(limit), address, *octave_arguments(spec), params, np.float32(bounds[0]),
             np.float32(bounds[1]))  # fmt: skip
-
-
-_TYPED_FLAGS = 0x1 | 0x2 | 0x100 | 0x400
-"""NumPy's C-contiguous, Fortran-contiguous, aligned and writeable flags (``ndarray.flags.num`` bits): those of an
-array's flags that its Numba type depends on."""
-
-
-def _argument_key(argument) -> object:
-    """What decides the Numba type of a kernel argument (an array's dtype, dimensions, layout and flags; a
-    scalar's Python type, and for an int whether it fits int64), cheaper to compute than the type itself."""
-    if isinstance(argument, np.ndarray):
-        return (argument.dtype, argument.ndim, argument.flags.num & _TYPED_FLAGS)
-    if isinstance(argument, int):
-        return (type(argument), -(2**63) <= argument < 2**63)
-    return type(argument)
-
-
-_READY: set = set()
-
-
-def _make_ready(kernel, arguments, signature) -> None:
-    """Compile ``kernel`` for ``signature(kernel, arguments)`` (or load it from the disk cache) unless arguments of
-    the same types were seen before (working out Numba's types of all the arguments costs more than a small
-    launch; were a type to differ all the same, the call would compile)."""
-    key = (kernel, *map(_argument_key, arguments))
-    if key not in _READY:
-        ensure_compiled(kernel, signature(kernel, arguments))
-        _READY.add(key)
-
-
-def launch_blocks(kernel, blocks, arguments) -> None:
-    """Run the range kernel ``kernel`` on ``arguments`` over ``blocks`` blocks on Numba's threads
-    (``threads.on_threads``) under ``launch_guard``, compiled (or loaded from the disk cache) before, outside
-    the lock."""
-    _make_ready(kernel, arguments, range_signature)
-    with launch_guard():
-        kernel(-1, blocks, *arguments)
 
 
 def fractal_sum(points, out, family, dim, variant, spec, params, limit, bounds):

@@ -18,6 +18,8 @@ arithmetic over the octave range ``[lo, hi]`` of the kind (``mode_range``), so e
 
 from __future__ import annotations
 
+from ._jit import jit
+
 FBM, MULTIFRACTAL, HETERO_TERRAIN, HYBRID, RIDGED = range(5)
 MODE_CODES = {
     "fbm": FBM,
@@ -30,6 +32,49 @@ USES_OFFSET = ("hetero_terrain", "hybrid", "ridged")
 USES_GAIN = ("hybrid", "ridged")
 HYBRID_STOP = 0.001
 """Hybrid stops adding octaves once its weight falls to this (Blender's ``weight > 0.001``)."""
+
+
+def octave_arguments(spec) -> tuple:
+    """``spec``'s octave settings as every fractal kernel takes them (the point, derivative and grid kernels):
+    ``seed, frequency, octaves, lacunarity, persistence, turbulence, offset, gain``."""
+    return (
+        spec.seed,
+        spec.frequency,
+        spec.octaves,
+        spec.lacunarity,
+        spec.persistence,
+        spec.turbulence,
+        spec.offset,
+        spec.gain,
+    )
+
+
+@jit
+def combine(mode, octave, value, r, offset, gain, total, weight, i):
+    """Fold octave ``octave`` (value ``value``, weight ``r = persistence**octave``) into ``total[i]`` by the
+    Musgrave ``mode`` (the formulas above); ``weight[i]`` carries the mode's running weight."""
+    if mode == MULTIFRACTAL:
+        total[i] = 1.0 + r * value if octave == 0 else total[i] * (1.0 + r * value)
+    elif mode == HETERO_TERRAIN:
+        total[i] = offset + value if octave == 0 else total[i] + (value + offset) * r * total[i]
+    elif mode == HYBRID:
+        if octave == 0:
+            total[i] = 0.0
+            weight[i] = 1.0
+        if weight[i] > HYBRID_STOP:
+            w = min(weight[i], 1.0)
+            signal = (value + offset) * r
+            total[i] += w * signal
+            weight[i] = w * gain * signal
+    else:  # RIDGED: weight[i] holds the previous octave's signal
+        ridge = offset - abs(value)
+        if octave == 0:
+            signal = ridge * ridge
+            total[i] = signal
+        else:
+            signal = ridge * ridge * min(max(weight[i] * gain, 0.0), 1.0)
+            total[i] += signal * r
+        weight[i] = signal
 
 
 def _product(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:

@@ -7,13 +7,13 @@ once per column and that of ``y`` once per row, and the hash of a corner, ``aval
 Each pixel then only eats its row's lattice ``y`` into its column's two partial hashes, avalanches the
 four corners and blends them (``lattice_noise._blend_2d``).
 
-The numbers are the point path's (``fractal._build_kernel`` over ``lattice_noise.lattice_block_2d``), bit for
+The numbers are the point path's (``fractal._build_block`` over ``lattice_noise.lattice_block_2d``), bit for
 bit: the same float64 coordinates (``api.grid_coordinates``) times the same octave frequencies (``frequency *
 lacunarity`` repeated in float64) through the same ``span32``, the same hashes and the same float32 blend (an
 ``_jit.exact`` helper, so its bits do not depend on the loop it is inlined into), the same float32
 accumulation ``sum + float32(amplitude * value)``, scale ``float32(1 / sum of amplitudes)`` and clamp to the
 spec's float32 range (``tests/test_grid_path.py`` checks it). The Musgrave modes (``fractal_modes``) fold each
-octave in with the point path's ``fractal._combine`` into float64 running totals per row, rounded to float32
+octave in with the point path's ``fractal_modes.combine`` into float64 running totals per row, rounded to float32
 and clamped at the end, as the point path does.
 
 Where an octave's lattice cells are ``RUN_LENGTH`` columns wide or wider, a row's four corner hashes are
@@ -35,12 +35,12 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit, range_kernel, scratch
-from .fractal import _combine, launch_blocks, octave_arguments, range_signature
-from .fractal_modes import FBM, MODE_CODES
+from .fractal_modes import FBM, MODE_CODES, combine, octave_arguments
 from .hashing import avalanche, eat, hash_seed
 from .lattice import span32
 from .lattice_noise import _blend_2d
 from .registry import KINDS
+from .runtime import launch_blocks, range_signature
 from .schema import FAMILY_LATTICE
 from .threads import on_threads
 from .warp import is_warped
@@ -61,10 +61,10 @@ run by run (the corner hashes once per cell and row); narrower cells hash per pi
 
 @jit
 def _fold(mode, octave, value, amplitude, turbulence, offset, gain, ob, total, weight, c):
-    """Add octave ``octave``'s ``value`` at column ``c`` into the row, as ``fractal._build_kernel``'s point loop:
-    ``ob[c] += float32(amplitude * value)`` (fBm, ``|value|`` with turbulence) or ``fractal._combine``."""
+    """Add octave ``octave``'s ``value`` at column ``c`` into the row, as ``fractal._build_block``'s point loop:
+    ``ob[c] += float32(amplitude * value)`` (fBm, ``|value|`` with turbulence) or ``fractal_modes.combine``."""
     if mode != FBM:
-        _combine(mode, octave, value, amplitude, offset, gain, total, weight, c)
+        combine(mode, octave, value, amplitude, offset, gain, total, weight, c)
     else:
         value = abs(value) if turbulence else value
         # the first octave's amplitude is 1: 0 + float32(1 * value) is 0 + value (fractal._first_octave)
@@ -102,7 +102,7 @@ def _column_tables(xs, seed, frequency, octaves, lacunarity, tiled, column_hashe
 
 def _build_grid_kernel(gradient, tiled, mode=FBM):
     """The grid kernel of lattice gradient ``gradient`` (``gradients.VALUE``/``PERLIN``), tiled or not, combining
-    the octaves by ``mode`` (``fractal_modes`` codes: fBm, or a Musgrave mode through ``fractal._combine``)."""
+    the octaves by ``mode`` (``fractal_modes`` codes: fBm, or a Musgrave mode through ``fractal_modes.combine``)."""
     musgrave = mode != FBM
 
     @range_kernel

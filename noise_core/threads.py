@@ -21,7 +21,7 @@ How: ``on_threads`` is an intrinsic. It hands Numba's ``parallel_for`` (the thre
 each thread's range and the kernel's own other arguments, as the kernel received them. An exception raised in
 any range is raised by the launch, after every thread is done. Numba's ``workqueue`` layer aborts the process
 when two threads launch at the same time, so launches are serialised unless the layer allows concurrency
-(``fractal.launch_guard``). This uses Numba internals (the ``numba_parallel_for`` and ``get_num_threads``
+(``runtime.launch_guard``). This uses Numba internals (the ``numba_parallel_for`` and ``get_num_threads``
 symbols of the threading layer, its task signature, the CPU calling convention), the same from numba 0.62 to
 0.68.
 """

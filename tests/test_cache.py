@@ -158,23 +158,23 @@ def test_compile_state_asks_about_the_kernel_evaluate_runs() -> None:
 
 
 def test_launch_checks_each_new_argument_type_once_outside_the_lock(monkeypatch: pytest.MonkeyPatch) -> None:
-    """``fractal.launch_blocks`` makes sure of the compiled kernel (compiling or loading it outside the launch lock) the
+    """``runtime.launch_blocks`` makes sure of the compiled kernel (compiling or loading it outside the launch lock) the
     first time it sees the arguments' types, then skips that check; read-only points are a new type."""
-    from noise_core import fractal
+    from noise_core import fractal, runtime
 
     checks = []
-    real = fractal.ensure_compiled
+    real = runtime.ensure_compiled
     launcher = fractal.launcher_for(3)
 
     def ensure_compiled(kernel, signature):
-        assert not fractal._LAUNCH_LOCK.locked()
+        assert not runtime._LAUNCH_LOCK.locked()
         if kernel is launcher:
             checks.append(signature)
         real(kernel, signature)
 
-    monkeypatch.setattr(fractal, "ensure_compiled", ensure_compiled)
-    monkeypatch.setattr(fractal, "_READY", set())
-    monkeypatch.setattr(fractal, "THREAD_SAFE_LAYERS", frozenset())  # every launch takes the lock
+    monkeypatch.setattr(runtime, "ensure_compiled", ensure_compiled)
+    monkeypatch.setattr(runtime, "_READY", set())
+    monkeypatch.setattr(runtime, "THREAD_SAFE_LAYERS", frozenset())  # every launch takes the lock
     spec = noise_core.NoiseSpec(kind="perlin", seed=5)
     points = np.random.default_rng(3).uniform(-4.0, 4.0, (300, 3))
     first = noise_core.evaluate(spec, points)

@@ -14,6 +14,7 @@ import pytest
 
 import noise_core as nc
 from noise_core import _jit, api, fractal
+from noise_core.fractal_modes import octave_arguments
 from noise_core.gradients import octahedron_vectors32
 from noise_core.hashing import eat, hash_seed
 from noise_core.ranges import float32_range
@@ -61,7 +62,7 @@ def test_a_block_function_has_no_wrappers_and_its_python_twin_gives_the_kernels_
     assert _has_wrappers(block.overloads[fractal.BLOCK_ARGUMENTS]) == (False, False)
     low, high = float32_range(spec)
     values = np.empty(300, dtype=np.float32)
-    block(np.ascontiguousarray(points.T), values, *fractal.octave_arguments(spec), params, np.float32(low),
+    block(np.ascontiguousarray(points.T), values, *octave_arguments(spec), params, np.float32(low),
           np.float32(high))  # fmt: skip
     np.testing.assert_array_equal(values, expected)
     assert block.__dict__["_python_twin"]._compiler.pipeline_class is _jit._KernelCompiler
@@ -115,12 +116,12 @@ def test_bit_intrinsics() -> None:
 WIDE_PROGRAM = """
 import re, tempfile
 import noise_core as nc
-from noise_core import _jit, fractal
+from noise_core import _jit, fractal, runtime
 from noise_core.registry import kind_info
 nc.set_cache_dir(tempfile.mkdtemp())
 spec = nc.NoiseSpec(kind="perlin")
 block = fractal.kernel_for(kind_info("perlin").family, 3, kind_info("perlin").variant_of(spec))
-fractal.ensure_compiled(block, fractal.BLOCK_ARGUMENTS)  # compiled only: this machine may lack AVX-512
+runtime.ensure_compiled(block, fractal.BLOCK_ARGUMENTS)  # compiled only: this machine may lack AVX-512
 asm = block.inspect_asm(fractal.BLOCK_ARGUMENTS)
 marked = _jit.FULL_WIDTH in block.inspect_llvm(fractal.BLOCK_ARGUMENTS)
 print(len(re.findall(r"%zmm", asm)), len(re.findall(r"%ymm", asm)), marked)
