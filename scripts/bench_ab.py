@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import runpy
 import shutil
 import statistics
 import sys
@@ -28,17 +27,18 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from bench_common import FREQUENCY, random_points
+from bench_peers import PEER_GRID, PeerCase, peer_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 WORK = ROOT / "build" / "ab"
-BENCH = runpy.run_path(str(Path(__file__).with_name("bench.py")), run_name="bench")
-"""``bench.py``'s FastNoise2 comparison, whose cases, frequency, grid and points this script times."""
 DEFAULT_CASES = tuple(
     f"{case.kind}:{'grid' if case.layout == 'grid' else case.dim}" + (f":{case.octaves}" if case.octaves > 1 else "")
-    for case in BENCH["peer_cases"]()
+    for case in peer_cases()
 )
-"""``bench.py``'s FastNoise2 cases: random 2D and 3D points per kind, 3D Perlin fBm of 4 octaves, 2D grids."""
-GRID = BENCH["PEER_GRID"]
+"""The FastNoise2 comparison's cases (``bench_peers``, whose frequency, grid and points this script uses too):
+random 2D and 3D points per kind, 3D Perlin fBm of 4 octaves, 2D grids."""
+GRID = PEER_GRID
 
 
 def parse_case(text: str, kinds: set[str]) -> tuple[str, str, int]:
@@ -80,8 +80,8 @@ def load_tree(tree: Path, name: str, work: Path):
 
 def timer(module, kind: str, dim: str, octaves: int, points: dict[int, np.ndarray]) -> Callable[[], object]:
     """The call that computes ``case`` with ``module`` (a noise_core package)."""
-    options = BENCH["PeerCase"](kind, 2, "points").spec_options()
-    spec = module.NoiseSpec(kind=kind, frequency=BENCH["FREQUENCY"], octaves=octaves, **options)
+    options = PeerCase(kind, 2, "points").spec_options()
+    spec = module.NoiseSpec(kind=kind, frequency=FREQUENCY, octaves=octaves, **options)
     if dim == "grid":
         return lambda: module.evaluate_grid(spec, (GRID, GRID))
     return lambda: module.evaluate(spec, points[int(dim)])
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads > numba.config.NUMBA_NUM_THREADS:
         parser.error(f"--threads: at most NUMBA_NUM_THREADS = {numba.config.NUMBA_NUM_THREADS}, got {args.threads}")
     numba.set_num_threads(args.threads)
-    points = {d: BENCH["random_points"](args.points, d).astype(np.float32) for d in (1, 2, 3, 4)}
+    points = {d: random_points(args.points, d).astype(np.float32) for d in (1, 2, 3, 4)}
     threads = "one thread" if args.threads == 1 else f"{args.threads} threads"
     print(f"A = {args.other.resolve()}, B = {ROOT}; {threads}, {args.pairs} alternating pairs per case")
     print(f"{'case':<16} {'A M/s':>9} {'B M/s':>9} {'B/A median':>11}")

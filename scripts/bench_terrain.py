@@ -14,7 +14,7 @@
   against the same mode through noise_core (position attribute -> ``evaluate`` -> position attribute)
   (target >= 5x).
 
-Loaded with ``runpy.run_path`` by ``bench.py``, which passes its timing function.
+Imported by ``bench.py``, which passes its timing function.
 """
 
 from __future__ import annotations

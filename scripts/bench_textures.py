@@ -12,7 +12,7 @@
   ``noise_core.uv_bake.bake_uv`` (triangles read through ``foreach_get``) against Cycles' Bake (Emit, 1 sample,
   CPU) of the Noise Texture node (Scale 4, Detail 3) on object coordinates, seconds.
 
-Loaded with ``runpy.run_path`` by ``bench.py``, which passes its timing function.
+Imported by ``bench.py``, which passes its timing function.
 """
 
 from __future__ import annotations

@@ -7,9 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import bench_ab
 import pytest
-
-from scripts import bench_ab
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = {"value", "perlin", "simplex"}

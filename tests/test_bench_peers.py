@@ -1,7 +1,7 @@
 """The native benchmark peers' plumbing: ``scripts/build_peers.py`` (missing tools and sources, reuse of a
 finished build, failing steps) with stand-in tools, never a real compiler, and the non-timing parts of
-``scripts/bench.py``'s ``fn2``/``fnl-native`` sections (FastSIMD level names, CPU flags, the peers'
-manifest, frequency matching, the report). Nothing here compiles FastNoise2 or times anything."""
+``scripts/bench_peers.py``, the ``fn2``/``fnl-native`` sections of ``bench.py`` (FastSIMD level names, CPU flags,
+the peers' manifest, frequency matching, the report). Nothing here compiles FastNoise2 or times anything."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ import sys
 import tarfile
 from pathlib import Path
 
+import bench
+import bench_peers
+import build_peers
 import pytest
-
-from scripts import bench, build_peers
 
 # ------------------------------------------------------------------------------------------ helpers
 
@@ -249,14 +250,14 @@ def test_script_runs_standalone(tmp_path: Path) -> None:
 
 def test_feature_set_values_match_fastsimd() -> None:
     """FastSIMD::FeatureSet values, worked out by hand from FeatureEnums.h's flag bits."""
-    assert bench.FEATURE_SETS["SCALAR"] == 0b1
-    assert bench.FEATURE_SETS["SSE2"] == 0b1110
-    assert bench.FEATURE_SETS["SSE41"] == 0b1111110
-    assert bench.FEATURE_SETS["AVX2"] == 0b1111111110
-    assert bench.FEATURE_SETS["AVX512"] == 0b11111111111110
-    assert bench.feature_set_name(16382) == "AVX512"
-    assert bench.feature_set_name(1022) == "AVX2"
-    assert bench.feature_set_name(12345) == "unknown (0x3039)"
+    assert bench_peers.FEATURE_SETS["SCALAR"] == 0b1
+    assert bench_peers.FEATURE_SETS["SSE2"] == 0b1110
+    assert bench_peers.FEATURE_SETS["SSE41"] == 0b1111110
+    assert bench_peers.FEATURE_SETS["AVX2"] == 0b1111111110
+    assert bench_peers.FEATURE_SETS["AVX512"] == 0b11111111111110
+    assert bench_peers.feature_set_name(16382) == "AVX512"
+    assert bench_peers.feature_set_name(1022) == "AVX2"
+    assert bench_peers.feature_set_name(12345) == "unknown (0x3039)"
 
 
 CPUINFO = """processor\t: 0
@@ -282,36 +283,36 @@ flags\t\t: fpu
     ],
 )
 def test_instruction_set_from_cpuinfo(extra: str, expected: str) -> None:
-    flags = bench.cpu_flags(CPUINFO.format(extra=extra))
+    flags = bench_peers.cpu_flags(CPUINFO.format(extra=extra))
     assert "avx2" in flags and "fpu" in flags
-    assert bench.instruction_set(flags) == expected
+    assert bench_peers.instruction_set(flags) == expected
 
 
 def test_instruction_set_without_flags() -> None:
-    assert bench.cpu_flags("processor: 0\n") == set()
-    assert bench.instruction_set(set()) == "unknown"
-    assert bench.instruction_set({"sse2", "sse4_2"}) == "SSE4.2"
+    assert bench_peers.cpu_flags("processor: 0\n") == set()
+    assert bench_peers.instruction_set(set()) == "unknown"
+    assert bench_peers.instruction_set({"sse2", "sse4_2"}) == "SSE4.2"
 
 
 def test_peer_manifest_errors(tmp_path: Path) -> None:
-    with pytest.raises(bench.PeerError, match=r"^fn2: the native peers are not built .*scripts/build_peers\.py"):
-        bench.load_peer_manifest(tmp_path, "fn2")
+    with pytest.raises(bench_peers.PeerError, match=r"^fn2: the native peers are not built .*scripts/build_peers\.py"):
+        bench_peers.load_peer_manifest(tmp_path, "fn2")
     (tmp_path / "peers.json").write_text("{not json")
-    with pytest.raises(bench.PeerError, match=r"^fnl-native: cannot read .*peers\.json"):
-        bench.load_peer_manifest(tmp_path, "fnl-native")
+    with pytest.raises(bench_peers.PeerError, match=r"^fnl-native: cannot read .*peers\.json"):
+        bench_peers.load_peer_manifest(tmp_path, "fnl-native")
     library = tmp_path / "libFastNoise.so"
     library.write_bytes(b"")
     (tmp_path / "peers.json").write_text(json.dumps({"fn2_library": str(library)}))
-    assert bench.load_peer_manifest(tmp_path, "fn2")["fn2_library"] == str(library)
-    with pytest.raises(bench.PeerError, match=r"^fnl-native: .* names no existing fnl_library \(None\)"):
-        bench.load_peer_manifest(tmp_path, "fnl-native")
+    assert bench_peers.load_peer_manifest(tmp_path, "fn2")["fn2_library"] == str(library)
+    with pytest.raises(bench_peers.PeerError, match=r"^fnl-native: .* names no existing fnl_library \(None\)"):
+        bench_peers.load_peer_manifest(tmp_path, "fnl-native")
 
 
 def test_unloadable_library_is_a_peer_error(tmp_path: Path) -> None:
     library = tmp_path / "libFastNoise.so"
     library.write_bytes(b"not a library")
-    with pytest.raises(bench.PeerError, match=r"^fn2: cannot load .*libFastNoise\.so"):
-        bench.FastNoise2(str(library))
+    with pytest.raises(bench_peers.PeerError, match=r"^fn2: cannot load .*libFastNoise\.so"):
+        bench_peers.FastNoise2(str(library))
 
 
 def test_bench_refuses_missing_peers_before_measuring(tmp_path: Path) -> None:
@@ -349,7 +350,7 @@ def _redirect_stderr(stream: io.StringIO):
 
 
 def test_peer_cases_match_lattices() -> None:
-    cases = {case.name: case for case in bench.peer_cases()}
+    cases = {case.name: case for case in bench_peers.peer_cases()}
     kinds = ("value", "perlin", "simplex", "voronoi", "cellular")
     assert {(c.kind, c.dim) for c in cases.values() if c.layout == "points" and c.octaves == 1} == {
         (kind, dim) for kind in kinds for dim in (2, 3)
@@ -379,7 +380,7 @@ def test_peers_report() -> None:
             {"case": "value 2D grid 1024²", "core_mps": 50.0, "fn2_mps": 1000.0},
         ],
     }
-    lines = bench.peers_report(peers, {"cpu": "AMD EPYC", "cores": 2})
+    lines = bench_peers.peers_report(peers, {"cpu": "AMD EPYC", "cores": 2})
     text = "\n".join(lines)
     assert "### noise_core vs FastNoise2, per core (million samples/s, one thread each)" in text
     assert "instruction set AVX-512 (avx512f, avx512vl)" in text and "runs AVX512, and capped at AVX2" in text
@@ -439,7 +440,7 @@ def test_asm_report() -> None:
 
 def test_features_without_avx512() -> None:
     features = {"avx2": True, "fma": True, "avx512f": True, "avx512vl": True, "evex512": True, "sse4a": False}
-    assert bench.features_without_avx512(features) == "+avx2,-avx512f,-avx512vl,-evex512,+fma,-sse4a"
+    assert bench_peers.features_without_avx512(features) == "+avx2,-avx512f,-avx512vl,-evex512,+fma,-sse4a"
 
 
 def test_peers_report_with_noise_core_at_avx2() -> None:
@@ -454,7 +455,7 @@ def test_peers_report_with_noise_core_at_avx2() -> None:
             | {"core_avx2_mps": 75.0}
         ],
     }
-    lines = bench.peers_report(peers, {"cpu": "AMD EPYC", "cores": 2})
+    lines = bench_peers.peers_report(peers, {"cpu": "AMD EPYC", "cores": 2})
     assert lines[-3].endswith("| noise_core at AVX2 (x86-64-v3) | ratio to FastNoise2 at AVX2 |")
     assert lines[-2] == "|---|---|---|---|---|---|---|---|"
     assert lines[-1] == "| perlin 3D random | 90.0 | 450.0 | 0.20 | 250.0 | 0.36 | 75.0 | 0.30 |"
@@ -463,10 +464,10 @@ def test_peers_report_with_noise_core_at_avx2() -> None:
 def built_peers() -> dict | None:
     """The manifest of a peer build in build/peers, when someone ran scripts/build_peers.py here."""
     try:
-        return bench.load_peer_manifest(bench.PEERS_DIR, "fn2") | bench.load_peer_manifest(
-            bench.PEERS_DIR, "fnl-native"
+        return bench_peers.load_peer_manifest(bench_peers.PEERS_DIR, "fn2") | bench_peers.load_peer_manifest(
+            bench_peers.PEERS_DIR, "fnl-native"
         )
-    except bench.PeerError:
+    except bench_peers.PeerError:
         return None
 
 
@@ -482,20 +483,20 @@ def test_built_peers_share_our_lattice(kind: str) -> None:
     from noise_core import NoiseSpec, evaluate
 
     manifest = built_peers()
-    fn2 = bench.FastNoise2(manifest["fn2_library"])
-    fnl = bench.FastNoiseLiteNative(manifest["fnl_library"])
-    case = bench.PeerCase(kind, 2, "points")
+    fn2 = bench_peers.FastNoise2(manifest["fn2_library"])
+    fnl = bench_peers.FastNoiseLiteNative(manifest["fnl_library"])
+    case = bench_peers.PeerCase(kind, 2, "points")
     i, j = np.meshgrid(np.arange(-20, 21), np.arange(-20, 21))
     i, j = i.ravel().astype(np.float64), j.ravel().astype(np.float64)
     if kind == "simplex":  # un-skew the integer points of the skewed lattice: x = i - (i + j)(3 - sqrt(3))/6
         unskew = (i + j) * (3 - np.sqrt(3)) / 6
         i, j = i - unskew, j - unskew
-    frequency = bench.FREQUENCY * case.lattice_scale()
+    frequency = bench_peers.FREQUENCY * case.lattice_scale()
     columns = [np.ascontiguousarray(c / frequency, dtype=np.float32) for c in (i, j)]
-    ours = evaluate(NoiseSpec(kind=kind, frequency=bench.FREQUENCY), np.column_stack(columns))
+    ours = evaluate(NoiseSpec(kind=kind, frequency=bench_peers.FREQUENCY), np.column_stack(columns))
     out = np.empty(len(i), dtype=np.float32)
-    root = bench.fn2_tree(fn2, case, bench.NO_SIMD_LIMIT)
-    assert fn2.feature_set(root) in bench.FEATURE_SETS
+    root = bench_peers.fn2_tree(fn2, case, bench_peers.NO_SIMD_LIMIT)
+    assert fn2.feature_set(root) in bench_peers.FEATURE_SETS
     fn2.positions(root, columns, out)
     fn2.delete(root)
     native = np.empty(len(i), dtype=np.float32)
@@ -508,6 +509,8 @@ def test_built_peers_share_our_lattice(kind: str) -> None:
     if kind == "perlin":  # FastNoiseLite's OpenSimplex2 kernels reach past the neighbouring vertices
         assert np.abs(native).max() < 1e-4
     # ... and not everywhere: half a cell away the noise is not zero.
-    fn2.positions(root := bench.fn2_tree(fn2, case, bench.NO_SIMD_LIMIT), [c + 0.5 / frequency for c in columns], out)
+    fn2.positions(
+        root := bench_peers.fn2_tree(fn2, case, bench_peers.NO_SIMD_LIMIT), [c + 0.5 / frequency for c in columns], out
+    )
     fn2.delete(root)
     assert np.abs(out).max() > 0.05
