@@ -15,7 +15,7 @@ from dataclasses import replace
 import bpy
 import numpy as np
 
-from . import image_io, mesh_io
+from . import compile_status, image_io, mesh_io
 from .bake import FILEPATH, HEIGHT, SAVE_FORMAT, USE_FLOAT, WIDTH, check_pixels, fill_image, save_path
 from .errors import UserError
 from .mapping import Domain, check_finite_values, to_domain, to_spec
@@ -177,6 +177,7 @@ def bake_uv(
     if outside and warn is not None:
         warn(uv_bake.outside_message(f"uv_map: faces of {obj.name!r}", outside, len(obj.data.polygons)))
     with window_progress(context, len(tiles)) as advance:
+        compile_status.before_plan(spec, 3, lambda: uv_bake.bake_plan(spec))
         baked = {}
         for tile in tiles:
             try:

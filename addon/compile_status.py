@@ -6,7 +6,8 @@ meanwhile, so:
 
 - operators show "Compiling cellular noise (3D) - first use only" in the status bar before an evaluation
   that has to compile (``announcing`` installs the message for the main thread; ``mapping.evaluate_chunked``
-  calls ``before_evaluate``); in background mode the message is printed;
+  calls ``before_evaluate``, normal maps and UV bakes ``before_plan`` with the kernels they run, as
+  ``noise_core.api.plan`` lists them); in background mode the message is printed;
 - the preview says so while its worker thread compiles (``preview.status``);
 - :class:`PrecompileJob` compiles ``KERNELS`` in a background thread, one kernel at a time, and can be
   cancelled between kernels (the add-on preferences' button, ``preferences.py``).
@@ -27,6 +28,7 @@ import numpy as np
 from .noise_core import NoiseSpec, compile_state, precompile
 from .noise_core.erosion import compile_state as erosion_compile_state
 from .noise_core.registry import KINDS
+from .noise_core.runtime import least_ready
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,15 @@ def before_erosion(kinds: tuple[str, ...]) -> None:
     show = getattr(_listeners, "show", None)
     if show is not None and erosion_compile_state(kinds) == "uncompiled":
         show(EROSION_NOTICE)
+
+
+def before_plan(spec: NoiseSpec, dim: int, steps: Callable[[], Sequence]) -> None:
+    """Called before work that runs the kernels ``steps()`` lists (pairs of dispatcher and signature, as
+    ``noise_core.api.plan``, ``normal_maps.normals_plan`` and ``uv_bake.bake_plan`` give them) for ``spec`` in
+    ``dim`` dimensions: announce a compile to this thread's listener."""
+    show = getattr(_listeners, "show", None)
+    if show is not None and least_ready(steps()) == "uncompiled":
+        show(notice_text(spec.kind, dim))
 
 
 class PrecompileJob:

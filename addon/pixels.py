@@ -7,9 +7,11 @@ from typing import Any
 
 import numpy as np
 
+from . import compile_status
 from .errors import UserError
 from .mapping import PLANE_AXES, Domain, evaluate_chunked
 from .noise_core import NoiseSpec, loops, normal_maps
+from .noise_core.api import lattice_axes
 from .noise_core.ranges import to_unit
 
 
@@ -55,6 +57,13 @@ def normal_colours(
     if loop is not None:
         points = loops.loop_points(points, *loop)
         origin, along_u, along_v = (np.append(corner, (0.0, 0.0)) for corner in (origin, along_u, along_v))
+    dim = points.shape[1]
+
+    def steps() -> tuple:  # asked only when an operator listens (compile_status.announcing)
+        lattice = dim == 2 and lattice_axes(points) is not None
+        return normal_maps.normals_plan(spec, dim, method, lattice, points.dtype)
+
+    compile_status.before_plan(spec, dim, steps)
     try:
         normals = normal_maps.surface_normals(
             spec, points, along_u - origin, along_v - origin, (1.0 / width, 1.0 / height), strength=strength,

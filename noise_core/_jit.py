@@ -289,7 +289,12 @@ class LazySerialKernel:
         self._function = function
         self._kernel = None
 
-    def __call__(self, *arguments):
+    @property
+    def dispatcher(self):
+        """The kernel's dispatcher (built now if need be; building compiles nothing)."""
         if self._kernel is None:
             self._kernel = serial_kernel(self._function)
-        return self._kernel(*arguments)
+        return self._kernel
+
+    def __call__(self, *arguments):
+        return self.dispatcher(*arguments)

@@ -13,8 +13,9 @@ the kernel from one x per column and one y per row, the same bits without an (H*
 specs through the point path on the grid's pixel centres. ``evaluate`` hands an axis-aligned lattice of 2D
 points (a bake's plane) to the same grid kernels.
 
-``compile_state`` and ``precompile`` tell whether the kernel a call would use is ready and
-prepare it ahead of time: the first use of a kind compiles for seconds (see docs/benchmarks.md).
+``plan`` lists the kernels a call runs (``route`` decides, for the run too); ``compile_state`` and
+``precompile`` tell whether they are ready and prepare them ahead of time: the first use of a kind compiles
+for seconds (see docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -23,14 +24,14 @@ import numpy as np
 
 from . import fractal, runtime
 from ._jit import LazySerialKernel
-from .derivatives import DERIVABLE_KINDS, derivative_sum
+from .derivatives import DERIVABLE_KINDS, derivative_kernel_and_signature, derivative_sum
 from .fractal import fractal_grid_sum, fractal_sum, kernel_for
 from .fractal_modes import MODE_CODES
 from .grid_kernels import grid_kernel_and_signature, grid_sum, separable
 from .ranges import float32_range
 from .registry import KINDS, NO_PARAMS, kernel_arguments, kind_info
 from .spec import NoiseSpec
-from .warp import is_warped, warped_points, warped_points_and_jacobian
+from .warp import component_spec, is_warped, warped_points, warped_points_and_jacobian
 
 MAX_LATTICE_COORDINATE = 2.0**31
 MAX_GRID_SAMPLES = 2**28
@@ -112,6 +113,22 @@ def _run(spec: NoiseSpec, points: np.ndarray) -> np.ndarray:
     return _run_unwarped(spec, points)
 
 
+POINTS, GRID, SEPARABLE, DERIVATIVES = "points", "grid", "separable", "derivatives"
+
+
+def route(spec: NoiseSpec, dim: int, lattice: bool = False, derivatives: bool = False) -> str:
+    """Which kernels the evaluation of unwarped ``spec`` on (N, ``dim``) points runs: ``DERIVATIVES`` (with
+    ``derivatives``: ``derivatives.kernel_for``), ``SEPARABLE`` (value and Perlin noise on an axis-aligned 2D
+    ``lattice``: ``grid_kernels``), ``GRID`` (the other kinds on a lattice: the block function and the grid
+    launcher) or ``POINTS`` (the block function and the point launcher). The run (``_on_grid``) and ``plan``
+    both ask it."""
+    if derivatives:
+        return DERIVATIVES
+    if lattice and dim == 2:
+        return SEPARABLE if separable(spec) else GRID
+    return POINTS
+
+
 MIN_LATTICE_WIDTH = 8
 """Points in a row from which ``evaluate`` hands an axis-aligned lattice of 2D points to the grid kernel."""
 
@@ -161,7 +178,7 @@ def _on_grid(spec: NoiseSpec, xs: np.ndarray, ys: np.ndarray, out: np.ndarray) -
     its error."""
     if max(np.abs(xs).max(), np.abs(ys).max()) >= _lattice_limit(spec):
         return False
-    if separable(spec):
+    if route(spec, 2, lattice=True) == SEPARABLE:
         grid_sum(xs, ys, out, spec, float32_range(spec))
     else:
         family, variant, params = kernel_arguments(spec, 2)
@@ -237,10 +254,7 @@ def _run_derivatives_unwarped(spec: NoiseSpec, points: np.ndarray, unwarped: np.
     out = np.empty((points.shape[0], 1 + points.shape[1]), dtype=np.float32)
     if out.shape[0] == 0:
         return out
-    family, variant, _ = kernel_arguments(spec, points.shape[1])
-    outside = derivative_sum(
-        points, out, family, points.shape[1], variant, spec, _lattice_limit(spec), float32_range(spec)
-    )
+    outside = derivative_sum(points, out, spec, _lattice_limit(spec), float32_range(spec))
     if outside:
         _reject_coordinates(spec, points, unwarped)
     return out
@@ -353,10 +367,14 @@ def kind_names() -> tuple[str, ...]:
 COMPILE_STATES = ("compiled", "cached", "uncompiled")
 
 
-def _kernels_and_signatures(spec: object, dim: object, dtype: object, grid: bool = False) -> tuple:
-    """The compiled functions ``evaluate(spec, points)`` runs for (N, ``dim``) ``dtype`` points, each with its
-    argument types: the block function of the spec's family and the launcher of ``dim`` (``grid``: the grid
-    mode's launcher, which ``evaluate_grid`` runs for kinds without a separable kernel)."""
+def plan(
+    spec: NoiseSpec, dim: int, dtype: object = np.float64, *, lattice: bool = False, derivatives: bool = False
+) -> tuple:
+    """The compiled functions ``evaluate(spec, points, derivatives)`` runs for (N, ``dim``) ``dtype`` points, each
+    with the argument types it is called with (pairs of dispatcher and signature, no repeats): a domain warp's
+    component noise first, then the noise itself (on the moved float64 points when warped), as ``route`` says.
+    ``lattice``: the points are an axis-aligned 2D lattice (``lattice_axes``), as ``evaluate_grid``'s are.
+    ``compile_state`` and ``precompile`` read it, and the add-on announces a first use from it."""
     spec = _check_spec(spec)
     dims = kind_info(spec.kind).dims
     if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim not in dims:
@@ -368,70 +386,71 @@ def _kernels_and_signatures(spec: object, dim: object, dtype: object, grid: bool
         raise TypeError(f"dtype: must be float32 or float64, got {dtype!r}") from None
     if dtype not in (np.float32, np.float64):
         raise TypeError(f"dtype: must be float32 or float64, got {dtype}")
+    if derivatives:
+        _check_derivable(spec)
+    return tuple(dict.fromkeys(_plan(spec, int(dim), dtype.type, bool(lattice), bool(derivatives))))
+
+
+def _plan(spec: NoiseSpec, dim: int, dtype: type, lattice: bool, derivatives: bool) -> list:
+    """``plan`` for checked arguments (a list, in the order of the run, repeats included)."""
+    steps = []
+    if is_warped(spec):  # every component has the same kind and tiling, so the same kernels (warp.py)
+        component = component_spec(spec, 0)
+        if spec.warp == "independent":  # each component reads the caller's points
+            steps += _plan(component, dim, dtype, lattice, derivatives)
+        else:  # octave 0 reads the points copied to float64, the later octaves the moved points
+            steps += _plan(component, dim, np.float64, lattice, derivatives)
+            steps += _plan(component, dim, np.float64, False, derivatives) if spec.warp_octaves > 1 else []
+        dtype, lattice = np.float64, False  # the noise reads the moved points
+    taken = route(spec, dim, lattice, derivatives)
+    if taken in (SEPARABLE, GRID):  # evaluate tells the lattice first (evaluate_grid knows it)
+        points = np.zeros((1, 2), dtype)
+        for check, arguments in ((_row_width, (points,)), (_is_lattice, (points, 1))):
+            steps.append((check.dispatcher, runtime.kernel_signature(check.dispatcher, arguments)))
+    if taken == SEPARABLE:
+        return [*steps, grid_kernel_and_signature(spec)]
+    if taken == DERIVATIVES:
+        return [*steps, derivative_kernel_and_signature(spec, dim, dtype)]
     kind = KINDS[spec.kind]
-    block = kernel_for(kind.family, int(dim), kind.variant_of(spec), spec.tiling, MODE_CODES[spec.fractal])
-    launcher = fractal.launcher_for(int(dim), grid)
-    if grid:
+    block = kernel_for(kind.family, dim, kind.variant_of(spec), spec.tiling, MODE_CODES[spec.fractal])
+    launcher = fractal.launcher_for(dim, taken == GRID)
+    bounds = float32_range(spec)
+    if taken == GRID:
         arguments = fractal.grid_arguments(
-            np.empty((2, 1), dtype=np.float64), np.empty((1, 1), np.float32), 0, spec, NO_PARAMS, float32_range(spec)
+            np.empty((2, 1), np.float64), np.empty((1, 1), np.float32), 0, spec, NO_PARAMS, bounds
         )
-        return (block, fractal.BLOCK_ARGUMENTS), (launcher, runtime.range_signature(launcher, arguments))
-    arguments = fractal.kernel_arguments(
-        np.empty((1, int(dim)), dtype=dtype),
-        np.empty(1, np.float32),
-        np.zeros(1, np.int64),
-        0,
-        spec,
-        NO_PARAMS,
-        1.0,
-        float32_range(spec),
-    )
-    return (block, fractal.BLOCK_ARGUMENTS), (launcher, runtime.range_signature(launcher, arguments))
+    else:
+        arguments = fractal.kernel_arguments(
+            np.empty((1, dim), dtype), np.empty(1, np.float32), np.zeros(1, np.int64), 0, spec, NO_PARAMS, 1.0, bounds
+        )
+    return [*steps, (block, fractal.BLOCK_ARGUMENTS), (launcher, runtime.range_signature(launcher, arguments))]
 
 
-def compile_state(spec: NoiseSpec, dim: int, dtype: object = np.float64, grid: bool = False) -> str:
-    """Whether ``evaluate(spec, points)`` with (N, ``dim``) ``dtype`` points would have to compile first.
+def compile_state(
+    spec: NoiseSpec, dim: int, dtype: object = np.float64, grid: bool = False, derivatives: bool = False
+) -> str:
+    """Whether ``evaluate(spec, points, derivatives)`` with (N, ``dim``) ``dtype`` points would have to compile
+    first: the least ready of the kernels ``plan`` lists.
 
     ``"compiled"``: the machine code is in memory; ``"cached"``: it loads from the on-disk cache (a
     fraction of a second); ``"uncompiled"``: the call compiles it (seconds).
     Cheap (reads one small index file); one kernel serves every spec with the same kind, variant
-    (distance metric) and tiling. ``grid``: for ``evaluate_grid`` and the axis-aligned lattices of 2D points
-    ``evaluate`` hands to the grid kernels (a spec without a domain warp runs those instead).
+    (distance metric), tiling and fractal mode. ``grid``: for ``evaluate_grid`` and the axis-aligned lattices of
+    2D points ``evaluate`` hands to the grid kernels.
     """
-    grid_kernels = _grid_kernels(spec) if grid and dim == 2 else ()
-    return _least_ready(grid_kernels or _kernels_and_signatures(spec, dim, dtype))
+    return runtime.least_ready(plan(spec, dim, dtype, lattice=grid, derivatives=derivatives))
 
 
-def _grid_kernels(spec: NoiseSpec) -> tuple:
-    """The compiled functions (with argument types) ``evaluate_grid`` and 2D lattices run for ``spec``, as
-    ``_on_grid`` chooses them: the separable grid kernel, or the block function and the grid launcher; none
-    for a warped spec (its moved points take the point path)."""
-    if is_warped(spec):
-        return ()
-    if separable(spec):
-        return (grid_kernel_and_signature(spec),)
-    return _kernels_and_signatures(spec, 2, np.float64, grid=True)
+def precompile(spec: NoiseSpec, dim: int, dtype: object = np.float64, derivatives: bool = False) -> str:
+    """Compile (or load from the disk cache) the kernels ``evaluate`` would use (``plan``), without evaluating.
 
-
-_READINESS = ("uncompiled", "cached", "compiled")
-
-
-def _least_ready(kernels: tuple) -> str:
-    """The ``runtime.compile_state`` of the least ready of ``kernels`` (pairs of dispatcher and signature)."""
-    return min((runtime.compile_state(*pair) for pair in kernels), key=_READINESS.index)
-
-
-def precompile(spec: NoiseSpec, dim: int, dtype: object = np.float64) -> str:
-    """Compile (or load from the disk cache) the kernel ``evaluate`` would use, without evaluating.
-
-    With ``dim`` 2 it also compiles the grid kernel ``evaluate_grid`` runs for ``spec`` without a domain warp
-    (the separable one for value and Perlin noise, ``grid_kernels``; the point kernel in grid mode for the other
-    kinds). Returns the ``compile_state`` the point kernel had before. Safe to call from any thread.
+    With ``dim`` 2 (and no ``derivatives``) it also compiles the grid kernels ``evaluate_grid`` runs for
+    ``spec`` (the separable one for value and Perlin noise, ``grid_kernels``; the point kernel in grid mode for
+    the other kinds). Returns the ``compile_state`` the point kernels had before. Safe to call from any thread.
     """
-    kernels = _kernels_and_signatures(spec, dim, dtype)
-    state = _least_ready(kernels)
-    if dim == 2:
-        kernels += _grid_kernels(spec)  # the block function again, at most: compiled once
-    for kernel, signature in kernels:
-        runtime.ensure_compiled(kernel, signature)
+    steps = plan(spec, dim, dtype, derivatives=derivatives)
+    state = runtime.least_ready(steps)
+    if dim == 2 and not derivatives:
+        steps += plan(spec, dim, dtype, lattice=True)
+    runtime.prepare(steps)
     return state

@@ -42,7 +42,7 @@ from .hashing import avalanche, eat, floats01a, hash_seed
 from .lattice import offset32, span
 from .lattice_noise import _blend_2d, _blend_3d, _corner_hashes_2d, _corner_hashes_3d
 from .registry import KINDS
-from .runtime import launch_blocks
+from .runtime import launch_blocks, range_signature
 from .schema import FAMILY_LATTICE, FAMILY_SIMPLEX
 from .simplex import (
     SCALE_2D,
@@ -586,14 +586,32 @@ def kernel_for(family, dim, variant, tiled, mode):
     return found
 
 
-def derivative_sum(points, out, family, dim, variant, spec, limit, bounds):
+def derivative_arguments(points, out, outside, spec, limit, bounds) -> tuple:
+    """The derivative kernel's arguments after its range, in order (see ``derivative_kernel``)."""
+    return (points, out, outside, float(limit), *octave_arguments(spec), np.float32(bounds[0]),
+            np.float32(bounds[1]))  # fmt: skip
+
+
+def _kernel_of(spec, dim):
+    kind = KINDS[spec.kind]
+    return kernel_for(kind.family, dim, kind.variant_of(spec), spec.tiling, MODE_CODES[spec.fractal])
+
+
+def derivative_kernel_and_signature(spec, dim, dtype) -> tuple:
+    """The kernel ``derivative_sum`` runs for ``spec`` on (N, ``dim``) ``dtype`` points, and its argument types."""
+    kernel = _kernel_of(spec, dim)
+    points = np.empty((1, dim), dtype=dtype)
+    out = np.empty((1, 1 + dim), dtype=np.float32)
+    arguments = derivative_arguments(points, out, np.zeros(1, np.int64), spec, 1.0, (0.0, 0.0))
+    return kernel, range_signature(kernel, arguments)
+
+
+def derivative_sum(points, out, spec, limit, bounds):
     """Fill ``out`` ((N, 1 + dim) float32) with the fractal sum of ``spec`` at ``points`` and its gradient;
     the value is clamped to ``bounds`` like ``fractal.fractal_sum``'s. Returns the count of coordinates not
     below ``limit`` in magnitude, as ``fractal_sum`` does."""
     blocks = (out.shape[0] + BLOCK - 1) // BLOCK
     outside = np.zeros(blocks, dtype=np.int64)
-    compiled = kernel_for(family, dim, variant, spec.tiling, MODE_CODES[spec.fractal])
-    arguments = (points, out, outside, float(limit), *octave_arguments(spec), np.float32(bounds[0]),
-                 np.float32(bounds[1]))  # fmt: skip
-    launch_blocks(compiled, blocks, arguments)
+    arguments = derivative_arguments(points, out, outside, spec, limit, bounds)
+    launch_blocks(_kernel_of(spec, points.shape[1]), blocks, arguments)
     return int(outside.sum())

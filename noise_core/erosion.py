@@ -66,10 +66,9 @@ from functools import cache
 
 import numpy as np
 
-from . import fractal
+from . import runtime
 from ._jit import jit, range_kernel, serial_kernel
 from .hashing import avalanche, eat, hash_seed
-from .runtime import launch_blocks
 from .schema import Option
 from .threads import on_threads
 
@@ -299,7 +298,7 @@ def erode_thermal(heights: np.ndarray, **options: object) -> ErosionResult:
         phase = np.zeros(1, dtype=np.int64)
         talus = math.tan(math.radians(values["talus_angle"]))
         arguments = (cells, flows, phase, talus, values["iterations"], values["rate"])
-        launch_blocks(_kernels().thermal, cells.shape[0], arguments)
+        runtime.launch_blocks(_kernels().thermal, cells.shape[0], arguments)
     return _checked(_result(before, cells, values["cell_size"], 0.0))
 
 
@@ -592,17 +591,15 @@ def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal")) 
     thermal = (cells, np.zeros((3, 3, 8)), np.zeros(1, np.int64), 0.5, 1, 0.5)
     pairs = {
         "hydraulic": (
-            (kernels.hydraulic, fractal.kernel_signature(kernels.hydraulic, (cells, cells, 0, 1, 0, *model.values()))),
-            (kernels.settle, fractal.kernel_signature(kernels.settle, (cells, cells, SETTLE_PASSES))),
+            (kernels.hydraulic, runtime.kernel_signature(kernels.hydraulic, (cells, cells, 0, 1, 0, *model.values()))),
+            (kernels.settle, runtime.kernel_signature(kernels.settle, (cells, cells, SETTLE_PASSES))),
         ),
         "gullies": (
-            (kernels.accumulate, fractal.kernel_signature(kernels.accumulate, (cells, np.zeros(9, np.int64), cells))),
+            (kernels.accumulate, runtime.kernel_signature(kernels.accumulate, (cells, np.zeros(9, np.int64), cells))),
         ),
-        "thermal": ((kernels.thermal, fractal.range_signature(kernels.thermal, thermal)),),
+        "thermal": ((kernels.thermal, runtime.range_signature(kernels.thermal, thermal)),),
     }
-    readiness = ("uncompiled", "cached", "compiled")
-    states = [fractal.compile_state(*pair) for kind in kinds for pair in pairs[kind]]
-    return min(states, key=readiness.index, default="compiled")
+    return runtime.least_ready(pair for kind in kinds for pair in pairs[kind])
 
 
 @cache

@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from .api import _check_points, check_reach, check_shape, evaluate, grid_coordinates, lattice_limit
+from .api import _check_points, check_reach, check_shape, evaluate, grid_coordinates, lattice_limit, plan
 from .derivatives import DERIVABLE_KINDS
 from .loops import check_loop_kind, check_loop_reach, loop_points
 from .ranges import to_unit, value_range
@@ -49,6 +49,18 @@ def normal_method(spec: NoiseSpec, method: str = "auto") -> str:
     if method == "auto":
         return "analytic" if has_analytic_gradient(spec) else "differences"
     return method
+
+
+def normals_plan(
+    spec: NoiseSpec, dim: int, method: str = "auto", lattice: bool = False, dtype: object = np.float64
+) -> tuple:
+    """The compiled functions ``surface_normals`` runs for ``spec`` on (N, ``dim``) ``dtype`` points by ``method``
+    (as ``api.plan`` lists them): the derivative kernels, or those of the heights the differences read (on
+    float64 points; ``lattice``: the points are an axis-aligned 2D lattice, as ``grid_normals``' are, and so
+    are they moved)."""
+    if normal_method(spec, method) == "analytic":
+        return plan(spec, dim, dtype, derivatives=True)
+    return plan(spec, dim, np.float64, lattice=lattice)
 
 
 def check_strength(strength: object) -> float:

@@ -69,6 +69,22 @@ def compile_state(kernel, signature) -> str:
     return "cached" if key in cache._cache_file._load_index() else "uncompiled"
 
 
+READINESS = ("uncompiled", "cached", "compiled")
+"""The ``compile_state`` values, least ready first."""
+
+
+def least_ready(steps) -> str:
+    """The ``compile_state`` of the least ready of ``steps`` (pairs of dispatcher and signature, as
+    ``api.plan`` lists them); ``"compiled"`` when there are none."""
+    return min((compile_state(*step) for step in steps), key=READINESS.index, default="compiled")
+
+
+def prepare(steps) -> None:
+    """Compile (or load from the disk cache) every one of ``steps`` (pairs of dispatcher and signature)."""
+    for kernel, signature in steps:
+        ensure_compiled(kernel, signature)
+
+
 def ensure_compiled(kernel, signature) -> None:
     """Compile ``kernel`` for ``signature``, or load it from the disk cache, unless it is in memory."""
     if signature not in kernel.overloads:

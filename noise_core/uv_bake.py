@@ -20,11 +20,12 @@ from pathlib import Path
 import numpy as np
 
 from ._jit import LazySerialKernel
-from .api import check_reach, evaluate
+from .api import check_reach, evaluate, plan
 from .files import replacing_all
 from .images import write_image
 from .ranges import to_unit
 from .registry import kind_info
+from .runtime import kernel_signature
 from .spec import NoiseSpec
 
 FIRST_TILE = 1001
@@ -167,6 +168,20 @@ def dilate(values: np.ndarray, filled: np.ndarray, margin: int) -> np.ndarray:
     grown = np.ascontiguousarray(values, dtype=np.float32).copy()
     _dilate(grown, np.ascontiguousarray(filled, dtype=np.bool_).copy(), int(margin))
     return grown
+
+
+def bake_plan(spec: NoiseSpec) -> tuple:
+    """The compiled functions ``bake_uv(spec, ...)`` runs, with their argument types (as ``api.plan`` lists them):
+    the rasteriser, the noise's kernels on 3D float64 points and the margin's dilation."""
+    uvs = np.zeros((1, 3, 2))
+    points, owner = np.zeros((1, 1, 3)), np.zeros((1, 1), dtype=np.int64)
+    rasteriser = _rasterize.dispatcher
+    dilation = _dilate.dispatcher
+    return (
+        (rasteriser, kernel_signature(rasteriser, (uvs, np.zeros((1, 3, 3)), 0.0, 0.0, 1, 1, points, owner))),
+        *plan(spec, 3, np.float64),
+        (dilation, kernel_signature(dilation, (np.zeros((1, 1), np.float32), np.zeros((1, 1), np.bool_), 1))),
+    )
 
 
 def bake_uv(

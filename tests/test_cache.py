@@ -188,3 +188,51 @@ def test_launch_checks_each_new_argument_type_once_outside_the_lock(monkeypatch:
     assert len(checks) == 2 and checks[0][points_type].mutable and not checks[1][points_type].mutable
     np.testing.assert_array_equal(noise_core.evaluate(spec, frozen), first)
     assert len(checks) == 2
+
+
+FIRST_USES = """
+import json, sys
+import numpy as np
+import noise_core as nc
+from numba.core import event
+from noise_core import normal_maps, runtime, uv_bake
+nc.set_cache_dir(sys.argv[1])
+perlin = nc.NoiseSpec(kind="perlin", octaves=2)
+value = nc.NoiseSpec(kind="value", tiling=True)
+warped = nc.NoiseSpec(kind="voronoi", warp="progressive", warp_kind="value", warp_octaves=2, warp_amplitude=0.3)
+swirled = nc.NoiseSpec(kind="value", warp="independent", warp_kind="simplex", warp_amplitude=0.2)
+uvs = np.array([[[0.1, 0.1], [0.9, 0.1], [0.1, 0.9]]])
+corners = np.array([[[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]]])
+lattice = np.column_stack(nc.api.grid_coordinates((20, 30)))
+runs = {
+    "derivatives": (nc.api.plan(perlin, 2, derivatives=True),
+                    lambda: nc.evaluate(perlin, np.random.rand(50, 2), derivatives=True)),
+    "normal map": (normal_maps.normals_plan(value, 2), lambda: normal_maps.grid_normals(value, (8, 8))),
+    "uv bake": (uv_bake.bake_plan(perlin), lambda: uv_bake.bake_uv(perlin, uvs, corners, (16, 16), 2)),
+    "warped lattice": (nc.api.plan(warped, 2, lattice=True), lambda: nc.evaluate(warped, lattice)),
+    "warped grid": (nc.api.plan(swirled, 2, lattice=True), lambda: nc.evaluate_grid(swirled, (9, 11))),
+}
+found = {}
+for name, (steps, run) in runs.items():
+    before = runtime.least_ready(steps)
+    runtime.prepare(steps)
+    with event.install_recorder("numba:compile") as compiles:
+        run()
+    found[name] = [before, len(compiles.buffer), runtime.least_ready(steps)]
+print(json.dumps(found))
+"""
+
+
+def test_plans_list_every_kernel_a_first_use_compiles(tmp_path: Path) -> None:
+    """In a fresh process with an empty cache, the plans of derivatives, normal maps, UV bakes and warped
+    lattices are "uncompiled" (so the add-on announces them); once prepared, the call compiles nothing more."""
+    done = subprocess.run(
+        [sys.executable, "-c", FIRST_USES, str(tmp_path / "cache")],
+        cwd=Path(noise_core.__file__).parent.parent,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    found = json.loads(done.stdout.strip().splitlines()[-1])
+    assert found == {name: ["uncompiled", 0, "compiled"] for name in found} and len(found) == 5

@@ -224,7 +224,7 @@ def test_evaluate_hands_lattices_of_other_kinds_to_the_grid_mode(
 
 def test_precompile_in_2d_compiles_the_grid_mode_kernel() -> None:
     spec = nc.NoiseSpec(kind="voronoi", function="f2", octaves=2)
-    (block, block_signature), (launcher, signature) = api._kernels_and_signatures(spec, 2, np.float64, grid=True)
+    *_, (block, block_signature), (launcher, signature) = api.plan(spec, 2, lattice=True)
     nc.precompile(spec, 2)
     assert signature in launcher.overloads and block_signature in block.overloads
     before = dict(launcher.overloads)
@@ -309,13 +309,12 @@ def test_points_that_are_not_a_lattice_keep_the_point_kernel(monkeypatch: pytest
     ids=["grid mode", "separable"],
 )
 def test_compile_state_of_the_grid_kernels(spec: nc.NoiseSpec) -> None:
-    """``compile_state(..., grid=True)`` asks about the kernels ``evaluate_grid`` and lattices run, which a grid
-    evaluation compiles (the point launcher it does not need may stay uncompiled)."""
-    nc.evaluate_grid(spec, (4, 9))
+    """``compile_state(..., grid=True)`` asks about the kernels ``evaluate_grid`` and lattices of points run (the
+    lattice test, then the grid kernels), which evaluating a lattice compiles (the point launcher it does not
+    need may stay uncompiled)."""
+    nc.evaluate(spec, np.column_stack(grid_coordinates((4, 9))))
     assert nc.compile_state(spec, 2, grid=True) == "compiled"
-    kernels = (
-        (grid_kernel_and_signature(spec),)
-        if separable(spec)
-        else api._kernels_and_signatures(spec, 2, np.float64, grid=True)
-    )
+    kernels = api.plan(spec, 2, lattice=True)
+    wanted = grid_kernel_and_signature(spec)[0] if separable(spec) else fractal.launcher_for(2, grid=True)
+    assert wanted in [kernel for kernel, _ in kernels]
     assert all(signature in kernel.overloads for kernel, signature in kernels)

@@ -77,6 +77,30 @@ def test_an_operator_that_compiles_says_so_first(bpy_empty, addon, capfd):
     assert "Compiling" not in capfd.readouterr().out
 
 
+def test_normal_maps_and_uv_bakes_that_compile_say_so_first(bpy_empty, addon, capfd):
+    """They run kernels of their own (derivatives; the UV rasteriser and 3D noise), listed by their plans."""
+    bpy = bpy_empty
+    settings = bpy.context.scene.noisewright
+    settings.kind = "simplex"
+    settings.fractal = "hybrid"
+    settings.dimensions = "2"
+    capfd.readouterr()
+    assert bpy.ops.noisewright.bake_texture(width=8, height=8, map_type="NORMAL", normal_method="ANALYTIC") == {
+        "FINISHED"
+    }
+    assert "Noisewright: Compiling simplex noise (2D) - first use only" in capfd.readouterr().out
+    assert bpy.ops.noisewright.bake_texture(width=8, height=8, map_type="NORMAL", image_name="Again") == {"FINISHED"}
+    assert "Compiling" not in capfd.readouterr().out
+    settings.kind = "voronoi"
+    settings.distance = "chebyshev"
+    settings.fractal = "ridged"
+    bpy.ops.mesh.primitive_cube_add()
+    assert bpy.ops.noisewright.bake_uv(width=8, height=8, image_name="UV") == {"FINISHED"}
+    assert "Noisewright: Compiling voronoi noise (3D) - first use only" in capfd.readouterr().out
+    assert bpy.ops.noisewright.bake_uv(width=8, height=8, image_name="UV again") == {"FINISHED"}
+    assert "Compiling" not in capfd.readouterr().out
+
+
 def test_precompile_operator_compiles_every_kernel_of_a_kind(bpy_empty, addon):
     bpy = bpy_empty
     status = addon.compile_status
