@@ -17,8 +17,8 @@ from __future__ import annotations
 import numpy as np
 from numba.extending import overload
 
-from ._jit import JIT_OPTIONS, jit, range_kernel
-from .blocks import BLOCK, read_block
+from ._jit import JIT_OPTIONS, jit, range_kernel, scratch
+from .blocks import read_block
 from .fractal_modes import FBM, HETERO_TERRAIN, HYBRID, HYBRID_STOP, MODE_CODES, MULTIFRACTAL, octave_arguments
 from .gradients import (
     PERLIN,
@@ -60,6 +60,11 @@ from .simplex import (
     triangle_sum,
 )
 from .threads import on_threads
+
+DERIVATIVE_BLOCK = 512
+"""Points per block of the derivative kernels (a quarter of ``blocks.BLOCK``): their buffers, up to 112 bytes per
+point (4D coordinates, and a Musgrave mode's running totals, weights and their gradients), stay on the stack,
+56 KB at most (at ``BLOCK`` points they would take 224 KB of the 512 KB of a macOS worker thread's stack)."""
 
 DERIVABLE_FAMILIES = (FAMILY_LATTICE, FAMILY_SIMPLEX)
 DERIVABLE_KINDS = tuple(name for name, kind in KINDS.items() if kind.family in DERIVABLE_FAMILIES)
@@ -499,6 +504,7 @@ def _build_kernel(family, dim, variant, tiled, mode):
     """The value-and-gradient kernel of one ``(family, dim, variant, tiled, mode)``: ``fractal``'s octave loop
     with each octave's derivatives carried along. ``out`` is (N, 1 + dim) float32."""
     musgrave = mode != FBM
+    fbm = not musgrave
 
     @range_kernel
     def derivative_kernel(
@@ -510,23 +516,29 @@ def _build_kernel(family, dim, variant, tiled, mode):
             return
         n = out.shape[0]
         for block in range(first, last):
-            start = block * BLOCK
-            stop = min(start + BLOCK, n)
+            start = block * DERIVATIVE_BLOCK
+            stop = min(start + DERIVATIVE_BLOCK, n)
             m = stop - start
-            local = np.empty((dim, m), dtype=np.float64)
+            local = scratch((dim, DERIVATIVE_BLOCK), (dim, m), np.float64)
             outside[block] = read_block(points[start:stop].ravel(), dim, limit, local)
             xb = local[0]
             yb = local[1 if dim > 1 else 0]
             zb = local[2 if dim > 2 else 0]
             wb = local[3 if dim > 3 else 0]
-            sums = np.zeros(m, dtype=np.float32)
-            # the fBm gradient interleaved, (x, y, z) of point i at dim * i: one array written in the point
-            # loop besides ``sums``, so LLVM's overlap checks stay few enough for it to vectorise the loop
-            slopes = np.zeros(dim * m, dtype=np.float64)
-            dtotal = np.zeros((4, m) if musgrave else (4, 0), dtype=np.float64)
-            dweight = np.zeros((4, m) if musgrave else (4, 0), dtype=np.float64)
-            total = np.empty(m if musgrave else 0, dtype=np.float64)
-            weight = np.empty(m if musgrave else 0, dtype=np.float64)
+            # Stack buffers (``_jit.scratch``), only those the mode uses (branches on closure constants are
+            # pruned before typing); each is written before it is read (the Musgrave modes' at octave 0).
+            if fbm:
+                sums = scratch(DERIVATIVE_BLOCK, m, np.float32)
+                # the fBm gradient interleaved, (x, y, z) of point i at dim * i: one array written in the point
+                # loop besides ``sums``, so LLVM's overlap checks stay few enough for it to vectorise the loop
+                slopes = scratch((dim, DERIVATIVE_BLOCK), dim * m, np.float64)
+                for j in range(dim * m):
+                    slopes[j] = 0.0
+            if musgrave:
+                dtotal = scratch((4, DERIVATIVE_BLOCK), (4, m), np.float64)
+                dweight = scratch((4, DERIVATIVE_BLOCK), (4, m), np.float64)
+                total = scratch(DERIVATIVE_BLOCK, m, np.float64)
+                weight = scratch(DERIVATIVE_BLOCK, m, np.float64)
             octave_frequency = frequency
             amplitude = 1.0
             amplitude_sum = 0.0
@@ -610,7 +622,7 @@ def derivative_sum(points, out, spec, limit, bounds):
     """Fill ``out`` ((N, 1 + dim) float32) with the fractal sum of ``spec`` at ``points`` and its gradient;
     the value is clamped to ``bounds`` like ``fractal.fractal_sum``'s. Returns the count of coordinates not
     below ``limit`` in magnitude, as ``fractal_sum`` does."""
-    blocks = (out.shape[0] + BLOCK - 1) // BLOCK
+    blocks = (out.shape[0] + DERIVATIVE_BLOCK - 1) // DERIVATIVE_BLOCK
     outside = np.zeros(blocks, dtype=np.int64)
     arguments = derivative_arguments(points, out, outside, spec, limit, bounds)
     launch_blocks(_kernel_of(spec, points.shape[1]), blocks, arguments)
