@@ -67,15 +67,13 @@ def _geometry_nodes_group(bpy):
 
 def blender_child(grid: int, repeat: int) -> None:
     """Runs inside the subprocess: needs ``bpy``; prints one JSON line last."""
-    import runpy
-
+    import _blender_addon as addon  # imports bpy: only in this child process
     import bpy
     import mathutils
     import mathutils.noise
 
-    addon = runpy.run_path(str(ROOT / "scripts" / "_blender_addon.py"), run_name="_blender_addon")
     bpy.ops.wm.read_homefile(use_empty=True)
-    addon["load_addon"](log=lambda message: None)
+    addon.load_addon(log=lambda message: None)
     from noise_core import NoiseSpec, evaluate
 
     count = grid * grid
@@ -144,10 +142,10 @@ def blender_child(grid: int, repeat: int) -> None:
         set_positions(obj.data, co)
 
     results["pipeline_s"] = best_time(pipeline, repeat)
-    addon["set_noise_settings"]({"kind": "perlin", "frequency": FREQUENCY, "octaves": GRID_OCTAVES, "dimensions": "3"})
+    addon.set_noise_settings({"kind": "perlin", "frequency": FREQUENCY, "octaves": GRID_OCTAVES, "dimensions": "3"})
     _grid_object(bpy, 8, "warm-up")
-    addon["run_operator"]("noisewright.displace", direction="Z")
+    addon.run_operator("noisewright.displace", direction="Z")
     _grid_object(bpy, grid, "operator")
-    results["operator_s"] = best_time(lambda: addon["run_operator"]("noisewright.displace", direction="Z"), repeat)
+    results["operator_s"] = best_time(lambda: addon.run_operator("noisewright.displace", direction="Z"), repeat)
     print(f"  blender noise_core: pipeline {results['pipeline_s']:.3f} s, operator {results['operator_s']:.3f} s")
     print(json.dumps(results), flush=True)
