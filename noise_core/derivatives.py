@@ -19,7 +19,16 @@ from numba.extending import overload
 
 from ._jit import JIT_OPTIONS, jit, range_kernel, scratch
 from .blocks import read_block
-from .fractal_modes import FBM, HETERO_TERRAIN, HYBRID, HYBRID_STOP, MODE_CODES, MULTIFRACTAL, octave_arguments
+from .fractal_modes import (
+    FBM,
+    HETERO_TERRAIN,
+    HYBRID,
+    HYBRID_STOP,
+    MODE_CODES,
+    MULTIFRACTAL,
+    combine,
+    octave_arguments,
+)
 from .gradients import (
     PERLIN,
     PERLIN_2D_SCALE,
@@ -61,10 +70,11 @@ from .simplex import (
 )
 from .threads import on_threads
 
-DERIVATIVE_BLOCK = 512
-"""Points per block of the derivative kernels (a quarter of ``blocks.BLOCK``): their buffers, up to 112 bytes per
-point (4D coordinates, and a Musgrave mode's running totals, weights and their gradients), stay on the stack,
-56 KB at most (at ``BLOCK`` points they would take 224 KB of the 512 KB of a macOS worker thread's stack)."""
+DERIVATIVE_BLOCK = 520
+"""Points per block of the derivative kernels (about a quarter of ``blocks.BLOCK``): their buffers, up to 112 bytes
+per point (4D coordinates, and a Musgrave mode's running totals, weights and their gradients), stay on the stack,
+57 KB at most (at ``BLOCK`` points they would take 224 KB of the 512 KB of a macOS worker thread's stack). Not a
+power of two: rows of 512 float64 (4 KB apart) would all fall into the same L1 cache sets."""
 
 DERIVABLE_FAMILIES = (FAMILY_LATTICE, FAMILY_SIMPLEX)
 DERIVABLE_KINDS = tuple(name for name, kind in KINDS.items() if kind.family in DERIVABLE_FAMILIES)
@@ -437,52 +447,35 @@ def _sample_d(family, dim, variant, x, y, z, w, seed, frequency, period):
 
 @jit
 def _combine_d(mode, octave, d, r, offset, gain, total, weight, dtotal, dweight, i):
-    """``fractal_modes.combine`` for octave ``d = (n, dn/dx, dn/dy, dn/dz, dn/dw)``, carrying the derivatives of the
-    running total and weight in ``dtotal[:, i]``, ``dweight[:, i]`` (product and chain rules)."""
+    """``fractal_modes.combine`` (which folds the value ``n``) for octave ``d = (n, dn/dx, dn/dy, dn/dz, dn/dw)``,
+    carrying the derivatives of the running total and weight in ``dtotal[:, i]``, ``dweight[:, i]`` by the
+    product and chain rules, from the total and weight before this octave."""
     value = d[0]
     if mode == MULTIFRACTAL:
         factor = 1.0 + r * value
-        if octave == 0:
-            for a in range(4):
-                dtotal[a, i] = r * d[1 + a]
-            total[i] = factor
-        else:
-            for a in range(4):
-                dtotal[a, i] = dtotal[a, i] * factor + total[i] * r * d[1 + a]
-            total[i] = total[i] * factor
+        for a in range(4):
+            dtotal[a, i] = r * d[1 + a] if octave == 0 else dtotal[a, i] * factor + total[i] * r * d[1 + a]
     elif mode == HETERO_TERRAIN:
-        if octave == 0:
-            total[i] = offset + value
-            for a in range(4):
+        for a in range(4):
+            if octave == 0:
                 dtotal[a, i] = d[1 + a]
-        else:
-            for a in range(4):
+            else:
                 dtotal[a, i] += r * (d[1 + a] * total[i] + (value + offset) * dtotal[a, i])
-            total[i] = total[i] + (value + offset) * r * total[i]
     elif mode == HYBRID:
-        if octave == 0:
-            total[i] = 0.0
-            weight[i] = 1.0
-            for a in range(4):
-                dtotal[a, i] = 0.0
-                dweight[a, i] = 0.0
-        if weight[i] > HYBRID_STOP:
-            capped = weight[i] > 1.0
-            w = min(weight[i], 1.0)
+        before = 1.0 if octave == 0 else weight[i]  # combine starts the weight at 1
+        if before > HYBRID_STOP:
+            w = min(before, 1.0)
             signal = (value + offset) * r
-            total[i] += w * signal
             for a in range(4):
-                dw = 0.0 if capped else dweight[a, i]
+                dw = 0.0 if octave == 0 or before > 1.0 else dweight[a, i]
                 dsignal = r * d[1 + a]
-                dtotal[a, i] += dw * signal + w * dsignal
-                dweight[a, i] = gain * (dw * signal + w * dsignal)
-            weight[i] = w * gain * signal
+                change = dw * signal + w * dsignal
+                dtotal[a, i] = (0.0 if octave == 0 else dtotal[a, i]) + change
+                dweight[a, i] = gain * change
     else:  # RIDGED: weight[i] holds the previous octave's signal
         ridge = offset - abs(value)
         sign = -1.0 if value < 0.0 else 1.0
         if octave == 0:
-            signal = ridge * ridge
-            total[i] = signal
             for a in range(4):
                 dweight[a, i] = -2.0 * ridge * sign * d[1 + a]
                 dtotal[a, i] = dweight[a, i]
@@ -490,14 +483,12 @@ def _combine_d(mode, octave, d, r, offset, gain, total, weight, dtotal, dweight,
             scaled = weight[i] * gain
             clamp = min(max(scaled, 0.0), 1.0)
             inside = 0.0 < scaled < 1.0
-            signal = ridge * ridge * clamp
-            total[i] += signal * r
             for a in range(4):
                 dclamp = gain * dweight[a, i] if inside else 0.0
                 dsignal = -2.0 * ridge * sign * d[1 + a] * clamp + ridge * ridge * dclamp
                 dtotal[a, i] += dsignal * r
                 dweight[a, i] = dsignal
-        weight[i] = signal
+    combine(mode, octave, value, r, offset, gain, total, weight, i)
 
 
 def _build_kernel(family, dim, variant, tiled, mode):
