@@ -41,21 +41,21 @@ def _grid_object(bpy, grid: int, name: str):
     return obj
 
 
-def _geometry_nodes_group(bpy):
-    """Noise Texture (3D fBM, Scale 4, Detail 4 = 5 octaves, Roughness 0.5, Lacunarity 2) -> Set Position Z."""
-    tree = bpy.data.node_groups.new("Noise displace", "GeometryNodeTree")
+def noise_group(bpy, name: str, noise_type: str, inputs: dict[str, float]):
+    """A Geometry Nodes group ``name``: Noise Texture (3D, ``noise_type``, normalised, ``inputs`` where the node
+    has them) -> Set Position Z."""
+    tree = bpy.data.node_groups.new(name, "GeometryNodeTree")
     tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
     tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
     group_in = tree.nodes.new("NodeGroupInput")
     group_out = tree.nodes.new("NodeGroupOutput")
     noise = tree.nodes.new("ShaderNodeTexNoise")
     noise.noise_dimensions = "3D"
-    noise.noise_type = "FBM"
+    noise.noise_type = noise_type
     noise.normalize = True
-    noise.inputs["Scale"].default_value = FREQUENCY
-    noise.inputs["Detail"].default_value = GRID_OCTAVES - 1
-    noise.inputs["Roughness"].default_value = 0.5
-    noise.inputs["Lacunarity"].default_value = 2.0
+    for socket, value in inputs.items():
+        if socket in noise.inputs:  # Hetero Terrain has no Gain, fBM neither Offset nor Gain
+            noise.inputs[socket].default_value = value
     combine = tree.nodes.new("ShaderNodeCombineXYZ")
     set_position = tree.nodes.new("GeometryNodeSetPosition")
     tree.links.new(noise.outputs["Factor"], combine.inputs["Z"])
@@ -63,6 +63,12 @@ def _geometry_nodes_group(bpy):
     tree.links.new(group_in.outputs["Geometry"], set_position.inputs["Geometry"])
     tree.links.new(set_position.outputs["Geometry"], group_out.inputs["Geometry"])
     return tree
+
+
+def _geometry_nodes_group(bpy):
+    """Noise Texture (3D fBM, Scale 4, Detail 4 = 5 octaves, Roughness 0.5, Lacunarity 2) -> Set Position Z."""
+    inputs = {"Scale": FREQUENCY, "Detail": GRID_OCTAVES - 1, "Roughness": 0.5, "Lacunarity": 2.0}
+    return noise_group(bpy, "Noise displace", "FBM", inputs)
 
 
 def blender_child(grid: int, repeat: int) -> None:

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
+from bench_blender import noise_group
 
 ROOT = Path(__file__).resolve().parent.parent
 EROSION_GRID = 1024
@@ -129,24 +130,9 @@ def run_modes(grid: int, repeat: int, min_seconds: float) -> dict:
 def _mode_group(bpy, noise_type: str):
     """Noise Texture (3D, ``noise_type``, Scale 4, Detail 4, Roughness 0.5, Lacunarity 2, Offset 1, Gain 2) ->
     Set Position Z."""
-    tree = bpy.data.node_groups.new(f"Noise {noise_type}", "GeometryNodeTree")
-    tree.interface.new_socket("Geometry", in_out="INPUT", socket_type="NodeSocketGeometry")
-    tree.interface.new_socket("Geometry", in_out="OUTPUT", socket_type="NodeSocketGeometry")
-    group_in, group_out = tree.nodes.new("NodeGroupInput"), tree.nodes.new("NodeGroupOutput")
-    noise = tree.nodes.new("ShaderNodeTexNoise")
-    noise.noise_dimensions = "3D"
-    noise.noise_type = noise_type
-    for name, value in (("Scale", FREQUENCY), ("Detail", MODE_OCTAVES - 1), ("Roughness", 0.5), ("Lacunarity", 2.0),
-                        ("Offset", 1.0), ("Gain", 2.0)):  # fmt: skip
-        if name in noise.inputs:  # Hetero Terrain has no Gain
-            noise.inputs[name].default_value = value
-    combine = tree.nodes.new("ShaderNodeCombineXYZ")
-    set_position = tree.nodes.new("GeometryNodeSetPosition")
-    tree.links.new(noise.outputs["Factor"], combine.inputs["Z"])
-    tree.links.new(combine.outputs["Vector"], set_position.inputs["Offset"])
-    tree.links.new(group_in.outputs["Geometry"], set_position.inputs["Geometry"])
-    tree.links.new(set_position.outputs["Geometry"], group_out.inputs["Geometry"])
-    return tree
+    inputs = {"Scale": FREQUENCY, "Detail": MODE_OCTAVES - 1, "Roughness": 0.5, "Lacunarity": 2.0, "Offset": 1.0,
+              "Gain": 2.0}  # fmt: skip
+    return noise_group(bpy, f"Noise {noise_type}", noise_type, inputs)
 
 
 def terrain_child(grid: int, repeat: int, best_time: BestTime) -> None:
