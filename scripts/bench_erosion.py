@@ -18,16 +18,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import runpy
 import time
-from pathlib import Path
 
 import numpy as np
+import render_erosion
 
 import noise_core as nc
 from noise_core.erosion import pit_density
 
-HERE = Path(__file__).resolve().parent
 SPEED_GRID, SPEED_DROPLETS, SPEED_RELIEF = 1024, 500_000, 200.0
 SIZES = (513, 1025)
 TARGET_S = 3.0
@@ -60,10 +58,9 @@ def smooth(change: np.ndarray, width: int = 5) -> np.ndarray:
 
 
 def resolution_and_pits() -> dict:
-    pictures = runpy.run_path(str(HERE / "render_erosion.py"), run_name="render_erosion")
     changes, result = [], {}
     for size in SIZES:
-        heights, cell = pictures["terrain"](size)
+        heights, cell = render_erosion.terrain(size)
         after = nc.erode_hydraulic(heights, cell_size=cell).heights
         change = after.astype(np.float64) - heights
         changes.append(change)
