@@ -46,8 +46,8 @@ import numpy as np
 
 from ._jit import jit, range_kernel, serial_kernel
 from .erosion import CELL_SIZE, check_heights
-from .fractal import launch_blocks
 from .hydrology import DISTANCES, _accumulate, _donor_bits, _edges, _receivers, _tree_order, check_weights, fill_flat
+from .runtime import launch_blocks
 from .schema import Option
 from .threads import on_threads
 
