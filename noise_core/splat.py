@@ -24,8 +24,8 @@ import numpy as np
 
 from ._jit import jit, range_kernel
 from .files import replacing_all
-from .fractal import launch_blocks
 from .images import image_format, write_image, writer_module
+from .runtime import launch_blocks
 from .schema import integer, number
 from .terrain_maps import MAP_NAMES, as_heights, compute_maps
 from .threads import on_threads
