@@ -24,6 +24,7 @@ from . import (
     properties,
     terrain,
     terrain_maps,
+    terrain_material,
     terrain_presets,
 )
 
@@ -34,6 +35,7 @@ CLASSES = (
     + displace.CLASSES
     + erode.CLASSES
     + terrain_maps.CLASSES
+    + terrain_material.CLASSES
     + terrain_presets.CLASSES
     + bake.CLASSES
     + bake_uv.CLASSES
@@ -49,6 +51,7 @@ MENU_ENTRIES = (
     (bpy.types.TOPBAR_MT_file_export, heightmap_io.export_menu_entry),
     (bpy.types.TOPBAR_MT_file_import, heightmap_io.import_menu_entry),
     (bpy.types.VIEW3D_MT_object, terrain_maps.menu_entry),
+    (bpy.types.VIEW3D_MT_object, terrain_material.menu_entry),
 )
 
 

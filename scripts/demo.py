@@ -1,4 +1,4 @@
-"""Noisewright demo: an eroded ridged terrain with a height/slope/erosion material, rendered, saved as a .blend.
+"""Noisewright demo: an eroded ridged terrain with a material from its terrain maps, rendered, saved as a .blend.
 
     python scripts/demo.py                      # into ./out/demo (bash scripts/run.sh demo runs this)
     python scripts/demo.py --out /tmp/demo --size large --seed 3 --octaves 9
@@ -8,11 +8,12 @@ Runs on the embedded Blender (the ``bpy`` module) or inside Blender, with the No
 as a user would have it (see ``_blender_addon``). Steps: add a Noise Terrain of ridged multifractal Perlin
 noise, eroded by droplets (hydraulic, one per vertex, with gullies) and then by thermal erosion, both kept in the
 terrain's settings (re-editable in its panel); bake the terrain's noise as a 32-bit float height map
-(``height.exr``) and as a colour ramp (``color.png``, 16-bit); give the terrain a material coloured by height
-and slope, with the erosion and deposition masks as bare rock and wet sediment; add a camera and a sun; render
-``preview.png`` with Cycles on the CPU; save ``terrain.blend``. The terrain spans the noise square 0..1 that
-the textures are baked on, so ``height.exr`` is its height field before erosion. The noise options
-(``--kind``, ``--seed``, ``--octaves`` ...) change the terrain noise. Every file is written whole or not at all.
+(``height.exr``) and as a colour ramp (``color.png``, 16-bit); give the terrain the add-on's Terrain Material
+(grass, sand low down, rock by its slope map, wet sediment by its flow map and the erosion's deposition mask);
+add a camera and a sun; render ``preview.png`` with Cycles on the CPU; save ``terrain.blend``. The terrain
+spans the noise square 0..1 that the textures are baked on, so ``height.exr`` is its height field before
+erosion. The noise options (``--kind``, ``--seed``, ``--octaves`` ...) change the terrain noise. Every file is
+written whole or not at all.
 """
 
 from __future__ import annotations
@@ -92,9 +93,14 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, 
         )
     _bake("Height", paths["height"], pixels, "OPEN_EXR", color_mode="GRAYSCALE")
     _bake("Color", paths["color"], pixels, "PNG", color_mode="RAMP", **RAMP)
-    scene["terrain_material"](terrain)
+    package = addon["addon_package"]()
+    with addon["step"]("giving the terrain a material from its slope, flow and deposition maps"):
+        try:
+            package.terrain_material.terrain_material(terrain)
+        except package.errors.UserError as error:
+            raise addon["AddonError"](f"terrain_material: {error}") from None
     scene["stage"](terrain, distance=1.6)
-    replacing = addon["addon_package"]().noise_core.files.replacing
+    replacing = package.noise_core.files.replacing
     with addon["step"](f"rendering {paths['preview']} ({width}x{height}, Cycles on the CPU, {SAMPLES} samples)"):
         scene["render_png"](paths["preview"], width, height, SAMPLES, replacing)
     addon["save_blend"](paths["blend"])

@@ -91,6 +91,7 @@ def _terrain_scene(objects) -> tuple[np.ndarray, dict[str, float], set[str], set
         terrain.data.attributes[name].data.foreach_get("value", values)
         masks[name] = float(values.max())
     nodes = {node.attribute_name for node in terrain.active_material.node_tree.nodes if node.type == "ATTRIBUTE"}
+    assert nodes <= set(terrain.data.attributes.keys())  # every Attribute node reads an attribute of the mesh
     return _vertices(terrain.data), masks, nodes, {obj.type for obj in objects}
 
 
@@ -135,7 +136,7 @@ def test_demo_writes_an_eroded_terrain_blend_textures_and_a_preview(tmp_path: Pa
 
     positions, masks, attribute_nodes, object_types = _read_blend(paths["blend"], "objects", _terrain_scene)
     assert object_types == {"MESH", "CAMERA", "LIGHT"}
-    assert attribute_nodes == {"erosion", "deposition"} and min(masks.values()) > 0
+    assert attribute_nodes == {"slope", "flow", "deposition"} and min(masks.values()) > 0  # the Terrain Material
     side = subdivisions + 1
     assert positions.shape == (side * side, 3)
     grid = np.linspace(-0.5, 0.5, side)

@@ -1,0 +1,74 @@
+"""Terrain material in Blender: ``terrain_material.terrain_material`` on grid meshes, the operator, errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from .test_erode import _attribute, _positions
+from .test_terrain_maps import _terrain
+
+pytestmark = pytest.mark.blender
+
+
+def _attribute_names(material) -> set[str]:
+    return {node.attribute_name for node in material.node_tree.nodes if node.bl_idname == "ShaderNodeAttribute"}
+
+
+def test_material_computes_the_maps_it_reads(bpy_empty, addon):
+    obj = _terrain(bpy_empty, addon)
+    assert "slope" not in obj.data.attributes
+    material = addon.terrain_material.terrain_material(obj, rock_slope=30.0)
+    assert obj.active_material is material and len(obj.material_slots) == 1
+    assert _attribute_names(material) == {"slope", "flow"}
+    for name in _attribute_names(material):
+        attribute = obj.data.attributes[name]
+        assert (attribute.domain, attribute.data_type) == ("POINT", "FLOAT")
+    expected = addon.terrain_maps.write_terrain_maps(obj, ("slope", "flow"))
+    np.testing.assert_array_equal(_attribute(obj, "slope"), expected["slope"])
+    ranges = [n for n in material.node_tree.nodes if n.bl_idname == "ShaderNodeMapRange"]
+    slope_range = next(
+        n for n in ranges if getattr(n.inputs["Value"].links[0].from_node, "attribute_name", "") == "slope"
+    )
+    low, high = slope_range.inputs["From Min"].default_value, slope_range.inputs["From Max"].default_value
+    assert low < 30.0 < high and (low + high) / 2 == pytest.approx(30.0)
+    bsdf = next(n for n in material.node_tree.nodes if n.bl_idname == "ShaderNodeBsdfPrincipled")
+    assert bsdf.inputs["Base Color"].is_linked and bsdf.inputs["Roughness"].is_linked
+
+
+def test_existing_maps_and_deposition_are_used(bpy_empty, addon):
+    obj = _terrain(bpy_empty, addon)
+    addon.terrain_maps.write_terrain_maps(obj, ("slope", "flow"))
+    obj.data.attributes["slope"].data.foreach_set("value", np.full(len(obj.data.vertices), 7.0, np.float32))
+    addon.mesh_io.write_point_floats(obj.data, "deposition", np.linspace(0, 1, len(obj.data.vertices)))
+    first = addon.terrain_material.terrain_material(obj)
+    np.testing.assert_array_equal(_attribute(obj, "slope"), 7.0)  # kept, not recomputed
+    assert _attribute_names(first) == {"slope", "flow", "deposition"}
+    second = addon.terrain_material.terrain_material(obj)
+    assert obj.material_slots[0].material is second and len(obj.material_slots) == 1
+
+
+def test_operator_and_errors_change_nothing(bpy_empty, addon):
+    bpy = bpy_empty
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=10, y_subdivisions=10, size=2.0)
+    assert bpy.ops.noisewright.terrain_material(wet_flow=1.0) == {"FINISHED"}
+    assert bpy.context.active_object.active_material is not None
+    materials = len(bpy.data.materials)
+    bpy.ops.mesh.primitive_uv_sphere_add()
+    sphere = bpy.context.active_object
+    positions = _positions(sphere)
+    with pytest.raises(addon.errors.UserError, match="not a regular grid mesh"):
+        addon.terrain_material.terrain_material(sphere)
+    with pytest.raises(RuntimeError, match="not a regular grid mesh"):  # the operator's error report
+        bpy.ops.noisewright.terrain_material()
+    assert "slope" not in sphere.data.attributes and not sphere.material_slots
+    np.testing.assert_array_equal(_positions(sphere), positions)
+    camera = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
+    bpy.context.scene.collection.objects.link(camera)
+    with pytest.raises(addon.errors.UserError, match="object: expected a mesh object, got 'Camera'"):
+        addon.terrain_material.terrain_material(camera)
+    bpy.context.view_layer.objects.active = camera
+    assert not bpy.ops.noisewright.terrain_material.poll()
+    with pytest.raises(addon.errors.UserError, match="rock_slope: must be between 0 and 90"):
+        addon.terrain_material.terrain_material(sphere, rock_slope=120.0)
+    assert len(bpy.data.materials) == materials
