@@ -22,7 +22,7 @@ import numpy as np
 from bpy.props import BoolProperty, PointerProperty
 from bpy_extras.object_utils import AddObjectHelper, object_data_add
 
-from . import erosion_io, mesh_io
+from . import erosion_io, mesh_io, terrain_maps
 from .erode_fluvial import TERRAIN_OPTIONS, FluvialSettings, carve_terrain, fluvial_options, write_flow
 from .errors import UserError
 from .mapping import (
@@ -323,6 +323,7 @@ def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy
         mesh_io.build_grid(mesh, positions, quads, uvs)
     write_maps(mesh, masks)
     mesh.update()
+    terrain_maps.rewrite_terrain_maps(obj)  # the maps Object > Terrain Maps wrote, of the new heights
     return obj
 
 

@@ -6,12 +6,14 @@ heights along local Z) and stores each as a float point attribute named after th
 in a material, and Geometry Nodes), as a vertex group of the same name, its weights the map mapped to 0..1 as in
 PNG images (``noise_core.terrain_maps.unit_map``: slope / 90, ...), for particle density and weight paint,
 and/or as a float image ``"<object> <map>"`` of columns x rows pixels (the values as they are, non-colour data;
-pixel row 0 is the grid's lowest Y, as Blender stores images bottom row first).
+pixel row 0 is the grid's lowest Y, as Blender stores images bottom row first). The object remembers which maps
+were written, how (``RECORD``); a Noise Terrain's Regenerate writes them again (``rewrite_terrain_maps``).
 """
 
 from __future__ import annotations
 
-from typing import cast
+import json
+from typing import Any, cast
 
 import bpy
 import numpy as np
@@ -29,6 +31,9 @@ WEIGHT_LEVELS = 4096
 """Vertex group weights are rounded to multiples of 1 / WEIGHT_LEVELS: Blender's API sets one weight for a list
 of vertices at a time, so the vertices are grouped by weight, one call per level, not one per vertex."""
 DEFAULT_MAPS = ("slope", "curvature", "flow")
+RECORD = "noisewright_terrain_maps"
+"""The object's custom property (JSON) listing the maps ``write_terrain_maps`` wrote, with their settings, for
+``rewrite_terrain_maps`` (a Noise Terrain's Regenerate)."""
 
 
 STORE_OPTIONS: tuple[Option, ...] = (
@@ -94,7 +99,22 @@ def write_terrain_maps(
         for name, values in computed.items():
             data_image(f"{obj.name} {name}", values)
     mesh.update()
+    settings = {"attributes": attributes, "vertex_groups": vertex_groups, "images": images, "radius": radius,
+                "horizon_radius": horizon_radius, "directions": directions, "flow_method": flow_method}  # fmt: skip
+    entries = [{**entry, "maps": [m for m in entry["maps"] if m not in names]} for entry in _recorded(obj)]
+    cast(Any, obj)[RECORD] = json.dumps([entry for entry in entries if entry["maps"]] + [{"maps": names, **settings}])
     return per_vertex
+
+
+def _recorded(obj: bpy.types.Object) -> list[dict[str, Any]]:
+    return json.loads(cast(Any, obj).get(RECORD, "[]"))
+
+
+def rewrite_terrain_maps(obj: bpy.types.Object) -> None:
+    """Compute and store again every map ``write_terrain_maps`` stored on ``obj``, with the settings it had
+    (recorded in the custom property ``RECORD``): after the mesh changed, as a Noise Terrain's Regenerate does."""
+    for entry in _recorded(obj):
+        write_terrain_maps(obj, **entry)
 
 
 def _write_group(obj: bpy.types.Object, name: str, weights: np.ndarray) -> None:

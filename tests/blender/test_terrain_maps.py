@@ -70,3 +70,26 @@ def test_errors_change_nothing(bpy_empty, addon):
     assert "relative_height" not in obj.data.attributes
     with pytest.raises(RuntimeError, match="maps: choose at least one map"):  # the operator's error report
         bpy.ops.noisewright.terrain_maps(maps=set())
+
+
+def test_regenerate_writes_the_maps_again(bpy_empty, addon):
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)
+    addon.terrain_maps.write_terrain_maps(obj, ("slope", "relative_height"), radius=3)
+    addon.terrain_maps.write_terrain_maps(obj, ("slope",), vertex_groups=True)  # slope now also a group
+    before = _attribute(obj, "slope")
+    obj.noisewright_terrain.noise.seed = 5
+    addon.terrain.regenerate_terrain(bpy.context, obj)
+    positions = _positions(obj)
+    layout = addon.erosion_io.grid_layout(obj.name, positions)
+    heights = positions[layout.order, 2].reshape(layout.rows, layout.columns).astype(np.float64)
+    core = addon.noise_core
+    for name, radius in (("slope", 16), ("relative_height", 3)):
+        expected = np.empty(positions.shape[0], np.float32)
+        computed = core.compute_maps(heights, [name], cell_size=layout.cell_size, radius=radius)[name]
+        expected[layout.order] = computed.ravel()
+        np.testing.assert_allclose(_attribute(obj, name), expected, rtol=1e-5, atol=1e-6)
+    assert not np.allclose(_attribute(obj, "slope"), before)
+    unit = np.clip(core.terrain_maps.unit_map("slope", _attribute(obj, "slope")), 0, 1)
+    np.testing.assert_allclose(_weights(obj, "slope"), unit, atol=0.5 / addon.terrain_maps.WEIGHT_LEVELS + 1e-6)
+    assert "relative_height" not in obj.vertex_groups
