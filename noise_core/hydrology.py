@@ -82,6 +82,11 @@ def fill_flat(flat: np.ndarray, shape: tuple[int, int], outlets: np.ndarray, loo
     """Priority-Flood ``flat`` (the cells of a ``shape`` map, float32/float64, in place) from the cells where
     ``outlets`` (uint8) is set; ``looped``: the map wraps around at its edges."""
     size = flat.shape[0]
+    if not epsilon:
+        _kernels().fill_plain(flat, shape[0], shape[1], outlets, looped, np.empty(size, dtype=flat.dtype),
+                              np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
+                              np.zeros(size, dtype=np.uint8))  # fmt: skip
+        return
     _kernels().fill(
         flat, shape[0], shape[1], outlets, looped, epsilon, flat.dtype.type(np.inf),
         np.empty(size, dtype=flat.dtype), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
@@ -198,12 +203,6 @@ def check_weights(weights: object, shape: tuple[int, ...], name: str) -> np.ndar
     return values
 
 
-@jit
-def _heap_less(keys, cells, a, b):
-    """Whether heap entry ``a`` comes before ``b``: lower key, then lower cell index (a total order)."""
-    return keys[a] < keys[b] or (keys[a] == keys[b] and cells[a] < cells[b])
-
-
 def _fill(flat, rows, columns, outlets, looped, epsilon, infinity, keys, cells, pit, closed):
     """Priority-Flood+ (Barnes et al. 2014, Algorithms 2 and 3) of ``flat`` in place: a binary heap of
     (height, cell) for the open cells, a FIFO of the cells found inside depressions (already filled)."""
@@ -244,40 +243,132 @@ def _fill(flat, rows, columns, outlets, looped, epsilon, infinity, keys, cells, 
 
 
 @jit
+def _neighbour(cell, k, rows, columns, looped):
+    """Neighbour ``k`` (``NEIGHBOURS``) of ``cell``, across the edges if ``looped``; -1 off the map."""
+    row, column = cell // columns, cell % columns
+    y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
+    if looped:
+        return (y % rows) * columns + x % columns
+    if 0 <= y < rows and 0 <= x < columns:
+        return y * columns + x
+    return -1
+
+
+@jit
+def _lower_closed(flat, closed, cell, rows, columns, looped):
+    """Whether an 8-neighbour of the open ``cell`` is closed and lower: one not expanded yet (expanded, it
+    would have closed ``cell``), which will reach ``cell`` when it is."""
+    inside = not looped and 0 < cell // columns < rows - 1 and 0 < cell % columns < columns - 1
+    for k in range(8):
+        if inside:
+            neighbour = cell + NEIGHBOURS[k, 0] * columns + NEIGHBOURS[k, 1]
+        else:
+            neighbour = _neighbour(cell, k, rows, columns, looped)
+            if neighbour < 0:
+                continue
+        if closed[neighbour] and flat[neighbour] < flat[cell]:
+            return True
+    return False
+
+
+def _fill_plain(flat, rows, columns, outlets, looped, keys, cells, work, closed):
+    """The plain Priority-Flood of ``flat`` in place from the ``outlets`` (uint8), across the edges if
+    ``looped``, with slopes traced up outside the heap (Zhou, Sun & Fu 2016). A cell met from a cell of final
+    height ``w`` that is higher than ``w`` is final at its own height: it goes to a FIFO with the depression
+    cells and is expanded at once; it enters the heap only if it has an open neighbour not higher than itself
+    that no pending lower cell will reach first (the heap must then decide that neighbour in height order)."""
+    heap = 0
+    for cell in range(rows * columns):
+        closed[cell] = 0
+    for cell in range(rows * columns):
+        if outlets[cell]:
+            closed[cell] = 1
+            heap = _heap_push(keys, cells, heap, flat[cell], cell)
+    while heap > 0:
+        level = keys[0]
+        head, tail = 0, 1
+        work[0] = cells[0]
+        heap = _heap_pop(keys, cells, heap)
+        while head < tail:
+            cell = work[head]
+            head += 1
+            height = flat[cell]
+            inside = not looped and 0 < cell // columns < rows - 1 and 0 < cell % columns < columns - 1
+            wait = False
+            for k in range(8):
+                if inside:
+                    neighbour = cell + NEIGHBOURS[k, 0] * columns + NEIGHBOURS[k, 1]
+                else:
+                    neighbour = _neighbour(cell, k, rows, columns, looped)
+                    if neighbour < 0:
+                        continue
+                if closed[neighbour]:
+                    continue
+                if flat[neighbour] > height:  # a slope: final at its own height
+                    closed[neighbour] = 1
+                    work[tail] = neighbour
+                    tail += 1
+                elif height == level:  # a depression (or a flat) at the spill level
+                    closed[neighbour] = 1
+                    flat[neighbour] = level
+                    work[tail] = neighbour
+                    tail += 1
+                elif not wait and not _lower_closed(flat, closed, neighbour, rows, columns, looped):
+                    wait = True  # a lower open cell that no pending cell will reach first: wait for it
+            if wait:
+                heap = _heap_push(keys, cells, heap, height, cell)
+
+
+@jit
+def _before(key, cell, keys, cells, i):
+    """Whether ``(key, cell)`` comes before heap entry ``i``: lower key, then lower cell index (a total order,
+    so the heap pops the same sequence whatever its layout)."""
+    return key < keys[i] or (key == keys[i] and cell < cells[i])
+
+
+@jit
 def _heap_push(keys, cells, size, key, cell):
-    """Push ``(key, cell)`` on the heap of ``size`` entries; returns the new size."""
+    """Push ``(key, cell)`` on the heap of ``size`` entries (moving a hole up, not swapping); returns the new
+    size."""
     i = size
-    keys[i] = key
-    cells[i] = cell
     while i > 0:
         parent = (i - 1) >> 1
-        if not _heap_less(keys, cells, i, parent):
+        if not _before(key, cell, keys, cells, parent):
             break
-        keys[i], keys[parent] = keys[parent], keys[i]
-        cells[i], cells[parent] = cells[parent], cells[i]
+        keys[i] = keys[parent]
+        cells[i] = cells[parent]
         i = parent
+    keys[i] = key
+    cells[i] = cell
     return size + 1
 
 
 @jit
 def _heap_pop(keys, cells, size):
-    """Remove the heap's first entry; returns the new size."""
+    """Remove the heap's first entry; returns the new size. The hole left at the top goes down to a leaf
+    along the smaller children, then the last entry moves up into it from there (Floyd's bottom-up
+    deletion: about half the comparisons, since the last entry belongs near the bottom)."""
     size -= 1
-    keys[0] = keys[size]
-    cells[0] = cells[size]
+    key, cell = keys[size], cells[size]
     i = 0
     while True:
-        left = 2 * i + 1
-        if left >= size:
+        child = 2 * i + 1
+        if child >= size:
             break
-        child = left
-        if left + 1 < size and _heap_less(keys, cells, left + 1, left):
-            child = left + 1
-        if not _heap_less(keys, cells, child, i):
-            break
-        keys[i], keys[child] = keys[child], keys[i]
-        cells[i], cells[child] = cells[child], cells[i]
+        if child + 1 < size and _before(keys[child + 1], cells[child + 1], keys, cells, child):
+            child += 1
+        keys[i] = keys[child]
+        cells[i] = cells[child]
         i = child
+    while i > 0:
+        parent = (i - 1) >> 1
+        if not _before(key, cell, keys, cells, parent):
+            break
+        keys[i] = keys[parent]
+        cells[i] = cells[parent]
+        i = parent
+    keys[i] = key
+    cells[i] = cell
     return size
 
 
@@ -499,6 +590,7 @@ def _mfd(flat, rows, columns, outlets, exponent, area, donors, ready):
 @dataclass(frozen=True)
 class _Kernels:
     fill: object
+    fill_plain: object
     receivers: object
     stack: object
     accumulate: object
@@ -510,6 +602,7 @@ def _kernels() -> _Kernels:
     """The compiled kernels, built on first use (so importing never compiles nor fixes the cache folder)."""
     return _Kernels(
         fill=serial_kernel(_fill),
+        fill_plain=serial_kernel(_fill_plain),
         receivers=serial_kernel(_receivers_kernel),
         stack=serial_kernel(_stack_kernel),
         accumulate=serial_kernel(_accumulate_kernel),
