@@ -7,7 +7,11 @@ edge cells are the outlets; every other cell is raised to the lowest height from
 surface is unique, so any correct implementation gives the same bits. With ``epsilon`` each cell reached from a
 cell ``c`` is raised to at least ``nextafter(filled(c), +inf)`` (the next representable height above) instead of
 ``filled(c)``: lakes and flats become surfaces that fall, by the smallest steps the dtype has, towards their
-outlet, so every cell has a strictly lower neighbour on a path to an edge.
+outlet, so every cell has a strictly lower neighbour on a path to an edge. The plain fill traces slopes up
+outside the priority queue (Zhou, Sun & Fu 2016, "An efficient variant of the Priority-Flood algorithm for filling
+depressions in raster digital elevation models"): a cell higher than the cell it is met from is final at its own
+height, so only cells that must wait for a lower neighbour enter the queue; the epsilon fill keeps Algorithm 3's
+order (its result depends on it).
 
 **D8 receivers** (O'Callaghan & Mark 1984, "The extraction of drainage networks from digital elevation data"):
 each cell drains to the neighbour with the steepest drop ``(h - h_n) / distance`` (distance 1 or √2 cells; ties to

@@ -12,7 +12,14 @@ from hypothesis.extra.numpy import arrays
 
 import noise_core as nc
 from noise_core.erosion import NEIGHBOURS
-from noise_core.hydrology import accumulate, d8_receivers, fill_depressions, flow_accumulation, stack_order
+from noise_core.hydrology import (
+    accumulate,
+    d8_receivers,
+    fill_depressions,
+    fill_flat,
+    flow_accumulation,
+    stack_order,
+)
 
 
 def noise_terrain(shape: tuple[int, int] = (90, 110), relief: float = 50.0, dtype=np.float32) -> np.ndarray:
@@ -90,6 +97,40 @@ def test_fill_properties(heights: np.ndarray) -> None:
     cells = np.arange(heights.size)
     assert np.all(receivers[~edge.ravel()] != cells[~edge.ravel()])
     assert len(stack_order(receivers)) == heights.size
+
+
+def minimax_fill(heights: np.ndarray, outlets: np.ndarray, looped: bool) -> np.ndarray:
+    """The plain fill by its definition, relaxed to a fixed point: ``f = max(h, min over neighbours of f)``
+    off the outlets, ``f = h`` on them (the lowest height from which water reaches an outlet)."""
+    filled = np.where(outlets, heights, np.inf)
+    while True:
+        padded = np.pad(filled, 1, mode="wrap") if looped else np.pad(filled, 1, constant_values=np.inf)
+        rows, columns = heights.shape
+        lowest = np.min([padded[1 + dy : 1 + dy + rows, 1 + dx : 1 + dx + columns] for dy, dx in NEIGHBOURS], axis=0)
+        relaxed = np.where(outlets, heights, np.maximum(heights, np.minimum(filled, lowest)))
+        if np.array_equal(relaxed, filled):
+            return filled
+        filled = relaxed
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    arrays(np.float64, st.tuples(st.integers(3, 14), st.integers(3, 14)), elements=st.integers(0, 6).map(float)),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
+def test_plain_fill_is_the_minimax_height(heights: np.ndarray, looped: bool, seed: int) -> None:
+    """Plateaus, ties and looped maps with outlets anywhere (the slopes traced up outside the heap must not
+    change the unique fill)."""
+    if looped:
+        outlets = np.random.default_rng(seed).random(heights.shape) < 0.05
+        outlets.flat[seed % heights.size] = True
+    else:
+        outlets = np.ones(heights.shape, bool)
+        outlets[1:-1, 1:-1] = False
+    flat = heights.ravel().copy()
+    fill_flat(flat, heights.shape, outlets.ravel().astype(np.uint8), looped, False)
+    assert np.array_equal(flat.reshape(heights.shape), minimax_fill(heights, outlets, looped))
 
 
 @pytest.mark.parametrize("name", sorted(TERRAINS))
