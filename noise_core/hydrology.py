@@ -87,14 +87,12 @@ def fill_flat(flat: np.ndarray, shape: tuple[int, int], outlets: np.ndarray, loo
     ``outlets`` (uint8) is set; ``looped``: the map wraps around at its edges."""
     size = flat.shape[0]
     if not epsilon:
-        _kernels().fill_plain(flat, shape[0], shape[1], outlets, looped, np.empty(size, dtype=flat.dtype),
-                              np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
-                              np.zeros(size, dtype=np.uint8))  # fmt: skip
+        _kernels().fill_plain(flat, shape[0], shape[1], outlets, looped, np.empty(2 * size),
+                              np.empty(size, dtype=np.int64), np.zeros(size, dtype=np.uint8))  # fmt: skip
         return
     _kernels().fill(
         flat, shape[0], shape[1], outlets, looped, epsilon, flat.dtype.type(np.inf),
-        np.empty(size, dtype=flat.dtype), np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64),
-        np.zeros(size, dtype=np.uint8),
+        np.empty(2 * size), np.empty(size, dtype=np.int64), np.zeros(size, dtype=np.uint8),
     )  # fmt: skip
 
 
@@ -207,7 +205,7 @@ def check_weights(weights: object, shape: tuple[int, ...], name: str) -> np.ndar
     return values
 
 
-def _fill(flat, rows, columns, outlets, looped, epsilon, infinity, keys, cells, pit, closed):
+def _fill(flat, rows, columns, outlets, looped, epsilon, infinity, pairs, pit, closed):
     """Priority-Flood+ (Barnes et al. 2014, Algorithms 2 and 3) of ``flat`` in place: a binary heap of
     (height, cell) for the open cells, a FIFO of the cells found inside depressions (already filled)."""
     heap = 0
@@ -216,15 +214,15 @@ def _fill(flat, rows, columns, outlets, looped, epsilon, infinity, keys, cells, 
     for cell in range(rows * columns):
         if outlets[cell]:
             closed[cell] = 1
-            heap = _heap_push(keys, cells, heap, flat[cell], cell)
+            heap = _heap_push(pairs, heap, flat[cell], cell)
     head = tail = 0
     while heap > 0 or head < tail:
-        if head < tail and not (heap > 0 and epsilon and keys[0] == flat[pit[head]]):
+        if head < tail and not (heap > 0 and epsilon and pairs[0] == flat[pit[head]]):
             cell = pit[head]
             head += 1
         else:
-            cell = cells[0]
-            heap = _heap_pop(keys, cells, heap)
+            cell = np.int64(pairs[1])
+            heap = _heap_pop(pairs, heap)
         height = flat[cell]
         spill = np.nextafter(height, infinity) if epsilon else height
         row, column = cell // columns, cell % columns
@@ -243,7 +241,7 @@ def _fill(flat, rows, columns, outlets, looped, epsilon, infinity, keys, cells, 
                 pit[tail] = neighbour
                 tail += 1
             else:
-                heap = _heap_push(keys, cells, heap, flat[neighbour], neighbour)
+                heap = _heap_push(pairs, heap, flat[neighbour], neighbour)
 
 
 @jit
@@ -275,7 +273,7 @@ def _lower_closed(flat, closed, cell, rows, columns, looped):
     return False
 
 
-def _fill_plain(flat, rows, columns, outlets, looped, keys, cells, work, closed):
+def _fill_plain(flat, rows, columns, outlets, looped, pairs, work, closed):
     """The plain Priority-Flood of ``flat`` in place from the ``outlets`` (uint8), across the edges if
     ``looped``, with slopes traced up outside the heap (Zhou, Sun & Fu 2016). A cell met from a cell of final
     height ``w`` that is higher than ``w`` is final at its own height: it goes to a FIFO with the depression
@@ -287,12 +285,12 @@ def _fill_plain(flat, rows, columns, outlets, looped, keys, cells, work, closed)
     for cell in range(rows * columns):
         if outlets[cell]:
             closed[cell] = 1
-            heap = _heap_push(keys, cells, heap, flat[cell], cell)
+            heap = _heap_push(pairs, heap, flat[cell], cell)
     while heap > 0:
-        level = keys[0]
+        work[0] = np.int64(pairs[1])
+        level = flat[work[0]]
         head, tail = 0, 1
-        work[0] = cells[0]
-        heap = _heap_pop(keys, cells, heap)
+        heap = _heap_pop(pairs, heap)
         while head < tail:
             cell = work[head]
             head += 1
@@ -320,59 +318,56 @@ def _fill_plain(flat, rows, columns, outlets, looped, keys, cells, work, closed)
                 elif not wait and not _lower_closed(flat, closed, neighbour, rows, columns, looped):
                     wait = True  # a lower open cell that no pending cell will reach first: wait for it
             if wait:
-                heap = _heap_push(keys, cells, heap, height, cell)
+                heap = _heap_push(pairs, heap, height, cell)
 
 
 @jit
-def _before(key, cell, keys, cells, i):
+def _before(key, cell, heap, i):
     """Whether ``(key, cell)`` comes before heap entry ``i``: lower key, then lower cell index (a total order,
     so the heap pops the same sequence whatever its layout)."""
-    return key < keys[i] or (key == keys[i] and cell < cells[i])
+    return key < heap[2 * i] or (key == heap[2 * i] and cell < heap[2 * i + 1])
 
 
 @jit
-def _heap_push(keys, cells, size, key, cell):
-    """Push ``(key, cell)`` on the heap of ``size`` entries (moving a hole up, not swapping); returns the new
-    size."""
+def _heap_push(heap, size, key, cell):
+    """Push ``(key, cell)`` (float64: heights and cell indices are exact in it) on the heap of ``size``
+    entries, stored as pairs side by side in ``heap`` (one cache line per comparison), moving a hole up;
+    returns the new size."""
+    key, cell = np.float64(key), np.float64(cell)
     i = size
     while i > 0:
         parent = (i - 1) >> 1
-        if not _before(key, cell, keys, cells, parent):
+        if not _before(key, cell, heap, parent):
             break
-        keys[i] = keys[parent]
-        cells[i] = cells[parent]
+        heap[2 * i], heap[2 * i + 1] = heap[2 * parent], heap[2 * parent + 1]
         i = parent
-    keys[i] = key
-    cells[i] = cell
+    heap[2 * i], heap[2 * i + 1] = key, cell
     return size + 1
 
 
 @jit
-def _heap_pop(keys, cells, size):
+def _heap_pop(heap, size):
     """Remove the heap's first entry; returns the new size. The hole left at the top goes down to a leaf
     along the smaller children, then the last entry moves up into it from there (Floyd's bottom-up
     deletion: about half the comparisons, since the last entry belongs near the bottom)."""
     size -= 1
-    key, cell = keys[size], cells[size]
+    key, cell = heap[2 * size], heap[2 * size + 1]
     i = 0
     while True:
         child = 2 * i + 1
         if child >= size:
             break
-        if child + 1 < size and _before(keys[child + 1], cells[child + 1], keys, cells, child):
+        if child + 1 < size and _before(heap[2 * child + 2], heap[2 * child + 3], heap, child):
             child += 1
-        keys[i] = keys[child]
-        cells[i] = cells[child]
+        heap[2 * i], heap[2 * i + 1] = heap[2 * child], heap[2 * child + 1]
         i = child
     while i > 0:
         parent = (i - 1) >> 1
-        if not _before(key, cell, keys, cells, parent):
+        if not _before(key, cell, heap, parent):
             break
-        keys[i] = keys[parent]
-        cells[i] = cells[parent]
+        heap[2 * i], heap[2 * i + 1] = heap[2 * parent], heap[2 * parent + 1]
         i = parent
-    keys[i] = key
-    cells[i] = cell
+    heap[2 * i], heap[2 * i + 1] = key, cell
     return size
 
 
