@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import fractal, runtime
+from . import affine, fractal, runtime
 from ._jit import LazySerialKernel
 from .derivatives import DERIVABLE_KINDS, derivative_kernel_and_signature, derivative_sum
 from .fractal import fractal_grid_sum, fractal_sum, kernel_for
@@ -203,6 +203,21 @@ def _run_unwarped(spec: NoiseSpec, points: np.ndarray, unwarped: np.ndarray | No
     return out
 
 
+def _run_transformed(spec: NoiseSpec, points: np.ndarray, matrix: np.ndarray) -> np.ndarray:
+    """The noise of ``spec`` at ``affine_points(points, matrix)``: transformed in the kernel, unless ``spec`` has a
+    domain warp (its passes need the transformed points)."""
+    if is_warped(spec):
+        return _run(spec, affine.affine_points(points, matrix))
+    out = np.empty(points.shape[0], dtype=np.float32)
+    if out.shape[0] == 0:
+        return out
+    family, variant, params = kernel_arguments(spec, matrix.shape[0])
+    limit, bounds = _lattice_limit(spec), float32_range(spec)
+    if affine.affine_fractal_sum(points, matrix, out, family, variant, spec, params, limit, bounds):
+        _reject_coordinates(spec, affine.affine_points(points, matrix))
+    return out
+
+
 def _check_derivable(spec: NoiseSpec) -> None:
     """Analytic gradients exist for the lattice and simplex kinds (warp bases always are)."""
     if spec.kind not in DERIVABLE_KINDS:
@@ -260,22 +275,57 @@ def _run_derivatives_unwarped(spec: NoiseSpec, points: np.ndarray, unwarped: np.
     return out
 
 
-def evaluate(spec: NoiseSpec, points: np.ndarray, derivatives: bool = False) -> np.ndarray:
+def evaluate(
+    spec: NoiseSpec, points: np.ndarray, derivatives: bool = False, transform: np.ndarray | None = None
+) -> np.ndarray:
     """Noise of ``spec`` at ``points``, an (N, d) float32/float64 array; returns (N,) float32.
 
     The noise is d-dimensional and reads the columns in order (x, y, z). With ``derivatives=True`` returns
     (N, 1 + d) float32: the value and its gradient with respect to the input coordinates (x, y, z order), for
     the lattice and simplex kinds with any fractal mode, turbulence, tiling and domain warp (``derivatives.py``).
+
+    ``transform``, a (d, k + 1) matrix ``A`` for (N, k) points, reads the d-dimensional noise at the affine
+    image ``A[:, :k] @ p + A[:, k]`` of each point, computed in the kernel (``affine.py``: bit for bit the noise
+    at ``affine.affine_points(points, A)``); not with ``derivatives``.
     """
     spec = _check_spec(spec)
     points = _check_points(points)
-    _check_dimension(spec, points.shape[1])
     if not isinstance(derivatives, (bool, np.bool_)):
         raise TypeError(f"derivatives: expected True or False, got {derivatives!r}")
+    if transform is not None:
+        matrix = affine.check_transform(transform, points.shape[1])
+        _check_dimension(spec, matrix.shape[0])
+        if derivatives:
+            raise ValueError("transform: not with derivatives=True (give the transformed points instead)")
+        return _run_transformed(spec, np.ascontiguousarray(points), matrix)
+    _check_dimension(spec, points.shape[1])
     if derivatives:
         _check_derivable(spec)
         return _run_derivatives(spec, np.ascontiguousarray(points))
     return _run(spec, np.ascontiguousarray(points))
+
+
+def evaluate_lattice(spec: NoiseSpec, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Noise of ``spec`` at the 2D lattice ``(xs[c], ys[r])``: (len(ys), len(xs)) float32, bit for bit ``evaluate``
+    of the (N, 2) points in rows (x fastest), computed by the grid kernels (as ``evaluate`` does when it finds such
+    a lattice) without making the points: a transformed plane, a terrain."""
+    spec = _check_spec(spec)
+    _check_dimension(spec, 2)
+    axes = []
+    for name, values in (("xs", xs), ("ys", ys)):
+        array = np.ascontiguousarray(values, dtype=np.float64)
+        if array.ndim != 1:
+            raise ValueError(f"{name}: expected a 1-D array of coordinates, got shape {array.shape}")
+        axes.append(array)
+    xs, ys = axes
+    out = np.empty((ys.shape[0], xs.shape[0]), dtype=np.float32)
+    if out.size == 0:
+        return out
+    finite = np.isfinite(xs).all() and np.isfinite(ys).all()
+    if is_warped(spec) or not (finite and _on_grid(spec, xs, ys, out)):  # the point path, which raises if need be
+        points = np.column_stack([np.tile(xs, ys.shape[0]), np.repeat(ys, xs.shape[0])])
+        out.reshape(-1)[:] = _run(spec, points)
+    return out
 
 
 def grid_coordinates(
@@ -368,7 +418,13 @@ COMPILE_STATES = ("compiled", "cached", "uncompiled")
 
 
 def plan(
-    spec: NoiseSpec, dim: int, dtype: object = np.float64, *, lattice: bool = False, derivatives: bool = False
+    spec: NoiseSpec,
+    dim: int,
+    dtype: object = np.float64,
+    *,
+    lattice: bool = False,
+    derivatives: bool = False,
+    transform_width: int | None = None,
 ) -> tuple:
     """The compiled functions ``evaluate(spec, points, derivatives)`` runs for (N, ``dim``) ``dtype`` points, each
     with the argument types it is called with (pairs of dispatcher and signature, no repeats): a domain warp's
@@ -388,7 +444,30 @@ def plan(
         raise TypeError(f"dtype: must be float32 or float64, got {dtype}")
     if derivatives:
         _check_derivable(spec)
+    if transform_width is not None:  # evaluate(spec, points, transform=A) for (N, transform_width) points
+        width = _check_transform_width(transform_width)
+        if not is_warped(spec):  # a warped spec runs on the transformed float64 points
+            return tuple(dict.fromkeys(_plan_transformed(spec, int(dim), dtype.type, width)))
+        dtype, lattice = np.dtype(np.float64), False
     return tuple(dict.fromkeys(_plan(spec, int(dim), dtype.type, bool(lattice), bool(derivatives))))
+
+
+def _check_transform_width(width: object) -> int:
+    if isinstance(width, bool) or not isinstance(width, (int, np.integer)) or not 1 <= width <= 4:
+        raise ValueError(f"transform_width: must be 1, 2, 3 or 4 (the points' columns), got {width!r}")
+    return int(width)
+
+
+def _plan_transformed(spec: NoiseSpec, dim: int, dtype: type, width: int) -> list:
+    """``plan`` of unwarped ``spec`` with the transform: the block function and the affine launcher."""
+    kind = KINDS[spec.kind]
+    block = kernel_for(kind.family, dim, kind.variant_of(spec), spec.tiling, MODE_CODES[spec.fractal])
+    launcher = affine.launcher_for(dim, width)
+    arguments = affine.affine_arguments(
+        np.empty((1, width), dtype), np.empty(1, np.float32), np.zeros(1, np.int64), 0, spec, NO_PARAMS, 1.0,
+        float32_range(spec), np.zeros((dim, width + 1)),
+    )  # fmt: skip
+    return [(block, fractal.BLOCK_ARGUMENTS), (launcher, runtime.range_signature(launcher, arguments))]
 
 
 def _plan(spec: NoiseSpec, dim: int, dtype: type, lattice: bool, derivatives: bool) -> list:
@@ -427,7 +506,12 @@ def _plan(spec: NoiseSpec, dim: int, dtype: type, lattice: bool, derivatives: bo
 
 
 def compile_state(
-    spec: NoiseSpec, dim: int, dtype: object = np.float64, grid: bool = False, derivatives: bool = False
+    spec: NoiseSpec,
+    dim: int,
+    dtype: object = np.float64,
+    grid: bool = False,
+    derivatives: bool = False,
+    transform_width: int | None = None,
 ) -> str:
     """Whether ``evaluate(spec, points, derivatives)`` with (N, ``dim``) ``dtype`` points would have to compile
     first: the least ready of the kernels ``plan`` lists.
@@ -436,21 +520,30 @@ def compile_state(
     fraction of a second); ``"uncompiled"``: the call compiles it (seconds).
     Cheap (reads one small index file); one kernel serves every spec with the same kind, variant
     (distance metric), tiling and fractal mode. ``grid``: for ``evaluate_grid`` and the axis-aligned lattices of
-    2D points ``evaluate`` hands to the grid kernels.
+    2D points ``evaluate`` hands to the grid kernels. ``transform_width``: for ``evaluate(spec, points,
+    transform=A)`` with (N, ``transform_width``) points and ``dim`` rows of ``A``.
     """
-    return runtime.least_ready(plan(spec, dim, dtype, lattice=grid, derivatives=derivatives))
+    steps = plan(spec, dim, dtype, lattice=grid, derivatives=derivatives, transform_width=transform_width)
+    return runtime.least_ready(steps)
 
 
-def precompile(spec: NoiseSpec, dim: int, dtype: object = np.float64, derivatives: bool = False) -> str:
+def precompile(
+    spec: NoiseSpec,
+    dim: int,
+    dtype: object = np.float64,
+    derivatives: bool = False,
+    transform_width: int | None = None,
+) -> str:
     """Compile (or load from the disk cache) the kernels ``evaluate`` would use (``plan``), without evaluating.
 
     With ``dim`` 2 (and no ``derivatives``) it also compiles the grid kernels ``evaluate_grid`` runs for
     ``spec`` (the separable one for value and Perlin noise, ``grid_kernels``; the point kernel in grid mode for
     the other kinds). Returns the ``compile_state`` the point kernels had before. Safe to call from any thread.
+    ``transform_width``: the kernels of ``evaluate(spec, points, transform=A)`` instead (``compile_state``).
     """
-    steps = plan(spec, dim, dtype, derivatives=derivatives)
+    steps = plan(spec, dim, dtype, derivatives=derivatives, transform_width=transform_width)
     state = runtime.least_ready(steps)
-    if dim == 2 and not derivatives:
+    if dim == 2 and not derivatives and transform_width is None:
         steps += plan(spec, dim, dtype, lattice=True)
     runtime.prepare(steps)
     return state
