@@ -38,6 +38,8 @@ class Kernel:
     spec: NoiseSpec
     dim: int
     dtype: type = np.float64
+    transform_width: int | None = None
+    """Points of this many columns mapped into ``dim`` dimensions in the kernel (``evaluate``'s ``transform``)."""
 
     @property
     def label(self) -> str:
@@ -51,12 +53,14 @@ def kind_label(kind: str) -> str:
 
 def _kernels() -> tuple[Kernel, ...]:
     """What the add-on runs with each kind's default options: every dimension on float64 points (previews,
-    bakes, terrains, transformed noise space), 3D on float32 (Displace reads mesh positions as they are),
+    bakes, terrains), every dimension on float32 positions moved into noise space in the kernel (Displace reads
+    mesh positions as they are: ``mapping.evaluate_mapped``), 3D on float32 (the same without a transform),
     and tiled 2D (tileable bakes)."""
     kernels = []
     for name, info in KINDS.items():
         for dim in info.dims:
             kernels.append(Kernel(NoiseSpec(kind=name), dim))
+            kernels.append(Kernel(NoiseSpec(kind=name), dim, np.float32, 3))
             if dim == 3:
                 kernels.append(Kernel(NoiseSpec(kind=name), dim, np.float32))
             if dim == 2 and info.tiling:
@@ -67,10 +71,14 @@ def _kernels() -> tuple[Kernel, ...]:
 KERNELS = _kernels()
 
 
-def needs_compile(spec: NoiseSpec, dim: int, dtype: type = np.float64, lattice: bool = False) -> bool:
+def needs_compile(
+    spec: NoiseSpec, dim: int, dtype: type = np.float64, lattice: bool = False, transform_width: int | None = None
+) -> bool:
     """Whether evaluating ``spec`` on (N, ``dim``) ``dtype`` points compiles first (neither in memory nor cached);
-    ``lattice``: points in an axis-aligned 2D lattice, which ``evaluate`` gives to its grid kernels."""
-    return compile_state(spec, dim, dtype, grid=lattice) == "uncompiled"
+    ``lattice``: points in an axis-aligned 2D lattice, which ``evaluate`` gives to its grid kernels;
+    ``transform_width``: (N, ``transform_width``) points mapped into ``dim`` dimensions by ``evaluate``'s
+    ``transform``."""
+    return compile_state(spec, dim, dtype, grid=lattice, transform_width=transform_width) == "uncompiled"
 
 
 def notice_text(kind: str, dim: int) -> str:
@@ -92,14 +100,18 @@ def announcing(show: Callable[[str], None]) -> Iterator[None]:
         _listeners.show = previous
 
 
-def before_evaluate(spec: NoiseSpec, points: np.ndarray, lattice: bool = False) -> None:
+def before_evaluate(
+    spec: NoiseSpec, points: np.ndarray, lattice: bool = False, transform: np.ndarray | None = None
+) -> None:
     """Called before ``spec`` is evaluated at ``points`` (``lattice``: an axis-aligned 2D lattice, as
-    ``noise_core.api.lattice_axes`` tells): announce a compile to this thread's listener."""
+    ``noise_core.api.lattice_axes`` tells; ``transform``: ``evaluate``'s): announce a compile to this thread's
+    listener."""
     show = getattr(_listeners, "show", None)
     if show is None or points.ndim != 2 or not points.shape[0] or points.dtype not in (np.float32, np.float64):
         return  # nothing to announce, or input evaluate rejects with its own message
-    dim = points.shape[1]
-    if dim in KINDS[spec.kind].dims and needs_compile(spec, dim, points.dtype.type, lattice):
+    dim = points.shape[1] if transform is None else transform.shape[0]
+    width = None if transform is None else points.shape[1]
+    if dim in KINDS[spec.kind].dims and needs_compile(spec, dim, points.dtype.type, lattice, width):
         show(notice_text(spec.kind, dim))
 
 
@@ -132,7 +144,9 @@ class PrecompileJob:
 
     def __init__(self, kernels: Sequence[Kernel] = KERNELS, compile_kernel: Callable[[Kernel], object] | None = None):
         self.kernels = tuple(kernels)
-        self.compile_kernel = compile_kernel or (lambda kernel: precompile(kernel.spec, kernel.dim, kernel.dtype))
+        self.compile_kernel = compile_kernel or (
+            lambda kernel: precompile(kernel.spec, kernel.dim, kernel.dtype, kernel.transform_width)
+        )
         self.done = 0
         self.current: Kernel | None = None
         self.error: BaseException | None = None
@@ -185,4 +199,7 @@ class PrecompileJob:
 
 def ready_count(kernels: Sequence[Kernel] = KERNELS) -> int:
     """How many of ``kernels`` are compiled or in the disk cache."""
-    return sum(not needs_compile(kernel.spec, kernel.dim, kernel.dtype) for kernel in kernels)
+    return sum(
+        not needs_compile(kernel.spec, kernel.dim, kernel.dtype, transform_width=kernel.transform_width)
+        for kernel in kernels
+    )

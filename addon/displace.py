@@ -19,7 +19,7 @@ import numpy as np
 
 from . import mesh_io
 from .errors import UserError
-from .mapping import Domain, check_finite_values, evaluate_chunked, to_domain, to_spec
+from .mapping import Domain, check_finite_values, evaluate_chunked, evaluate_mapped, to_domain, to_spec
 from .mesh_io import check_editable, mesh_of
 from .noise_core import NoiseSpec, loops
 from .noise_core.ranges import to_unit
@@ -274,10 +274,11 @@ def _displaced(
     sample_at = positions
     if how.space == "WORLD":
         sample_at = positions.astype(np.float64) @ linear.T + matrix[:3, 3]
-    points = domain.noise_points(sample_at)
-    if loop is not None:
-        points = loops.loop_points(points, *loop)
-    noise01 = to_unit(spec, evaluate_chunked(spec, points, advance))
+    if loop is None:  # moved into noise space in the kernel, float32 positions read as they are
+        noise = evaluate_mapped(spec, domain, sample_at, advance)
+    else:
+        noise = evaluate_chunked(spec, loops.loop_points(domain.noise_points(sample_at), *loop), advance)
+    noise01 = to_unit(spec, noise)
     # float32 like the mesh: amount = (noise01 - midlevel) * strength * weight, added in place. An
     # overflow gives infinities, which ``displace`` refuses before anything is written.
     with np.errstate(over="ignore", invalid="ignore"):

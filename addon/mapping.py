@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import bpy
@@ -24,6 +24,7 @@ from mathutils import Euler
 from . import compile_status
 from .errors import UserError
 from .noise_core import NoiseSpec, evaluate
+from .noise_core.affine import affine_points
 from .noise_core.api import grid_coordinates, lattice_axes
 from .noise_core.registry import COMMON_OPTIONS, KINDS, kind_info, options_by_name
 from .noise_core.schema import Option, Requires
@@ -206,25 +207,34 @@ class Domain:
         """Whether the transform leaves positions unchanged (no offset, rotation or scale)."""
         return not any(self.offset) and not any(self.rotation) and all(s == 1.0 for s in self.scale)
 
-    def noise_points(self, positions: np.ndarray) -> np.ndarray:
-        """(N, 3) positions -> (N, dimensions) noise coordinates (4D: the transformed positions and ``w``).
-
-        The identity transform reading all three axes returns ``positions`` itself (float32 mesh
-        positions stay float32: ``evaluate`` reads them as they are); any other is computed in float64,
-        so large offsets keep their precision.
-        """
-        axes = self.axes()
-        if self.dimensions == 4:
-            moved = replace(self, dimensions=3).noise_points(positions)
-            return np.column_stack([moved.astype(np.float64), np.full(moved.shape[0], self.w)])
-        if self.is_identity() and axes == (0, 1, 2):
-            return positions
-        points = np.asarray(positions, dtype=np.float64) * np.asarray(self.scale)
+    def matrix(self) -> np.ndarray:
+        """The transform as the (dimensions, 4) affine matrix ``noise_core.evaluate`` applies in its kernel
+        (``transform=``): the rows of ``[R @ diag(scale) | offset]`` for the axes read, and ``(0, 0, 0, w)`` for
+        4D noise. Without rotation its products are ``scale * p`` and zeros, so the noise coordinates are
+        ``scale * p + offset`` exactly; with rotation ``(R[j, i] * scale[i]) * p[i]`` summed left to right
+        (``noise_core.affine``)."""
+        scale = np.asarray(self.scale, dtype=np.float64)
         if any(self.rotation):
-            matrix = np.array(Euler(self.rotation, "XYZ").to_matrix(), dtype=np.float64)
-            points = points @ matrix.T
-        points += np.asarray(self.offset)
-        return points[:, axes]
+            linear = np.array(Euler(self.rotation, "XYZ").to_matrix(), dtype=np.float64) * scale
+        else:
+            linear = np.diag(scale)
+        rows = np.hstack([linear, np.asarray(self.offset, dtype=np.float64)[:, None]])[list(self.axes())]
+        if self.dimensions == 4:
+            rows = np.vstack([rows, [0.0, 0.0, 0.0, self.w]])
+        return rows
+
+    def kernel_transform(self) -> np.ndarray | None:
+        """``matrix()``, or None for the identity transform reading all three axes (``evaluate`` then reads the
+        positions as they are, float32 mesh positions included)."""
+        return None if self.is_identity() and self.dimensions == 3 else self.matrix()
+
+    def noise_points(self, positions: np.ndarray) -> np.ndarray:
+        """(N, 3) positions -> (N, dimensions) noise coordinates (4D: the transformed positions and ``w``), in
+        float64 so large offsets keep their precision: ``noise_core.affine.affine_points`` of ``matrix()``,
+        bit for bit what ``evaluate(..., transform=matrix())`` computes in its kernel (``evaluate_mapped``).
+        The identity transform reading all three axes returns ``positions`` itself."""
+        transform = self.kernel_transform()
+        return positions if transform is None else affine_points(positions, transform)
 
     def plane_positions(self, width: int, height: int) -> np.ndarray:
         """(H*W, 3) pixel centres ``((c + .5) / W, (r + .5) / H)`` on ``plane``, row 0 at the bottom."""
@@ -266,22 +276,38 @@ def to_domain(settings: NoiseSettings, dimensions: int | None = None) -> Domain:
     )
 
 
-def evaluate_chunked(spec: NoiseSpec, points: np.ndarray, advance: Callable[[int], None] | None = None) -> np.ndarray:
+def evaluate_mapped(
+    spec: NoiseSpec, domain: Domain, positions: np.ndarray, advance: Callable[[int], None] | None = None
+) -> np.ndarray:
+    """``evaluate_chunked(spec, domain.noise_points(positions), advance)`` with the noise-space transform done in
+    the kernel (``Domain.kernel_transform``): the same bits, without the (N, dimensions) noise points; ``positions``
+    (N, 3), float32 mesh positions read as they are."""
+    transform = domain.kernel_transform()
+    return evaluate_chunked(spec, np.ascontiguousarray(positions), advance, transform)
+
+
+def evaluate_chunked(
+    spec: NoiseSpec,
+    points: np.ndarray,
+    advance: Callable[[int], None] | None = None,
+    transform: np.ndarray | None = None,
+) -> np.ndarray:
     """``noise_core.evaluate`` in chunks of ``CHUNK`` points, calling ``advance(n)`` after each one (a lattice of
-    2D points in whole rows, so ``evaluate`` gives each chunk to its grid kernel).
+    2D points in whole rows, so ``evaluate`` gives each chunk to its grid kernel); ``transform`` is passed on.
 
     Coordinates ``evaluate`` rejects (beyond the 32-bit lattice) and NaN or infinite noise values
     raise ``UserError``: no operator writes a non-finite value. A first use that compiles is announced
     first (``compile_status.before_evaluate``).
     """
     out = np.empty(points.shape[0], dtype=np.float32)
-    axes = lattice_axes(points)  # a lattice (a bake's plane, a grid mesh in 2D) is cut into whole rows, so each
-    compile_status.before_evaluate(spec, points, lattice=axes is not None)
-    step = CHUNK if axes is None else max(1, CHUNK // axes[0].shape[0]) * axes[0].shape[0]  # chunk stays one
+    # a lattice (a bake's plane, a grid mesh in 2D) is cut into whole rows, so each chunk stays one
+    axes = lattice_axes(points) if transform is None else None
+    compile_status.before_evaluate(spec, points, lattice=axes is not None, transform=transform)
+    step = CHUNK if axes is None else max(1, CHUNK // axes[0].shape[0]) * axes[0].shape[0]
     for start in range(0, points.shape[0], step):
         chunk = points[start : start + step]
         try:
-            out[start : start + chunk.shape[0]] = evaluate(spec, chunk)
+            out[start : start + chunk.shape[0]] = evaluate(spec, chunk, transform=transform)
         except ValueError as error:
             raise UserError(f"noise space {error}") from None
         check_finite_values("noise", out[start : start + chunk.shape[0]])

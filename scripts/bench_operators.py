@@ -71,7 +71,8 @@ class Clock:
 def instrument(package, clock: Clock) -> None:
     """Wrap the add-on's kernel entry points and its noise-space transform with ``clock``."""
     core = package.noise_core
-    for module in (core.fractal, core.derivatives, core.grid_kernels, core.erosion):
+    modules = [core.fractal, core.derivatives, core.grid_kernels, core.erosion, getattr(core, "affine", None)]
+    for module in [module for module in modules if module is not None]:  # affine: from issue 36 on
         module.launch_blocks = clock.wrap("kernel", module.launch_blocks)
     for name, value in list(vars(core.uv_bake).items()):
         if isinstance(value, core._jit.LazySerialKernel):
