@@ -54,13 +54,14 @@ def kind_label(kind: str) -> str:
 def _kernels() -> tuple[Kernel, ...]:
     """What the add-on runs with each kind's default options: every dimension on float64 points (previews,
     bakes, terrains), every dimension on float32 positions moved into noise space in the kernel (Displace reads
-    mesh positions as they are: ``mapping.evaluate_mapped``), 3D on float32 (the same without a transform),
-    and tiled 2D (tileable bakes)."""
+    mesh positions as they are: ``mapping.evaluate_mapped``) and on float64 ones (terrains and bakes off the
+    lattice), 3D on float32 (Displace without a transform), and tiled 2D (tileable bakes)."""
     kernels = []
     for name, info in KINDS.items():
         for dim in info.dims:
             kernels.append(Kernel(NoiseSpec(kind=name), dim))
             kernels.append(Kernel(NoiseSpec(kind=name), dim, np.float32, 3))
+            kernels.append(Kernel(NoiseSpec(kind=name), dim, np.float64, 3))
             if dim == 3:
                 kernels.append(Kernel(NoiseSpec(kind=name), dim, np.float32))
             if dim == 2 and info.tiling:

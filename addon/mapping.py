@@ -25,7 +25,7 @@ from . import compile_status
 from .errors import UserError
 from .noise_core import NoiseSpec, evaluate
 from .noise_core.affine import affine_points
-from .noise_core.api import grid_coordinates, lattice_axes
+from .noise_core.api import evaluate_lattice, grid_coordinates, lattice_axes
 from .noise_core.registry import COMMON_OPTIONS, KINDS, kind_info, options_by_name
 from .noise_core.schema import Option, Requires
 
@@ -284,6 +284,23 @@ def evaluate_mapped(
     (N, 3), float32 mesh positions read as they are."""
     transform = domain.kernel_transform()
     return evaluate_chunked(spec, np.ascontiguousarray(positions), advance, transform)
+
+
+def evaluate_plane(
+    spec: NoiseSpec, xs: np.ndarray, ys: np.ndarray, advance: Callable[[int], None] | None = None
+) -> np.ndarray:
+    """(len(ys), len(xs)) float32 2D noise at the lattice ``(xs[c], ys[r])`` (``noise_core.api.evaluate_lattice``:
+    the grid kernels, without the (N, 2) points), checked as ``evaluate_chunked`` checks its values; ``advance``
+    is called once, at the end."""
+    compile_status.before_evaluate(spec, np.empty((1, 2)), lattice=True)
+    try:
+        out = evaluate_lattice(spec, xs, ys)
+    except ValueError as error:
+        raise UserError(f"noise space {error}") from None
+    check_finite_values("noise", out)
+    if advance is not None:
+        advance(out.size)
+    return out
 
 
 def evaluate_chunked(

@@ -12,7 +12,7 @@ come from them.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, cast
@@ -29,7 +29,8 @@ from .mapping import (
     Domain,
     check_finite,
     check_finite_values,
-    evaluate_chunked,
+    evaluate_mapped,
+    evaluate_plane,
     from_domain,
     from_spec,
     to_domain,
@@ -222,13 +223,14 @@ def terrain_geometry(
             raise UserError(f"{name}: expected a dict of erosion options or None, got {type(options).__name__}")
     spec, domain = cast(NoiseSpec, spec), cast(Domain, domain)
     positions, quads, uvs = grid(shape["x_subdivisions"], shape["y_subdivisions"], shape["size"])
-    sample_at = positions.copy()
-    sample_at[:, :2] += np.asarray(shape["offset"], dtype=np.float64)
+    half = shape["size"] * 0.5
+    xs = np.linspace(-half, half, shape["x_subdivisions"] + 1)  # grid()'s columns and rows
+    ys = np.linspace(-half, half, shape["y_subdivisions"] + 1)
     base = base_heights(shape)
     raised: np.ndarray | float = 0.0  # Height 0 on a base adds nothing: the noise is not evaluated then
     if base is None or shape["height"] != 0.0:
         with window_progress(context, positions.shape[0]) as advance:
-            noise01 = to_unit(spec, evaluate_chunked(spec, domain.noise_points(sample_at), advance))
+            noise01 = to_unit(spec, _terrain_noise(spec, domain, xs, ys, shape["offset"], advance))
         raised = noise01 * shape["height"]
     falloff = edge_falloff(positions, shape["size"], shape["falloff"], shape["falloff_width"])
     positions[:, 2] = (raised if base is None else base + raised) * falloff
@@ -250,6 +252,24 @@ def terrain_geometry(
         positions[:, 2] = heights.ravel()
         masks = (np.maximum(-change, 0.0), np.maximum(change, 0.0), drainage, river)
     return positions, quads, uvs, masks
+
+
+def _terrain_noise(
+    spec: NoiseSpec, domain: Domain, xs: np.ndarray, ys: np.ndarray, offset: Sequence[float], advance
+) -> np.ndarray:
+    """(len(ys) * len(xs),) float32 noise at the vertices ``(xs[c] + offset_x, ys[r] + offset_y, 0)``, row by row
+    (``domain.noise_points`` of them, bit for bit): 2D noise on XY without rotation reads the lattice
+    ``(xs * scale_x + offset_x, ys * scale_y + offset_y)`` (``mapping.evaluate_plane``); any other domain the
+    vertices, moved into noise space in the kernel (``mapping.evaluate_mapped``)."""
+    x, y = xs + offset[0], ys + offset[1]
+    if domain.plane_is_lattice() and domain.plane == "XY":
+        along_x = x * domain.scale[0] + domain.offset[0]
+        along_y = y * domain.scale[1] + domain.offset[1]
+        return evaluate_plane(spec, along_x, along_y, advance).ravel()
+    sample_at = np.zeros((y.shape[0], x.shape[0], 3), dtype=np.float64)
+    sample_at[:, :, 0] = x[None, :]
+    sample_at[:, :, 1] = y[:, None]
+    return evaluate_mapped(spec, domain, sample_at.reshape(-1, 3), advance)
 
 
 def read_heightmap(path: Path, name: str) -> heightmaps.Heightmap:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from noise_core import NoiseSpec, compile_state, evaluate, precompile
 from noise_core.affine import affine_points, check_transform
-from noise_core.api import COMPILE_STATES
+from noise_core.api import COMPILE_STATES, evaluate_lattice
 from noise_core.registry import KINDS
 
 FAMILY_KINDS = ("perlin", "simplex", "voronoi", "cellular", "hill")
@@ -143,3 +143,25 @@ def test_compile_state_and_precompile_of_the_transform_launcher() -> None:
     assert compile_state(spec, 3, np.float32, transform_width=3) == "compiled"
     with pytest.raises(ValueError, match="transform_width: must be 1, 2, 3 or 4"):
         compile_state(spec, 3, np.float32, transform_width=5)
+
+
+@pytest.mark.parametrize("kind", ["perlin", "voronoi"])
+def test_evaluate_lattice_is_evaluate_of_the_lattice_points(kind: str) -> None:
+    """The separable grid kernel (Perlin) and the point kernel in grid mode (Voronoi), and a warped spec."""
+    xs = np.linspace(-1.3, 2.2, 37) * 3.1 + 0.25
+    ys = np.linspace(-0.7, 0.9, 21) * 1.7 - 4.5
+    points = np.column_stack([np.tile(xs, ys.shape[0]), np.repeat(ys, xs.shape[0])])
+    for spec in (NoiseSpec(kind=kind, octaves=3), NoiseSpec(kind=kind, warp="independent")):
+        got = evaluate_lattice(spec, xs, ys)
+        assert got.shape == (21, 37)
+        np.testing.assert_array_equal(bits(got.ravel()), bits(evaluate(spec, points)))
+
+
+def test_evaluate_lattice_errors() -> None:
+    with pytest.raises(ValueError, match="exceed the 32-bit lattice"):
+        evaluate_lattice(NoiseSpec(), np.array([0.0, 1e12]), np.zeros(3))
+    with pytest.raises(ValueError, match="must be finite"):
+        evaluate_lattice(NoiseSpec(), np.array([0.0, np.nan]), np.zeros(3))
+    with pytest.raises(ValueError, match="xs: expected a 1-D array"):
+        evaluate_lattice(NoiseSpec(), np.zeros((2, 2)), np.zeros(3))
+    assert evaluate_lattice(NoiseSpec(), np.zeros(0), np.zeros(3)).shape == (3, 0)

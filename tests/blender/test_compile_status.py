@@ -108,16 +108,19 @@ def test_precompile_operator_compiles_every_kernel_of_a_kind(bpy_empty, addon):
     assert [(kernel.dim, np.dtype(kernel.dtype).name, kernel.transform_width) for kernel in kernels] == [
         (1, "float64", None),
         (1, "float32", 3),
+        (1, "float64", 3),
         (2, "float64", None),
         (2, "float32", 3),
+        (2, "float64", 3),
         (3, "float64", None),
         (3, "float32", 3),
+        (3, "float64", 3),
         (3, "float32", None),
     ]
     assert bpy.ops.noisewright.precompile(kind="hill") == {"FINISHED"}
     assert status.ready_count(kernels) == len(kernels)
     job = addon.preferences._jobs.job
-    assert (job.done, job.total, job.finished, job.error) == (7, 7, True, None)
+    assert (job.done, job.total, job.finished, job.error) == (10, 10, True, None)
 
 
 def test_precompile_can_be_cancelled_between_kernels(bpy_empty, addon):
