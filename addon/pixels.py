@@ -9,7 +9,7 @@ import numpy as np
 
 from . import compile_status
 from .errors import UserError
-from .mapping import PLANE_AXES, Domain, evaluate_chunked
+from .mapping import PLANE_AXES, Domain, evaluate_chunked, evaluate_mapped, evaluate_plane
 from .noise_core import NoiseSpec, loops, normal_maps
 from .noise_core.api import lattice_axes
 from .noise_core.ranges import to_unit
@@ -28,10 +28,15 @@ def noise01_image(
     With the identity domain and 2D noise on XY this is ``evaluate_grid(spec, (H, W))`` mapped to 0..1.
     ``loop = (frame, frames, radius)``: that frame of the seamless loop (``noise_core.loops``).
     """
-    points = domain.noise_points(domain.plane_positions(width, height))
     if loop is not None:
-        points = loops.loop_points(points, *loop)
-    return to_unit(spec, evaluate_chunked(spec, points, advance))
+        points = loops.loop_points(domain.noise_points(domain.plane_positions(width, height)), *loop)
+        return to_unit(spec, evaluate_chunked(spec, points, advance))
+    if domain.plane_is_lattice():  # the lattice (u * scale + offset, v * scale + offset): the grid kernels
+        first, second = PLANE_AXES[domain.plane]
+        along_u = (np.arange(width, dtype=np.float64) + 0.5) / width * domain.scale[first] + domain.offset[first]
+        along_v = (np.arange(height, dtype=np.float64) + 0.5) / height * domain.scale[second] + domain.offset[second]
+        return to_unit(spec, evaluate_plane(spec, along_u, along_v, advance).ravel())
+    return to_unit(spec, evaluate_mapped(spec, domain, domain.plane_positions(width, height), advance))
 
 
 def normal_colours(

@@ -88,3 +88,14 @@ def test_terrain_same_bits_as_the_numpy_passes(bpy_empty, addon, values, falloff
     grid[:, 2] = noise01 * shape["height"] * addon.api.edge_falloff(grid, 3.0, falloff, 0.4)
     assert positions.dtype == np.float32 and masks == (None, None)
     np.testing.assert_array_equal(bits(positions), bits(grid))
+
+
+@pytest.mark.parametrize("values", DOMAINS[:4])
+def test_bake_same_bits_as_the_numpy_passes(addon, values):
+    """Baked planes: 2D without rotation on the grid kernels' lattice, 3D moved in the kernel."""
+    domain = addon.api.Domain(**values)
+    spec = spec_for(addon, domain.dimensions)
+    image = addon.pixels.noise01_image(spec, domain, 70, 45)
+    points = numpy_noise_points(domain, domain.plane_positions(70, 45))
+    expected = addon.noise_core.ranges.to_unit(spec, addon.noise_core.evaluate(spec, points))
+    np.testing.assert_array_equal(bits(image), bits(expected))
