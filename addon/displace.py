@@ -19,10 +19,10 @@ import numpy as np
 
 from . import mesh_io
 from .errors import UserError
-from .mapping import Domain, check_finite_values, evaluate_chunked, evaluate_mapped, to_domain, to_spec
+from .mapping import Domain, evaluate_chunked, evaluate_mapped, non_finite_error, to_domain, to_spec
 from .mesh_io import check_editable, mesh_of
-from .noise_core import NoiseSpec, loops
-from .noise_core.ranges import to_unit
+from .noise_core import NoiseSpec, loops, value_range
+from .noise_core.displacement import displace_points
 from .noise_core.schema import Option
 from .options import LOOP_RADIUS, NoiseOperator, check_noise, checked, properties_of, reports
 from .progress import window_progress
@@ -179,8 +179,6 @@ def displace(
                 for obj, weight in zip(targets, weights, strict=True)
             ]
         for obj, positions in zip(targets, results, strict=True):
-            check_finite_values(f"strength: vertex positions of {obj.name!r}", positions)
-        for obj, positions in zip(targets, results, strict=True):
             if shape_key is not None:
                 mesh_io.add_shape_key(obj, shape_key, positions)
             else:
@@ -278,17 +276,12 @@ def _displaced(
         noise = evaluate_mapped(spec, domain, sample_at, advance)
     else:
         noise = evaluate_chunked(spec, loops.loop_points(domain.noise_points(sample_at), *loop), advance)
-    noise01 = to_unit(spec, noise)
-    # float32 like the mesh: amount = (noise01 - midlevel) * strength * weight, added in place. An
-    # overflow gives infinities, which ``displace`` refuses before anything is written.
-    with np.errstate(over="ignore", invalid="ignore"):
-        amount = (noise01 - np.float32(how.midlevel)) * np.float32(how.strength)
-        amount *= weights
-        if directions.ndim == 1:
-            for axis in np.flatnonzero(directions):
-                positions[:, axis] += amount * np.float32(directions[axis])
-        else:
-            positions += amount[:, None] * directions.astype(np.float32)
+    # float32 like the mesh, one pass: amount = (noise01 - midlevel) * strength * weight, added in place
+    # (noise_core.displacement). An overflow gives infinities: refused here, before anything is written.
+    bad = displace_points(positions, noise, value_range(spec), how.midlevel, how.strength,
+                          weights, directions.reshape(-1, 3))  # fmt: skip
+    if bad:
+        raise non_finite_error(f"strength: vertex positions of {obj.name!r}", bad, positions.size)
     return positions
 
 
@@ -350,7 +343,6 @@ def _animate(
                 at, loop = replace(domain, w=domain.w + frame * animation.w_step), None
             for index, (obj, weight) in enumerate(zip(targets, weights, strict=True)):
                 positions = _displaced(obj, weight, spec, at, how, advance, loop)
-                check_finite_values(f"strength: vertex positions of {obj.name!r}", positions)
                 results[index].append(positions)
     written: list[tuple[bpy.types.Object, list[bpy.types.ShapeKey], bool]] = []
     try:

@@ -66,9 +66,14 @@ def check_finite_values(name: str, values: np.ndarray) -> None:
     """``UserError`` starting with ``name`` when ``values`` holds NaN or an infinity (nothing is written then)."""
     bad = np.count_nonzero(~np.isfinite(values))
     if bad:
-        raise UserError(
-            f"{name}: {bad} of {values.size} values would be NaN or infinite with these settings; nothing was changed"
-        )
+        raise non_finite_error(name, bad, values.size)
+
+
+def non_finite_error(name: str, bad: int, size: int) -> UserError:
+    """The error of ``check_finite_values`` when ``bad`` of ``size`` values are NaN or infinite."""
+    return UserError(
+        f"{name}: {bad} of {size} values would be NaN or infinite with these settings; nothing was changed"
+    )
 
 
 def choices(kind: str, field: str) -> tuple[str, ...]:

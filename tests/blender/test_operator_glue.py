@@ -41,8 +41,9 @@ def spec_for(addon, dimensions: int):
     return addon.noise_core.NoiseSpec(kind="perlin" if dimensions != 1 else "simplex", octaves=3, seed=3)
 
 
+@pytest.mark.parametrize("direction", ["NORMAL", "CUSTOM"])
 @pytest.mark.parametrize("values", DOMAINS)
-def test_displace_same_bits_as_the_numpy_transform(bpy_empty, addon, values):
+def test_displace_same_bits_as_the_numpy_transform(bpy_empty, addon, values, direction):
     bpy = bpy_empty
     bpy.ops.mesh.primitive_ico_sphere_add(subdivisions=4, radius=1.3)  # 2562 vertices: two kernel blocks
     obj = bpy.context.object
@@ -50,10 +51,18 @@ def test_displace_same_bits_as_the_numpy_transform(bpy_empty, addon, values):
     normals = addon.mesh_io.read_normals(obj.data)
     domain = addon.api.Domain(**values)
     spec = spec_for(addon, domain.dimensions)
-    addon.api.displace(bpy.context, [obj], spec, domain, direction="NORMAL", strength=0.75, midlevel=0.25)
+    axis = (0.5, 0.0, -2.0)
+    addon.api.displace(bpy.context, [obj], spec, domain, direction=direction, custom_axis=axis, strength=0.75,
+                       midlevel=0.25)  # fmt: skip
     noise01 = addon.noise_core.ranges.to_unit(spec, addon.noise_core.evaluate(spec, numpy_noise_points(domain, before)))
     amount = (noise01 - np.float32(0.25)) * np.float32(0.75)
-    expected = before + amount[:, None] * normals
+    if direction == "NORMAL":
+        expected = before + amount[:, None] * normals
+    else:
+        expected = before.copy()
+        unit = np.asarray(axis) / np.linalg.norm(axis)
+        for index in (0, 2):
+            expected[:, index] += amount * np.float32(unit[index])
     np.testing.assert_array_equal(bits(addon.mesh_io.read_positions(obj.data)), bits(expected))
 
 
