@@ -61,6 +61,10 @@ Sections (``--only``, comma separated):
 * ``textures`` (only when asked for): analytic derivatives against the value alone, one thread, and normal-map
   bakes by both methods (``scripts/bench_textures.py``).
 
+* ``operators`` (only when asked for): every operator path (displace beside Geometry Nodes, add/regenerate
+  terrain, bake, UV bake, erode), kernel time against the rest, in a ``bpy`` process
+  (``scripts/bench_operators.py``, which also runs on its own).
+
 Then the issue's targets as PASS/FAIL lines with the measured ratios. Timings, not the test suite:
 nothing here asserts.
 
@@ -73,13 +77,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import subprocess
 import sys
 from pathlib import Path
 
 import bench_terrain
 import bench_textures
 from bench_blender import blender_child, run_blender
-from bench_common import GRID_OCTAVES, MIN_SECONDS, TIMING, WARM_STARTS, best_time, machine, random_points
+from bench_common import GRID_OCTAVES, MIN_SECONDS, ROOT, TIMING, WARM_STARTS, best_time, machine, random_points
 from bench_noise import comparisons, run_core, run_fnl
 from bench_peers import (
     PEER_SECTIONS,
@@ -94,7 +99,7 @@ from bench_scale import run_scale, scale_report
 from bench_startup import run_asm, run_startup
 
 SECTIONS = ("core", "fnl", "blender", "startup")
-EXTRA_SECTIONS = ("asm", "scale", "fn2", "fnl-native", "terrain", "textures")
+EXTRA_SECTIONS = ("asm", "scale", "fn2", "fnl-native", "terrain", "textures", "operators")
 TARGET_FNL_RATIO = 2.0
 TARGET_MATHUTILS_RATIO = 20.0
 TARGET_WARM_START = 1.0
@@ -147,6 +152,17 @@ def target_lines(results: dict) -> list[str]:
 
 
 # -------------------------------------------------------------------------------------------- report
+
+
+def run_operators(repeat: int, quick: bool) -> str:
+    """``scripts/bench_operators.py`` in its own process; its table (Markdown)."""
+    command = [sys.executable, str(Path(__file__).with_name("bench_operators.py")), "--repeat", str(repeat)]
+    done = subprocess.run(command + (["--quick"] if quick else []), cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"the operator benchmark failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
+    text = "| path |" + done.stdout.split("\n\n| path |", 1)[1].rstrip()
+    print(text, flush=True)
+    return text
 
 
 def report(results: dict) -> str:
@@ -240,6 +256,8 @@ def report(results: dict) -> str:
             out.append(f"| {text} | {startup[name]['import_s']:.2f} | {startup[name]['first_call_s']:.2f} |")
     if "terrain" in results:
         out += bench_terrain.terrain_report(results["terrain"])
+    if "operators" in results:
+        out += ["", "### Operator paths (scripts/bench_operators.py)", "", results["operators"]]
     if "textures" in results:
         out += bench_textures.textures_report(results["textures"])
     if "scale" in results:
@@ -350,6 +368,9 @@ def main(argv: list[str] | None = None) -> int:
         results["terrain"] = bench_terrain.run_terrain(
             points[2], best_time, args.repeat, args.grid, args.min_seconds, _fnl_library(args.peers_dir)
         )
+    if "operators" in sections:
+        print("operator paths, kernel time against the rest ...", flush=True)
+        results["operators"] = run_operators(args.repeat, args.quick)
     if "textures" in sections:
         print("textures: derivatives, normal maps ...", flush=True)
         results["textures"] = bench_textures.run_textures(points, best_time, args.repeat)

@@ -22,7 +22,10 @@ Each path runs its operator (``bpy.ops.noisewright.*``) end to end, warm (run on
 kernel (``fractal.launch_blocks``: the noise, its grids and derivatives, thermal erosion), the UV
 rasteriser's serial kernels and, for ``erode``, ``erode_hydraulic``/``erode_thermal``; "noise space" is
 ``mapping.Domain.noise_points`` (the numpy transform into noise space); "other" is the rest (Blender I/O,
-numpy passes, copies, the operator's own overhead). Timings, not tests: nothing here asserts.
+numpy passes, copies, the operator's own overhead); "Blender I/O" the add-on's reads and writes of mesh and image
+data (``mesh_io``, ``erosion_io.write_masks``, ``api._fill``: the image's pixels, grey or ramp colours, and its
+resize). The last column is the issue's measure: the total against the kernels plus the Blender I/O.
+Timings, not tests: nothing here asserts.
 """
 
 from __future__ import annotations
@@ -81,6 +84,10 @@ def instrument(package, clock: Clock) -> None:
         setattr(package.erosion_io, name, clock.wrap("kernel", getattr(package.erosion_io, name)))
     domain = package.mapping.Domain
     domain.noise_points = clock.wrap("noise space", domain.noise_points)
+    for name in ("read_vectors", "read_selection", "write_positions", "add_shape_key", "build_grid"):
+        setattr(package.mesh_io, name, clock.wrap("blender i/o", getattr(package.mesh_io, name)))
+    package.erosion_io.write_masks = clock.wrap("blender i/o", package.erosion_io.write_masks)
+    package.api._fill = clock.wrap("blender i/o", package.api._fill)
 
 
 def best(function: Callable[[], object], clock: Clock, repeat: int) -> dict:
@@ -199,19 +206,28 @@ def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
     return rows
 
 
-COLUMNS = ("total", "kernel", "noise space")
+COLUMNS = ("total", "kernel", "noise space", "blender i/o")
 
 
 def format_row(row: dict) -> str:
-    cells = [f"{row[c]:9.1f}" if c in row else f"{'-':>9}" for c in COLUMNS]
+    """One Markdown table row: the times in ms, the rest ("other") and total / (kernel + Blender I/O)."""
+    cells = [f"{row[c]:.1f}" if c in row else "-" for c in COLUMNS]
     other = row["total"] - sum(row.get(c, 0.0) for c in COLUMNS[1:])
-    share = f"{row['kernel'] / row['total']:6.0%}" if "kernel" in row else f"{'-':>6}"
-    return f"{row['path']:<26} {row['size']:<18} {' '.join(cells)} {other:9.1f} {share}"
+    floor = row.get("kernel", 0.0) + row.get("blender i/o", 0.0)
+    ratio = f"{row['total'] / floor:.2f}" if floor else "-"
+    return f"| {row['path']} | {row['size']} | {' | '.join(cells)} | {other:.1f} | {ratio} |"
 
 
 def table(rows: list[dict]) -> str:
-    header = f"{'path':<26} {'size':<18} {'total ms':>9} {'kernel':>9} {'noise sp.':>9} {'other':>9} {'kernel%':>6}"
-    return "\n".join([header, *map(format_row, rows)])
+    """The rows as a Markdown table, and Displace against Geometry Nodes when both ran."""
+    header = "| path | size | total ms | kernel | noise space | Blender I/O | other | total / (kernel + I/O) |"
+    lines = [header, "|---|---|---|---|---|---|---|---|", *map(format_row, rows)]
+    found = {row["path"]: row["total"] for row in rows}
+    nodes = found.get("Geometry Nodes (applied)")
+    for path in ("displace (operator)", "displace (api.displace)"):
+        if nodes and path in found:
+            lines.append(f"\n{path}: {nodes / found[path]:.1f}x faster than Geometry Nodes in this run")
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
