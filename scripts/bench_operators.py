@@ -103,15 +103,6 @@ def best(function: Callable[[], object], clock: Clock, repeat: int) -> dict:
     return min(runs, key=lambda run: run["total"])
 
 
-def grid_object(bpy, side: int, name: str):
-    """A ``side`` x ``side`` vertex plane of size 2, selected and active (``bench.py``'s grid)."""
-    bpy.ops.object.select_all(action="DESELECT")
-    bpy.ops.mesh.primitive_grid_add(x_subdivisions=side - 1, y_subdivisions=side - 1, size=2.0)
-    obj = bpy.context.active_object
-    obj.name = name
-    return obj
-
-
 def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
     import bpy
 
@@ -123,6 +114,7 @@ def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
     clock = Clock()
     instrument(package, clock)
     run_operator = helpers["run_operator"]
+    grid_object = functools.partial(bench["_grid_object"], bpy)  # a size 2 plane, selected and active
     rows: list[dict] = []
 
     def measure(name: str, size: str, function: Callable[[], object]) -> None:
@@ -133,7 +125,7 @@ def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
     if "displace" in paths:
         side = sizes["grid"]
         helpers["set_noise_settings"]({**NOISE, "dimensions": "3"})
-        obj = grid_object(bpy, side, "displace")
+        obj = grid_object(side, "displace")
         measure(
             "displace (operator)",
             f"{side * side} vertices",
@@ -147,7 +139,7 @@ def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
         tree = bench["_geometry_nodes_group"](bpy)
 
         def nodes() -> None:
-            target = grid_object(bpy, side, "nodes")
+            target = grid_object(side, "nodes")
             target.modifiers.new("Noise", "NODES").node_group = tree
             started = time.perf_counter()
             bpy.ops.object.modifier_apply(modifier="Noise")
