@@ -74,8 +74,8 @@ def _nan_noise(addon, monkeypatch) -> None:
     """``noise_core.evaluate`` as the add-on calls it, returning NaN for every other point."""
     real = addon.mapping.evaluate
 
-    def evaluate(spec, points):
-        values = real(spec, points)
+    def evaluate(spec, points, **options):
+        values = real(spec, points, **options)
         values[::2] = np.nan
         return values
 
