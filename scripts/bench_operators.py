@@ -21,8 +21,9 @@ Each path runs its operator (``bpy.ops.noisewright.*``) end to end, warm (run on
 "kernel" is the wall time spent inside the compiled kernels during the call: every launch of a range
 kernel (``fractal.launch_blocks``: the noise, its grids and derivatives, thermal erosion), the UV
 rasteriser's serial kernels and, for ``erode``, ``erode_hydraulic``/``erode_thermal``; "noise space" is
-``mapping.Domain.noise_points`` (the numpy transform into noise space); "other" is the rest (Blender I/O,
-numpy passes, copies, the operator's own overhead); "Blender I/O" the add-on's reads and writes of mesh and image
+``mapping.Domain.noise_points`` (the numpy transform into noise space); "other" is the rest (numpy passes,
+copies, Displace's one-pass displacement kernel, the operator's own overhead); "Blender I/O" the add-on's reads
+and writes of mesh and image
 data (``mesh_io``, ``erosion_io.write_masks``, ``api._fill``: the image's pixels, grey or ramp colours, and its
 resize). The last column is the issue's measure: the total against the kernels plus the Blender I/O.
 Timings, not tests: nothing here asserts.
