@@ -24,7 +24,7 @@ rasteriser's serial kernels and, for ``erode``, ``erode_hydraulic``/``erode_ther
 ``mapping.Domain.noise_points`` (the numpy transform into noise space); "other" is the rest (numpy passes,
 copies, Displace's one-pass displacement kernel, the operator's own overhead); "Blender I/O" the add-on's reads
 and writes of mesh and image
-data (``mesh_io``, ``erosion_io.write_masks``, ``api._fill``: the image's pixels, grey or ramp colours, and its
+data (``mesh_io``, ``erosion_io.write_masks``, ``bake.fill_image``: the image's pixels, grey or ramp colours, and its
 resize). The last column is the issue's measure: the total against the kernels plus the Blender I/O.
 Timings, not tests: nothing here asserts.
 """
@@ -88,7 +88,10 @@ def instrument(package, clock: Clock) -> None:
     for name in ("read_vectors", "read_selection", "write_positions", "add_shape_key", "build_grid"):
         setattr(package.mesh_io, name, clock.wrap("blender i/o", getattr(package.mesh_io, name)))
     package.erosion_io.write_masks = clock.wrap("blender i/o", package.erosion_io.write_masks)
-    package.api._fill = clock.wrap("blender i/o", package.api._fill)
+    for module in (package.api, getattr(package, "bake", None), getattr(package, "bake_uv", None)):
+        for name in ("_fill", "fill_image"):  # before and after the add-on's feature modules (issue 28)
+            if module is not None and hasattr(module, name):
+                setattr(module, name, clock.wrap("blender i/o", getattr(module, name)))
 
 
 def best(function: Callable[[], object], clock: Clock, repeat: int) -> dict:
