@@ -12,8 +12,8 @@ from noise_core.affine import affine_points, check_transform
 from noise_core.api import COMPILE_STATES, evaluate_lattice
 from noise_core.registry import KINDS
 
-FAMILY_KINDS = ("perlin", "simplex", "voronoi", "cellular", "hill")
-"""One kind of each family of kernels (lattice, simplex, Voronoi, cellular, hill)."""
+FAMILY_KINDS = ("perlin", "simplex", "voronoi", "cellular", "hill", "white", "gabor")
+"""One kind of each family of kernels (lattice, simplex, Voronoi, cellular, hill, white, Gabor)."""
 
 COUNT = 2048 + 1000
 """Points per case: a whole block and a partial one (``blocks.BLOCK``)."""
