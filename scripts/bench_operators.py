@@ -85,7 +85,7 @@ def instrument(package, clock: Clock) -> None:
         setattr(package.erosion_io, name, clock.wrap("kernel", getattr(package.erosion_io, name)))
     domain = package.mapping.Domain
     domain.noise_points = clock.wrap("noise space", domain.noise_points)
-    for name in ("read_vectors", "read_selection", "write_positions", "add_shape_key", "build_grid"):
+    for name in ("read_vectors", "read_selection", "write_positions", "add_shape_key", "build_grid", "has_faces"):
         setattr(package.mesh_io, name, clock.wrap("blender i/o", getattr(package.mesh_io, name)))
     package.erosion_io.write_masks = clock.wrap("blender i/o", package.erosion_io.write_masks)
     for module in (package.api, getattr(package, "bake", None), getattr(package, "bake_uv", None)):
