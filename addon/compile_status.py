@@ -146,7 +146,7 @@ class PrecompileJob:
     def __init__(self, kernels: Sequence[Kernel] = KERNELS, compile_kernel: Callable[[Kernel], object] | None = None):
         self.kernels = tuple(kernels)
         self.compile_kernel = compile_kernel or (
-            lambda kernel: precompile(kernel.spec, kernel.dim, kernel.dtype, kernel.transform_width)
+            lambda kernel: precompile(kernel.spec, kernel.dim, kernel.dtype, transform_width=kernel.transform_width)
         )
         self.done = 0
         self.current: Kernel | None = None

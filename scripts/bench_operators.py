@@ -72,15 +72,29 @@ class Clock:
         return timed
 
 
+class _Proxy:
+    """``timed`` when called, ``inner``'s attributes otherwise (a lazy kernel's ``dispatcher``)."""
+
+    def __init__(self, inner, timed: Callable) -> None:
+        self._inner, self._timed = inner, timed
+
+    def __call__(self, *args):
+        return self._timed(*args)
+
+    def __getattr__(self, name: str):
+        return getattr(self._inner, name)
+
+
 def instrument(package, clock: Clock) -> None:
     """Wrap the add-on's kernel entry points and its noise-space transform with ``clock``."""
     core = package.noise_core
-    modules = [core.fractal, core.derivatives, core.grid_kernels, core.erosion, getattr(core, "affine", None)]
-    for module in [module for module in modules if module is not None]:  # affine: from issue 36 on
-        module.launch_blocks = clock.wrap("kernel", module.launch_blocks)
+    prefix = core.__name__ + "."
+    for name, module in list(sys.modules.items()):  # every module that launches range kernels (fractal, runtime...)
+        if name.startswith(prefix) and hasattr(module, "launch_blocks") and not name.endswith(".displacement"):
+            module.launch_blocks = clock.wrap("kernel", module.launch_blocks)
     for name, value in list(vars(core.uv_bake).items()):
         if isinstance(value, core._jit.LazySerialKernel):
-            setattr(core.uv_bake, name, clock.wrap("kernel", value))
+            setattr(core.uv_bake, name, _Proxy(value, clock.wrap("kernel", value)))
     for name in ("erode_hydraulic", "erode_thermal"):
         setattr(package.erosion_io, name, clock.wrap("kernel", getattr(package.erosion_io, name)))
     domain = package.mapping.Domain
@@ -111,7 +125,7 @@ def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
     import bpy
 
     helpers = runpy.run_path(str(SCRIPTS / "_blender_addon.py"), run_name="_blender_addon")
-    bench = runpy.run_path(str(SCRIPTS / "bench.py"), run_name="bench")
+    bench = runpy.run_path(str(SCRIPTS / "bench_blender.py"), run_name="bench_blender")  # bench.py's Blender grid
     bpy.ops.wm.read_homefile(use_empty=True)
     helpers["load_addon"](log=lambda message: None)
     package = helpers["addon_package"]()
