@@ -26,6 +26,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .noise_core import NoiseSpec, compile_state, precompile
+from .noise_core.api import plan
 from .noise_core.erosion import compile_state as erosion_compile_state
 from .noise_core.registry import KINDS
 from .noise_core.runtime import least_ready
@@ -72,6 +73,14 @@ def _kernels() -> tuple[Kernel, ...]:
 KERNELS = _kernels()
 
 
+def lattice_plan(spec: NoiseSpec) -> list:
+    """The kernels ``noise_core.api.evaluate_lattice`` runs (terrains, bakes and the preview on a plane):
+    ``plan``'s for a 2D lattice but the checks that tell one, which it does not run (it is given the axes)."""
+    checks = {"_row_width", "_is_lattice"}
+    steps = plan(spec, 2, lattice=True)
+    return [step for step in steps if getattr(getattr(step[0], "py_func", None), "__name__", "") not in checks]
+
+
 def needs_compile(
     spec: NoiseSpec, dim: int, dtype: type = np.float64, lattice: bool = False, transform_width: int | None = None
 ) -> bool:
@@ -79,6 +88,8 @@ def needs_compile(
     ``lattice``: points in an axis-aligned 2D lattice, which ``evaluate`` gives to its grid kernels;
     ``transform_width``: (N, ``transform_width``) points mapped into ``dim`` dimensions by ``evaluate``'s
     ``transform``."""
+    if lattice and dim == 2 and transform_width is None:  # the preview's plane: evaluate_lattice
+        return least_ready(lattice_plan(spec)) == "uncompiled"
     return compile_state(spec, dim, dtype, grid=lattice, transform_width=transform_width) == "uncompiled"
 
 

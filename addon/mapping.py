@@ -297,7 +297,7 @@ def evaluate_plane(
     """(len(ys), len(xs)) float32 2D noise at the lattice ``(xs[c], ys[r])`` (``noise_core.api.evaluate_lattice``:
     the grid kernels, without the (N, 2) points), checked as ``evaluate_chunked`` checks its values; ``advance``
     is called once, at the end."""
-    compile_status.before_evaluate(spec, np.empty((1, 2)), lattice=True)
+    compile_status.before_plan(spec, 2, lambda: compile_status.lattice_plan(spec))
     try:
         out = evaluate_lattice(spec, xs, ys)
     except ValueError as error:
