@@ -18,6 +18,7 @@ from . import (
     erode,
     erode_fluvial,
     heightmap_io,
+    jobs,
     panels,
     preferences,
     preview,
@@ -36,6 +37,7 @@ CLASSES = (
     + erode.CLASSES
     + terrain_maps.CLASSES
     + terrain_material.CLASSES
+    + jobs.CLASSES
     + terrain_presets.CLASSES
     + bake.CLASSES
     + bake_uv.CLASSES
