@@ -19,6 +19,7 @@ from . import (
     erode_fluvial,
     heightmap_io,
     jobs,
+    live,
     panels,
     preferences,
     preview,
@@ -59,6 +60,7 @@ MENU_ENTRIES = (
 
 def register() -> None:
     preferences.use_user_cache()
+    live.attach_callbacks()
     for cls in CLASSES:
         bpy.utils.register_class(cls)
     properties.attach()
