@@ -20,7 +20,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bpy
 
@@ -129,21 +129,27 @@ def run_foreground(context: bpy.types.Context, label: str, compute: Compute, app
         worker = Worker(compute, total)
         shown = [-1]
 
-        def advance(count: int) -> None:
+        def printed(count: int) -> None:
             worker.advance(count)
             tenth = 10 * worker.done // worker.total
             if tenth > shown[0]:
                 shown[0] = tenth
                 print(f"Noisewright: {worker.status(label).split(' (')[0]}", flush=True)
 
-        result = compute(advance)
+        result = compute(printed)
     else:
         with window_progress(context, total) as advance:
             result = compute(advance)
     apply(result)
 
 
-class JobOperator:
+if TYPE_CHECKING:  # the mix-in is an operator to a type checker (Blender wants mix-ins plain classes)
+    _Operator = bpy.types.Operator
+else:
+    _Operator = object
+
+
+class JobOperator(_Operator):
     """Mix-in for an operator whose work runs as a job. A subclass defines ``job_key(context)`` (the object's
     name), ``job_total`` and ``prepare(context) -> (compute, apply)`` (``UserError`` for bad input); its
     ``bl_label`` names the job. ``execute`` runs it in the foreground, ``invoke`` (the UI) as a job."""
@@ -190,16 +196,17 @@ class JobOperator:
         manager.modal_handler_add(self)
         return {"RUNNING_MODAL"}
 
-    def _end(self, context) -> None:
+    def _end(self, context, worker: Worker) -> None:
         manager = context.window_manager
         manager.event_timer_remove(self._timer)
         manager.progress_end()
         if context.workspace is not None:
             context.workspace.status_text_set(None)
-        release(self._key, self._worker)
+        release(self._key, worker)
 
     def modal(self, context, event):
-        worker = self._worker
+        worker, apply = self._worker, self._apply
+        assert worker is not None and apply is not None  # set by invoke
         if event.type == "ESC" and event.value == "PRESS" and not worker.finished.is_set():
             worker.cancel()
         if not worker.finished.is_set():
@@ -208,7 +215,7 @@ class JobOperator:
                 if context.workspace is not None:
                     context.workspace.status_text_set(worker.status(self.bl_label))
             return {"PASS_THROUGH"}
-        self._end(context)
+        self._end(context, worker)
         if worker.cancelled:
             self.report({"WARNING"}, f"{self.bl_label}: cancelled; nothing was changed")
             return {"CANCELLED"}
@@ -218,7 +225,7 @@ class JobOperator:
         if worker.error is not None:  # a bug: raised here, with its traceback, nothing applied
             raise worker.error
         try:
-            self._apply(worker.result)
+            apply(worker.result)
         except UserError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
