@@ -85,10 +85,14 @@ MODEL_CELLS = 1024
 MAX_BRUSH_CELLS = 16.0
 ROUND_PER_TILE = 256
 ROUNDS = (1 << 12, 1 << 16)
+BATCH_WORK = 1 << 26
 """Droplets are sorted by the tile they start in and run in four phases of tiles, a round of ``ROUND_PER_TILE``
-per tile (within ``ROUNDS``) at a time: fewer, longer phases keep the threads busy."""
+per tile (within ``ROUNDS``) at a time: fewer, longer phases keep the threads busy. A batch (between two
+progress reports, where a job can stop) is whole rounds, of at most ``BATCH_WORK`` brush cells touched (steps x
+brush cells per droplet), about 0.2 s on one core, unless a round alone is more."""
 BATCHES = 64
-"""Droplets run in up to ``BATCHES`` launches of whole rounds (progress is reported between them)."""
+"""Droplets run in at least ``BATCHES`` launches of whole rounds when there are enough (progress is reported
+between them)."""
 GULLY_AREA = 1024.0
 """Flow (catchment per unit of width, in model cells) at which ``gullies`` adds its own value to the capacity."""
 SETTLE_PASSES = 4
@@ -239,10 +243,11 @@ def erode_hydraulic(
     tiles = ((cells.shape[0] - 2) // tile + 1) * ((cells.shape[1] - 2) // tile + 1)
     span = np.zeros(3, dtype=np.int64)
     carried = np.zeros(tiles, dtype=np.float64)
-    size = min(max(ROUND_PER_TILE * tiles, ROUNDS[0]), ROUNDS[1])
+    work = model["steps"] * model["brush_w"].shape[0]  # per droplet
+    size = min(max(min(ROUND_PER_TILE * tiles, BATCH_WORK // work), ROUNDS[0]), ROUNDS[1])
     scratch = (np.empty(size), np.empty(size), np.empty(size, np.int64), np.empty(tiles + 1, np.int64),
                np.empty(tiles, np.int64), carried, tile, values["seed"])  # fmt: skip
-    batch = size * max(1, -(-droplets // (BATCHES * size)))
+    batch = size * max(1, min(-(-droplets // (BATCHES * size)), BATCH_WORK // (work * size)))
     halfway = batch * (-(-droplets // batch) // 2)
     for first in range(0, droplets, batch):
         last = min(first + batch, droplets)
