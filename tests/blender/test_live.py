@@ -87,3 +87,27 @@ def test_in_the_ui_a_burst_of_changes_is_one_rebuild_at_the_timer(bpy_empty, add
     addon.api.regenerate_terrain(bpy.context, obj)
     np.testing.assert_array_equal(_positions(obj), after)
     assert not np.array_equal(after, before)
+
+
+def test_in_the_ui_an_eroded_terrain_previews_with_fewer_droplets_then_builds_in_full(bpy_empty, addon, monkeypatch):
+    bpy = bpy_empty
+    live = addon.live
+    obj = _terrain(bpy, addon)
+    erosion = obj.noisewright_terrain.erosion
+    erosion.hydraulic, erosion.droplets = True, 4000  # background: rebuilt at once, in full
+    monkeypatch.setattr(live, "in_background", lambda: False)
+    obj.noisewright_terrain.noise.seed = 30
+    live.flush()
+    preview = _positions(obj)
+    assert set(live._PREVIEWED) == {obj.name} and bpy.app.timers.is_registered(live._settle)
+    live.flush(settle=True)
+    full = _positions(obj)
+    assert not np.array_equal(preview, full) and live._PREVIEWED == {}
+    addon.api.regenerate_terrain(bpy.context, obj)
+    np.testing.assert_array_equal(_positions(obj), full)  # the full build is Regenerate's
+    settings = obj.noisewright_terrain
+    spec, domain, shape, hydraulic, thermal = addon.terrain.recall(obj)
+    fewer = {**hydraulic, "droplets": 4000 // live.PREVIEW_SHARE}
+    expected = addon.terrain.terrain_geometry(bpy.context, spec, domain, shape, fewer, thermal)[0]
+    np.testing.assert_array_equal(preview, expected[:, :].astype(np.float32).ravel())
+    assert settings.auto_refresh
