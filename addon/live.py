@@ -70,13 +70,13 @@ def preview_now(obj: bpy.types.Object) -> bool:
     if jobs.running(obj.name) is not None:
         return False
     try:
-        spec, domain, shape, hydraulic, thermal = recall(obj)
+        spec, domain, shape, hydraulic, thermal, fluvial = recall(obj)
         if hydraulic is None:
             return False
         cells = (shape["x_subdivisions"] + 1) * (shape["y_subdivisions"] + 1)
         droplets = hydraulic["droplets"] or round(hydraulic["droplet_density"] * cells)
         fewer = {**hydraulic, "droplets": max(1, droplets // PREVIEW_SHARE)}
-        positions, _quads, _uvs, masks = terrain_geometry(bpy.context, spec, domain, shape, fewer, thermal)
+        positions, _quads, _uvs, masks = terrain_geometry(bpy.context, spec, domain, shape, fewer, thermal, fluvial)
     except UserError as error:
         print(f"Noisewright: Auto Refresh of {obj.name!r}: {error}", flush=True)
         return False
@@ -189,9 +189,11 @@ def flush(settle: bool = False) -> None:
 
 def attach_callbacks() -> None:
     """``make_live`` on the terrain's property groups (before registration)."""
+    from .erode_fluvial import FluvialSettings
     from .properties import ErosionSettings, NoiseSettings
     from .terrain import TerrainSettings
 
     make_live(TerrainSettings, skip=("is_terrain",))
     make_live(NoiseSettings)
     make_live(ErosionSettings)
+    make_live(FluvialSettings)

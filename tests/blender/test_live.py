@@ -106,8 +106,8 @@ def test_in_the_ui_an_eroded_terrain_previews_with_fewer_droplets_then_builds_in
     addon.api.regenerate_terrain(bpy.context, obj)
     np.testing.assert_array_equal(_positions(obj), full)  # the full build is Regenerate's
     settings = obj.noisewright_terrain
-    spec, domain, shape, hydraulic, thermal = addon.terrain.recall(obj)
+    spec, domain, shape, hydraulic, thermal, fluvial = addon.terrain.recall(obj)
     fewer = {**hydraulic, "droplets": 4000 // live.PREVIEW_SHARE}
-    expected = addon.terrain.terrain_geometry(bpy.context, spec, domain, shape, fewer, thermal)[0]
+    expected = addon.terrain.terrain_geometry(bpy.context, spec, domain, shape, fewer, thermal, fluvial)[0]
     np.testing.assert_array_equal(preview, expected[:, :].astype(np.float32).ravel())
     assert settings.auto_refresh
