@@ -24,7 +24,7 @@ from typing import Any
 
 import bpy
 
-from . import erosion_io, jobs, mesh_io
+from . import jobs, mesh_io
 from .errors import UserError
 
 PREVIEW_SHARE = 8
@@ -63,7 +63,7 @@ def refresh_now(obj: bpy.types.Object) -> bool:
 def preview_now(obj: bpy.types.Object) -> bool:
     """Rebuild the live terrain ``obj`` with 1/``PREVIEW_SHARE`` of its droplets, when its hydraulic erosion is
     on and its grid is unchanged; whether it did (otherwise nothing changed)."""
-    from .terrain import is_terrain, recall, terrain_geometry
+    from .terrain import is_terrain, recall, terrain_geometry, write_maps
 
     if not is_terrain(obj) or not obj.noisewright_terrain.auto_refresh or obj.mode == "EDIT":  # type: ignore[attr-defined]
         return False
@@ -80,11 +80,11 @@ def preview_now(obj: bpy.types.Object) -> bool:
     except UserError as error:
         print(f"Noisewright: Auto Refresh of {obj.name!r}: {error}", flush=True)
         return False
-    mesh = obj.data
+    mesh = mesh_io.mesh_of(obj)
     if len(mesh.vertices) != positions.shape[0]:
         return False
     mesh_io.write_positions(mesh, positions)
-    erosion_io.write_masks(mesh, *masks)
+    write_maps(mesh, masks)
     mesh.update()
     return True
 
