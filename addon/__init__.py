@@ -18,6 +18,8 @@ from . import (
     erode,
     erode_fluvial,
     heightmap_io,
+    jobs,
+    live,
     panels,
     preferences,
     preview,
@@ -36,6 +38,7 @@ CLASSES = (
     + erode.CLASSES
     + terrain_maps.CLASSES
     + terrain_material.CLASSES
+    + jobs.CLASSES
     + terrain_presets.CLASSES
     + bake.CLASSES
     + bake_uv.CLASSES
@@ -57,6 +60,7 @@ MENU_ENTRIES = (
 
 def register() -> None:
     preferences.use_user_cache()
+    live.attach_callbacks()
     for cls in CLASSES:
         bpy.utils.register_class(cls)
     properties.attach()

@@ -10,6 +10,7 @@ Adjust Last Operation (the erosion options are ``noise_core.erosion``'s rows, ``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, cast
 
 import bpy
@@ -18,6 +19,7 @@ from bpy.props import PointerProperty
 
 from . import erosion_io, image_io, mesh_io
 from .errors import UserError
+from .jobs import JobOperator
 from .mapping import check_finite, check_finite_values
 from .mesh_io import check_editable, mesh_of
 from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
@@ -71,17 +73,43 @@ def erode(
     Regenerate rebuilds it uneroded (or with the erosion in its own settings). ``UserError`` naming the problem
     (not a grid, linked data, Edit Mode, bad options); then nothing changes.
     """
-    mesh, positions, layout, heights = grid_heights(obj)
+    compute, apply = erode_parts(obj, hydraulic, thermal)
     with window_progress(context, erosion_io.PROGRESS) as advance:
-        eroded = erosion_io.erode_heights(heights, layout.cell_size, hydraulic, thermal, advance)
-    check_finite_values("heights: eroded heights", eroded.heights)
-    positions[layout.order, 2] = eroded.heights.ravel()
-    erosion, deposition = (np.empty(positions.shape[0], np.float32) for _ in range(2))
-    erosion[layout.order], deposition[layout.order] = eroded.erosion.ravel(), eroded.deposition.ravel()
-    mesh_io.write_positions(mesh, positions)
-    erosion_io.write_masks(mesh, erosion, deposition)
-    mesh.update()
+        eroded = compute(advance)
+    apply(eroded)
     return obj
+
+
+def erode_parts(
+    obj: object, hydraulic: dict[str, Any] | None, thermal: dict[str, Any] | None
+) -> tuple[Callable[[Callable[[int], None]], Any], Callable[[Any], None]]:
+    """``erode`` in three parts, for ``jobs``: this reads the grid (main thread; ``UserError`` as ``erode``),
+    ``compute(advance)`` erodes it touching no Blender data (any thread; ``advance(n)`` moves the progress on,
+    ``erosion_io.PROGRESS`` in all), ``apply(result)`` writes the result (main thread; ``UserError``, changing
+    nothing, when the object was removed or its mesh changed meanwhile)."""
+    mesh, positions, layout, heights = grid_heights(obj)
+    name, mesh_name = cast(bpy.types.Object, obj).name, mesh.name
+
+    def compute(advance: Callable[[int], None]) -> Any:
+        eroded = erosion_io.erode_heights(heights, layout.cell_size, hydraulic, thermal, advance)
+        check_finite_values("heights: eroded heights", eroded.heights)
+        return eroded
+
+    def apply(eroded: Any) -> None:
+        target = bpy.data.objects.get(name)
+        if target is None or target.type != "MESH" or target.data.name != mesh_name or target.mode == "EDIT":
+            raise UserError(f"{name!r}: the object was removed, renamed or is in Edit Mode; nothing was changed")
+        target_mesh = mesh_of(target)
+        if len(target_mesh.vertices) != positions.shape[0]:
+            raise UserError(f"{name!r}: the mesh changed while eroding; nothing was changed")
+        positions[layout.order, 2] = eroded.heights.ravel()
+        erosion, deposition = (np.empty(positions.shape[0], np.float32) for _ in range(2))
+        erosion[layout.order], deposition[layout.order] = eroded.erosion.ravel(), eroded.deposition.ravel()
+        mesh_io.write_positions(target_mesh, positions)
+        erosion_io.write_masks(target_mesh, erosion, deposition)
+        target_mesh.update()
+
+    return compute, apply
 
 
 @checked(RELIEF)
@@ -143,7 +171,7 @@ class _ErosionOperator(OptionsOperator):
         draw_erosion(cast(bpy.types.UILayout, self.layout), self.erosion)
 
 
-class NOISEWRIGHT_OT_erode(_ErosionOperator, bpy.types.Operator):
+class NOISEWRIGHT_OT_erode(JobOperator, _ErosionOperator, bpy.types.Operator):
     """Erode the active grid mesh (a Noise Terrain or any regular grid): droplets carve channels, slopes settle"""
 
     bl_idname = "noisewright.erode"
@@ -158,10 +186,15 @@ class NOISEWRIGHT_OT_erode(_ErosionOperator, bpy.types.Operator):
             else "Select a grid mesh in Object Mode"
         )
 
-    @reports
-    def execute(self, context):
-        erode(context, context.active_object, *self.erosion_options(context))
-        return {"FINISHED"}
+    job_total = erosion_io.PROGRESS
+
+    def job_key(self, context) -> str:
+        return context.active_object.name
+
+    def prepare(self, context):
+        """A job (``jobs``): in the UI it runs in a worker thread and Esc cancels it; in background mode and
+        from scripts (``execute``) it runs in the foreground."""
+        return erode_parts(context.active_object, *self.erosion_options(context))
 
 
 class NOISEWRIGHT_OT_erode_image(_ErosionOperator, bpy.types.Operator):

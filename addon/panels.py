@@ -105,7 +105,9 @@ class VIEW3D_PT_noisewright_terrain(_SidebarPanel, bpy.types.Panel):
         row.operator(NOISEWRIGHT_OT_terrain_preset_add.bl_idname, text="", icon="ADD")
         remove = row.operator(NOISEWRIGHT_OT_terrain_preset_add.bl_idname, text="", icon="REMOVE")
         remove.remove_active = True
-        self.layout.operator(NOISEWRIGHT_OT_regenerate_terrain.bl_idname, icon="FILE_REFRESH")
+        row = self.layout.row(align=True)
+        row.operator(NOISEWRIGHT_OT_regenerate_terrain.bl_idname, icon="FILE_REFRESH")
+        row.prop(settings, "auto_refresh", text="", icon="AUTO", toggle=True)
         column = self.layout.column()
         column.use_property_split = True
         column.use_property_decorate = False

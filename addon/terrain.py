@@ -365,6 +365,9 @@ class TerrainSettings(bpy.types.PropertyGroup):
         "is_terrain": BoolProperty(  # type: ignore[func-returns-value]
             name="Noise Terrain", description="Made by Add > Mesh > Noise Terrain: can be regenerated", default=False
         ),
+        "auto_refresh": BoolProperty(  # type: ignore[func-returns-value]
+            name="Auto Refresh", description="Rebuild the terrain whenever one of its settings changes", default=True
+        ),
         **properties_of(*SHAPE_OPTIONS),
         **properties_of(*BASE_OPTIONS),
         "noise": PointerProperty(type=NoiseSettings),  # type: ignore[func-returns-value]

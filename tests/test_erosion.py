@@ -44,9 +44,9 @@ def test_hydraulic_is_deterministic_and_the_seed_matters() -> None:
     assert not np.array_equal(first.heights, other.heights)
 
 
-def test_same_bits_on_one_and_two_threads() -> None:
-    """Hydraulic droplets run one after another and thermal moves are computed from one state: the thread
-    count never changes a bit."""
+def test_same_bits_on_one_two_and_four_threads() -> None:
+    """Hydraulic droplets run in tiles whose droplets never touch a common cell, and thermal moves are computed
+    from one state: the thread count never changes a bit (on a map with many tiles, and gullies)."""
     script = textwrap.dedent(
         """
         import hashlib, json
@@ -55,18 +55,21 @@ def test_same_bits_on_one_and_two_threads() -> None:
         from noise_core.erosion import erode_hydraulic, erode_thermal
         spec = nc.NoiseSpec(kind="perlin", octaves=4, frequency=3.0)
         heights = nc.ranges.to_unit(spec, nc.evaluate_grid(spec, (80, 70))) * 25.0
+        big = nc.ranges.to_unit(spec, nc.evaluate_grid(spec, (300, 257))) * 40.0
         digests = [hashlib.sha256(r.heights.tobytes() + r.erosion.tobytes()).hexdigest()
+                   + repr(r.carried_off)
                    for r in (erode_hydraulic(heights, droplets=2000, seed=3, gullies=4.0),
+                             erode_hydraulic(big, droplets=60_000, seed=5, gullies=2.0),
                              erode_thermal(heights, iterations=20))]
         print(json.dumps(digests))
         """
     )
     runs = []
-    for threads in ("1", "2"):
+    for threads in ("1", "2", "4"):
         env = {**os.environ, "NUMBA_NUM_THREADS": threads}
         done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
         runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
-    assert runs[0] == runs[1]
+    assert runs[0] == runs[1] == runs[2]
 
 
 @pytest.mark.parametrize("heights", [terrain(), cone()], ids=["terrain", "cone"])
@@ -275,6 +278,18 @@ def test_gullies_concentrate_erosion_along_the_flow() -> None:
         erosion = erode_hydraulic(heights, cell_size=cell, gullies=gullies).erosion
         shares.append(erosion[wet].mean() / erosion.mean())
     assert shares[1] > 1.2 * shares[0]
+
+
+def test_tiles_of_one_phase_are_out_of_each_others_reach() -> None:
+    """Two droplets starting in tiles with a whole tile between them never touch a common cell: one moves at most
+    ``steps`` cells and touches cells up to ``reach + 2`` from where it is (bilinear corners, rounding)."""
+    from noise_core.erosion import tile_width
+
+    for steps, reach in ((1, 1), (30, 3), (120, 16)):
+        tile = tile_width(steps, reach)
+        last_touched = tile - 1 + steps + reach + 2  # from the last cell of tile 0
+        first_touched = 2 * tile - (steps + reach + 2)  # from the first cell of tile 2
+        assert last_touched < first_touched
 
 
 def test_progress_is_reported_per_batch_and_changes_nothing() -> None:

@@ -1,0 +1,254 @@
+"""Long work that never freezes Blender: jobs.
+
+A job has three parts. ``prepare`` reads what it needs from Blender (main thread) and returns ``compute`` and
+``apply``; ``compute(advance)`` does the work touching no Blender data, in a worker thread, calling
+``advance(n)`` as it goes (``total`` in all); ``apply(result)`` writes the result (main thread). In the UI
+(``JobOperator.invoke``) the operator stays modal while the worker runs: a timer shows the progress and the time
+left in the status bar, **Esc** (or ``noisewright.cancel_job``) cancels, and the result is applied at once when
+the worker is done, so it lands as the operator's one undo step. A cancel is cooperative: ``advance`` raises
+``Cancelled`` in the worker, between batches of the work (a batch of droplets), so it stops within a batch;
+nothing was applied, so the scene is as it was; a failure is reported the same way. One job per object at a
+time: another one on it is refused with a message. In background mode (``bpy.app.background``) and when run
+from a script (``execute``), the same parts run in the foreground, progress printed (background) or shown.
+
+``Worker`` (the thread, the cancel flag, progress and time left) touches no Blender data, so it is tested
+directly (``tests/blender/test_jobs.py``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import bpy
+
+from .errors import UserError
+from .progress import window_progress
+
+CANCEL_WAIT = 0.5
+"""Seconds a cancel waits for the worker to stop (it checks between batches)."""
+TICK = 0.1
+"""Seconds between two looks at a running job (the modal timer)."""
+
+Compute = Callable[[Callable[[int], None]], Any]
+Apply = Callable[[Any], None]
+
+
+class Cancelled(Exception):
+    """Raised by ``Worker.advance`` in the worker once the job is cancelled."""
+
+
+class Worker:
+    """Runs ``compute(advance)`` once (``start``: in a daemon thread; ``run``: here) and keeps its progress
+    (``done`` of ``total``, monotone), ``result`` or ``error``; ``cancel()`` makes the next ``advance`` raise
+    ``Cancelled``. Readable from any thread; touches no Blender data."""
+
+    def __init__(self, compute: Compute, total: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self._compute = compute
+        self.total = max(int(total), 1)
+        self.done = 0
+        self.result: Any = None
+        self.error: BaseException | None = None
+        self.finished = threading.Event()
+        self._cancel = threading.Event()
+        self._clock = clock
+        self.started = clock()
+
+    def advance(self, count: int) -> None:
+        """Move the progress on by ``count``; ``Cancelled`` once the job is cancelled."""
+        if self._cancel.is_set():
+            raise Cancelled
+        self.done = min(self.total, self.done + max(int(count), 0))
+
+    def run(self) -> None:
+        """Run ``compute`` here, keeping its result or the exception it raised."""
+        try:
+            self.result = self._compute(self.advance)
+        except BaseException as error:  # kept for the main thread, which reports it (a worker has no one else)
+            self.error = error
+        finally:
+            self.finished.set()
+
+    def start(self) -> Worker:
+        threading.Thread(target=self.run, name="noisewright-job", daemon=True).start()
+        return self
+
+    def cancel(self, wait: float = CANCEL_WAIT) -> bool:
+        """Ask the worker to stop and wait up to ``wait`` seconds; whether it has stopped."""
+        self._cancel.set()
+        return self.finished.wait(wait)
+
+    @property
+    def cancelled(self) -> bool:
+        return isinstance(self.error, Cancelled)
+
+    def time_left(self) -> float | None:
+        """Seconds left at the pace so far (``None`` before any progress)."""
+        if self.done <= 0:
+            return None
+        return (self._clock() - self.started) * (self.total - self.done) / self.done
+
+    def status(self, label: str) -> str:
+        """``"<label>: 42 %, about 7 s left (Esc to cancel)"``."""
+        left = self.time_left()
+        eta = (
+            "" if left is None else f", about {left:.0f} s left" if left < 100 else f", about {left / 60:.0f} min left"
+        )
+        return f"{label}: {100 * self.done // self.total} %{eta} (Esc to cancel)"
+
+
+_ACTIVE: dict[str, Worker] = {}
+"""The running jobs, by the name of the object they work on."""
+
+
+def claim(key: str, worker: Worker) -> None:
+    """Register ``worker`` as the job on ``key``; ``UserError`` when one is running there already."""
+    running = _ACTIVE.get(key)
+    if running is not None and not running.finished.is_set():
+        raise UserError(f"{key!r}: a job is already running on it (wait for it or press Esc to cancel it)")
+    _ACTIVE[key] = worker
+
+
+def release(key: str, worker: Worker) -> None:
+    if _ACTIVE.get(key) is worker:
+        del _ACTIVE[key]
+
+
+def running(key: str) -> Worker | None:
+    """The job running on ``key``, if any."""
+    worker = _ACTIVE.get(key)
+    return worker if worker is not None and not worker.finished.is_set() else None
+
+
+def run_foreground(context: bpy.types.Context, label: str, compute: Compute, apply: Apply, total: int) -> None:
+    """The job's parts one after another on this thread (background mode, scripts, redo): progress printed in
+    background mode (every tenth), shown in the window otherwise; ``apply`` only when ``compute`` succeeded."""
+    if bpy.app.background:
+        worker = Worker(compute, total)
+        shown = [-1]
+
+        def printed(count: int) -> None:
+            worker.advance(count)
+            tenth = 10 * worker.done // worker.total
+            if tenth > shown[0]:
+                shown[0] = tenth
+                print(f"Noisewright: {worker.status(label).split(' (')[0]}", flush=True)
+
+        result = compute(printed)
+    else:
+        with window_progress(context, total) as advance:
+            result = compute(advance)
+    apply(result)
+
+
+if TYPE_CHECKING:  # the mix-in is an operator to a type checker (Blender wants mix-ins plain classes)
+    _Operator = bpy.types.Operator
+else:
+    _Operator = object
+
+
+class JobOperator(_Operator):
+    """Mix-in for an operator whose work runs as a job. A subclass defines ``job_key(context)`` (the object's
+    name), ``job_total`` and ``prepare(context) -> (compute, apply)`` (``UserError`` for bad input); its
+    ``bl_label`` names the job. ``execute`` runs it in the foreground, ``invoke`` (the UI) as a job."""
+
+    job_total = 100
+    _worker: Worker | None = None
+    _key = ""
+    _apply: Apply | None = None
+    _timer = None
+
+    def job_key(self, context: bpy.types.Context) -> str:
+        raise NotImplementedError
+
+    def prepare(self, context: bpy.types.Context) -> tuple[Compute, Apply]:
+        raise NotImplementedError
+
+    def execute(self, context):
+        try:
+            key = self.job_key(context)
+            if running(key) is not None:
+                raise UserError(f"{key!r}: a job is already running on it (wait for it or press Esc to cancel it)")
+            compute, apply = self.prepare(context)
+            run_foreground(context, self.bl_label, compute, apply, self.job_total)
+        except UserError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        return {"FINISHED"}
+
+    def invoke(self, context, _event):
+        if bpy.app.background or context.window is None:
+            return self.execute(context)
+        try:
+            self._key = self.job_key(context)
+            compute, self._apply = self.prepare(context)
+            worker = Worker(compute, self.job_total)
+            claim(self._key, worker)
+        except UserError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        self._worker = worker.start()
+        manager = context.window_manager
+        manager.progress_begin(0, worker.total)
+        self._timer = manager.event_timer_add(TICK, window=context.window)
+        manager.modal_handler_add(self)
+        return {"RUNNING_MODAL"}
+
+    def _end(self, context, worker: Worker) -> None:
+        manager = context.window_manager
+        manager.event_timer_remove(self._timer)
+        manager.progress_end()
+        if context.workspace is not None:
+            context.workspace.status_text_set(None)
+        release(self._key, worker)
+
+    def modal(self, context, event):
+        worker, apply = self._worker, self._apply
+        assert worker is not None and apply is not None  # set by invoke
+        if event.type == "ESC" and event.value == "PRESS" and not worker.finished.is_set():
+            worker.cancel()
+        if not worker.finished.is_set():
+            if event.type == "TIMER":
+                context.window_manager.progress_update(worker.done)
+                if context.workspace is not None:
+                    context.workspace.status_text_set(worker.status(self.bl_label))
+            return {"PASS_THROUGH"}
+        self._end(context, worker)
+        if worker.cancelled:
+            self.report({"WARNING"}, f"{self.bl_label}: cancelled; nothing was changed")
+            return {"CANCELLED"}
+        if isinstance(worker.error, UserError):
+            self.report({"ERROR"}, str(worker.error))
+            return {"CANCELLED"}
+        if worker.error is not None:  # a bug: raised here, with its traceback, nothing applied
+            raise worker.error
+        try:
+            apply(worker.result)
+        except UserError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        return {"FINISHED"}
+
+
+class NOISEWRIGHT_OT_cancel_job(bpy.types.Operator):
+    """Cancel the job running on the active object"""
+
+    bl_idname = "noisewright.cancel_job"
+    bl_label = "Cancel Job"
+    bl_options = {"INTERNAL"}
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.active_object
+        return obj is not None and running(obj.name) is not None
+
+    def execute(self, context):
+        worker = running(context.active_object.name)
+        if worker is not None:
+            worker.cancel()
+        return {"FINISHED"}
+
+
+CLASSES = (NOISEWRIGHT_OT_cancel_job,)

@@ -1,0 +1,79 @@
+"""Latency of a live Noise Terrain (issue 33): a setting assigned -> the mesh rebuilt (``addon/live.py``, the
+synchronous path background mode takes, which runs ``regenerate_terrain`` as the UI's timer does); prints one
+JSON object.
+
+    python scripts/bench_live.py                 # 256² and 1024², best of 5 after a warm-up
+    python scripts/bench_live.py --repeat 3 --erosion
+
+Each size: a Noise Terrain (Perlin fBm, 6 octaves) of ``size``² vertices, then ``settings.noise.seed`` changed
+``--repeat`` times; the best wall time of one change (targets 256² <= 10 ms, 1024² <= 60 ms without erosion) and
+of ``regenerate_terrain`` alone for comparison. ``--erosion`` also times a change with the terrain's hydraulic
+erosion on (its defaults, 0.5 droplets per cell): what erosion adds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import runpy
+import sys
+import time
+from pathlib import Path
+
+import bpy
+
+SIZES = (256, 1024)
+TARGETS_MS = {256: 10.0, 1024: 60.0}
+
+
+def best_ms(run, repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        began = time.perf_counter()
+        run()
+        best = min(best, time.perf_counter() - began)
+    return round(best * 1e3, 2)
+
+
+def measure(addon, size: int, repeat: int, erosion: bool) -> dict:
+    bpy.ops.wm.read_homefile(use_empty=True)
+    spec = addon.api.NoiseSpec(kind="perlin", octaves=6, frequency=2.0)
+    obj = addon.api.add_terrain(bpy.context, spec, x_subdivisions=size - 1, y_subdivisions=size - 1)
+    settings = obj.noisewright_terrain
+    seeds = iter(range(1, 10_000))
+
+    def change() -> None:
+        settings.noise.seed = next(seeds)
+
+    change()  # warm
+    result = {
+        "vertices": size * size,
+        "change_ms": best_ms(change, repeat),
+        "regenerate_ms": best_ms(lambda: addon.api.regenerate_terrain(bpy.context, obj), repeat),
+        "target_ms": TARGETS_MS.get(size),
+    }
+    if erosion:
+        settings.erosion.hydraulic = True
+        result["change_with_erosion_ms"] = best_ms(change, max(1, repeat // 2))
+    return result
+
+
+def main(argv: list[str]) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--repeat", type=int, default=5, help="timed changes per size, best kept (default 5)")
+    parser.add_argument("--erosion", action="store_true", help="also time a change with hydraulic erosion on")
+    args = parser.parse_args(argv)
+    if args.repeat < 1:
+        parser.error(f"--repeat: at least 1, got {args.repeat}")
+    helpers = runpy.run_path(str(Path(__file__).with_name("_blender_addon.py")), run_name="_blender_addon")
+    addon = sys.modules[helpers["load_addon"](log=lambda _message: None)]
+    result = {"load": os.getloadavg()[0], "blender": bpy.app.version_string}
+    for size in SIZES:
+        result[f"{size}"] = measure(addon, size, args.repeat, args.erosion)
+    print(json.dumps(result, indent=1))
+    return result
+
+
+if __name__ == "__main__":
+    main(sys.argv[sys.argv.index("--") + 1 :] if "--" in sys.argv else sys.argv[1:])
