@@ -64,7 +64,7 @@ def check_finite(owner) -> None:
 
 def check_finite_values(name: str, values: np.ndarray) -> None:
     """``UserError`` starting with ``name`` when ``values`` holds NaN or an infinity (nothing is written then)."""
-    bad = np.count_nonzero(~np.isfinite(values))
+    bad = int(np.count_nonzero(~np.isfinite(values)))
     if bad:
         raise non_finite_error(name, bad, values.size)
 
