@@ -91,11 +91,16 @@ def grid(x_subdivisions: int, y_subdivisions: int, size: float) -> tuple[np.ndar
     half = size * 0.5
     xs = np.linspace(-half, half, columns)
     ys = np.linspace(-half, half, rows)
-    positions = np.zeros((rows * columns, 3), dtype=np.float64)
-    positions[:, 0] = np.tile(xs, rows)
-    positions[:, 1] = np.repeat(ys, columns)
-    index = np.arange(rows * columns, dtype=np.int64).reshape(rows, columns)
-    quads = np.stack((index[:-1, :-1], index[:-1, 1:], index[1:, 1:], index[1:, :-1]), axis=-1).reshape(-1, 4)
+    positions = np.empty((rows, columns, 3), dtype=np.float64)
+    positions[:, :, 0] = xs
+    positions[:, :, 1] = ys[:, None]
+    positions[:, :, 2] = 0.0
+    positions = positions.reshape(-1, 3)
+    index = np.arange(rows * columns, dtype=np.int32).reshape(rows, columns)  # Blender's vertex indices are int32
+    quads = np.empty((rows - 1, columns - 1, 4), dtype=np.int32)
+    quads[:, :, 0], quads[:, :, 1] = index[:-1, :-1], index[:-1, 1:]
+    quads[:, :, 2], quads[:, :, 3] = index[1:, 1:], index[1:, :-1]
+    quads = quads.reshape(-1, 4)
     uvs = positions[:, :2] / size + 0.5
     return positions, quads, uvs
 
@@ -107,11 +112,12 @@ def _smoothstep(t: np.ndarray) -> np.ndarray:
 
 def edge_falloff(positions: np.ndarray, size: float, mode: str, width: float) -> np.ndarray:
     """(N,) factor in 0..1: 1 inside, easing to 0 at the edges (``mode`` NONE, X, Y or RADIAL)."""
+    if mode not in ("X", "Y", "RADIAL"):
+        return np.ones(positions.shape[0])
     u = np.abs(positions[:, 0]) / (size * 0.5)
     v = np.abs(positions[:, 1]) / (size * 0.5)
-    distance = {"X": u, "Y": v, "RADIAL": np.hypot(u, v)}.get(mode)
-    if distance is None:
-        return np.ones(positions.shape[0])
+    distance = {"X": u, "Y": v}.get(mode)
+    distance = np.hypot(u, v) if distance is None else distance
     return _smoothstep((1.0 - distance) / max(width, 1e-6))
 
 
