@@ -91,16 +91,16 @@ def grid(x_subdivisions: int, y_subdivisions: int, size: float) -> tuple[np.ndar
     half = size * 0.5
     xs = np.linspace(-half, half, columns)
     ys = np.linspace(-half, half, rows)
-    positions = np.empty((rows, columns, 3), dtype=np.float64)
-    positions[:, :, 0] = xs
-    positions[:, :, 1] = ys[:, None]
-    positions[:, :, 2] = 0.0
-    positions = positions.reshape(-1, 3)
+    lattice = np.empty((rows, columns, 3), dtype=np.float64)
+    lattice[:, :, 0] = xs
+    lattice[:, :, 1] = ys[:, None]
+    lattice[:, :, 2] = 0.0
+    positions = lattice.reshape(-1, 3)
     index = np.arange(rows * columns, dtype=np.int32).reshape(rows, columns)  # Blender's vertex indices are int32
-    quads = np.empty((rows - 1, columns - 1, 4), dtype=np.int32)
-    quads[:, :, 0], quads[:, :, 1] = index[:-1, :-1], index[:-1, 1:]
-    quads[:, :, 2], quads[:, :, 3] = index[1:, 1:], index[1:, :-1]
-    quads = quads.reshape(-1, 4)
+    corners = np.empty((rows - 1, columns - 1, 4), dtype=np.int32)
+    corners[:, :, 0], corners[:, :, 1] = index[:-1, :-1], index[:-1, 1:]
+    corners[:, :, 2], corners[:, :, 3] = index[1:, 1:], index[1:, :-1]
+    quads = corners.reshape(-1, 4)
     uvs = positions[:, :2] / size + 0.5
     return positions, quads, uvs
 
