@@ -23,6 +23,18 @@ unit (0: 3 model cells). So the sediment moved per unit of area, and where, depe
 not on its resolution (tested: 129² against 257² of one terrain; 513² against 1025² in
 ``scripts/bench_erosion.py``).
 
+*Wide brushes on a coarser grid.* When the brush spans ``1.5·COARSE_BRUSH`` cells or more (the default on maps
+over about 1537 cells wide: 12 cells at 4097²), the droplets run on the map sampled ``s`` times coarser
+(bilinearly, corner to corner; ``coarse_shape``: about ``radius / COARSE_BRUSH``, so the brush is about 3
+cells there), as many per unit of area as asked (``droplets / s²``, each standing for the rain of ``s²`` of the
+map's droplets), with that grid's constants, as a map of that size would erode; the change they make is
+interpolated bilinearly onto the map and added to its heights, which keep their finer detail, and the map is
+then settled. This is the coarse-grid correction of multigrid methods (Brandt 1977, "Multi-level adaptive
+solutions to boundary-value problems"; Briggs, Henson & McCormick 2000, "A Multigrid Tutorial", ch. 3) applied to
+the erosion's change. ``carried_off`` is then what the map lost: what the droplets took over the edges, and the
+coarse change of the half coarse cell the coarse edge cells reach beyond the map. Tested against the map's own
+cells (257², a 6-cell brush).
+
 *No pits.* Droplets dig pits: a disc takes most from its centre, and each droplet erodes most where it
 starts. Three rules keep the surface draining: a droplet that stops (flat ground or end of its life)
 spreads what it carries over the disc, not on four cells; a droplet going uphill fills the hollow it leaves
@@ -280,7 +292,7 @@ def _droplets(cells: np.ndarray, droplets: int, model: dict, progress: Callable[
     return float(carried.sum())
 
 
-def coarse_shape(radius: float, shape: tuple[int, int]) -> tuple[int, int] | None:
+def coarse_shape(radius: float, shape: tuple[int, ...]) -> tuple[int, int] | None:
     """The grid the droplets run on when the brush is ``radius`` cells of a map of ``shape``: ``None`` (the map
     itself) for a brush under ``1.5 * COARSE_BRUSH`` cells, else the map sampled ``s`` times coarser, ``s`` about
     ``radius / COARSE_BRUSH`` and splitting the longer side into whole coarse cells (``None`` too when the
@@ -337,12 +349,12 @@ def _radius_in_cells(options: dict) -> dict:
     return options
 
 
-def _model_cell(shape: tuple[int, int]) -> float:
+def _model_cell(shape: tuple[int, ...]) -> float:
     """``r``: the map's cell in model cells."""
     return MODEL_CELLS / (max(shape) - 1)
 
 
-def _brush_cells(values: dict, shape: tuple[int, int]) -> float:
+def _brush_cells(values: dict, shape: tuple[int, ...]) -> float:
     """The brush radius in cells of a map of ``shape``: ``brush_radius / cell_size`` (0: 3 model cells), within
     half a cell and ``MAX_BRUSH_CELLS``."""
     radius = values["brush_radius"] / values["cell_size"] if values["brush_radius"] else 3.0 / _model_cell(shape)
@@ -740,9 +752,10 @@ def pit_density(heights: np.ndarray) -> float:
     return float(lower.sum()) / max(inner.size, 1) * 1e4
 
 
-def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal")) -> str:
+def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal", "coarse")) -> str:
     """How ready the least ready kernel of ``kinds`` (``"hydraulic"``: the droplets; ``"gullies"``: the flow
-    ``gullies`` > 0 adds; ``"thermal"``) is, as ``noise_core.compile_state`` tells for noise: ``"compiled"`` (in
+    ``gullies`` > 0 adds; ``"thermal"``; ``"coarse"``: adding back the change of droplets run on a coarser grid,
+    ``coarse_shape``) is, as ``noise_core.compile_state`` tells for noise: ``"compiled"`` (in
     memory), ``"cached"`` (loads from the disk cache) or ``"uncompiled"`` (the next such erosion compiles first:
     seconds). Cheap; compiles nothing."""
     kernels = _kernels()
@@ -752,6 +765,7 @@ def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal")) 
     thermal = (cells, np.zeros((3, 3, 8)), np.zeros(1, np.int64), 0.5, 1, 0.5)
     index, real = np.zeros(1, np.int64), np.zeros(1)
     hydraulic = (cells, cells, index, real, real, index, index, index, real, 1, 0, *model.values())
+    coarse = (cells, cells, index, real, index, real, real)
     pairs = {
         "hydraulic": (
             (kernels.hydraulic, runtime.range_signature(kernels.hydraulic, hydraulic)),
@@ -761,8 +775,19 @@ def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal")) 
             (kernels.accumulate, runtime.kernel_signature(kernels.accumulate, (cells, np.zeros(9, np.int64), cells))),
         ),
         "thermal": ((kernels.thermal, runtime.range_signature(kernels.thermal, thermal)),),
+        "coarse": ((kernels.add_change, runtime.range_signature(kernels.add_change, coarse)),),
     }
     return runtime.least_ready(pair for kind in kinds for pair in pairs[kind])
+
+
+def hydraulic_kinds(shape: tuple[int, ...], **options: object) -> tuple[str, ...]:
+    """The ``compile_state`` kinds ``erode_hydraulic`` of a map of ``shape`` with ``options`` runs: always
+    ``"hydraulic"``, ``"gullies"`` when ``gullies`` > 0, ``"coarse"`` when its droplets run on a coarser grid."""
+    with warnings.catch_warnings():  # erode_hydraulic warns of a former radius
+        warnings.simplefilter("ignore", DeprecationWarning)
+        values = _options(HYDRAULIC_OPTIONS, _radius_in_cells(options))
+    coarse = coarse_shape(_brush_cells(values, shape), shape) is not None
+    return ("hydraulic",) + ("gullies",) * (values["gullies"] > 0) + ("coarse",) * coarse
 
 
 @cache

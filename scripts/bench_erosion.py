@@ -168,6 +168,32 @@ def profile(sizes: tuple[int, ...], sample: int) -> dict:
     return result
 
 
+def compare(size: int) -> dict:
+    """Default erosion of the ``ridged`` terrain at ``size``² with the droplets on the coarse grid (as now) and on
+    the map's own cells (``COARSE_BRUSH`` = inf, the former path): times, mean |change| and their ratio, the
+    correlation of the two change maps (raw and smoothed over 5 x 5 cells), pits and what left the map."""
+    heights = ridged(size)
+    nc.erode_hydraulic(heights[:64, :64], droplets=100)
+    runs, result = {}, {"grid": size, "load_before": os.getloadavg()[0]}
+    for name, limit in (("coarse", erosion.COARSE_BRUSH), ("own_cells", math.inf)):
+        saved, erosion.COARSE_BRUSH = erosion.COARSE_BRUSH, limit
+        try:
+            result[name] = timed(lambda: runs.update({name: nc.erode_hydraulic(heights)}), 1)  # noqa: B023
+        finally:
+            erosion.COARSE_BRUSH = saved
+        run = runs[name]
+        change = float(np.abs(run.heights - heights).mean())
+        result[name].update(mean_abs_change=change, pits=round(pit_density(run.heights), 2), eroded=run.eroded,
+                            carried_off=run.carried_off)  # fmt: skip
+    first, second = (runs[name].heights - heights for name in ("coarse", "own_cells"))
+    result["pits_before"] = round(pit_density(heights), 2)
+    result["ratio"] = round(result["coarse"]["mean_abs_change"] / result["own_cells"]["mean_abs_change"], 3)
+    result["correlation"] = round(float(np.corrcoef(first.ravel(), second.ravel())[0, 1]), 3)
+    result["correlation_smoothed"] = round(float(np.corrcoef(smooth(first).ravel(), smooth(second).ravel())[0, 1]), 3)
+    result["load_after"] = os.getloadavg()[0]
+    return result
+
+
 def smooth(change: np.ndarray, width: int = 5) -> np.ndarray:
     box = np.ones(width) / width
     rows = np.apply_along_axis(np.convolve, 0, change, box, mode="valid")
@@ -210,6 +236,9 @@ def main(argv: list[str] | None = None) -> dict:
         help="only the profile: where the time goes at these sizes (default 513 1025 2049 4097)",
     )
     parser.add_argument(
+        "--compare", type=int, metavar="SIZE", help="only default erosion at SIZE² on the coarse grid and on the map"
+    )
+    parser.add_argument(
         "--sample",
         type=int,
         default=100_000,
@@ -220,6 +249,10 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error(f"--repeat: at least 1, got {args.repeat}")
+    if args.compare:
+        result = {"compare": compare(args.compare)}
+        print(json.dumps(result, indent=1))
+        return result
     if args.profile is not None:
         result = {"profile": profile(tuple(args.profile) or (513, 1025, 2049, 4097), max(1, args.sample))}
         print(json.dumps(result, indent=1))

@@ -304,10 +304,14 @@ def test_progress_is_reported_per_batch_and_changes_nothing() -> None:
 
 
 def test_compile_state_tells_whether_erosion_would_compile() -> None:
-    from noise_core.erosion import compile_state
+    from noise_core.erosion import compile_state, hydraulic_kinds
 
     erode_hydraulic(terrain(16), droplets=10)
     assert compile_state(("hydraulic",)) == "compiled"
+    assert hydraulic_kinds((16, 16)) == ("hydraulic",)
+    assert hydraulic_kinds((4097, 4097), gullies=2.0) == ("hydraulic", "gullies", "coarse")
+    erode_hydraulic(terrain(64), droplets=10, brush_radius=6.0)
+    assert compile_state(hydraulic_kinds((64, 64), brush_radius=6.0)) == "compiled"
     assert compile_state(()) == "compiled"
     assert compile_state() in ("compiled", "cached", "uncompiled")
 
@@ -332,18 +336,23 @@ def test_the_coarse_grid_splits_the_longer_side_into_whole_cells() -> None:
     assert coarse_shape(16.0, (80, 40)) is None  # the coarse grid would be under COARSE_MIN cells
 
 
-def test_a_wide_brush_erodes_on_a_coarser_grid_as_on_the_map(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A 6-cell brush on 257² runs its droplets on 129² (a 3-cell brush) and adds the change back, bilinearly:
-    mass is kept, no pits, and it erodes about as much, in the same places, as the droplets on the map's own
-    cells (the former path, forced by a brush limit of infinity): the criteria of the resolution test."""
+@pytest.mark.parametrize(("brush", "grid"), [(6.0, 129), (5.0, 155)])
+def test_a_wide_brush_erodes_on_a_coarser_grid_as_on_the_map(
+    monkeypatch: pytest.MonkeyPatch, brush: float, grid: int
+) -> None:
+    """A 6-cell brush on 257² runs its droplets on 129² (a 3-cell brush; 5 cells: on 155², 1.66 cells apart)
+    and adds the change back, bilinearly: mass is kept, no pits, and it erodes about as much, in the same places,
+    as the droplets on the map's own cells (the former path, forced by a brush limit of infinity): the criteria
+    of the resolution test."""
     from noise_core import erosion
 
     heights, cell = shaped(257)
-    coarse = erode_hydraulic(heights, cell_size=cell, brush_radius=6 * cell)
+    assert erosion.coarse_shape(brush, heights.shape) == (grid, grid)
+    coarse = erode_hydraulic(heights, cell_size=cell, brush_radius=brush * cell)
     _check_mass(heights.astype(np.float32), coarse)
     assert pit_density(coarse.heights) <= 1.5 * pit_density(heights) + 5.0
     monkeypatch.setattr(erosion, "COARSE_BRUSH", float("inf"))
-    own = erode_hydraulic(heights, cell_size=cell, brush_radius=6 * cell)
+    own = erode_hydraulic(heights, cell_size=cell, brush_radius=brush * cell)
     first, second = coarse.heights - heights, own.heights - heights
     assert 0.75 < np.abs(first).mean() / np.abs(second).mean() < 1.25
     assert np.corrcoef(_smooth(first).ravel(), _smooth(second).ravel())[0, 1] > 0.75
