@@ -96,6 +96,8 @@ MAX_CELLS = 1 << 28
 MODEL_CELLS = 1024
 """The model cell is this fraction of the map's longer side: rates and path lengths are per model cell."""
 MAX_BRUSH_CELLS = 16.0
+"""The widest brush, in cells, of droplets that run on the map's own cells (a wider one runs them on a coarser
+grid, ``coarse_shape``, unless the map is too small for one)."""
 ROUND_PER_TILE = 256
 ROUNDS = (1 << 12, 1 << 16)
 BATCH_WORK = 1 << 26
@@ -254,7 +256,7 @@ def erode_hydraulic(
     before = cells.copy()
     model = _model(values, cells.shape)
     droplets = model.pop("droplets")
-    coarse = coarse_shape(_brush_cells(values, cells.shape), cells.shape) if droplets else None
+    coarse = coarse_shape(_brush_cells(values, cells.shape, math.inf), cells.shape) if droplets else None
     if coarse is None:
         carried_off = _droplets(cells, droplets, model, progress)
     else:
@@ -315,7 +317,7 @@ def _droplets_coarse(
     start = small.copy()
     count = max(1, round(droplets * (shape[0] * shape[1]) / cells.size))
     model = _model(
-        {**values, "brush_radius": _brush_cells(values, cells.shape) * values["cell_size"],
+        {**values, "brush_radius": _brush_cells(values, cells.shape, math.inf) * values["cell_size"],
          "cell_size": values["cell_size"] * s, "droplets": count},
         shape,
     )  # fmt: skip
@@ -354,11 +356,11 @@ def _model_cell(shape: tuple[int, ...]) -> float:
     return MODEL_CELLS / (max(shape) - 1)
 
 
-def _brush_cells(values: dict, shape: tuple[int, ...]) -> float:
+def _brush_cells(values: dict, shape: tuple[int, ...], most: float = MAX_BRUSH_CELLS) -> float:
     """The brush radius in cells of a map of ``shape``: ``brush_radius / cell_size`` (0: 3 model cells), within
-    half a cell and ``MAX_BRUSH_CELLS``."""
+    half a cell and ``most``."""
     radius = values["brush_radius"] / values["cell_size"] if values["brush_radius"] else 3.0 / _model_cell(shape)
-    return min(max(radius, 0.5), MAX_BRUSH_CELLS)
+    return min(max(radius, 0.5), most)
 
 
 def _model(values: dict, shape: tuple[int, int]) -> dict:
@@ -786,7 +788,7 @@ def hydraulic_kinds(shape: tuple[int, ...], **options: object) -> tuple[str, ...
     with warnings.catch_warnings():  # erode_hydraulic warns of a former radius
         warnings.simplefilter("ignore", DeprecationWarning)
         values = _options(HYDRAULIC_OPTIONS, _radius_in_cells(options))
-    coarse = coarse_shape(_brush_cells(values, shape), shape) is not None
+    coarse = coarse_shape(_brush_cells(values, shape, math.inf), shape) is not None
     return ("hydraulic",) + ("gullies",) * (values["gullies"] > 0) + ("coarse",) * coarse
 
 

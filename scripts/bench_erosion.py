@@ -136,7 +136,7 @@ def profile(sizes: tuple[int, ...], sample: int) -> dict:
         heights = ridged(size)
         values = erosion._options(erosion.HYDRAULIC_OPTIONS, {})
         model = erosion._model(values, heights.shape)
-        radius = erosion._brush_cells(values, heights.shape)
+        radius = erosion._brush_cells(values, heights.shape, math.inf)
         reach = int(np.abs(model["brush_dy"]).max())
         tile = erosion.tile_width(model["steps"], reach)
         across = (size - 2) // tile + 1

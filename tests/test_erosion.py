@@ -330,6 +330,7 @@ def test_the_coarse_grid_splits_the_longer_side_into_whole_cells() -> None:
 
     assert coarse_shape(12.0, (4097, 4097)) == (1025, 1025)  # the default brush at 4097²: 3 model cells
     assert coarse_shape(6.0, (2049, 2049)) == (1025, 1025)
+    assert coarse_shape(24.0, (8193, 8193)) == (1025, 1025)  # no 16-cell limit where the coarse grid takes it
     assert coarse_shape(12.0, (4097, 2049)) == (1025, 513)
     assert coarse_shape(16.0, (1025, 1000)) == (193, 188)  # 1024 / round(1024 * 3 / 16) = 1024 / 192 cells
     assert coarse_shape(4.49, (4097, 4097)) is None  # narrower: the map's own cells
