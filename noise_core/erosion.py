@@ -32,8 +32,8 @@ interpolated bilinearly onto the map and added to its heights, which keep their 
 then settled. This is the coarse-grid correction of multigrid methods (Brandt 1977, "Multi-level adaptive
 solutions to boundary-value problems"; Briggs, Henson & McCormick 2000, "A Multigrid Tutorial", ch. 3) applied to
 the erosion's change. ``carried_off`` is then what the map lost: what the droplets took over the edges, and the
-coarse change of the half coarse cell the coarse edge cells reach beyond the map. Tested against the map's own
-cells (257², a 6-cell brush).
+coarse change of the half coarse cell the coarse edge cells reach beyond the map. ``MAX_BRUSH_CELLS`` limits
+only droplets on the map's own cells. Tested against the map's own cells (257², brushes of 5 and 6 cells).
 
 *No pits.* Droplets dig pits: a disc takes most from its centre, and each droplet erodes most where it
 starts. Three rules keep the surface draining: a droplet that stops (flat ground or end of its life)
