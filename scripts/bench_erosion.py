@@ -65,7 +65,7 @@ def speed(repeat: int) -> dict:
 def threads(repeat: int, big_droplets: int) -> dict:
     spec = nc.NoiseSpec(kind="perlin", octaves=8, frequency=2.0, fractal="ridged", offset=1.0, gain=2.0)
     heights = nc.ranges.to_unit(spec, nc.evaluate_grid(spec, (SPEED_GRID, SPEED_GRID))) * SPEED_RELIEF
-    nc.erode_hydraulic(heights[:64, :64], droplets=100)
+    nc.erode_hydraulic(heights[:64, :64], droplets=100, brush_radius=6.0)  # compiles both paths (own cells, coarse)
     most = numba.get_num_threads()
     result: dict = {"grid": SPEED_GRID, "droplets": SPEED_DROPLETS, "load_before": os.getloadavg()[0]}
     digests, runs = set(), []
@@ -131,7 +131,7 @@ def profile(sizes: tuple[int, ...], sample: int) -> dict:
     (gullies) on the map; then the whole default run as it is now (coarse grid when the brush is wide)."""
     most = numba.get_num_threads()
     result: dict = {"threads": most, "load_before": os.getloadavg()[0]}
-    nc.erode_hydraulic(ridged(65), droplets=100, gullies=1.0)
+    nc.erode_hydraulic(ridged(65), droplets=100, gullies=1.0, brush_radius=6.0)  # compiles both paths
     for size in sizes:
         heights = ridged(size)
         values = erosion._options(erosion.HYDRAULIC_OPTIONS, {})
@@ -173,7 +173,7 @@ def compare(size: int) -> dict:
     the map's own cells (``COARSE_BRUSH`` = inf, the former path): times, mean |change| and their ratio, the
     correlation of the two change maps (raw and smoothed over 5 x 5 cells), pits and what left the map."""
     heights = ridged(size)
-    nc.erode_hydraulic(heights[:64, :64], droplets=100)
+    nc.erode_hydraulic(heights[:64, :64], droplets=100, brush_radius=6.0)  # compiles both paths
     runs, result = {}, {"grid": size, "load_before": os.getloadavg()[0]}
     for name, limit in (("coarse", erosion.COARSE_BRUSH), ("own_cells", math.inf)):
         saved, erosion.COARSE_BRUSH = erosion.COARSE_BRUSH, limit
