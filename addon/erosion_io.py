@@ -18,7 +18,7 @@ import numpy as np
 from . import mesh_io
 from .compile_status import before_erosion
 from .errors import UserError
-from .noise_core.erosion import ErosionResult, erode_hydraulic, erode_thermal
+from .noise_core.erosion import ErosionResult, erode_hydraulic, erode_thermal, hydraulic_kinds
 
 MASKS = ("erosion", "deposition")
 """The mask attributes (and image name suffixes) erosion writes."""
@@ -104,7 +104,7 @@ def erode_heights(
 
     try:
         if hydraulic is not None:
-            before_erosion(("hydraulic", "gullies") if hydraulic.get("gullies", 0) else ("hydraulic",))
+            before_erosion(hydraulic_kinds(before.shape, cell_size=cell_size, **hydraulic))
             result = erode_hydraulic(current, progress, cell_size=cell_size, **hydraulic)
             current, carried_off = result.heights, result.carried_off
         if thermal is not None:

@@ -23,6 +23,18 @@ unit (0: 3 model cells). So the sediment moved per unit of area, and where, depe
 not on its resolution (tested: 129² against 257² of one terrain; 513² against 1025² in
 ``scripts/bench_erosion.py``).
 
+*Wide brushes on a coarser grid.* When the brush spans ``1.5·COARSE_BRUSH`` cells or more (the default on maps
+over about 1537 cells wide: 12 cells at 4097²), the droplets run on the map sampled ``s`` times coarser
+(bilinearly, corner to corner; ``coarse_shape``: about ``radius / COARSE_BRUSH``, so the brush is about 3
+cells there), as many per unit of area as asked (``droplets / s²``, each standing for the rain of ``s²`` of the
+map's droplets), with that grid's constants, as a map of that size would erode; the change they make is
+interpolated bilinearly onto the map and added to its heights, which keep their finer detail, and the map is
+then settled. This is the coarse-grid correction of multigrid methods (Brandt 1977, "Multi-level adaptive
+solutions to boundary-value problems"; Briggs, Henson & McCormick 2000, "A Multigrid Tutorial", ch. 3) applied to
+the erosion's change. ``carried_off`` is then what the map lost: what the droplets took over the edges, and the
+coarse change of the half coarse cell the coarse edge cells reach beyond the map. ``MAX_BRUSH_CELLS`` limits
+only droplets on the map's own cells. Tested against the map's own cells (257², brushes of 5 and 6 cells).
+
 *No pits.* Droplets dig pits: a disc takes most from its centre, and each droplet erodes most where it
 starts. Three rules keep the surface draining: a droplet that stops (flat ground or end of its life)
 spreads what it carries over the disc, not on four cells; a droplet going uphill fills the hollow it leaves
@@ -76,6 +88,7 @@ import numpy as np
 from . import runtime
 from ._jit import jit, range_kernel, serial_kernel
 from .hashing import avalanche, eat, hash_seed
+from .heightmaps import bilinear_axis, resample_bilinear
 from .schema import Option
 from .threads import on_threads
 
@@ -83,6 +96,8 @@ MAX_CELLS = 1 << 28
 MODEL_CELLS = 1024
 """The model cell is this fraction of the map's longer side: rates and path lengths are per model cell."""
 MAX_BRUSH_CELLS = 16.0
+"""The widest brush, in cells, of droplets that run on the map's own cells (a wider one runs them on a coarser
+grid, ``coarse_shape``, unless the map is too small for one)."""
 ROUND_PER_TILE = 256
 ROUNDS = (1 << 12, 1 << 16)
 BATCH_WORK = 1 << 26
@@ -96,6 +111,11 @@ between them)."""
 GULLY_AREA = 1024.0
 """Flow (catchment per unit of width, in model cells) at which ``gullies`` adds its own value to the capacity."""
 SETTLE_PASSES = 4
+COARSE_BRUSH = 3.0
+"""A brush wider than ``1.5 * COARSE_BRUSH`` cells runs its droplets on a grid coarse enough for it to be about
+``COARSE_BRUSH`` cells wide (``coarse_shape``)."""
+COARSE_MIN = 16
+"""The shortest side of a coarse grid, in cells (smaller maps run on their own cells)."""
 HYDRAULIC_OPTIONS: tuple[Option, ...] = (
     Option("droplets", int, 0, "Number of droplets (0: droplet_density per cell)", minimum=0, maximum=100_000_000,
            soft_maximum=2_000_000),
@@ -236,6 +256,19 @@ def erode_hydraulic(
     before = cells.copy()
     model = _model(values, cells.shape)
     droplets = model.pop("droplets")
+    coarse = coarse_shape(_brush_cells(values, cells.shape, math.inf), cells.shape) if droplets else None
+    if coarse is None:
+        carried_off = _droplets(cells, droplets, model, progress)
+    else:
+        carried_off = _droplets_coarse(cells, droplets, values, coarse, progress)
+    if droplets:
+        _kernels().settle(cells, np.empty_like(cells), SETTLE_PASSES)
+    return _checked(_result(before, cells, values["cell_size"], carried_off))
+
+
+def _droplets(cells: np.ndarray, droplets: int, model: dict, progress: Callable[[int, int], None] | None) -> float:
+    """Run ``droplets`` droplets with the per-step constants ``model`` (``_model`` without its count) over
+    ``cells`` (float64, in place), in batches of whole rounds; returns the sediment carried off the map."""
     kernels = _kernels()
     gullies = model["gullies"] > 0.0
     flow = np.zeros(cells.shape if gullies else (1, 1), dtype=np.float64)
@@ -246,7 +279,8 @@ def erode_hydraulic(
     work = model["steps"] * model["brush_w"].shape[0]  # per droplet
     size = min(max(min(ROUND_PER_TILE * tiles, BATCH_WORK // work), ROUNDS[0]), ROUNDS[1])
     scratch = (np.empty(size), np.empty(size), np.empty(size, np.int64), np.empty(tiles + 1, np.int64),
-               np.empty(tiles, np.int64), carried, tile, values["seed"])  # fmt: skip
+               np.empty(tiles, np.int64), carried, tile, model["seed"])  # fmt: skip
+    constants = [value for name, value in model.items() if name != "seed"]
     batch = size * max(1, min(-(-droplets // (BATCHES * size)), BATCH_WORK // (work * size)))
     halfway = batch * (-(-droplets // batch) // 2)
     for first in range(0, droplets, batch):
@@ -254,13 +288,48 @@ def erode_hydraulic(
         if gullies and first in (0, halfway):  # the flow of the terrain as it is now (twice)
             kernels.accumulate(cells, np.argsort(-cells, axis=None, kind="stable"), flow)
         span[:2] = first, last
-        runtime.launch_blocks(kernels.hydraulic, 1, (cells, flow, span, *scratch, *model.values()))
+        runtime.launch_blocks(kernels.hydraulic, 1, (cells, flow, span, *scratch, *constants))
         if progress is not None:
             progress(last, droplets)
-    carried_off = float(carried.sum())
-    if droplets:
-        kernels.settle(cells, np.empty_like(cells), SETTLE_PASSES)
-    return _checked(_result(before, cells, values["cell_size"], carried_off))
+    return float(carried.sum())
+
+
+def coarse_shape(radius: float, shape: tuple[int, ...]) -> tuple[int, int] | None:
+    """The grid the droplets run on when the brush is ``radius`` cells of a map of ``shape``: ``None`` (the map
+    itself) for a brush under ``1.5 * COARSE_BRUSH`` cells, else the map sampled ``s`` times coarser, ``s`` about
+    ``radius / COARSE_BRUSH`` and splitting the longer side into whole coarse cells (``None`` too when the
+    shorter side would fall under ``COARSE_MIN`` cells)."""
+    if radius < 1.5 * COARSE_BRUSH:
+        return None
+    longer = max(shape) - 1
+    s = longer / max(1, round(longer * COARSE_BRUSH / radius))
+    coarse = (round((shape[0] - 1) / s) + 1, round((shape[1] - 1) / s) + 1)
+    return None if min(coarse) < COARSE_MIN else coarse
+
+
+def _droplets_coarse(
+    cells: np.ndarray, droplets: int, values: dict, shape: tuple[int, int], progress: Callable[[int, int], None] | None
+) -> float:
+    """Run the droplets of ``cells`` (float64, in place) on the grid ``shape`` (``coarse_shape``) and add the
+    change back, bilinearly interpolated; returns what the map lost (see the module docstring)."""
+    s = (max(cells.shape) - 1) / (max(shape) - 1)  # map cells per coarse cell
+    small = resample_bilinear(cells, shape) / s  # in coarse cells
+    start = small.copy()
+    count = max(1, round(droplets * (shape[0] * shape[1]) / cells.size))
+    model = _model(
+        {**values, "brush_radius": _brush_cells(values, cells.shape, math.inf) * values["cell_size"],
+         "cell_size": values["cell_size"] * s, "droplets": count},
+        shape,
+    )  # fmt: skip
+    del model["droplets"]
+    report = None if progress is None else lambda done, total: progress(done * droplets // total, droplets)
+    _droplets(small, count, model, report)
+    _kernels().settle(small, np.empty_like(small), SETTLE_PASSES)
+    sums = np.empty(cells.shape[0])
+    top, fy = bilinear_axis(cells.shape[0], shape[0])
+    left, fx = bilinear_axis(cells.shape[1], shape[1])
+    runtime.launch_blocks(_kernels().add_change, cells.shape[0], (cells, (small - start) * s, top, fy, left, fx, sums))
+    return -float(sums.sum())
 
 
 def _radius_in_cells(options: dict) -> dict:
@@ -282,20 +351,31 @@ def _radius_in_cells(options: dict) -> dict:
     return options
 
 
+def _model_cell(shape: tuple[int, ...]) -> float:
+    """``r``: the map's cell in model cells."""
+    return MODEL_CELLS / (max(shape) - 1)
+
+
+def _brush_cells(values: dict, shape: tuple[int, ...], most: float = MAX_BRUSH_CELLS) -> float:
+    """The brush radius in cells of a map of ``shape``: ``brush_radius / cell_size`` (0: 3 model cells), within
+    half a cell and ``most``."""
+    radius = values["brush_radius"] / values["cell_size"] if values["brush_radius"] else 3.0 / _model_cell(shape)
+    return min(max(radius, 0.5), most)
+
+
 def _model(values: dict, shape: tuple[int, int]) -> dict:
-    """The droplet count and the kernel's per-step constants for a map of ``shape`` cells: a step is one cell,
-    ``r = MODEL_CELLS / (longer side - 1)`` model cells (see the module docstring)."""
+    """The droplet count, the seed and the kernel's per-step constants for a map of ``shape`` cells: a step is
+    one cell, ``r = MODEL_CELLS / (longer side - 1)`` model cells (see the module docstring)."""
     cells = shape[0] * shape[1]
-    r = MODEL_CELLS / (max(shape) - 1)
+    r = _model_cell(shape)
     droplets = values["droplets"] or round(values["droplet_density"] * cells)
-    radius = values["brush_radius"] / values["cell_size"] if values["brush_radius"] else 3.0 / r
-    radius = min(max(radius, 0.5), MAX_BRUSH_CELLS)
 
     def per_step(fraction: float) -> float:
         return 1.0 - (1.0 - fraction) ** r
 
     return {
         "droplets": droplets,
+        "seed": values["seed"],
         "steps": max(1, round(values["lifetime"] / r)),
         "inertia": values["inertia"] ** r,
         "capacity": values["capacity"] / r,
@@ -305,7 +385,7 @@ def _model(values: dict, shape: tuple[int, int]) -> dict:
         "evaporation": per_step(values["evaporation"]),
         "gravity": values["gravity"] * r,
         "gullies": values["gullies"] * math.sqrt(r / GULLY_AREA),
-        **dict(zip(("brush_dy", "brush_dx", "brush_w"), _brush(radius), strict=True)),
+        **dict(zip(("brush_dy", "brush_dx", "brush_w"), _brush(_brush_cells(values, shape)), strict=True)),
         "initial_water": values["initial_water"],
         "initial_speed": values["initial_speed"],
     }
@@ -563,6 +643,26 @@ def _hydraulic(
             )  # fmt: skip
 
 
+def _add_change(first, last, cells, change, top, fy, left, fx, sums):
+    """Add to rows ``first`` to ``last - 1`` of ``cells`` the coarse ``change`` bilinearly interpolated, as
+    ``resample_bilinear`` does (``top``, ``fy``, ``left``, ``fx``: ``bilinear_axis`` of the rows and columns);
+    ``sums[y]`` gets what row ``y`` gained. A range kernel over rows."""
+    if first < 0:  # the launch
+        on_threads(last)
+        return
+    for y in range(first, last):
+        t, v = top[y], fy[y]
+        total = 0.0
+        for x in range(cells.shape[1]):
+            u = fx[x]
+            upper = change[t, left[x]] * (1.0 - u) + change[t, left[x] + 1] * u
+            lower = change[t + 1, left[x]] * (1.0 - u) + change[t + 1, left[x] + 1] * u
+            part = upper * (1.0 - v) + lower * v
+            cells[y, x] += part
+            total += part
+        sums[y] = total
+
+
 def _settle(cells, before, passes):
     """Fill the closed one-cell hollows of ``cells`` (float64, in place) from their rims, up to ``passes`` times:
     an interior cell lower by ``d`` than the lowest of its 8 neighbours (in ``before``, a copy of ``cells``) takes
@@ -637,6 +737,7 @@ def _thermal(first, last, cells, flows, phase, talus, iterations, rate):
 @dataclass(frozen=True)
 class _Kernels:
     hydraulic: object
+    add_change: object
     accumulate: object
     settle: object
     thermal: object
@@ -653,18 +754,20 @@ def pit_density(heights: np.ndarray) -> float:
     return float(lower.sum()) / max(inner.size, 1) * 1e4
 
 
-def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal")) -> str:
+def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal", "coarse")) -> str:
     """How ready the least ready kernel of ``kinds`` (``"hydraulic"``: the droplets; ``"gullies"``: the flow
-    ``gullies`` > 0 adds; ``"thermal"``) is, as ``noise_core.compile_state`` tells for noise: ``"compiled"`` (in
+    ``gullies`` > 0 adds; ``"thermal"``; ``"coarse"``: adding back the change of droplets run on a coarser grid,
+    ``coarse_shape``) is, as ``noise_core.compile_state`` tells for noise: ``"compiled"`` (in
     memory), ``"cached"`` (loads from the disk cache) or ``"uncompiled"`` (the next such erosion compiles first:
     seconds). Cheap; compiles nothing."""
     kernels = _kernels()
     cells = np.zeros((3, 3))
     model = _model(_options(HYDRAULIC_OPTIONS, {}), cells.shape)
-    del model["droplets"]
+    del model["droplets"], model["seed"]
     thermal = (cells, np.zeros((3, 3, 8)), np.zeros(1, np.int64), 0.5, 1, 0.5)
     index, real = np.zeros(1, np.int64), np.zeros(1)
     hydraulic = (cells, cells, index, real, real, index, index, index, real, 1, 0, *model.values())
+    coarse = (cells, cells, index, real, index, real, real)
     pairs = {
         "hydraulic": (
             (kernels.hydraulic, runtime.range_signature(kernels.hydraulic, hydraulic)),
@@ -674,8 +777,19 @@ def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal")) 
             (kernels.accumulate, runtime.kernel_signature(kernels.accumulate, (cells, np.zeros(9, np.int64), cells))),
         ),
         "thermal": ((kernels.thermal, runtime.range_signature(kernels.thermal, thermal)),),
+        "coarse": ((kernels.add_change, runtime.range_signature(kernels.add_change, coarse)),),
     }
     return runtime.least_ready(pair for kind in kinds for pair in pairs[kind])
+
+
+def hydraulic_kinds(shape: tuple[int, ...], **options: object) -> tuple[str, ...]:
+    """The ``compile_state`` kinds ``erode_hydraulic`` of a map of ``shape`` with ``options`` runs: always
+    ``"hydraulic"``, ``"gullies"`` when ``gullies`` > 0, ``"coarse"`` when its droplets run on a coarser grid."""
+    with warnings.catch_warnings():  # erode_hydraulic warns of a former radius
+        warnings.simplefilter("ignore", DeprecationWarning)
+        values = _options(HYDRAULIC_OPTIONS, _radius_in_cells(options))
+    coarse = coarse_shape(_brush_cells(values, shape, math.inf), shape) is not None
+    return ("hydraulic",) + ("gullies",) * (values["gullies"] > 0) + ("coarse",) * coarse
 
 
 @cache
@@ -683,6 +797,7 @@ def _kernels() -> _Kernels:
     """The compiled kernels, built on first use (so importing never compiles nor fixes the cache folder)."""
     return _Kernels(
         hydraulic=range_kernel(_hydraulic),
+        add_change=range_kernel(_add_change),
         accumulate=serial_kernel(_accumulate),
         settle=serial_kernel(_settle),
         thermal=range_kernel(_thermal),

@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import os
 import time
 
@@ -32,6 +33,7 @@ import numpy as np
 import render_erosion
 
 import noise_core as nc
+from noise_core import erosion
 from noise_core.erosion import pit_density
 
 SPEED_GRID, SPEED_DROPLETS, SPEED_RELIEF = 1024, 500_000, 200.0
@@ -63,7 +65,7 @@ def speed(repeat: int) -> dict:
 def threads(repeat: int, big_droplets: int) -> dict:
     spec = nc.NoiseSpec(kind="perlin", octaves=8, frequency=2.0, fractal="ridged", offset=1.0, gain=2.0)
     heights = nc.ranges.to_unit(spec, nc.evaluate_grid(spec, (SPEED_GRID, SPEED_GRID))) * SPEED_RELIEF
-    nc.erode_hydraulic(heights[:64, :64], droplets=100)
+    nc.erode_hydraulic(heights[:64, :64], droplets=100, brush_radius=6.0)  # compiles both paths (own cells, coarse)
     most = numba.get_num_threads()
     result: dict = {"grid": SPEED_GRID, "droplets": SPEED_DROPLETS, "load_before": os.getloadavg()[0]}
     digests, runs = set(), []
@@ -78,6 +80,116 @@ def threads(repeat: int, big_droplets: int) -> dict:
     result["big"] = {"grid": BIG_GRID, "droplets": big_droplets, "target_s": BIG_TARGET_S, "threads": most,
                      **timed(lambda: nc.erode_hydraulic(big, droplets=big_droplets), 1)}  # fmt: skip
     result["big"]["wall_s_for_8M"] = round(result["big"]["wall_s"] * BIG_DROPLETS / big_droplets, 1)
+    result["load_after"] = os.getloadavg()[0]
+    return result
+
+
+def ridged(size: int) -> np.ndarray:
+    """The ridged terrain of ``speed`` sampled at ``size``², ``SPEED_RELIEF`` cells of relief at 1024² (the same
+    shape at every size: the relief in cells grows with the size)."""
+    spec = nc.NoiseSpec(kind="perlin", octaves=8, frequency=2.0, fractal="ridged", offset=1.0, gain=2.0)
+    return nc.ranges.to_unit(spec, nc.evaluate_grid(spec, (size, size))) * SPEED_RELIEF * (size - 1) / 1023
+
+
+def balance(tiles_across: int, droplets: int, threads: int, rounds: int = 20) -> float:
+    """Modelled parallel efficiency of the tile phases: droplets start uniformly at random (as the hashed start
+    points do), a tile's work is its droplet count, each phase's blocks are split into ``threads`` contiguous
+    ranges (``threads.on_threads``) and waits for the busiest; the mean over ``rounds`` draws of the summed
+    mean loads over the summed busiest loads (1.0: no thread ever waits)."""
+    rng = np.random.default_rng(0)
+    ratios = []
+    for _ in range(rounds):
+        counts = rng.multinomial(droplets, np.full(tiles_across**2, 1.0 / tiles_across**2))
+        counts = counts.reshape(tiles_across, tiles_across)
+        busy = mean = 0.0
+        for phase in range(4):
+            blocks = counts[phase // 2 :: 2, phase % 2 :: 2].ravel()
+            parts = [part.sum() for part in np.array_split(blocks, min(threads, blocks.size))]
+            busy, mean = busy + max(parts), mean + blocks.sum() / threads
+        ratios.append(mean / busy)
+    return round(float(np.mean(ratios)), 3)
+
+
+def parts(heights: np.ndarray) -> dict:
+    """One settling pass and one flow accumulation (gullies) over ``heights``, and the whole default run."""
+    kernels = erosion._kernels()
+    cells = heights.astype(np.float64)
+    flow = np.empty_like(cells)
+    return {
+        "settle_pass": timed(lambda: kernels.settle(cells, np.empty_like(cells), 1), 1),
+        "accumulate": timed(lambda: kernels.accumulate(cells, np.argsort(-cells, axis=None, kind="stable"), flow), 1),
+        "default_now": timed(lambda: nc.erode_hydraulic(heights), 1),
+    }
+
+
+def profile(sizes: tuple[int, ...], sample: int) -> dict:
+    """Where the time of default erosion goes as the map grows (issue 33: 4097² with 8 M droplets), measured in
+    CPU time (fair on a shared machine): per size, the brush in cells, the steps of a droplet, the tiles, the
+    coarse grid the droplets now run on; the CPU time per droplet on the map's own cells (``sample`` droplets,
+    the former path, forced with ``COARSE_BRUSH`` = inf) and extrapolated to the default density (0.5 per
+    cell); the modelled thread balance of the tile phases; one settling pass and one flow accumulation
+    (gullies) on the map; then the whole default run as it is now (coarse grid when the brush is wide)."""
+    most = numba.get_num_threads()
+    result: dict = {"threads": most, "load_before": os.getloadavg()[0]}
+    nc.erode_hydraulic(ridged(65), droplets=100, gullies=1.0, brush_radius=6.0)  # compiles both paths
+    for size in sizes:
+        heights = ridged(size)
+        values = erosion._options(erosion.HYDRAULIC_OPTIONS, {})
+        model = erosion._model(values, heights.shape)
+        radius = erosion._brush_cells(values, heights.shape, math.inf)
+        reach = int(np.abs(model["brush_dy"]).max())
+        tile = erosion.tile_width(model["steps"], reach)
+        across = (size - 2) // tile + 1
+        row: dict = {
+            "brush_radius_cells": round(radius, 2), "brush_cells": int(model["brush_w"].size),
+            "steps": model["steps"], "work_per_droplet": model["steps"] * int(model["brush_w"].size),
+            "tile": tile, "tiles": across**2, "droplets": model["droplets"],
+            "coarse_grid": erosion.coarse_shape(radius, heights.shape),
+        }  # fmt: skip
+        count = min(sample, model["droplets"])
+        saved, erosion.COARSE_BRUSH = erosion.COARSE_BRUSH, math.inf
+        try:
+            own = timed(lambda: nc.erode_hydraulic(heights, droplets=count), 1)  # noqa: B023
+        finally:
+            erosion.COARSE_BRUSH = saved
+        per = own["cpu_s"] / count
+        row["own_cells"] = {"droplets": count, **own, "cpu_us_per_droplet": round(per * 1e6, 2),
+                            "cpu_s_at_density": round(per * model["droplets"], 1),
+                            "cpu_s_for_8M": round(per * BIG_DROPLETS, 1)}  # fmt: skip
+        work, tiles = row["work_per_droplet"], across**2
+        per_round = min(max(min(erosion.ROUND_PER_TILE * tiles, erosion.BATCH_WORK // work), erosion.ROUNDS[0]),
+                        erosion.ROUNDS[1])  # fmt: skip
+        row["droplets_per_round"] = per_round
+        row["phase_balance"] = balance(across, per_round, most)
+        row.update(parts(heights))
+        result[f"{size}"] = row
+        print(json.dumps({f"{size}": row}), flush=True)
+    result["load_after"] = os.getloadavg()[0]
+    return result
+
+
+def compare(size: int) -> dict:
+    """Default erosion of the ``ridged`` terrain at ``size``² with the droplets on the coarse grid (as now) and on
+    the map's own cells (``COARSE_BRUSH`` = inf, the former path): times, mean |change| and their ratio, the
+    correlation of the two change maps (raw and smoothed over 5 x 5 cells), pits and what left the map."""
+    heights = ridged(size)
+    nc.erode_hydraulic(heights[:64, :64], droplets=100, brush_radius=6.0)  # compiles both paths
+    runs, result = {}, {"grid": size, "load_before": os.getloadavg()[0]}
+    for name, limit in (("coarse", erosion.COARSE_BRUSH), ("own_cells", math.inf)):
+        saved, erosion.COARSE_BRUSH = erosion.COARSE_BRUSH, limit
+        try:
+            result[name] = timed(lambda: runs.update({name: nc.erode_hydraulic(heights)}), 1)  # noqa: B023
+        finally:
+            erosion.COARSE_BRUSH = saved
+        run = runs[name]
+        change = float(np.abs(run.heights - heights).mean())
+        result[name].update(mean_abs_change=change, pits=round(pit_density(run.heights), 2), eroded=run.eroded,
+                            carried_off=run.carried_off)  # fmt: skip
+    first, second = (runs[name].heights - heights for name in ("coarse", "own_cells"))
+    result["pits_before"] = round(pit_density(heights), 2)
+    result["ratio"] = round(result["coarse"]["mean_abs_change"] / result["own_cells"]["mean_abs_change"], 3)
+    result["correlation"] = round(float(np.corrcoef(first.ravel(), second.ravel())[0, 1]), 3)
+    result["correlation_smoothed"] = round(float(np.corrcoef(smooth(first).ravel(), smooth(second).ravel())[0, 1]), 3)
     result["load_after"] = os.getloadavg()[0]
     return result
 
@@ -116,11 +228,35 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--repeat", type=int, default=3, help="timed runs, best kept (default 3)")
     parser.add_argument("--skip-speed", action="store_true", help="only the resolution and pit checks")
     parser.add_argument("--threads", action="store_true", help="only one thread against all, and 4097²")
+    parser.add_argument(
+        "--profile",
+        type=int,
+        nargs="*",
+        metavar="SIZE",
+        help="only the profile: where the time goes at these sizes (default 513 1025 2049 4097)",
+    )
+    parser.add_argument(
+        "--compare", type=int, metavar="SIZE", help="only default erosion at SIZE² on the coarse grid and on the map"
+    )
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=100_000,
+        help="droplets per size run on the map's own cells in --profile (default 100,000)",
+    )
     parser.add_argument("--big-droplets", type=int, default=BIG_DROPLETS,
                         help="droplets of the 4097² run (default 8 M; fewer: scaled to 8 M)")  # fmt: skip
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error(f"--repeat: at least 1, got {args.repeat}")
+    if args.compare:
+        result = {"compare": compare(args.compare)}
+        print(json.dumps(result, indent=1))
+        return result
+    if args.profile is not None:
+        result = {"profile": profile(tuple(args.profile) or (513, 1025, 2049, 4097), max(1, args.sample))}
+        print(json.dumps(result, indent=1))
+        return result
     if args.threads:
         result = {"threads": threads(args.repeat, max(1, args.big_droplets))}
         print(json.dumps(result, indent=1))

@@ -60,6 +60,7 @@ def test_same_bits_on_one_two_and_four_threads() -> None:
                    + repr(r.carried_off)
                    for r in (erode_hydraulic(heights, droplets=2000, seed=3, gullies=4.0),
                              erode_hydraulic(big, droplets=60_000, seed=5, gullies=2.0),
+                             erode_hydraulic(big, droplets=20_000, seed=6, brush_radius=8.0),
                              erode_thermal(heights, iterations=20))]
         print(json.dumps(digests))
         """
@@ -198,6 +199,13 @@ def shaped(size: int, relief: float = 0.15) -> tuple[np.ndarray, float]:
     return nc.ranges.to_unit(spec, nc.evaluate_grid(spec, (size, size))) * relief, 1.0 / (size - 1)
 
 
+def _smooth(change: np.ndarray) -> np.ndarray:
+    """``change`` averaged over 5x5 cells (the valid part)."""
+    box = np.ones(5) / 5
+    rows = np.apply_along_axis(np.convolve, 0, change, box, mode="valid")
+    return np.apply_along_axis(np.convolve, 1, rows, box, mode="valid")
+
+
 def test_default_erosion_is_alike_at_two_resolutions() -> None:
     """Defaults per cell and per model cell: the same terrain at 257² and 513² loses about as much per cell,
     in the same places (the change maps, on the 257² raster and smoothed over 5x5 cells, are correlated);
@@ -208,13 +216,7 @@ def test_default_erosion_is_alike_at_two_resolutions() -> None:
     second = erode_hydraulic(fine, cell_size=fine_cell).heights - fine
     ratio = np.abs(first).mean() / np.abs(second).mean()
     assert 0.75 < ratio < 1.25
-    box = np.ones(5) / 5
-
-    def smooth(change: np.ndarray) -> np.ndarray:
-        rows = np.apply_along_axis(np.convolve, 0, change, box, mode="valid")
-        return np.apply_along_axis(np.convolve, 1, rows, box, mode="valid")
-
-    correlation = np.corrcoef(smooth(first).ravel(), smooth(second[::2, ::2]).ravel())[0, 1]
+    correlation = np.corrcoef(_smooth(first).ravel(), _smooth(second[::2, ::2]).ravel())[0, 1]
     assert correlation > 0.75
 
 
@@ -302,10 +304,14 @@ def test_progress_is_reported_per_batch_and_changes_nothing() -> None:
 
 
 def test_compile_state_tells_whether_erosion_would_compile() -> None:
-    from noise_core.erosion import compile_state
+    from noise_core.erosion import compile_state, hydraulic_kinds
 
     erode_hydraulic(terrain(16), droplets=10)
     assert compile_state(("hydraulic",)) == "compiled"
+    assert hydraulic_kinds((16, 16)) == ("hydraulic",)
+    assert hydraulic_kinds((4097, 4097), gullies=2.0) == ("hydraulic", "gullies", "coarse")
+    erode_hydraulic(terrain(64), droplets=10, brush_radius=6.0)
+    assert compile_state(hydraulic_kinds((64, 64), brush_radius=6.0)) == "compiled"
     assert compile_state(()) == "compiled"
     assert compile_state() in ("compiled", "cached", "uncompiled")
 
@@ -316,3 +322,47 @@ def test_the_former_radius_in_cells_is_brush_radius_times_cell_size() -> None:
         old = erode_hydraulic(heights, droplets=300, radius=2, cell_size=0.5)
     new = erode_hydraulic(heights, droplets=300, brush_radius=1.0, cell_size=0.5)
     assert np.array_equal(old.heights, new.heights)
+
+
+def test_the_coarse_grid_splits_the_longer_side_into_whole_cells() -> None:
+    """A brush from 1.5 x ``COARSE_BRUSH`` cells on runs on a grid where it is about ``COARSE_BRUSH`` cells."""
+    from noise_core.erosion import coarse_shape
+
+    assert coarse_shape(12.0, (4097, 4097)) == (1025, 1025)  # the default brush at 4097²: 3 model cells
+    assert coarse_shape(6.0, (2049, 2049)) == (1025, 1025)
+    assert coarse_shape(24.0, (8193, 8193)) == (1025, 1025)  # no 16-cell limit where the coarse grid takes it
+    assert coarse_shape(12.0, (4097, 2049)) == (1025, 513)
+    assert coarse_shape(16.0, (1025, 1000)) == (193, 188)  # 1024 / round(1024 * 3 / 16) = 1024 / 192 cells
+    assert coarse_shape(4.49, (4097, 4097)) is None  # narrower: the map's own cells
+    assert coarse_shape(16.0, (80, 40)) is None  # the coarse grid would be under COARSE_MIN cells
+
+
+@pytest.mark.parametrize(("brush", "grid"), [(6.0, 129), (5.0, 155)])
+def test_a_wide_brush_erodes_on_a_coarser_grid_as_on_the_map(
+    monkeypatch: pytest.MonkeyPatch, brush: float, grid: int
+) -> None:
+    """A 6-cell brush on 257² runs its droplets on 129² (a 3-cell brush; 5 cells: on 155², 1.66 cells apart)
+    and adds the change back, bilinearly: mass is kept, no pits, and it erodes about as much, in the same places,
+    as the droplets on the map's own cells (the former path, forced by a brush limit of infinity): the criteria
+    of the resolution test."""
+    from noise_core import erosion
+
+    heights, cell = shaped(257)
+    assert erosion.coarse_shape(brush, heights.shape) == (grid, grid)
+    coarse = erode_hydraulic(heights, cell_size=cell, brush_radius=brush * cell)
+    _check_mass(heights.astype(np.float32), coarse)
+    assert pit_density(coarse.heights) <= 1.5 * pit_density(heights) + 5.0
+    monkeypatch.setattr(erosion, "COARSE_BRUSH", float("inf"))
+    own = erode_hydraulic(heights, cell_size=cell, brush_radius=brush * cell)
+    first, second = coarse.heights - heights, own.heights - heights
+    assert 0.75 < np.abs(first).mean() / np.abs(second).mean() < 1.25
+    assert np.corrcoef(_smooth(first).ravel(), _smooth(second).ravel())[0, 1] > 0.75
+
+
+def test_progress_on_the_coarse_grid_counts_the_droplets_asked_for() -> None:
+    heights, cell = shaped(129)
+    calls: list[tuple[int, int]] = []
+    erode_hydraulic(heights, lambda done, total: calls.append((done, total)), cell_size=cell, droplets=30_000,
+                    brush_radius=8 * cell)  # fmt: skip
+    assert len(calls) >= 2 and all(total == 30_000 for _, total in calls)
+    assert [done for done, _ in calls] == sorted({done for done, _ in calls}) and calls[-1][0] == 30_000
