@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import bpy
 
 from .errors import UserError
-from .progress import window_progress
+from .progress import in_worker, window_progress
 
 CANCEL_WAIT = 0.5
 """Seconds a cancel waits for the worker to stop (it checks between batches)."""
@@ -56,16 +56,21 @@ class Worker:
         self._clock = clock
         self.started = clock()
 
-    def advance(self, count: int) -> None:
-        """Move the progress on by ``count``; ``Cancelled`` once the job is cancelled."""
+    def check(self) -> None:
+        """``Cancelled`` once the job is cancelled (nested ``window_progress`` calls it per chunk)."""
         if self._cancel.is_set():
             raise Cancelled
+
+    def advance(self, count: int) -> None:
+        """Move the progress on by ``count``; ``Cancelled`` once the job is cancelled."""
+        self.check()
         self.done = min(self.total, self.done + max(int(count), 0))
 
     def run(self) -> None:
         """Run ``compute`` here, keeping its result or the exception it raised."""
         try:
-            self.result = self._compute(self.advance)
+            with in_worker(self.check):
+                self.result = self._compute(self.advance)
         except BaseException as error:  # kept for the main thread, which reports it (a worker has no one else)
             self.error = error
         finally:
@@ -179,8 +184,13 @@ class JobOperator(_Operator):
         return {"FINISHED"}
 
     def invoke(self, context, _event):
+        return self.start_job(context)
+
+    def start_job(self, context):
+        """Run the job in a worker thread, the operator modal meanwhile (the foreground without a window); an
+        ``execute`` reached from the UI (after a file browser) returns this."""
         if bpy.app.background or context.window is None:
-            return self.execute(context)
+            return JobOperator.execute(self, context)
         try:
             self._key = self.job_key(context)
             compute, self._apply = self.prepare(context)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -21,12 +22,33 @@ def show_status(context: bpy.types.Context, text: str) -> None:
     bpy.ops.wm.redraw_timer(type="DRAW_WIN_SWAP", iterations=1)  # needs a window: checked above
 
 
+_worker = threading.local()
+"""``check``: set on a job's worker thread (``in_worker``)."""
+
+
+@contextmanager
+def in_worker(check: Callable[[], None]) -> Iterator[None]:
+    """Within the block (a job's worker thread) ``window_progress`` touches no Blender data: its ``advance``
+    calls ``check()``, which raises once the job is cancelled, so nested work stops at its next chunk."""
+    previous = getattr(_worker, "check", None)
+    _worker.check = check
+    try:
+        yield
+    finally:
+        _worker.check = previous
+
+
 @contextmanager
 def window_progress(context: bpy.types.Context, total: int) -> Iterator[Callable[[int], None]]:
     """Show progress from 0 to ``total``; yields ``advance(n)`` that moves it on by ``n``.
 
     Within the block an evaluation that compiles a kernel first says so in the status bar (cleared at the end).
+    On a job's worker thread (``in_worker``) it shows nothing; ``advance`` only checks for a cancel.
     """
+    check = getattr(_worker, "check", None)
+    if check is not None:
+        yield lambda _count: check()
+        return
     manager = context.window_manager
     done = 0
     announced = False
