@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import bpy
+import numpy as np
 
 from . import jobs, mesh_io
 from .erode_fluvial import FLOW_ATTRIBUTES
@@ -119,8 +120,10 @@ def refresh_now(obj: bpy.types.Object) -> bool:
 
 def preview_now(obj: bpy.types.Object) -> Preview | None:
     """Rebuild the live terrain ``obj`` as ``preview_plan`` says, when its full rebuild would not fit a frame;
-    the ``Preview`` it made, or None (then nothing changed). A grid preview (fewer vertices) is made only when
-    the mesh keeps nothing a new grid would lose: no shape keys, vertex groups or attributes of its own."""
+    the ``Preview`` it made, or None (then nothing changed). A reduced grid's heights are spread over the mesh's
+    own grid (``spread``: each vertex at its nearest preview vertex's height; masks left as they were) when it
+    has the full grid's vertices; otherwise (its subdivisions change) the mesh gets the preview grid, when it
+    keeps nothing a new grid would lose: no shape keys, vertex groups or attributes of its own."""
     from .terrain import is_terrain, recall, terrain_geometry, write_maps
 
     if not is_terrain(obj) or not obj.noisewright_terrain.auto_refresh or obj.mode == "EDIT":  # type: ignore[attr-defined]
@@ -133,7 +136,10 @@ def preview_now(obj: bpy.types.Object) -> Preview | None:
         cells = (shape["x_subdivisions"] + 1) * (shape["y_subdivisions"] + 1)
         droplets = None if hydraulic is None else hydraulic["droplets"] or round(hydraulic["droplet_density"] * cells)
         plan = preview_plan(shape["x_subdivisions"], shape["y_subdivisions"], droplets)
-        if plan is None or (plan.step > 1 and not _regrid_loses_nothing(obj, mesh)):
+        if plan is None:
+            return None
+        on_full_grid = len(mesh.vertices) == cells
+        if plan.step > 1 and not on_full_grid and not _regrid_loses_nothing(obj, mesh):
             return None
         fewer = None if hydraulic is None else {**hydraulic, "droplets": plan.droplets}
         smaller = {**shape, "x_subdivisions": plan.x_subdivisions, "y_subdivisions": plan.y_subdivisions}
@@ -141,16 +147,37 @@ def preview_now(obj: bpy.types.Object) -> Preview | None:
     except UserError as error:
         print(f"Noisewright: Auto Refresh of {obj.name!r}: {error}", flush=True)
         return None
-    if plan.step > 1 or len(mesh.vertices) != positions.shape[0]:
-        if plan.step == 1 or mesh.shape_keys is not None:  # the grid changed meanwhile: the full rebuild follows
-            return None
+    if plan.step > 1 and on_full_grid:  # its own grid kept: the preview's heights spread over it
+        mesh_io.write_positions(mesh, spread(positions, plan, shape))
+        return plan
+    same = len(mesh.vertices) == positions.shape[0] and len(mesh.polygons) == quads.shape[0]
+    if same and mesh_io.has_faces(mesh, quads):  # the preview grid it has (the next redraw): positions only
+        mesh_io.write_positions(mesh, positions)
+    elif plan.step > 1 and mesh.shape_keys is None:  # a new grid (subdivisions dragged): the preview's
         mesh.clear_geometry()
         mesh_io.build_grid(mesh, positions, quads, uvs)
-    else:
-        mesh_io.write_positions(mesh, positions)
+    else:  # the grid changed meanwhile: the full rebuild follows
+        return None
     write_maps(mesh, masks)
     mesh.update()
     return plan
+
+
+def spread(positions: np.ndarray, plan: Preview, shape: dict) -> np.ndarray:
+    """(N, 3) float32 positions of the full grid ``shape`` (x and y as ``terrain.grid``'s), each vertex at the
+    height of the nearest vertex of the preview grid ``plan`` (its ``positions``, row-major from -y; halfway
+    between two, the one further along)."""
+    columns, rows = shape["x_subdivisions"] + 1, shape["y_subdivisions"] + 1
+    half = shape["size"] * 0.5
+    heights = positions[:, 2].reshape(plan.y_subdivisions + 1, plan.x_subdivisions + 1)
+    nearest = lambda count, kept, full: np.floor(np.arange(count) * (kept / full) + 0.5).astype(np.intp)  # noqa: E731 (ties up)
+    across = nearest(columns, plan.x_subdivisions, shape["x_subdivisions"])
+    down = nearest(rows, plan.y_subdivisions, shape["y_subdivisions"])
+    spread_out = np.empty((rows, columns, 3), dtype=np.float32)
+    spread_out[:, :, 0] = np.linspace(-half, half, columns)
+    spread_out[:, :, 1] = np.linspace(-half, half, rows)[:, None]
+    spread_out[:, :, 2] = heights.take(down, axis=0).take(across, axis=1)
+    return spread_out.reshape(-1, 3)
 
 
 KEPT_ATTRIBUTES = ("position", "sharp_face", "material_index")

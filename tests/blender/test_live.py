@@ -153,29 +153,49 @@ def test_a_preview_is_the_smallest_power_of_two_step_within_the_budget(addon, x,
 def test_in_the_ui_a_huge_grid_previews_at_a_reduced_resolution_then_builds_in_full(bpy_empty, addon, monkeypatch):
     bpy = bpy_empty
     live = addon.live
-    monkeypatch.setattr(live, "FRAME_VERTICES", 17 * 17)  # a 32 x 32 grid is "huge" here
+    monkeypatch.setattr(live, "FRAME_VERTICES", 17 * 17)  # a 32 x 30 grid is "huge" here
     spec = addon.api.NoiseSpec(kind="perlin", octaves=3, seed=4)
     obj = addon.api.add_terrain(bpy.context, spec, x_subdivisions=32, y_subdivisions=30, size=3.0)
-    obj.noisewright_terrain.noise.seed = 5  # background: in full, at once, as Regenerate
+    settings = obj.noisewright_terrain
+    settings.noise.seed = 5  # background: in full, at once, as Regenerate
     assert len(obj.data.vertices) == 33 * 31 and live.previewing(obj.name) == ""
     monkeypatch.setattr(live, "in_background", lambda: False)
-    obj.noisewright_terrain.noise.seed = 6
-    live.flush()
-    assert len(obj.data.vertices) == 17 * 16  # every 2nd row and column while the value changes
+    grid_before = _positions(obj).reshape(-1, 3)[:, :2].copy()
+    settings.noise.seed = 6
+    live.flush()  # while the value changes: every 2nd row and column, spread over the mesh's own grid
     assert "16 x 15 faces (1/2 resolution)" in live.previewing(obj.name)
-    xy = _positions(obj).reshape(-1, 3)[:, :2]
-    assert np.ptp(xy, axis=0) == pytest.approx((3.0, 3.0))  # the same size
+    preview = _positions(obj).reshape(-1, 3)
+    np.testing.assert_array_equal(preview[:, :2], grid_before)  # the same grid, its vertices kept
+    spec, domain, shape, *erosion = addon.terrain.recall(obj)
+    small = {**shape, "x_subdivisions": 16, "y_subdivisions": 15}
+    coarse = addon.terrain.terrain_geometry(bpy.context, spec, domain, small, *erosion)[0][:, 2].reshape(16, 17)
+    heights = preview[:, 2].reshape(31, 33)
+    np.testing.assert_array_equal(heights[::2, ::2], coarse.astype(np.float32))  # the vertices both grids have
+    np.testing.assert_array_equal(heights[1::2], heights[2::2])  # the others: their nearest's (halfway: the next)
+    np.testing.assert_array_equal(heights[:, 1::2], heights[:, 2::2])
     live.flush(settle=True)  # the release
-    assert len(obj.data.vertices) == 33 * 31 and live.previewing(obj.name) == ""
+    assert live.previewing(obj.name) == ""
     full = _positions(obj)
     addon.api.regenerate_terrain(bpy.context, obj)
     np.testing.assert_array_equal(_positions(obj), full)  # the full build is Regenerate's
 
-    obj.vertex_groups.new(name="Mine")  # a new grid would lose it: no reduced preview, rebuilt in full
-    obj.noisewright_terrain.noise.seed = 7
+    settings.x_subdivisions = 34  # a new grid while dragging: the mesh gets the preview grid for a moment
+    live.flush()
+    assert len(obj.data.vertices) == 18 * 16 and "17 x 15 faces" in live.previewing(obj.name)
+    assert np.ptp(_positions(obj).reshape(-1, 3)[:, :2], axis=0) == pytest.approx((3.0, 3.0))  # the same size
+    live.flush(settle=True)
+    assert len(obj.data.vertices) == 35 * 31
+    full = _positions(obj)
+    addon.api.regenerate_terrain(bpy.context, obj)
+    np.testing.assert_array_equal(_positions(obj), full)
+
+    obj.vertex_groups.new(name="Mine")
+    settings.noise.seed = 8  # its own grid kept: previewed, the group kept
+    live.flush()
+    assert live.previewing(obj.name) and "Mine" in obj.vertex_groups
+    settings.x_subdivisions = 32  # a preview grid would lose the group: rebuilt in full (as Regenerate)
     live.flush()
     assert len(obj.data.vertices) == 33 * 31 and live.previewing(obj.name) == ""
-    assert "Mine" in obj.vertex_groups
 
 
 def test_a_timer_rebuild_is_its_own_undo_step(bpy_empty, addon, monkeypatch):
