@@ -149,10 +149,8 @@ def export_heightmap(
     obj: bpy.types.Object,
     filepath: str,
     *,
-    engine: str,
-    resolution: int,
     height_range: tuple[float, float] | None = None,
-    tile: int,
+    **options: Any,
 ) -> tuple[list[Path], dict, str]:
     """Write ``obj`` (a Noise Terrain or grid mesh) to ``filepath`` (format by suffix) and its sidecar, all or none.
 
@@ -162,9 +160,7 @@ def export_heightmap(
     import numbers (empty without an engine), how the heights were made)``; ``UserError`` naming the problem,
     and then no file is written. Defaults and limits: ``EXPORT_OPTIONS``.
     """
-    compute, _total = export_parts(
-        context, obj, filepath, engine=engine, resolution=resolution, height_range=height_range, tile=tile
-    )
+    compute, _total = export_parts(context, obj, filepath, height_range=height_range, **options)
     return compute(lambda _count: None)
 
 
@@ -393,7 +389,7 @@ def _report_numbers(operator: bpy.types.Operator, numbers: dict) -> None:
 FILEPATH: Any = StringProperty(name="File Path", subtype="FILE_PATH", maxlen=1024)  # type: ignore[func-returns-value]
 
 
-class NOISEWRIGHT_OT_export_heightmap(JobOperator, OptionsOperator, bpy.types.Operator, ExportHelper):  # type: ignore[misc]
+class NOISEWRIGHT_OT_export_heightmap(JobOperator, OptionsOperator, bpy.types.Operator, ExportHelper):
     """Write the active Noise Terrain or grid mesh as a game-engine heightmap (R16, R32, PNG, EXR, TIFF)"""
 
     bl_idname = "noisewright.export_heightmap"

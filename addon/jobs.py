@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import bpy
 
 from .errors import UserError
-from .progress import in_worker, window_progress
+from .progress import on_worker, window_progress
 
 CANCEL_WAIT = 0.5
 """Seconds a cancel waits for the worker to stop (it checks between batches)."""
@@ -68,12 +68,13 @@ class Worker:
 
     def run(self) -> None:
         """Run ``compute`` here, keeping its result or the exception it raised."""
+        on_worker(self.check)
         try:
-            with in_worker(self.check):
-                self.result = self._compute(self.advance)
+            self.result = self._compute(self.advance)
         except BaseException as error:  # kept for the main thread, which reports it (a worker has no one else)
             self.error = error
         finally:
+            on_worker(None)
             self.finished.set()
 
     def start(self) -> Worker:

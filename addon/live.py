@@ -249,7 +249,7 @@ def _settle() -> float | None:
         if now - changed_at >= SETTLE and name not in _PENDING:
             del _UNSAVED[name]
             rebuilt.append(name)
-    if rebuilt and bpy.ops.ed.undo_push.poll():
+    if rebuilt and bpy.ops.ed.undo_push.poll():  # type: ignore[call-arg]  # (the stubs want a context)
         bpy.ops.ed.undo_push(message=f"Auto Refresh {', '.join(sorted(set(rebuilt)))}")
     if not _PREVIEWED:
         _say(None)

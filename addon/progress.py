@@ -23,19 +23,14 @@ def show_status(context: bpy.types.Context, text: str) -> None:
 
 
 _worker = threading.local()
-"""``check``: set on a job's worker thread (``in_worker``)."""
+"""``check``: set on a job's worker thread (``on_worker``)."""
 
 
-@contextmanager
-def in_worker(check: Callable[[], None]) -> Iterator[None]:
-    """Within the block (a job's worker thread) ``window_progress`` touches no Blender data: its ``advance``
-    calls ``check()``, which raises once the job is cancelled, so nested work stops at its next chunk."""
-    previous = getattr(_worker, "check", None)
+def on_worker(check: Callable[[], None] | None) -> None:
+    """Mark this thread as a job's worker (``check``: raises once the job is cancelled) or not (None): on a
+    worker ``window_progress`` touches no Blender data, and its ``advance`` calls ``check()``, so nested work
+    stops at its next chunk."""
     _worker.check = check
-    try:
-        yield
-    finally:
-        _worker.check = previous
 
 
 @contextmanager
@@ -43,7 +38,7 @@ def window_progress(context: bpy.types.Context, total: int) -> Iterator[Callable
     """Show progress from 0 to ``total``; yields ``advance(n)`` that moves it on by ``n``.
 
     Within the block an evaluation that compiles a kernel first says so in the status bar (cleared at the end).
-    On a job's worker thread (``in_worker``) it shows nothing; ``advance`` only checks for a cancel.
+    On a job's worker thread (``on_worker``) it shows nothing; ``advance`` only checks for a cancel.
     """
     check = getattr(_worker, "check", None)
     if check is not None:

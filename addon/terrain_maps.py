@@ -48,13 +48,7 @@ STORE_OPTIONS: tuple[Option, ...] = (
 
 @checked(*STORE_OPTIONS, *MAP_OPTIONS)
 def write_terrain_maps(
-    obj: bpy.types.Object,
-    maps: tuple[str, ...] | list[str] = DEFAULT_MAPS,
-    *,
-    attributes: bool,
-    vertex_groups: bool,
-    images: bool,
-    **options: Any,
+    obj: bpy.types.Object, maps: tuple[str, ...] | list[str] = DEFAULT_MAPS, **options: Any
 ) -> dict[str, np.ndarray]:
     """Compute ``maps`` of the grid mesh ``obj`` (cell size: the grid's spacing) and write them as point
     attributes (``attributes``), vertex groups (``vertex_groups``) named after the maps and/or float images
@@ -62,9 +56,7 @@ def write_terrain_maps(
     ``noise_core.terrain_maps.MAP_OPTIONS``. Returns the maps per vertex (float32, in vertex order).
     ``UserError`` naming the problem (not a grid, linked data, Edit Mode, an unknown map, bad settings); then
     nothing changes."""
-    compute, apply, _total = terrain_maps_parts(
-        obj, maps, attributes=attributes, vertex_groups=vertex_groups, images=images, **options
-    )
+    compute, apply, _total = terrain_maps_parts(obj, maps, **options)
     return apply(compute(lambda _count: None))
 
 

@@ -37,16 +37,22 @@ def best_ms(run, repeat: int) -> float:
     return round(best * 1e3, 2)
 
 
-def measure(addon, size: int, repeat: int, erosion: bool) -> dict:
+def terrain(addon, size: int):
+    """``(obj, change)``: a new ``size``² Noise Terrain in an empty scene and a function changing its seed."""
     bpy.ops.wm.read_homefile(use_empty=True)
     spec = addon.api.NoiseSpec(kind="perlin", octaves=6, frequency=2.0)
     obj = addon.api.add_terrain(bpy.context, spec, x_subdivisions=size - 1, y_subdivisions=size - 1)
-    settings = obj.noisewright_terrain
     seeds = iter(range(1, 10_000))
 
     def change() -> None:
-        settings.noise.seed = next(seeds)
+        obj.noisewright_terrain.noise.seed = next(seeds)
 
+    return obj, change
+
+
+def measure(addon, size: int, repeat: int, erosion: bool) -> dict:
+    obj, change = terrain(addon, size)
+    settings = obj.noisewright_terrain
     change()  # warm
     result = {
         "vertices": size * size,
@@ -65,15 +71,7 @@ def measure_preview(addon, size: int, repeat: int) -> dict:
     reduced preview while dragging (``live.flush`` after a change, the mesh already on the preview grid) and the
     full build on release (``live.flush(settle=True)``)."""
     live = addon.live
-    bpy.ops.wm.read_homefile(use_empty=True)
-    spec = addon.api.NoiseSpec(kind="perlin", octaves=6, frequency=2.0)
-    obj = addon.api.add_terrain(bpy.context, spec, x_subdivisions=size - 1, y_subdivisions=size - 1)
-    settings = obj.noisewright_terrain
-    seeds = iter(range(1, 10_000))
-
-    def change() -> None:
-        settings.noise.seed = next(seeds)
-
+    _obj, change = terrain(addon, size)
     result: dict = {"vertices": size * size, "change_ms": best_ms(change, repeat)}
     live.in_background = lambda: False  # the UI's path, driven by hand (this process ends after)
 

@@ -18,14 +18,10 @@ FEW = {"droplets": 20_000, "seed": 2}
 
 
 def _grid(bpy, side: int = 48):
-    bpy.ops.mesh.primitive_grid_add(x_subdivisions=side, y_subdivisions=side, size=2.0)
+    """A plain grid mesh (a Noise Terrain's, its settings forgotten) of ``side`` x ``side`` faces."""
+    bpy.ops.noisewright.add_terrain(x_subdivisions=side, y_subdivisions=side, size=2.0, height=0.5)
     grid = bpy.context.active_object
-    flat = np.empty(len(grid.data.vertices) * 3, dtype=np.float32)
-    grid.data.vertices.foreach_get("co", flat)
-    xyz = flat.reshape(-1, 3)
-    xyz[:, 2] = 0.3 * np.sin(3.0 * xyz[:, 0]) * np.cos(2.0 * xyz[:, 1]) + 0.2 * xyz[:, 0]
-    grid.data.vertices.foreach_set("co", xyz.ravel())
-    grid.data.update()
+    grid.noisewright_terrain.is_terrain = False
     return grid
 
 
