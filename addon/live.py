@@ -16,8 +16,8 @@ runs, so the mesh is bit for bit what Regenerate builds:
   assignment returns.
 
 Settings of the scene and of operators (the same property groups, owned by something other than a terrain)
-change nothing. A terrain with an erosion job running (``jobs``) is left alone. A setting that makes the
-terrain invalid (a bad option) is reported on the console and the mesh stays as it was.
+change nothing. A terrain with a job running (``jobs``: erosion, terrain maps, an export) is left alone. A
+setting that makes the terrain invalid (a bad option) is reported on the console and the mesh stays as it was.
 """
 
 from __future__ import annotations
