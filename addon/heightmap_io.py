@@ -426,7 +426,9 @@ class NOISEWRIGHT_OT_export_heightmap(JobOperator, OptionsOperator, bpy.types.Op
 
     def execute(self, context):
         self.check(context)
-        return self.start_job(context) if self._browsed else JobOperator.execute(self, context)
+        if self._browsed and not bpy.app.background and context.window is not None:
+            return self.start_job(context)  # the UI's way, as invoke's
+        return JobOperator.execute(self, context)
 
     def job_key(self, context) -> str:
         return context.active_object.name

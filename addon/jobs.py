@@ -57,14 +57,10 @@ class Worker:
         self._clock = clock
         self.started = clock()
 
-    def check(self) -> None:
-        """``Cancelled`` once the job is cancelled (nested ``window_progress`` calls it per chunk)."""
-        if self._cancel.is_set():
-            raise Cancelled
-
     def advance(self, count: int) -> None:
         """Move the progress on by ``count``; ``Cancelled`` once the job is cancelled."""
-        self.check()
+        if self._cancel.is_set():
+            raise Cancelled
         self.done = min(self.total, self.done + max(int(count), 0))
 
     def run(self) -> None:
@@ -86,6 +82,10 @@ class Worker:
         """Ask the worker to stop and wait up to ``wait`` seconds; whether it has stopped."""
         self._cancel.set()
         return self.finished.wait(wait)
+
+    def check(self) -> None:
+        """``Cancelled`` once the job is cancelled: the ``advance`` of a ``window_progress`` nested in the work."""
+        self.advance(0)
 
     @property
     def cancelled(self) -> bool:
@@ -186,13 +186,12 @@ class JobOperator(_Operator):
         return {"FINISHED"}
 
     def invoke(self, context, _event):
+        if bpy.app.background or context.window is None:
+            return self.execute(context)
         return self.start_job(context)
 
     def start_job(self, context):
-        """Run the job in a worker thread, the operator modal meanwhile (the foreground without a window); an
-        ``execute`` reached from the UI (after a file browser) returns this."""
-        if bpy.app.background or context.window is None:
-            return JobOperator.execute(self, context)
+        """The UI's way (``invoke``): the worker started, the operator modal until it is done."""
         try:
             self._key = self.job_key(context)
             compute, self._apply = self.prepare(context)
