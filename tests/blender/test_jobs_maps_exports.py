@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import time
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -197,3 +198,69 @@ def test_operators_in_background_run_in_the_foreground_with_progress_printed(bpy
     assert target.stat().st_size == 33 * 33 * 4
     with pytest.raises(RuntimeError, match="choose at least one way"):  # a bad option: reported, nothing run
         bpy.ops.noisewright.terrain_maps(maps={"slope"}, attributes=False)
+
+
+def _ui_job(addon, label: str, key: str, compute, apply, total: int):
+    """``JobOperator``'s UI way (``start_job``, then ``modal`` on timer ticks) for these parts, a window manager
+    stood in for (background mode has no window): a plain class at run time, nothing registered."""
+
+    class Host(addon.jobs.JobOperator):
+        bl_label = label
+        job_total = total
+
+        def __init__(self) -> None:
+            self.said: list[str] = []
+
+        def job_key(self, _context) -> str:
+            return key
+
+        def prepare(self, _context):
+            return compute, apply
+
+        def report(self, _kinds, text) -> None:
+            self.said.append(text)
+
+    ignore = lambda *_args, **_keywords: None  # noqa: E731
+    manager = SimpleNamespace(
+        progress_begin=ignore, progress_update=ignore, progress_end=ignore, event_timer_add=ignore,
+        event_timer_remove=ignore, modal_handler_add=ignore,
+    )  # fmt: skip
+    return Host(), SimpleNamespace(window_manager=manager, workspace=None, window=object())
+
+
+def _until_done(host, context, escape_after: int | None = None):
+    """Ticks until the job ends (Esc once its progress passed ``escape_after``): its result and the seconds the
+    Esc took."""
+    assert host.start_job(context) == {"RUNNING_MODAL"}
+    took = None
+    deadline = time.monotonic() + 120.0
+    while time.monotonic() < deadline:
+        escape = took is None and escape_after is not None and host._worker.done > escape_after
+        began = time.monotonic()
+        result = host.modal(context, SimpleNamespace(type="ESC" if escape else "TIMER", value="PRESS"))
+        took = time.monotonic() - began if escape else took
+        if result != {"PASS_THROUGH"}:
+            return result, took
+        time.sleep(0.005)
+    raise AssertionError("the job did not end")
+
+
+def test_terrain_maps_in_the_ui_way_esc_within_the_bound_or_applied_once_done(bpy_empty, addon):
+    bpy = bpy_empty
+    grid = _grid(bpy)
+    maps = ("slope", "aspect", "curvature", "relative_height")
+    compute, apply, total = addon.terrain_maps.terrain_maps_parts(grid, maps, radius=3)
+
+    def slow(advance):  # each map made to take 50 ms more, so Esc lands between two
+        return compute(lambda n: (time.sleep(0.05), advance(n)))
+
+    before = _state(bpy)
+    host, context = _ui_job(addon, "Terrain Maps", grid.name, slow, apply, total)
+    result, took = _until_done(host, context, escape_after=0)
+    assert result == {"CANCELLED"} and took < addon.jobs.CANCEL_WAIT
+    assert _state(bpy) == before and host.said == ["Terrain Maps: cancelled; nothing was changed"]
+    assert addon.jobs.running(grid.name) is None  # released
+
+    host, context = _ui_job(addon, "Terrain Maps", grid.name, compute, apply, total)
+    assert _until_done(host, context) == ({"FINISHED"}, None)  # applied at once: the operator's one undo step
+    assert set(maps) <= {a.name for a in grid.data.attributes}
