@@ -24,7 +24,7 @@ from .mapping import check_finite, check_finite_values
 from .mesh_io import check_editable, mesh_of
 from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 from .noise_core.schema import Option
-from .options import OptionsOperator, checked, properties_of, reports
+from .options import OptionsOperator, checked, properties_of
 from .pixels import pixel_array
 from .progress import window_progress
 from .properties import ErosionSettings, erosion_options
@@ -125,15 +125,43 @@ def erode_image(
     masks as float images ``"<name> Erosion"`` and ``"<name> Deposition"`` (made or replaced; amounts in the
     image's 0..1 units). ``relief``: how many pixels a height of 1 spans (the terrain's steepness; ``RELIEF``).
     ``UserError`` naming the problem; then nothing changes."""
-    pixels, heights = image_io.height_pixels(image)
+    compute, apply = erode_image_parts(image, hydraulic, thermal, relief=relief)
     with window_progress(context, erosion_io.PROGRESS) as advance:
+        eroded = compute(advance)
+    return apply(eroded)
+
+
+@checked(RELIEF)
+def erode_image_parts(
+    image: bpy.types.Image,
+    hydraulic: dict[str, Any] | None = None,
+    thermal: dict[str, Any] | None = None,
+    *,
+    relief: float,
+) -> tuple[Callable[[Callable[[int], None]], Any], Callable[[Any], tuple[bpy.types.Image, bpy.types.Image]]]:
+    """``erode_image`` in three parts, for ``jobs``, as ``erode_parts``: this reads the pixels (main thread),
+    ``compute(advance)`` erodes them (any thread, ``erosion_io.PROGRESS`` in all), ``apply(result)`` writes
+    the image and the masks (main thread; ``UserError``, changing nothing, when the image went or changed size
+    meanwhile)."""
+    pixels, heights = image_io.height_pixels(image)
+    name, size = image.name, tuple(image.size)
+
+    def compute(advance: Callable[[int], None]) -> Any:
         eroded = erosion_io.erode_heights(heights, 1.0 / float(relief), hydraulic, thermal, advance)
-    check_finite_values("heights: eroded heights", eroded.heights)
-    pixels[:, : min(3, image.channels)] = eroded.heights.reshape(-1, 1)
-    pixel_array(image).foreach_set(pixels.ravel())
-    image.update()
-    erosion = image_io.data_image(f"{image.name} Erosion", eroded.erosion)
-    return erosion, image_io.data_image(f"{image.name} Deposition", eroded.deposition)
+        check_finite_values("heights: eroded heights", eroded.heights)
+        return eroded
+
+    def apply(eroded: Any) -> tuple[bpy.types.Image, bpy.types.Image]:
+        target = bpy.data.images.get(name)
+        if target is None or tuple(target.size) != size or not target.has_data:
+            raise UserError(f"image: {name!r} was removed or resized while eroding; nothing was changed")
+        pixels[:, : min(3, target.channels)] = eroded.heights.reshape(-1, 1)
+        pixel_array(target).foreach_set(pixels.ravel())
+        target.update()
+        erosion = image_io.data_image(f"{name} Erosion", eroded.erosion)
+        return erosion, image_io.data_image(f"{name} Deposition", eroded.deposition)
+
+    return compute, apply
 
 
 def draw_erosion(layout: bpy.types.UILayout, settings: ErosionSettings) -> None:
@@ -197,7 +225,7 @@ class NOISEWRIGHT_OT_erode(JobOperator, _ErosionOperator, bpy.types.Operator):
         return erode_parts(context.active_object, *self.erosion_options(context))
 
 
-class NOISEWRIGHT_OT_erode_image(_ErosionOperator, bpy.types.Operator):
+class NOISEWRIGHT_OT_erode_image(JobOperator, _ErosionOperator, bpy.types.Operator):
     """Erode the image as a height map (red channel); the erosion and deposition masks become new images"""
 
     bl_idname = "noisewright.erode_image"
@@ -208,10 +236,15 @@ class NOISEWRIGHT_OT_erode_image(_ErosionOperator, bpy.types.Operator):
     def unavailable(context) -> str:
         return "" if getattr(context.space_data, "image", None) is not None else "Open an image in the Image Editor"
 
-    @reports
-    def execute(self, context):
-        erode_image(context, context.space_data.image, *self.erosion_options(context), **self.keywords("erosion"))
-        return {"FINISHED"}
+    job_total = erosion_io.PROGRESS
+
+    def job_key(self, context) -> str:
+        return f"image {context.space_data.image.name}"
+
+    def prepare(self, context):
+        """A job (``jobs``), as Erode Terrain's."""
+        options = self.erosion_options(context)
+        return erode_image_parts(context.space_data.image, *options, **self.keywords("erosion"))
 
 
 CLASSES = (NOISEWRIGHT_OT_erode, NOISEWRIGHT_OT_erode_image)

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any, cast
@@ -33,6 +34,7 @@ from bpy_extras.object_utils import object_data_add
 
 from . import erosion_io, mesh_io, terrain
 from .errors import UserError
+from .jobs import JobOperator
 from .mapping import Domain, to_domain, to_spec
 from .noise_core import NoiseSpec, heightmaps
 from .noise_core.engines import ENGINES
@@ -132,9 +134,10 @@ def _grid_heights(obj: bpy.types.Object) -> tuple[np.ndarray, float, float]:
     return heights[::-1], float(span[0]) / (layout.columns - 1), float(span[1]) / (layout.rows - 1)
 
 
-def _terrain_heights(context: bpy.types.Context, obj: bpy.types.Object, samples: int) -> np.ndarray:
-    """The Noise Terrain ``obj`` regenerated on a ``samples x samples`` grid of the same size (row 0 at +Y)."""
-    spec, domain, shape, *erosion = terrain.recall(obj)
+def _terrain_heights(context: bpy.types.Context, recalled: tuple, samples: int) -> np.ndarray:
+    """The Noise Terrain of ``recalled`` (``terrain.recall``'s) regenerated on a ``samples x samples`` grid of the
+    same size (row 0 at +Y); touches no Blender data (a job's worker runs it)."""
+    spec, domain, shape, *erosion = recalled
     shape = {**shape, "x_subdivisions": samples - 1, "y_subdivisions": samples - 1}
     positions, _quads, _uvs, _masks = terrain.terrain_geometry(context, spec, domain, shape, *erosion)
     return positions[:, 2].reshape(samples, samples)[::-1]
@@ -146,10 +149,8 @@ def export_heightmap(
     obj: bpy.types.Object,
     filepath: str,
     *,
-    engine: str,
-    resolution: int,
     height_range: tuple[float, float] | None = None,
-    tile: int,
+    **options: Any,
 ) -> tuple[list[Path], dict, str]:
     """Write ``obj`` (a Noise Terrain or grid mesh) to ``filepath`` (format by suffix) and its sidecar, all or none.
 
@@ -159,6 +160,31 @@ def export_heightmap(
     import numbers (empty without an engine), how the heights were made)``; ``UserError`` naming the problem,
     and then no file is written. Defaults and limits: ``EXPORT_OPTIONS``.
     """
+    compute, _total = export_parts(context, obj, filepath, height_range=height_range, **options)
+    return compute(lambda _count: None)
+
+
+EXPORT_STEPS = 100
+"""The progress an export reports in all: its heights (``HEIGHTS_SHARE``), then its files, tile by tile."""
+HEIGHTS_SHARE = 50
+
+
+@checked(*EXPORT_OPTIONS)
+def export_parts(
+    context: bpy.types.Context,
+    obj: bpy.types.Object,
+    filepath: str,
+    *,
+    engine: str,
+    resolution: int,
+    height_range: tuple[float, float] | None = None,
+    tile: int,
+) -> tuple[Callable[[Callable[[int], None]], tuple[list[Path], dict, str]], int]:
+    """``export_heightmap`` in two parts, for ``jobs``: this checks the arguments and reads the mesh or the
+    terrain's settings (main thread; ``UserError`` as ``export_heightmap``), ``compute(advance)`` makes the
+    heights and writes the files touching no Blender data (any thread; ``advance`` moves the progress on,
+    ``EXPORT_STEPS`` in all, the second item); an exception ``advance`` raises (a cancel) stops it, and then
+    no file is written (a tile set is all or none)."""
     if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
         raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
     if obj.mode == "EDIT":
@@ -176,46 +202,70 @@ def export_heightmap(
     except ValueError as error:
         raise UserError(str(error)) from None
     scale = _metres(context)
-    if terrain.is_terrain(obj) and resolution:
-        heights = _terrain_heights(context, obj, resolution)
+    regenerate = terrain.is_terrain(obj) and resolution
+    if regenerate:
+        spec, domain, shape, *erosion = terrain.recall(obj)
+        if shape.get("base_file"):
+            shape = {**shape, "base_file": bpy.path.abspath(shape["base_file"])}
+        recalled = (spec, domain, shape, *erosion)
         cell = obj.noisewright_terrain.size / (resolution - 1)  # type: ignore[attr-defined]
         how = f"regenerated from the Noise Terrain's settings at {resolution} x {resolution}"
     else:
-        heights, x_cell, y_cell = _grid_heights(obj)
+        grid_heights, x_cell, y_cell = _grid_heights(obj)
         cell = math.sqrt(x_cell * y_cell)
-        how = f"the mesh's {heights.shape[1]} x {heights.shape[0]} grid"
-        if resolution and heights.shape != (resolution, resolution):
-            width, depth = x_cell * (heights.shape[1] - 1), y_cell * (heights.shape[0] - 1)
+        how = f"the mesh's {grid_heights.shape[1]} x {grid_heights.shape[0]} grid"
+        if resolution and grid_heights.shape != (resolution, resolution):
+            width, depth = x_cell * (grid_heights.shape[1] - 1), y_cell * (grid_heights.shape[0] - 1)
             if abs(width - depth) > 1e-3 * max(width, depth):
                 raise UserError(
                     f"resolution: {obj.name!r} is {width:g} x {depth:g}, not square; a square heightmap of "
                     f"{resolution} samples would stretch it (export at resolution 0: its own grid)"
                 )
-            heights = heightmaps.resample_bilinear(heights, (resolution, resolution))
             cell = width / (resolution - 1)
             how = f"resampled bilinearly from {how} to {resolution} x {resolution}"
-    try:
-        values, low_high = heightmaps.normalize(heights * scale, height_range)
-        keywords: dict[str, Any] = {
-            "height_range": low_high,
-            "unit": "m",
-            "settings": _settings(obj, how),
-            "engine": preset,
-            "cell_size": cell * scale,
-            "row_order": ROW_ORDER,
-        }
-        if tile:
-            paths = heightmaps.write_tiles(path, values, tile, **keywords)
-            sidecar = heightmaps.sidecar_path(paths[0])
+    settings = _settings(obj, how)
+
+    def compute(advance: Callable[[int], None]) -> tuple[list[Path], dict, str]:
+        if regenerate:
+            heights = _terrain_heights(context, recalled, resolution)
+        elif resolution and grid_heights.shape != (resolution, resolution):
+            heights = heightmaps.resample_bilinear(grid_heights, (resolution, resolution))
         else:
-            paths = [heightmaps.write_heightmap(path, values, **keywords)]
-            sidecar = heightmaps.sidecar_path(path)
-    except (ValueError, TypeError) as error:
-        raise UserError(str(error)) from None
-    except OSError as error:
-        raise UserError(f"filepath: cannot write {str(path)!r}: {error}") from None
-    numbers = json.loads(sidecar.read_text(encoding="utf-8")).get("import", {})
-    return paths, numbers, how
+            heights = grid_heights
+        advance(HEIGHTS_SHARE)
+        shown = HEIGHTS_SHARE
+
+        def progress(done: int, total: int) -> None:
+            nonlocal shown
+            now = HEIGHTS_SHARE + (EXPORT_STEPS - HEIGHTS_SHARE) * done // max(total, 1)
+            advance(now - shown)
+            shown = now
+
+        try:
+            values, low_high = heightmaps.normalize(heights * scale, height_range)
+            keywords: dict[str, Any] = {
+                "height_range": low_high,
+                "unit": "m",
+                "settings": settings,
+                "engine": preset,
+                "cell_size": cell * scale,
+                "row_order": ROW_ORDER,
+            }
+            if tile:
+                paths = heightmaps.write_tiles(path, values, tile, progress=progress, **keywords)
+                sidecar = heightmaps.sidecar_path(paths[0])
+            else:
+                paths = [heightmaps.write_heightmap(path, values, **keywords)]
+                sidecar = heightmaps.sidecar_path(path)
+        except (ValueError, TypeError) as error:
+            raise UserError(str(error)) from None
+        except OSError as error:
+            raise UserError(f"filepath: cannot write {str(path)!r}: {error}") from None
+        advance(EXPORT_STEPS - shown)
+        numbers = json.loads(sidecar.read_text(encoding="utf-8")).get("import", {})
+        return paths, numbers, how
+
+    return compute, EXPORT_STEPS
 
 
 def _settings(obj: bpy.types.Object, how: str) -> dict:
@@ -339,7 +389,7 @@ def _report_numbers(operator: bpy.types.Operator, numbers: dict) -> None:
 FILEPATH: Any = StringProperty(name="File Path", subtype="FILE_PATH", maxlen=1024)  # type: ignore[func-returns-value]
 
 
-class NOISEWRIGHT_OT_export_heightmap(OptionsOperator, bpy.types.Operator, ExportHelper):  # type: ignore[misc]
+class NOISEWRIGHT_OT_export_heightmap(JobOperator, OptionsOperator, bpy.types.Operator, ExportHelper):
     """Write the active Noise Terrain or grid mesh as a game-engine heightmap (R16, R32, PNG, EXR, TIFF)"""
 
     bl_idname = "noisewright.export_heightmap"
@@ -367,19 +417,39 @@ class NOISEWRIGHT_OT_export_heightmap(OptionsOperator, bpy.types.Operator, Expor
             return True
         return False
 
-    @reports
+    job_total = EXPORT_STEPS
+    _browsed = False
+
+    def invoke(self, context, event):
+        self._browsed = True  # execute, after the file browser, runs the export as a job
+        return ExportHelper.invoke(self, context, event)
+
     def execute(self, context):
         self.check(context)
-        paths, numbers, how = export_heightmap(
+        if self._browsed and not bpy.app.background and context.window is not None:
+            return self.start_job(context)  # the UI's way, as invoke's
+        return JobOperator.execute(self, context)
+
+    def job_key(self, context) -> str:
+        return context.active_object.name
+
+    def prepare(self, context):
+        """A job (``jobs``): after the file browser the heights are made and the files written in a worker
+        thread, tile by tile, and Esc cancels (no file written); from scripts it runs in the foreground."""
+        compute, _total = export_parts(
             context,
             context.active_object,
             self.filepath,
             height_range=(self.height_min, self.height_max) if self.fixed_range else None,
             **self.keywords("filepath", "filter_glob", "check_existing", *(o.name for o in EXPORT_OPERATOR_OPTIONS)),
         )
-        _report_numbers(self, numbers)
-        self.report({"INFO"}, f"Wrote {len(paths)} heightmap file(s), {how}")
-        return {"FINISHED"}
+
+        def apply(result: tuple[list[Path], dict, str]) -> None:
+            paths, numbers, how = result
+            _report_numbers(self, numbers)
+            self.report({"INFO"}, f"Wrote {len(paths)} heightmap file(s), {how}")
+
+        return compute, apply
 
 
 class _ImportHeightmap(OptionsOperator, ImportHelper):  # type: ignore[misc]

@@ -6,7 +6,8 @@ A job has three parts. ``prepare`` reads what it needs from Blender (main thread
 (``JobOperator.invoke``) the operator stays modal while the worker runs: a timer shows the progress and the time
 left in the status bar, **Esc** (or ``noisewright.cancel_job``) cancels, and the result is applied at once when
 the worker is done, so it lands as the operator's one undo step. A cancel is cooperative: ``advance`` raises
-``Cancelled`` in the worker, between batches of the work (a batch of droplets), so it stops within a batch;
+``Cancelled`` in the worker, between batches of the work (a batch of droplets, a map, a tile), and so does the
+``advance`` of any ``progress.window_progress`` nested in the work (a chunk of noise), so it stops within one;
 nothing was applied, so the scene is as it was; a failure is reported the same way. One job per object at a
 time: another one on it is refused with a message. In background mode (``bpy.app.background``) and when run
 from a script (``execute``), the same parts run in the foreground, progress printed (background) or shown.
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 import bpy
 
 from .errors import UserError
-from .progress import window_progress
+from .progress import on_worker, window_progress
 
 CANCEL_WAIT = 0.5
 """Seconds a cancel waits for the worker to stop (it checks between batches)."""
@@ -64,11 +65,13 @@ class Worker:
 
     def run(self) -> None:
         """Run ``compute`` here, keeping its result or the exception it raised."""
+        on_worker(self.check)
         try:
             self.result = self._compute(self.advance)
         except BaseException as error:  # kept for the main thread, which reports it (a worker has no one else)
             self.error = error
         finally:
+            on_worker(None)
             self.finished.set()
 
     def start(self) -> Worker:
@@ -79,6 +82,10 @@ class Worker:
         """Ask the worker to stop and wait up to ``wait`` seconds; whether it has stopped."""
         self._cancel.set()
         return self.finished.wait(wait)
+
+    def check(self) -> None:
+        """``Cancelled`` once the job is cancelled: the ``advance`` of a ``window_progress`` nested in the work."""
+        self.advance(0)
 
     @property
     def cancelled(self) -> bool:
@@ -181,6 +188,10 @@ class JobOperator(_Operator):
     def invoke(self, context, _event):
         if bpy.app.background or context.window is None:
             return self.execute(context)
+        return self.start_job(context)
+
+    def start_job(self, context):
+        """The UI's way (``invoke``): the worker started, the operator modal until it is done."""
         try:
             self._key = self.job_key(context)
             compute, self._apply = self.prepare(context)

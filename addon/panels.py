@@ -13,6 +13,7 @@ from .displace import NOISEWRIGHT_OT_displace
 from .erode import NOISEWRIGHT_OT_erode, NOISEWRIGHT_OT_erode_image, draw_erosion
 from .erode_fluvial import NOISEWRIGHT_OT_erode_fluvial, NOISEWRIGHT_OT_erode_fluvial_image, draw_fluvial
 from .errors import UserError
+from .live import previewing
 from .mapping import to_domain, to_spec
 from .terrain import NOISEWRIGHT_OT_add_terrain, NOISEWRIGHT_OT_regenerate_terrain, draw_shape, is_terrain
 from .terrain_presets import NOISEWRIGHT_MT_terrain_presets, NOISEWRIGHT_OT_terrain_preset_add
@@ -108,6 +109,8 @@ class VIEW3D_PT_noisewright_terrain(_SidebarPanel, bpy.types.Panel):
         row = self.layout.row(align=True)
         row.operator(NOISEWRIGHT_OT_regenerate_terrain.bl_idname, icon="FILE_REFRESH")
         row.prop(settings, "auto_refresh", text="", icon="AUTO", toggle=True)
+        if said := previewing(context.active_object.name):  # a reduced preview while settings change
+            self.layout.label(text=said, icon="TIME")
         column = self.layout.column()
         column.use_property_split = True
         column.use_property_decorate = False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
@@ -21,12 +22,28 @@ def show_status(context: bpy.types.Context, text: str) -> None:
     bpy.ops.wm.redraw_timer(type="DRAW_WIN_SWAP", iterations=1)  # needs a window: checked above
 
 
+_worker = threading.local()
+"""``check``: set on a job's worker thread (``on_worker``)."""
+
+
+def on_worker(check: Callable[[], None] | None) -> None:
+    """Mark this thread as a job's worker (``check``: raises once the job is cancelled) or not (None): on a
+    worker ``window_progress`` touches no Blender data, and its ``advance`` calls ``check()``, so nested work
+    stops at its next chunk."""
+    _worker.check = check
+
+
 @contextmanager
 def window_progress(context: bpy.types.Context, total: int) -> Iterator[Callable[[int], None]]:
     """Show progress from 0 to ``total``; yields ``advance(n)`` that moves it on by ``n``.
 
     Within the block an evaluation that compiles a kernel first says so in the status bar (cleared at the end).
+    On a job's worker thread (``on_worker``) it shows nothing; ``advance`` only checks for a cancel.
     """
+    check = getattr(_worker, "check", None)
+    if check is not None:
+        yield lambda _count: check()
+        return
     manager = context.window_manager
     done = 0
     announced = False

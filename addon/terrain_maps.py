@@ -13,6 +13,7 @@ were written, how (``RECORD``); a Noise Terrain's Regenerate writes them again (
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any, cast
 
 import bpy
@@ -23,9 +24,10 @@ from . import mesh_io
 from .erosion_io import grid_layout
 from .errors import UserError
 from .image_io import data_image
-from .noise_core.schema import Option
+from .jobs import JobOperator
+from .noise_core.schema import Option, choice
 from .noise_core.terrain_maps import MAP_NAMES, MAP_OPTIONS, compute_maps, unit_map
-from .options import OptionsOperator, checked, properties_of, reports
+from .options import OptionsOperator, checked, properties_of
 
 WEIGHT_LEVELS = 4096
 """Vertex group weights are rounded to multiples of 1 / WEIGHT_LEVELS: Blender's API sets one weight for a list
@@ -46,6 +48,20 @@ STORE_OPTIONS: tuple[Option, ...] = (
 
 @checked(*STORE_OPTIONS, *MAP_OPTIONS)
 def write_terrain_maps(
+    obj: bpy.types.Object, maps: tuple[str, ...] | list[str] = DEFAULT_MAPS, **options: Any
+) -> dict[str, np.ndarray]:
+    """Compute ``maps`` of the grid mesh ``obj`` (cell size: the grid's spacing) and write them as point
+    attributes (``attributes``), vertex groups (``vertex_groups``) named after the maps and/or float images
+    (``images``) named ``"<object> <map>"``, replacing existing ones of those names; the other options are
+    ``noise_core.terrain_maps.MAP_OPTIONS``. Returns the maps per vertex (float32, in vertex order).
+    ``UserError`` naming the problem (not a grid, linked data, Edit Mode, an unknown map, bad settings); then
+    nothing changes."""
+    compute, apply, _total = terrain_maps_parts(obj, maps, **options)
+    return apply(compute(lambda _count: None))
+
+
+@checked(*STORE_OPTIONS, *MAP_OPTIONS)
+def terrain_maps_parts(
     obj: bpy.types.Object,
     maps: tuple[str, ...] | list[str] = DEFAULT_MAPS,
     *,
@@ -56,13 +72,11 @@ def write_terrain_maps(
     horizon_radius: int,
     directions: int,
     flow_method: str,
-) -> dict[str, np.ndarray]:
-    """Compute ``maps`` of the grid mesh ``obj`` (cell size: the grid's spacing) and write them as point
-    attributes (``attributes``), vertex groups (``vertex_groups``) named after the maps and/or float images
-    (``images``) named ``"<object> <map>"``, replacing existing ones of those names; the other options are
-    ``noise_core.terrain_maps.MAP_OPTIONS``. Returns the maps per vertex (float32, in vertex order).
-    ``UserError`` naming the problem (not a grid, linked data, Edit Mode, an unknown map, bad settings); then
-    nothing changes."""
+) -> tuple[Callable[[Callable[[int], None]], Any], Callable[[Any], dict[str, np.ndarray]], int]:
+    """``write_terrain_maps`` in three parts, for ``jobs``: this reads the grid (main thread; ``UserError`` as
+    ``write_terrain_maps``), ``compute(advance)`` computes the maps touching no Blender data (any thread;
+    ``advance(1)`` after each map, ``total`` in all, the third item), ``apply(maps)`` writes them (main
+    thread; ``UserError``, changing nothing, when the object was removed or its mesh changed meanwhile)."""
     if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
         raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
     mesh = cast(bpy.types.Mesh, obj.data)
@@ -75,35 +89,56 @@ def write_terrain_maps(
     names = list(maps)
     if not names:
         raise UserError("maps: choose at least one map")
+    try:
+        for name in names:
+            choice("maps", name, MAP_NAMES)
+    except (TypeError, ValueError) as error:
+        raise UserError(str(error)) from None
     positions = mesh_io.read_positions(mesh).astype(np.float64)
     layout = grid_layout(obj.name, positions)
     heights = positions[layout.order, 2].reshape(layout.rows, layout.columns)
-    try:
-        computed = compute_maps(
-            heights, names, cell_size=layout.cell_size, radius=radius, horizon_radius=horizon_radius,
-            directions=directions, flow_method=flow_method,
-        )  # fmt: skip
-    except (TypeError, ValueError) as error:
-        raise UserError(str(error)) from None
-    per_vertex = {}
-    for name, values in computed.items():
-        flat = np.empty(positions.shape[0], dtype=np.float32)
-        flat[layout.order] = values.ravel()
-        per_vertex[name] = flat
-    for name, values in per_vertex.items():
-        if attributes:
-            mesh_io.write_point_floats(mesh, name, values)
-        if vertex_groups:
-            _write_group(obj, name, unit_map(name, values))
-    if images:
-        for name, values in computed.items():
-            data_image(f"{obj.name} {name}", values)
-    mesh.update()
+    object_name, mesh_name = obj.name, mesh.name
     settings = {"attributes": attributes, "vertex_groups": vertex_groups, "images": images, "radius": radius,
                 "horizon_radius": horizon_radius, "directions": directions, "flow_method": flow_method}  # fmt: skip
-    entries = [{**entry, "maps": [m for m in entry["maps"] if m not in names]} for entry in _recorded(obj)]
-    cast(Any, obj)[RECORD] = json.dumps([entry for entry in entries if entry["maps"]] + [{"maps": names, **settings}])
-    return per_vertex
+    unique = list(dict.fromkeys(names))
+    total = len(unique) + ("flow" in unique or "wetness" in unique)
+
+    def compute(advance: Callable[[int], None]) -> dict[str, np.ndarray]:
+        try:
+            return compute_maps(
+                heights, names, cell_size=layout.cell_size, radius=radius, horizon_radius=horizon_radius,
+                directions=directions, flow_method=flow_method, progress=lambda _done, _total: advance(1),
+            )  # fmt: skip
+        except (TypeError, ValueError) as error:
+            raise UserError(str(error)) from None
+
+    def apply(computed: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        target = bpy.data.objects.get(object_name)
+        if target is None or target.type != "MESH" or target.data.name != mesh_name or target.mode == "EDIT":
+            raise UserError(f"{object_name!r}: the object was removed, renamed or is in Edit Mode; nothing was changed")
+        target_mesh = cast(bpy.types.Mesh, target.data)
+        if len(target_mesh.vertices) != positions.shape[0]:
+            raise UserError(f"{object_name!r}: the mesh changed while computing its maps; nothing was changed")
+        per_vertex = {}
+        for name, values in computed.items():
+            flat = np.empty(positions.shape[0], dtype=np.float32)
+            flat[layout.order] = values.ravel()
+            per_vertex[name] = flat
+        for name, values in per_vertex.items():
+            if attributes:
+                mesh_io.write_point_floats(target_mesh, name, values)
+            if vertex_groups:
+                _write_group(target, name, unit_map(name, values))
+        if images:
+            for name, values in computed.items():
+                data_image(f"{object_name} {name}", values)
+        target_mesh.update()
+        entries = [{**entry, "maps": [m for m in entry["maps"] if m not in names]} for entry in _recorded(target)]
+        record = [entry for entry in entries if entry["maps"]] + [{"maps": names, **settings}]
+        cast(Any, target)[RECORD] = json.dumps(record)
+        return per_vertex
+
+    return compute, apply, total
 
 
 def _recorded(obj: bpy.types.Object) -> list[dict[str, Any]]:
@@ -134,7 +169,7 @@ def _write_group(obj: bpy.types.Object, name: str, weights: np.ndarray) -> None:
 MAP_ITEMS = [(name, name.replace("_", " ").title(), f"The {name.replace('_', ' ')} map") for name in MAP_NAMES]
 
 
-class NOISEWRIGHT_OT_terrain_maps(OptionsOperator, bpy.types.Operator):
+class NOISEWRIGHT_OT_terrain_maps(JobOperator, OptionsOperator, bpy.types.Operator):
     """Compute terrain maps (slope, curvature, flow, ...) of the active grid mesh as attributes or vertex groups"""
 
     bl_idname = "noisewright.terrain_maps"
@@ -152,12 +187,16 @@ class NOISEWRIGHT_OT_terrain_maps(OptionsOperator, bpy.types.Operator):
         obj = context.active_object
         return "" if context.mode == "OBJECT" and obj is not None and obj.type == "MESH" else "Select a grid mesh"
 
-    @reports
-    def execute(self, context):
+    def job_key(self, context) -> str:
+        return context.active_object.name
+
+    def prepare(self, context):
+        """A job (``jobs``): in the UI the maps are computed in a worker thread, one map a step, and Esc
+        cancels; in background mode and from scripts (``execute``) in the foreground."""
         options = self.keywords()
         options["maps"] = sorted(options["maps"], key=MAP_NAMES.index)
-        write_terrain_maps(context.active_object, **options)
-        return {"FINISHED"}
+        compute, apply, self.job_total = terrain_maps_parts(context.active_object, **options)
+        return compute, apply
 
 
 def menu_entry(self, _context) -> None:

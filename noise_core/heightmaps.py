@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -309,11 +310,13 @@ def write_tiles(
     engine: str | Engine | None = None,
     cell_size: float = 1.0,
     row_order: str = ROW_ORDER,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[Path]:
     """Cut (H, W) ``values`` into tiles (``tile_windows``) and write each with its sidecar, plus the set's
     sidecar ``NAME.ext.json`` listing them; all files or none. ``overlap`` defaults to the engine's (1
     without one); every tile shares the one ``height_range``, so heights match across seams.
-    Returns the tile paths, row by row."""
+    ``progress(done, total)`` is called after each tile; an exception it raises stops the set, and no file
+    is written. Returns the tile paths, row by row."""
     path, suffix, array, preset = _prepare(path, values, engine)
     low_high = _range(height_range)
     cell = _cell(cell_size)
@@ -340,6 +343,8 @@ def write_tiles(
         ):
             _write_file(temporaries[index], array[row0 : row0 + rows, col0 : col0 + cols], suffix)
             temporaries[index + 1].write_text(json.dumps(record, indent=1), encoding="utf-8")
+            if progress is not None:
+                progress(index // 2 + 1, len(windows))
         temporaries[-1].write_text(json.dumps(whole, indent=1), encoding="utf-8")
     return targets[::2]
 

@@ -16,7 +16,7 @@ the nearest interior cell, its first derivatives carried to the edge cell with t
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -464,10 +464,12 @@ def compute_maps(
     horizon_radius: int = 32,
     directions: int = 16,
     flow_method: str = "mfd",
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[str, np.ndarray]:
     """The maps ``names`` (``MAP_NAMES``) of ``heights`` as float32 arrays, by name. ``radius``: of
     ``relative_height``; ``horizon_radius`` and ``directions``: of the openness and occlusion; ``flow_method``:
-    of ``flow`` and ``wetness``."""
+    of ``flow`` and ``wetness``. ``progress(done, total)`` is called after each map (and after the flow
+    accumulation ``flow`` and ``wetness`` share); an exception it raises stops the work there."""
     if isinstance(names, str) or not isinstance(names, Sequence):
         raise TypeError(f"names: expected a list of map names, got {type(names).__name__}")
     for name in names:
@@ -488,12 +490,17 @@ def compute_maps(
         "occlusion": lambda: occlusion(z, cell_size, **horizon),
     }
     maps: dict[str, np.ndarray] = {}
-    if "flow" in names or "wetness" in names:
+    wanted = list(dict.fromkeys(names))
+    needs_flow = "flow" in wanted or "wetness" in wanted
+    total, report = len(wanted) + needs_flow, progress or (lambda _done, _total: None)
+    if needs_flow:
         area = flow_map(z, flow_method)
         makers["flow"] = lambda: np.log10(area).astype(np.float32)
         makers["wetness"] = lambda: wetness_index(z, cell_size, accumulation=area)
-    for name in dict.fromkeys(names):
+        report(1, total)
+    for name in wanted:
         maps[name] = makers[name]()
+        report(len(maps) + needs_flow, total)
     return maps
 
 

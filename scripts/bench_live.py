@@ -4,6 +4,7 @@ JSON object.
 
     python scripts/bench_live.py                 # 256² and 1024², best of 5 after a warm-up
     python scripts/bench_live.py --repeat 3 --erosion
+    python scripts/bench_live.py --repeat 3 --preview 4096   # and a huge grid's reduced preview
 
 Each size: a Noise Terrain (Perlin fBm, 6 octaves) of ``size``² vertices, then ``settings.noise.seed`` changed
 ``--repeat`` times; the best wall time of one change (targets 256² <= 10 ms, 1024² <= 60 ms without erosion) and
@@ -36,16 +37,22 @@ def best_ms(run, repeat: int) -> float:
     return round(best * 1e3, 2)
 
 
-def measure(addon, size: int, repeat: int, erosion: bool) -> dict:
+def terrain(addon, size: int):
+    """``(obj, change)``: a new ``size``² Noise Terrain in an empty scene and a function changing its seed."""
     bpy.ops.wm.read_homefile(use_empty=True)
     spec = addon.api.NoiseSpec(kind="perlin", octaves=6, frequency=2.0)
     obj = addon.api.add_terrain(bpy.context, spec, x_subdivisions=size - 1, y_subdivisions=size - 1)
-    settings = obj.noisewright_terrain
     seeds = iter(range(1, 10_000))
 
     def change() -> None:
-        settings.noise.seed = next(seeds)
+        obj.noisewright_terrain.noise.seed = next(seeds)
 
+    return obj, change
+
+
+def measure(addon, size: int, repeat: int, erosion: bool) -> dict:
+    obj, change = terrain(addon, size)
+    settings = obj.noisewright_terrain
     change()  # warm
     result = {
         "vertices": size * size,
@@ -59,10 +66,34 @@ def measure(addon, size: int, repeat: int, erosion: bool) -> dict:
     return result
 
 
+def measure_preview(addon, size: int, repeat: int) -> dict:
+    """A ``size``² terrain over ``live.FRAME_VERTICES``: a change rebuilt in full (background) against the UI's
+    reduced preview while dragging (``live.flush`` after a change, the mesh already on the preview grid) and the
+    full build on release (``live.flush(settle=True)``)."""
+    live = addon.live
+    _obj, change = terrain(addon, size)
+    result: dict = {"vertices": size * size, "change_ms": best_ms(change, repeat)}
+    live.in_background = lambda: False  # the UI's path, driven by hand (this process ends after)
+
+    def dragged() -> None:
+        change()
+        live.flush()
+
+    dragged()  # onto the preview grid
+    plan = live.preview_plan(size - 1, size - 1, None)
+    result["preview_faces"] = [plan.x_subdivisions, plan.y_subdivisions] if plan else None
+    result["preview_ms"] = best_ms(dragged, repeat)
+    result["release_ms"] = best_ms(lambda: (dragged(), live.flush(settle=True)), 1)
+    return result
+
+
 def main(argv: list[str]) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5, help="timed changes per size, best kept (default 5)")
     parser.add_argument("--erosion", action="store_true", help="also time a change with hydraulic erosion on")
+    parser.add_argument(
+        "--preview", type=int, default=0, metavar="SIZE", help="also time the reduced preview of a SIZE² terrain"
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error(f"--repeat: at least 1, got {args.repeat}")
@@ -71,6 +102,8 @@ def main(argv: list[str]) -> dict:
     result = {"load": os.getloadavg()[0], "blender": bpy.app.version_string}
     for size in SIZES:
         result[f"{size}"] = measure(addon, size, args.repeat, args.erosion)
+    if args.preview:
+        result[f"preview {args.preview}"] = measure_preview(addon, args.preview, args.repeat)
     print(json.dumps(result, indent=1))
     return result
 

@@ -394,3 +394,23 @@ def test_bilinear_resampling_keeps_planes_and_corners() -> None:
         bumpy[-1, -1],
     ]
     assert small[1, 0] == pytest.approx((bumpy[2, 0] + bumpy[3, 0]) / 2)  # row 1 of 3 reads row 2.5 of 6
+
+
+def test_write_tiles_reports_each_tile_and_a_stop_writes_nothing(tmp_path: Path) -> None:
+    values = np.linspace(0.0, 1.0, 9 * 13).reshape(9, 13)
+    seen: list[tuple[int, int]] = []
+    paths = write_tiles(tmp_path / "t.r16", values, 4, progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(done, 6) for done in range(1, 7)] and len(paths) == 6
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_third(done: int, _total: int) -> None:
+        if done == 3:
+            raise Stop
+
+    folder = tmp_path / "stopped"
+    folder.mkdir()
+    with pytest.raises(Stop):
+        write_tiles(folder / "t.r16", values, 4, progress=stop_at_third)
+    assert list(folder.iterdir()) == []  # all or none

@@ -240,3 +240,13 @@ def test_bad_input_names_the_argument(call, message: str) -> None:
     with pytest.raises((ValueError, TypeError)) as error:
         call()
     assert str(error.value).startswith(message)
+
+
+def test_compute_maps_reports_each_map_and_the_shared_flow() -> None:
+    heights = np.add.outer(np.linspace(0.0, 3.0, 24), np.sin(np.linspace(0.0, 6.0, 20)))
+    seen: list[tuple[int, int]] = []
+    maps = nc.compute_maps(heights, ["slope", "flow", "wetness", "slope"], progress=lambda d, t: seen.append((d, t)))
+    assert list(maps) == ["slope", "flow", "wetness"]
+    assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]  # the flow accumulation first, then one step a map
+    assert nc.compute_maps(heights, ["aspect"], progress=lambda d, t: seen.append((d, t))).keys() == {"aspect"}
+    assert seen[-1] == (1, 1)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 
 pytestmark = pytest.mark.blender
 
@@ -111,3 +113,107 @@ def test_in_the_ui_an_eroded_terrain_previews_with_fewer_droplets_then_builds_in
     expected = addon.terrain.terrain_geometry(bpy.context, spec, domain, shape, fewer, thermal, fluvial)[0]
     np.testing.assert_array_equal(preview, expected[:, :].astype(np.float32).ravel())
     assert settings.auto_refresh
+
+
+def test_the_preview_plan_reduces_huge_grids_and_droplets_only(addon):
+    live = addon.live
+    plan, Preview, share = live.preview_plan, live.Preview, live.PREVIEW_SHARE
+    assert live.FRAME_VERTICES == 1025 * 1025
+    assert plan(128, 128, None) is None and plan(1024, 1024, None) is None  # a full rebuild fits a frame
+    assert plan(4096, 2, None) is None  # many subdivisions, few vertices
+    assert plan(1025, 1024, None) == Preview(2, 513, 512, None)  # one column too many: every 2nd kept
+    assert plan(4096, 4096, None) == Preview(4, 1024, 1024, None)
+    assert plan(16384, 1000, None) == Preview(4, 4096, 250, None)  # 4097 x 251 vertices fit
+    assert plan(20, 16, 4000) == Preview(1, 20, 16, 4000 // share)  # erosion: fewer droplets on the full grid
+    assert plan(4096, 4096, 8_000_000) == Preview(4, 1024, 1024, round(8_000_000 * 1025**2 / 4097**2) // share)
+    assert plan(8, 8, 3) == Preview(1, 8, 8, 1)  # at least one droplet
+    text = plan(4096, 4096, 80_000).describe("Terrain")
+    assert text.startswith("Terrain: preview on 1024 x 1024 faces (1/4 resolution) with ") and "1/8)" in text
+
+
+@settings(max_examples=200, deadline=None)
+@given(x=st.integers(1, 16384), y=st.integers(1, 16384), droplets=st.none() | st.integers(1, 10**7))
+def test_a_preview_is_the_smallest_power_of_two_step_within_the_budget(addon, x, y, droplets):
+    live = addon.live
+    vertices = (x + 1) * (y + 1)
+    assume(vertices <= addon.terrain.MAX_VERTICES)
+    plan = live.preview_plan(x, y, droplets)
+    if plan is None:
+        assert droplets is None and vertices <= live.FRAME_VERTICES
+        return
+    assert plan.step & (plan.step - 1) == 0  # a power of two
+    assert (plan.x_subdivisions + 1) * (plan.y_subdivisions + 1) <= live.FRAME_VERTICES
+    assert plan.x_subdivisions == -(-x // plan.step) and plan.y_subdivisions == -(-y // plan.step)
+    if plan.step > 1:  # the next smaller step would not fit
+        half = plan.step // 2
+        assert (-(-x // half) + 1) * (-(-y // half) + 1) > live.FRAME_VERTICES
+    assert (plan.droplets is None) == (droplets is None) and (droplets is None or 1 <= plan.droplets <= droplets)
+
+
+def test_in_the_ui_a_huge_grid_previews_at_a_reduced_resolution_then_builds_in_full(bpy_empty, addon, monkeypatch):
+    bpy = bpy_empty
+    live = addon.live
+    monkeypatch.setattr(live, "FRAME_VERTICES", 17 * 17)  # a 32 x 30 grid is "huge" here
+    spec = addon.api.NoiseSpec(kind="perlin", octaves=3, seed=4)
+    obj = addon.api.add_terrain(bpy.context, spec, x_subdivisions=32, y_subdivisions=30, size=3.0)
+    settings = obj.noisewright_terrain
+    settings.noise.seed = 5  # background: in full, at once, as Regenerate
+    assert len(obj.data.vertices) == 33 * 31 and live.previewing(obj.name) == ""
+    monkeypatch.setattr(live, "in_background", lambda: False)
+    grid_before = _positions(obj).reshape(-1, 3)[:, :2].copy()
+    settings.noise.seed = 6
+    live.flush()  # while the value changes: every 2nd row and column, spread over the mesh's own grid
+    assert "16 x 15 faces (1/2 resolution)" in live.previewing(obj.name)
+    preview = _positions(obj).reshape(-1, 3)
+    np.testing.assert_array_equal(preview[:, :2], grid_before)  # the same grid, its vertices kept
+    spec, domain, shape, *erosion = addon.terrain.recall(obj)
+    small = {**shape, "x_subdivisions": 16, "y_subdivisions": 15}
+    coarse = addon.terrain.terrain_geometry(bpy.context, spec, domain, small, *erosion)[0][:, 2].reshape(16, 17)
+    heights = preview[:, 2].reshape(31, 33)
+    np.testing.assert_array_equal(heights[::2, ::2], coarse.astype(np.float32))  # the vertices both grids have
+    np.testing.assert_array_equal(heights[1::2], heights[2::2])  # the others: their nearest's (halfway: the next)
+    np.testing.assert_array_equal(heights[:, 1::2], heights[:, 2::2])
+    live.flush(settle=True)  # the release
+    assert live.previewing(obj.name) == ""
+    full = _positions(obj)
+    addon.api.regenerate_terrain(bpy.context, obj)
+    np.testing.assert_array_equal(_positions(obj), full)  # the full build is Regenerate's
+
+    settings.x_subdivisions = 34  # a new grid while dragging: the mesh gets the preview grid for a moment
+    live.flush()
+    assert len(obj.data.vertices) == 18 * 16 and "17 x 15 faces" in live.previewing(obj.name)
+    assert np.ptp(_positions(obj).reshape(-1, 3)[:, :2], axis=0) == pytest.approx((3.0, 3.0))  # the same size
+    live.flush(settle=True)
+    assert len(obj.data.vertices) == 35 * 31
+    full = _positions(obj)
+    addon.api.regenerate_terrain(bpy.context, obj)
+    np.testing.assert_array_equal(_positions(obj), full)
+
+    obj.vertex_groups.new(name="Mine")
+    settings.noise.seed = 8  # its own grid kept: previewed, the group kept
+    live.flush()
+    assert live.previewing(obj.name) and "Mine" in obj.vertex_groups
+    settings.x_subdivisions = 32  # a preview grid would lose the group: rebuilt in full (as Regenerate)
+    live.flush()
+    assert len(obj.data.vertices) == 33 * 31 and live.previewing(obj.name) == ""
+
+
+def test_a_timer_rebuild_is_its_own_undo_step(bpy_empty, addon, monkeypatch):
+    bpy = bpy_empty
+    live = addon.live
+    obj = _terrain(bpy, addon)
+    name = obj.name
+    bpy.ops.ed.undo_push(message="Terrain added")
+    before = _positions(obj)
+    monkeypatch.setattr(live, "in_background", lambda: False)
+    obj.noisewright_terrain.noise.seed = 31  # from Python: no undo step of its own
+    live.flush()  # the timer rebuilds; once the changes settle it pushes the undo step
+    live.flush(settle=True)
+    rebuilt = _positions(bpy.data.objects[name])
+    assert not np.array_equal(rebuilt, before)
+    assert bpy.ops.ed.undo() == {"FINISHED"}  # back to before the rebuild, the terrain still there
+    obj = bpy.data.objects[name]
+    np.testing.assert_array_equal(_positions(obj), before)
+    assert obj.noisewright_terrain.noise.seed == 4
+    assert bpy.ops.ed.redo() == {"FINISHED"}
+    np.testing.assert_array_equal(_positions(bpy.data.objects[name]), rebuilt)
