@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import functools
 import os
-import runpy
 import sys
 import time
 from collections.abc import Callable
@@ -122,17 +121,17 @@ def best(function: Callable[[], object], clock: Clock, repeat: int) -> dict:
 
 
 def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
+    import _blender_addon as helpers
+    import bench_blender as bench  # bench.py's Blender grid
     import bpy
 
-    helpers = runpy.run_path(str(SCRIPTS / "_blender_addon.py"), run_name="_blender_addon")
-    bench = runpy.run_path(str(SCRIPTS / "bench_blender.py"), run_name="bench_blender")  # bench.py's Blender grid
     bpy.ops.wm.read_homefile(use_empty=True)
-    helpers["load_addon"](log=lambda message: None)
-    package = helpers["addon_package"]()
+    helpers.load_addon(log=lambda message: None)
+    package = helpers.addon_package()
     clock = Clock()
     instrument(package, clock)
-    run_operator = helpers["run_operator"]
-    grid_object = functools.partial(bench["_grid_object"], bpy)  # a size 2 plane, selected and active
+    run_operator = helpers.run_operator
+    grid_object = functools.partial(bench._grid_object, bpy)  # a size 2 plane, selected and active
     rows: list[dict] = []
 
     def measure(name: str, size: str, function: Callable[[], object]) -> None:
@@ -142,7 +141,7 @@ def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
 
     if "displace" in paths:
         side = sizes["grid"]
-        helpers["set_noise_settings"]({**NOISE, "dimensions": "3"})
+        helpers.set_noise_settings({**NOISE, "dimensions": "3"})
         obj = grid_object(side, "displace")
         measure(
             "displace (operator)",
@@ -152,9 +151,9 @@ def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
         measure(
             "displace (api.displace)",
             f"{side * side} vertices",
-            lambda: helpers["run_api"]("displace", objects=[obj], direction="Z"),
+            lambda: helpers.run_api("displace", objects=[obj], direction="Z"),
         )
-        tree = bench["_geometry_nodes_group"](bpy)
+        tree = bench._geometry_nodes_group(bpy)
 
         def nodes() -> None:
             target = grid_object(side, "nodes")
@@ -174,7 +173,7 @@ def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
         bpy.ops.wm.read_homefile(use_empty=True)
     if "add-terrain" in paths or "regenerate" in paths:
         side = sizes["terrain"]
-        helpers["set_noise_settings"]({**NOISE, "dimensions": "2"})
+        helpers.set_noise_settings({**NOISE, "dimensions": "2"})
         shape = {"x_subdivisions": side - 1, "y_subdivisions": side - 1}
 
         def add() -> None:
@@ -193,7 +192,7 @@ def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
         bpy.ops.wm.read_homefile(use_empty=True)
     if "bake" in paths:
         side = sizes["bake"]
-        helpers["set_noise_settings"]({**NOISE, "dimensions": "2"})
+        helpers.set_noise_settings({**NOISE, "dimensions": "2"})
         measure(
             "bake",
             f"{side}x{side} pixels",
@@ -202,7 +201,7 @@ def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
         bpy.ops.wm.read_homefile(use_empty=True)
     if "uv-bake" in paths:
         side = sizes["bake"]
-        helpers["set_noise_settings"]({**NOISE, "dimensions": "3"})
+        helpers.set_noise_settings({**NOISE, "dimensions": "3"})
         bpy.ops.mesh.primitive_uv_sphere_add(segments=64, ring_count=32)
         measure(
             "UV bake", f"{side}x{side} texels", lambda: run_operator("noisewright.bake_uv", width=side, height=side)
@@ -210,7 +209,7 @@ def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
         bpy.ops.wm.read_homefile(use_empty=True)
     if "erode" in paths:
         side = sizes["erode"]
-        helpers["set_noise_settings"]({**NOISE, "dimensions": "2"})
+        helpers.set_noise_settings({**NOISE, "dimensions": "2"})
         run_operator("noisewright.add_terrain", x_subdivisions=side - 1, y_subdivisions=side - 1)
         measure("erode (hydraulic)", f"{side}x{side} vertices", lambda: run_operator("noisewright.erode"))
     return rows
