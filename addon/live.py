@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 import bpy
+import numpy as np
 
 from . import jobs, mesh_io
 from .errors import UserError
@@ -63,7 +64,7 @@ def refresh_now(obj: bpy.types.Object) -> bool:
 def preview_now(obj: bpy.types.Object) -> bool:
     """Rebuild the live terrain ``obj`` with 1/``PREVIEW_SHARE`` of its droplets, when its hydraulic erosion is
     on and its grid is unchanged; whether it did (otherwise nothing changed)."""
-    from .terrain import is_terrain, recall, terrain_geometry, write_maps
+    from .terrain import grid_positions, is_terrain, recall, terrain_heights, write_maps
 
     if not is_terrain(obj) or not obj.noisewright_terrain.auto_refresh or obj.mode == "EDIT":  # type: ignore[attr-defined]
         return False
@@ -76,14 +77,15 @@ def preview_now(obj: bpy.types.Object) -> bool:
         cells = (shape["x_subdivisions"] + 1) * (shape["y_subdivisions"] + 1)
         droplets = hydraulic["droplets"] or round(hydraulic["droplet_density"] * cells)
         fewer = {**hydraulic, "droplets": max(1, droplets // PREVIEW_SHARE)}
-        positions, _quads, _uvs, masks = terrain_geometry(bpy.context, spec, domain, shape, fewer, thermal, fluvial)
+        heights, masks = terrain_heights(bpy.context, spec, domain, shape, fewer, thermal, fluvial)
     except UserError as error:
         print(f"Noisewright: Auto Refresh of {obj.name!r}: {error}", flush=True)
         return False
     mesh = mesh_io.mesh_of(obj)
-    if len(mesh.vertices) != positions.shape[0]:
+    if len(mesh.vertices) != heights.shape[0]:
         return False
-    mesh_io.write_positions(mesh, positions)
+    grid = (shape["x_subdivisions"], shape["y_subdivisions"], shape["size"])
+    mesh_io.write_positions(mesh, grid_positions(*grid, heights, np.float32))
     write_maps(mesh, masks)
     mesh.update()
     return True
