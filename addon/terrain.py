@@ -229,17 +229,12 @@ def _erosion_options(name: str, options: object, schema: tuple) -> dict[str, Any
 
 
 def terrain_geometry(
-    context: bpy.types.Context,
-    spec: object,
-    domain: object,
-    shape: dict,
-    hydraulic: object,
-    thermal: object,
-    fluvial: object = None,
+    context: bpy.types.Context, spec: object, domain: object, shape: dict, *stages: object
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
     """``(positions, quads, uvs, masks)`` of the terrain: ``grid`` of the checked ``shape`` with z
-    ``terrain_heights`` (their masks and flow maps); ``UserError`` as ``terrain_heights``."""
-    heights, masks = terrain_heights(context, spec, domain, shape, hydraulic, thermal, fluvial)
+    ``terrain_heights(context, spec, domain, shape, hydraulic, thermal, fluvial=None)`` (``stages``: the last three),
+    and its masks and flow maps; ``UserError`` as ``terrain_heights``."""
+    heights, masks = terrain_heights(context, spec, domain, shape, *stages)
     return (*grid(shape["x_subdivisions"], shape["y_subdivisions"], shape["size"], heights), masks)
 
 
