@@ -50,6 +50,23 @@ def _axis_levels(values: np.ndarray, tolerance: float) -> tuple[np.ndarray, np.n
     return levels, index
 
 
+def _row_major_levels(xy: np.ndarray, tolerance: float) -> tuple[np.ndarray, np.ndarray] | None:
+    """``(x levels, y levels)`` as ``_axis_levels`` finds them when the vertices ``xy`` are a grid in row order
+    (rows of one Y, from the lowest, each with its X from the lowest: a Noise Terrain's, Add > Mesh > Grid's), in a
+    few passes without sorting; None otherwise. Each column's X values then lie within ``tolerance`` of each other
+    and more than ``tolerance`` below the next column's (so do the rows' Y values), which makes the columns and rows
+    exactly ``_axis_levels``' clusters, and their lowest values its levels."""
+    x, y = xy[:, 0], xy[:, 1]
+    columns = int(np.argmax(np.abs(y - y[0]) > tolerance))  # the second row's first vertex; 0 when there is none
+    if columns == 0 or x.shape[0] % columns:
+        return None
+    x, y = x.reshape(-1, columns), y.reshape(-1, columns)
+    x_low, x_high, y_low, y_high = x.min(axis=0), x.max(axis=0), y.min(axis=1), y.max(axis=1)
+    clusters = all((high - low <= tolerance).all() for low, high in ((x_low, x_high), (y_low, y_high)))
+    apart = all((low[1:] - high[:-1] > tolerance).all() for low, high in ((x_low, x_high), (y_low, y_high)))
+    return (x_low, y_low) if clusters and apart else None  # NaN compares False: not a grid here
+
+
 def grid_layout(name: str, positions: np.ndarray) -> GridLayout:
     """The grid of ``positions`` (N, 3) in X/Y; ``UserError`` naming ``name`` when they are not one."""
     not_grid = (
@@ -59,21 +76,29 @@ def grid_layout(name: str, positions: np.ndarray) -> GridLayout:
     if positions.shape[0] < 9:
         raise UserError(not_grid)
     xy = positions[:, :2].astype(np.float64)
-    extent = float(np.ptp(xy, axis=0).max())
+    extent = max(float(np.ptp(xy[:, 0])), float(np.ptp(xy[:, 1])))  # per column: numpy reduces (N, 2) slowly
     tolerance = max(extent, 1e-12) * 1e-5
-    x_levels, column = _axis_levels(xy[:, 0], tolerance)
-    y_levels, row = _axis_levels(xy[:, 1], tolerance)
-    columns, rows = x_levels.shape[0], y_levels.shape[0]
-    if columns < 3 or rows < 3 or columns * rows != positions.shape[0]:
-        raise UserError(not_grid)
-    cell = row * columns + column
-    if np.bincount(cell, minlength=rows * columns).max() != 1:
+    in_rows = _row_major_levels(xy, tolerance)
+    if in_rows is not None:  # vertex r * columns + c is at column c and row r: the order is the vertices'
+        x_levels, y_levels = in_rows
+        columns, rows = x_levels.shape[0], y_levels.shape[0]
+        order = np.arange(positions.shape[0], dtype=np.int64)
+    else:
+        x_levels, column = _axis_levels(xy[:, 0], tolerance)
+        y_levels, row = _axis_levels(xy[:, 1], tolerance)
+        columns, rows = x_levels.shape[0], y_levels.shape[0]
+        if columns * rows != positions.shape[0]:
+            raise UserError(not_grid)
+        cell = row * columns + column
+        if np.bincount(cell, minlength=rows * columns).max() != 1:
+            raise UserError(not_grid)
+        order = np.empty(rows * columns, dtype=np.int64)
+        order[cell] = np.arange(positions.shape[0])
+    if columns < 3 or rows < 3:
         raise UserError(not_grid)
     spacings = [np.diff(levels) for levels in (x_levels, y_levels)]
     if any(np.ptp(spacing) > 1e-3 * spacing.mean() for spacing in spacings):
         raise UserError(f"{name!r}: the grid's rows or columns are not evenly spaced")
-    order = np.empty(rows * columns, dtype=np.int64)
-    order[cell] = np.arange(positions.shape[0])
     cell_size = float(np.sqrt(spacings[0].mean() * spacings[1].mean()))
     return GridLayout(rows, columns, order, cell_size)
 

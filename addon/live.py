@@ -124,7 +124,7 @@ def preview_now(obj: bpy.types.Object) -> Preview | None:
     own grid (``spread``: each vertex at its nearest preview vertex's height; masks left as they were) when it
     has the full grid's vertices; otherwise (its subdivisions change) the mesh gets the preview grid, when it
     keeps nothing a new grid would lose: no shape keys, vertex groups or attributes of its own."""
-    from .terrain import is_terrain, recall, terrain_geometry, write_maps
+    from .terrain import grid, grid_positions, is_terrain, recall, terrain_heights, write_maps
 
     if not is_terrain(obj) or not obj.noisewright_terrain.auto_refresh or obj.mode == "EDIT":  # type: ignore[attr-defined]
         return None
@@ -143,19 +143,19 @@ def preview_now(obj: bpy.types.Object) -> Preview | None:
             return None
         fewer = None if hydraulic is None else {**hydraulic, "droplets": plan.droplets}
         smaller = {**shape, "x_subdivisions": plan.x_subdivisions, "y_subdivisions": plan.y_subdivisions}
-        positions, quads, uvs, masks = terrain_geometry(bpy.context, spec, domain, smaller, fewer, thermal, fluvial)
+        heights, masks = terrain_heights(bpy.context, spec, domain, smaller, fewer, thermal, fluvial)
     except UserError as error:
         print(f"Noisewright: Auto Refresh of {obj.name!r}: {error}", flush=True)
         return None
     if plan.step > 1 and on_full_grid:  # its own grid kept: the preview's heights spread over it
-        mesh_io.write_positions(mesh, spread(positions, plan, shape))
+        mesh_io.write_positions(mesh, spread(heights, plan, shape))
         return plan
-    same = len(mesh.vertices) == positions.shape[0] and len(mesh.polygons) == quads.shape[0]
-    if same and mesh_io.has_faces(mesh, quads):  # the preview grid it has (the next redraw): positions only
-        mesh_io.write_positions(mesh, positions)
+    preview_grid = (plan.x_subdivisions, plan.y_subdivisions, shape["size"])
+    if mesh_io.is_grid(mesh, plan.x_subdivisions + 1, plan.y_subdivisions + 1):  # the preview grid it has: positions
+        mesh_io.write_positions(mesh, grid_positions(*preview_grid, heights, np.float32))
     elif plan.step > 1 and mesh.shape_keys is None:  # a new grid (subdivisions dragged): the preview's
         mesh.clear_geometry()
-        mesh_io.build_grid(mesh, positions, quads, uvs)
+        mesh_io.build_grid(mesh, *grid(*preview_grid, heights))
     else:  # the grid changed meanwhile: the full rebuild follows
         return None
     write_maps(mesh, masks)
@@ -163,21 +163,19 @@ def preview_now(obj: bpy.types.Object) -> Preview | None:
     return plan
 
 
-def spread(positions: np.ndarray, plan: Preview, shape: dict) -> np.ndarray:
-    """(N, 3) float32 positions of the full grid ``shape`` (x and y as ``terrain.grid``'s), each vertex at the
-    height of the nearest vertex of the preview grid ``plan`` (its ``positions``, row-major from -y; halfway
-    between two, the one further along)."""
+def spread(heights: np.ndarray, plan: Preview, shape: dict) -> np.ndarray:
+    """(N, 3) float32 positions of the full grid ``shape`` (``terrain.grid_positions``), each vertex at the height
+    of the nearest vertex of the preview grid ``plan`` (its ``heights``, row-major from -y; halfway between two, the
+    one further along)."""
+    from .terrain import grid_positions
+
     columns, rows = shape["x_subdivisions"] + 1, shape["y_subdivisions"] + 1
-    half = shape["size"] * 0.5
-    heights = positions[:, 2].reshape(plan.y_subdivisions + 1, plan.x_subdivisions + 1)
+    kept = np.reshape(heights, (plan.y_subdivisions + 1, plan.x_subdivisions + 1))
     nearest = lambda count, kept, full: np.floor(np.arange(count) * (kept / full) + 0.5).astype(np.intp)  # noqa: E731 (ties up)
     across = nearest(columns, plan.x_subdivisions, shape["x_subdivisions"])
     down = nearest(rows, plan.y_subdivisions, shape["y_subdivisions"])
-    spread_out = np.empty((rows, columns, 3), dtype=np.float32)
-    spread_out[:, :, 0] = np.linspace(-half, half, columns)
-    spread_out[:, :, 1] = np.linspace(-half, half, rows)[:, None]
-    spread_out[:, :, 2] = heights.take(down, axis=0).take(across, axis=1)
-    return spread_out.reshape(-1, 3)
+    spread_heights = kept.take(down, axis=0).take(across, axis=1)
+    return grid_positions(shape["x_subdivisions"], shape["y_subdivisions"], shape["size"], spread_heights, np.float32)
 
 
 KEPT_ATTRIBUTES = ("position", "sharp_face", "material_index")

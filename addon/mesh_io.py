@@ -211,17 +211,27 @@ def check_editable(obj: bpy.types.Object) -> None:
         raise UserError(f"{obj.name!r}: the mesh has no vertices")
 
 
-def has_faces(mesh: bpy.types.Mesh, quads: np.ndarray) -> bool:
-    """Whether the faces of ``mesh`` are ``quads`` (F, 4) exactly, in order, corner by corner: then vertex ``i`` is
-    the grid's vertex ``i`` (a reordered mesh, Mesh > Sort Elements, has the same counts but other corners)."""
-    if len(mesh.polygons) != quads.shape[0] or len(mesh.loops) != quads.size:
+def is_grid(mesh: bpy.types.Mesh, columns: int, rows: int) -> bool:
+    """Whether ``mesh`` has the topology of ``terrain.grid`` with ``columns`` x ``rows`` vertices: as many
+    vertices and faces, and each face's corners those of ``terrain.grid_quads``, in order (then vertex ``i`` is the
+    grid's vertex ``i``; a reordered mesh, Mesh > Sort Elements, has the same counts but other corners)."""
+    faces = (rows - 1) * (columns - 1)
+    if len(mesh.vertices) != rows * columns or len(mesh.polygons) != faces or len(mesh.loops) != 4 * faces:
         return False
-    corners = np.empty(len(mesh.loops), dtype=np.int32)
+    corners = np.empty(4 * faces, dtype=np.int32)
     corner_verts = mesh.attributes.get(".corner_vert")  # Blender 4: the corners' vertices as an attribute
     if corner_verts is not None and corner_verts.domain == "CORNER" and corner_verts.data_type == "INT":
         corner_verts.data.foreach_get("value", corners)  # 1M quads: 1.6 ms, where mesh.loops takes 710 ms
     else:
         mesh.loops.foreach_get("vertex_index", corners)
     # Faces' corners are consecutive runs in face order, so with F faces and 4F corners equal to the grid's, every
-    # vertex has the grid's index; the faces' starts (mesh.polygons' loop_start: 95 ms more) are not read.
-    return np.array_equal(corners, quads.ravel())
+    # vertex has the grid's index; the faces' starts (mesh.polygons' loop_start: 95 ms more) are not read. The
+    # grid's row r of faces has the corners of row 0 plus r * columns (``terrain.grid_quads``): both are taken
+    # away in place, row by row, and anything left but zeros is another topology (Blender's corners are vertex
+    # indices, 0 <= i < 2^31, so the int32 arithmetic cannot wrap onto a zero).
+    column = np.arange(columns - 1, dtype=np.int32)[:, None]
+    first_row = (column + np.array([0, 1, columns + 1, columns], dtype=np.int32)).ravel()
+    by_row = corners.reshape(rows - 1, first_row.shape[0])
+    by_row -= first_row
+    by_row -= (np.arange(rows - 1, dtype=np.int32) * np.int32(columns))[:, None]
+    return not corners.any()

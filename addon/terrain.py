@@ -85,24 +85,38 @@ BASE_OPTIONS = (
 BASE_FIELDS = tuple(option.name for option in BASE_OPTIONS)
 
 
-def grid(x_subdivisions: int, y_subdivisions: int, size: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(positions (N, 3) with z = 0, quads (F, 4), uvs (N, 2))`` of a centred grid, row-major from -y."""
+def grid_positions(
+    x_subdivisions: int, y_subdivisions: int, size: float, heights: np.ndarray | float = 0.0, dtype: Any = np.float64
+) -> np.ndarray:
+    """(N, 3) positions of a centred grid, row-major from -y: x and y evenly from ``-size / 2`` to ``size / 2``
+    (computed in float64, stored as ``dtype``), z ``heights`` ((N,) or one value)."""
     columns, rows = x_subdivisions + 1, y_subdivisions + 1
     half = size * 0.5
-    xs = np.linspace(-half, half, columns)
-    ys = np.linspace(-half, half, rows)
-    lattice = np.empty((rows, columns, 3), dtype=np.float64)
-    lattice[:, :, 0] = xs
-    lattice[:, :, 1] = ys[:, None]
-    lattice[:, :, 2] = 0.0
-    positions = lattice.reshape(-1, 3)
+    lattice = np.empty((rows, columns, 3), dtype=dtype)
+    lattice[:, :, 0] = np.linspace(-half, half, columns)
+    lattice[:, :, 1] = np.linspace(-half, half, rows)[:, None]
+    lattice[:, :, 2] = np.reshape(heights, (rows, columns)) if np.ndim(heights) else heights
+    return lattice.reshape(-1, 3)
+
+
+def grid_quads(x_subdivisions: int, y_subdivisions: int) -> np.ndarray:
+    """(F, 4) int32 quads of the grid, row-major from -y: face ``(r, c)`` has the corners ``a, a + 1,
+    a + 1 + columns, a + columns`` with ``a = r * columns + c`` (``mesh_io.is_grid`` checks this layout)."""
+    columns, rows = x_subdivisions + 1, y_subdivisions + 1
     index = np.arange(rows * columns, dtype=np.int32).reshape(rows, columns)  # Blender's vertex indices are int32
     corners = np.empty((rows - 1, columns - 1, 4), dtype=np.int32)
     corners[:, :, 0], corners[:, :, 1] = index[:-1, :-1], index[:-1, 1:]
     corners[:, :, 2], corners[:, :, 3] = index[1:, 1:], index[1:, :-1]
-    quads = corners.reshape(-1, 4)
-    uvs = positions[:, :2] / size + 0.5
-    return positions, quads, uvs
+    return corners.reshape(-1, 4)
+
+
+def grid(
+    x_subdivisions: int, y_subdivisions: int, size: float, heights: np.ndarray | float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(positions (N, 3) with z = heights, quads (F, 4), uvs (N, 2))`` of a centred grid, row-major from -y
+    (``grid_positions``, ``grid_quads``)."""
+    positions = grid_positions(x_subdivisions, y_subdivisions, size, heights)
+    return positions, grid_quads(x_subdivisions, y_subdivisions), positions[:, :2] / size + 0.5
 
 
 def _smoothstep(t: np.ndarray) -> np.ndarray:
@@ -110,15 +124,21 @@ def _smoothstep(t: np.ndarray) -> np.ndarray:
     return t * t * (3.0 - 2.0 * t)
 
 
-def edge_falloff(positions: np.ndarray, size: float, mode: str, width: float) -> np.ndarray:
-    """(N,) factor in 0..1: 1 inside, easing to 0 at the edges (``mode`` NONE, X, Y or RADIAL)."""
+def _edge_factor(x: np.ndarray, y: np.ndarray, size: float, mode: str, width: float) -> np.ndarray | None:
+    """``edge_falloff``'s factor at ``x``, ``y`` (arrays that broadcast together); None without a falloff."""
     if mode not in ("X", "Y", "RADIAL"):
-        return np.ones(positions.shape[0])
-    u = np.abs(positions[:, 0]) / (size * 0.5)
-    v = np.abs(positions[:, 1]) / (size * 0.5)
+        return None
+    u = np.abs(x) / (size * 0.5)
+    v = np.abs(y) / (size * 0.5)
     distance = {"X": u, "Y": v}.get(mode)
     distance = np.hypot(u, v) if distance is None else distance
     return _smoothstep((1.0 - distance) / max(width, 1e-6))
+
+
+def edge_falloff(positions: np.ndarray, size: float, mode: str, width: float) -> np.ndarray:
+    """(N,) factor in 0..1: 1 inside, easing to 0 at the edges (``mode`` NONE, X, Y or RADIAL)."""
+    factor = _edge_factor(positions[:, 0], positions[:, 1], size, mode, width)
+    return np.ones(positions.shape[0]) if factor is None else factor
 
 
 def _target_collection(context: bpy.types.Context, warn: Callable[[str], None] | None) -> bpy.types.LayerCollection:
@@ -209,6 +229,16 @@ def _erosion_options(name: str, options: object, schema: tuple) -> dict[str, Any
 
 
 def terrain_geometry(
+    context: bpy.types.Context, spec: object, domain: object, shape: dict, *stages: object
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
+    """``(positions, quads, uvs, masks)`` of the terrain: ``grid`` of the checked ``shape`` with z
+    ``terrain_heights(context, spec, domain, shape, hydraulic, thermal, fluvial=None)`` (``stages``: the last three),
+    and its masks and flow maps; ``UserError`` as ``terrain_heights``."""
+    heights, masks = terrain_heights(context, spec, domain, shape, *stages)
+    return (*grid(shape["x_subdivisions"], shape["y_subdivisions"], shape["size"], heights), masks)
+
+
+def terrain_heights(
     context: bpy.types.Context,
     spec: object,
     domain: object,
@@ -216,10 +246,10 @@ def terrain_geometry(
     hydraulic: object,
     thermal: object,
     fluvial: object = None,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
-    """``(positions, quads, uvs, (erosion, deposition, drainage_area, river))`` of the terrain of
-    ``spec``/``domain`` on the grid ``shape`` (heights ``(base + noise * height) * falloff``, ``base_heights``: 0
-    without a base), eroded by the stages given, in this order: rivers (``fluvial``,
+) -> tuple[np.ndarray, tuple]:
+    """``(heights (N,), (erosion, deposition, drainage_area, river))`` of the terrain of ``spec``/``domain`` at the
+    vertices of the grid ``shape`` (``grid_positions``, row-major from -y): ``(base + noise * height) * falloff``
+    (``base_heights``: 0 without a base), eroded by the stages given, in this order: rivers (``fluvial``,
     ``erode_fluvial.carve_terrain``), hydraulic droplets, thermal. The masks are what all stages took and left
     (None without erosion), the flow maps the rivers' (None without them); all checked first."""
     check_noise(spec, domain)
@@ -228,36 +258,38 @@ def terrain_geometry(
         if options is not None and not isinstance(options, dict):
             raise UserError(f"{name}: expected a dict of erosion options or None, got {type(options).__name__}")
     spec, domain = cast(NoiseSpec, spec), cast(Domain, domain)
-    positions, quads, uvs = grid(shape["x_subdivisions"], shape["y_subdivisions"], shape["size"])
+    rows, columns = shape["y_subdivisions"] + 1, shape["x_subdivisions"] + 1
     half = shape["size"] * 0.5
-    xs = np.linspace(-half, half, shape["x_subdivisions"] + 1)  # grid()'s columns and rows
-    ys = np.linspace(-half, half, shape["y_subdivisions"] + 1)
+    xs = np.linspace(-half, half, columns)  # grid_positions' columns and rows
+    ys = np.linspace(-half, half, rows)
     base = base_heights(shape)
-    raised: np.ndarray | float = 0.0  # Height 0 on a base adds nothing: the noise is not evaluated then
-    if base is None or shape["height"] != 0.0:
-        with window_progress(context, positions.shape[0]) as advance:
+    if base is not None and shape["height"] == 0.0:  # Height 0 on a base adds nothing: the noise is not evaluated
+        heights = base
+    else:
+        with window_progress(context, rows * columns) as advance:
             noise01 = to_unit(spec, _terrain_noise(spec, domain, xs, ys, shape["offset"], advance))
         raised = noise01 * shape["height"]
-    falloff = edge_falloff(positions, shape["size"], shape["falloff"], shape["falloff_width"])
-    positions[:, 2] = (raised if base is None else base + raised) * falloff
-    check_finite_values("height: vertex heights", positions[:, 2].astype(np.float32))
+        heights = raised if base is None else base + raised
+    factor = _edge_factor(xs[None, :], ys[:, None], shape["size"], shape["falloff"], shape["falloff_width"])
+    if factor is not None:  # the float64 factor's product, as stored in float64 positions
+        heights = (heights.reshape(rows, columns) * factor).ravel()
+    check_finite_values("height: vertex heights", np.asarray(heights, dtype=np.float32))
     masks: tuple = (None, None, None, None)
     if hydraulic is not None or thermal is not None or fluvial is not None:
-        rows, columns = shape["y_subdivisions"] + 1, shape["x_subdivisions"] + 1
         cell_size = shape["size"] / math.sqrt(shape["x_subdivisions"] * shape["y_subdivisions"])
-        heights = before = positions[:, 2].reshape(rows, columns)
+        eroded = before = heights.astype(np.float64).reshape(rows, columns)  # the heights as float64 positions hold
         drainage = river = None
         if fluvial is not None:
-            heights, drainage, river = carve_terrain(context, heights, cell_size, cast(dict, fluvial))
+            eroded, drainage, river = carve_terrain(context, eroded, cell_size, cast(dict, fluvial))
         if hydraulic is not None or thermal is not None:
             with window_progress(context, erosion_io.PROGRESS) as advance:
-                heights = erosion_io.erode_heights(
-                    heights, cell_size, cast(dict, hydraulic), cast(dict, thermal), advance
+                eroded = erosion_io.erode_heights(
+                    eroded, cell_size, cast(dict, hydraulic), cast(dict, thermal), advance
                 ).heights
-        change = heights.astype(np.float64).ravel() - before.astype(np.float32).ravel()  # as erode_heights'
-        positions[:, 2] = heights.ravel()
+        change = eroded.astype(np.float64).ravel() - before.astype(np.float32).ravel()  # as erode_heights'
+        heights = eroded.ravel()
         masks = (np.maximum(-change, 0.0), np.maximum(change, 0.0), drainage, river)
-    return positions, quads, uvs, masks
+    return heights, masks
 
 
 def _terrain_noise(
@@ -334,19 +366,21 @@ def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy
     if obj.mode == "EDIT":
         raise UserError(f"{obj.name!r}: leave Edit Mode to regenerate the terrain")
     spec, domain, shape, hydraulic, thermal, fluvial = recall(obj)
-    positions, quads, uvs, masks = terrain_geometry(context, spec, domain, shape, hydraulic, thermal, fluvial)
-    same_count = len(mesh.vertices) == positions.shape[0] and len(mesh.polygons) == quads.shape[0]
-    if same_count and mesh_io.has_faces(mesh, quads):  # the grid's own vertex order: positions by index
-        mesh_io.write_positions(mesh, positions)
+    heights, masks = terrain_heights(context, spec, domain, shape, hydraulic, thermal, fluvial)
+    x_subdivisions, y_subdivisions, size = shape["x_subdivisions"], shape["y_subdivisions"], shape["size"]
+    if mesh_io.is_grid(mesh, x_subdivisions + 1, y_subdivisions + 1):  # the grid's faces: write the positions only
+        mesh_io.write_positions(mesh, grid_positions(x_subdivisions, y_subdivisions, size, heights, np.float32))
     else:
         if mesh.shape_keys is not None:
+            faces = x_subdivisions * y_subdivisions
+            same_count = len(mesh.vertices) == heights.shape[0] and len(mesh.polygons) == faces
             change = "a new vertex count" if not same_count else "rebuilding the grid (its vertices were reordered)"
             raise UserError(
                 f"{obj.name!r}: the mesh has shape keys, which {change} would lose; keep the "
                 f"subdivisions or remove the shape keys"
             )
         mesh.clear_geometry()
-        mesh_io.build_grid(mesh, positions, quads, uvs)
+        mesh_io.build_grid(mesh, *grid(x_subdivisions, y_subdivisions, size, heights))
     write_maps(mesh, masks)
     mesh.update()
     terrain_maps.rewrite_terrain_maps(obj)  # the maps Object > Terrain Maps wrote, of the new heights

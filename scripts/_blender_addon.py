@@ -1,19 +1,21 @@
 """Shared start-up of the headless entry points: arguments, loading the Noisewright add-on, running its operators.
 
-The entry points run as ``blender --background --python scripts/<name>.py -- <args>`` and as
-``python scripts/<name>.py <args>`` with the ``bpy`` module. They load the add-on the way a
-user would: an enabled, installed ``noisewright`` extension is used as it is; otherwise the
-checkout is staged (``build_extension.stage_extension``) into a local extension repository
-under ``build/`` that is registered in the preferences, and the extension is enabled from
-there. The staged copy is kept while the sources are unchanged; Numba's on-disk cache lives in
-the extension's user folder (``addon/preferences.py``) and survives between runs.
+The entry points run as ``python scripts/<name>.py <args>`` with the ``bpy`` module and inside the Blender
+binary (below). They load the add-on the way a user would: an enabled, installed ``noisewright`` extension is
+used as it is; otherwise the checkout is staged (``build_extension.stage_extension``) into a local extension
+repository under ``build/`` that is registered in the preferences, and the extension is enabled from there. The
+staged copy is kept while the sources are unchanged; Numba's on-disk cache lives in the extension's user folder
+(``addon/preferences.py``) and survives between runs.
 
 The noise options (``--kind``, ``--seed``, ``--octaves`` ...) are generated from the add-on's noise
 settings, so they match the panels field for field; they are applied to the scene's settings, which
 the operators read when called without their own.
 
-Entry points load this file with ``runpy.run_path`` because ``blender --python`` does not put
-``scripts/`` on ``sys.path``.
+Entry points import this module (``import _blender_addon``) and their other siblings. ``python scripts/x.py`` puts
+``scripts/`` first on ``sys.path``; ``blender --python scripts/x.py`` does not (it runs the file without touching
+``sys.path``, and Blender's Python ignores ``PYTHONPATH`` unless started with ``--python-use-system-env``), so inside
+the Blender binary run them as ``PYTHONPATH=scripts blender --background --python-use-system-env --python
+scripts/<name>.py -- <args>`` (docs/cli.md). The tests import them through pytest's ``pythonpath``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,6 @@ import argparse
 import importlib
 import math
 import re
-import runpy
 import sys
 import tempfile
 import time
@@ -31,6 +32,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import bpy
+import build_extension
 import numpy as np
 
 SCRIPTS = Path(__file__).resolve().parent
@@ -69,12 +71,11 @@ def _enabled_extension_module() -> str | None:
 def _stage_checkout(repository: Path, log: Log) -> None:
     """Stage the checkout's extension into ``repository`` (``build_extension.stage_extension``) unless the copy
     there is current."""
-    build_extension = runpy.run_path(str(SCRIPTS / "build_extension.py"), run_name="build_extension")
     staged = repository / EXTENSION_ID
-    if build_extension["staged_copy_is_current"](staged):
+    if build_extension.staged_copy_is_current(staged):
         return
     log(f"staging the checkout's extension into {staged}")
-    build_extension["stage_extension"](repository)
+    build_extension.stage_extension(repository)
 
 
 def _local_repository(directory: Path):

@@ -1,6 +1,7 @@
-"""Bake a noise texture to an image file with the Noisewright add-on, headless.
+r"""Bake a noise texture to an image file with the Noisewright add-on, headless.
 
-    blender --background --python scripts/bake_texture.py -- --out noise.exr --size 1024 --kind perlin --octaves 5
+    PYTHONPATH=scripts blender --background --python-use-system-env --python scripts/bake_texture.py -- \
+        --out noise.exr --size 1024 --kind perlin --octaves 5
     python scripts/bake_texture.py --out noise.png --width 2048 --height 1024 --tiling --colors ramp
 
 The format follows the file extension: .png (16-bit) or .exr (32-bit float OpenEXR), written by Blender
@@ -12,12 +13,11 @@ mapped to 0..1 (as ``python -m noise_core bake`` writes it); ``--dimensions 3`` 
 from __future__ import annotations
 
 import argparse
-import runpy
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-addon = runpy.run_path(str(Path(__file__).with_name("_blender_addon.py")), run_name="_blender_addon")
+import _blender_addon as addon
 
 FORMATS = {".png": "PNG", ".exr": "OPEN_EXR"}
 MAX_SIDE = 65536
@@ -25,7 +25,7 @@ DEFAULT_NOISE = {"dimensions": "2", "plane": "XY"}
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    pixels, colour = addon["integer"](1, MAX_SIDE), addon["number"](0.0)
+    pixels, colour = addon.integer(1, MAX_SIDE), addon.number(0.0)
     parser.add_argument("--out", type=Path, required=True, help="image file to write: .png (16-bit) or .exr (float)")
     parser.add_argument("--size", type=pixels, default=1024, help="width and height in pixels (default 1024)")
     parser.add_argument("--width", type=pixels, help="width in pixels (overrides --size)")
@@ -38,22 +38,22 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, args = addon["parse_arguments"](__doc__.split("\n\n")[0], _add_arguments, argv)
+    parser, args = addon.parse_arguments(__doc__.split("\n\n")[0], _add_arguments, argv)
     file_format = FORMATS.get(args.out.suffix.lower())
     if file_format is None:
         parser.error(
             f"--out: unsupported image format {args.out.suffix or '(none)'!r}; use one of {', '.join(FORMATS)}"
         )
-    addon["apply_noise_arguments"](parser, args, DEFAULT_NOISE)
-    out = addon["output_file"](parser, "--out", args.out, tuple(FORMATS))
+    addon.apply_noise_arguments(parser, args, DEFAULT_NOISE)
+    out = addon.output_file(parser, "--out", args.out, tuple(FORMATS))
     width, height = args.width or args.size, args.height or args.size
-    max_pixels = addon["addon_package"]().api.MAX_PIXELS
+    max_pixels = addon.addon_package().api.MAX_PIXELS
     if width * height > max_pixels:
         parser.error(f"--width, --height: {width}x{height} exceeds the limit of {max_pixels} pixels")
     ramp = {name: value for name, value in (("color_low", args.low), ("color_high", args.high)) if value}
     try:
-        with addon["step"](f"baking {width}x{height} noise into {out}"):
-            addon["run_api"](
+        with addon.step(f"baking {width}x{height} noise into {out}"):
+            addon.run_api(
                 "bake",
                 noise_dimensions="SETTINGS",  # the options' dimensions (2D unless --dimensions says otherwise)
                 image="Noise",
@@ -65,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 filepath=str(out),
                 **ramp,
             )
-    except addon["AddonError"] as error:
+    except addon.AddonError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     print(f"wrote {out}")

@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import runpy
 import subprocess
 import sys
 import tempfile
@@ -26,10 +25,9 @@ import time
 from pathlib import Path
 
 import numpy as np
+from bench_blender import _grid_object
 
 ROOT = Path(__file__).resolve().parent.parent
-BENCH = runpy.run_path(str(ROOT / "scripts" / "bench.py"), run_name="bench")
-"""``scripts/bench.py``'s functions (its grid of vertices)."""
 SCALE = 4.0
 FREQUENCY = 2.0
 FIRST_USE = r"""
@@ -109,11 +107,11 @@ def _case(bpy, nc, grid: int, dim: int, anisotropy: float, repeat: int) -> dict:
     depsgraph = bpy.context.evaluated_depsgraph_get()
     nodes = {}
     for key, value in (("gabor", anisotropy), ("constant", None)):
-        obj = BENCH["_grid_object"](bpy, grid, f"{key} {dim} {anisotropy}")
+        obj = _grid_object(bpy, grid, f"{key} {dim} {anisotropy}")
         obj.modifiers.new("Gabor", "NODES").node_group = _tree(bpy, dim, value)
         nodes[key] = obj
     spec = nc.NoiseSpec(kind="gabor", frequency=SCALE, gabor_frequency=FREQUENCY, anisotropy=anisotropy)
-    ours = BENCH["_grid_object"](bpy, grid, f"ours {dim} {anisotropy}")
+    ours = _grid_object(bpy, grid, f"ours {dim} {anisotropy}")
     points = _positions(ours.data)[:, :dim].copy()
     nc.evaluate(spec, points[:4])
     best = dict.fromkeys(("nodes", "nodes_constant", "ours", "ours_evaluate"), np.inf)

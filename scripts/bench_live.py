@@ -17,11 +17,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import runpy
 import sys
 import time
-from pathlib import Path
 
+import _blender_addon
 import bpy
 
 SIZES = (256, 1024)
@@ -97,8 +96,7 @@ def main(argv: list[str]) -> dict:
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error(f"--repeat: at least 1, got {args.repeat}")
-    helpers = runpy.run_path(str(Path(__file__).with_name("_blender_addon.py")), run_name="_blender_addon")
-    addon = sys.modules[helpers["load_addon"](log=lambda _message: None)]
+    addon = sys.modules[_blender_addon.load_addon(log=lambda _message: None)]
     result = {"load": os.getloadavg()[0], "blender": bpy.app.version_string}
     for size in SIZES:
         result[f"{size}"] = measure(addon, size, args.repeat, args.erosion)

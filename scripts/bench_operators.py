@@ -16,25 +16,28 @@ Each path runs its operator (``bpy.ops.noisewright.*``) end to end, warm (run on
   ``--terrain`` vertices, 2D noise (the grid kernels);
 * ``bake``: ``noisewright.bake_texture``, ``--bake`` x ``--bake`` pixels, 2D plane;
 * ``uv-bake``: ``noisewright.bake_uv``, ``--bake`` x ``--bake`` texels, on a UV sphere;
-* ``erode``: ``noisewright.erode`` (hydraulic with its default options) on a ``--erode`` x ``--erode`` terrain.
+* ``erode``: ``noisewright.erode`` (hydraulic with its default options) on a ``--erode`` x ``--erode`` terrain;
+* ``terrain-maps``: ``noisewright.terrain_maps`` (its default maps: slope, curvature, flow, stored as point
+  attributes) on a ``--maps`` x ``--maps`` Noise Terrain.
 
-"kernel" is the wall time spent inside the compiled kernels during the call: every launch of a range
-kernel (``fractal.launch_blocks``: the noise, its grids and derivatives, thermal erosion), the UV
-rasteriser's serial kernels and, for ``erode``, ``erode_hydraulic``/``erode_thermal``; "noise space" is
-``mapping.Domain.noise_points`` (the numpy transform into noise space); "other" is the rest (numpy passes,
-copies, Displace's one-pass displacement kernel, the operator's own overhead); "Blender I/O" the add-on's reads
-and writes of mesh and image
-data (``mesh_io``, ``erosion_io.write_masks``, ``bake.fill_image``: the image's pixels, grey or ramp colours, and its
-resize). The last column is the issue's measure: the total against the kernels plus the Blender I/O.
+"kernel" is the wall time spent inside the compiled kernels during the call: every launch of a range kernel
+(``fractal.launch_blocks``: the noise, its grids and derivatives, thermal erosion), the UV rasteriser's serial
+kernels, the flow map's (``hydrology``: depression filling, flow routing) and, for ``erode``,
+``erode_hydraulic``/``erode_thermal``; "noise space" is ``mapping.Domain.noise_points`` (the numpy transform into
+noise space); "other" is the rest (numpy passes, copies, Displace's one-pass displacement kernel, the operator's own
+overhead); "Blender I/O" the add-on's reads and writes of mesh and image data (``mesh_io``: positions, point
+attributes, the grid check; ``erosion_io.write_masks``, ``bake.fill_image``: the image's pixels, grey or ramp
+colours, and its resize). The last column is the issue's measure: the total against the kernels plus the Blender
+I/O.
 Timings, not tests: nothing here asserts.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import functools
 import os
-import runpy
 import sys
 import time
 from collections.abc import Callable
@@ -42,7 +45,7 @@ from pathlib import Path
 
 SCRIPTS = Path(__file__).resolve().parent
 ROOT = SCRIPTS.parent
-PATHS = ("displace", "add-terrain", "regenerate", "bake", "uv-bake", "erode")
+PATHS = ("displace", "add-terrain", "regenerate", "bake", "uv-bake", "erode", "terrain-maps")
 NOISE = {"kind": "perlin", "frequency": 4.0, "octaves": 5}
 
 
@@ -97,9 +100,15 @@ def instrument(package, clock: Clock) -> None:
             setattr(core.uv_bake, name, _Proxy(value, clock.wrap("kernel", value)))
     for name in ("erode_hydraulic", "erode_thermal"):
         setattr(package.erosion_io, name, clock.wrap("kernel", getattr(package.erosion_io, name)))
+    hydrology = core.hydrology  # the flow map's serial kernels (depression filling, MFD routing)
+    kernels = hydrology._kernels()
+    timed = {field.name: getattr(kernels, field.name) for field in dataclasses.fields(kernels)}
+    timed = {name: _Proxy(kernel, clock.wrap("kernel", kernel)) for name, kernel in timed.items()}
+    hydrology._kernels = functools.partial(dataclasses.replace, kernels, **timed)
     domain = package.mapping.Domain
     domain.noise_points = clock.wrap("noise space", domain.noise_points)
-    for name in ("read_vectors", "read_selection", "write_positions", "add_shape_key", "build_grid", "has_faces"):
+    mesh_io_names = ("read_vectors", "read_selection", "write_positions", "write_point_floats", "add_shape_key")
+    for name in (*mesh_io_names, "build_grid", "is_grid"):
         setattr(package.mesh_io, name, clock.wrap("blender i/o", getattr(package.mesh_io, name)))
     package.erosion_io.write_masks = clock.wrap("blender i/o", package.erosion_io.write_masks)
     for module in (package.api, getattr(package, "bake", None), getattr(package, "bake_uv", None)):
@@ -122,17 +131,17 @@ def best(function: Callable[[], object], clock: Clock, repeat: int) -> dict:
 
 
 def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
+    import _blender_addon as helpers
+    import bench_blender as bench  # bench.py's Blender grid
     import bpy
 
-    helpers = runpy.run_path(str(SCRIPTS / "_blender_addon.py"), run_name="_blender_addon")
-    bench = runpy.run_path(str(SCRIPTS / "bench_blender.py"), run_name="bench_blender")  # bench.py's Blender grid
     bpy.ops.wm.read_homefile(use_empty=True)
-    helpers["load_addon"](log=lambda message: None)
-    package = helpers["addon_package"]()
+    helpers.load_addon(log=lambda message: None)
+    package = helpers.addon_package()
     clock = Clock()
     instrument(package, clock)
-    run_operator = helpers["run_operator"]
-    grid_object = functools.partial(bench["_grid_object"], bpy)  # a size 2 plane, selected and active
+    run_operator = helpers.run_operator
+    grid_object = functools.partial(bench._grid_object, bpy)  # a size 2 plane, selected and active
     rows: list[dict] = []
 
     def measure(name: str, size: str, function: Callable[[], object]) -> None:
@@ -142,7 +151,7 @@ def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
 
     if "displace" in paths:
         side = sizes["grid"]
-        helpers["set_noise_settings"]({**NOISE, "dimensions": "3"})
+        helpers.set_noise_settings({**NOISE, "dimensions": "3"})
         obj = grid_object(side, "displace")
         measure(
             "displace (operator)",
@@ -152,9 +161,9 @@ def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
         measure(
             "displace (api.displace)",
             f"{side * side} vertices",
-            lambda: helpers["run_api"]("displace", objects=[obj], direction="Z"),
+            lambda: helpers.run_api("displace", objects=[obj], direction="Z"),
         )
-        tree = bench["_geometry_nodes_group"](bpy)
+        tree = bench._geometry_nodes_group(bpy)
 
         def nodes() -> None:
             target = grid_object(side, "nodes")
@@ -174,7 +183,7 @@ def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
         bpy.ops.wm.read_homefile(use_empty=True)
     if "add-terrain" in paths or "regenerate" in paths:
         side = sizes["terrain"]
-        helpers["set_noise_settings"]({**NOISE, "dimensions": "2"})
+        helpers.set_noise_settings({**NOISE, "dimensions": "2"})
         shape = {"x_subdivisions": side - 1, "y_subdivisions": side - 1}
 
         def add() -> None:
@@ -193,7 +202,7 @@ def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
         bpy.ops.wm.read_homefile(use_empty=True)
     if "bake" in paths:
         side = sizes["bake"]
-        helpers["set_noise_settings"]({**NOISE, "dimensions": "2"})
+        helpers.set_noise_settings({**NOISE, "dimensions": "2"})
         measure(
             "bake",
             f"{side}x{side} pixels",
@@ -202,7 +211,7 @@ def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
         bpy.ops.wm.read_homefile(use_empty=True)
     if "uv-bake" in paths:
         side = sizes["bake"]
-        helpers["set_noise_settings"]({**NOISE, "dimensions": "3"})
+        helpers.set_noise_settings({**NOISE, "dimensions": "3"})
         bpy.ops.mesh.primitive_uv_sphere_add(segments=64, ring_count=32)
         measure(
             "UV bake", f"{side}x{side} texels", lambda: run_operator("noisewright.bake_uv", width=side, height=side)
@@ -210,9 +219,19 @@ def run(paths: list[str], sizes: dict, repeat: int) -> list[dict]:
         bpy.ops.wm.read_homefile(use_empty=True)
     if "erode" in paths:
         side = sizes["erode"]
-        helpers["set_noise_settings"]({**NOISE, "dimensions": "2"})
+        helpers.set_noise_settings({**NOISE, "dimensions": "2"})
         run_operator("noisewright.add_terrain", x_subdivisions=side - 1, y_subdivisions=side - 1)
         measure("erode (hydraulic)", f"{side}x{side} vertices", lambda: run_operator("noisewright.erode"))
+        bpy.ops.wm.read_homefile(use_empty=True)
+    if "terrain-maps" in paths:
+        side = sizes["maps"]
+        helpers.set_noise_settings({**NOISE, "dimensions": "2"})
+        run_operator("noisewright.add_terrain", x_subdivisions=side - 1, y_subdivisions=side - 1)
+        measure(
+            "terrain maps (slope, curvature, flow)",
+            f"{side}x{side} vertices",
+            lambda: run_operator("noisewright.terrain_maps"),
+        )
     return rows
 
 
@@ -248,6 +267,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--terrain", type=int, default=1024, help="vertices per side of the terrain")
     parser.add_argument("--bake", type=int, default=2048, help="pixels per side of the bakes")
     parser.add_argument("--erode", type=int, default=512, help="vertices per side of the eroded terrain")
+    parser.add_argument("--maps", type=int, default=1024, help="vertices per side of the terrain of the terrain maps")
     parser.add_argument("--quick", action="store_true", help="small sizes, 2 repeats")
     args = parser.parse_args(argv)
     paths = [p.strip() for p in args.only.split(",") if p.strip()]
@@ -256,9 +276,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--only: unknown path(s) {', '.join(unknown)}; choose from {', '.join(PATHS)}")
     if args.repeat < 1:
         parser.error(f"--repeat: must be a positive integer, got {args.repeat}")
-    sizes = {"grid": args.grid, "terrain": args.terrain, "bake": args.bake, "erode": args.erode}
+    sizes = {"grid": args.grid, "terrain": args.terrain, "bake": args.bake, "erode": args.erode, "maps": args.maps}
     if args.quick:
-        sizes, args.repeat = {"grid": 200, "terrain": 200, "bake": 256, "erode": 128}, 2
+        sizes, args.repeat = {"grid": 200, "terrain": 200, "bake": 256, "erode": 128, "maps": 128}, 2
     user = ROOT / "build" / "bench-operators-user"  # kept: Numba's cache lives in the extension's user folder
     user.mkdir(parents=True, exist_ok=True)
     os.environ.setdefault("BLENDER_USER_RESOURCES", str(user))

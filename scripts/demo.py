@@ -2,7 +2,7 @@
 
     python scripts/demo.py                      # into ./out/demo (bash scripts/run.sh demo runs this)
     python scripts/demo.py --out /tmp/demo --size large --seed 3 --octaves 9
-    blender --background --python scripts/demo.py -- --out /tmp/demo
+    PYTHONPATH=scripts blender --background --python-use-system-env --python scripts/demo.py -- --out /tmp/demo
 
 Runs on the embedded Blender (the ``bpy`` module) or inside Blender, with the Noisewright add-on loaded
 as a user would have it (see ``_blender_addon``). Steps: add a Noise Terrain of ridged multifractal Perlin
@@ -19,15 +19,13 @@ written whole or not at all.
 from __future__ import annotations
 
 import argparse
-import runpy
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import _blender_addon as addon
+import _scene as scene
 import bpy
-
-addon = runpy.run_path(str(Path(__file__).with_name("_blender_addon.py")), run_name="_blender_addon")
-scene = runpy.run_path(str(Path(__file__).with_name("_scene.py")), run_name="_scene")
 
 SIZES = {"small": (64, 128, (320, 200)), "medium": (256, 1024, (800, 500)), "large": (1024, 4096, (1600, 1000))}
 """Preset -> (terrain subdivisions per side, texture width and height in pixels, preview size)."""
@@ -58,8 +56,8 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _bake(name: str, path: Path, pixels: int, file_format: str, **properties) -> None:
-    with addon["step"](f"baking {name} ({pixels}x{pixels}) into {path}"):
-        addon["run_api"](
+    with addon.step(f"baking {name} ({pixels}x{pixels}) into {path}"):
+        addon.run_api(
             "bake",
             noise_dimensions="PLANE_2D",
             image=name,
@@ -75,13 +73,13 @@ def _bake(name: str, path: Path, pixels: int, file_format: str, **properties) ->
 def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, Path]:
     """Make the demo's files in ``args.out``; return them by kind (blend, height, color, preview)."""
     paths = {kind: args.out / name for kind, name in FILES.items()}
-    paths = {kind: addon["output_file"](parser, "--out", path, (path.suffix,)) for kind, path in paths.items()}
+    paths = {kind: addon.output_file(parser, "--out", path, (path.suffix,)) for kind, path in paths.items()}
     subdivisions, pixels, (width, height) = SIZES[args.size]
     bpy.ops.wm.read_homefile(use_empty=True)
-    addon["apply_noise_arguments"](parser, args, TERRAIN_NOISE)
+    addon.apply_noise_arguments(parser, args, TERRAIN_NOISE)
     droplets = DROPLETS_PER_VERTEX * (subdivisions + 1) ** 2
-    with addon["step"](f"adding a {subdivisions}x{subdivisions} terrain, eroded by {droplets} droplets"):
-        terrain = addon["run_api"](
+    with addon.step(f"adding a {subdivisions}x{subdivisions} terrain, eroded by {droplets} droplets"):
+        terrain = addon.run_api(
             "add_terrain",
             x_subdivisions=subdivisions,
             y_subdivisions=subdivisions,
@@ -93,25 +91,25 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, 
         )
     _bake("Height", paths["height"], pixels, "OPEN_EXR", color_mode="GRAYSCALE")
     _bake("Color", paths["color"], pixels, "PNG", color_mode="RAMP", **RAMP)
-    package = addon["addon_package"]()
-    with addon["step"]("giving the terrain a material from its slope, flow and deposition maps"):
+    package = addon.addon_package()
+    with addon.step("giving the terrain a material from its slope, flow and deposition maps"):
         try:
             package.terrain_material.terrain_material(terrain)
         except package.errors.UserError as error:
-            raise addon["AddonError"](f"terrain_material: {error}") from None
-    scene["stage"](terrain, distance=1.6)
+            raise addon.AddonError(f"terrain_material: {error}") from None
+    scene.stage(terrain, distance=1.6)
     replacing = package.noise_core.files.replacing
-    with addon["step"](f"rendering {paths['preview']} ({width}x{height}, Cycles on the CPU, {SAMPLES} samples)"):
-        scene["render_png"](paths["preview"], width, height, SAMPLES, replacing)
-    addon["save_blend"](paths["blend"])
+    with addon.step(f"rendering {paths['preview']} ({width}x{height}, Cycles on the CPU, {SAMPLES} samples)"):
+        scene.render_png(paths["preview"], width, height, SAMPLES, replacing)
+    addon.save_blend(paths["blend"])
     return paths
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, args = addon["parse_arguments"](__doc__.split("\n\n")[0], _add_arguments, argv)
+    parser, args = addon.parse_arguments(__doc__.split("\n\n")[0], _add_arguments, argv)
     try:
         paths = run(parser, args)
-    except (addon["AddonError"], OSError) as error:
+    except (addon.AddonError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     print("\nNoisewright demo written to", paths["blend"].parent)

@@ -1,6 +1,7 @@
-"""Generate a noise terrain, or displace existing meshes, with the Noisewright add-on and save a .blend, headless.
+r"""Generate a noise terrain, or displace existing meshes, with the Noisewright add-on and save a .blend, headless.
 
-    blender --background --python scripts/make_terrain.py -- --out terrain.blend --subdivisions 512 --octaves 6
+    PYTHONPATH=scripts blender --background --python-use-system-env --python scripts/make_terrain.py -- \
+        --out terrain.blend --subdivisions 512 --octaves 6
     python scripts/make_terrain.py --out terrain.blend --falloff radial --kind simplex --frequency 3
     python scripts/make_terrain.py --open scene.blend --objects Plane Rock --strength 0.1 --out displaced.blend
 
@@ -13,27 +14,24 @@ whole or not at all; bad options exit with status 2 (``error: --option: ...``), 
 from __future__ import annotations
 
 import argparse
-import runpy
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import _blender_addon as addon
 import bpy
-
-addon = runpy.run_path(str(Path(__file__).with_name("_blender_addon.py")), run_name="_blender_addon")
-
 
 MIN_SIZE = 1e-4
 """The terrain operator's smallest size."""
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
-    number = addon["number"]
+    number = addon.number
     parser.add_argument("--out", type=Path, required=True, help=".blend file to save")
     parser.add_argument("--open", type=Path, help=".blend file to open first")
     terrain = parser.add_argument_group("terrain (without --objects)")
     terrain.add_argument(
-        "--subdivisions", type=addon["integer"](1, 16384), default=256, help="faces along X and Y (default 256)"
+        "--subdivisions", type=addon.integer(1, 16384), default=256, help="faces along X and Y (default 256)"
     )
     terrain.add_argument("--size", type=number(MIN_SIZE), default=2.0, help="width and depth of the grid (default 2)")
     terrain.add_argument("--height", type=number(), default=0.5, help="height of noise value 1 (default 0.5)")
@@ -75,13 +73,13 @@ def _select_only(parser: argparse.ArgumentParser, names: Sequence[str]) -> None:
 
 def make(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Build or displace the meshes described by ``args`` and save the .blend."""
-    out = addon["output_file"](parser, "--out", args.out, (".blend",))
+    out = addon.output_file(parser, "--out", args.out, (".blend",))
     _open_scene(parser, args.open)
-    addon["apply_noise_arguments"](parser, args)
+    addon.apply_noise_arguments(parser, args)
     if args.objects:
         _select_only(parser, args.objects)
-        with addon["step"](f"displacing {', '.join(args.objects)}"):
-            addon["run_api"](
+        with addon.step(f"displacing {', '.join(args.objects)}"):
+            addon.run_api(
                 "displace",
                 objects=[bpy.data.objects[name] for name in args.objects],
                 strength=args.strength,
@@ -92,8 +90,8 @@ def make(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
                 shape_key=args.shape_key,
             )
     else:
-        with addon["step"](f"adding a {args.subdivisions}x{args.subdivisions} terrain"):
-            addon["run_api"](
+        with addon.step(f"adding a {args.subdivisions}x{args.subdivisions} terrain"):
+            addon.run_api(
                 "add_terrain",
                 x_subdivisions=args.subdivisions,
                 y_subdivisions=args.subdivisions,
@@ -102,15 +100,15 @@ def make(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
                 falloff=args.falloff.upper(),
                 falloff_width=args.falloff_width,
             )
-    addon["save_blend"](out)
+    addon.save_blend(out)
     print(f"saved {out}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, args = addon["parse_arguments"](__doc__.split("\n\n")[0], _add_arguments, argv)
+    parser, args = addon.parse_arguments(__doc__.split("\n\n")[0], _add_arguments, argv)
     try:
         make(parser, args)
-    except addon["AddonError"] as error:
+    except addon.AddonError as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     return 0

@@ -15,17 +15,16 @@ sediment) as the layers' colours mixed by their weights. Written whole or not at
 from __future__ import annotations
 
 import argparse
-import runpy
 from pathlib import Path
 
 import imageio.v3 as iio
 import numpy as np
+import render_erosion as erosion
 from PIL import Image, ImageDraw
 
 import noise_core as nc
 from noise_core.files import replacing
 
-erosion = runpy.run_path(str(Path(__file__).with_name("render_erosion.py")), run_name="render_erosion")
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "images" / "terrain_maps.png"
 EXTENT, RELIEF = 1000.0, 150.0
 SPEC = nc.NoiseSpec(kind="perlin", seed=7, frequency=2.0, octaves=6, fractal="ridged", offset=1.0, gain=2.0)
@@ -74,9 +73,9 @@ def main(argv: list[str] | None = None) -> Path:
     maps = nc.compute_maps(heights, names, cell_size=cell, radius=args.size // 8, horizon_radius=16)
     weights = nc.splat_weights(heights, SPLAT, cell_size=cell, maps=maps)
     splat = np.tensordot(np.moveaxis(weights, 0, -1), SPLAT_COLOURS, axes=1)
-    shade = (0.35 + 0.65 * erosion["hillshade"](heights, cell))[..., None]
+    shade = (0.35 + 0.65 * erosion.hillshade(heights, cell))[..., None]
     panels = [
-        ("terrain", erosion["coloured"](heights * np.float32(25.0 / RELIEF), cell * 25.0 / RELIEF)),
+        ("terrain", erosion.coloured(heights * np.float32(25.0 / RELIEF), cell * 25.0 / RELIEF)),
         ("slope 0-90 deg", grey(maps["slope"], 0.0, 90.0)),
         ("curvature (red convex)", diverging(maps["curvature"])),
         ("flow, MFD (log10 cells)", grey(maps["flow"], 0.0, float(maps["flow"].max()))),
@@ -84,8 +83,8 @@ def main(argv: list[str] | None = None) -> Path:
         ("occlusion 1 - SVF", grey(maps["occlusion"], 0.0, float(maps["occlusion"].max()))),
         ("splat: grass sand rock wet", splat * shade),
     ]
-    strip = erosion["row"]([
-        labelled(erosion["to_bytes"](erosion["panel"](rgb[::-1], PANEL)), text) / 255.0 for text, rgb in panels
+    strip = erosion.row([
+        labelled(erosion.to_bytes(erosion.panel(rgb[::-1], PANEL)), text) / 255.0 for text, rgb in panels
     ])  # fmt: skip
     args.out.parent.mkdir(parents=True, exist_ok=True)
     with replacing(args.out) as temporary:

@@ -13,22 +13,21 @@ from __future__ import annotations
 
 import argparse
 import math
-import runpy
 import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+import _blender_addon as addon
+import _scene as scene
 import bpy
 
-addon = runpy.run_path(str(Path(__file__).with_name("_blender_addon.py")), run_name="_blender_addon")
-scene = runpy.run_path(str(Path(__file__).with_name("_scene.py")), run_name="_scene")
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "images" / "uv_bake.png"
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output PNG (default {DEFAULT_OUT})")
-    scene["add_render_arguments"](parser, addon["integer"], 480, 240)
+    scene.add_render_arguments(parser, addon.integer, 480, 240)
 
 
 def _material(name: str, image: bpy.types.Image, normal: bool) -> bpy.types.Material:
@@ -87,17 +86,17 @@ def build(package, folder: Path) -> bpy.types.Object:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser, args = addon["parse_arguments"](__doc__.split("\n\n")[0], _add_arguments, argv)
-    package = addon["addon_package"]()
-    out = addon["output_file"](parser, "--out", args.out, (".png",))
+    parser, args = addon.parse_arguments(__doc__.split("\n\n")[0], _add_arguments, argv)
+    package = addon.addon_package()
+    out = addon.output_file(parser, "--out", args.out, (".png",))
     try:
         with tempfile.TemporaryDirectory(prefix="noisewright-tiles-") as folder:
-            with addon["step"]("baking a UDIM cube and a normal map"):
+            with addon.step("baking a UDIM cube and a normal map"):
                 middle = build(package, Path(folder))
-            scene["stage"](middle, distance=9.0, sun_angle=2.2)
-            with addon["step"](f"rendering ({args.width}x{args.height}, {args.samples} samples)"):
-                scene["render_png"](out, args.width, args.height, args.samples, package.noise_core.files.replacing)
-    except (addon["AddonError"], package.errors.UserError, OSError, RuntimeError) as error:
+            scene.stage(middle, distance=9.0, sun_angle=2.2)
+            with addon.step(f"rendering ({args.width}x{args.height}, {args.samples} samples)"):
+                scene.render_png(out, args.width, args.height, args.samples, package.noise_core.files.replacing)
+    except (addon.AddonError, package.errors.UserError, OSError, RuntimeError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     print(out)

@@ -272,10 +272,9 @@ def test_cli_loop_errors_write_nothing(
 
 def test_render_loop_writes_the_readme_pictures(tmp_path: Path) -> None:
     iio = pytest.importorskip("imageio.v3")
-    import runpy
+    import render_loop
 
-    script = runpy.run_path(str(Path(__file__).resolve().parents[1] / "scripts" / "render_loop.py"))
-    strip, gif = script["main"](["--out-dir", str(tmp_path), "--frames", "4", "--strip", "2", "--size", "16"])
+    strip, gif = render_loop.main(["--out-dir", str(tmp_path), "--frames", "4", "--strip", "2", "--size", "16"])
     assert iio.imread(strip).shape == (16, 3 * 16 + 2 * 4, 3)  # two frames and the first again, 4-pixel gaps
     frames = iio.imread(gif, index=None)
     assert frames.shape[0] == 4

@@ -9,8 +9,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-from scripts.build_extension import EXTENSION_ID, ROOT, stage_extension, staged_copy_is_current
+from build_extension import EXTENSION_ID, ROOT, stage_extension, staged_copy_is_current
 
 
 def _files(root: Path) -> set[str]:

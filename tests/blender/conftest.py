@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import atexit
 import os
-import runpy
 import shutil
 import sys
 import tempfile
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,9 +18,6 @@ import pytest
 _USER_RESOURCES = tempfile.mkdtemp(prefix="noisewright-blender-user-")
 os.environ["BLENDER_USER_RESOURCES"] = _USER_RESOURCES
 atexit.register(shutil.rmtree, _USER_RESOURCES, ignore_errors=True)
-
-
-SCRIPTS = Path(__file__).resolve().parents[2] / "scripts"
 
 
 @pytest.fixture(scope="session")
@@ -34,8 +29,9 @@ def addon(tmp_path_factory):
     bpy = pytest.importorskip("bpy")
 
     repository = tmp_path_factory.mktemp("extensions")
-    helpers = runpy.run_path(str(SCRIPTS / "_blender_addon.py"), run_name="_blender_addon")
-    name = helpers["load_addon"](repository, log=lambda _message: None)
+    import _blender_addon  # scripts/, on sys.path through pytest's pythonpath (pyproject.toml); imports bpy
+
+    name = _blender_addon.load_addon(repository, log=lambda _message: None)
     assert name.startswith("bl_ext.") and name.endswith(".noisewright")
     yield sys.modules[name]
     repos = bpy.context.preferences.extensions.repos

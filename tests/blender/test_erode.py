@@ -45,6 +45,24 @@ def test_erode_a_terrain_as_noise_core_does_with_masks(bpy_empty, addon):
     assert expected.eroded > 0
 
 
+def test_grid_layout_of_vertices_in_rows_is_the_sorted_layout(addon, monkeypatch):
+    """``grid_layout`` takes vertices already in rows (a Noise Terrain's) without sorting: the same rows, columns,
+    order and cell size, bit for bit, as for the same vertices shuffled (found by sorting)."""
+    rng = np.random.default_rng(5)
+    xs, ys = np.linspace(-1.5, 1.5, 13), np.linspace(-0.8, 0.8, 9) + 0.3
+    grid = np.stack(np.broadcast_arrays(xs[None, :], ys[:, None], 0.0), axis=-1).reshape(-1, 3).astype(np.float32)
+    grid[:, :2] += rng.uniform(-1e-6, 1e-6, (grid.shape[0], 2)).astype(np.float32)  # within the tolerance
+    shuffle = rng.permutation(grid.shape[0])
+    sorted_ = addon.erosion_io.grid_layout("shuffled", grid[shuffle])
+    monkeypatch.setattr(addon.erosion_io, "_axis_levels", None)  # vertices in rows are not sorted
+    in_rows = addon.erosion_io.grid_layout("rows", grid)
+    assert (in_rows.rows, in_rows.columns, in_rows.cell_size) == (sorted_.rows, sorted_.columns, sorted_.cell_size)
+    np.testing.assert_array_equal(in_rows.order, np.arange(grid.shape[0]))
+    np.testing.assert_array_equal(grid[shuffle][sorted_.order], grid)
+    with pytest.raises(addon.errors.UserError, match="not evenly spaced"):
+        addon.erosion_io.grid_layout("uneven", grid * np.where(grid > 1.2, 1.1, 1.0))
+
+
 def test_erode_any_vertex_order_of_a_blender_grid(bpy_empty, addon):
     bpy = bpy_empty
     bpy.ops.mesh.primitive_grid_add(x_subdivisions=24, y_subdivisions=24, size=2.0)

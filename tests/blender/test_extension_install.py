@@ -20,10 +20,9 @@ import tomllib
 import zipfile
 from pathlib import Path
 
+import build_extension
 import pytest
-
-from scripts import build_extension
-from scripts.build_extension import LINES, PLATFORMS, BuildError
+from build_extension import LINES, PLATFORMS, BuildError
 
 pytestmark = pytest.mark.blender
 

@@ -9,11 +9,12 @@ imageio and compared with ``noise_core``.
 from __future__ import annotations
 
 import dataclasses
-import runpy
+import importlib
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from types import ModuleType
 
 import imageio.v3 as iio
 import numpy as np
@@ -104,19 +105,19 @@ def _mesh_and_shape_key(meshes) -> tuple[np.ndarray, list[str], np.ndarray]:
 
 def test_demo_writes_an_eroded_terrain_blend_textures_and_a_preview(tmp_path: Path, extension_repo: Path) -> None:
     import bpy
+    import demo
 
-    demo = runpy.run_path(str(SCRIPTS / "demo.py"), run_name="demo")
     out = tmp_path / "demo"
     stdout = ok(run_script("demo.py", "--out", out, "--size", "small", repo=extension_repo))
-    subdivisions, pixels, preview_size = demo["SIZES"]["small"]
-    paths = {kind: out / name for kind, name in demo["FILES"].items()}
+    subdivisions, pixels, preview_size = demo.SIZES["small"]
+    paths = {kind: out / name for kind, name in demo.FILES.items()}
     for path in paths.values():
         assert str(path) in stdout
 
     with OpenEXR.File(str(paths["height"])) as exr:
         (channels,) = exr.channels().values()
         height = np.flipud(channels.pixels[..., 0])  # files store the top row first, Blender the bottom row
-    terrain01 = _noise01(demo["TERRAIN_NOISE"], shape=(pixels, pixels))
+    terrain01 = _noise01(demo.TERRAIN_NOISE, shape=(pixels, pixels))
     np.testing.assert_allclose(height, terrain01, atol=2e-6)
 
     for kind in ("color", "preview"):
@@ -142,7 +143,7 @@ def test_demo_writes_an_eroded_terrain_blend_textures_and_a_preview(tmp_path: Pa
     grid = np.linspace(-0.5, 0.5, side)
     grid_points = np.stack((np.tile(grid, side) + 0.5, np.repeat(grid, side) + 0.5), axis=1)
     np.testing.assert_allclose(positions[:, :2], grid_points - 0.5, atol=1e-6)
-    base_height = demo["TERRAIN_HEIGHT"] * _noise01(demo["TERRAIN_NOISE"], points=grid_points)
+    base_height = demo.TERRAIN_HEIGHT * _noise01(demo.TERRAIN_NOISE, points=grid_points)
     assert np.corrcoef(positions[:, 2], base_height)[0, 1] > 0.7  # the noise terrain, eroded
     assert np.abs(positions[:, 2] - base_height).max() > 1e-3
 
@@ -208,14 +209,14 @@ def test_entry_points_name_the_bad_option(tmp_path: Path, extension_repo: Path) 
 
 
 @pytest.fixture(scope="module")
-def helpers() -> dict:
-    return runpy.run_path(str(SCRIPTS / "_blender_addon.py"), run_name="_blender_addon")
+def helpers() -> ModuleType:
+    return importlib.import_module("_blender_addon")
 
 
-def _apply_noise_options(helpers: dict, *arguments: str) -> None:
+def _apply_noise_options(helpers: ModuleType, *arguments: str) -> None:
     """The entry points' noise option handling, in this process (the add-on is enabled by conftest)."""
-    parser, args = helpers["parse_arguments"]("noise options", lambda _parser: None, ["script.py", *arguments])
-    helpers["apply_noise_arguments"](parser, args, {"dimensions": "2", "plane": "XY"})
+    parser, args = helpers.parse_arguments("noise options", lambda _parser: None, ["script.py", *arguments])
+    helpers.apply_noise_arguments(parser, args, {"dimensions": "2", "plane": "XY"})
 
 
 @pytest.mark.parametrize(
@@ -236,7 +237,7 @@ def _apply_noise_options(helpers: dict, *arguments: str) -> None:
     ],
 )
 def test_bad_noise_options_exit_2_naming_the_option(
-    bpy_empty, helpers: dict, capsys: pytest.CaptureFixture, arguments: list[str], message: str
+    bpy_empty, helpers: ModuleType, capsys: pytest.CaptureFixture, arguments: list[str], message: str
 ) -> None:
     with pytest.raises(SystemExit) as exit_info:
         _apply_noise_options(helpers, *arguments)
@@ -244,7 +245,7 @@ def test_bad_noise_options_exit_2_naming_the_option(
     assert message in capsys.readouterr().err
 
 
-def test_valid_noise_options_are_applied_unchanged(bpy_empty, addon, helpers: dict) -> None:
+def test_valid_noise_options_are_applied_unchanged(bpy_empty, addon, helpers: ModuleType) -> None:
     arguments = ["--kind", "voronoi", "--jitter", "0.3", "--frequency", "3", "--tiling", "--offset", "0.1", "0.2", "0"]
     _apply_noise_options(helpers, *arguments)
     settings = bpy_empty.context.scene.noisewright
@@ -263,8 +264,7 @@ def test_valid_noise_options_are_applied_unchanged(bpy_empty, addon, helpers: di
     ],
 )
 def test_script_arguments_inside_blender_and_python(argv: list[str], expected: list[str]) -> None:
-    helpers = runpy.run_path(str(SCRIPTS / "_blender_addon.py"), run_name="_blender_addon")
-    assert helpers["script_arguments"](argv) == expected
+    assert importlib.import_module("_blender_addon").script_arguments(argv) == expected
 
 
 def test_render_textures_writes_the_readme_picture(tmp_path: Path, extension_repo: Path) -> None:

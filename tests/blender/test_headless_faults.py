@@ -8,9 +8,9 @@ existing good file survives. Option errors run the scripts' ``main`` in this pro
 
 from __future__ import annotations
 
+import importlib
 import os
 import resource
-import runpy
 import subprocess
 from pathlib import Path
 
@@ -103,10 +103,7 @@ def test_unwritable_out_folder_exits_2_naming_the_option(tmp_path: Path, extensi
 
 @pytest.fixture(scope="module")
 def scripts() -> dict:
-    return {
-        name: runpy.run_path(str(SCRIPTS / f"{name}.py"), run_name=name)
-        for name in ("make_terrain", "bake_texture", "demo")
-    }
+    return {name: importlib.import_module(name) for name in ("make_terrain", "bake_texture", "demo")}
 
 
 def _bad_options(tmp_path: Path) -> list[tuple[str, list[str], str]]:
@@ -149,7 +146,7 @@ def test_bad_script_options_exit_2_naming_the_option(
         if "/sys" in message and not Path("/sys/kernel").is_dir():
             continue
         with pytest.raises(SystemExit) as exit_info:
-            scripts[script]["main"]([f"{script}.py", *arguments])
+            scripts[script].main([f"{script}.py", *arguments])
         error = capsys.readouterr().err
         assert exit_info.value.code == 2, (arguments, error)
         assert f"error: {message}" in error, (arguments, error)

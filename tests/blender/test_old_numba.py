@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-
-from scripts.build_extension import stage_extension
+from build_extension import stage_extension
 
 pytestmark = pytest.mark.blender
 

@@ -19,8 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-from scripts.build_extension import stage_extension
+from build_extension import stage_extension
 
 pytestmark = pytest.mark.blender
 

@@ -224,6 +224,26 @@ def test_regenerate_after_sorting_the_elements_rebuilds_a_true_grid(bpy_empty, a
     np.testing.assert_array_equal(_positions(obj), _positions(fresh))
 
 
+def test_is_grid_accepts_only_the_grids_own_faces_in_order(bpy_empty, addon):
+    """``mesh_io.is_grid``, which lets Regenerate write positions only: the grid's counts and each face's corners
+    as ``terrain.grid_quads`` makes them, in order; the same counts with other corners are another mesh."""
+    positions, quads, uvs = addon.terrain.grid(5, 3, 2.0)
+
+    def is_grid(faces, columns=6, rows=4) -> bool:
+        mesh = bpy_empty.data.meshes.new("grid")
+        addon.mesh_io.build_grid(mesh, positions, faces, uvs)
+        return addon.mesh_io.is_grid(mesh, columns, rows)
+
+    assert is_grid(quads)
+    assert not is_grid(quads, 4, 6)  # as many vertices and faces, the other shape
+    assert not is_grid(quads, 7, 4)
+    rolled, flipped = quads.copy(), quads.copy()
+    rolled[7] = np.roll(rolled[7], 1)  # a face starting at another corner
+    flipped[14] = flipped[14, ::-1]  # the last face turned over
+    assert not is_grid(rolled) and not is_grid(flipped)
+    assert not is_grid(quads[[1, 0, *range(2, len(quads))]])  # two faces in the other order
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [
