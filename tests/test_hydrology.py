@@ -115,6 +115,17 @@ def minimax_fill(heights: np.ndarray, outlets: np.ndarray, looped: bool) -> np.n
         filled = relaxed
 
 
+def outlet_mask(shape: tuple[int, int], looped: bool, seed: int) -> np.ndarray:
+    """The map's edges; looped: about 5 % of the cells anywhere (at least one), drawn from ``seed``."""
+    if looped:
+        outlets = np.random.default_rng(seed).random(shape) < 0.05
+        outlets.flat[seed % outlets.size] = True
+        return outlets
+    outlets = np.ones(shape, bool)
+    outlets[1:-1, 1:-1] = False
+    return outlets
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     arrays(np.float64, st.tuples(st.integers(3, 14), st.integers(3, 14)), elements=st.integers(0, 6).map(float)),
@@ -124,12 +135,7 @@ def minimax_fill(heights: np.ndarray, outlets: np.ndarray, looped: bool) -> np.n
 def test_plain_fill_is_the_minimax_height(heights: np.ndarray, looped: bool, seed: int) -> None:
     """Plateaus, ties and looped maps with outlets anywhere (the slopes traced up outside the heap must not
     change the unique fill)."""
-    if looped:
-        outlets = np.random.default_rng(seed).random(heights.shape) < 0.05
-        outlets.flat[seed % heights.size] = True
-    else:
-        outlets = np.ones(heights.shape, bool)
-        outlets[1:-1, 1:-1] = False
+    outlets = outlet_mask(heights.shape, looped, seed)
     flat = heights.ravel().copy()
     fill_flat(flat, heights.shape, outlets.ravel().astype(np.uint8), looped, False)
     assert np.array_equal(flat.reshape(heights.shape), minimax_fill(heights, outlets, looped))
@@ -178,12 +184,7 @@ def test_epsilon_fill_follows_algorithm_3(heights: np.ndarray, looped: bool, sin
     """The epsilon fill depends on the order cells are reached in: the kernel (prefetching, neighbours
     without bounds checks inside the map) must visit them in Algorithm 3's order, ties by cell index."""
     heights = heights.astype(np.float32) if single else heights + 100.0
-    if looped:
-        outlets = np.random.default_rng(seed).random(heights.shape) < 0.05
-        outlets.flat[seed % heights.size] = True
-    else:
-        outlets = np.ones(heights.shape, bool)
-        outlets[1:-1, 1:-1] = False
+    outlets = outlet_mask(heights.shape, looped, seed)
     flat = heights.ravel().copy()
     fill_flat(flat, heights.shape, outlets.ravel().astype(np.uint8), looped, True)
     assert np.array_equal(flat.reshape(heights.shape), epsilon_fill(heights, outlets, looped))
@@ -191,8 +192,7 @@ def test_epsilon_fill_follows_algorithm_3(heights: np.ndarray, looped: bool, sin
 
 def test_epsilon_fill_of_a_noise_terrain_follows_algorithm_3() -> None:
     heights = noise_terrain((60, 70))
-    outlets = np.ones(heights.shape, bool)
-    outlets[1:-1, 1:-1] = False
+    outlets = outlet_mask(heights.shape, False, 0)
     expected = epsilon_fill(heights, outlets, False)
     assert np.any(expected != heights)
     assert np.array_equal(fill_depressions(heights, epsilon=True), expected)
