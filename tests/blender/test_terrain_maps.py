@@ -137,6 +137,7 @@ def test_the_operator_on_an_image_saves_exr_files(bpy_empty, addon, tmp_path):
     bpy = bpy_empty
     _height_image(bpy, "Baked", 12, 9)
     assert bpy.context.active_object is None  # the image source needs no grid mesh
+    assert bpy.ops.noisewright.terrain_maps.poll() and not bpy.ops.noisewright.terrain_material.poll()
     result = bpy.ops.noisewright.terrain_maps(
         source="IMAGE", image_name="Baked", maps={"slope", "occlusion"}, height_scale=5.0, cell_size=2.0,
         horizon_radius=4, save_folder=str(tmp_path),
