@@ -343,14 +343,14 @@ class NOISEWRIGHT_OT_terrain_maps(JobOperator, OptionsOperator, bpy.types.Operat
         if self.source == "IMAGE":
             options = self.keywords("source", "image_name", *self.MESH_ONLY)
             options["maps"] = sorted(options["maps"], key=MAP_NAMES.index)
-            compute, apply, self.job_total = image_terrain_maps_parts(self.height_image(context), **options)
+            calculate, make, self.job_total = image_terrain_maps_parts(self.height_image(context), **options)
 
             def report(computed: dict[str, np.ndarray]) -> dict[str, bpy.types.Image]:
-                made = apply(computed)
+                made = make(computed)
                 self.report({"INFO"}, f"Terrain maps as images: {', '.join(image.name for image in made.values())}")
                 return made
 
-            return compute, report
+            return calculate, report
         options = self.keywords("source", *self.IMAGE_ONLY)
         options["maps"] = sorted(options["maps"], key=MAP_NAMES.index)
         compute, apply, self.job_total = terrain_maps_parts(context.active_object, **options)

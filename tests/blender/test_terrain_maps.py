@@ -194,3 +194,32 @@ def test_image_errors_name_the_argument_and_change_nothing(bpy_empty, addon, tmp
     with pytest.raises(RuntimeError, match="image_name: choose a height image"):
         bpy.ops.noisewright.terrain_maps(source="IMAGE")
     unchanged()
+
+
+def test_image_maps_as_a_job_step_by_step_and_a_cancel_changes_nothing(bpy_empty, addon):
+    bpy = bpy_empty
+    image, heights = _height_image(bpy, "J", 20, 16)
+    maps = ("slope", "flow", "wetness")
+    compute, apply, total = addon.terrain_maps.image_terrain_maps_parts(image, maps, height_scale=30.0)
+    assert total == len(maps) + 1  # the flow accumulation is a step of its own
+    seen: list[int] = []
+
+    def counted(advance):
+        def hook(count):
+            advance(count)
+            seen.append(worker.done)
+            if len(seen) == 1:
+                worker._cancel.set()
+
+        return compute(hook)
+
+    worker = addon.jobs.Worker(counted, total)
+    worker.run()
+    assert worker.cancelled and seen == [1] and [i.name for i in bpy.data.images] == ["J"]
+    finished = addon.jobs.Worker(compute, total)
+    finished.run()
+    assert finished.done == total and [i.name for i in bpy.data.images] == ["J"]  # nothing made before apply
+    made = apply(finished.result)
+    expected = addon.noise_core.compute_maps(heights * 30.0, maps)
+    for name in maps:
+        np.testing.assert_array_equal(_red(made[name]), expected[name])
