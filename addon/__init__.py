@@ -54,6 +54,7 @@ MENU_ENTRIES = (
     (bpy.types.TOPBAR_MT_file_export, heightmap_io.export_menu_entry),
     (bpy.types.TOPBAR_MT_file_import, heightmap_io.import_menu_entry),
     (bpy.types.VIEW3D_MT_object, terrain_maps.menu_entry),
+    (bpy.types.IMAGE_MT_image, terrain_maps.image_menu_entry),
     (bpy.types.VIEW3D_MT_object, terrain_material.menu_entry),
 )
 

@@ -39,6 +39,7 @@ from .mapping import Domain, to_domain, to_spec
 from .noise_core import NoiseSpec, heightmaps
 from .noise_core.engines import ENGINES
 from .noise_core.schema import Option
+from .noise_core.splat import SplatLayer, check_layers, splat_weights
 from .options import OptionsOperator, checked, properties_of, reports
 
 SUFFIXES = {"R16": ".r16", "RAW": ".raw", "R32": ".r32", "PNG": ".png", "EXR": ".exr", "TIFF": ".tif"}
@@ -73,6 +74,24 @@ EXPORT_OPTIONS = (
         "0: one file; else tiles of this many quads (+1 shared edge sample)",
         minimum=0,
         title="Tile Size",
+    ),
+    Option(
+        "splat_rules",
+        str,
+        "",
+        "JSON file of splat layers (docs/terrain-maps.md): their weights go beside each file as NAME_splat0.png, "
+        "... (empty: none)",
+        title="Splat Layers",
+        subtype="FILE_PATH",
+    ),
+    Option(
+        "splat_bits",
+        str,
+        "8",
+        "Depth of the splat PNGs",
+        choices=("8", "16"),
+        choice_text=(("8-bit", "8 bits per channel"), ("16-bit", "16 bits per channel")),
+        title="Splat Depth",
     ),
 )
 """The options of ``export_heightmap`` the operator has too (``height_range`` it makes from its own)."""
@@ -156,7 +175,10 @@ def export_heightmap(
 
     ``resolution`` samples per side (0: the mesh's own grid); ``height_range`` the heights (metres) 0 and 1
     stand for (None: the heights' minimum and maximum); ``tile`` > 0 writes tiles of ``tile`` + overlap samples
-    (``noise_core.heightmaps.write_tiles``) named as ``engine`` expects. Returns ``(written files, the engine's
+    (``noise_core.heightmaps.write_tiles``) named as ``engine`` expects. ``splat_rules``: a JSON file of splat
+    layers (``noise_core.splat``) whose weights over the exported heights (metres, their spacing) are written
+    beside each file or tile as ``NAME_splat0.png``, ... (RGBA, ``splat_bits`` 8 or 16), in the same all-or-none
+    set. Returns ``(written files, the engine's
     import numbers (empty without an engine), how the heights were made)``; ``UserError`` naming the problem,
     and then no file is written. Defaults and limits: ``EXPORT_OPTIONS``.
     """
@@ -179,6 +201,8 @@ def export_parts(
     resolution: int,
     height_range: tuple[float, float] | None = None,
     tile: int,
+    splat_rules: str,
+    splat_bits: str,
 ) -> tuple[Callable[[Callable[[int], None]], tuple[list[Path], dict, str]], int]:
     """``export_heightmap`` in two parts, for ``jobs``: this checks the arguments and reads the mesh or the
     terrain's settings (main thread; ``UserError`` as ``export_heightmap``), ``compute(advance)`` makes the
@@ -201,6 +225,7 @@ def export_parts(
                 preset.check_size(resolution, resolution, "resolution")
     except ValueError as error:
         raise UserError(str(error)) from None
+    layers = _splat_layers(splat_rules)
     scale = _metres(context)
     regenerate = terrain.is_terrain(obj) and resolution
     if regenerate:
@@ -251,6 +276,10 @@ def export_parts(
                 "cell_size": cell * scale,
                 "row_order": ROW_ORDER,
             }
+            if layers is not None:  # computed with rows along +Y (as noise_core's maps), written +Y edge first
+                metres = heights[::-1] * scale
+                keywords["splat"] = splat_weights(metres, layers, cell_size=cell * scale)[:, ::-1]
+                keywords["splat_bits"] = int(splat_bits)
             if tile:
                 paths = heightmaps.write_tiles(path, values, tile, progress=progress, **keywords)
                 sidecar = heightmaps.sidecar_path(paths[0])
@@ -266,6 +295,20 @@ def export_parts(
         return paths, numbers, how
 
     return compute, EXPORT_STEPS
+
+
+def _splat_layers(splat_rules: str) -> tuple[SplatLayer, ...] | None:
+    """The splat layers in the JSON file ``splat_rules`` (a Blender path), None when it is empty; ``UserError``
+    naming ``splat_rules`` when it cannot be read or its layers are wrong."""
+    if not splat_rules:
+        return None
+    path = Path(bpy.path.abspath(splat_rules))
+    try:
+        return check_layers(json.loads(path.read_text(encoding="utf-8")))
+    except (OSError, json.JSONDecodeError) as error:
+        raise UserError(f"splat_rules: cannot read {str(path)!r}: {error}") from None
+    except (TypeError, ValueError) as error:
+        raise UserError(f"splat_rules: {error}") from None
 
 
 def _settings(obj: bpy.types.Object, how: str) -> dict:

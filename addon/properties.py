@@ -131,7 +131,7 @@ def schema_property(option: Option, **extra: Any):
 
     Floats take the option's limits (``ui_minimum`` where the minimum is exclusive), slider range, subtype
     and unit, and show as a factor slider when limited to 0..1; vectors (``size``) are float vectors; explicit
-    sizes and free text (a ``str`` option without choices; ``subtype="FILE_PATH"`` for a file) are text
+    sizes and free text (a ``str`` option without choices; ``subtype="FILE_PATH"``, ``"DIR_PATH"`` for paths) are text
     fields. Menus of options that are not a kind's (the common ones, such as ``fractal``) list every choice,
     with ``choice_text`` as their labels and descriptions.
     """
@@ -143,7 +143,7 @@ def schema_property(option: Option, **extra: Any):
     if option.type is str and not option.choices:
         if option.subtype is not None:
             extra = {"subtype": option.subtype, **extra}
-            if option.subtype == "FILE_PATH":
+            if option.subtype in ("FILE_PATH", "DIR_PATH"):
                 extra["options"] = PATH_OPTIONS
         return StringProperty(name=label, description=description, default=str(default), **extra)
     if option.type is str:

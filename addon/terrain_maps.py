@@ -8,11 +8,17 @@ PNG images (``noise_core.terrain_maps.unit_map``: slope / 90, ...), for particle
 and/or as a float image ``"<object> <map>"`` of columns x rows pixels (the values as they are, non-colour data;
 pixel row 0 is the grid's lowest Y, as Blender stores images bottom row first). The object remembers which maps
 were written, how (``RECORD``); a Noise Terrain's Regenerate writes them again (``rewrite_terrain_maps``).
+
+From a baked height image (``image_terrain_maps``; the operator's ``source`` "IMAGE"): the heights are the
+image's red channel times ``height_scale``, one cell per pixel of ``cell_size``, rows along +y from the bottom
+pixel row (as Blender stores images); each map becomes a float image ``"<image>_<map>"`` of the same size, and
+with ``save_folder`` also an OpenEXR file ``<image>_<map>.exr`` there (all files or none).
 """
 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -20,13 +26,13 @@ import bpy
 import numpy as np
 from bpy.props import EnumProperty
 
-from . import mesh_io
+from . import image_io, mesh_io
 from .erosion_io import grid_layout
 from .errors import UserError
 from .image_io import data_image
 from .jobs import JobOperator
 from .noise_core.schema import Option, choice
-from .noise_core.terrain_maps import MAP_NAMES, MAP_OPTIONS, compute_maps, unit_map
+from .noise_core.terrain_maps import CELL_SIZE, MAP_NAMES, MAP_OPTIONS, compute_maps, unit_map
 from .options import OptionsOperator, checked, properties_of
 
 WEIGHT_LEVELS = 4096
@@ -141,6 +147,108 @@ def terrain_maps_parts(
     return compute, apply, total
 
 
+SOURCES = ("MESH", "IMAGE")
+IMAGE_OPTIONS: tuple[Option, ...] = (
+    Option("source", str, "MESH", "What the heights come from", choices=SOURCES,
+           choice_text=(("Mesh", "The active grid mesh: maps as attributes, vertex groups and/or images"),
+                        ("Image", "A baked height image (red channel): maps as float images"))),
+    Option("image_name", str, "", "The height image (its red channel); empty: the Image Editor's", title="Image"),
+    Option("height_scale", float, 1.0, "Height of a pixel value of 1, in the cell size's unit", minimum=0.0,
+           above=True, maximum=1e30, soft_maximum=1000.0),
+    CELL_SIZE,
+    Option("save_folder", str, "", "Also save each map as <image>_<map>.exr in this folder (empty: do not save)",
+           subtype="DIR_PATH"),
+)  # fmt: skip
+"""The options of the operator's image source (``image_terrain_maps``)."""
+
+
+@checked(*IMAGE_OPTIONS[2:], *MAP_OPTIONS)
+def image_terrain_maps(
+    image: bpy.types.Image, maps: tuple[str, ...] | list[str] = DEFAULT_MAPS, **options: Any
+) -> dict[str, bpy.types.Image]:
+    """Compute ``maps`` of the height image ``image`` (module doc: red channel times ``height_scale``, pixels
+    ``cell_size`` apart, rows along +y from the bottom row) and store each as the float image
+    ``"<image>_<map>"`` (made or replaced, the values as they are, non-colour data); with ``save_folder`` (a
+    Blender path, ``//`` relative to the .blend) also as OpenEXR files ``<image>_<map>.exr`` there, all or none.
+    The other options are ``noise_core.terrain_maps.MAP_OPTIONS``. Returns the images by map. ``UserError``
+    naming the problem (no pixels, an unknown map, bad settings, an unwritable folder); then nothing changes."""
+    compute, apply, _total = image_terrain_maps_parts(image, maps, **options)
+    return apply(compute(lambda _count: None))
+
+
+@checked(*IMAGE_OPTIONS[2:], *MAP_OPTIONS)
+def image_terrain_maps_parts(
+    image: bpy.types.Image,
+    maps: tuple[str, ...] | list[str] = DEFAULT_MAPS,
+    *,
+    height_scale: float,
+    cell_size: float,
+    save_folder: str,
+    radius: int,
+    horizon_radius: int,
+    directions: int,
+    flow_method: str,
+) -> tuple[Callable[[Callable[[int], None]], Any], Callable[[Any], dict[str, bpy.types.Image]], int]:
+    """``image_terrain_maps`` in three parts, for ``jobs`` (as ``terrain_maps_parts``): this reads the pixels
+    (main thread), ``compute(advance)`` computes the maps (any thread), ``apply(maps)`` saves the files and makes
+    the images (main thread; ``UserError``, changing nothing, when the files cannot be written)."""
+    if not isinstance(image, bpy.types.Image):
+        raise UserError(f"image: expected an image, got {type(image).__name__}")
+    names = list(maps)
+    if not names:
+        raise UserError("maps: choose at least one map")
+    try:
+        for name in names:
+            choice("maps", name, MAP_NAMES)
+    except (TypeError, ValueError) as error:
+        raise UserError(str(error)) from None
+    width, height = (int(v) for v in image.size)
+    if width < 3 or height < 3 or not image.has_data:
+        raise UserError(f"image: {image.name!r} has no pixels of at least 3 x 3")
+    _, heights = image_io.height_pixels(image)
+    folder = bpy.path.abspath(save_folder) if save_folder else ""
+    if folder and not os.path.isdir(folder):
+        raise UserError(f"save_folder: no such folder {folder!r}")
+    prefix = image.name
+    unique = list(dict.fromkeys(names))
+    total = len(unique) + ("flow" in unique or "wetness" in unique)
+
+    def compute(advance: Callable[[int], None]) -> dict[str, np.ndarray]:
+        try:
+            computed = compute_maps(
+                heights * height_scale, names, cell_size=cell_size, radius=radius, horizon_radius=horizon_radius,
+                directions=directions, flow_method=flow_method, progress=lambda _done, _total: advance(1),
+            )  # fmt: skip
+        except (TypeError, ValueError) as error:
+            raise UserError(str(error)) from None
+        for name, values in computed.items():
+            if not np.isfinite(values).all():
+                raise UserError(f"height_scale: {height_scale:g} makes the {name} map overflow; use a smaller one")
+        return computed
+
+    def apply(computed: dict[str, np.ndarray]) -> dict[str, bpy.types.Image]:
+        if folder:
+            _save(prefix, computed, folder)
+        return {name: data_image(f"{prefix}_{name}", values) for name, values in computed.items()}
+
+    return compute, apply, total
+
+
+def _save(prefix: str, computed: dict[str, np.ndarray], folder: str) -> None:
+    """Write each map as ``<prefix>_<map>.exr`` in ``folder`` with Blender's image writer, all files or none
+    (``image_io.save_images``), from images of its own that it removes after; ``UserError`` naming
+    ``save_folder`` when it cannot."""
+    written = [data_image(f".noisewright save {prefix}_{name}", values) for name, values in computed.items()]
+    try:
+        paths = [os.path.join(folder, f"{prefix}_{name}.exr") for name in computed]
+        image_io.save_images(list(zip(written, paths, strict=True)), "OPEN_EXR", grayscale=True)
+    except (OSError, RuntimeError, ValueError) as error:
+        raise UserError(f"save_folder: {error}") from None
+    finally:
+        for image in written:
+            bpy.data.images.remove(image)
+
+
 def _recorded(obj: bpy.types.Object) -> list[dict[str, Any]]:
     return json.loads(cast(Any, obj).get(RECORD, "[]"))
 
@@ -166,11 +274,19 @@ def _write_group(obj: bpy.types.Object, name: str, weights: np.ndarray) -> None:
         group.add(order[start:end].tolist(), float(level) / WEIGHT_LEVELS, "REPLACE")
 
 
+def mesh_unavailable(context: bpy.types.Context) -> str:
+    """Why there is no mesh to compute maps of in ``context`` ("" when the active object is a mesh in Object
+    Mode)."""
+    obj = context.active_object
+    return "" if context.mode == "OBJECT" and obj is not None and obj.type == "MESH" else "Select a grid mesh"
+
+
 MAP_ITEMS = [(name, name.replace("_", " ").title(), f"The {name.replace('_', ' ')} map") for name in MAP_NAMES]
 
 
 class NOISEWRIGHT_OT_terrain_maps(JobOperator, OptionsOperator, bpy.types.Operator):
-    """Compute terrain maps (slope, curvature, flow, ...) of the active grid mesh as attributes or vertex groups"""
+    """Compute terrain maps (slope, curvature, flow, ...) of the active grid mesh as attributes or vertex groups,
+    or of a height image as float images"""
 
     bl_idname = "noisewright.terrain_maps"
     bl_label = "Terrain Maps"
@@ -179,21 +295,63 @@ class NOISEWRIGHT_OT_terrain_maps(JobOperator, OptionsOperator, bpy.types.Operat
             name="Maps", items=MAP_ITEMS, options={"ENUM_FLAG"}, default=set(DEFAULT_MAPS),
             description="The maps to compute; each is stored under its own name",
         ),
-        **properties_of(*STORE_OPTIONS, *MAP_OPTIONS),
+        **properties_of(*IMAGE_OPTIONS[:1], *STORE_OPTIONS, *IMAGE_OPTIONS[1:], *MAP_OPTIONS),
     }  # fmt: skip
+
+    MESH_ONLY = tuple(option.name for option in STORE_OPTIONS)
+    IMAGE_ONLY = tuple(option.name for option in IMAGE_OPTIONS[1:])
 
     @staticmethod
     def unavailable(context) -> str:
-        obj = context.active_object
-        return "" if context.mode == "OBJECT" and obj is not None and obj.type == "MESH" else "Select a grid mesh"
+        if not mesh_unavailable(context) or len(bpy.data.images):
+            return ""
+        return "Select a grid mesh, or load a height image"
+
+    def height_image(self, context) -> bpy.types.Image:
+        """The image named ``image_name``, or the Image Editor's when it is empty."""
+        if not self.image_name:
+            image = getattr(context.space_data, "image", None)
+            if image is None:
+                raise UserError("image_name: choose a height image (or open one in the Image Editor)")
+            return image
+        image = bpy.data.images.get(self.image_name)
+        if image is None:
+            raise UserError(f"image_name: there is no image {self.image_name!r}")
+        return image
+
+    def draw(self, _context):
+        layout = cast(bpy.types.UILayout, self.layout)
+        layout.prop(self, "source", expand=True)
+        layout.prop(self, "maps")
+        hidden = self.IMAGE_ONLY if self.source == "MESH" else self.MESH_ONLY
+        for name in self.keywords("maps", "source", *hidden):
+            if name == "image_name":
+                layout.prop_search(self, name, bpy.data, "images")
+            else:
+                layout.prop(self, name)
 
     def job_key(self, context) -> str:
+        if self.source == "IMAGE":
+            return f"image {self.height_image(context).name}"
+        if context.active_object is None:
+            raise UserError("object: select a grid mesh (or choose the Image source)")
         return context.active_object.name
 
     def prepare(self, context):
         """A job (``jobs``): in the UI the maps are computed in a worker thread, one map a step, and Esc
         cancels; in background mode and from scripts (``execute``) in the foreground."""
-        options = self.keywords()
+        if self.source == "IMAGE":
+            options = self.keywords("source", "image_name", *self.MESH_ONLY)
+            options["maps"] = sorted(options["maps"], key=MAP_NAMES.index)
+            calculate, make, self.job_total = image_terrain_maps_parts(self.height_image(context), **options)
+
+            def report(computed: dict[str, np.ndarray]) -> dict[str, bpy.types.Image]:
+                made = make(computed)
+                self.report({"INFO"}, f"Terrain maps as images: {', '.join(image.name for image in made.values())}")
+                return made
+
+            return calculate, report
+        options = self.keywords("source", *self.IMAGE_ONLY)
         options["maps"] = sorted(options["maps"], key=MAP_NAMES.index)
         compute, apply, self.job_total = terrain_maps_parts(context.active_object, **options)
         return compute, apply
@@ -201,6 +359,11 @@ class NOISEWRIGHT_OT_terrain_maps(JobOperator, OptionsOperator, bpy.types.Operat
 
 def menu_entry(self, _context) -> None:
     self.layout.operator(NOISEWRIGHT_OT_terrain_maps.bl_idname)
+
+
+def image_menu_entry(self, _context) -> None:
+    """The operator in the Image Editor's Image menu, on the image shown."""
+    self.layout.operator(NOISEWRIGHT_OT_terrain_maps.bl_idname).source = "IMAGE"
 
 
 CLASSES = (NOISEWRIGHT_OT_terrain_maps,)

@@ -21,7 +21,7 @@ from .errors import UserError
 from .noise_core.schema import Option
 from .noise_core.terrain_maps import MAP_OPTIONS
 from .options import OptionsOperator, checked, properties_of, reports
-from .terrain_maps import NOISEWRIGHT_OT_terrain_maps, write_terrain_maps
+from .terrain_maps import mesh_unavailable, write_terrain_maps
 
 NEEDED_MAPS = ("slope", "flow")
 """The terrain maps the material reads (Attribute nodes), computed when the mesh lacks them."""
@@ -175,7 +175,7 @@ class NOISEWRIGHT_OT_terrain_material(OptionsOperator, bpy.types.Operator):
 
     @staticmethod
     def unavailable(context) -> str:
-        return NOISEWRIGHT_OT_terrain_maps.unavailable(context)  # a mesh in Object Mode
+        return mesh_unavailable(context)  # a mesh in Object Mode
 
     @reports
     def execute(self, context):

@@ -152,6 +152,31 @@ def low_word(typingctx, value):
     return types.int64(value), codegen
 
 
+@intrinsic
+def prefetch(typingctx, array, index):
+    """Ask the CPU to bring element ``index`` of the 1-D C-contiguous ``array`` into its caches (LLVM's
+    ``llvm.prefetch``, for reading, all cache levels); ``index`` may lie off the array: a prefetch never faults,
+    never changes a result, and is a hint the CPU may drop. For loops whose next accesses are known a step
+    ahead but land far apart in memory (a priority queue's next cell)."""
+    if not (isinstance(array, types.Array) and array.ndim == 1 and array.layout == "C"):
+        return None
+    if not isinstance(index, types.Integer):
+        return None
+
+    def codegen(context, builder, signature, arguments):
+        data = context.make_array(signature.args[0])(context, builder, arguments[0]).data
+        offset = context.cast(builder, arguments[1], signature.args[1], types.intp)
+        byte = ir.IntType(8).as_pointer()
+        address = builder.bitcast(builder.gep(data, [offset]), byte)
+        word = ir.IntType(32)
+        function_type = ir.FunctionType(ir.VoidType(), [byte, word, word, word])
+        function = builder.module.declare_intrinsic("llvm.prefetch", [byte], function_type)
+        builder.call(function, [address, ir.Constant(word, 0), ir.Constant(word, 3), ir.Constant(word, 1)])
+        return context.get_dummy_value()
+
+    return types.none(array, index), codegen
+
+
 @intrinsic(prefer_literal=True)
 def scratch(typingctx, room, shape, dtype):
     """An uninitialised C-contiguous array of ``shape`` (an int or a tuple of ints) and ``dtype`` (a NumPy scalar

@@ -9,10 +9,13 @@ spec's defaults.
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 import time
 from dataclasses import asdict, fields
 from pathlib import Path
+
+import numpy as np
 
 from . import heightmaps
 from .api import evaluate_grid
@@ -35,6 +38,7 @@ from .normal_maps import CONVENTIONS, METHOD_TEXT, METHODS, encode, grid_normals
 from .ranges import to_unit, value_range
 from .registry import COMMON_NAMES, KINDS, option_kinds, options_by_name
 from .spec import NoiseSpec
+from .splat import SplatLayer, check_layers, splat_weights
 from .tiled_bake import MAX_SIDE, OPTIONS, BakeError, add_options, bake_from_args, check_untiled, is_tiled
 
 MAX_SIZE = 16384
@@ -120,7 +124,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-HEIGHTMAP_OPTIONS = ("engine", "overlap", "height_range", "cell_size")
+HEIGHTMAP_OPTIONS = ("engine", "overlap", "height_range", "cell_size", "splat", "splat_bits")
 
 
 def _add_heightmap_options(parser: argparse.ArgumentParser) -> None:
@@ -147,6 +151,13 @@ def _add_heightmap_options(parser: argparse.ArgumentParser) -> None:
         choices=(0, 1),
         help="with --tile N: samples neighbouring tiles share (default 1, or the engine's): tiles of N + 1 samples",
     )
+    group.add_argument(
+        "--splat",
+        type=Path,
+        help="JSON file of splat layers (docs/terrain-maps.md): their weights go beside the heights (each tile) as "
+        "NAME_splat0.png, ... (RGBA, 4 layers each), over the heights in metres --cell-size apart",
+    )
+    group.add_argument("--splat-bits", type=int, choices=PNG_BITS, help="with --splat: PNG depth (default 8)")
 
 
 DEFAULT_NORMAL_STRENGTH = 0.1
@@ -279,6 +290,19 @@ def _is_heightmap(args: argparse.Namespace) -> bool:
     return raw or any(getattr(args, name) is not None for name in HEIGHTMAP_OPTIONS)
 
 
+def _splat_layers(args: argparse.Namespace) -> tuple[SplatLayer, ...] | None:
+    """The splat layers of ``--splat`` (read and checked before any noise is computed), None without it."""
+    if args.splat is None:
+        if args.splat_bits is not None:
+            raise ValueError("splat-bits: only used with --splat")
+        return None
+    try:
+        text = args.splat.read_text(encoding="utf-8")
+        return check_layers(json.loads(text))
+    except (OSError, json.JSONDecodeError) as error:
+        raise ValueError(f"splat: cannot read {str(args.splat)!r}: {error}") from None
+
+
 def _bake_heightmap(spec: NoiseSpec, shape: tuple[int, int], args: argparse.Namespace) -> Path:
     """Write the heights of ``spec`` as a heightmap with its sidecar (``--tile``: a tile set), all or none."""
     heightmaps.heightmap_format(args.out)
@@ -297,6 +321,7 @@ def _bake_heightmap(spec: NoiseSpec, shape: tuple[int, int], args: argparse.Name
         )
     if args.overlap is not None and args.tile is None:
         raise ValueError("overlap: only used with --tile")
+    layers = _splat_layers(args)
     if args.height_range is None:
         height_range, unit = value_range(spec), "noise value"
     else:
@@ -317,6 +342,10 @@ def _bake_heightmap(spec: NoiseSpec, shape: tuple[int, int], args: argparse.Name
     started = time.perf_counter()
     values = to_unit(spec, evaluate_grid(spec, shape))
     low, high = height_range
+    if layers is not None:
+        heights = low + values.astype(np.float64) * (high - low)
+        keywords["splat"] = splat_weights(heights, layers, cell_size=keywords["cell_size"], seed=spec.seed)
+        keywords["splat_bits"] = 8 if args.splat_bits is None else args.splat_bits
     if args.tile is None:
         heightmaps.write_heightmap(args.out, values, **keywords)
         what = f"{args.out} and {heightmaps.sidecar_path(args.out).name}"

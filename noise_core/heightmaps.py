@@ -17,6 +17,11 @@ sidecar, or a whole tile set, are written all or none (``files.replacing_all``).
 Tiles of side N with overlap 1 hold N + 1 samples: tile (x, y) is rows ``y N .. y N + N`` and columns
 ``x N .. x N + N`` of the whole, so neighbours share their edge samples exactly and together they are the
 whole grid (overlap 0: plain N x N pieces).
+
+Splat weights (``splat.splat_weights``: N layers over the same grid) can go with the heights: beside each file
+(each tile) ``NAME_splat0.png``, ``NAME_splat1.png``, ... (``splat_files``), RGBA 8- or 16-bit PNG with layers
+``4k .. 4k + 3`` in image ``k`` (``splat.pack_rgba``), cut from the same windows, so tiles share their edge
+weights exactly and together are the whole splat image; written in the same all-or-none set as the heights.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from .engines import Engine
 from .engines import engine as find_engine
 from .files import replacing_all
 from .images import FORMATS as IMAGE_FORMATS
-from .images import integer_codes, read_image, write_image, writer_module
+from .images import PNG_BITS, integer_codes, read_image, write_image, writer_module
 from .schema import integer, number
 
 RAW_TYPES = {".r16": "<u2", ".raw": "<u2", ".r32": "<f4"}
@@ -210,6 +215,44 @@ def _prepare(path: str | Path, values: object, engine: str | Engine | None) -> t
     return path, suffix, array, preset
 
 
+def splat_files(path: str | Path, layers: int) -> list[Path]:
+    """The splat images beside the heightmap (or tile) ``path`` = ``NAME.ext`` for ``layers`` layers:
+    ``NAME_splat0.png``, ``NAME_splat1.png``, ..., one per 4 layers."""
+    path = Path(path)
+    return [path.with_name(f"{path.stem}_splat{index}.png") for index in range(-(-layers // 4))]
+
+
+def _check_splat(splat: object, shape: tuple[int, int], bits: object) -> np.ndarray | None:
+    """``splat`` (None, or weights (N, H, W) in [0, 1] of the heights' ``shape``) as float32; ``ValueError`` or
+    ``TypeError`` naming ``splat`` or ``splat_bits`` otherwise."""
+    if splat is None:
+        return None
+    array = np.asarray(splat)
+    if array.ndim != 3 or array.shape[0] < 1 or array.shape[1:] != shape:
+        raise ValueError(f"splat: expected weights (layers, {shape[0]}, {shape[1]}) over the heights, got shape "
+                         f"{array.shape}")  # fmt: skip
+    if not np.issubdtype(array.dtype, np.floating):
+        raise TypeError(f"splat: expected float weights in [0, 1], got {array.dtype}")
+    array = array.astype(np.float32, copy=False)
+    if not np.all(np.isfinite(array)) or array.min() < 0.0 or array.max() > 1.0:
+        raise ValueError(f"splat: weights must lie in [0, 1], got {np.nanmin(array):g} .. {np.nanmax(array):g}")
+    if bits not in PNG_BITS:
+        raise ValueError(f"splat_bits: must be 8 or 16, got {bits!r}")
+    writer_module(".png")
+    return array
+
+
+def _splat_record(splat: np.ndarray, bits: int) -> dict:
+    return {"layers": int(splat.shape[0]), "bits": int(bits), "channels": "RGBA: layers 4k .. 4k + 3 in _splat{k}"}
+
+
+def _write_splat(temporaries: list[Path], weights: np.ndarray, bits: int) -> None:
+    from .splat import pack_rgba
+
+    for temporary, image in zip(temporaries, pack_rgba(weights), strict=True):
+        write_image(temporary, image, bits)
+
+
 def write_heightmap(
     path: str | Path,
     values: np.ndarray,
@@ -220,24 +263,34 @@ def write_heightmap(
     engine: str | Engine | None = None,
     cell_size: float = 1.0,
     row_order: str = ROW_ORDER,
+    splat: np.ndarray | None = None,
+    splat_bits: int = 8,
 ) -> Path:
     """Write (H, W) ``values`` in [0, 1] to ``path`` (format by suffix, ``FORMATS``) and its sidecar, all or none.
 
     ``height_range`` is what 0 and 1 stand for in ``unit``; ``settings`` (JSON-ready, e.g. the noise spec) goes
     into the sidecar. With ``engine`` (``engines.ENGINE_NAMES``) the size and format must suit it and the sidecar
-    gets its import numbers, for heights in metres ``cell_size`` apart. Returns ``path``.
+    gets its import numbers, for heights in metres ``cell_size`` apart. ``splat``: weights (N, H, W) in [0, 1]
+    written beside as ``splat_files(path, N)`` (RGBA PNG of ``splat_bits`` 8 or 16), in the same set. Returns
+    ``path``.
     """
     path, suffix, array, preset = _prepare(path, values, engine)
     low_high = _range(height_range)
     cell = _cell(cell_size)
+    weights = _check_splat(splat, _shape(array), splat_bits)
     numbers = None
     if preset is not None:
         preset.check_size(array.shape[1], array.shape[0])
         numbers = preset.import_settings(array.shape[1], array.shape[0], low_high, cell, suffix)
     record = describe(_shape(array), suffix, low_high, unit, settings, row_order, numbers)
-    with replacing_all([path, sidecar_path(path)]) as (temporary, temporary_sidecar):
-        _write_file(temporary, array, suffix)
-        temporary_sidecar.write_text(json.dumps(record, indent=1), encoding="utf-8")
+    splats = [] if weights is None else splat_files(path, weights.shape[0])
+    if weights is not None:
+        record["splat"] = {**_splat_record(weights, splat_bits), "files": [target.name for target in splats]}
+    with replacing_all([path, sidecar_path(path), *splats]) as temporaries:
+        _write_file(temporaries[0], array, suffix)
+        temporaries[1].write_text(json.dumps(record, indent=1), encoding="utf-8")
+        if weights is not None:
+            _write_splat(temporaries[2:], weights, splat_bits)
     return path
 
 
@@ -310,18 +363,23 @@ def write_tiles(
     engine: str | Engine | None = None,
     cell_size: float = 1.0,
     row_order: str = ROW_ORDER,
+    splat: np.ndarray | None = None,
+    splat_bits: int = 8,
     progress: Callable[[int, int], None] | None = None,
 ) -> list[Path]:
     """Cut (H, W) ``values`` into tiles (``tile_windows``) and write each with its sidecar, plus the set's
     sidecar ``NAME.ext.json`` listing them; all files or none. ``overlap`` defaults to the engine's (1
-    without one); every tile shares the one ``height_range``, so heights match across seams.
-    ``progress(done, total)`` is called after each tile; an exception it raises stops the set, and no file
-    is written. Returns the tile paths, row by row."""
+    without one); every tile shares the one ``height_range``, so heights match across seams. ``splat``:
+    weights (N, H, W) in [0, 1] cut from the same windows and written beside each tile as ``splat_files(tile,
+    N)`` (RGBA PNG of ``splat_bits`` 8 or 16), in the same set. ``progress(done, total)`` is called after each
+    tile; an exception it raises stops the set, and no file is written. Returns the tile paths, row by row."""
     path, suffix, array, preset = _prepare(path, values, engine)
     low_high = _range(height_range)
     cell = _cell(cell_size)
+    weights = _check_splat(splat, _shape(array), splat_bits)
     windows, overlap = check_tiles(_shape(array), tile, overlap, preset)
     across, down = windows[-1][0] + 1, windows[-1][1] + 1
+    tiles: list[Path] = []
     targets: list[Path] = []
     records: list[dict] = []
     listing = []
@@ -331,22 +389,31 @@ def write_tiles(
             preset.import_settings(cols, rows, low_high, cell, suffix) if preset and not preset.tile_sizes else None
         )
         records.append(describe((rows, cols), suffix, low_high, unit, settings, row_order, numbers))
-        targets += [target, sidecar_path(target)]
-        listing.append({"file": target.name, "x": x, "y": y, "row": row0, "column": col0})
+        splats = [] if weights is None else splat_files(target, weights.shape[0])
+        tiles.append(target)
+        targets += [target, sidecar_path(target), *splats]
+        entry: dict[str, Any] = {"file": target.name, "x": x, "y": y, "row": row0, "column": col0}
+        listing.append({**entry, "splat": [name.name for name in splats]} if splats else entry)
     whole = describe(_shape(array), suffix, low_high, unit, settings, row_order)
     whole["tiles"] = {"tile": tile, "overlap": overlap, "across": across, "down": down, "files": listing}
+    if weights is not None:
+        whole["splat"] = _splat_record(weights, splat_bits)
     if preset is not None:
         whole["tiles"]["engine"] = preset.title
+    per_tile = len(targets) // len(windows)
     with replacing_all([*targets, sidecar_path(path)]) as temporaries:
         for (_, _, (row0, col0, rows, cols)), record, index in zip(
-            windows, records, range(0, len(targets), 2), strict=True
+            windows, records, range(0, len(targets), per_tile), strict=True
         ):
-            _write_file(temporaries[index], array[row0 : row0 + rows, col0 : col0 + cols], suffix)
+            window = (slice(row0, row0 + rows), slice(col0, col0 + cols))
+            _write_file(temporaries[index], array[window], suffix)
             temporaries[index + 1].write_text(json.dumps(record, indent=1), encoding="utf-8")
+            if weights is not None:
+                _write_splat(temporaries[index + 2 : index + per_tile], weights[(slice(None), *window)], splat_bits)
             if progress is not None:
-                progress(index // 2 + 1, len(windows))
+                progress(index // per_tile + 1, len(windows))
         temporaries[-1].write_text(json.dumps(whole, indent=1), encoding="utf-8")
-    return targets[::2]
+    return tiles
 
 
 def _read_sidecar(path: Path) -> dict:

@@ -33,8 +33,8 @@ modelling using digital terrain models") and ``p`` the ``exponent`` (default 1, 
 draining into it has been), so each is visited once. Edge cells, pits and flats keep what they receive, as in D8;
 nothing is lost: the rain sums to what the edges, pits and flats hold.
 
-Cells are numbered row-major (``row * columns + column``); all kernels run on one thread, so the bits never
-depend on the thread count.
+Cells are numbered row-major (``row * columns + column``; int32 in the queues: maps have at most
+``erosion.MAX_CELLS`` = 2²⁸ cells); all kernels run on one thread, so the bits never depend on the thread count.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from functools import cache
 
 import numpy as np
 
-from ._jit import jit, serial_kernel
+from ._jit import jit, prefetch, serial_kernel
 from .erosion import NEIGHBOURS, check_heights
 from .schema import choice, number
 
@@ -88,11 +88,11 @@ def fill_flat(flat: np.ndarray, shape: tuple[int, int], outlets: np.ndarray, loo
     size = flat.shape[0]
     if not epsilon:
         _kernels().fill_plain(flat, shape[0], shape[1], outlets, looped, np.empty(2 * size),
-                              np.empty(size, dtype=np.int64), np.zeros(size, dtype=np.uint8))  # fmt: skip
+                              np.empty(size, dtype=np.int32), np.zeros(size, dtype=np.uint8))  # fmt: skip
         return
     _kernels().fill(
         flat, shape[0], shape[1], outlets, looped, epsilon, flat.dtype.type(np.inf),
-        np.empty(2 * size), np.empty(size, dtype=np.int64), np.zeros(size, dtype=np.uint8),
+        np.empty(2 * size), np.empty(size, dtype=np.int32), np.zeros(size, dtype=np.uint8),
     )  # fmt: skip
 
 
@@ -163,7 +163,8 @@ def flow_accumulation(
         p = MFD_EXPONENT if exponent is None else number("exponent", exponent)
         if not 0.0 < p <= MAX_EXPONENT:
             raise ValueError(f"exponent: must be in (0, {MAX_EXPONENT:g}], got {exponent!r}")
-        flat = _floats(checked).reshape(-1)
+        dtype = checked.dtype if checked.dtype in (np.float32, np.float64) else np.float64
+        flat = np.ascontiguousarray(checked, dtype=dtype).reshape(-1)  # only read: no copy when it need not be
         return mfd_accumulate(flat, checked.shape, _edges(checked.shape), rain, p).reshape(checked.shape)
     receivers = d8_receivers(checked)
     return accumulate(receivers, stack_order(receivers), rain).reshape(checked.shape)
@@ -179,12 +180,13 @@ CONTOURS = np.array([SQRT2 / 4.0 if dy and dx else 0.5 for dy, dx in NEIGHBOURS]
 def mfd_accumulate(
     flat: np.ndarray, shape: tuple[int, int], outlets: np.ndarray, weights: np.ndarray, exponent: float
 ) -> np.ndarray:
-    """MFD accumulation (module doc) of the row-major heights ``flat`` of a ``shape`` map from ``weights``;
-    ``outlets`` (flat uint8) keep what they receive. Float64, flat."""
-    area = np.array(weights, dtype=np.float64, copy=True).reshape(-1)
+    """MFD accumulation (module doc) of the row-major heights ``flat`` of a ``shape`` map from ``weights``
+    (float64, C-contiguous: summed in place, it becomes the result); ``outlets`` (flat uint8) keep what they
+    receive. Float64, flat."""
+    area = weights.reshape(-1)
     size = area.shape[0]
     _kernels().mfd(
-        flat, shape[0], shape[1], outlets, float(exponent), area, np.empty(size, np.int32), np.empty(size, np.int64)
+        flat, shape[0], shape[1], outlets, float(exponent), area, np.empty(size, np.uint8), np.empty(size, np.int32)
     )
     return area
 
@@ -207,7 +209,9 @@ def check_weights(weights: object, shape: tuple[int, ...], name: str) -> np.ndar
 
 def _fill(flat, rows, columns, outlets, looped, epsilon, infinity, pairs, pit, closed):
     """Priority-Flood+ (Barnes et al. 2014, Algorithms 2 and 3) of ``flat`` in place: a binary heap of
-    (height, cell) for the open cells, a FIFO of the cells found inside depressions (already filled)."""
+    (height, cell) for the open cells, a FIFO of the cells found inside depressions (already filled). The
+    cell after the next (the heap's new top, or a pit cell ``PIT_AHEAD`` places on) is prefetched: the cells
+    come in height order, far apart in memory."""
     heap = 0
     for cell in range(rows * columns):
         closed[cell] = 0
@@ -220,19 +224,27 @@ def _fill(flat, rows, columns, outlets, looped, epsilon, infinity, pairs, pit, c
         if head < tail and not (heap > 0 and epsilon and pairs[0] == flat[pit[head]]):
             cell = pit[head]
             head += 1
+            if head + PIT_AHEAD <= tail:
+                _prefetch_window(flat, closed, pit[head + PIT_AHEAD - 1], columns)
         else:
             cell = np.int64(pairs[1])
             heap = _heap_pop(pairs, heap)
+            if heap > 0:
+                _prefetch_window(flat, closed, np.int64(pairs[1]), columns)
         height = flat[cell]
         spill = np.nextafter(height, infinity) if epsilon else height
         row, column = cell // columns, cell % columns
+        inside = not looped and 0 < row < rows - 1 and 0 < column < columns - 1
         for k in range(8):
-            y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
-            if looped:
-                y, x = y % rows, x % columns
-            elif not (0 <= y < rows and 0 <= x < columns):
-                continue
-            neighbour = y * columns + x
+            if inside:
+                neighbour = cell + NEIGHBOURS[k, 0] * columns + NEIGHBOURS[k, 1]
+            else:
+                y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
+                if looped:
+                    y, x = y % rows, x % columns
+                elif not (0 <= y < rows and 0 <= x < columns):
+                    continue
+                neighbour = y * columns + x
             if closed[neighbour]:
                 continue
             closed[neighbour] = 1
@@ -242,6 +254,19 @@ def _fill(flat, rows, columns, outlets, looped, epsilon, infinity, pairs, pit, c
                 tail += 1
             else:
                 heap = _heap_push(pairs, heap, flat[neighbour], neighbour)
+
+
+PIT_AHEAD = 4
+"""How many pit cells ahead ``_fill`` prefetches (docs/benchmarks.md, "Terrain maps at once")."""
+
+
+@jit
+def _prefetch_window(flat, closed, cell, columns):
+    """Prefetch the 3x3 window of ``cell`` in ``flat`` and ``closed`` (its three rows; off the map at the
+    edges, where a prefetch is harmless)."""
+    for offset in (-columns, 0, columns):
+        prefetch(flat, cell + offset)
+        prefetch(closed, cell + offset)
 
 
 @jit
@@ -294,6 +319,8 @@ def _fill_plain(flat, rows, columns, outlets, looped, pairs, work, closed):
         while head < tail:
             cell = work[head]
             head += 1
+            if head + PIT_AHEAD <= tail:
+                _prefetch_window(flat, closed, work[head + PIT_AHEAD - 1], columns)
             height = flat[cell]
             inside = not looped and 0 < cell // columns < rows - 1 and 0 < cell % columns < columns - 1
             wait = False
@@ -534,19 +561,22 @@ def _accumulate_kernel(receivers, order, area):
 def _mfd(flat, rows, columns, outlets, exponent, area, donors, ready):
     """Route ``area`` (the weights) to the lower neighbours of every cell that is not an outlet (module doc), a
     cell once every higher neighbour draining into it has been: Kahn's topological order, the ready cells on a
-    stack so that a chain downhill is followed at once (close in memory: twice as fast as a queue)."""
+    stack so that a chain downhill is followed at once (close in memory: twice as fast as a queue). ``donors``
+    starts as the count of higher neighbours that are not outlets (gathered per cell, row by row)."""
     size = rows * columns
     shares = np.empty(8)
-    for cell in range(size):
-        donors[cell] = 0
-    for cell in range(size):
-        if outlets[cell]:
-            continue
-        row, column = cell // columns, cell % columns
-        for k in range(8):
-            y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
-            if 0 <= y < rows and 0 <= x < columns and flat[y * columns + x] < flat[cell]:
-                donors[y * columns + x] += 1
+    near = np.empty(8, np.int64)
+    for row in range(rows):
+        for column in range(columns):
+            cell = row * columns + column
+            height = flat[cell]
+            count = 0
+            for k in range(8):
+                y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
+                if 0 <= y < rows and 0 <= x < columns:
+                    neighbour = y * columns + x
+                    count += (outlets[neighbour] == 0) & (height < flat[neighbour])
+            donors[cell] = count
     top = 0
     for cell in range(size - 1, -1, -1):
         if donors[cell] == 0:
@@ -558,13 +588,19 @@ def _mfd(flat, rows, columns, outlets, exponent, area, donors, ready):
         if outlets[cell]:
             continue
         row, column = cell // columns, cell % columns
+        inside = 0 < row < rows - 1 and 0 < column < columns - 1
+        for k in range(8):  # the neighbours' indices, -1 off the map
+            y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
+            if inside:
+                near[k] = cell + NEIGHBOURS[k, 0] * columns + NEIGHBOURS[k, 1]
+            else:
+                near[k] = y * columns + x if 0 <= y < rows and 0 <= x < columns else -1
         height = np.float64(flat[cell])
         steepest = 0.0
         for k in range(8):
-            y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
             drop = 0.0
-            if 0 <= y < rows and 0 <= x < columns:
-                drop = max(0.0, (height - np.float64(flat[y * columns + x])) / DISTANCES[k])
+            if near[k] >= 0:
+                drop = max(0.0, (height - np.float64(flat[near[k]])) / DISTANCES[k])
             shares[k] = drop
             steepest = max(steepest, drop)
         if steepest == 0.0:  # a pit or a flat
@@ -578,7 +614,7 @@ def _mfd(flat, rows, columns, outlets, exponent, area, donors, ready):
         part = area[cell] / total
         for k in range(8):
             if shares[k] > 0.0:
-                neighbour = (row + NEIGHBOURS[k, 0]) * columns + column + NEIGHBOURS[k, 1]
+                neighbour = near[k]
                 area[neighbour] += part * shares[k]
                 donors[neighbour] -= 1
                 if donors[neighbour] == 0:

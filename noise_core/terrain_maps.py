@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from functools import cache
 
@@ -421,7 +422,12 @@ def wetness_index(
         raise ValueError(f"accumulation: shape {area.shape} differs from the heights' {z.shape}")
     if not (np.isfinite(area).all() and (area > 0.0).all()):
         raise ValueError("accumulation: must be finite and > 0 in every cell (each cell counts itself)")
-    tangent = np.maximum(_tan_slope(z, step).astype(np.float64), MIN_TAN_SLOPE)
+    return _wetness(area, _tan_slope(z, step), step)
+
+
+def _wetness(area: np.ndarray, tan_slope: np.ndarray, step: float) -> np.ndarray:
+    """``ln(area · step / max(tan_slope, MIN_TAN_SLOPE))`` as float32 (``wetness_index``)."""
+    tangent = np.maximum(tan_slope.astype(np.float64), MIN_TAN_SLOPE)
     return np.log(area * step / tangent).astype(np.float32)
 
 
@@ -468,8 +474,9 @@ def compute_maps(
 ) -> dict[str, np.ndarray]:
     """The maps ``names`` (``MAP_NAMES``) of ``heights`` as float32 arrays, by name. ``radius``: of
     ``relative_height``; ``horizon_radius`` and ``directions``: of the openness and occlusion; ``flow_method``:
-    of ``flow`` and ``wetness``. ``progress(done, total)`` is called after each map (and after the flow
-    accumulation ``flow`` and ``wetness`` share); an exception it raises stops the work there."""
+    of ``flow`` and ``wetness``. ``progress(done, total)`` is called (on the calling thread) after each map and
+    after the flow accumulation ``flow`` and ``wetness`` share, which runs on a thread of its own beside the
+    other maps; an exception it raises stops the work there (once a running accumulation has finished)."""
     if isinstance(names, str) or not isinstance(names, Sequence):
         raise TypeError(f"names: expected a list of map names, got {type(names).__name__}")
     for name in names:
@@ -491,16 +498,34 @@ def compute_maps(
     }
     maps: dict[str, np.ndarray] = {}
     wanted = list(dict.fromkeys(names))
-    needs_flow = "flow" in wanted or "wetness" in wanted
-    total, report = len(wanted) + needs_flow, progress or (lambda _done, _total: None)
-    if needs_flow:
-        area = flow_map(z, flow_method)
-        makers["flow"] = lambda: np.log10(area).astype(np.float32)
-        makers["wetness"] = lambda: wetness_index(z, cell_size, accumulation=area)
-        report(1, total)
+    routed = [name for name in wanted if name in ("flow", "wetness")]
+    total, report = len(wanted) + bool(routed), progress or (lambda _done, _total: None)
+    if not routed:
+        for name in wanted:
+            maps[name] = makers[name]()
+            report(len(maps), total)
+        return maps
+    step = _cell_size(cell_size)
+    # The flow routing (fill + accumulation) runs on one thread: on a thread of its own, beside the other maps
+    # (each on Numba's threads); its result is the same bits either way. ``report`` is called on this thread only.
+    others: dict[str, np.ndarray] = {}
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="noise_core-flow") as pool:
+        routing = pool.submit(flow_map, z, flow_method)
+        tangent = _tan_slope(z, step) if "wetness" in routed else None
+        for name in wanted:
+            if name not in routed:
+                others[name] = makers[name]()
+                report(len(others), total)
+        area = routing.result()
+    report(len(others) + 1, total)
+    if "flow" in routed:
+        others["flow"] = np.log10(area).astype(np.float32)
+        report(len(others) + 1, total)
+    if tangent is not None:
+        others["wetness"] = _wetness(area, tangent, step)
+        report(len(others) + 1, total)
     for name in wanted:
-        maps[name] = makers[name]()
-        report(len(maps) + needs_flow, total)
+        maps[name] = others[name]
     return maps
 
 

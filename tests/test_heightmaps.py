@@ -14,7 +14,8 @@ from noise_core import engines, heightmaps
 from noise_core.cli import main
 from noise_core.files import replacing_all
 from noise_core.heightmaps import read_heightmap, tile_windows, write_heightmap, write_tiles
-from noise_core.images import write_image
+from noise_core.images import integer_codes, write_image
+from noise_core.splat import pack_rgba
 
 IMAGE_SUFFIXES = (".png", ".exr", ".tif")
 
@@ -305,6 +306,70 @@ def test_no_partial_tile_set_on_a_failure(tmp_path: Path, monkeypatch: pytest.Mo
     assert (tmp_path / "land_x0_y0.r16").read_bytes() == b"old tile"
 
 
+def _splat(shape: tuple[int, int], layers: int, seed: int = 4) -> np.ndarray:
+    weights = np.random.default_rng(seed).random((layers, *shape)).astype(np.float32)
+    return weights / weights.sum(axis=0)
+
+
+def _codes(path: Path) -> np.ndarray:
+    """The integer codes of an RGBA PNG, (H, W, 4)."""
+    png = pytest.importorskip("png")
+    width, height, rows, info = png.Reader(filename=str(path)).asRGBA()
+    dtype = np.uint16 if info["bitdepth"] == 16 else np.uint8
+    return np.vstack([np.asarray(row, dtype=dtype) for row in rows]).reshape(height, width, 4)
+
+
+@pytest.mark.parametrize(("bits", "overlap"), [(8, 1), (16, 1), (8, 0)])
+def test_splat_tiles_share_edges_and_reassemble_to_the_whole(tmp_path: Path, bits: int, overlap: int) -> None:
+    shape = (4 * 2 + overlap, 4 * 3 + overlap)
+    values, weights = _values(shape), _splat(shape, 6)
+    write_heightmap(tmp_path / "whole.r16", values, splat=weights, splat_bits=bits)
+    assert sorted(p.name for p in tmp_path.glob("whole_splat*")) == ["whole_splat0.png", "whole_splat1.png"]
+    whole = [_codes(tmp_path / f"whole_splat{k}.png") for k in range(2)]
+    expected = [integer_codes(image, bits) for image in pack_rgba(weights)]
+    assert all(np.array_equal(a, b) for a, b in zip(whole, expected, strict=True))
+    assert (whole[1][..., 2:] == 0).all()  # layers 6 and 7 do not exist
+    paths = write_tiles(tmp_path / "t.r16", values, 4, overlap, splat=weights, splat_bits=bits)
+    assembled = [np.zeros_like(image) for image in whole]
+    for path in paths:
+        listing = json.loads((tmp_path / "t.r16.json").read_text())["tiles"]["files"]
+        entry = next(item for item in listing if item["file"] == path.name)
+        assert entry["splat"] == [f"{path.stem}_splat0.png", f"{path.stem}_splat1.png"]
+        row, column = entry["row"], entry["column"]
+        for k in range(2):
+            tile = _codes(tmp_path / entry["splat"][k])
+            assert tile.shape == (4 + overlap, 4 + overlap, 4)
+            assembled[k][row : row + 4 + overlap, column : column + 4 + overlap] = tile
+            assert np.array_equal(tile, whole[k][row : row + 4 + overlap, column : column + 4 + overlap])
+    assert all(np.array_equal(a, b) for a, b in zip(assembled, whole, strict=True))
+    if overlap:  # neighbours hold the same weights on their shared edge
+        left, right = _codes(tmp_path / "t_x0_y0_splat0.png"), _codes(tmp_path / "t_x1_y0_splat0.png")
+        below = _codes(tmp_path / "t_x0_y1_splat0.png")
+        assert np.array_equal(left[:, -1], right[:, 0]) and np.array_equal(left[-1, :], below[0, :])
+    record = json.loads((tmp_path / "t.r16.json").read_text())["splat"]
+    assert record["layers"] == 6 and record["bits"] == bits
+
+
+def test_splat_failures_write_nothing(tmp_path: Path) -> None:
+    values = _values((9, 9))
+    (tmp_path / "t_x1_y1_splat0.png").mkdir()  # the last tile's splat cannot be written
+    with pytest.raises(OSError):
+        write_tiles(tmp_path / "t.r16", values, 4, splat=_splat((9, 9), 3))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t_x1_y1_splat0.png"]
+    bad = [
+        (_splat((9, 8), 3), 8, ValueError, r"^splat: expected weights \(layers, 9, 9\) over the heights"),
+        (_splat((9, 9), 3) * 2.0, 8, ValueError, r"^splat: weights must lie in \[0, 1\]"),
+        (np.ones((2, 9, 9), dtype=np.int64), 8, TypeError, "^splat: expected float weights"),
+        (_splat((9, 9), 3), 12, ValueError, "^splat_bits: must be 8 or 16, got 12"),
+    ]
+    for weights, bits, error, message in bad:
+        with pytest.raises(error, match=message):
+            write_tiles(tmp_path / "u.r16", values, 4, splat=weights, splat_bits=bits)
+        with pytest.raises(error, match=message):
+            write_heightmap(tmp_path / "u.r16", values, splat=weights, splat_bits=bits)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["t_x1_y1_splat0.png"]
+
+
 def test_replacing_all_keeps_everything_when_one_file_is_empty(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("old a")
     with (
@@ -347,6 +412,29 @@ def test_cli_engine_tiles_reassemble_to_the_whole(tmp_path: Path) -> None:
     whole = read_heightmap(tmp_path / "whole.raw")
     assert np.array_equal(read_heightmap(tmp_path / "t.raw").values, whole.values)
     assert whole.sidecar["import"]["Terrain Size"] == [64.0, 80.0, 64.0]
+
+
+def test_cli_tiles_with_splat_weights(tmp_path: Path) -> None:
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps([{"name": "grass"}, {"name": "rock", "bands": [{"map": "slope", "low": 20}]}]))
+    common = ["--size", "65", "--kind", "perlin", "--height-range", "0", "300", "--cell-size", "4"]
+    common += ["--splat", str(rules)]
+    out = tmp_path / "out"
+    out.mkdir()
+    assert main(["bake", "--out", str(out / "whole.r16"), "--splat-bits", "16", *common]) == 0
+    assert main(["bake", "--out", str(out / "t.r16"), "--tile", "32", "--splat-bits", "16", *common]) == 0
+    assert sorted(p.name for p in out.glob("t_*_splat*")) == [f"t_x{x}_y{y}_splat0.png" for x in (0, 1) for y in (0, 1)]
+    whole = _codes(out / "whole_splat0.png")
+    assert (whole[..., 2:] == 0).all() and np.ptp(whole[..., 1]) > 60000  # rock on the steep parts only
+    assert (np.abs(whole[..., :2].astype(int).sum(axis=2) - 65535) <= 1).all()  # two layers summing to 1
+    for x, y in ((0, 0), (1, 0), (0, 1), (1, 1)):
+        tile = _codes(out / f"t_x{x}_y{y}_splat0.png")
+        assert np.array_equal(tile, whole[32 * y : 32 * y + 33, 32 * x : 32 * x + 33])
+    assert json.loads((out / "whole.r16.json").read_text())["splat"]["files"] == ["whole_splat0.png"]
+    for extra in (["--splat-bits", "16"], ["--splat", str(tmp_path / "none.json")]):
+        with pytest.raises(SystemExit):
+            main(["bake", "--out", str(out / "u.r16"), "--size", "65", *extra])
+    assert not list(out.glob("u*"))
 
 
 @pytest.mark.parametrize(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import collections
+import heapq
 import math
 
 import numpy as np
@@ -113,6 +115,17 @@ def minimax_fill(heights: np.ndarray, outlets: np.ndarray, looped: bool) -> np.n
         filled = relaxed
 
 
+def outlet_mask(shape: tuple[int, int], looped: bool, seed: int) -> np.ndarray:
+    """The map's edges; looped: about 5 % of the cells anywhere (at least one), drawn from ``seed``."""
+    if looped:
+        outlets = np.random.default_rng(seed).random(shape) < 0.05
+        outlets.flat[seed % outlets.size] = True
+        return outlets
+    outlets = np.ones(shape, bool)
+    outlets[1:-1, 1:-1] = False
+    return outlets
+
+
 @settings(max_examples=60, deadline=None)
 @given(
     arrays(np.float64, st.tuples(st.integers(3, 14), st.integers(3, 14)), elements=st.integers(0, 6).map(float)),
@@ -122,15 +135,67 @@ def minimax_fill(heights: np.ndarray, outlets: np.ndarray, looped: bool) -> np.n
 def test_plain_fill_is_the_minimax_height(heights: np.ndarray, looped: bool, seed: int) -> None:
     """Plateaus, ties and looped maps with outlets anywhere (the slopes traced up outside the heap must not
     change the unique fill)."""
-    if looped:
-        outlets = np.random.default_rng(seed).random(heights.shape) < 0.05
-        outlets.flat[seed % heights.size] = True
-    else:
-        outlets = np.ones(heights.shape, bool)
-        outlets[1:-1, 1:-1] = False
+    outlets = outlet_mask(heights.shape, looped, seed)
     flat = heights.ravel().copy()
     fill_flat(flat, heights.shape, outlets.ravel().astype(np.uint8), looped, False)
     assert np.array_equal(flat.reshape(heights.shape), minimax_fill(heights, outlets, looped))
+
+
+def epsilon_fill(heights: np.ndarray, outlets: np.ndarray, looped: bool) -> np.ndarray:
+    """Barnes, Lehman & Mulla (2014), Algorithm 3, as the paper writes it: ``heapq`` of (height, cell), a
+    ``deque`` of pit cells, the heap first when its top equals the pit front's height."""
+    rows, columns = heights.shape
+    flat = heights.ravel().copy()
+    closed = outlets.ravel().copy()
+    heap = [(float(flat[cell]), cell) for cell in np.flatnonzero(closed)]
+    heapq.heapify(heap)
+    pit: collections.deque[int] = collections.deque()
+    infinity = flat.dtype.type(np.inf)
+    while heap or pit:
+        from_pit = pit and not (heap and heap[0][0] == flat[pit[0]])
+        cell = pit.popleft() if from_pit else heapq.heappop(heap)[1]
+        spill = np.nextafter(flat[cell], infinity)
+        for dy, dx in NEIGHBOURS:
+            y, x = cell // columns + dy, cell % columns + dx
+            if looped:
+                y, x = y % rows, x % columns
+            elif not (0 <= y < rows and 0 <= x < columns):
+                continue
+            neighbour = int(y * columns + x)
+            if closed[neighbour]:
+                continue
+            closed[neighbour] = True
+            if flat[neighbour] <= spill:
+                flat[neighbour] = spill
+                pit.append(neighbour)
+            else:
+                heapq.heappush(heap, (float(flat[neighbour]), neighbour))
+    return flat.reshape(heights.shape)
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    arrays(np.float64, st.tuples(st.integers(3, 14), st.integers(3, 14)), elements=st.integers(0, 6).map(float)),
+    st.booleans(),
+    st.booleans(),
+    st.integers(0, 2**32 - 1),
+)
+def test_epsilon_fill_follows_algorithm_3(heights: np.ndarray, looped: bool, single: bool, seed: int) -> None:
+    """The epsilon fill depends on the order cells are reached in: the kernel (prefetching, neighbours
+    without bounds checks inside the map) must visit them in Algorithm 3's order, ties by cell index."""
+    heights = heights.astype(np.float32) if single else heights + 100.0
+    outlets = outlet_mask(heights.shape, looped, seed)
+    flat = heights.ravel().copy()
+    fill_flat(flat, heights.shape, outlets.ravel().astype(np.uint8), looped, True)
+    assert np.array_equal(flat.reshape(heights.shape), epsilon_fill(heights, outlets, looped))
+
+
+def test_epsilon_fill_of_a_noise_terrain_follows_algorithm_3() -> None:
+    heights = noise_terrain((60, 70))
+    outlets = outlet_mask(heights.shape, False, 0)
+    expected = epsilon_fill(heights, outlets, False)
+    assert np.any(expected != heights)
+    assert np.array_equal(fill_depressions(heights, epsilon=True), expected)
 
 
 @pytest.mark.parametrize("name", sorted(TERRAINS))

@@ -105,6 +105,67 @@ def test_refused_size_writes_nothing_and_changes_nothing(bpy_empty, addon, tmp_p
     assert scene_state(bpy) == state
 
 
+SPLAT_RULES = [
+    {"name": "grass"},
+    {"name": "rock", "bands": [{"map": "slope", "low": 10, "blend": 4}]},
+    {"name": "low", "bands": [{"map": "relative_height", "high": 0.3, "blend": 0.1}]},
+]
+
+
+def _rgba(path) -> np.ndarray:
+    png = pytest.importorskip("png")
+    width, height, rows, _info = png.Reader(filename=str(path)).asRGBA()
+    return np.vstack([np.asarray(row, dtype=np.int64) for row in rows]).reshape(height, width, 4)
+
+
+def test_splat_maps_beside_the_tiles(bpy_empty, addon, tmp_path):
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps(SPLAT_RULES))
+    out = tmp_path / "out"
+    out.mkdir()
+    export = addon.heightmap_io.export_heightmap
+    export(bpy.context, obj, str(out / "whole.r32"), splat_rules=str(rules), splat_bits="16")
+    paths, _, _ = export(bpy.context, obj, str(out / "t.r32"), tile=8, splat_rules=str(rules), splat_bits="16")
+    whole = _rgba(out / "whole_splat0.png")
+    assert whole.shape == (17, 17, 4) and (whole[..., 3] == 0).all()
+    for path in paths:  # 2 x 2 tiles of 9 samples: cut from the whole, so shared edges are equal
+        listing = json.loads((out / "t.r32.json").read_text())["tiles"]["files"]
+        entry = next(e for e in listing if e["file"] == path.name)
+        assert entry["splat"] == [f"{path.stem}_splat0.png"]
+        row, column = entry["row"], entry["column"]
+        assert np.array_equal(_rgba(out / entry["splat"][0]), whole[row : row + 9, column : column + 9])
+    # the weights of the exported heights (metres, 4 m apart), computed with rows along +Y, file rows from +Y
+    heights = addon.noise_core.read_heightmap(out / "whole.r32").heights
+    weights = addon.noise_core.splat_weights(heights[::-1], SPLAT_RULES, cell_size=4.0)[:, ::-1]
+    assert np.abs(whole[..., :3] - np.round(np.moveaxis(weights, 0, -1) * 65535)).max() <= 2
+    assert 0 < whole[..., 1].mean() < 65535 and 0 < whole[..., 2].mean() < 65535  # rock and low both present
+    assert (np.abs(whole[..., :3].sum(axis=2) - 65535) <= 2).all()
+
+
+def test_splat_failures_write_nothing_and_change_nothing(bpy_empty, addon, tmp_path):
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)
+    state = scene_state(bpy)
+    export = addon.heightmap_io.export_heightmap
+    (tmp_path / "bad.json").write_text(json.dumps([{"name": "x", "bands": [{"map": "slant"}]}]))
+    (tmp_path / "rules.json").write_text(json.dumps(SPLAT_RULES))
+    (tmp_path / "t_x1_y1_splat0.png").mkdir()  # the last tile's splat cannot be written
+    calls = [
+        ({"splat_rules": str(tmp_path / "none.json")}, "splat_rules: cannot read"),
+        ({"splat_rules": str(tmp_path / "bad.json")}, "splat_rules: "),
+        ({"splat_rules": str(tmp_path / "rules.json"), "splat_bits": "12"}, "splat_bits: '12' is not allowed"),
+        ({"splat_rules": str(tmp_path / "rules.json"), "tile": 8}, "filepath: cannot write"),
+    ]
+    for options, message in calls:
+        with pytest.raises(addon.api.UserError) as error:
+            export(bpy.context, obj, str(tmp_path / "t.r16"), **options)
+        assert str(error.value).startswith(message), str(error.value)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.json", "rules.json", "t_x1_y1_splat0.png"]
+    assert scene_state(bpy) == state
+
+
 def test_operators_and_menus(bpy_empty, addon, tmp_path):
     bpy = bpy_empty
     obj = _terrain(bpy, addon)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
@@ -93,3 +95,131 @@ def test_regenerate_writes_the_maps_again(bpy_empty, addon):
     unit = np.clip(core.terrain_maps.unit_map("slope", _attribute(obj, "slope")), 0, 1)
     np.testing.assert_allclose(_weights(obj, "slope"), unit, atol=0.5 / addon.terrain_maps.WEIGHT_LEVELS + 1e-6)
     assert "relative_height" not in obj.vertex_groups
+
+
+def _height_image(bpy, name: str, rows: int, columns: int, seed: int = 2):
+    """A float image of smooth random heights in its red channel (alpha 1); returns it and the heights
+    (rows, columns), row 0 the bottom row as Blender stores it."""
+    rng = np.random.default_rng(seed)
+    heights = (rng.normal(size=(rows, columns)).cumsum(axis=0).cumsum(axis=1) * 0.01).astype(np.float32)
+    image = bpy.data.images.new(name, columns, rows, alpha=True, float_buffer=True, is_data=True)
+    pixels = np.zeros((rows * columns, 4), np.float32)
+    pixels[:, 0], pixels[:, 3] = heights.ravel(), 1.0
+    image.pixels.foreach_set(pixels.ravel())
+    return image, heights.astype(np.float64)
+
+
+def _red(image) -> np.ndarray:
+    columns, rows = image.size
+    pixels = np.empty(rows * columns * 4, np.float32)
+    image.pixels.foreach_get(pixels)
+    return pixels[0::4].reshape(rows, columns)
+
+
+IMAGE_MAPS = ("slope", "aspect", "relative_height", "flow", "wetness")
+
+
+def test_maps_of_a_height_image_as_noise_core_computes_them(bpy_empty, addon):
+    bpy = bpy_empty
+    image, heights = _height_image(bpy, "Heights", 17, 24)
+    made = addon.terrain_maps.image_terrain_maps(image, IMAGE_MAPS, height_scale=40.0, cell_size=0.5, radius=3)
+    expected = addon.noise_core.compute_maps(heights * 40.0, IMAGE_MAPS, cell_size=0.5, radius=3)
+    assert list(made) == list(IMAGE_MAPS)
+    for name in IMAGE_MAPS:
+        result = bpy.data.images[f"Heights_{name}"]
+        assert made[name] == result and result.is_float and tuple(result.size) == (24, 17)
+        assert result.colorspace_settings.name == "Non-Color"
+        np.testing.assert_array_equal(_red(result), expected[name])
+    assert np.ptp(expected["flow"]) > 0.5 and np.ptp(expected["slope"]) > 1.0  # maps with something in them
+
+
+def test_the_operator_on_an_image_saves_exr_files(bpy_empty, addon, tmp_path):
+    bpy = bpy_empty
+    _height_image(bpy, "Baked", 12, 9)
+    assert bpy.context.active_object is None  # the image source needs no grid mesh
+    assert bpy.ops.noisewright.terrain_maps.poll() and not bpy.ops.noisewright.terrain_material.poll()
+    result = bpy.ops.noisewright.terrain_maps(
+        source="IMAGE", image_name="Baked", maps={"slope", "occlusion"}, height_scale=5.0, cell_size=2.0,
+        horizon_radius=4, save_folder=str(tmp_path),
+    )  # fmt: skip
+    assert result == {"FINISHED"}
+    _, heights = _height_image(bpy, "again", 12, 9)
+    expected = addon.noise_core.compute_maps(heights * 5.0, ["slope", "occlusion"], cell_size=2.0, horizon_radius=4)
+    for name in ("slope", "occlusion"):
+        np.testing.assert_array_equal(_red(bpy.data.images[f"Baked_{name}"]), expected[name])
+        saved = importlib.import_module(f"{addon.noise_core.__name__}.images").read_image(
+            tmp_path / f"Baked_{name}.exr"
+        )
+        saved = saved if saved.ndim == 2 else saved[..., 0]
+        np.testing.assert_allclose(saved[::-1], expected[name], rtol=1e-6, atol=1e-7)  # files: top row first
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Baked_occlusion.exr", "Baked_slope.exr"]
+    assert not [image.name for image in bpy.data.images if image.name.startswith(".noisewright")]
+
+
+def test_image_errors_name_the_argument_and_change_nothing(bpy_empty, addon, tmp_path):
+    bpy = bpy_empty
+    image, _ = _height_image(bpy, "H", 10, 10)
+    previous = addon.image_io.data_image("H_slope", np.full((4, 5), 7.0, np.float32))  # an older map
+    maps = addon.terrain_maps
+
+    def unchanged() -> None:
+        assert sorted(i.name for i in bpy.data.images) == ["H", "H_slope"]
+        assert tuple(previous.size) == (5, 4) and (_red(previous) == 7.0).all()
+
+    blocked = tmp_path / "H_slope.exr"
+    blocked.mkdir()  # the second file cannot be written: neither is, and no image changes
+    calls = [
+        (lambda: maps.image_terrain_maps(image, ("slope",), radius=0), "radius: must be between 1 and 4096"),
+        (lambda: maps.image_terrain_maps(image, ("slope",), height_scale=-1), "height_scale: must be in (0, 1e+30]"),
+        (lambda: maps.image_terrain_maps(image, ("slope",), cell_size=0), "cell_size: must be in (0, 1e+30]"),
+        (lambda: maps.image_terrain_maps(image, ("slant",)), "maps: 'slant' is not allowed"),
+        (lambda: maps.image_terrain_maps(image, ()), "maps: choose at least one map"),
+        (lambda: maps.image_terrain_maps("H", ("slope",)), "image: expected an image, got str"),
+        (lambda: maps.image_terrain_maps(image, ("aspect", "slope"), save_folder=str(tmp_path / "nowhere")),
+         "save_folder: no such folder"),
+        (lambda: maps.image_terrain_maps(image, ("aspect", "slope"), save_folder=str(tmp_path)), "save_folder: "),
+    ]  # fmt: skip
+    for call, message in calls:
+        with pytest.raises(addon.errors.UserError) as error:
+            call()
+        assert str(error.value).startswith(message), str(error.value)
+        unchanged()
+    assert [p.name for p in tmp_path.iterdir()] == ["H_slope.exr"]
+    tiny = bpy.data.images.new("tiny", 2, 5, float_buffer=True)
+    with pytest.raises(addon.errors.UserError, match="image: 'tiny' has no pixels of at least 3 x 3"):
+        maps.image_terrain_maps(tiny, ("slope",))
+    bpy.data.images.remove(tiny)
+    with pytest.raises(RuntimeError, match="image_name: there is no image 'missing'"):
+        bpy.ops.noisewright.terrain_maps(source="IMAGE", image_name="missing")
+    with pytest.raises(RuntimeError, match="image_name: choose a height image"):
+        bpy.ops.noisewright.terrain_maps(source="IMAGE")
+    unchanged()
+
+
+def test_image_maps_as_a_job_step_by_step_and_a_cancel_changes_nothing(bpy_empty, addon):
+    bpy = bpy_empty
+    image, heights = _height_image(bpy, "J", 20, 16)
+    maps = ("slope", "flow", "wetness")
+    compute, apply, total = addon.terrain_maps.image_terrain_maps_parts(image, maps, height_scale=30.0)
+    assert total == len(maps) + 1  # the flow accumulation is a step of its own
+    seen: list[int] = []
+
+    def counted(advance):
+        def hook(count):
+            advance(count)
+            seen.append(worker.done)
+            if len(seen) == 1:
+                worker._cancel.set()
+
+        return compute(hook)
+
+    worker = addon.jobs.Worker(counted, total)
+    worker.run()
+    assert worker.cancelled and seen == [1] and [i.name for i in bpy.data.images] == ["J"]
+    finished = addon.jobs.Worker(compute, total)
+    finished.run()
+    assert finished.done == total and [i.name for i in bpy.data.images] == ["J"]  # nothing made before apply
+    made = apply(finished.result)
+    expected = addon.noise_core.compute_maps(heights * 30.0, maps)
+    for name in maps:
+        np.testing.assert_array_equal(_red(made[name]), expected[name])
