@@ -2,7 +2,11 @@
 
 A job has three parts. ``prepare`` reads what it needs from Blender (main thread) and returns ``compute`` and
 ``apply``; ``compute(advance)`` does the work touching no Blender data, in a worker thread, calling
-``advance(n)`` as it goes (``total`` in all); ``apply(result)`` writes the result (main thread). In the UI
+``advance(n)`` as it goes (``total`` in all); ``apply(result)`` writes the result (main thread). ``apply`` may
+instead return *steps*, an iterator of short pieces of main-thread work (saving one file of a set, say) that
+yields how far each moved the progress: in the UI one runs per timer tick, so the window stays live and **Esc**
+closes the iterator between two of them (its ``finally`` puts back what it changed). ``Stream`` makes items in a
+worker thread, a few ahead of the steps that use them (the frames of a loop). In the UI
 (``JobOperator.invoke``) the operator stays modal while the worker runs: a timer shows the progress and the time
 left in the status bar, **Esc** (or ``noisewright.cancel_job``) cancels, and the result is applied at once when
 the worker is done, so it lands as the operator's one undo step. A cancel is cooperative: ``advance`` raises
@@ -18,9 +22,11 @@ directly (``tests/blender/test_jobs.py``).
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import closing
 from typing import TYPE_CHECKING, Any
 
 import bpy
@@ -34,7 +40,7 @@ TICK = 0.1
 """Seconds between two looks at a running job (the modal timer)."""
 
 Compute = Callable[[Callable[[int], None]], Any]
-Apply = Callable[[Any], None]
+Apply = Callable[[Any], Iterator[int] | None]
 
 
 class Cancelled(Exception):
@@ -53,6 +59,8 @@ class Worker:
         self.result: Any = None
         self.error: BaseException | None = None
         self.finished = threading.Event()
+        self.applying = False
+        """True while a modal job runs ``apply``'s steps (the job is not over yet)."""
         self._cancel = threading.Event()
         self._clock = clock
         self.started = clock()
@@ -61,6 +69,10 @@ class Worker:
         """Move the progress on by ``count``; ``Cancelled`` once the job is cancelled."""
         if self._cancel.is_set():
             raise Cancelled
+        self.moved(count)
+
+    def moved(self, count: int) -> None:
+        """Move the progress on by ``count`` (never back, never past ``total``), cancelled or not."""
         self.done = min(self.total, self.done + max(int(count), 0))
 
     def run(self) -> None:
@@ -91,6 +103,15 @@ class Worker:
     def cancelled(self) -> bool:
         return isinstance(self.error, Cancelled)
 
+    @property
+    def cancel_requested(self) -> bool:
+        return self._cancel.is_set()
+
+    @property
+    def busy(self) -> bool:
+        """Still computing, or its steps still running."""
+        return not self.finished.is_set() or self.applying
+
     def time_left(self) -> float | None:
         """Seconds left at the pace so far (``None`` before any progress)."""
         if self.done <= 0:
@@ -113,7 +134,7 @@ _ACTIVE: dict[str, Worker] = {}
 def claim(key: str, worker: Worker) -> None:
     """Register ``worker`` as the job on ``key``; ``UserError`` when one is running there already."""
     running = _ACTIVE.get(key)
-    if running is not None and not running.finished.is_set():
+    if running is not None and running.busy:
         raise UserError(f"{key!r}: a job is already running on it (wait for it or press Esc to cancel it)")
     _ACTIVE[key] = worker
 
@@ -126,12 +147,78 @@ def release(key: str, worker: Worker) -> None:
 def running(key: str) -> Worker | None:
     """The job running on ``key``, if any."""
     worker = _ACTIVE.get(key)
-    return worker if worker is not None and not worker.finished.is_set() else None
+    return worker if worker is not None and worker.busy else None
+
+
+class Stream:
+    """``produce(index, check)`` for ``index`` in ``range(count)``, in order, in a worker thread that keeps at most
+    ``ahead`` items ready; ``get`` hands them out in order on the calling thread. ``check()`` raises ``Cancelled``
+    once the stream is closed (``produce`` calls it between its own chunks); ``get`` raises what ``produce``
+    raised. Touches no Blender data."""
+
+    def __init__(self, produce: Callable[[int, Callable[[], None]], Any], count: int, ahead: int = 2) -> None:
+        self._items: queue.Queue = queue.Queue(maxsize=max(int(ahead), 1))
+
+        def compute(advance: Callable[[int], None]) -> None:
+            for index in range(count):
+                item = produce(index, lambda: advance(0))
+                while True:  # wait for room, cancellable
+                    advance(0)
+                    try:
+                        self._items.put(item, timeout=TICK)
+                        break
+                    except queue.Full:
+                        continue
+                advance(1)
+
+        self._worker = Worker(compute, count).start()
+
+    def get(self, timeout: float | None = None) -> Any:
+        """The next item, waiting up to ``timeout`` seconds for it (``None``: as long as it takes); ``None`` when
+        it is not ready yet. Raises the producer's error once its items are used up."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            try:
+                return self._items.get(timeout=TICK if deadline is None else max(deadline - time.monotonic(), 0.0))
+            except queue.Empty:
+                if self._worker.finished.is_set() and self._items.empty():
+                    if self._worker.error is not None:
+                        raise self._worker.error from None
+                    raise LookupError("Stream.get: every item was handed out already") from None
+                if deadline is not None and time.monotonic() >= deadline:
+                    return None
+
+    def close(self) -> None:
+        """Stop the producer (it stops at its next ``check``) and drop the items it made."""
+        self._worker.cancel(wait=0.0)
+
+
+def share(advance: Callable[[int], None], total: int) -> Callable[[int, int], None]:
+    """``progress(done, of)`` (a ``noise_core`` function's report) as moves of ``advance``, ``total`` in all."""
+    shown = [0]
+
+    def progress(done: int, of: int) -> None:
+        now = total * done // max(of, 1)
+        advance(now - shown[0])
+        shown[0] = max(shown[0], now)
+
+    return progress
+
+
+def drain(steps: Iterator[int] | None, advance: Callable[[int], None]) -> None:
+    """Run ``apply``'s steps (if any) here, one after another, moving the progress on by what each yields; an
+    error closes them (their ``finally`` undoes what they did)."""
+    if steps is None:
+        return
+    with closing(steps):
+        for count in steps:
+            advance(count)
 
 
 def run_foreground(context: bpy.types.Context, label: str, compute: Compute, apply: Apply, total: int) -> None:
     """The job's parts one after another on this thread (background mode, scripts, redo): progress printed in
-    background mode (every tenth), shown in the window otherwise; ``apply`` only when ``compute`` succeeded."""
+    background mode (every tenth), shown in the window otherwise; ``apply`` (and its steps) only when ``compute``
+    succeeded."""
     if bpy.app.background:
         worker = Worker(compute, total)
         shown = [-1]
@@ -144,10 +231,10 @@ def run_foreground(context: bpy.types.Context, label: str, compute: Compute, app
                 print(f"Noisewright: {worker.status(label).split(' (')[0]}", flush=True)
 
         result = compute(printed)
+        drain(apply(result), printed)
     else:
         with window_progress(context, total) as advance:
-            result = compute(advance)
-    apply(result)
+            drain(apply(compute(advance)), advance)
 
 
 if TYPE_CHECKING:  # the mix-in is an operator to a type checker (Blender wants mix-ins plain classes)
@@ -165,6 +252,7 @@ class JobOperator(_Operator):
     _worker: Worker | None = None
     _key = ""
     _apply: Apply | None = None
+    _steps: Iterator[int] | None = None
     _timer = None
 
     def job_key(self, context: bpy.types.Context) -> str:
@@ -200,6 +288,7 @@ class JobOperator(_Operator):
         except UserError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
+        self._steps = None
         self._worker = worker.start()
         manager = context.window_manager
         manager.progress_begin(0, worker.total)
@@ -213,34 +302,58 @@ class JobOperator(_Operator):
         manager.progress_end()
         if context.workspace is not None:
             context.workspace.status_text_set(None)
+        worker.applying = False
         release(self._key, worker)
 
     def modal(self, context, event):
         worker, apply = self._worker, self._apply
         assert worker is not None and apply is not None  # set by invoke
-        if event.type == "ESC" and event.value == "PRESS" and not worker.finished.is_set():
+        escape = (event.type == "ESC" and event.value == "PRESS") or worker.cancel_requested
+        if escape and not worker.finished.is_set():
             worker.cancel()
-        if not worker.finished.is_set():
+        if not worker.finished.is_set() or (self._steps is not None and event.type != "TIMER" and not escape):
             if event.type == "TIMER":
                 context.window_manager.progress_update(worker.done)
                 if context.workspace is not None:
                     context.workspace.status_text_set(worker.status(self.bl_label))
             return {"PASS_THROUGH"}
-        self._end(context, worker)
-        if worker.cancelled:
+        if worker.cancelled or (self._steps is not None and escape):
+            if self._steps is not None:
+                self._steps.close()  # its finally puts back what the steps did so far
+            self._end(context, worker)
             self.report({"WARNING"}, f"{self.bl_label}: cancelled; nothing was changed")
             return {"CANCELLED"}
-        if isinstance(worker.error, UserError):
-            self.report({"ERROR"}, str(worker.error))
-            return {"CANCELLED"}
-        if worker.error is not None:  # a bug: raised here, with its traceback, nothing applied
-            raise worker.error
         try:
-            apply(worker.result)
+            if self._steps is None:
+                if worker.error is not None:
+                    raise worker.error
+                self._steps = apply(worker.result)
+                worker.applying = self._steps is not None
+            if self._steps is not None and not self._step(worker):
+                context.window_manager.progress_update(worker.done)
+                if context.workspace is not None:
+                    context.workspace.status_text_set(worker.status(self.bl_label))
+                return {"PASS_THROUGH"}
         except UserError as error:
+            self._end(context, worker)
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
+        except BaseException:  # a bug: raised here, with its traceback, nothing applied
+            self._end(context, worker)
+            raise
+        self._end(context, worker)
         return {"FINISHED"}
+
+    def _step(self, worker: Worker) -> bool:
+        """Run apply's steps for about half a tick; whether they are all done."""
+        assert self._steps is not None
+        began = time.monotonic()
+        while time.monotonic() - began < TICK / 2:
+            count = next(self._steps, None)
+            if count is None:
+                return True
+            worker.moved(count)
+        return False
 
 
 class NOISEWRIGHT_OT_cancel_job(bpy.types.Operator):
