@@ -4,17 +4,17 @@ A job has three parts. ``prepare`` reads what it needs from Blender (main thread
 ``apply``; ``compute(advance)`` does the work touching no Blender data, in a worker thread, calling
 ``advance(n)`` as it goes (``total`` in all); ``apply(result)`` writes the result (main thread). ``apply`` may
 instead return *steps*, an iterator of short pieces of main-thread work (saving one file of a set, say) that
-yields how far each moved the progress: in the UI one runs per timer tick, so the window stays live and **Esc**
-closes the iterator between two of them (its ``finally`` puts back what it changed). ``Stream`` makes items in a
-worker thread, a few ahead of the steps that use them (the frames of a loop). In the UI
-(``JobOperator.invoke``) the operator stays modal while the worker runs: a timer shows the progress and the time
-left in the status bar, **Esc** (or ``noisewright.cancel_job``) cancels, and the result is applied at once when
-the worker is done, so it lands as the operator's one undo step. A cancel is cooperative: ``advance`` raises
-``Cancelled`` in the worker, between batches of the work (a batch of droplets, a map, a tile), and so does the
-``advance`` of any ``progress.window_progress`` nested in the work (a chunk of noise), so it stops within one;
-nothing was applied, so the scene is as it was; a failure is reported the same way. One job per object at a
-time: another one on it is refused with a message. In background mode (``bpy.app.background``) and when run
-from a script (``execute``), the same parts run in the foreground, progress printed (background) or shown.
+yields how far each moved the progress; ``Stream`` makes items in a worker thread, a few ahead of the steps that
+use them (the frames of a loop). In the UI (``JobOperator.invoke``) the operator stays modal while the worker
+runs: a timer shows the progress and the time left in the status bar, **Esc** (or ``noisewright.cancel_job``)
+cancels, and the result is applied when the worker is done, its steps about half a tick's worth per timer tick
+(the window stays live, and Esc closes the steps between two of them: their ``finally`` puts back what they
+changed), so it lands as the operator's one undo step. A cancel is cooperative: ``advance`` raises
+``Cancelled`` in the worker, between batches of the work (a batch of droplets, a block of rows), so it stops
+within a batch; nothing was applied, so the scene is as it was; a failure is reported the same way. One job per
+object at a time: another one on it is refused with a message. In background mode (``bpy.app.background``) and
+when run from a script (``execute``), the same parts run in the foreground, progress printed (background) or
+shown.
 
 ``Worker`` (the thread, the cancel flag, progress and time left) touches no Blender data, so it is tested
 directly (``tests/blender/test_jobs.py``).
@@ -348,12 +348,13 @@ class JobOperator(_Operator):
         """Run apply's steps for about half a tick; whether they are all done."""
         assert self._steps is not None
         began = time.monotonic()
-        while time.monotonic() - began < TICK / 2:
+        while True:
             count = next(self._steps, None)
             if count is None:
                 return True
             worker.moved(count)
-        return False
+            if time.monotonic() - began >= TICK / 2:
+                return False
 
 
 class NOISEWRIGHT_OT_cancel_job(bpy.types.Operator):
