@@ -12,7 +12,7 @@ the helpers that check and fill images are shared with ``bake_uv``.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -21,7 +21,7 @@ import numpy as np
 
 from . import image_io
 from .errors import UserError
-from .jobs import Apply, Compute, JobOperator, Stream, run_foreground
+from .jobs import Apply, Compute, JobOperator, Steps, Stream, run_foreground
 from .mapping import Domain, kind_info, to_domain, to_spec
 from .noise_core import NoiseSpec, loops, normal_maps
 from .noise_core.derivatives import DERIVABLE_KINDS
@@ -242,9 +242,10 @@ def bake_job(
         if existing_name is None:
             target = bpy.data.images.new(str(image), width, height, float_buffer=use_float)
         else:
-            target = bpy.data.images.get(existing_name)
-            if target is None:
+            found = bpy.data.images.get(existing_name)
+            if found is None:
                 raise UserError(f"image: {existing_name!r} was removed or renamed while baking; nothing was changed")
+            target = found
         snapshot = image_io.snapshot(None if existing_name is None else target)
         try:  # on any failure the image is put back as it was (a new one removed)
             fill_image(target, values, width, height, ramp)
@@ -304,7 +305,7 @@ def _loop_job(
             return noise01_image(spec, domain, width, height, between, loop=at)
         return normal_colours(spec, domain, width, height, *normal, loop=at, advance=between)
 
-    def steps() -> Iterator[int]:
+    def steps() -> Steps:
         scratch = bpy.data.images.new(f".{name}.frame", width, height, float_buffer=use_float)
         stream = Stream(frame_values, frames)
 
@@ -487,7 +488,7 @@ class NOISEWRIGHT_OT_bake_texture(JobOperator, NoiseOperator, bpy.types.Operator
         )
         self.job_total = job.total
 
-        def apply(result: Any) -> Iterator[int]:
+        def apply(result: Any) -> Steps:
             yield from job.apply(result) or ()
             assert job.image is not None  # set by the job's apply
             self._baked(job.image)
@@ -496,7 +497,7 @@ class NOISEWRIGHT_OT_bake_texture(JobOperator, NoiseOperator, bpy.types.Operator
 
     def _baked(self, image: bpy.types.Image) -> None:
         """Show the baked image in the Image Editor the operator ran from, and say what was made."""
-        space = bpy.context.space_data
+        space: Any = bpy.context.space_data
         if space is not None and space.type == "IMAGE_EDITOR":
             space.image = image
         saved = self.save_format != "NONE"

@@ -9,7 +9,7 @@ match because both sides sample the same 3D points; UDIM layouts become a tiled 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -19,7 +19,7 @@ import numpy as np
 from . import compile_status, image_io, mesh_io
 from .bake import FILEPATH, HEIGHT, SAVE_FORMAT, USE_FLOAT, WIDTH, Job, check_pixels, fill_image, save_path
 from .errors import UserError
-from .jobs import JobOperator, share
+from .jobs import JobOperator, Steps, share
 from .mapping import Domain, check_finite_values, to_domain, to_spec
 from .noise_core import NoiseSpec, uv_bake
 from .noise_core.schema import Option
@@ -208,7 +208,7 @@ def bake_uv_job(
             check_finite_values("noise", values)
         return baked
 
-    def apply(baked: dict[int, np.ndarray]) -> Iterator[int]:
+    def apply(baked: dict[int, np.ndarray]) -> Steps:
         created: list[bpy.types.Image] = []
         try:
             for tile, values in baked.items():
@@ -284,8 +284,8 @@ class NOISEWRIGHT_OT_bake_uv(JobOperator, NoiseOperator, bpy.types.Operator):
         )
         self.job_total = job.total
 
-        def apply(result: Any) -> Iterator[int]:
-            yield from job.apply(result)
+        def apply(result: Any) -> Steps:
+            yield from job.apply(result) or ()
             image = job.image
             assert image is not None  # set by the job's apply
             tiles = len(image.tiles) if image.source == "TILED" else 1

@@ -25,7 +25,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from contextlib import closing
 from typing import TYPE_CHECKING, Any
 
@@ -40,7 +40,9 @@ TICK = 0.1
 """Seconds between two looks at a running job (the modal timer)."""
 
 Compute = Callable[[Callable[[int], None]], Any]
-Apply = Callable[[Any], Iterator[int] | None]
+Steps = Generator[int, None, None]
+"""``apply``'s steps: each piece of main-thread work yields how far it moved the progress."""
+Apply = Callable[[Any], Steps | None]
 
 
 class Cancelled(Exception):
@@ -205,7 +207,7 @@ def share(advance: Callable[[int], None], total: int) -> Callable[[int, int], No
     return progress
 
 
-def drain(steps: Iterator[int] | None, advance: Callable[[int], None]) -> None:
+def drain(steps: Steps | None, advance: Callable[[int], None]) -> None:
     """Run ``apply``'s steps (if any) here, one after another, moving the progress on by what each yields; an
     error closes them (their ``finally`` undoes what they did)."""
     if steps is None:
@@ -252,7 +254,7 @@ class JobOperator(_Operator):
     _worker: Worker | None = None
     _key = ""
     _apply: Apply | None = None
-    _steps: Iterator[int] | None = None
+    _steps: Steps | None = None
     _timer = None
 
     def job_key(self, context: bpy.types.Context) -> str:
