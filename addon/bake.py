@@ -232,13 +232,16 @@ def bake_job(
     if loop is not None:
         return _loop_job(spec, domain, str(image), (width, height), use_float, ramp, save_format, path, loop, normal)
     existing_name = None if existing is None else existing.name
+    encode_srgb = not (use_float if existing is None else existing.is_float)
 
     def compute(advance: Callable[[int], None]) -> np.ndarray:
         if normal is not None:
-            return normal_colours(spec, domain, width, height, *normal, advance=advance)
-        return noise01_image(spec, domain, width, height, advance)
+            values = normal_colours(spec, domain, width, height, *normal, advance=advance)
+        else:
+            values = noise01_image(spec, domain, width, height, advance)
+        return to_rgba(values, ramp, encode_srgb)  # the image's pixels, made here too
 
-    def apply(values: np.ndarray) -> None:
+    def apply(rgba: np.ndarray) -> None:
         if existing_name is None:
             target = bpy.data.images.new(str(image), width, height, float_buffer=use_float)
         else:
@@ -248,7 +251,9 @@ def bake_job(
             target = found
         snapshot = image_io.snapshot(None if existing_name is None else target)
         try:  # on any failure the image is put back as it was (a new one removed)
-            fill_image(target, values, width, height, ramp)
+            if target.is_float == encode_srgb:
+                raise UserError(f"image: {target.name!r} changed its bit depth while baking; nothing was changed")
+            fill_rgba(target, rgba, width, height, ramp is None)
             if path:
                 try:
                     image_io.save_image(target, path, save_format, ramp is None and normal is None)
@@ -299,21 +304,23 @@ def _loop_job(
     width, height = size
     paths = [str(loops.frame_path(path, frame)) for frame in range(frames)]
 
-    def frame_values(frame: int, check: Callable[[], None]) -> np.ndarray:
+    def frame_pixels(frame: int, check: Callable[[], None]) -> np.ndarray:
         at, between = (frame, frames, radius), lambda _count: check()  # a cancel stops a frame between chunks
         if normal is None:
-            return noise01_image(spec, domain, width, height, between, loop=at)
-        return normal_colours(spec, domain, width, height, *normal, loop=at, advance=between)
+            values = noise01_image(spec, domain, width, height, between, loop=at)
+        else:
+            values = normal_colours(spec, domain, width, height, *normal, loop=at, advance=between)
+        return to_rgba(values, ramp, encode_srgb=not use_float)  # the scratch image's pixels
 
     def steps() -> Steps:
         scratch = bpy.data.images.new(f".{name}.frame", width, height, float_buffer=use_float)
-        stream = Stream(frame_values, frames)
+        stream = Stream(frame_pixels, frames)
 
         def fill(_frame: int) -> bpy.types.Image | None:
-            values = stream.get(timeout=FRAME_WAIT)
-            if values is None:
+            rgba = stream.get(timeout=FRAME_WAIT)
+            if rgba is None:
                 return None
-            fill_image(scratch, values, width, height, ramp)
+            fill_rgba(scratch, rgba, width, height, ramp is None)
             return scratch
 
         try:
@@ -374,8 +381,14 @@ def save_path(save_format: str, filepath: str) -> str:
 
 def fill_image(image: bpy.types.Image, values: np.ndarray, width: int, height: int, ramp: tuple | None) -> None:
     """``values`` (grey 0..1, or (N, 3) data colours) into ``image``; non-colour data unless ``ramp``."""
+    fill_rgba(image, to_rgba(values, ramp, encode_srgb=not image.is_float), width, height, ramp is None)
+
+
+def fill_rgba(image: bpy.types.Image, rgba: np.ndarray, width: int, height: int, data: bool) -> None:
+    """Flat RGBA ``rgba`` (``pixels.to_rgba``'s, made for ``image.is_float``) into ``image``, resized to
+    ``width`` x ``height``; colour space non-colour when ``data``, else scene linear (float) or sRGB (8 bits)."""
     # The colour space first: changing it reloads a file image's buffer, which would undo the resize.
-    if ramp is None:
+    if data:
         image.colorspace_settings.name = "Non-Color"
     else:
         image.colorspace_settings.name = "Linear Rec.709" if image.is_float else "sRGB"
@@ -384,7 +397,7 @@ def fill_image(image: bpy.types.Image, values: np.ndarray, width: int, height: i
         raise UserError(
             f"image: {image.name!r} could not be resized to {width}x{height} (it is {image.size[0]}x{image.size[1]})"
         )
-    pixel_array(image).foreach_set(to_rgba(values, ramp, encode_srgb=not image.is_float))
+    pixel_array(image).foreach_set(rgba)
     image.update()
 
 
