@@ -203,9 +203,9 @@ def bake_job(
 ) -> Job:
     """``bake`` as a ``Job``: this checks the arguments (``UserError``, nothing changed) and reads what it needs
     from Blender; ``compute`` makes the pixels in blocks of rows (a loop: nothing, its frames are made by a
-    ``jobs.Stream`` while the steps save them); ``apply`` fills the image and saves the file (whole or not at
-    all; on failure the image is as it was), or, for a loop, returns the steps that save one frame each, all or
-    none (closed early, they leave no file of the set and no image)."""
+    ``jobs.Stream`` while the steps save them); ``apply``'s steps fill the image, then save the file (whole or
+    not at all), or, for a loop, save one frame each, all or none: closed early or failing, they leave the image
+    as it was (a new one removed), no file of the set and no sequence."""
     domain = Domain(dimensions=2) if domain is None else domain
     check_noise(spec, domain)
     loop = _check_loop(spec, domain, loop_frames, loop_radius)
@@ -241,7 +241,7 @@ def bake_job(
             values = noise01_image(spec, domain, width, height, advance)
         return to_rgba(values, ramp, encode_srgb)  # the image's pixels, made here too
 
-    def apply(rgba: np.ndarray) -> None:
+    def apply(rgba: np.ndarray) -> Steps:
         if existing_name is None:
             target = bpy.data.images.new(str(image), width, height, float_buffer=use_float)
         else:
@@ -255,6 +255,7 @@ def bake_job(
                 raise UserError(f"image: {target.name!r} changed its bit depth while baking; nothing was changed")
             fill_rgba(target, rgba, width, height, ramp is None)
             if path:
+                yield 0  # the window's turn between filling the image and saving it
                 try:
                     image_io.save_image(target, path, save_format, ramp is None and normal is None)
                 except (RuntimeError, OSError) as error:

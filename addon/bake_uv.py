@@ -216,6 +216,7 @@ def bake_uv_job(
                                              float_buffer=use_float)  # fmt: skip
                 created.append(target)
                 fill_image(target, values.ravel(), width, height, None)
+                yield 0  # the window's turn between two tiles
             if len(tiles) == 1:
                 if path:
                     image_io.save_image(created[0], path, save_format, True)

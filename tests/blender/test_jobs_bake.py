@@ -172,6 +172,29 @@ def test_esc_while_a_large_bake_computes_stops_it_within_the_bound_and_changes_n
     assert scene_state(bpy) == before and list(tmp_path.iterdir()) == []
 
 
+def test_esc_between_filling_an_existing_image_and_saving_it_puts_the_image_back(
+    bpy_empty, addon, tmp_path, one_step_per_tick
+):
+    bpy = bpy_empty
+    target = bpy.data.images.new("Target", 32, 32)
+    target.pixels.foreach_set(np.linspace(0, 1, 32 * 32 * 4, dtype=np.float32))  # unsaved changes
+    before = scene_state(bpy)
+    job = addon.bake.bake_job(addon.noise_core.NoiseSpec(), image=target, width=64, height=48,
+                              save_format="PNG", filepath=str(tmp_path / "t.png"))  # fmt: skip
+    host = _host(addon, "Bake Noise Texture", "image Target", job.compute, job.apply, job.total)
+    filled = []
+
+    def after_the_fill(host) -> bool:
+        if host._steps is not None:
+            filled.append(tuple(target.size))
+        return bool(filled)
+
+    result, _, took = _drive(host, _context(), after_the_fill)
+    assert filled == [(64, 48)] and result == {"CANCELLED"} and took < addon.jobs.CANCEL_WAIT
+    assert scene_state(bpy) == before and target.colorspace_settings.name == "sRGB"
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_still_bake_as_a_job_equals_the_foreground_bake(bpy_empty, addon, tmp_path):
     bpy = bpy_empty
     spec = addon.noise_core.NoiseSpec(kind="perlin", octaves=4, tiling=True)
