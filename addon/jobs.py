@@ -2,19 +2,20 @@
 
 A job has three parts. ``prepare`` reads what it needs from Blender (main thread) and returns ``compute`` and
 ``apply``; ``compute(advance)`` does the work touching no Blender data, in a worker thread, calling
-``advance(n)`` as it goes (``total`` in all); ``apply(result)`` writes the result (main thread). ``apply`` may
-instead return *steps*, an iterator of short pieces of main-thread work (saving one file of a set, say) that
-yields how far each moved the progress; ``Stream`` makes items in a worker thread, a few ahead of the steps that
-use them (the frames of a loop). In the UI (``JobOperator.invoke``) the operator stays modal while the worker
-runs: a timer shows the progress and the time left in the status bar, **Esc** (or ``noisewright.cancel_job``)
-cancels, and the result is applied when the worker is done, its steps about half a tick's worth per timer tick
-(the window stays live, and Esc closes the steps between two of them: their ``finally`` puts back what they
-changed), so it lands as the operator's one undo step. A cancel is cooperative: ``advance`` raises
-``Cancelled`` in the worker, between batches of the work (a batch of droplets, a block of rows), so it stops
-within a batch; nothing was applied, so the scene is as it was; a failure is reported the same way. One job per
-object at a time: another one on it is refused with a message. In background mode (``bpy.app.background``) and
-when run from a script (``execute``), the same parts run in the foreground, progress printed (background) or
-shown.
+``advance(n)`` as it goes (``total`` in all); ``apply(result)`` writes the result (main thread). In the UI
+(``JobOperator.invoke``) the operator stays modal while the worker runs: a timer shows the progress and the time
+left in the status bar, **Esc** (or ``noisewright.cancel_job``) cancels, and the result is applied at once when
+the worker is done, so it lands as the operator's one undo step. A cancel is cooperative: ``advance`` raises
+``Cancelled`` in the worker, between batches of the work (a batch of droplets), so it stops within a batch;
+nothing was applied, so the scene is as it was; a failure is reported the same way. One job per object at a
+time: another one on it is refused with a message. In background mode (``bpy.app.background``) and when run
+from a script (``execute``), the same parts run in the foreground, progress printed (background) or shown.
+
+``apply`` may instead return *steps*, an iterator of short pieces of main-thread work (saving one file of a set,
+say) that yields how far each moved the progress: the modal operator runs about half a tick's worth per timer
+tick, so the window stays live, and **Esc** closes the steps between two of them (their ``finally`` puts back
+what they changed); the operator finishes, as its one undo step, when they are done. ``Stream`` makes items in
+a worker thread, a few ahead of the steps that use them (the frames of a loop).
 
 ``Worker`` (the thread, the cancel flag, progress and time left) touches no Blender data, so it is tested
 directly (``tests/blender/test_jobs.py``).
