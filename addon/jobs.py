@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import bpy
 
+from .compile_status import announcing
 from .errors import UserError
 from .progress import on_worker, window_progress
 
@@ -233,8 +234,8 @@ def run_foreground(context: bpy.types.Context, label: str, compute: Compute, app
                 shown[0] = tenth
                 print(f"Noisewright: {worker.status(label).split(' (')[0]}", flush=True)
 
-        result = compute(printed)
-        drain(apply(result), printed)
+        with announcing(lambda text: print(f"Noisewright: {text}", flush=True)):  # a compile says so first
+            drain(apply(compute(printed)), printed)
     else:
         with window_progress(context, total) as advance:
             drain(apply(compute(advance)), advance)
