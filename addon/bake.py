@@ -221,7 +221,7 @@ def bake_job(
             )
     existing = _check_image(image)
     check_pixels(width, height)
-    ramp = None if color_mode == "GRAYSCALE" else (color_low, color_high)
+    ramp: tuple | None = None if color_mode == "GRAYSCALE" else (color_low, color_high)
     normal = None
     if map_type == "NORMAL":
         normal = (normal_strength, normal_convention.lower(), normal_method_for(spec, normal_method).lower())

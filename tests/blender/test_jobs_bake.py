@@ -326,3 +326,18 @@ def test_a_stream_hands_out_its_items_in_order_a_few_ahead_and_stops_when_closed
     slow = addon.jobs.Stream(lambda index, check: time.sleep(0.5) or index, 1)
     assert slow.get(timeout=0.01) is None  # not ready yet: the caller gets the window back
     assert slow.get() == 0
+
+
+def test_a_plain_apply_lands_at_once_and_a_bug_in_the_worker_is_raised(addon):
+    applied = []
+    host = _host(addon, "Erode Terrain", "Plain", lambda advance: advance(5) or "eroded", applied.append, 5)
+    result, seen, _ = _drive(host, _context())
+    assert result == {"FINISHED"} and applied == ["eroded"] and seen[-1] == 5 and host.reports == []
+
+    def bug(advance):
+        raise ZeroDivisionError("a bug")
+
+    host = _host(addon, "Erode Terrain", "Bug", bug, applied.append, 1)
+    with pytest.raises(ZeroDivisionError, match="a bug"):
+        _drive(host, _context())
+    assert applied == ["eroded"] and addon.jobs.running("Bug") is None
