@@ -45,7 +45,13 @@ TICK = 0.1
 Compute = Callable[[Callable[[int], None]], Any]
 Steps = Generator[int, None, None]
 """``apply``'s steps: each piece of main-thread work yields how far it moved the progress."""
-Apply = Callable[[Any], Steps | None]
+Apply = Callable[[Any], Any]
+"""``apply(result)``: a generator it returns is its steps (``Steps``); anything else it returns is not looked at."""
+
+
+def steps_of(outcome: object) -> Steps | None:
+    """``apply``'s outcome as steps: itself when it is a generator, else None."""
+    return outcome if isinstance(outcome, Generator) else None
 
 
 class Cancelled(Exception):
@@ -210,9 +216,10 @@ def share(advance: Callable[[int], None], total: int) -> Callable[[int, int], No
     return progress
 
 
-def drain(steps: Steps | None, advance: Callable[[int], None]) -> None:
-    """Run ``apply``'s steps (if any) here, one after another, moving the progress on by what each yields; an
-    error closes them (their ``finally`` undoes what they did)."""
+def drain(outcome: object, advance: Callable[[int], None]) -> None:
+    """Run ``apply``'s steps (when its ``outcome`` is a generator) here, one after another, moving the progress on
+    by what each yields; an error closes them (their ``finally`` undoes what they did)."""
+    steps = steps_of(outcome)
     if steps is None:
         return
     with closing(steps):
@@ -332,7 +339,7 @@ class JobOperator(_Operator):
             if self._steps is None:
                 if worker.error is not None:
                     raise worker.error
-                self._steps = apply(worker.result)
+                self._steps = steps_of(apply(worker.result))
                 worker.applying = self._steps is not None
             if self._steps is not None and not self._step(worker):
                 context.window_manager.progress_update(worker.done)

@@ -329,8 +329,14 @@ def test_a_stream_hands_out_its_items_in_order_a_few_ahead_and_stops_when_closed
 
 
 def test_a_plain_apply_lands_at_once_and_a_bug_in_the_worker_is_raised(addon):
+    assert addon.jobs.steps_of({"a": 1}) is None and addon.jobs.steps_of(None) is None
     applied = []
-    host = _host(addon, "Erode Terrain", "Plain", lambda advance: advance(5) or "eroded", applied.append, 5)
+
+    def apply(result):
+        applied.append(result)
+        return {"slope": None}  # what an apply returns, unless a generator (its steps), is not looked at
+
+    host = _host(addon, "Erode Terrain", "Plain", lambda advance: advance(5) or "eroded", apply, 5)
     result, seen, _ = _drive(host, _context())
     assert result == {"FINISHED"} and applied == ["eroded"] and seen[-1] == 5 and host.reports == []
 
