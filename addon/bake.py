@@ -13,22 +13,23 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 import bpy
 import numpy as np
 
 from . import image_io
 from .errors import UserError
+from .jobs import Apply, Compute, JobOperator, Steps, Stream, run_foreground
 from .mapping import Domain, kind_info, to_domain, to_spec
 from .noise_core import NoiseSpec, loops, normal_maps
 from .noise_core.derivatives import DERIVABLE_KINDS
 from .noise_core.files import check_writable
 from .noise_core.normal_maps import MAX_STRENGTH, METHOD_TEXT
 from .noise_core.schema import Option
-from .options import LOOP_RADIUS, NoiseOperator, check, check_noise, checked, properties_of, reports
+from .options import LOOP_RADIUS, NoiseOperator, check, check_noise, checked, properties_of
 from .pixels import noise01_image, normal_colours, pixel_array, to_rgba
-from .progress import window_progress
 from .properties import NoiseSettings, operator_settings
 from .ui import draw_noise_settings
 
@@ -36,6 +37,8 @@ MAX_PIXELS = 1 << 26
 """Largest image (8192 x 8192; 1 GiB of float RGBA inside Blender): bigger bakes are refused."""
 NEW_IMAGE = "Noise"
 """The name of the image a bake makes when not told."""
+FRAME_WAIT = 0.02
+"""Seconds a step of a loop bake waits for its frame before handing the window back (it asks again)."""
 
 WIDTH = Option("width", int, 1024, "Width in pixels", minimum=1, allowed="a whole number >= 1", soft_maximum=8192)
 HEIGHT = replace(WIDTH, name="height", description="Height in pixels")
@@ -127,21 +130,7 @@ def bake(
     *,
     image: bpy.types.Image | str = NEW_IMAGE,
     warn: Callable[[str], None] | None = None,
-    width: int,
-    height: int,
-    use_float: bool,
-    color_mode: str,
-    color_low: Sequence[float],
-    color_high: Sequence[float],
-    save_format: str,
-    filepath: str,
-    pack: bool,
-    map_type: str,
-    normal_strength: float,
-    normal_convention: str,
-    normal_method: str,
-    loop_frames: int,
-    loop_radius: float,
+    **options: Any,
 ) -> bpy.types.Image:
     """Bake ``spec`` on ``domain``'s plane (the 0..1 square) into an image and return it.
 
@@ -166,7 +155,57 @@ def bake(
     are saved as ``name.0001.png``, ``name.0002.png``, ... (all or none; ``save_format`` and ``filepath`` are
     needed) and loaded as a new image sequence named ``image``, which an Image Texture node plays with Frames
     set to ``loop_frames`` and Cyclic on. Defaults and limits of the keyword arguments: ``OPTIONS``.
+
+    This runs ``bake_job``'s parts here (progress printed in background mode); the operator runs them as a job.
     """
+    return bake_job(spec, domain, image=image, warn=warn, **options).run(context, NOISEWRIGHT_OT_bake_texture.bl_label)
+
+
+@dataclass
+class Job:
+    """A bake in parts, for ``jobs``: ``compute(advance)`` (any thread, no Blender data; ``total`` in all) and
+    ``apply(result)`` (main thread; it may return steps), which sets ``image``, the image made or filled."""
+
+    compute: Compute
+    apply: Apply
+    total: int
+    image: bpy.types.Image | None = None
+
+    def run(self, context: bpy.types.Context, label: str) -> bpy.types.Image:
+        """Run the parts here (``jobs.run_foreground``) and return the image."""
+        run_foreground(context, label, self.compute, self.apply, self.total)
+        assert self.image is not None  # set by apply
+        return self.image
+
+
+@checked(*OPTIONS)
+def bake_job(
+    spec: NoiseSpec,
+    domain: Domain | None = None,
+    *,
+    image: bpy.types.Image | str = NEW_IMAGE,
+    warn: Callable[[str], None] | None = None,
+    width: int,
+    height: int,
+    use_float: bool,
+    color_mode: str,
+    color_low: Sequence[float],
+    color_high: Sequence[float],
+    save_format: str,
+    filepath: str,
+    pack: bool,
+    map_type: str,
+    normal_strength: float,
+    normal_convention: str,
+    normal_method: str,
+    loop_frames: int,
+    loop_radius: float,
+) -> Job:
+    """``bake`` as a ``Job``: this checks the arguments (``UserError``, nothing changed) and reads what it needs
+    from Blender; ``compute`` makes the pixels in blocks of rows (a loop: nothing, its frames are made by a
+    ``jobs.Stream`` while the steps save them); ``apply``'s steps fill the image, then save the file (whole or
+    not at all), or, for a loop, save one frame each, all or none: closed early or failing, they leave the image
+    as it was (a new one removed), no file of the set and no sequence."""
     domain = Domain(dimensions=2) if domain is None else domain
     check_noise(spec, domain)
     loop = _check_loop(spec, domain, loop_frames, loop_radius)
@@ -182,39 +221,54 @@ def bake(
             )
     existing = _check_image(image)
     check_pixels(width, height)
-    ramp = None if color_mode == "GRAYSCALE" else (color_low, color_high)
-    normal = map_type == "NORMAL"
-    if normal:
-        convention, strength = normal_convention.lower(), normal_strength
-        method = normal_method_for(spec, normal_method)
+    ramp: tuple | None = None if color_mode == "GRAYSCALE" else (color_low, color_high)
+    normal = None
+    if map_type == "NORMAL":
+        normal = (normal_strength, normal_convention.lower(), normal_method_for(spec, normal_method).lower())
         ramp = None
     path = save_path(save_format, filepath)
-    if loop is not None:
-        return _bake_loop(context, spec, domain, str(image), (width, height), use_float, ramp, save_format,
-                          path, loop, (strength, convention, method.lower()) if normal else None)  # fmt: skip
-    with window_progress(context, width * height) as advance:
-        if normal:
-            values = normal_colours(spec, domain, width, height, strength, convention, method.lower())
-            advance(width * height)
-        else:
-            values = noise01_image(spec, domain, width, height, advance)
     if spec.tiling and not domain.keeps_tiling() and warn is not None:
         warn("tiling: rotation or a fractional plane scale breaks the seamless tiling")
-    snapshot = image_io.snapshot(existing)
-    target = existing or bpy.data.images.new(str(image), width, height, float_buffer=use_float)
-    try:  # on any failure the image is put back as it was (a new one removed)
-        fill_image(target, values, width, height, ramp)
-        if path:
-            try:
-                image_io.save_image(target, path, save_format, ramp is None and not normal)
-            except (RuntimeError, OSError) as error:
-                raise UserError(f"filepath: Blender could not save {path!r}: {error}") from None
-    except BaseException:
-        image_io.restore(target, snapshot)
-        raise
-    if pack:
-        target.pack()
-    return target
+    if loop is not None:
+        return _loop_job(spec, domain, str(image), (width, height), use_float, ramp, save_format, path, loop, normal)
+    existing_name = None if existing is None else existing.name
+    encode_srgb = not (use_float if existing is None else existing.is_float)
+
+    def compute(advance: Callable[[int], None]) -> np.ndarray:
+        if normal is not None:
+            values = normal_colours(spec, domain, width, height, *normal, advance=advance)
+        else:
+            values = noise01_image(spec, domain, width, height, advance)
+        return to_rgba(values, ramp, encode_srgb)  # the image's pixels, made here too
+
+    def apply(rgba: np.ndarray) -> Steps:
+        if existing_name is None:
+            target = bpy.data.images.new(str(image), width, height, float_buffer=use_float)
+        else:
+            found = bpy.data.images.get(existing_name)
+            if found is None:
+                raise UserError(f"image: {existing_name!r} was removed or renamed while baking; nothing was changed")
+            target = found
+        snapshot = image_io.snapshot(None if existing_name is None else target)
+        try:  # on any failure the image is put back as it was (a new one removed)
+            if target.is_float == encode_srgb:
+                raise UserError(f"image: {target.name!r} changed its bit depth while baking; nothing was changed")
+            fill_rgba(target, rgba, width, height, ramp is None)
+            if path:
+                yield 0  # the window's turn between filling the image and saving it
+                try:
+                    image_io.save_image(target, path, save_format, ramp is None and normal is None)
+                except (RuntimeError, OSError) as error:
+                    raise UserError(f"filepath: Blender could not save {path!r}: {error}") from None
+        except BaseException:
+            image_io.restore(target, snapshot)
+            raise
+        if pack:
+            target.pack()
+        job.image = target
+
+    job = Job(compute, apply, width * height)
+    return job
 
 
 def _check_loop(spec: NoiseSpec, domain: Domain, frames: int, radius: float) -> tuple[int, float] | None:
@@ -233,8 +287,7 @@ def _check_loop(spec: NoiseSpec, domain: Domain, frames: int, radius: float) -> 
     return frames, radius
 
 
-def _bake_loop(
-    context: bpy.types.Context,
+def _loop_job(
     spec: NoiseSpec,
     domain: Domain,
     name: str,
@@ -245,36 +298,48 @@ def _bake_loop(
     path: str,
     loop: tuple[int, float],
     normal: tuple[float, str, str] | None,
-) -> bpy.types.Image:
-    """The frames of a loop, each filled into one scratch image and saved as ``name.0001.png``, ... all or none;
-    then loaded as an image sequence called ``name``."""
+) -> Job:
+    """The frames of a loop, made ahead by a ``jobs.Stream``, each filled into one scratch image and saved as
+    ``name.0001.png``, ... all or none (one step per frame); then loaded as an image sequence called ``name``."""
     frames, radius = loop
     width, height = size
     paths = [str(loops.frame_path(path, frame)) for frame in range(frames)]
-    scratch = bpy.data.images.new(f".{name}.frame", width, height, float_buffer=use_float)
 
-    def fill(frame: int) -> bpy.types.Image:
-        at = (frame, frames, radius)
+    def frame_pixels(frame: int, check: Callable[[], None]) -> np.ndarray:
+        at, between = (frame, frames, radius), lambda _count: check()  # a cancel stops a frame between chunks
         if normal is None:
-            values = noise01_image(spec, domain, width, height, loop=at)
+            values = noise01_image(spec, domain, width, height, between, loop=at)
         else:
-            values = normal_colours(spec, domain, width, height, *normal, loop=at)
-        fill_image(scratch, values, width, height, ramp)
-        return scratch
+            values = normal_colours(spec, domain, width, height, *normal, loop=at, advance=between)
+        return to_rgba(values, ramp, encode_srgb=not use_float)  # the scratch image's pixels
 
-    try:
-        with window_progress(context, frames) as advance:
-            image_io.save_frames(paths, fill, save_format, ramp is None and normal is None, advance)
-    except (RuntimeError, OSError) as error:
-        raise UserError(f"filepath: Blender could not save the frames {paths[0]!r} ...: {error}") from None
-    finally:
-        bpy.data.images.remove(scratch)
-    sequence = bpy.data.images.load(paths[0])
-    sequence.source = "SEQUENCE"
-    sequence.name = name
-    if ramp is None:
-        sequence.colorspace_settings.name = "Non-Color"
-    return sequence
+    def steps() -> Steps:
+        scratch = bpy.data.images.new(f".{name}.frame", width, height, float_buffer=use_float)
+        stream = Stream(frame_pixels, frames)
+
+        def fill(_frame: int) -> bpy.types.Image | None:
+            rgba = stream.get(timeout=FRAME_WAIT)
+            if rgba is None:
+                return None
+            fill_rgba(scratch, rgba, width, height, ramp is None)
+            return scratch
+
+        try:
+            yield from image_io.save_steps(paths, fill, save_format, ramp is None and normal is None)
+        except (RuntimeError, OSError) as error:
+            raise UserError(f"filepath: Blender could not save the frames {paths[0]!r} ...: {error}") from None
+        finally:
+            stream.close()
+            bpy.data.images.remove(scratch)
+        sequence = bpy.data.images.load(paths[0])
+        sequence.source = "SEQUENCE"
+        sequence.name = name
+        if ramp is None:
+            sequence.colorspace_settings.name = "Non-Color"
+        job.image = sequence
+
+    job = Job(lambda _advance: None, lambda _nothing: steps(), frames)
+    return job
 
 
 def _check_image(image: object) -> bpy.types.Image | None:
@@ -317,8 +382,14 @@ def save_path(save_format: str, filepath: str) -> str:
 
 def fill_image(image: bpy.types.Image, values: np.ndarray, width: int, height: int, ramp: tuple | None) -> None:
     """``values`` (grey 0..1, or (N, 3) data colours) into ``image``; non-colour data unless ``ramp``."""
+    fill_rgba(image, to_rgba(values, ramp, encode_srgb=not image.is_float), width, height, ramp is None)
+
+
+def fill_rgba(image: bpy.types.Image, rgba: np.ndarray, width: int, height: int, data: bool) -> None:
+    """Flat RGBA ``rgba`` (``pixels.to_rgba``'s, made for ``image.is_float``) into ``image``, resized to
+    ``width`` x ``height``; colour space non-colour when ``data``, else scene linear (float) or sRGB (8 bits)."""
     # The colour space first: changing it reloads a file image's buffer, which would undo the resize.
-    if ramp is None:
+    if data:
         image.colorspace_settings.name = "Non-Color"
     else:
         image.colorspace_settings.name = "Linear Rec.709" if image.is_float else "sRGB"
@@ -327,7 +398,7 @@ def fill_image(image: bpy.types.Image, values: np.ndarray, width: int, height: i
         raise UserError(
             f"image: {image.name!r} could not be resized to {width}x{height} (it is {image.size[0]}x{image.size[1]})"
         )
-    pixel_array(image).foreach_set(to_rgba(values, ramp, encode_srgb=not image.is_float))
+    pixel_array(image).foreach_set(rgba)
     image.update()
 
 
@@ -357,7 +428,7 @@ def bake_domain(settings: NoiseSettings, noise_dimensions: str = "PLANE_2D") -> 
     return to_domain(settings, dimensions=2)
 
 
-class NOISEWRIGHT_OT_bake_texture(NoiseOperator, bpy.types.Operator):
+class NOISEWRIGHT_OT_bake_texture(JobOperator, NoiseOperator, bpy.types.Operator):
     """Bake the noise into an image (new or existing), optionally saving it to a file or packing it"""
 
     bl_idname = "noisewright.bake_texture"
@@ -415,18 +486,32 @@ class NOISEWRIGHT_OT_bake_texture(NoiseOperator, bpy.types.Operator):
             raise UserError(f"image_name: there is no image {self.image_name!r}")
         return image
 
-    @reports
-    def execute(self, context):
+    def job_key(self, _context) -> str:
+        return f"image {self.image_name}"
+
+    def prepare(self, context):
+        """A job (``jobs``): in the UI the pixels (a loop's frames) are made in a worker thread and Esc cancels;
+        in background mode and from scripts (``execute``) it runs in the foreground."""
         settings = operator_settings(self, context)
-        image = bake(
-            context,
+        job = bake_job(
             to_spec(settings),
             bake_domain(settings, self.noise_dimensions),
             image=self._existing_image(),
             warn=lambda message: self.report({"WARNING"}, message),
             **self.keywords("target", "image_name", "noise_dimensions"),
         )
-        space = context.space_data
+        self.job_total = job.total
+
+        def apply(result: Any) -> Steps:
+            yield from job.apply(result) or ()
+            assert job.image is not None  # set by the job's apply
+            self._baked(job.image)
+
+        return job.compute, apply
+
+    def _baked(self, image: bpy.types.Image) -> None:
+        """Show the baked image in the Image Editor the operator ran from, and say what was made."""
+        space: Any = bpy.context.space_data
         if space is not None and space.type == "IMAGE_EDITOR":
             space.image = image
         saved = self.save_format != "NONE"
@@ -435,13 +520,12 @@ class NOISEWRIGHT_OT_bake_texture(NoiseOperator, bpy.types.Operator):
             self.report(
                 {"INFO"}, f"Baked a {self.loop_frames}-frame loop into {image.name!r}, saved from {str(first)!r}"
             )
-            return {"FINISHED"}
+            return
         self.report(
             {"INFO"},
             f"Baked {image.name!r}"
             + (f" and saved {image_io.saved_path(self.filepath, self.save_format)!r}" if saved else ""),
         )
-        return {"FINISHED"}
 
 
 def menu_entry(menu, _context) -> None:

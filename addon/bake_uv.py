@@ -11,18 +11,19 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import replace
+from typing import Any
 
 import bpy
 import numpy as np
 
 from . import compile_status, image_io, mesh_io
-from .bake import FILEPATH, HEIGHT, SAVE_FORMAT, USE_FLOAT, WIDTH, check_pixels, fill_image, save_path
+from .bake import FILEPATH, HEIGHT, SAVE_FORMAT, USE_FLOAT, WIDTH, Job, check_pixels, fill_image, save_path
 from .errors import UserError
+from .jobs import JobOperator, Steps, share
 from .mapping import Domain, check_finite_values, to_domain, to_spec
 from .noise_core import NoiseSpec, uv_bake
 from .noise_core.schema import Option
-from .options import NoiseOperator, check_noise, checked, properties_of, reports
-from .progress import window_progress
+from .options import NoiseOperator, check_noise, checked, properties_of
 from .properties import operator_settings
 from .ui import draw_noise_settings
 
@@ -132,16 +133,8 @@ def bake_uv(
     spec: NoiseSpec,
     domain: Domain | None = None,
     *,
-    uv_map: str,
-    space: str,
-    width: int,
-    height: int,
-    margin: int,
-    image: str,
-    use_float: bool,
-    save_format: str,
-    filepath: str,
     warn: Callable[[str], None] | None = None,
+    **options: Any,
 ) -> bpy.types.Image:
     """Bake 3D noise at the surface of ``obj`` through its UV map into a new image and return it
     (``noise_core.uv_bake``: every texel holds the noise at the surface point its UV maps to, seams match,
@@ -152,8 +145,33 @@ def bake_uv(
     and loaded as a tiled image, so they need ``save_format`` and ``filepath``. ``UserError`` naming the
     argument for bad input; on failure nothing is created. ``warn`` hears which faces reach outside the UDIM
     tiles (their parts outside are not baked). Defaults and limits of the keyword arguments:
-    ``OPTIONS``.
+    ``OPTIONS``. This runs ``bake_uv_job``'s parts here; the operator runs them as a job.
     """
+    return bake_uv_job(context, obj, spec, domain, warn=warn, **options).run(context, NOISEWRIGHT_OT_bake_uv.bl_label)
+
+
+@checked(*OPTIONS)
+def bake_uv_job(
+    context: bpy.types.Context,
+    obj: bpy.types.Object,
+    spec: NoiseSpec,
+    domain: Domain | None = None,
+    *,
+    uv_map: str,
+    space: str,
+    width: int,
+    height: int,
+    margin: int,
+    image: str,
+    use_float: bool,
+    save_format: str,
+    filepath: str,
+    warn: Callable[[str], None] | None = None,
+) -> Job:
+    """``bake_uv`` as a ``bake.Job``: this checks the arguments and reads the mesh (main thread; ``UserError``,
+    nothing changed); ``compute`` bakes the tiles (``noise_core.uv_bake.bake_uv``, progress per block of points
+    and pass of the margin); ``apply`` makes the image and, for UDIM tiles, returns the steps that save one tile
+    file each, all or none (closed early, they leave no file of the set and no image)."""
     domain = Domain(dimensions=3) if domain is None else domain
     check_noise(spec, domain)
     if domain.dimensions != 3:
@@ -176,45 +194,55 @@ def bake_uv(
     outside = np.unique(face_of[uv_bake.outside_triangles(uvs)]).tolist()
     if outside and warn is not None:
         warn(uv_bake.outside_message(f"uv_map: faces of {obj.name!r}", outside, len(obj.data.polygons)))
-    with window_progress(context, len(tiles)) as advance:
+    noise_share = uv_bake.TILE_STEPS * len(tiles)
+
+    def compute(advance: Callable[[int], None]) -> dict[int, np.ndarray]:
         compile_status.before_plan(spec, 3, lambda: uv_bake.bake_plan(spec))
-        baked = {}
-        for tile in tiles:
-            try:
-                baked.update(uv_bake.bake_uv(spec, uvs, points, (width, height), margin, [tile], warn=_heard))
-            except ValueError as error:
-                raise UserError(f"noise space {error}") from None
-            check_finite_values("noise", baked[tile])
-            advance(1)
-    created: list[bpy.types.Image] = []
-    try:
-        for tile, values in baked.items():
-            target = bpy.data.images.new(f"{image}.{tile}" if len(tiles) > 1 else image, width, height,
-                                         float_buffer=use_float)  # fmt: skip
-            created.append(target)
-            fill_image(target, values.ravel(), width, height, None)
-        if len(tiles) == 1:
-            if path:
-                image_io.save_image(created[0], path, save_format, True)
-            return created[0]
-        paths = _tile_paths(filepath, save_format, tiles)
-        image_io.save_images(list(zip(created, paths, strict=True)), save_format, True)
-    except BaseException as error:
-        for made in created:
+        try:
+            baked = uv_bake.bake_uv(
+                spec, uvs, points, (width, height), margin, tiles, warn=_heard, progress=share(advance, noise_share)
+            )
+        except ValueError as error:
+            raise UserError(f"noise space {error}") from None
+        for values in baked.values():
+            check_finite_values("noise", values)
+        return baked
+
+    def apply(baked: dict[int, np.ndarray]) -> Steps:
+        created: list[bpy.types.Image] = []
+        try:
+            for tile, values in baked.items():
+                target = bpy.data.images.new(f"{image}.{tile}" if len(tiles) > 1 else image, width, height,
+                                             float_buffer=use_float)  # fmt: skip
+                created.append(target)
+                fill_image(target, values.ravel(), width, height, None)
+                yield 0  # the window's turn between two tiles
+            if len(tiles) == 1:
+                if path:
+                    image_io.save_image(created[0], path, save_format, True)
+                job.image = created[0]
+                return
+            paths = _tile_paths(filepath, save_format, tiles)
+            yield from image_io.save_steps(paths, created.__getitem__, save_format, True)
+        except BaseException as error:  # a cancel (closed steps) included: nothing is left
+            for made in created:
+                bpy.data.images.remove(made)
+            if isinstance(error, (RuntimeError, OSError)):
+                raise UserError(f"filepath: Blender could not save {path!r}: {error}") from None
+            raise
+        for made in created:  # the tiles now live in the files; the tiled image below reads them
             bpy.data.images.remove(made)
-        if isinstance(error, (RuntimeError, OSError)):
-            raise UserError(f"filepath: Blender could not save {path!r}: {error}") from None
-        raise
-    for made in created:  # the tiles now live in the files; the tiled image below reads them
-        bpy.data.images.remove(made)
-    tiled = bpy.data.images.load(paths[0])
-    tiled.name = image
-    tiled.source = "TILED"
-    tiled.colorspace_settings.name = "Non-Color"
-    return tiled
+        tiled = bpy.data.images.load(paths[0])
+        tiled.name = image
+        tiled.source = "TILED"
+        tiled.colorspace_settings.name = "Non-Color"
+        job.image = tiled
+
+    job = Job(compute, apply, noise_share + len(tiles))
+    return job
 
 
-class NOISEWRIGHT_OT_bake_uv(NoiseOperator, bpy.types.Operator):
+class NOISEWRIGHT_OT_bake_uv(JobOperator, NoiseOperator, bpy.types.Operator):
     """Bake 3D noise at the active mesh's surface into an image through its UV map (UDIM tiles too)"""
 
     bl_idname = "noisewright.bake_uv"
@@ -239,10 +267,14 @@ class NOISEWRIGHT_OT_bake_uv(NoiseOperator, bpy.types.Operator):
             layout.prop(self, "filepath")
         draw_noise_settings(layout.box(), self.noise)
 
-    @reports
-    def execute(self, context):
+    def job_key(self, context) -> str:
+        return context.active_object.name
+
+    def prepare(self, context):
+        """A job (``jobs``): in the UI the tiles are baked in a worker thread and Esc cancels; in background mode
+        and from scripts (``execute``) it runs in the foreground."""
         settings = operator_settings(self, context)
-        image = bake_uv(
+        job = bake_uv_job(
             context,
             context.active_object,
             to_spec(settings),
@@ -251,9 +283,16 @@ class NOISEWRIGHT_OT_bake_uv(NoiseOperator, bpy.types.Operator):
             warn=lambda message: self.report({"WARNING"}, message),
             **self.keywords("image_name"),
         )
-        tiles = len(image.tiles) if image.source == "TILED" else 1
-        self.report({"INFO"}, f"Baked {image.name!r}" + (f" ({tiles} UDIM tiles)" if tiles > 1 else ""))
-        return {"FINISHED"}
+        self.job_total = job.total
+
+        def apply(result: Any) -> Steps:
+            yield from job.apply(result) or ()
+            image = job.image
+            assert image is not None  # set by the job's apply
+            tiles = len(image.tiles) if image.source == "TILED" else 1
+            self.report({"INFO"}, f"Baked {image.name!r}" + (f" ({tiles} UDIM tiles)" if tiles > 1 else ""))
+
+        return job.compute, apply
 
 
 def menu_entry(menu, _context) -> None:

@@ -7,7 +7,7 @@ output settings, with the Standard view transform, so grayscale values land in t
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 import bpy
@@ -65,6 +65,17 @@ def save_frames(
 ) -> None:
     """Write ``image_of(i)`` to ``paths[i]`` for each ``i`` in turn, all or none (as ``save_images``); ``image_of``
     may fill one image again for each file (an image sequence), and ``advance(1)`` follows each file."""
+    for count in save_steps(paths, image_of, file_format, grayscale):
+        if advance is not None:
+            advance(count)
+
+
+def save_steps(
+    paths: list[str], image_of: Callable[[int], bpy.types.Image | None], file_format: str, grayscale: bool
+) -> Iterator[int]:
+    """``save_frames`` one file at a time, for a job's steps (``jobs``): yields 1 after each file and 0 while
+    ``image_of(i)`` says its image is not ready yet (``None``; asked again). The files replace their targets
+    only after the last one is written: closed before the end, it leaves no file of the set."""
     scene = bpy.data.scenes.new(".noisewright_save")
     try:
         scene.view_settings.view_transform = "Standard"
@@ -77,10 +88,13 @@ def save_frames(
             settings.exr_codec = "ZIP"
         with replacing_all(paths, "filepath") as temporaries:
             for index, temporary in enumerate(temporaries):
-                image_of(index).save_render(str(temporary), scene=scene)
+                image = image_of(index)
+                while image is None:
+                    yield 0
+                    image = image_of(index)
+                image.save_render(str(temporary), scene=scene)
                 check_written(str(temporary), BLENDER_FORMATS[file_format])
-                if advance is not None:
-                    advance(1)
+                yield 1
     finally:
         bpy.data.scenes.remove(scene)
 

@@ -12,19 +12,28 @@ nothing was applied, so the scene is as it was; a failure is reported the same w
 time: another one on it is refused with a message. In background mode (``bpy.app.background``) and when run
 from a script (``execute``), the same parts run in the foreground, progress printed (background) or shown.
 
+``apply`` may instead return *steps*, an iterator of short pieces of main-thread work (saving one file of a set,
+say) that yields how far each moved the progress: the modal operator runs about half a tick's worth per timer
+tick, so the window stays live, and **Esc** closes the steps between two of them (their ``finally`` puts back
+what they changed); the operator finishes, as its one undo step, when they are done. ``Stream`` makes items in
+a worker thread, a few ahead of the steps that use them (the frames of a loop).
+
 ``Worker`` (the thread, the cancel flag, progress and time left) touches no Blender data, so it is tested
 directly (``tests/blender/test_jobs.py``).
 """
 
 from __future__ import annotations
 
+import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Generator
+from contextlib import closing
 from typing import TYPE_CHECKING, Any
 
 import bpy
 
+from .compile_status import announcing
 from .errors import UserError
 from .progress import on_worker, window_progress
 
@@ -34,7 +43,15 @@ TICK = 0.1
 """Seconds between two looks at a running job (the modal timer)."""
 
 Compute = Callable[[Callable[[int], None]], Any]
-Apply = Callable[[Any], None]
+Steps = Generator[int, None, None]
+"""``apply``'s steps: each piece of main-thread work yields how far it moved the progress."""
+Apply = Callable[[Any], Any]
+"""``apply(result)``: a generator it returns is its steps (``Steps``); anything else it returns is not looked at."""
+
+
+def steps_of(outcome: object) -> Steps | None:
+    """``apply``'s outcome as steps: itself when it is a generator, else None."""
+    return outcome if isinstance(outcome, Generator) else None
 
 
 class Cancelled(Exception):
@@ -53,6 +70,8 @@ class Worker:
         self.result: Any = None
         self.error: BaseException | None = None
         self.finished = threading.Event()
+        self.applying = False
+        """True while a modal job runs ``apply``'s steps (the job is not over yet)."""
         self._cancel = threading.Event()
         self._clock = clock
         self.started = clock()
@@ -61,6 +80,10 @@ class Worker:
         """Move the progress on by ``count``; ``Cancelled`` once the job is cancelled."""
         if self._cancel.is_set():
             raise Cancelled
+        self.moved(count)
+
+    def moved(self, count: int) -> None:
+        """Move the progress on by ``count`` (never back, never past ``total``), cancelled or not."""
         self.done = min(self.total, self.done + max(int(count), 0))
 
     def run(self) -> None:
@@ -91,6 +114,15 @@ class Worker:
     def cancelled(self) -> bool:
         return isinstance(self.error, Cancelled)
 
+    @property
+    def cancel_requested(self) -> bool:
+        return self._cancel.is_set()
+
+    @property
+    def busy(self) -> bool:
+        """Still computing, or its steps still running."""
+        return not self.finished.is_set() or self.applying
+
     def time_left(self) -> float | None:
         """Seconds left at the pace so far (``None`` before any progress)."""
         if self.done <= 0:
@@ -113,7 +145,7 @@ _ACTIVE: dict[str, Worker] = {}
 def claim(key: str, worker: Worker) -> None:
     """Register ``worker`` as the job on ``key``; ``UserError`` when one is running there already."""
     running = _ACTIVE.get(key)
-    if running is not None and not running.finished.is_set():
+    if running is not None and running.busy:
         raise UserError(f"{key!r}: a job is already running on it (wait for it or press Esc to cancel it)")
     _ACTIVE[key] = worker
 
@@ -126,12 +158,79 @@ def release(key: str, worker: Worker) -> None:
 def running(key: str) -> Worker | None:
     """The job running on ``key``, if any."""
     worker = _ACTIVE.get(key)
-    return worker if worker is not None and not worker.finished.is_set() else None
+    return worker if worker is not None and worker.busy else None
+
+
+class Stream:
+    """``produce(index, check)`` for ``index`` in ``range(count)``, in order, in a worker thread that keeps at most
+    ``ahead`` items ready; ``get`` hands them out in order on the calling thread. ``check()`` raises ``Cancelled``
+    once the stream is closed (``produce`` calls it between its own chunks); ``get`` raises what ``produce``
+    raised. Touches no Blender data."""
+
+    def __init__(self, produce: Callable[[int, Callable[[], None]], Any], count: int, ahead: int = 2) -> None:
+        self._items: queue.Queue = queue.Queue(maxsize=max(int(ahead), 1))
+
+        def compute(advance: Callable[[int], None]) -> None:
+            for index in range(count):
+                item = produce(index, lambda: advance(0))
+                while True:  # wait for room, cancellable
+                    advance(0)
+                    try:
+                        self._items.put(item, timeout=TICK)
+                        break
+                    except queue.Full:
+                        continue
+                advance(1)
+
+        self._worker = Worker(compute, count).start()
+
+    def get(self, timeout: float | None = None) -> Any:
+        """The next item, waiting up to ``timeout`` seconds for it (``None``: as long as it takes); ``None`` when
+        it is not ready yet. Raises the producer's error once its items are used up."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while True:
+            try:
+                return self._items.get(timeout=TICK if deadline is None else max(deadline - time.monotonic(), 0.0))
+            except queue.Empty:
+                if self._worker.finished.is_set() and self._items.empty():
+                    if self._worker.error is not None:
+                        raise self._worker.error from None
+                    raise LookupError("Stream.get: every item was handed out already") from None
+                if deadline is not None and time.monotonic() >= deadline:
+                    return None
+
+    def close(self) -> None:
+        """Stop the producer (it stops at its next ``check``) and drop the items it made."""
+        self._worker.cancel(wait=0.0)
+
+
+def share(advance: Callable[[int], None], total: int) -> Callable[[int, int], None]:
+    """``progress(done, of)`` (a ``noise_core`` function's report) as moves of ``advance``, ``total`` in all."""
+    shown = [0]
+
+    def progress(done: int, of: int) -> None:
+        now = total * done // max(of, 1)
+        advance(now - shown[0])
+        shown[0] = max(shown[0], now)
+
+    return progress
+
+
+def drain(outcome: object, advance: Callable[[int], None]) -> None:
+    """Run ``apply``'s steps (when its ``outcome`` is a generator) here, one after another, moving the progress on
+    by what each yields; an error closes them (their ``finally`` undoes what they did)."""
+    steps = steps_of(outcome)
+    if steps is None:
+        return
+    with closing(steps):
+        for count in steps:
+            advance(count)
 
 
 def run_foreground(context: bpy.types.Context, label: str, compute: Compute, apply: Apply, total: int) -> None:
     """The job's parts one after another on this thread (background mode, scripts, redo): progress printed in
-    background mode (every tenth), shown in the window otherwise; ``apply`` only when ``compute`` succeeded."""
+    background mode (every tenth), shown in the window otherwise; ``apply`` (and its steps) only when ``compute``
+    succeeded."""
     if bpy.app.background:
         worker = Worker(compute, total)
         shown = [-1]
@@ -143,11 +242,11 @@ def run_foreground(context: bpy.types.Context, label: str, compute: Compute, app
                 shown[0] = tenth
                 print(f"Noisewright: {worker.status(label).split(' (')[0]}", flush=True)
 
-        result = compute(printed)
+        with announcing(lambda text: print(f"Noisewright: {text}", flush=True)):  # a compile says so first
+            drain(apply(compute(printed)), printed)
     else:
         with window_progress(context, total) as advance:
-            result = compute(advance)
-    apply(result)
+            drain(apply(compute(advance)), advance)
 
 
 if TYPE_CHECKING:  # the mix-in is an operator to a type checker (Blender wants mix-ins plain classes)
@@ -165,6 +264,7 @@ class JobOperator(_Operator):
     _worker: Worker | None = None
     _key = ""
     _apply: Apply | None = None
+    _steps: Steps | None = None
     _timer = None
 
     def job_key(self, context: bpy.types.Context) -> str:
@@ -200,6 +300,7 @@ class JobOperator(_Operator):
         except UserError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
+        self._steps = None
         self._worker = worker.start()
         manager = context.window_manager
         manager.progress_begin(0, worker.total)
@@ -213,34 +314,59 @@ class JobOperator(_Operator):
         manager.progress_end()
         if context.workspace is not None:
             context.workspace.status_text_set(None)
+        worker.applying = False
         release(self._key, worker)
 
     def modal(self, context, event):
         worker, apply = self._worker, self._apply
         assert worker is not None and apply is not None  # set by invoke
-        if event.type == "ESC" and event.value == "PRESS" and not worker.finished.is_set():
+        escape = (event.type == "ESC" and event.value == "PRESS") or worker.cancel_requested
+        if escape and not worker.finished.is_set():
             worker.cancel()
-        if not worker.finished.is_set():
+        if not worker.finished.is_set() or (self._steps is not None and event.type != "TIMER" and not escape):
             if event.type == "TIMER":
                 context.window_manager.progress_update(worker.done)
                 if context.workspace is not None:
                     context.workspace.status_text_set(worker.status(self.bl_label))
             return {"PASS_THROUGH"}
-        self._end(context, worker)
-        if worker.cancelled:
+        if worker.cancelled or (self._steps is not None and escape):
+            if self._steps is not None:
+                self._steps.close()  # its finally puts back what the steps did so far
+            self._end(context, worker)
             self.report({"WARNING"}, f"{self.bl_label}: cancelled; nothing was changed")
             return {"CANCELLED"}
-        if isinstance(worker.error, UserError):
-            self.report({"ERROR"}, str(worker.error))
-            return {"CANCELLED"}
-        if worker.error is not None:  # a bug: raised here, with its traceback, nothing applied
-            raise worker.error
         try:
-            apply(worker.result)
+            if self._steps is None:
+                if worker.error is not None:
+                    raise worker.error
+                self._steps = steps_of(apply(worker.result))
+                worker.applying = self._steps is not None
+            if self._steps is not None and not self._step(worker):
+                context.window_manager.progress_update(worker.done)
+                if context.workspace is not None:
+                    context.workspace.status_text_set(worker.status(self.bl_label))
+                return {"PASS_THROUGH"}
         except UserError as error:
+            self._end(context, worker)
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
+        except BaseException:  # a bug: raised here, with its traceback, nothing applied
+            self._end(context, worker)
+            raise
+        self._end(context, worker)
         return {"FINISHED"}
+
+    def _step(self, worker: Worker) -> bool:
+        """Run apply's steps for about half a tick; whether they are all done."""
+        assert self._steps is not None
+        began = time.monotonic()
+        while True:
+            count = next(self._steps, None)
+            if count is None:
+                return True
+            worker.moved(count)
+            if time.monotonic() - began >= TICK / 2:
+                return False
 
 
 class NOISEWRIGHT_OT_cancel_job(bpy.types.Operator):

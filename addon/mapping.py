@@ -295,16 +295,21 @@ def evaluate_plane(
     spec: NoiseSpec, xs: np.ndarray, ys: np.ndarray, advance: Callable[[int], None] | None = None
 ) -> np.ndarray:
     """(len(ys), len(xs)) float32 2D noise at the lattice ``(xs[c], ys[r])`` (``noise_core.api.evaluate_lattice``:
-    the grid kernels, without the (N, 2) points), checked as ``evaluate_chunked`` checks its values; ``advance``
-    is called once, at the end."""
+    the grid kernels, without the (N, 2) points), checked as ``evaluate_chunked`` checks its values; ``advance(n)``
+    follows each block of rows (the same bits; a cancel raised by it stops there)."""
     compile_status.before_plan(spec, 2, lambda: compile_status.lattice_plan(spec))
+    done = [0]
+
+    def progress(rows: int, _total: int) -> None:
+        assert advance is not None  # passed only then
+        advance((rows - done[0]) * xs.shape[0])
+        done[0] = rows
+
     try:
-        out = evaluate_lattice(spec, xs, ys)
+        out = evaluate_lattice(spec, xs, ys, None if advance is None else progress)
     except ValueError as error:
         raise UserError(f"noise space {error}") from None
     check_finite_values("noise", out)
-    if advance is not None:
-        advance(out.size)
     return out
 
 

@@ -9,7 +9,7 @@ import numpy as np
 
 from . import compile_status
 from .errors import UserError
-from .mapping import PLANE_AXES, Domain, evaluate_chunked, evaluate_mapped, evaluate_plane
+from .mapping import CHUNK, PLANE_AXES, Domain, evaluate_chunked, evaluate_mapped, evaluate_plane
 from .noise_core import NoiseSpec, loops, normal_maps
 from .noise_core.api import lattice_axes
 from .noise_core.ranges import to_unit
@@ -48,11 +48,13 @@ def normal_colours(
     convention: str,
     method: str,
     loop: tuple[int, int, float] | None = None,
+    advance: Callable[[int], None] | None = None,
 ) -> np.ndarray:
     """(H*W, 3) float32 colours 0..1 of the tangent-space normal map of the height ``noise01_image`` gives
     (``noise_core.normal_maps``): ``u`` along the plane's first axis, ``v`` its second (row 0 at the bottom),
     through the domain's transform. ``convention`` and ``method`` as ``normal_maps`` spells them; ``loop`` as
-    ``noise01_image``'s."""
+    ``noise01_image``'s. Computed in blocks of whole rows (each texel's normal depends on its point alone: the
+    same bits), ``advance(n)`` after each (a cancel raised by it stops there)."""
     first, second = PLANE_AXES[domain.plane]
     corners = np.zeros((3, 3), dtype=np.float64)
     corners[1, first] = 1.0
@@ -69,13 +71,18 @@ def normal_colours(
         return normal_maps.normals_plan(spec, dim, method, lattice, points.dtype)
 
     compile_status.before_plan(spec, dim, steps)
-    try:
-        normals = normal_maps.surface_normals(
-            spec, points, along_u - origin, along_v - origin, (1.0 / width, 1.0 / height), strength=strength,
-            convention=convention, method=method,
-        )  # fmt: skip
-    except ValueError as error:
-        raise UserError(f"noise space {error}") from None
+    normals = np.empty((points.shape[0], 3), dtype=np.float32)
+    block = max(1, CHUNK // width) * width
+    for first in range(0, points.shape[0], block):
+        try:
+            normals[first : first + block] = normal_maps.surface_normals(
+                spec, points[first : first + block], along_u - origin, along_v - origin, (1.0 / width, 1.0 / height),
+                strength=strength, convention=convention, method=method,
+            )  # fmt: skip
+        except ValueError as error:
+            raise UserError(f"noise space {error}") from None
+        if advance is not None:
+            advance(min(block, points.shape[0] - first))
     return normal_maps.encode(normals)
 
 

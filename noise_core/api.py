@@ -20,6 +20,8 @@ for seconds (see docs/benchmarks.md).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from . import affine, fractal, runtime
@@ -35,6 +37,8 @@ from .warp import component_spec, is_warped, warped_points, warped_points_and_ja
 
 MAX_LATTICE_COORDINATE = 2.0**31
 MAX_GRID_SAMPLES = 2**28
+LATTICE_BLOCK = 1 << 18
+"""Points per block of rows when ``evaluate_lattice`` reports progress (a few ms of work each)."""
 
 
 def _check_spec(spec: object) -> NoiseSpec:
@@ -305,10 +309,16 @@ def evaluate(
     return _run(spec, np.ascontiguousarray(points))
 
 
-def evaluate_lattice(spec: NoiseSpec, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+def evaluate_lattice(
+    spec: NoiseSpec, xs: np.ndarray, ys: np.ndarray, progress: Callable[[int, int], None] | None = None
+) -> np.ndarray:
     """Noise of ``spec`` at the 2D lattice ``(xs[c], ys[r])``: (len(ys), len(xs)) float32, bit for bit ``evaluate``
     of the (N, 2) points in rows (x fastest), computed by the grid kernels (as ``evaluate`` does when it finds such
-    a lattice) without making the points: a transformed plane, a terrain."""
+    a lattice) without making the points: a transformed plane, a terrain.
+
+    With ``progress``, the rows are computed in blocks of about ``LATTICE_BLOCK`` points (each point's value
+    depends on it alone: the same bits) and ``progress(rows_done, rows)`` is called after each block; an
+    exception it raises (a cancel) stops the work there."""
     spec = _check_spec(spec)
     _check_dimension(spec, 2)
     axes = []
@@ -320,6 +330,12 @@ def evaluate_lattice(spec: NoiseSpec, xs: np.ndarray, ys: np.ndarray) -> np.ndar
     xs, ys = axes
     out = np.empty((ys.shape[0], xs.shape[0]), dtype=np.float32)
     if out.size == 0:
+        return out
+    if progress is not None:
+        step = max(1, LATTICE_BLOCK // xs.shape[0])
+        for row in range(0, ys.shape[0], step):
+            out[row : row + step] = evaluate_lattice(spec, xs, ys[row : row + step])
+            progress(min(row + step, ys.shape[0]), ys.shape[0])
         return out
     finite = np.isfinite(xs).all() and np.isfinite(ys).all()
     if is_warped(spec) or not (finite and _on_grid(spec, xs, ys, out)):  # the point path, which raises if need be

@@ -32,6 +32,10 @@ FIRST_TILE = 1001
 MAX_TILE = 1100
 """UDIM tiles 1001..1100: ten per row, ten rows (u in 0..10, v in 0..10)."""
 MAX_MARGIN = 256
+RASTER_STEPS, NOISE_STEPS, MARGIN_STEPS = 10, 80, 10
+TILE_STEPS = RASTER_STEPS + NOISE_STEPS + MARGIN_STEPS
+"""``bake_uv``'s progress per tile: rasterising, the noise (in blocks of ``POINT_BLOCK`` points), the margin."""
+POINT_BLOCK = 1 << 18
 
 
 def tile_origin(tile: int) -> tuple[int, int]:
@@ -95,8 +99,9 @@ def _rasterize(uvs, positions, u0, v0, width, height, points, owner):
 @LazySerialKernel
 def _dilate(values, filled, margin):
     """Grow ``values`` (H, W) from the ``filled`` pixels by ``margin`` rings: each pass, an empty pixel with
-    filled 8-neighbours takes their mean (read from the previous pass)."""
+    filled 8-neighbours takes their mean (read from the previous pass). Whether the last pass run grew."""
     height, width = values.shape
+    grew = False
     for _ in range(margin):
         before = filled.copy()
         previous = values.copy()
@@ -120,6 +125,7 @@ def _dilate(values, filled, margin):
                     grew = True
         if not grew:
             break
+    return grew
 
 
 def _check_triangles(uvs: object, positions: object) -> tuple[np.ndarray, np.ndarray]:
@@ -161,12 +167,23 @@ def _check_size(size: object) -> tuple[int, int]:
     return int(size[0]), int(size[1])
 
 
-def dilate(values: np.ndarray, filled: np.ndarray, margin: int) -> np.ndarray:
-    """``values`` (H, W) grown ``margin`` pixels past the ``filled`` ones (a new float32 array)."""
+def dilate(
+    values: np.ndarray, filled: np.ndarray, margin: int, progress: Callable[[int], None] | None = None
+) -> np.ndarray:
+    """``values`` (H, W) grown ``margin`` pixels past the ``filled`` ones (a new float32 array). With
+    ``progress``, the passes run one at a time (the same bits) and ``progress(passes_done)`` follows each."""
     if isinstance(margin, bool) or not isinstance(margin, (int, np.integer)) or not 0 <= margin <= MAX_MARGIN:
         raise ValueError(f"margin: must be a whole number of pixels from 0 to {MAX_MARGIN}, got {margin!r}")
     grown = np.ascontiguousarray(values, dtype=np.float32).copy()
-    _dilate(grown, np.ascontiguousarray(filled, dtype=np.bool_).copy(), int(margin))
+    mask = np.ascontiguousarray(filled, dtype=np.bool_).copy()
+    if progress is None:
+        _dilate(grown, mask, int(margin))
+        return grown
+    for done in range(1, int(margin) + 1):
+        grew = _dilate(grown, mask, 1)
+        progress(done if grew else int(margin))
+        if not grew:  # nothing left to grow into
+            break
     return grown
 
 
@@ -192,12 +209,16 @@ def bake_uv(
     margin: int = 16,
     tiles: Iterable[int] | None = None,
     warn: Callable[[str], None] | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict[int, np.ndarray]:
     """3D noise of ``spec`` at the surface, through the UV layout: ``{tile: (H, W) float32 in 0..1}`` (the
     noise mapped as height images are, ``ranges.to_unit``) for each UDIM tile (default: every tile the
     triangles reach). ``uvs`` (T, 3, 2) and ``positions`` (T, 3, 3) are each triangle's corners; pixels no
     triangle covers, beyond the ``margin``, are 0. Triangles reaching outside the UDIM tiles (u or v beyond 0..10)
-    cannot be baked whole: ``warn(message)`` names them (default: a ``UserWarning``)."""
+    cannot be baked whole: ``warn(message)`` names them (default: a ``UserWarning``).
+
+    ``progress(done, total)`` (``TILE_STEPS`` per tile) follows the rasterising, each block of ``POINT_BLOCK``
+    points of noise and each pass of the margin; an exception it raises (a cancel) stops the bake there."""
     uvs, positions = _check_triangles(uvs, positions)
     if 3 not in kind_info(spec.kind).dims:
         raise ValueError(f"spec: kind {spec.kind!r} has no 3D noise to sample the surface with")
@@ -209,14 +230,27 @@ def bake_uv(
     outside = outside_triangles(uvs)
     if outside.size:
         (warn or _warn)(outside_message("uvs: triangles", outside.tolist(), uvs.shape[0]))
+    total = TILE_STEPS * len(chosen)
+    report = progress or (lambda _done, _total: None)
     baked = {}
-    for tile in chosen:
+    for number, tile in enumerate(chosen):
+        start = number * TILE_STEPS
         points, owner = rasterize(uvs, positions, (width, height), tile)
+        report(start + RASTER_STEPS, total)
         filled = owner >= 0
         values = np.zeros((height, width), dtype=np.float32)
         covered = np.compress(filled.ravel(), points.reshape(-1, 3), axis=0)  # points[filled], 2-4x faster
-        values[filled] = to_unit(spec, evaluate(spec, covered))
-        baked[tile] = dilate(values, filled, margin)
+        noise = np.empty(covered.shape[0], dtype=np.float32)
+        for first in range(0, covered.shape[0], POINT_BLOCK):  # each point's value depends on it alone
+            last = min(first + POINT_BLOCK, covered.shape[0])
+            noise[first:last] = evaluate(spec, covered[first:last])
+            report(start + RASTER_STEPS + NOISE_STEPS * last // covered.shape[0], total)
+        values[filled] = to_unit(spec, noise)
+        margin_start = start + RASTER_STEPS + NOISE_STEPS
+        baked[tile] = dilate(
+            values, filled, margin, lambda done, at=margin_start: report(at + MARGIN_STEPS * done // margin, total)
+        )
+        report(start + TILE_STEPS, total)
     return baked
 
 

@@ -1,0 +1,138 @@
+"""Bakes as jobs (issue 33): what the UI's way costs and how fast it lets go; prints one JSON object.
+
+    python scripts/bench_jobs.py                # still 4096², loop 24 x 512², UDIM 2 x 2048² (about a minute)
+    python scripts/bench_jobs.py --side 2048
+
+For each bake the parts of the operator's job (``bake.bake_job``, ``bake_uv.bake_uv_job``) run as the modal
+operator runs them, without a window: ``compute`` in a ``jobs.Worker`` thread, then ``apply``'s steps one at a
+time on this thread. Reported: the foreground bake's wall time (``api.bake``/``api.bake_uv``), the job's, the
+longest piece of main-thread work while the job ran (what the window waits for at worst), and how long a cancel
+took to stop the work (the worker mid-way, or the steps mid-way). The loop also times the frames made and saved
+one after the other (the foreground path before the jobs: no ``jobs.Stream`` making frames ahead).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import runpy
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import bpy
+
+
+def _seconds(run) -> float:
+    began = time.perf_counter()
+    run()
+    return round(time.perf_counter() - began, 3)
+
+
+def as_job(addon, job, cancel_at: float | None = None) -> dict:
+    """``job``'s parts as the modal operator runs them; with ``cancel_at`` (a fraction of the progress) cancelled
+    there (in the worker, or between the steps)."""
+    worker = addon.jobs.Worker(job.compute, job.total)
+    began = time.perf_counter()
+    worker.start()
+    while not worker.finished.is_set():
+        if cancel_at is not None and worker.done >= cancel_at * worker.total:
+            asked = time.perf_counter()
+            worker.cancel(wait=5.0)
+            return {"cancel_ms": round((time.perf_counter() - asked) * 1e3, 1), "where": "worker"}
+        time.sleep(0.005)
+    if worker.error is not None:
+        raise worker.error
+    longest = 0.0
+    step = time.perf_counter()
+    steps = job.apply(worker.result)
+    longest = time.perf_counter() - step
+    for count in steps or ():
+        worker.moved(count)
+        longest = max(longest, time.perf_counter() - step)
+        if cancel_at is not None and worker.done >= cancel_at * worker.total:
+            asked = time.perf_counter()
+            steps.close()
+            return {"cancel_ms": round((time.perf_counter() - asked) * 1e3, 1), "where": "steps"}
+        step = time.perf_counter()
+    longest = max(longest, time.perf_counter() - step)
+    return {"job_s": round(time.perf_counter() - began, 3), "longest_main_thread_ms": round(longest * 1e3, 1)}
+
+
+def still(addon, side: int, folder: Path) -> dict:
+    spec = addon.api.NoiseSpec(kind="perlin", octaves=6)
+    options = {"width": side, "height": side, "save_format": "PNG"}
+    result = {"pixels": side * side}
+    target = str(folder / "f.png")
+    result["foreground_s"] = _seconds(lambda: addon.api.bake(bpy.context, spec, image="F", filepath=target, **options))
+    result.update(as_job(addon, addon.bake.bake_job(spec, image="J", filepath=str(folder / "j.png"), **options)))
+    job = addon.bake.bake_job(spec, image="C", filepath=str(folder / "c.png"), **options)
+    result["cancel"] = as_job(addon, job, cancel_at=0.5)
+    return result
+
+
+def loop(addon, side: int, frames: int, folder: Path) -> dict:
+    spec = addon.api.NoiseSpec(kind="simplex", octaves=4)
+    options = {"width": side, "height": side, "loop_frames": frames, "save_format": "PNG"}
+    result = {"frames": frames, "pixels": side * side}
+    target = str(folder / "f.png")
+    result["foreground_s"] = _seconds(lambda: addon.api.bake(bpy.context, spec, image="F", filepath=target, **options))
+    domain = addon.api.Domain(dimensions=2)
+    scratch = bpy.data.images.new("scratch", side, side, float_buffer=True)
+
+    def one_after_another() -> None:
+        def fill(frame: int):
+            values = addon.pixels.noise01_image(spec, domain, side, side, loop=(frame, frames, 0.25))
+            addon.bake.fill_image(scratch, values, side, side, None)
+            return scratch
+
+        paths = [str(folder / f"s.{frame + 1:04d}.png") for frame in range(frames)]
+        addon.image_io.save_frames(paths, fill, "PNG", True)
+
+    result["one_after_another_s"] = _seconds(one_after_another)
+    result.update(as_job(addon, addon.bake.bake_job(spec, image="J", filepath=str(folder / "j.png"), **options)))
+    job = addon.bake.bake_job(spec, image="C", filepath=str(folder / "c.png"), **options)
+    result["cancel"] = as_job(addon, job, cancel_at=0.5)
+    return result
+
+
+def udim(addon, side: int, folder: Path) -> dict:
+    bpy.ops.mesh.primitive_cube_add()
+    cube = bpy.context.active_object
+    uv = cube.data.uv_layers.active.uv
+    for polygon in list(cube.data.polygons)[:3]:  # three faces one tile right: tiles 1001 and 1002
+        for corner in polygon.loop_indices:
+            uv[corner].vector = (uv[corner].vector[0] + 1.0, uv[corner].vector[1])
+    spec = addon.api.NoiseSpec(kind="perlin", octaves=6)
+    options = {"width": side, "height": side, "margin": 16, "save_format": "PNG"}
+    result = {"tiles": 2, "pixels": side * side}
+    result["foreground_s"] = _seconds(lambda: addon.api.bake_uv(bpy.context, cube, spec, image="F",
+                                                                filepath=str(folder / "f.png"), **options))  # fmt: skip
+    result.update(as_job(addon, addon.bake_uv.bake_uv_job(bpy.context, cube, spec, image="J",
+                                                          filepath=str(folder / "j.png"), **options)))  # fmt: skip
+    job = addon.bake_uv.bake_uv_job(bpy.context, cube, spec, image="C", filepath=str(folder / "c.png"), **options)
+    result["cancel"] = as_job(addon, job, cancel_at=0.3)
+    return result
+
+
+def main(argv: list[str]) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--side", type=int, default=4096, help="the still bake's side in pixels (default 4096)")
+    args = parser.parse_args(argv)
+    helpers = runpy.run_path(str(Path(__file__).with_name("_blender_addon.py")), run_name="_blender_addon")
+    addon = sys.modules[helpers["load_addon"](log=lambda _message: None)]
+    bpy.ops.wm.read_homefile(use_empty=True)
+    result = {"load": os.getloadavg()[0], "blender": bpy.app.version_string}
+    with tempfile.TemporaryDirectory() as folder:
+        addon.api.bake(bpy.context, addon.api.NoiseSpec(kind="perlin", octaves=6), image="warm", width=64, height=64)
+        result["still"] = still(addon, args.side, Path(folder))
+        result["loop"] = loop(addon, 512, 24, Path(folder))
+        result["udim"] = udim(addon, 2048, Path(folder))
+    print(json.dumps(result, indent=1))
+    return result
+
+
+if __name__ == "__main__":
+    main(sys.argv[sys.argv.index("--") + 1 :] if "--" in sys.argv else sys.argv[1:])

@@ -1,0 +1,349 @@
+"""Bakes as jobs (``addon/jobs.py``): Bake Noise Texture (stills, loops) and Bake Noise to UVs (UDIM tiles).
+
+The UI's way is driven here through ``JobOperator.start_job`` and ``modal`` with a stand-in window manager and
+timer/Esc events (background mode has no window); the parts are the operators' own (``bake.bake_job``,
+``bake_uv.bake_uv_job``). Checked: the same bits as the foreground bake, progress monotone, Esc stopping within
+``CANCEL_WAIT`` in the worker and between the steps that save a file set, the scene and the folder as they were
+after a cancel or a failure, one job per object, and background mode's printed progress."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from .conftest import scene_state
+from .test_uv_bake import udim_cube
+
+pytestmark = pytest.mark.blender
+
+
+class Manager:
+    """What ``JobOperator`` asks of the window manager."""
+
+    def __init__(self) -> None:
+        self.updates: list[int] = []
+        self.ended = False
+
+    def progress_begin(self, _low, _high) -> None:
+        pass
+
+    def progress_update(self, value) -> None:
+        self.updates.append(value)
+
+    def progress_end(self) -> None:
+        self.ended = True
+
+    def event_timer_add(self, _tick, window=None) -> str:
+        return "timer"
+
+    def event_timer_remove(self, _timer) -> None:
+        pass
+
+    def modal_handler_add(self, _operator) -> None:
+        pass
+
+
+def _host(addon, label: str, key: str, compute, apply, total: int):
+    class Host(addon.jobs.JobOperator):  # a plain class at run time: the modal logic without registering
+        bl_label = label
+        job_total = total
+
+        def __init__(self) -> None:
+            self.reports: list[tuple[str, str]] = []
+
+        def job_key(self, _context) -> str:
+            return key
+
+        def prepare(self, _context):
+            return compute, apply
+
+        def report(self, kinds, text) -> None:
+            self.reports.append((next(iter(kinds)), text))
+
+    return Host()
+
+
+TIMER = SimpleNamespace(type="TIMER", value="NOTHING")
+ESC = SimpleNamespace(type="ESC", value="PRESS")
+
+
+def _drive(host, context, escape_when=lambda _host: False, seconds: float = 120.0):
+    """Run ``host`` as the UI would: ticks until it ends, Esc once ``escape_when(host)``. Returns the result, the
+    progress seen at each tick and how long the Esc took."""
+    assert host.start_job(context) == {"RUNNING_MODAL"}
+    seen, took = [], None
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        event = ESC if took is None and escape_when(host) else TIMER
+        began = time.monotonic()
+        result = host.modal(context, event)
+        if event is ESC:
+            took = time.monotonic() - began
+        seen.append(host._worker.done)
+        if result != {"PASS_THROUGH"}:
+            assert context.window_manager.ended
+            return result, seen, took
+        time.sleep(0.005)
+    raise AssertionError("the job did not end")
+
+
+def _context():
+    return SimpleNamespace(window_manager=Manager(), workspace=None, window=object())
+
+
+def _files(folder) -> dict:
+    return {p.name: p.read_bytes() for p in sorted(folder.iterdir()) if p.is_file()}
+
+
+@pytest.fixture
+def one_step_per_tick(addon, monkeypatch):
+    """Steps run about half a tick's worth per timer tick: with a tiny tick, one each (Esc can fall between)."""
+    monkeypatch.setattr(addon.jobs, "TICK", 1e-4)
+
+
+def _loop_job(addon, path, frames=6, image="Loop"):
+    spec = addon.noise_core.NoiseSpec(kind="simplex", frequency=3.0)
+    return addon.bake.bake_job(spec, image=image, width=48, height=40, loop_frames=frames, save_format="PNG",
+                               filepath=str(path))  # fmt: skip
+
+
+def test_a_loop_bake_as_a_job_writes_the_foreground_bake_s_files(bpy_empty, addon, tmp_path, one_step_per_tick):
+    bpy = bpy_empty
+    (tmp_path / "job").mkdir()
+    (tmp_path / "foreground").mkdir()
+    expected = _loop_job(addon, tmp_path / "foreground" / "loop.png", image="Foreground").run(bpy.context, "Bake")
+    job = _loop_job(addon, tmp_path / "job" / "loop.png")
+    host = _host(addon, "Bake Noise Texture", "image Loop", job.compute, job.apply, job.total)
+    result, seen, _ = _drive(host, _context())
+    assert result == {"FINISHED"} and host.reports == []
+    assert seen == sorted(seen) and seen[-1] == job.total == 6 and len(set(seen)) > 3  # frame by frame
+    assert _files(tmp_path / "job") == _files(tmp_path / "foreground") and len(_files(tmp_path / "job")) == 6
+    assert job.image.name == "Loop" and job.image.source == "SEQUENCE" and expected.source == "SEQUENCE"
+    assert sorted(i.name for i in bpy.data.images) == ["Foreground", "Loop"]  # no scratch image left
+    assert addon.jobs.running("image Loop") is None
+
+
+def test_esc_between_the_frames_of_a_loop_leaves_no_frame_and_the_scene_as_it_was(
+    bpy_empty, addon, tmp_path, one_step_per_tick
+):
+    bpy = bpy_empty
+    (tmp_path / "loop.0003.png").write_bytes(b"old frame")
+    before = scene_state(bpy)
+    job = _loop_job(addon, tmp_path / "loop.png", frames=8)
+    host = _host(addon, "Bake Noise Texture", "image Loop", job.compute, job.apply, job.total)
+    context = _context()
+    refused = []
+
+    def two_frames_saved(host) -> bool:
+        if host._steps is None or host._worker.done < 2:
+            return False
+        assert addon.jobs.running("image Loop") is host._worker  # the Cancel button still finds it
+        other = _host(addon, "Bake Noise Texture", "image Loop", lambda advance: None, lambda result: None, 1)
+        refused.append((other.start_job(context), other.reports))  # one job per image at a time
+        return True
+
+    result, seen, took = _drive(host, context, two_frames_saved)
+    assert result == {"CANCELLED"} and took < addon.jobs.CANCEL_WAIT
+    assert refused == [({"CANCELLED"}, [("ERROR", "'image Loop': a job is already running on it (wait for it or "
+                                                  "press Esc to cancel it)")])]  # fmt: skip
+    assert host.reports == [("WARNING", "Bake Noise Texture: cancelled; nothing was changed")]
+    assert 2 <= seen[-1] < 8
+    assert _files(tmp_path) == {"loop.0003.png": b"old frame"}  # no frame of the new set, no temporary file
+    assert scene_state(bpy) == before  # no sequence, no scratch image, no saving scene
+    assert addon.jobs.running("image Loop") is None
+
+
+def test_esc_while_a_large_bake_computes_stops_it_within_the_bound_and_changes_nothing(bpy_empty, addon, tmp_path):
+    bpy = bpy_empty
+    target = bpy.data.images.new("Target", 32, 32, float_buffer=True)
+    target.pixels.foreach_set(np.linspace(0, 1, 32 * 32 * 4, dtype=np.float32))  # unsaved changes
+    before = scene_state(bpy)
+    spec = addon.noise_core.NoiseSpec(kind="simplex", octaves=8)
+    job = addon.bake.bake_job(spec, image=target, width=4096, height=4096, save_format="PNG",
+                              filepath=str(tmp_path / "big.png"))  # fmt: skip
+    host = _host(addon, "Bake Noise Texture", "image Target", job.compute, job.apply, job.total)
+    result, seen, took = _drive(host, _context(), lambda host: 0 < host._worker.done < host._worker.total)
+    assert result == {"CANCELLED"} and took < addon.jobs.CANCEL_WAIT
+    assert host._worker.cancelled and 0 < seen[-1] < job.total
+    assert seen == sorted(seen)
+    assert scene_state(bpy) == before and list(tmp_path.iterdir()) == []
+
+
+def test_esc_between_filling_an_existing_image_and_saving_it_puts_the_image_back(
+    bpy_empty, addon, tmp_path, one_step_per_tick
+):
+    bpy = bpy_empty
+    target = bpy.data.images.new("Target", 32, 32)
+    target.pixels.foreach_set(np.linspace(0, 1, 32 * 32 * 4, dtype=np.float32))  # unsaved changes
+    before = scene_state(bpy)
+    job = addon.bake.bake_job(addon.noise_core.NoiseSpec(), image=target, width=64, height=48,
+                              save_format="PNG", filepath=str(tmp_path / "t.png"))  # fmt: skip
+    host = _host(addon, "Bake Noise Texture", "image Target", job.compute, job.apply, job.total)
+    filled = []
+
+    def after_the_fill(host) -> bool:
+        if host._steps is not None:
+            filled.append(tuple(target.size))
+        return bool(filled)
+
+    result, _, took = _drive(host, _context(), after_the_fill)
+    assert filled == [(64, 48)] and result == {"CANCELLED"} and took < addon.jobs.CANCEL_WAIT
+    assert scene_state(bpy) == before and target.colorspace_settings.name == "sRGB"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_still_bake_as_a_job_equals_the_foreground_bake(bpy_empty, addon, tmp_path):
+    bpy = bpy_empty
+    spec = addon.noise_core.NoiseSpec(kind="perlin", octaves=4, tiling=True)
+    options = {"width": 300, "height": 200, "map_type": "NORMAL", "save_format": "OPEN_EXR"}
+    expected = addon.api.bake(bpy.context, spec, image="Foreground", filepath=str(tmp_path / "a.exr"), **options)
+    job = addon.bake.bake_job(spec, image="Job", filepath=str(tmp_path / "b.exr"), **options)
+    host = _host(addon, "Bake Noise Texture", "image Job", job.compute, job.apply, job.total)
+    result, seen, _ = _drive(host, _context())
+    assert result == {"FINISHED"} and seen == sorted(seen) and seen[-1] == job.total
+    pixels = [np.empty(300 * 200 * 4, np.float32) for _ in range(2)]
+    expected.pixels.foreach_get(pixels[0])
+    job.image.pixels.foreach_get(pixels[1])
+    np.testing.assert_array_equal(pixels[1], pixels[0])
+    assert (tmp_path / "a.exr").read_bytes() == (tmp_path / "b.exr").read_bytes()
+
+
+def _udim_job(addon, bpy, cube, path, **options):
+    spec = addon.noise_core.NoiseSpec(frequency=2.0)
+    return addon.bake_uv.bake_uv_job(bpy.context, cube, spec, width=64, height=48, margin=2, image="UV",
+                                     save_format="PNG", filepath=str(path), **options)  # fmt: skip
+
+
+def test_a_udim_bake_as_a_job_writes_the_foreground_bake_s_tiles(bpy_empty, addon, tmp_path, one_step_per_tick):
+    bpy = bpy_empty
+    cube = udim_cube(bpy)
+    (tmp_path / "job").mkdir()
+    (tmp_path / "foreground").mkdir()
+    _udim_job(addon, bpy, cube, tmp_path / "foreground" / "uv.png").run(bpy.context, "Bake")
+    job = _udim_job(addon, bpy, cube, tmp_path / "job" / "uv.png")
+    host = _host(addon, "Bake Noise to UVs", cube.name, job.compute, job.apply, job.total)
+    result, seen, _ = _drive(host, _context())
+    assert result == {"FINISHED"} and seen == sorted(seen) and seen[-1] == job.total
+    assert sorted(_files(tmp_path / "job")) == ["uv.1001.png", "uv.1002.png"]
+    assert _files(tmp_path / "job") == _files(tmp_path / "foreground")
+    assert job.image.source == "TILED" and sorted(t.number for t in job.image.tiles) == [1001, 1002]
+
+
+def test_esc_between_udim_tiles_and_a_failed_tile_leave_no_tile_and_the_scene_as_it_was(
+    bpy_empty, addon, tmp_path, one_step_per_tick
+):
+    bpy = bpy_empty
+    cube = udim_cube(bpy)
+    before = scene_state(bpy)
+    job = _udim_job(addon, bpy, cube, tmp_path / "uv.png")
+    host = _host(addon, "Bake Noise to UVs", cube.name, job.compute, job.apply, job.total)
+    tiles = addon.noise_core.uv_bake.TILE_STEPS * 2
+    result, _, took = _drive(host, _context(), lambda host: host._steps is not None and host._worker.done > tiles)
+    assert result == {"CANCELLED"} and took < addon.jobs.CANCEL_WAIT
+    assert list(tmp_path.iterdir()) == [] and scene_state(bpy) == before
+
+    (tmp_path / "uv.1002.png").mkdir()  # the second tile cannot be written
+    job = _udim_job(addon, bpy, cube, tmp_path / "uv.png")
+    host = _host(addon, "Bake Noise to UVs", cube.name, job.compute, job.apply, job.total)
+    result, _, _ = _drive(host, _context())
+    assert result == {"CANCELLED"} and host.reports[0][0] == "ERROR"
+    assert host.reports[0][1].startswith("filepath: Blender could not save")
+    assert [p.name for p in tmp_path.iterdir()] == ["uv.1002.png"] and scene_state(bpy) == before
+
+
+def test_a_failure_in_the_worker_is_reported_and_changes_nothing(bpy_empty, addon):
+    bpy = bpy_empty
+    before = scene_state(bpy)
+    job = addon.bake.bake_job(addon.noise_core.NoiseSpec(), image="Failing", width=64, height=64)
+
+    def failing(advance):
+        job.compute(advance)
+        raise addon.errors.UserError("noise: the worker failed")
+
+    host = _host(addon, "Bake Noise Texture", "image Failing", failing, job.apply, job.total)
+    result, _, _ = _drive(host, _context())
+    assert result == {"CANCELLED"} and host.reports == [("ERROR", "noise: the worker failed")]
+    assert scene_state(bpy) == before
+
+
+def test_background_bakes_run_in_the_foreground_with_progress_printed(bpy_empty, addon, tmp_path, capsys):
+    bpy = bpy_empty
+    assert bpy.app.background
+    capsys.readouterr()
+    assert bpy.ops.noisewright.bake_texture("INVOKE_DEFAULT", image_name="Still", width=64, height=64) == {"FINISHED"}
+    assert "Noisewright: Bake Noise Texture: 100 %" in capsys.readouterr().out
+    assert bpy.ops.noisewright.bake_texture(
+        "INVOKE_DEFAULT", image_name="Loop", width=16, height=16, loop_frames=3, save_format="PNG",
+        filepath=str(tmp_path / "loop.png"),
+    ) == {"FINISHED"}  # fmt: skip
+    printed = capsys.readouterr().out
+    assert "Noisewright: Bake Noise Texture: 33 %" in printed and "Bake Noise Texture: 100 %" in printed
+    assert bpy.data.images["Loop"].source == "SEQUENCE" and len(list(tmp_path.iterdir())) == 3
+    cube = udim_cube(bpy)
+    bpy.context.view_layer.objects.active = cube
+    assert bpy.ops.noisewright.bake_uv(
+        "INVOKE_DEFAULT", image_name="UV", width=32, height=32, save_format="PNG", filepath=str(tmp_path / "uv.png")
+    ) == {"FINISHED"}  # fmt: skip
+    assert "Noisewright: Bake Noise to UVs: 100 %" in capsys.readouterr().out
+    assert bpy.data.images["UV"].source == "TILED"
+
+
+def test_the_bake_operators_are_jobs_with_one_undo_step(addon):
+    for operator in (addon.bake.NOISEWRIGHT_OT_bake_texture, addon.bake_uv.NOISEWRIGHT_OT_bake_uv):
+        assert issubclass(operator, addon.jobs.JobOperator) and "UNDO" in operator.bl_options
+
+
+def test_a_stream_hands_out_its_items_in_order_a_few_ahead_and_stops_when_closed(addon):
+    made = []
+
+    def produce(index, check):
+        check()
+        made.append(index)
+        return index * index
+
+    stream = addon.jobs.Stream(produce, 100, ahead=2)
+    assert [stream.get(timeout=5.0) for _ in range(3)] == [0, 1, 4]
+    time.sleep(0.3)
+    assert len(made) <= 3 + 2 + 1  # handed out, waiting in the queue, one made and waiting for room
+    stream.close()
+    time.sleep(0.3)
+    stopped = len(made)
+    time.sleep(0.2)
+    assert len(made) == stopped < 100
+
+    def failing(index, check):
+        if index == 1:
+            raise ValueError("frame 1 failed")
+        return index
+
+    stream = addon.jobs.Stream(failing, 3)
+    assert stream.get(timeout=5.0) == 0
+    with pytest.raises(ValueError, match="frame 1 failed"):
+        stream.get(timeout=5.0)
+    slow = addon.jobs.Stream(lambda index, check: time.sleep(0.5) or index, 1)
+    assert slow.get(timeout=0.01) is None  # not ready yet: the caller gets the window back
+    assert slow.get() == 0
+
+
+def test_a_plain_apply_lands_at_once_and_a_bug_in_the_worker_is_raised(addon):
+    assert addon.jobs.steps_of({"a": 1}) is None and addon.jobs.steps_of(None) is None
+    applied = []
+
+    def apply(result):
+        applied.append(result)
+        return {"slope": None}  # what an apply returns, unless a generator (its steps), is not looked at
+
+    host = _host(addon, "Erode Terrain", "Plain", lambda advance: advance(5) or "eroded", apply, 5)
+    result, seen, _ = _drive(host, _context())
+    assert result == {"FINISHED"} and applied == ["eroded"] and seen[-1] == 5 and host.reports == []
+
+    def bug(advance):
+        raise ZeroDivisionError("a bug")
+
+    host = _host(addon, "Erode Terrain", "Bug", bug, applied.append, 1)
+    with pytest.raises(ZeroDivisionError, match="a bug"):
+        _drive(host, _context())
+    assert applied == ["eroded"] and addon.jobs.running("Bug") is None
