@@ -7,7 +7,7 @@ and gives the numbers for its import dialog (``noise_core.engines``). A Noise Te
 regenerated there from its settings (its noise, falloff and erosion evaluated on the new grid, no resampling; its
 base heightmap, if it has one, resampled bilinearly); any
 other grid mesh, or a terrain asked for another shape than its grid's aspect, is resampled bilinearly
-(``heightmaps.resample_bilinear``). Heights are local Z in metres (Blender units times the scene's unit scale);
+(``resample.resample_bilinear``). Heights are local Z in metres (Blender units times the scene's unit scale);
 the file's first row is the mesh's +Y edge, its first column the -X edge.
 
 ``import_heightmap`` reads one back (``heightmaps.read_heightmap``) as a Noise Terrain whose base heightmap it
@@ -36,7 +36,7 @@ from . import erosion_io, mesh_io, terrain
 from .errors import UserError
 from .jobs import JobOperator
 from .mapping import Domain, to_domain, to_spec
-from .noise_core import NoiseSpec, heightmaps
+from .noise_core import NoiseSpec, heightmaps, resample
 from .noise_core.engines import ENGINES
 from .noise_core.schema import Option
 from .noise_core.splat import SplatLayer, check_layers, splat_weights
@@ -254,7 +254,7 @@ def export_parts(
         if regenerate:
             heights = _terrain_heights(context, recalled, resolution)
         elif resolution and grid_heights.shape != (resolution, resolution):
-            heights = heightmaps.resample_bilinear(grid_heights, (resolution, resolution))
+            heights = resample.resample_bilinear(grid_heights, (resolution, resolution))
         else:
             heights = grid_heights
         advance(HEIGHTS_SHARE)

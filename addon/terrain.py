@@ -37,7 +37,7 @@ from .mapping import (
     to_spec,
 )
 from .mesh_io import mesh_of
-from .noise_core import NoiseSpec, heightmaps
+from .noise_core import NoiseSpec, heightmaps, resample
 from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 from .noise_core.ranges import to_unit
 from .noise_core.registry import COMMON_OPTIONS, kind_info
@@ -323,7 +323,7 @@ def read_heightmap(path: Path, name: str) -> heightmaps.Heightmap:
 def base_heights(shape: dict[str, Any]) -> np.ndarray | None:
     """(N,) heights of the checked ``shape``'s base heightmap on its grid (row-major from -y), None when
     ``base_blend`` is NONE: the file's values ``v`` (``noise_core.read_heightmap``), resampled bilinearly to
-    the grid when their size differs (``heightmaps.resample_bilinear``), as ``base_low + v (base_high -
+    the grid when their size differs (``resample.resample_bilinear``), as ``base_low + v (base_high -
     base_low)``; its first row is the +Y edge. ``UserError`` naming ``base_file`` when it cannot be read."""
     if shape["base_blend"] == "NONE":
         return None
@@ -336,7 +336,7 @@ def base_heights(shape: dict[str, Any]) -> np.ndarray | None:
     grid_shape = (shape["y_subdivisions"] + 1, shape["x_subdivisions"] + 1)
     samples = values.astype(np.float64)
     if samples.shape != grid_shape:
-        samples = heightmaps.resample_bilinear(samples, grid_shape)
+        samples = resample.resample_bilinear(samples, grid_shape)
     low, high = shape["base_low"], shape["base_high"]
     return (low + samples * (high - low))[::-1].ravel()
 

@@ -88,7 +88,7 @@ import numpy as np
 from . import runtime
 from ._jit import jit, range_kernel, serial_kernel
 from .hashing import avalanche, eat, hash_seed
-from .heightmaps import bilinear_axis, resample_bilinear
+from .resample import bilinear_axis, resample_bilinear
 from .schema import Option
 from .threads import on_threads
 

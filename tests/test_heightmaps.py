@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noise_core import engines, heightmaps
+from noise_core import engines, heightmaps, resample
 from noise_core.cli import main
 from noise_core.files import replacing_all
 from noise_core.heightmaps import read_heightmap, tile_windows, write_heightmap, write_tiles
@@ -469,12 +469,12 @@ def test_cli_import_converts_and_keeps_the_range(tmp_path: Path, capsys: pytest.
 def test_bilinear_resampling_keeps_planes_and_corners() -> None:
     rows, cols = np.mgrid[0:5, 0:9]
     plane = 2.0 * rows + 0.5 * cols + 1.0
-    out = heightmaps.resample_bilinear(plane, (9, 17))  # twice as fine: a plane stays the plane
+    out = resample.resample_bilinear(plane, (9, 17))  # twice as fine: a plane stays the plane
     r, c = np.mgrid[0:9, 0:17]
     assert np.allclose(out, 2.0 * r / 2 + 0.5 * c / 2 + 1.0, rtol=0, atol=1e-12)
-    assert np.array_equal(heightmaps.resample_bilinear(plane, (5, 9)), plane)
+    assert np.array_equal(resample.resample_bilinear(plane, (5, 9)), plane)
     bumpy = _values((6, 7)).astype(np.float64)
-    small = heightmaps.resample_bilinear(bumpy, (3, 4))
+    small = resample.resample_bilinear(bumpy, (3, 4))
     assert [small[0, 0], small[0, -1], small[-1, 0], small[-1, -1]] == [
         bumpy[0, 0],
         bumpy[0, -1],
