@@ -6,8 +6,9 @@ Lattice noise (seed 004) blends corner gradients ``c`` with quintic weights ``t 
 gradient vector (zero for value noise). Simplex noise (seed 001) sums ``f(r^2) c`` with
 ``f = 8 max(0, 1/2 - r^2)^3`` (1D: ``(1 - x^2)^3``); each term's derivative is ``f' 2 d c + f grad c`` for the
 corner offset ``d``. Both are multiplied by the scale of the coordinates (the frequency; for simplex also
-``1/sqrt(3)`` in 2D, ``0.6`` in 3D: the skew only picks the corners). The octaves combine as in ``fractal``:
-fBm's weighted mean (turbulence: ``d|n| = sign(n) dn``) or the Musgrave modes by the product and chain rules.
+``1/sqrt(3)`` in 2D, ``0.6`` in 3D: the skew only picks the corners). The values fold by ``fractal``'s own fold
+(``fractal_modes.fold``, ``finished``); the gradients beside them: fBm's weighted mean (turbulence:
+``d|n| = sign(n) dn``) or the Musgrave modes by the product and chain rules (``_combine_d``).
 Values are computed by the same expressions as ``evaluate``'s, so the value column equals it to within a few
 float32 roundings; the gradient is float64 until it is stored as float32.
 """
@@ -494,8 +495,8 @@ def _combine_d(mode, octave, d, r, offset, gain, total, weight, dtotal, dweight,
 
 
 def _build_kernel(family, dim, variant, tiled, mode):
-    """The value-and-gradient kernel of one ``(family, dim, variant, tiled, mode)``: ``fractal``'s octave loop
-    with each octave's derivatives carried along. ``out`` is (N, 1 + dim) float32."""
+    """The value-and-gradient kernel of one ``(family, dim, variant, tiled, mode)``: ``fractal``'s octave loop and
+    fold (``fractal_modes``) with each octave's derivatives carried along. ``out`` is (N, 1 + dim) float32."""
     musgrave = mode != FBM
     fbm = not musgrave
     fbm_room = DERIVATIVE_BLOCK if fbm else 1  # fBm's float32 sums

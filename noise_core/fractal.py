@@ -18,8 +18,9 @@ octave loop is outermost and the loop over points innermost, so that loop is a
 straight run of arithmetic over contiguous arrays that LLVM vectorises (four
 float64 lanes with AVX2), like the seeds' four-wide SIMD jobs. Families in
 ``sampling.BLOCKWISE`` fill the block's float32 values per octave with their block sampler
-instead (passes over the block in 32-bit lanes, eight wide: see ``sampling``). The block's sum
-accumulates in ``out`` itself (float32: at most one float32 rounding per octave).
+instead (passes over the block in 32-bit lanes, eight wide: see ``sampling``). Each octave's values are folded in
+by ``fractal_modes.fold`` and the block finished by ``fractal_modes.finished``, the fold the grid and derivative
+kernels share: fBm's sum accumulates in ``out`` itself (float32: at most one float32 rounding per octave).
 
 The work is split in two compiled functions. The launcher (``_build_launcher``, one per ``dim`` and point
 type) is a range kernel run on all threads (``threads.on_threads``): it copies each block's coordinates and

@@ -8,13 +8,12 @@ Each pixel then only eats its row's lattice ``y`` into its column's two partial 
 four corners and blends them (``lattice_noise._blend_2d``).
 
 The numbers are the point path's (``fractal._build_block`` over ``lattice_noise.lattice_block_2d``), bit for
-bit: the same float64 coordinates (``api.grid_coordinates``) times the same octave frequencies (``frequency *
-lacunarity`` repeated in float64) through the same ``span32``, the same hashes and the same float32 blend (an
-``_jit.exact`` helper, so its bits do not depend on the loop it is inlined into), the same float32
-accumulation ``sum + float32(amplitude * value)``, scale ``float32(1 / sum of amplitudes)`` and clamp to the
-spec's float32 range (``tests/test_grid_path.py`` checks it). The Musgrave modes (``fractal_modes``) fold each
-octave in with the point path's ``fractal_modes.combine`` into float64 running totals per row, rounded to float32
-and clamped at the end, as the point path does.
+bit: the same float64 coordinates (``api.grid_coordinates``) times the same octave frequencies
+(``fractal_modes.octave_settings``) through the same ``span32``, the same hashes and the same float32 blend (an
+``_jit.exact`` helper, so its bits do not depend on the loop it is inlined into), and the same fold, the point
+path's own: ``fractal_modes.fold`` (fBm's float32 ``sum + float32(amplitude * value)``, or a Musgrave mode's
+float64 running totals per row) and ``fractal_modes.finished`` (fBm's scale ``float32(1 / sum of amplitudes)``,
+the clamp to the spec's float32 range); ``tests/test_grid_path.py`` checks it.
 
 Where an octave's lattice cells are ``RUN_LENGTH`` columns wide or wider, a row's four corner hashes are
 the same for every column of a cell: they are computed once per cell (run of columns) and row, and only
@@ -89,7 +88,7 @@ def _column_tables(xs, seed, frequency, octaves, lacunarity, tiled, column_hashe
 
 def _build_grid_kernel(gradient, tiled, mode=FBM):
     """The grid kernel of lattice gradient ``gradient`` (``gradients.VALUE``/``PERLIN``), tiled or not, combining
-    the octaves by ``mode`` (``fractal_modes`` codes: fBm, or a Musgrave mode through ``fractal_modes.combine``)."""
+    the octaves by ``mode`` (``fractal_modes`` codes: fBm or a Musgrave mode, through ``fractal_modes.fold``)."""
     musgrave = mode != FBM
 
     @range_kernel
