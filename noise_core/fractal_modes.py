@@ -136,9 +136,10 @@ def _fold_musgrave(mode, octave, value, amplitude, turbulence, offset, gain, sum
 
 @overload(fold, prefer_literal=True, jit_options={**JIT_OPTIONS, "forceinline": True})
 def _fold(mode, octave, value, amplitude, turbulence, offset, gain, sums, total, weight, i):
-    """``fold`` for a literal ``mode``: only that mode's code is typed and compiled into the kernel (a branch on
-    ``mode`` left for LLVM to remove made the 4D point loop 5% slower, measured), and fBm's first octave in the
-    form that is fastest for ``value``'s type (float32: its own float32-only branch; float64: a select)."""
+    """``fold`` for a literal ``mode``: only that mode's code is typed and compiled into the kernel, as a branch
+    on a closure constant in the kernel itself would be, rather than a branch left for LLVM to remove after
+    inlining; fBm's first octave in the form its loop had before the fold was shared: float32 values (block
+    samplers, the grid) in a float32-only branch, float64 values (point samplers, derivatives) by a select."""
     code = getattr(mode, "literal_value", None)
     if code is None:
         return None
