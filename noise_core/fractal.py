@@ -97,7 +97,7 @@ def _build_block(family, dim, variant, tiled, mode=FBM):
             )
             if blockwise:
                 sample_block(variant, dim, xb, yb, zb, octave_seed, octave_frequency, period, params, values)
-                for i in range(n):  # float32 values: the first fBm octave is a float32-only loop
+                for i in range(n):
                     fold(mode, octave, values[i], amplitude, turbulence, offset, gain, ob, total, weight, i)
             else:
                 for i in range(n):

@@ -24,7 +24,6 @@ value at one point into the running sum (fBm) or total (``combine``), ``finished
 from __future__ import annotations
 
 import numpy as np
-from numba import types
 from numba.extending import overload
 
 from ._jit import JIT_OPTIONS, jit
@@ -118,14 +117,10 @@ def fold(mode, octave, value, amplitude, turbulence, offset, gain, sums, total, 
     raise NotImplementedError("fold is compiled into the kernels; call noise_core.evaluate")
 
 
-def _fold_float32(mode, octave, value, amplitude, turbulence, offset, gain, sums, total, weight, i):
+def _fold_fbm(mode, octave, value, amplitude, turbulence, offset, gain, sums, total, weight, i):
     value = abs(value) if turbulence else value
-    # the first octave, 0 + float32(1 * value), is 0 + value: the same bits, in a float32-only loop
-    sums[i] = np.float32(0.0) + value if octave == 0 else sums[i] + np.float32(amplitude * value)
-
-
-def _fold_float64(mode, octave, value, amplitude, turbulence, offset, gain, sums, total, weight, i):
-    value = abs(value) if turbulence else value
+    # the first octave, 0 + float32(1 * value), is 0 + value for float32 values: the bits the grid kernel's
+    # and the block samplers' own first-octave loops gave
     previous = sums[i] if octave > 0 else np.float32(0.0)
     sums[i] = previous + np.float32(amplitude * value)
 
@@ -138,14 +133,11 @@ def _fold_musgrave(mode, octave, value, amplitude, turbulence, offset, gain, sum
 def _fold(mode, octave, value, amplitude, turbulence, offset, gain, sums, total, weight, i):
     """``fold`` for a literal ``mode``: only that mode's code is typed and compiled into the kernel, as a branch
     on a closure constant in the kernel itself would be, rather than a branch left for LLVM to remove after
-    inlining; fBm's first octave in the form its loop had before the fold was shared: float32 values (block
-    samplers, the grid) in a float32-only branch, float64 values (point samplers, derivatives) by a select."""
+    inlining."""
     code = getattr(mode, "literal_value", None)
     if code is None:
         return None
-    if code != FBM:
-        return _fold_musgrave
-    return _fold_float32 if value == types.float32 else _fold_float64
+    return _fold_fbm if code == FBM else _fold_musgrave
 
 
 @jit
