@@ -6,8 +6,9 @@ Lattice noise (seed 004) blends corner gradients ``c`` with quintic weights ``t 
 gradient vector (zero for value noise). Simplex noise (seed 001) sums ``f(r^2) c`` with
 ``f = 8 max(0, 1/2 - r^2)^3`` (1D: ``(1 - x^2)^3``); each term's derivative is ``f' 2 d c + f grad c`` for the
 corner offset ``d``. Both are multiplied by the scale of the coordinates (the frequency; for simplex also
-``1/sqrt(3)`` in 2D, ``0.6`` in 3D: the skew only picks the corners). The octaves combine as in ``fractal``:
-fBm's weighted mean (turbulence: ``d|n| = sign(n) dn``) or the Musgrave modes by the product and chain rules.
+``1/sqrt(3)`` in 2D, ``0.6`` in 3D: the skew only picks the corners). The values fold by ``fractal``'s own fold
+(``fractal_modes.fold``, ``finished``); the gradients beside them: fBm's weighted mean (turbulence:
+``d|n| = sign(n) dn``) or the Musgrave modes by the product and chain rules (``_combine_d``).
 Values are computed by the same expressions as ``evaluate``'s, so the value column equals it to within a few
 float32 roundings; the gradient is float64 until it is stored as float32.
 """
@@ -26,8 +27,11 @@ from .fractal_modes import (
     HYBRID_STOP,
     MODE_CODES,
     MULTIFRACTAL,
-    combine,
+    amplitude_sum,
+    finished,
+    fold,
     octave_arguments,
+    octave_settings,
 )
 from .gradients import (
     PERLIN,
@@ -447,9 +451,9 @@ def _sample_d(family, dim, variant, x, y, z, w, seed, frequency, period):
 
 @jit
 def _combine_d(mode, octave, d, r, offset, gain, total, weight, dtotal, dweight, i):
-    """``fractal_modes.combine`` (which folds the value ``n``) for octave ``d = (n, dn/dx, dn/dy, dn/dz, dn/dw)``,
-    carrying the derivatives of the running total and weight in ``dtotal[:, i]``, ``dweight[:, i]`` by the
-    product and chain rules, from the total and weight before this octave."""
+    """The derivatives of ``fractal_modes.combine`` for octave ``d = (n, dn/dx, dn/dy, dn/dz, dn/dw)``: those of
+    the running total and weight into ``dtotal[:, i]``, ``dweight[:, i]`` by the product and chain rules, from the
+    total and weight before this octave (so before ``fractal_modes.fold`` folds ``n`` in)."""
     value = d[0]
     if mode == MULTIFRACTAL:
         factor = 1.0 + r * value
@@ -488,14 +492,15 @@ def _combine_d(mode, octave, d, r, offset, gain, total, weight, dtotal, dweight,
                 dsignal = -2.0 * ridge * sign * d[1 + a] * clamp + ridge * ridge * dclamp
                 dtotal[a, i] += dsignal * r
                 dweight[a, i] = dsignal
-    combine(mode, octave, value, r, offset, gain, total, weight, i)
 
 
 def _build_kernel(family, dim, variant, tiled, mode):
-    """The value-and-gradient kernel of one ``(family, dim, variant, tiled, mode)``: ``fractal``'s octave loop
-    with each octave's derivatives carried along. ``out`` is (N, 1 + dim) float32."""
+    """The value-and-gradient kernel of one ``(family, dim, variant, tiled, mode)``: ``fractal``'s octave loop and
+    fold (``fractal_modes``) with each octave's derivatives carried along. ``out`` is (N, 1 + dim) float32."""
     musgrave = mode != FBM
     fbm = not musgrave
+    fbm_room = DERIVATIVE_BLOCK if fbm else 1  # fBm's float32 sums
+    room = DERIVATIVE_BLOCK if musgrave else 1  # the Musgrave modes' running totals and weights
 
     @range_kernel
     def derivative_kernel(
@@ -518,8 +523,10 @@ def _build_kernel(family, dim, variant, tiled, mode):
             wb = local[3 if dim > 3 else 0]
             # Stack buffers (``_jit.scratch``), only those the mode uses (branches on closure constants are
             # pruned before typing); each is written before it is read (the Musgrave modes' at octave 0).
+            sums = scratch(fbm_room, m if fbm else 0, np.float32)
+            total = scratch(room, m if musgrave else 0, np.float64)
+            weight = scratch(room, m if musgrave else 0, np.float64)
             if fbm:
-                sums = scratch(DERIVATIVE_BLOCK, m, np.float32)
                 # the fBm gradient interleaved, (x, y, z) of point i at dim * i: one array written in the point
                 # loop besides ``sums``, so LLVM's overlap checks stay few enough for it to vectorise the loop
                 slopes = scratch((dim, DERIVATIVE_BLOCK), dim * m, np.float64)
@@ -528,50 +535,33 @@ def _build_kernel(family, dim, variant, tiled, mode):
             if musgrave:
                 dtotal = scratch((4, DERIVATIVE_BLOCK), (4, m), np.float64)
                 dweight = scratch((4, DERIVATIVE_BLOCK), (4, m), np.float64)
-                total = scratch(DERIVATIVE_BLOCK, m, np.float64)
-                weight = scratch(DERIVATIVE_BLOCK, m, np.float64)
-            octave_frequency = frequency
-            amplitude = 1.0
-            amplitude_sum = 0.0
             for octave in range(octaves):
-                period = octave_frequency if tiled else 0.0
-                octave_seed = seed + octave
-                if musgrave:
-                    for i in range(m):
-                        d = sample_d(
-                            family, dim, variant, xb[i], yb[i], zb[i], wb[i], octave_seed, octave_frequency, period
-                        )
+                octave_seed, octave_frequency, period, amplitude = octave_settings(
+                    seed, frequency, lacunarity, persistence, tiled, octave
+                )
+                for i in range(m):
+                    d = sample_d(family, dim, variant, xb[i], yb[i], zb[i], wb[i], octave_seed, octave_frequency,
+                                 period)  # fmt: skip
+                    if musgrave:
                         _combine_d(mode, octave, d, amplitude, offset, gain, total, weight, dtotal, dweight, i)
-                else:
-                    for i in range(m):
-                        value, dx, dy, dz, dw = sample_d(
-                            family, dim, variant, xb[i], yb[i], zb[i], wb[i], octave_seed, octave_frequency, period
-                        )
-                        slope = -amplitude if (turbulence and value < 0.0) else amplitude
-                        value = abs(value) if turbulence else value
-                        previous = sums[i] if octave > 0 else np.float32(0.0)
-                        sums[i] = previous + np.float32(amplitude * value)
-                        slopes[dim * i] += slope * dx
+                    else:
+                        slope = -amplitude if (turbulence and d[0] < 0.0) else amplitude
+                        slopes[dim * i] += slope * d[1]
                         if dim > 1:
-                            slopes[dim * i + 1] += slope * dy
+                            slopes[dim * i + 1] += slope * d[2]
                         if dim > 2:
-                            slopes[dim * i + 2] += slope * dz
+                            slopes[dim * i + 2] += slope * d[3]
                         if dim > 3:
-                            slopes[dim * i + 3] += slope * dw
-                amplitude_sum += amplitude
-                octave_frequency *= lacunarity
-                amplitude *= persistence
-            if musgrave:
-                for i in range(m):
-                    out[start + i, 0] = min(max(np.float32(total[i]), low), high)
-                    for a in range(dim):
+                            slopes[dim * i + 3] += slope * d[4]
+                    fold(mode, octave, d[0], amplitude, turbulence, offset, gain, sums, total, weight, i)
+            inverse = 1.0 / amplitude_sum(octaves, persistence)  # fBm's: its value is scaled by float32(inverse)
+            scale = np.float32(inverse)
+            for i in range(m):
+                out[start + i, 0] = finished(mode, sums, total, i, scale, low, high)
+                for a in range(dim):
+                    if musgrave:
                         out[start + i, 1 + a] = np.float32(dtotal[a, i])
-            else:
-                scale = np.float32(1.0 / amplitude_sum)
-                inverse = 1.0 / amplitude_sum
-                for i in range(m):
-                    out[start + i, 0] = min(max(sums[i] * scale, low), high)
-                    for a in range(dim):
+                    else:
                         out[start + i, 1 + a] = np.float32(slopes[dim * i + a] * inverse)
 
     return derivative_kernel

@@ -18,8 +18,9 @@ octave loop is outermost and the loop over points innermost, so that loop is a
 straight run of arithmetic over contiguous arrays that LLVM vectorises (four
 float64 lanes with AVX2), like the seeds' four-wide SIMD jobs. Families in
 ``sampling.BLOCKWISE`` fill the block's float32 values per octave with their block sampler
-instead (passes over the block in 32-bit lanes, eight wide: see ``sampling``). The block's sum
-accumulates in ``out`` itself (float32: at most one float32 rounding per octave).
+instead (passes over the block in 32-bit lanes, eight wide: see ``sampling``). Each octave's values are folded in
+by ``fractal_modes.fold`` and the block finished by ``fractal_modes.finished``, the fold the grid and derivative
+kernels share: fBm's sum accumulates in ``out`` itself (float32: at most one float32 rounding per octave).
 
 The work is split in two compiled functions. The launcher (``_build_launcher``, one per ``dim`` and point
 type) is a range kernel run on all threads (``threads.on_threads``): it copies each block's coordinates and
@@ -44,9 +45,9 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ._jit import block_function, jit, range_kernel, scratch
+from ._jit import block_function, range_kernel, scratch
 from .blocks import BLOCK, read_block
-from .fractal_modes import FBM, MODE_CODES, combine, octave_arguments
+from .fractal_modes import FBM, MODE_CODES, amplitude_sum, finished, fold, octave_arguments, octave_settings
 from .runtime import ensure_compiled, launch_blocks
 from .sampling import BLOCK_SAMPLERS, SAMPLERS
 from .threads import on_threads
@@ -69,20 +70,14 @@ BLOCK_ARGUMENTS = (
 """The argument types of every block function (``_build_block``), as the launcher passes them."""
 
 
-@jit
-def _first_octave(values, turbulence, ob):
-    """``ob[i] = 0 + float32(1 * values[i])`` (``|values[i]|`` with turbulence), the first octave's fBm term for
-    float32 ``values``: the same bits as the general fold at amplitude 1, in a float32-only loop."""
-    for i in range(ob.shape[0]):
-        ob[i] = np.float32(0.0) + (abs(values[i]) if turbulence else values[i])
-
-
 def _build_block(family, dim, variant, tiled, mode=FBM):
-    """The fractal sum of one block of points for one ``(family, dim, variant, tiled, mode)``."""
+    """The fractal sum of one block of points for one ``(family, dim, variant, tiled, mode)``: per octave the
+    block's values, folded in by ``fractal_modes.fold`` and finished by ``fractal_modes.finish``."""
     sample_block = BLOCK_SAMPLERS.get((family, dim))
     sample = SAMPLERS.get((family, dim))
     blockwise = sample_block is not None
     musgrave = mode != FBM
+    room = BLOCK if musgrave else 1  # the Musgrave modes' running totals and weights; fBm sums in ``ob``
 
     def fractal_block(local, ob, seed, frequency, octaves, lacunarity, persistence, turbulence, offset, gain, params,
                       low, high):  # fmt: skip
@@ -94,43 +89,23 @@ def _build_block(family, dim, variant, tiled, mode=FBM):
         # Allocated only where used (branches on closure constants are pruned before typing).
         if blockwise:
             values = scratch(BLOCK, n, np.float32)
-        if musgrave:
-            total = scratch(BLOCK, n, np.float64)
-            weight = scratch(BLOCK, n, np.float64)
-        octave_frequency = frequency
-        amplitude = 1.0
-        amplitude_sum = 0.0
+        total = scratch(room, n if musgrave else 0, np.float64)
+        weight = scratch(room, n if musgrave else 0, np.float64)
         for octave in range(octaves):
-            period = octave_frequency if tiled else 0.0
-            octave_seed = seed + octave
+            octave_seed, octave_frequency, period, amplitude = octave_settings(
+                seed, frequency, lacunarity, persistence, tiled, octave
+            )
             if blockwise:
                 sample_block(variant, dim, xb, yb, zb, octave_seed, octave_frequency, period, params, values)
-            if blockwise and not musgrave and octave == 0:
-                _first_octave(values, turbulence, ob)
+                for i in range(n):
+                    fold(mode, octave, values[i], amplitude, turbulence, offset, gain, ob, total, weight, i)
             else:
                 for i in range(n):
-                    if blockwise:
-                        value = np.float64(values[i])
-                    else:
-                        value = sample(
-                            variant, xb[i], yb[i], zb[i], wb[i], octave_seed, octave_frequency, period, params
-                        )
-                    if musgrave:
-                        combine(mode, octave, value, amplitude, offset, gain, total, weight, i)
-                    else:
-                        value = abs(value) if turbulence else value
-                        previous = ob[i] if octave > 0 else np.float32(0.0)
-                        ob[i] = previous + np.float32(amplitude * value)
-            amplitude_sum += amplitude
-            octave_frequency *= lacunarity
-            amplitude *= persistence
-        if musgrave:
-            for i in range(n):
-                ob[i] = min(max(np.float32(total[i]), low), high)
-        else:
-            scale = np.float32(1.0 / amplitude_sum)
-            for i in range(n):
-                ob[i] = min(max(ob[i] * scale, low), high)
+                    value = sample(variant, xb[i], yb[i], zb[i], wb[i], octave_seed, octave_frequency, period, params)
+                    fold(mode, octave, value, amplitude, turbulence, offset, gain, ob, total, weight, i)
+        scale = np.float32(1.0 / amplitude_sum(octaves, persistence))
+        for i in range(n):
+            ob[i] = finished(mode, ob, total, i, scale, low, high)
 
     return block_function(_named(fractal_block, f"fractal_block_{family}_{dim}d_{variant}_{int(tiled)}_{mode}"))
 

@@ -14,11 +14,19 @@
 
 Only fBm is normalised; the others keep Blender's scale. ``value_range`` bounds each mode by interval
 arithmetic over the octave range ``[lo, hi]`` of the kind (``mode_range``), so every output lies inside it.
+
+The fold is written here once for every fractal kernel (the point blocks of ``fractal``, the rows of
+``grid_kernels``, the value-and-gradient blocks of ``derivatives``), which differ only in how they sample an
+octave: ``octave_settings`` gives octave ``o``'s seed, frequency, lattice period and weight, ``fold`` adds its
+value at one point into the running sum (fBm) or total (``combine``), ``finished`` normalises and clamps it.
 """
 
 from __future__ import annotations
 
-from ._jit import jit
+import numpy as np
+from numba.extending import overload
+
+from ._jit import JIT_OPTIONS, jit
 
 FBM, MULTIFRACTAL, HETERO_TERRAIN, HYBRID, RIDGED = range(5)
 MODE_CODES = {
@@ -75,6 +83,70 @@ def combine(mode, octave, value, r, offset, gain, total, weight, i):
             signal = ridge * ridge * min(max(weight[i] * gain, 0.0), 1.0)
             total[i] += signal * r
         weight[i] = signal
+
+
+@jit
+def octave_settings(seed, frequency, lacunarity, persistence, tiled, octave):
+    """Octave ``octave``'s ``(seed + o, f_o, period, r^o)``: ``f_o = frequency * lacunarity**o`` and ``r^o =
+    persistence**o`` by repeated float64 multiplication from octave 0 (the seeds' ``GetFractalNoise``), the lattice
+    period ``f_o`` when ``tiled``, else 0 (LLVM drops the wrap where ``tiled`` is a constant)."""
+    octave_frequency = frequency
+    amplitude = 1.0
+    for _ in range(octave):
+        octave_frequency *= lacunarity
+        amplitude *= persistence
+    return seed + octave, octave_frequency, octave_frequency if tiled else 0.0, amplitude
+
+
+@jit
+def amplitude_sum(octaves, persistence):
+    """fBm's normaliser ``sum_o r^o`` over ``octaves`` octaves, summed in octave order."""
+    total = 0.0
+    amplitude = 1.0
+    for _ in range(octaves):
+        total += amplitude
+        amplitude *= persistence
+    return total
+
+
+def fold(mode, octave, value, amplitude, turbulence, offset, gain, sums, total, weight, i):
+    """Fold octave ``octave``'s ``value`` (weight ``amplitude = r^o``) in at point ``i``: fBm adds
+    ``float32(amplitude * value)`` (``|value|`` with ``turbulence``) to the float32 ``sums[i]``, a Musgrave ``mode``
+    folds into the float64 ``total[i]``, ``weight[i]`` by ``combine``. ``mode`` must be a compile-time constant
+    (a kernel's closure constant); callable from compiled code only."""
+    raise NotImplementedError("fold is compiled into the kernels; call noise_core.evaluate")
+
+
+def _fold_fbm(mode, octave, value, amplitude, turbulence, offset, gain, sums, total, weight, i):
+    value = abs(value) if turbulence else value
+    # the first octave, 0 + float32(1 * value), is 0 + value for float32 values: the bits the grid kernel's
+    # and the block samplers' own first-octave loops gave
+    previous = sums[i] if octave > 0 else np.float32(0.0)
+    sums[i] = previous + np.float32(amplitude * value)
+
+
+def _fold_musgrave(mode, octave, value, amplitude, turbulence, offset, gain, sums, total, weight, i):
+    combine(mode, octave, value, amplitude, offset, gain, total, weight, i)
+
+
+@overload(fold, prefer_literal=True, jit_options={**JIT_OPTIONS, "forceinline": True})
+def _fold(mode, octave, value, amplitude, turbulence, offset, gain, sums, total, weight, i):
+    """``fold`` for a literal ``mode``: only that mode's code is typed and compiled into the kernel, as a branch
+    on a closure constant in the kernel itself would be, rather than a branch left for LLVM to remove after
+    inlining."""
+    code = getattr(mode, "literal_value", None)
+    if code is None:
+        return None
+    return _fold_fbm if code == FBM else _fold_musgrave
+
+
+@jit
+def finished(mode, sums, total, i, scale, low, high):
+    """Point ``i``'s folded value as float32, clamped to ``[low, high]``: fBm's ``sums[i]`` times ``scale`` (the
+    float32 ``1 / amplitude_sum``), a Musgrave mode's ``float32(total[i])``."""
+    if mode != FBM:
+        return min(max(np.float32(total[i]), low), high)
+    return min(max(sums[i] * scale, low), high)
 
 
 def _product(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float]:

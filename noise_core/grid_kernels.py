@@ -8,13 +8,12 @@ Each pixel then only eats its row's lattice ``y`` into its column's two partial 
 four corners and blends them (``lattice_noise._blend_2d``).
 
 The numbers are the point path's (``fractal._build_block`` over ``lattice_noise.lattice_block_2d``), bit for
-bit: the same float64 coordinates (``api.grid_coordinates``) times the same octave frequencies (``frequency *
-lacunarity`` repeated in float64) through the same ``span32``, the same hashes and the same float32 blend (an
-``_jit.exact`` helper, so its bits do not depend on the loop it is inlined into), the same float32
-accumulation ``sum + float32(amplitude * value)``, scale ``float32(1 / sum of amplitudes)`` and clamp to the
-spec's float32 range (``tests/test_grid_path.py`` checks it). The Musgrave modes (``fractal_modes``) fold each
-octave in with the point path's ``fractal_modes.combine`` into float64 running totals per row, rounded to float32
-and clamped at the end, as the point path does.
+bit: the same float64 coordinates (``api.grid_coordinates``) times the same octave frequencies
+(``fractal_modes.octave_settings``) through the same ``span32``, the same hashes and the same float32 blend (an
+``_jit.exact`` helper, so its bits do not depend on the loop it is inlined into), and the same fold, the point
+path's own: ``fractal_modes.fold`` (fBm's float32 ``sum + float32(amplitude * value)``, or a Musgrave mode's
+float64 running totals per row) and ``fractal_modes.finished`` (fBm's scale ``float32(1 / sum of amplitudes)``,
+the clamp to the spec's float32 range); ``tests/test_grid_path.py`` checks it.
 
 Where an octave's lattice cells are ``RUN_LENGTH`` columns wide or wider, a row's four corner hashes are
 the same for every column of a cell: they are computed once per cell (run of columns) and row, and only
@@ -35,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit, range_kernel, scratch
-from .fractal_modes import FBM, MODE_CODES, combine, octave_arguments
+from .fractal_modes import FBM, MODE_CODES, amplitude_sum, finished, fold, octave_arguments, octave_settings
 from .hashing import avalanche, eat, hash_seed
 from .lattice import span32
 from .lattice_noise import _blend_2d
@@ -60,27 +59,15 @@ run by run (the corner hashes once per cell and row); narrower cells hash per pi
 
 
 @jit
-def _fold(mode, octave, value, amplitude, turbulence, offset, gain, ob, total, weight, c):
-    """Add octave ``octave``'s ``value`` at column ``c`` into the row, as ``fractal._build_block``'s point loop:
-    ``ob[c] += float32(amplitude * value)`` (fBm, ``|value|`` with turbulence) or ``fractal_modes.combine``."""
-    if mode != FBM:
-        combine(mode, octave, value, amplitude, offset, gain, total, weight, c)
-    else:
-        value = abs(value) if turbulence else value
-        # the first octave's amplitude is 1: 0 + float32(1 * value) is 0 + value (fractal._first_octave)
-        ob[c] = np.float32(0.0) + value if octave == 0 else ob[c] + np.float32(amplitude * value)
-
-
-@jit
 def _column_tables(xs, seed, frequency, octaves, lacunarity, tiled, column_hashes, column_spans, runs, run_counts):
     """Per octave and column: the partial hashes ``eat(h, x0)``, ``eat(h, x1)`` and the float32 ``gx, tx`` of the
     column's span (``span32``); the first column of each lattice cell in ``runs`` (``run_counts`` cells, then
     ``len(xs)``)."""
     cols = xs.shape[0]
-    octave_frequency = frequency
     for octave in range(octaves):
-        period = octave_frequency if tiled else 0.0
-        h = hash_seed(seed + octave)
+        # the octave's weight is not needed here (persistence 1)
+        octave_seed, octave_frequency, period, _ = octave_settings(seed, frequency, lacunarity, 1.0, tiled, octave)
+        h = hash_seed(octave_seed)
         hashes = column_hashes[octave]
         spans = column_spans[octave]
         count = 0
@@ -97,12 +84,11 @@ def _column_tables(xs, seed, frequency, octaves, lacunarity, tiled, column_hashe
             last = x0
         runs[octave, count] = cols
         run_counts[octave] = count
-        octave_frequency *= lacunarity
 
 
 def _build_grid_kernel(gradient, tiled, mode=FBM):
     """The grid kernel of lattice gradient ``gradient`` (``gradients.VALUE``/``PERLIN``), tiled or not, combining
-    the octaves by ``mode`` (``fractal_modes`` codes: fBm, or a Musgrave mode through ``fractal_modes.combine``)."""
+    the octaves by ``mode`` (``fractal_modes`` codes: fBm or a Musgrave mode, through ``fractal_modes.fold``)."""
     musgrave = mode != FBM
 
     @range_kernel
@@ -126,11 +112,10 @@ def _build_grid_kernel(gradient, tiled, mode=FBM):
             y = ys[r]
             total = scratch(STRIP, cols if musgrave else 0, np.float64)
             weight = scratch(STRIP, cols if musgrave else 0, np.float64)
-            octave_frequency = frequency
-            amplitude = 1.0
-            amplitude_sum = 0.0
             for octave in range(octaves):
-                period = octave_frequency if tiled else 0.0
+                _, octave_frequency, period, amplitude = octave_settings(
+                    seed, frequency, lacunarity, persistence, tiled, octave
+                )
                 y0, y1, gy, ty = span32(y, octave_frequency, period)
                 h0s = column_hashes[octave, 0]
                 h1s = column_hashes[octave, 1]
@@ -155,19 +140,8 @@ def _build_grid_kernel(gradient, tiled, mode=FBM):
                         run_weight = weight[start:stop] if musgrave else weight
                         for i in range(run_ob.shape[0]):
                             value = _blend_2d(gradient, h00, h01, h10, h11, run_gx[i], run_tx[i], gy, ty)
-                            _fold(
-                                mode,
-                                octave,
-                                value,
-                                amplitude,
-                                turbulence,
-                                offset,
-                                gain,
-                                run_ob,
-                                run_total,
-                                run_weight,
-                                i,
-                            )
+                            fold(mode, octave, value, amplitude, turbulence, offset, gain, run_ob, run_total,
+                                 run_weight, i)  # fmt: skip
                 else:
                     for c in range(cols):
                         h0 = h0s[c]
@@ -177,17 +151,10 @@ def _build_grid_kernel(gradient, tiled, mode=FBM):
                         h10 = avalanche(eat(h1, y0))
                         h11 = avalanche(eat(h1, y1))
                         value = _blend_2d(gradient, h00, h01, h10, h11, gxs[c], txs[c], gy, ty)
-                        _fold(mode, octave, value, amplitude, turbulence, offset, gain, ob, total, weight, c)
-                amplitude_sum += amplitude
-                octave_frequency *= lacunarity
-                amplitude *= persistence
-            if musgrave:
-                for c in range(cols):
-                    ob[c] = min(max(np.float32(total[c]), low), high)
-            else:
-                scale = np.float32(1.0 / amplitude_sum)
-                for c in range(cols):
-                    ob[c] = min(max(ob[c] * scale, low), high)
+                        fold(mode, octave, value, amplitude, turbulence, offset, gain, ob, total, weight, c)
+            scale = np.float32(1.0 / amplitude_sum(octaves, persistence))
+            for c in range(cols):
+                ob[c] = finished(mode, ob, total, c, scale, low, high)
 
     return grid_kernel
 
