@@ -28,6 +28,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import bpy
@@ -312,7 +313,7 @@ def _watch() -> float | None:
             _KEPT.add(name)
             _SAID[name] = f"{name}: the full rebuild was cancelled; the preview stays (Regenerate builds it)"
         elif worker.error is not None and not isinstance(worker.error, UserError):
-            bpy.app.timers.register(lambda error=worker.error: _raise(error))  # a bug: its traceback
+            bpy.app.timers.register(partial(_raise, worker.error))  # a bug: its traceback, from a timer of its own
         elif worker.error is not None:
             print(f"Noisewright: Auto Refresh of {name!r}: {worker.error}", flush=True)
         else:
@@ -352,7 +353,7 @@ _ESCAPE: list[bpy.types.Operator] = []
 def _watch_escape() -> None:
     """Start ``NOISEWRIGHT_OT_live_escape`` (Esc cancels the rebuilds) in the first window, unless it runs."""
     windows = bpy.context.window_manager.windows
-    if _ESCAPE or in_background() or not len(windows):
+    if _ESCAPE or bpy.app.background or not len(windows):  # (not in_background: tests drive the UI path with it)
         return
     with bpy.context.temp_override(window=windows[0]):
         bpy.ops.noisewright.live_escape("INVOKE_DEFAULT")  # type: ignore[attr-defined]

@@ -379,11 +379,13 @@ def regenerate_parts(
     name, mesh_name = obj.name, mesh_of(obj).name
 
     def compute(_advance: Callable[[int], None]) -> tuple:
-        return terrain_heights(context, spec, domain, shape, *stages)
+        heights, masks = terrain_heights(context, spec, domain, shape, *stages)
+        size = (shape["x_subdivisions"], shape["y_subdivisions"], shape["size"])
+        return heights, masks, grid_positions(*size, heights, np.float32)  # what a mesh with the grid gets
 
     def apply(result: tuple) -> None:
         target = bpy.data.objects.get(name)
-        if not is_terrain(target) or mesh_of(target).name != mesh_name or recall(target) != recalled:
+        if target is None or not is_terrain(target) or mesh_of(target).name != mesh_name or recall(target) != recalled:
             raise UserError(f"{name!r}: the terrain was removed, renamed or changed meanwhile; nothing was changed")
         _check_regenerable(target)
         _write_terrain(target, shape, *result)
@@ -404,12 +406,15 @@ def _check_regenerable(obj: object) -> None:
         raise UserError(f"{obj.name!r}: leave Edit Mode to regenerate the terrain")
 
 
-def _write_terrain(obj: bpy.types.Object, shape: dict, heights: np.ndarray, masks: tuple) -> None:
-    """Give the terrain ``obj`` the ``heights`` and ``masks`` of its grid ``shape`` (``regenerate_terrain``)."""
+def _write_terrain(
+    obj: bpy.types.Object, shape: dict, heights: np.ndarray, masks: tuple, positions: np.ndarray
+) -> None:
+    """Give the terrain ``obj`` the ``heights`` and ``masks`` of its grid ``shape`` (``regenerate_terrain``;
+    ``positions``: ``grid_positions`` of the heights, float32)."""
     mesh = mesh_of(obj)
     x_subdivisions, y_subdivisions, size = shape["x_subdivisions"], shape["y_subdivisions"], shape["size"]
     if mesh_io.is_grid(mesh, x_subdivisions + 1, y_subdivisions + 1):  # the grid's faces: write the positions only
-        mesh_io.write_positions(mesh, grid_positions(x_subdivisions, y_subdivisions, size, heights, np.float32))
+        mesh_io.write_positions(mesh, positions)
     else:
         if mesh.shape_keys is not None:
             faces = x_subdivisions * y_subdivisions
