@@ -74,7 +74,7 @@ def register() -> None:
 
 def unregister() -> None:
     preferences.cancel_job()
-    live.cancel()  # the full rebuilds Auto Refresh runs as jobs
+    live.detach()  # the full rebuilds Auto Refresh runs as jobs cancelled
     for menu, entry in reversed(MENU_ENTRIES):
         menu.remove(entry)
     preview.detach()

@@ -496,11 +496,31 @@ def flush(settle: bool = False, finish: bool = True) -> None:
         wait()
 
 
+@bpy.app.handlers.persistent
+def _loading(*_arguments: Any) -> None:
+    """Before another file loads: the rebuilds running as jobs cancelled, and what waits forgotten (its terrains
+    are the old file's)."""
+    for name in list(_REBUILDS):
+        forget(name)
+    for waiting in (_PENDING, _PREVIEWED, _UNSAVED, _SAID, _KEPT):
+        waiting.clear()
+
+
+def detach() -> None:
+    """The add-on is disabled: the rebuilds running as jobs cancelled (``_loading``), its handler removed."""
+    _loading()
+    if _loading in bpy.app.handlers.load_pre:
+        bpy.app.handlers.load_pre.remove(_loading)
+
+
 def attach_callbacks() -> None:
-    """``make_live`` on the terrain's property groups (before registration)."""
+    """``make_live`` on the terrain's property groups (before registration); ``_loading`` before a file loads."""
     from .erode_fluvial import FluvialSettings
     from .properties import ErosionSettings, NoiseSettings
     from .terrain import TerrainSettings
+
+    if _loading not in bpy.app.handlers.load_pre:
+        bpy.app.handlers.load_pre.append(_loading)
 
     make_live(TerrainSettings, skip=("is_terrain",))
     make_live(NoiseSettings)

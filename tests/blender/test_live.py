@@ -341,3 +341,22 @@ def test_esc_cancels_the_job_and_the_preview_stays(bpy_empty, addon, monkeypatch
     full = _positions(obj)
     addon.api.regenerate_terrain(bpy.context, obj)
     np.testing.assert_array_equal(_positions(obj), full)
+
+
+def test_another_file_loaded_cancels_the_job_and_forgets_the_terrains(bpy_empty, addon, monkeypatch):
+    bpy = bpy_empty
+    live = addon.live
+    obj = _eroded(bpy, addon, monkeypatch)
+    name = obj.name
+    gate = _Gate(addon, monkeypatch)
+    try:
+        live.flush(settle=True, finish=False)
+        worker = live._REBUILDS[name][0]
+        assert gate.entered.wait(60.0)
+        bpy.ops.wm.read_homefile(use_empty=True)
+        assert live._REBUILDS == {} and addon.jobs.running(name) is None and live.previewing(name) == ""
+    finally:
+        gate.open()
+    assert worker.finished.wait(60.0) and worker.cancelled
+    live.wait()  # nothing left to write
+    assert name not in bpy.data.objects
