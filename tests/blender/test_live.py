@@ -3,6 +3,8 @@ once per burst of changes in the UI, bit for bit as Regenerate does."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -265,6 +267,20 @@ class _Gate:
         self.opened.set()
 
 
+@contextmanager
+def _job_held(addon, monkeypatch, name):
+    """The full rebuild of the previewed terrain ``name`` started as a job (the release) and held on its worker
+    thread within the block (``_Gate``); yields its worker."""
+    gate = _Gate(addon, monkeypatch)
+    try:
+        addon.live.flush(settle=True, finish=False)
+        worker = addon.live._REBUILDS[name][0]
+        assert gate.entered.wait(60.0)
+        yield worker
+    finally:
+        gate.open()
+
+
 def test_a_job_driven_rebuild_leaves_the_preview_meanwhile_then_equals_regenerate(bpy_empty, addon, monkeypatch):
     bpy = bpy_empty
     live, jobs = addon.live, addon.jobs
@@ -272,16 +288,11 @@ def test_a_job_driven_rebuild_leaves_the_preview_meanwhile_then_equals_regenerat
     name = obj.name
     bpy.ops.ed.undo_push(message="Previewed")
     preview = _positions(obj)
-    gate = _Gate(addon, monkeypatch)
-    try:
-        live.flush(settle=True, finish=False)  # the release: the job starts, the preview stays
-        worker = jobs.running(name)
-        assert worker is not None and set(live._REBUILDS) == {name}
-        assert gate.entered.wait(60.0) and bpy.app.timers.is_registered(live._watch)
+    with _job_held(addon, monkeypatch, name) as worker:  # the release: the job starts, the preview stays
+        assert jobs.running(name) is worker and set(live._REBUILDS) == {name}
+        assert bpy.app.timers.is_registered(live._watch)
         assert "the full terrain follows" in live.previewing(name)
         np.testing.assert_array_equal(_positions(obj), preview)
-    finally:
-        gate.open()
     live.wait()  # the worker's heights written on the main thread
     assert jobs.running(name) is None and live._REBUILDS == {} and live.previewing(name) == ""
     full = _positions(bpy.data.objects[name])
@@ -297,15 +308,9 @@ def test_a_change_while_the_job_runs_cancels_it_and_starts_over(bpy_empty, addon
     live = addon.live
     obj = _eroded(bpy, addon, monkeypatch)
     name = obj.name
-    gate = _Gate(addon, monkeypatch)
-    try:
-        live.flush(settle=True, finish=False)
-        first = live._REBUILDS[name][0]
-        assert gate.entered.wait(60.0)
+    with _job_held(addon, monkeypatch, name) as first:
         obj.noisewright_terrain.noise.seed = 41  # a change while it runs: cancelled, its result never written
         assert name not in live._REBUILDS and addon.jobs.running(name) is None and live.pending() == {name}
-    finally:
-        gate.open()
     assert first.finished.wait(60.0) and first.cancelled
     live.flush()  # the change previewed
     assert set(live._PREVIEWED) == {name} and live._REBUILDS == {}
@@ -322,13 +327,8 @@ def test_esc_cancels_the_job_and_the_preview_stays(bpy_empty, addon, monkeypatch
     obj = _eroded(bpy, addon, monkeypatch)
     name = obj.name
     preview = _positions(obj)
-    gate = _Gate(addon, monkeypatch)
-    try:
-        live.flush(settle=True, finish=False)
-        assert gate.entered.wait(60.0)
+    with _job_held(addon, monkeypatch, name):
         live.cancel(name)  # what Esc (NOISEWRIGHT_OT_live_escape) does
-    finally:
-        gate.open()
     live.wait()
     np.testing.assert_array_equal(_positions(obj), preview)  # nothing written: the preview stays
     assert addon.jobs.running(name) is None and live._REBUILDS == {}
@@ -346,17 +346,10 @@ def test_esc_cancels_the_job_and_the_preview_stays(bpy_empty, addon, monkeypatch
 def test_another_file_loaded_cancels_the_job_and_forgets_the_terrains(bpy_empty, addon, monkeypatch):
     bpy = bpy_empty
     live = addon.live
-    obj = _eroded(bpy, addon, monkeypatch)
-    name = obj.name
-    gate = _Gate(addon, monkeypatch)
-    try:
-        live.flush(settle=True, finish=False)
-        worker = live._REBUILDS[name][0]
-        assert gate.entered.wait(60.0)
+    name = _eroded(bpy, addon, monkeypatch).name
+    with _job_held(addon, monkeypatch, name) as worker:
         bpy.ops.wm.read_homefile(use_empty=True)
         assert live._REBUILDS == {} and addon.jobs.running(name) is None and live.previewing(name) == ""
-    finally:
-        gate.open()
     assert worker.finished.wait(60.0) and worker.cancelled
     live.wait()  # nothing left to write
     assert name not in bpy.data.objects
