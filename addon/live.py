@@ -125,8 +125,9 @@ def _live(obj: bpy.types.Object) -> bool:
     return jobs.running(obj.name) is None
 
 
-def _failed(obj: bpy.types.Object, error: BaseException) -> None:
-    print(f"Noisewright: Auto Refresh of {obj.name!r}: {error}", flush=True)
+def _failed(name: str, error: BaseException) -> None:
+    """Why the terrain ``name`` was not rebuilt (invalid settings: the mesh stays), on the console."""
+    print(f"Noisewright: Auto Refresh of {name!r}: {error}", flush=True)
 
 
 def _droplets(shape: dict, hydraulic: dict | None) -> int | None:
@@ -145,7 +146,7 @@ def refresh_now(obj: bpy.types.Object) -> bool:
     try:
         regenerate_terrain(bpy.context, obj)
     except UserError as error:
-        _failed(obj, error)
+        _failed(obj.name, error)
         return False
     return True
 
@@ -160,7 +161,7 @@ def rebuild(obj: bpy.types.Object) -> str:
     try:
         _spec, _domain, shape, hydraulic, *_ = recall(obj)
     except UserError as error:
-        _failed(obj, error)
+        _failed(obj.name, error)
         return ""
     if in_a_job(shape["x_subdivisions"], shape["y_subdivisions"], _droplets(shape, hydraulic), in_background()):
         return "started" if start_rebuild(obj) else ""
@@ -190,7 +191,7 @@ def preview_now(obj: bpy.types.Object) -> Preview | None:
         smaller = {**shape, "x_subdivisions": plan.x_subdivisions, "y_subdivisions": plan.y_subdivisions}
         heights, masks = terrain_heights(bpy.context, spec, domain, smaller, fewer, thermal, fluvial)
     except UserError as error:
-        _failed(obj, error)
+        _failed(obj.name, error)
         return None
     if plan.step > 1 and on_full_grid:  # its own grid kept: the preview's heights spread over it
         mesh_io.write_positions(mesh, spread(heights, plan, shape))
@@ -265,7 +266,7 @@ def start_rebuild(obj: bpy.types.Object) -> bool:
     try:
         compute, apply = regenerate_parts(bpy.context, obj)
     except UserError as error:
-        _failed(obj, error)
+        _failed(obj.name, error)
         return False
     worker = jobs.Worker(compute, 1)
     jobs.claim(obj.name, worker)
@@ -315,12 +316,12 @@ def _watch() -> float | None:
         elif worker.error is not None and not isinstance(worker.error, UserError):
             bpy.app.timers.register(partial(_raise, worker.error))  # a bug: its traceback, from a timer of its own
         elif worker.error is not None:
-            print(f"Noisewright: Auto Refresh of {name!r}: {worker.error}", flush=True)
+            _failed(name, worker.error)
         else:
             try:
                 apply(worker.result)
             except UserError as error:
-                print(f"Noisewright: Auto Refresh of {name!r}: {error}", flush=True)
+                _failed(name, error)
             else:
                 _SAID.pop(name, None)
                 rebuilt.append(name)

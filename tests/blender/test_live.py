@@ -333,6 +333,8 @@ def test_esc_cancels_the_job_and_the_preview_stays(bpy_empty, addon, monkeypatch
     np.testing.assert_array_equal(_positions(obj), preview)  # nothing written: the preview stays
     assert addon.jobs.running(name) is None and live._REBUILDS == {}
     assert "cancelled; the preview stays" in live.previewing(name)
+    assert bpy.ops.noisewright.regenerate_terrain() == {"FINISHED"}  # Regenerate builds it: the notice goes
+    assert live.previewing(name) == "" and not np.array_equal(_positions(obj), preview)
     obj.noisewright_terrain.noise.seed = 42  # the next change: previewed again, then built in full
     live.flush()
     assert "the full terrain follows" in live.previewing(name)
