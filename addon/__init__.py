@@ -39,6 +39,7 @@ CLASSES = (
     + terrain_maps.CLASSES
     + terrain_material.CLASSES
     + jobs.CLASSES
+    + live.CLASSES
     + terrain_presets.CLASSES
     + bake.CLASSES
     + bake_uv.CLASSES
@@ -73,6 +74,7 @@ def register() -> None:
 
 def unregister() -> None:
     preferences.cancel_job()
+    live.detach()  # the full rebuilds Auto Refresh runs as jobs cancelled
     for menu, entry in reversed(MENU_ENTRIES):
         menu.remove(entry)
     preview.detach()

@@ -10,8 +10,11 @@ runs, so the mesh is bit for bit what Regenerate builds:
   full rebuild would not fit a frame (``preview_plan``: hydraulic erosion on, or a grid of more than
   ``FRAME_VERTICES`` vertices) is previewed instead, with 1/``PREVIEW_SHARE`` of its droplets and/or on a
   grid of every ``step``-th row and column (said in the status bar and the panel). Once no change came for
-  ``SETTLE`` seconds (the release) the previews are rebuilt in full and the rebuilds pushed as one undo step
-  of their own (a timer runs outside any operator, so nothing else would);
+  ``SETTLE`` seconds (the release) the previews are rebuilt in full, as jobs (``in_a_job``: the heights made
+  on a worker thread, ``terrain.regenerate_parts``, written on the main thread by the ``_watch`` timer; the
+  preview stays meanwhile, a new change cancels the job and starts over, Esc cancels it and leaves the
+  preview); the rebuilds since the last undo step are pushed as one undo step of their own (a timer runs
+  outside any operator, so nothing else would);
 * in background mode (``bpy.app.background``: scripts, no window), at once and in full, before the
   assignment returns.
 
@@ -25,6 +28,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 import bpy
@@ -94,6 +98,10 @@ _UNSAVED: dict[str, float] = {}
 any operator, so ``_settle`` pushes their undo step once they settle (not one per redraw of a dragged slider)."""
 _SAID: dict[str, str] = {}
 """What each previewed terrain's panel says (``previewing``)."""
+_REBUILDS: dict[str, tuple[jobs.Worker, jobs.Apply]] = {}
+"""The full rebuilds running as jobs (``start_rebuild``), by terrain: the worker and what writes its result."""
+_KEPT: set[str] = set()
+"""Terrains whose full rebuild was cancelled (Esc): the preview stays, the panel says so, until the next change."""
 
 
 def in_background() -> bool:
@@ -101,21 +109,63 @@ def in_background() -> bool:
     return bool(bpy.app.background)
 
 
-def refresh_now(obj: bpy.types.Object) -> bool:
-    """Rebuild the live terrain ``obj`` now, unless Auto Refresh is off, it is in Edit Mode or has a job
-    running; whether it was rebuilt. A ``UserError`` (invalid settings) is printed; the mesh then stays."""
-    from .terrain import is_terrain, regenerate_terrain
+def in_a_job(x_subdivisions: int, y_subdivisions: int, droplets: int | None, background: bool) -> bool:
+    """Whether the full rebuild of a terrain of ``x_subdivisions`` x ``y_subdivisions`` faces with ``droplets``
+    hydraulic droplets (None: off) runs as a job: in the UI (not ``background``), when it would not fit a frame
+    (``preview_plan`` previews it)."""
+    return not background and preview_plan(x_subdivisions, y_subdivisions, droplets) is not None
+
+
+def _live(obj: bpy.types.Object) -> bool:
+    """Whether a change rebuilds ``obj``: a Noise Terrain with Auto Refresh on, not in Edit Mode, no job on it."""
+    from .terrain import is_terrain
 
     if not is_terrain(obj) or not obj.noisewright_terrain.auto_refresh or obj.mode == "EDIT":  # type: ignore[attr-defined]
         return False
-    if jobs.running(obj.name) is not None:
+    return jobs.running(obj.name) is None
+
+
+def _failed(name: str, error: BaseException) -> None:
+    """Why the terrain ``name`` was not rebuilt (invalid settings: the mesh stays), on the console."""
+    print(f"Noisewright: Auto Refresh of {name!r}: {error}", flush=True)
+
+
+def _droplets(shape: dict, hydraulic: dict | None) -> int | None:
+    """The hydraulic droplets of a terrain of grid ``shape`` (None: erosion off), for ``preview_plan``."""
+    cells = (shape["x_subdivisions"] + 1) * (shape["y_subdivisions"] + 1)
+    return None if hydraulic is None else hydraulic["droplets"] or round(hydraulic["droplet_density"] * cells)
+
+
+def refresh_now(obj: bpy.types.Object) -> bool:
+    """Rebuild the live terrain ``obj`` now, unless Auto Refresh is off, it is in Edit Mode or has a job
+    running; whether it was rebuilt. A ``UserError`` (invalid settings) is printed; the mesh then stays."""
+    from .terrain import regenerate_terrain
+
+    if not _live(obj):
         return False
     try:
         regenerate_terrain(bpy.context, obj)
     except UserError as error:
-        print(f"Noisewright: Auto Refresh of {obj.name!r}: {error}", flush=True)
+        _failed(obj.name, error)
         return False
     return True
+
+
+def rebuild(obj: bpy.types.Object) -> str:
+    """Rebuild the live terrain ``obj`` in full: as a job when ``in_a_job`` says so (``start_rebuild``:
+    ``"started"``), else now (``refresh_now``: ``"rebuilt"``); ``""`` when nothing was done."""
+    from .terrain import recall
+
+    if not _live(obj):
+        return ""
+    try:
+        _spec, _domain, shape, hydraulic, *_ = recall(obj)
+    except UserError as error:
+        _failed(obj.name, error)
+        return ""
+    if in_a_job(shape["x_subdivisions"], shape["y_subdivisions"], _droplets(shape, hydraulic), in_background()):
+        return "started" if start_rebuild(obj) else ""
+    return "rebuilt" if refresh_now(obj) else ""
 
 
 def preview_now(obj: bpy.types.Object) -> Preview | None:
@@ -124,28 +174,24 @@ def preview_now(obj: bpy.types.Object) -> Preview | None:
     own grid (``spread``: each vertex at its nearest preview vertex's height; masks left as they were) when it
     has the full grid's vertices; otherwise (its subdivisions change) the mesh gets the preview grid, when it
     keeps nothing a new grid would lose: no shape keys, vertex groups or attributes of its own."""
-    from .terrain import grid, grid_positions, is_terrain, recall, terrain_heights, write_maps
+    from .terrain import grid, grid_positions, recall, terrain_heights, write_maps
 
-    if not is_terrain(obj) or not obj.noisewright_terrain.auto_refresh or obj.mode == "EDIT":  # type: ignore[attr-defined]
-        return None
-    if jobs.running(obj.name) is not None:
+    if not _live(obj):
         return None
     mesh = mesh_io.mesh_of(obj)
     try:
         spec, domain, shape, hydraulic, thermal, fluvial = recall(obj)
-        cells = (shape["x_subdivisions"] + 1) * (shape["y_subdivisions"] + 1)
-        droplets = None if hydraulic is None else hydraulic["droplets"] or round(hydraulic["droplet_density"] * cells)
-        plan = preview_plan(shape["x_subdivisions"], shape["y_subdivisions"], droplets)
+        plan = preview_plan(shape["x_subdivisions"], shape["y_subdivisions"], _droplets(shape, hydraulic))
         if plan is None:
             return None
-        on_full_grid = len(mesh.vertices) == cells
+        on_full_grid = len(mesh.vertices) == (shape["x_subdivisions"] + 1) * (shape["y_subdivisions"] + 1)
         if plan.step > 1 and not on_full_grid and not _regrid_loses_nothing(obj, mesh):
             return None
         fewer = None if hydraulic is None else {**hydraulic, "droplets": plan.droplets}
         smaller = {**shape, "x_subdivisions": plan.x_subdivisions, "y_subdivisions": plan.y_subdivisions}
         heights, masks = terrain_heights(bpy.context, spec, domain, smaller, fewer, thermal, fluvial)
     except UserError as error:
-        print(f"Noisewright: Auto Refresh of {obj.name!r}: {error}", flush=True)
+        _failed(obj.name, error)
         return None
     if plan.step > 1 and on_full_grid:  # its own grid kept: the preview's heights spread over it
         mesh_io.write_positions(mesh, spread(heights, plan, shape))
@@ -205,7 +251,137 @@ def _say(text: str | None) -> None:
 
 def previewing(name: str) -> str:
     """What the panel says of the terrain ``name`` while it shows a preview ("" when it does not)."""
-    return _SAID.get(name, "") if name in _PREVIEWED else ""
+    return _SAID.get(name, "") if name in _PREVIEWED or name in _REBUILDS or name in _KEPT else ""
+
+
+def start_rebuild(obj: bpy.types.Object) -> bool:
+    """Start the full rebuild of the live terrain ``obj`` as a job: ``terrain.regenerate_parts``' heights made on a
+    worker thread, written on the main thread by the ``_watch`` timer (then one undo step); whether it started
+    (not when ``refresh_now`` would not rebuild, or its settings are invalid: printed). The job is ``obj``'s
+    (``jobs.running``: no other job starts on it meanwhile); ``cancel`` or a new change stops it."""
+    from .terrain import regenerate_parts
+
+    if not _live(obj):
+        return False
+    try:
+        compute, apply = regenerate_parts(bpy.context, obj)
+    except UserError as error:
+        _failed(obj.name, error)
+        return False
+    worker = jobs.Worker(compute, 1)
+    jobs.claim(obj.name, worker)
+    _REBUILDS[obj.name] = (worker, apply)
+    worker.start()
+    if not bpy.app.timers.is_registered(_watch):
+        bpy.app.timers.register(_watch, first_interval=jobs.TICK)
+    _watch_escape()
+    return True
+
+
+def cancel(name: str | None = None, wait: float = 0.0) -> None:
+    """Stop the full rebuild running as a job on the terrain ``name`` (None: all of them), as Esc does; the
+    worker is given ``wait`` seconds to stop. Nothing is written: the preview stays (``_watch`` says so)."""
+    for key, (worker, _apply) in list(_REBUILDS.items()):
+        if name is None or key == name:
+            worker.cancel(wait)
+
+
+def forget(name: str) -> None:
+    """Forget the job rebuilding ``name`` (a new change starts over, Regenerate builds it now): cancelled, its
+    result never written; a kept preview no longer said."""
+    entry = _REBUILDS.pop(name, None)
+    if entry is not None:
+        entry[0].cancel(0.0)
+        jobs.release(name, entry[0])
+    _KEPT.discard(name)
+
+
+def _raise(error: BaseException) -> None:
+    raise error
+
+
+def _watch() -> float | None:
+    """The timer callback while full rebuilds run as jobs: each one done is written (``apply``, main thread) and
+    the rebuilds pushed as one undo step; a cancelled one leaves the preview (said in the panel); invalid
+    settings are printed, as ``refresh_now`` does; a bug is raised (a timer of its own, so this one goes on)."""
+    rebuilt = []
+    for name, (worker, apply) in sorted(_REBUILDS.items()):
+        if not worker.finished.is_set():
+            continue
+        del _REBUILDS[name]
+        jobs.release(name, worker)
+        if worker.cancelled:
+            _KEPT.add(name)
+            _SAID[name] = f"{name}: the full rebuild was cancelled; the preview stays (Regenerate builds it)"
+        elif worker.error is not None and not isinstance(worker.error, UserError):
+            bpy.app.timers.register(partial(_raise, worker.error))  # a bug: its traceback, from a timer of its own
+        elif worker.error is not None:
+            _failed(name, worker.error)
+        else:
+            try:
+                apply(worker.result)
+            except UserError as error:
+                _failed(name, error)
+            else:
+                _SAID.pop(name, None)
+                rebuilt.append(name)
+    if rebuilt and bpy.ops.ed.undo_push.poll():  # type: ignore[call-arg]  # (the stubs want a context)
+        bpy.ops.ed.undo_push(message=f"Auto Refresh {', '.join(rebuilt)}")
+    if _REBUILDS:
+        name, (worker, _apply) = min(_REBUILDS.items())
+        _say(f"Auto Refresh: building {name} in full, {time.monotonic() - worker.started:.0f} s (Esc to cancel)")
+    elif not _PREVIEWED:
+        _say(None)
+    return jobs.TICK if _REBUILDS else None
+
+
+def wait(timeout: float = 600.0) -> None:
+    """Wait for the full rebuilds running as jobs and write them (``_watch``), for tests and scripts; ``TimeoutError``
+    after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    for worker, _apply in list(_REBUILDS.values()):
+        if not worker.finished.wait(max(deadline - time.monotonic(), 0.0)):
+            raise TimeoutError(f"Auto Refresh: a full rebuild still runs after {timeout} s")
+    if bpy.app.timers.is_registered(_watch):
+        bpy.app.timers.unregister(_watch)
+    _watch()
+
+
+_ESCAPE: list[bpy.types.Operator] = []
+"""The ``NOISEWRIGHT_OT_live_escape`` running (at most one)."""
+
+
+def _watch_escape() -> None:
+    """Start ``NOISEWRIGHT_OT_live_escape`` (Esc cancels the rebuilds) in the first window, unless it runs."""
+    windows = bpy.context.window_manager.windows
+    if _ESCAPE or bpy.app.background or not len(windows):  # (not in_background: tests drive the UI path with it)
+        return
+    with bpy.context.temp_override(window=windows[0]):
+        bpy.ops.noisewright.live_escape("INVOKE_DEFAULT")  # type: ignore[attr-defined]
+
+
+class NOISEWRIGHT_OT_live_escape(bpy.types.Operator):
+    """Esc cancels the full rebuilds Auto Refresh runs as jobs (the previews stay)"""
+
+    bl_idname = "noisewright.live_escape"
+    bl_label = "Auto Refresh"
+    bl_options = {"INTERNAL"}
+
+    def invoke(self, context, _event):
+        _ESCAPE.append(self)
+        context.window_manager.modal_handler_add(self)
+        return {"RUNNING_MODAL"}
+
+    def modal(self, _context, event):
+        if not _REBUILDS:
+            _ESCAPE.clear()
+            return {"CANCELLED"}  # nothing to undo: it changed nothing
+        if event.type == "ESC" and event.value == "PRESS":
+            cancel()
+        return {"PASS_THROUGH"}  # every event goes on as if this were not here
+
+    def cancel(self, _context):
+        _ESCAPE.clear()  # Blender ended it (a file loaded, the window closed)
 
 
 def _flush() -> None:
@@ -225,23 +401,26 @@ def _flush() -> None:
             _say(_SAID[name])
         else:
             _PREVIEWED.pop(name, None)
-            if refresh_now(obj):
+            if rebuild(obj) == "rebuilt":
                 _UNSAVED[name] = now
     if (_PREVIEWED or _UNSAVED) and not bpy.app.timers.is_registered(_settle):
         bpy.app.timers.register(_settle, first_interval=SETTLE)
 
 
 def _settle() -> float | None:
-    """The timer callback once changes stop: the previews with no change for ``SETTLE`` seconds rebuilt in full,
-    and the rebuilds since the last undo step pushed as one."""
+    """The timer callback once changes stop: the previews with no change for ``SETTLE`` seconds rebuilt in full
+    (``rebuild``: in the UI as jobs, the preview shown meanwhile), and the rebuilds since the last undo step
+    pushed as one."""
     now = time.monotonic()
     rebuilt = []
     for name, changed_at in sorted(_PREVIEWED.items()):
         if now - changed_at >= SETTLE and name not in _PENDING:
             del _PREVIEWED[name]
-            _SAID.pop(name, None)
             obj = bpy.data.objects.get(name)
-            if obj is not None and refresh_now(obj):
+            how = "" if obj is None else rebuild(obj)
+            if how != "started":
+                _SAID.pop(name, None)
+            if how == "rebuilt":
                 rebuilt.append(name)
     for name, changed_at in sorted(_UNSAVED.items()):
         if now - changed_at >= SETTLE and name not in _PENDING:
@@ -249,7 +428,7 @@ def _settle() -> float | None:
             rebuilt.append(name)
     if rebuilt and bpy.ops.ed.undo_push.poll():  # type: ignore[call-arg]  # (the stubs want a context)
         bpy.ops.ed.undo_push(message=f"Auto Refresh {', '.join(sorted(set(rebuilt)))}")
-    if not _PREVIEWED:
+    if not _PREVIEWED and not _REBUILDS:
         _say(None)
     return SETTLE if _PREVIEWED or _UNSAVED else None
 
@@ -265,6 +444,7 @@ def changed(settings: Any, _context: Any = None) -> None:
     if in_background():
         refresh_now(owner)
         return
+    forget(owner.name)  # a full rebuild running as a job: cancelled, started over once this change settles
     _PENDING.add(owner.name)
     if not bpy.app.timers.is_registered(_flush):
         bpy.app.timers.register(_flush, first_interval=0.0)
@@ -299,9 +479,10 @@ def pending() -> set[str]:
     return set(_PENDING)
 
 
-def flush(settle: bool = False) -> None:
+def flush(settle: bool = False, finish: bool = True) -> None:
     """Run the waiting rebuilds now (for tests and scripts that drive the UI path); ``settle``: then the full
-    rebuilds of the previews, as if no change came for ``SETTLE`` seconds."""
+    rebuilds of the previews, as if no change came for ``SETTLE`` seconds; ``finish``: then wait for the full
+    rebuilds running as jobs and write them (``wait``)."""
     if bpy.app.timers.is_registered(_flush):
         bpy.app.timers.unregister(_flush)
     _flush()
@@ -312,15 +493,40 @@ def flush(settle: bool = False) -> None:
             for name in waiting:
                 waiting[name] = -SETTLE
         _settle()
+    if finish:
+        wait()
+
+
+@bpy.app.handlers.persistent
+def _loading(*_arguments: Any) -> None:
+    """Before another file loads: the rebuilds running as jobs cancelled, and what waits forgotten (its terrains
+    are the old file's)."""
+    for name in list(_REBUILDS):
+        forget(name)
+    for waiting in (_PENDING, _PREVIEWED, _UNSAVED, _SAID, _KEPT):
+        waiting.clear()
+
+
+def detach() -> None:
+    """The add-on is disabled: the rebuilds running as jobs cancelled (``_loading``), its handler removed."""
+    _loading()
+    if _loading in bpy.app.handlers.load_pre:
+        bpy.app.handlers.load_pre.remove(_loading)
 
 
 def attach_callbacks() -> None:
-    """``make_live`` on the terrain's property groups (before registration)."""
+    """``make_live`` on the terrain's property groups (before registration); ``_loading`` before a file loads."""
     from .erode_fluvial import FluvialSettings
     from .properties import ErosionSettings, NoiseSettings
     from .terrain import TerrainSettings
+
+    if _loading not in bpy.app.handlers.load_pre:
+        bpy.app.handlers.load_pre.append(_loading)
 
     make_live(TerrainSettings, skip=("is_terrain",))
     make_live(NoiseSettings)
     make_live(ErosionSettings)
     make_live(FluvialSettings)
+
+
+CLASSES = (NOISEWRIGHT_OT_live_escape,)

@@ -22,7 +22,7 @@ import numpy as np
 from bpy.props import BoolProperty, PointerProperty
 from bpy_extras.object_utils import AddObjectHelper, object_data_add
 
-from . import erosion_io, mesh_io, terrain_maps
+from . import erosion_io, live, mesh_io, terrain_maps
 from .erode_fluvial import TERRAIN_OPTIONS, FluvialSettings, carve_terrain, fluvial_options, write_flow
 from .errors import UserError
 from .mapping import (
@@ -357,19 +357,64 @@ def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy
     ``UserError`` naming the problem when ``obj`` is not a Noise Terrain, is linked or in Edit Mode, or its
     settings are invalid; then nothing changes.
     """
+    compute, apply = regenerate_parts(context, obj)
+    apply(compute(lambda _count: None))
+    return obj
+
+
+def regenerate_parts(
+    context: bpy.types.Context, obj: object
+) -> tuple[Callable[[Callable[[int], None]], tuple], Callable[[tuple], None]]:
+    """``regenerate_terrain`` in three parts, for jobs (``live``): this checks ``obj`` and reads its settings (main
+    thread; ``UserError`` as ``regenerate_terrain``); ``compute(advance)`` makes the heights and masks
+    (``terrain_heights``: any thread, touching no Blender data; on a job's worker its noise chunks and droplet
+    batches check for a cancel); ``apply(result)`` writes them (main thread; ``UserError``, changing nothing, when
+    the object was removed or renamed, is in Edit Mode, or its settings changed meanwhile)."""
+    _check_regenerable(obj)
+    obj = cast(bpy.types.Object, obj)
+    recalled = recall(obj)
+    spec, domain, shape, *stages = recalled
+    if shape["base_blend"] != "NONE":  # a "//" path read against the .blend here, not on the worker
+        shape = {**shape, "base_file": bpy.path.abspath(shape["base_file"])}
+    name, mesh_name = obj.name, mesh_of(obj).name
+
+    def compute(_advance: Callable[[int], None]) -> tuple:
+        heights, masks = terrain_heights(context, spec, domain, shape, *stages)
+        size = (shape["x_subdivisions"], shape["y_subdivisions"], shape["size"])
+        return heights, masks, grid_positions(*size, heights, np.float32)  # what a mesh with the grid gets
+
+    def apply(result: tuple) -> None:
+        target = bpy.data.objects.get(name)
+        if target is None or not is_terrain(target) or mesh_of(target).name != mesh_name or recall(target) != recalled:
+            raise UserError(f"{name!r}: the terrain was removed, renamed or changed meanwhile; nothing was changed")
+        _check_regenerable(target)
+        _write_terrain(target, shape, *result)
+
+    return compute, apply
+
+
+def _check_regenerable(obj: object) -> None:
+    """``UserError`` when ``obj`` is not a Noise Terrain, is linked or in Edit Mode."""
     if not is_terrain(obj):
         name = obj.name if isinstance(obj, bpy.types.Object) else type(obj).__name__
         raise UserError(f"object: {name!r} is not a Noise Terrain (Add > Mesh > Noise Terrain makes one)")
+    obj = cast(bpy.types.Object, obj)
     mesh = mesh_of(obj)
     if not obj.is_editable or not mesh.is_editable:
         raise UserError(f"{obj.name!r}: linked library data cannot be changed (make it local first)")
     if obj.mode == "EDIT":
         raise UserError(f"{obj.name!r}: leave Edit Mode to regenerate the terrain")
-    spec, domain, shape, hydraulic, thermal, fluvial = recall(obj)
-    heights, masks = terrain_heights(context, spec, domain, shape, hydraulic, thermal, fluvial)
+
+
+def _write_terrain(
+    obj: bpy.types.Object, shape: dict, heights: np.ndarray, masks: tuple, positions: np.ndarray
+) -> None:
+    """Give the terrain ``obj`` the ``heights`` and ``masks`` of its grid ``shape`` (``regenerate_terrain``;
+    ``positions``: ``grid_positions`` of the heights, float32)."""
+    mesh = mesh_of(obj)
     x_subdivisions, y_subdivisions, size = shape["x_subdivisions"], shape["y_subdivisions"], shape["size"]
     if mesh_io.is_grid(mesh, x_subdivisions + 1, y_subdivisions + 1):  # the grid's faces: write the positions only
-        mesh_io.write_positions(mesh, grid_positions(x_subdivisions, y_subdivisions, size, heights, np.float32))
+        mesh_io.write_positions(mesh, positions)
     else:
         if mesh.shape_keys is not None:
             faces = x_subdivisions * y_subdivisions
@@ -384,7 +429,6 @@ def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy
     write_maps(mesh, masks)
     mesh.update()
     terrain_maps.rewrite_terrain_maps(obj)  # the maps Object > Terrain Maps wrote, of the new heights
-    return obj
 
 
 def is_terrain(obj: object) -> bool:
@@ -572,6 +616,7 @@ class NOISEWRIGHT_OT_regenerate_terrain(OptionsOperator, bpy.types.Operator):
     @reports
     def execute(self, context):
         check_finite(context.active_object.noisewright_terrain)
+        live.forget(context.active_object.name)  # a full rebuild Auto Refresh runs as a job: this one instead
         regenerate_terrain(context, context.active_object)
         return {"FINISHED"}
 

@@ -3,6 +3,8 @@ once per burst of changes in the UI, bit for bit as Regenerate does."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import numpy as np
 import pytest
 from hypothesis import assume, given, settings
@@ -91,8 +93,8 @@ def test_in_the_ui_a_burst_of_changes_is_one_rebuild_at_the_timer(bpy_empty, add
     assert not np.array_equal(after, before)
 
 
-def test_in_the_ui_an_eroded_terrain_previews_with_fewer_droplets_then_builds_in_full(bpy_empty, addon, monkeypatch):
-    bpy = bpy_empty
+def _eroded(bpy, addon, monkeypatch):
+    """An eroded terrain (its full rebuild a job in the UI), in the UI's path, with its preview shown."""
     live = addon.live
     obj = _terrain(bpy, addon)
     erosion = obj.noisewright_terrain.erosion
@@ -100,8 +102,16 @@ def test_in_the_ui_an_eroded_terrain_previews_with_fewer_droplets_then_builds_in
     monkeypatch.setattr(live, "in_background", lambda: False)
     obj.noisewright_terrain.noise.seed = 30
     live.flush()
+    assert set(live._PREVIEWED) == {obj.name}
+    return obj
+
+
+def test_in_the_ui_an_eroded_terrain_previews_with_fewer_droplets_then_builds_in_full(bpy_empty, addon, monkeypatch):
+    bpy = bpy_empty
+    live = addon.live
+    obj = _eroded(bpy, addon, monkeypatch)
     preview = _positions(obj)
-    assert set(live._PREVIEWED) == {obj.name} and bpy.app.timers.is_registered(live._settle)
+    assert bpy.app.timers.is_registered(live._settle)
     live.flush(settle=True)
     full = _positions(obj)
     assert not np.array_equal(preview, full) and live._PREVIEWED == {}
@@ -217,3 +227,131 @@ def test_a_timer_rebuild_is_its_own_undo_step(bpy_empty, addon, monkeypatch):
     assert obj.noisewright_terrain.noise.seed == 4
     assert bpy.ops.ed.redo() == {"FINISHED"}
     np.testing.assert_array_equal(_positions(bpy.data.objects[name]), rebuilt)
+
+
+def test_the_full_rebuild_runs_as_a_job_in_the_ui_when_it_would_not_fit_a_frame(addon):
+    live = addon.live
+    assert not live.in_a_job(128, 128, None, background=False)  # fits a frame: rebuilt at once
+    assert not live.in_a_job(1024, 1024, None, background=False)
+    assert live.in_a_job(1025, 1024, None, background=False)  # one column too many
+    assert live.in_a_job(20, 16, 4000, background=False)  # erosion
+    assert not live.in_a_job(4096, 4096, 8_000_000, background=True)  # background mode: always synchronous
+
+
+@settings(max_examples=100, deadline=None)
+@given(x=st.integers(1, 16384), y=st.integers(1, 16384), droplets=st.none() | st.integers(1, 10**7))
+def test_a_job_exactly_when_a_preview_is_shown(addon, x, y, droplets):
+    live = addon.live
+    assert live.in_a_job(x, y, droplets, background=False) == (live.preview_plan(x, y, droplets) is not None)
+    assert not live.in_a_job(x, y, droplets, background=True)
+
+
+class _Gate:
+    """``terrain.terrain_heights`` held on a job's worker thread until ``open`` (the main thread's runs as it is)."""
+
+    def __init__(self, addon, monkeypatch):
+        import threading
+
+        self.opened, self.entered = threading.Event(), threading.Event()
+        heights = addon.terrain.terrain_heights
+
+        def held(*arguments):
+            if threading.current_thread() is not threading.main_thread():
+                self.entered.set()
+                assert self.opened.wait(60.0)
+            return heights(*arguments)
+
+        monkeypatch.setattr(addon.terrain, "terrain_heights", held)
+
+    def open(self):
+        self.opened.set()
+
+
+@contextmanager
+def _job_held(addon, monkeypatch, name):
+    """The full rebuild of the previewed terrain ``name`` started as a job (the release) and held on its worker
+    thread within the block (``_Gate``); yields its worker."""
+    gate = _Gate(addon, monkeypatch)
+    try:
+        addon.live.flush(settle=True, finish=False)
+        worker = addon.live._REBUILDS[name][0]
+        assert gate.entered.wait(60.0)
+        yield worker
+    finally:
+        gate.open()
+
+
+def test_a_job_driven_rebuild_leaves_the_preview_meanwhile_then_equals_regenerate(bpy_empty, addon, monkeypatch):
+    bpy = bpy_empty
+    live, jobs = addon.live, addon.jobs
+    obj = _eroded(bpy, addon, monkeypatch)
+    name = obj.name
+    bpy.ops.ed.undo_push(message="Previewed")
+    preview = _positions(obj)
+    with _job_held(addon, monkeypatch, name) as worker:  # the release: the job starts, the preview stays
+        assert jobs.running(name) is worker and set(live._REBUILDS) == {name}
+        assert bpy.app.timers.is_registered(live._watch)
+        assert "the full terrain follows" in live.previewing(name)
+        np.testing.assert_array_equal(_positions(obj), preview)
+    live.wait()  # the worker's heights written on the main thread
+    assert jobs.running(name) is None and live._REBUILDS == {} and live.previewing(name) == ""
+    full = _positions(bpy.data.objects[name])
+    assert not np.array_equal(full, preview)
+    addon.api.regenerate_terrain(bpy.context, bpy.data.objects[name])
+    np.testing.assert_array_equal(_positions(bpy.data.objects[name]), full)  # bit for bit Regenerate's
+    assert bpy.ops.ed.undo() == {"FINISHED"}  # one undo step: back to the preview
+    np.testing.assert_array_equal(_positions(bpy.data.objects[name]), preview)
+
+
+def test_a_change_while_the_job_runs_cancels_it_and_starts_over(bpy_empty, addon, monkeypatch):
+    bpy = bpy_empty
+    live = addon.live
+    obj = _eroded(bpy, addon, monkeypatch)
+    name = obj.name
+    with _job_held(addon, monkeypatch, name) as first:
+        obj.noisewright_terrain.noise.seed = 41  # a change while it runs: cancelled, its result never written
+        assert name not in live._REBUILDS and addon.jobs.running(name) is None and live.pending() == {name}
+    assert first.finished.wait(60.0) and first.cancelled
+    live.flush()  # the change previewed
+    assert set(live._PREVIEWED) == {name} and live._REBUILDS == {}
+    live.flush(settle=True)  # released: a new job, waited for
+    full = _positions(obj)
+    addon.api.regenerate_terrain(bpy.context, obj)
+    np.testing.assert_array_equal(_positions(obj), full)
+    assert obj.noisewright_terrain.noise.seed == 41
+
+
+def test_esc_cancels_the_job_and_the_preview_stays(bpy_empty, addon, monkeypatch):
+    bpy = bpy_empty
+    live = addon.live
+    obj = _eroded(bpy, addon, monkeypatch)
+    name = obj.name
+    preview = _positions(obj)
+    with _job_held(addon, monkeypatch, name):
+        live.cancel(name)  # what Esc (NOISEWRIGHT_OT_live_escape) does
+    live.wait()
+    np.testing.assert_array_equal(_positions(obj), preview)  # nothing written: the preview stays
+    assert addon.jobs.running(name) is None and live._REBUILDS == {}
+    assert "cancelled; the preview stays" in live.previewing(name)
+    assert bpy.ops.noisewright.regenerate_terrain() == {"FINISHED"}  # Regenerate builds it: the notice goes
+    assert live.previewing(name) == "" and not np.array_equal(_positions(obj), preview)
+    obj.noisewright_terrain.noise.seed = 42  # the next change: previewed again, then built in full
+    live.flush()
+    assert "the full terrain follows" in live.previewing(name)
+    live.flush(settle=True)
+    assert live.previewing(name) == ""
+    full = _positions(obj)
+    addon.api.regenerate_terrain(bpy.context, obj)
+    np.testing.assert_array_equal(_positions(obj), full)
+
+
+def test_another_file_loaded_cancels_the_job_and_forgets_the_terrains(bpy_empty, addon, monkeypatch):
+    bpy = bpy_empty
+    live = addon.live
+    name = _eroded(bpy, addon, monkeypatch).name
+    with _job_held(addon, monkeypatch, name) as worker:
+        bpy.ops.wm.read_homefile(use_empty=True)
+        assert live._REBUILDS == {} and addon.jobs.running(name) is None and live.previewing(name) == ""
+    assert worker.finished.wait(60.0) and worker.cancelled
+    live.wait()  # nothing left to write
+    assert name not in bpy.data.objects
