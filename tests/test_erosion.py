@@ -12,6 +12,8 @@ import textwrap
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import noise_core as nc
 from noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS, erode_hydraulic, erode_thermal, pit_density
@@ -335,6 +337,27 @@ def test_stream_power_sediment_fills_a_hollow_level() -> None:
     assert cells[1, 2] == pytest.approx(2.0, rel=1e-12)  # the 2 cut from the slope, as a level fill
     assert before.sum() - cells.sum() == pytest.approx(carried, abs=1e-12)
     assert carried == pytest.approx(4.0 - cells[1, 3], rel=1e-9)
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    shape=st.tuples(st.integers(3, 24), st.integers(3, 24)),
+    strength=st.floats(0.0, 1e6),
+    relief=st.floats(1e-3, 1e3),
+)
+@settings(max_examples=60)
+def test_stream_power_steps_keep_mass_and_stay_within_the_heights(
+    seed: int, shape: tuple[int, int], strength: float, relief: float
+) -> None:
+    """Any terrain, any strength: what is cut either fills a hollow or leaves over an edge (mass kept to
+    rounding), no cell is cut below the lowest height nor filled above the highest, and none becomes a pit."""
+    cells = np.random.default_rng(seed).random(shape) * relief
+    before = cells.copy()
+    carried = _routed(cells, strength)
+    assert np.isfinite(cells).all() and carried >= 0.0
+    assert before.sum() - cells.sum() == pytest.approx(carried, abs=1e-9 * relief * cells.size)
+    assert cells.min() >= before.min() and cells.max() <= before.max()
+    assert pit_density(cells) <= pit_density(before)
 
 
 def test_tiles_of_one_phase_are_out_of_each_others_reach() -> None:
