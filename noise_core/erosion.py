@@ -44,12 +44,16 @@ rim stays above it, mass is kept), repeated up to ``SETTLE_PASSES`` times. No ce
 its neighbours unless four passes were not enough (tested: pit density after default erosion within
 1.5 x before + 5 per 10,000 cells).
 
-*Gullies* (``gullies`` > 0): a droplet's capacity and its erosion cap ``-Δh`` grow by
-``1 + gullies·sqrt(a / GULLY_AREA)`` with ``a`` the catchment per unit of width at its cell, in model cells:
-the stream-power law of fluvial incision, ``E ∝ A^0.5·S`` (Howard 1994, "A detachment-limited model of
-drainage basin evolution"), with ``a`` from multiple-flow-direction accumulation (Freeman 1991, "Calculating
-catchment area with divergent flow based on a regular grid"; exponent 1.1) of the terrain as it is, updated
-between batches of droplets. Valleys that collect more water cut deeper, so they branch.
+*Gullies* (``gullies`` > 0): rivers cut between the droplets. After each ``STREAM_STEPS``-th of the droplets
+comes one step of stream-power incision, ``∂h/∂t = -K·a^0.5·S`` (Howard 1994, "A detachment-limited model of
+drainage basin evolution") for one unit of time, ``K = STREAM_POWER·gullies``, ``a`` the D8 catchment per unit
+of width in model cells and ``S`` the slope to the D8 receiver, solved implicitly along the flow as Braun &
+Willett 2013 do (``_incise``), over the map with its hollows filled (Priority-Flood, Barnes et al. 2014). The
+sediment it cuts runs down the flow and fills the hollows it reaches level from their bottom (lakes silt
+up); what reaches an edge leaves the map (``carried_off``). Cells that collect more water cut deeper, the
+droplets widen and feed what they cut, and the valleys branch (tested: drainage-network junctions). Each
+step is serial, so the bits still do not depend on the thread count; droplets on a coarser grid have their
+steps there too (``strength`` per grid, ``_model``).
 
 Heights and ``cell_size`` share one unit: the model runs on heights in cells (``heights / cell_size``), so
 slopes are true slopes. Start points are ``SmallXXHash(seed)`` of the droplet's index. *On every core*: a
@@ -108,9 +112,11 @@ brush cells per droplet), about 0.2 s on one core, unless a round alone is more.
 BATCHES = 64
 """Droplets run in at least ``BATCHES`` launches of whole rounds when there are enough (progress is reported
 between them)."""
-GULLY_AREA = 1024.0
-"""Flow (catchment per unit of width, in model cells) at which ``gullies`` adds its own value to the capacity."""
 SETTLE_PASSES = 4
+STREAM_STEPS = 4
+"""With ``gullies``, the droplets run in this many parts, each followed by a stream-power step."""
+STREAM_POWER = 0.05
+"""The erodibility ``K`` of those steps per unit of ``gullies`` (catchment in model cells, one unit of time)."""
 COARSE_BRUSH = 3.0
 """A brush wider than ``1.5 * COARSE_BRUSH`` cells runs its droplets on a grid coarse enough for it to be about
 ``COARSE_BRUSH`` cells wide (``coarse_shape``)."""
@@ -139,8 +145,8 @@ HYDRAULIC_OPTIONS: tuple[Option, ...] = (
     Option("gravity", float, 4.0, "Acceleration along the slope", minimum=0.0, maximum=1000.0, soft_maximum=20.0),
     Option("brush_radius", float, 0.0, "Radius of the disc a droplet erodes, in the heights' unit (0: 3 model "
            "cells)", minimum=0.0, maximum=1e30, soft_maximum=1.0),
-    Option("gullies", float, 0.0, "Erosion along the flow: capacity x (1 + gullies * sqrt(catchment / 1024))",
-           minimum=0.0, maximum=100.0, soft_maximum=16.0),
+    Option("gullies", float, 0.0, "Rivers cut between batches of droplets: stream-power erodibility 0.05 x "
+           "gullies (0: off)", minimum=0.0, maximum=100.0, soft_maximum=16.0),
     Option("initial_water", float, 1.0, "Water of a new droplet", minimum=0.0, above=True, maximum=1000.0,
            ui_minimum=1e-3, soft_maximum=10.0),
     Option("initial_speed", float, 1.0, "Speed of a new droplet", minimum=0.0, maximum=1000.0, soft_maximum=10.0),
@@ -270,8 +276,6 @@ def _droplets(cells: np.ndarray, droplets: int, model: dict, progress: Callable[
     """Run ``droplets`` droplets with the per-step constants ``model`` (``_model`` without its count) over
     ``cells`` (float64, in place), in batches of whole rounds; returns the sediment carried off the map."""
     kernels = _kernels()
-    gullies = model["gullies"] > 0.0
-    flow = np.zeros(cells.shape if gullies else (1, 1), dtype=np.float64)
     tile = tile_width(model["steps"], int(np.abs(model["brush_dy"]).max()))
     tiles = ((cells.shape[0] - 2) // tile + 1) * ((cells.shape[1] - 2) // tile + 1)
     span = np.zeros(3, dtype=np.int64)
@@ -280,18 +284,38 @@ def _droplets(cells: np.ndarray, droplets: int, model: dict, progress: Callable[
     size = min(max(min(ROUND_PER_TILE * tiles, BATCH_WORK // work), ROUNDS[0]), ROUNDS[1])
     scratch = (np.empty(size), np.empty(size), np.empty(size, np.int64), np.empty(tiles + 1, np.int64),
                np.empty(tiles, np.int64), carried, tile, model["seed"])  # fmt: skip
-    constants = [value for name, value in model.items() if name != "seed"]
+    constants = [value for name, value in model.items() if name not in ("seed", "gullies")]
     batch = size * max(1, min(-(-droplets // (BATCHES * size)), BATCH_WORK // (work * size)))
-    halfway = batch * (-(-droplets // batch) // 2)
-    for first in range(0, droplets, batch):
+    batches = -(-droplets // batch) if droplets else 0
+    carried_off = 0.0
+    for index, first in enumerate(range(0, droplets, batch)):
         last = min(first + batch, droplets)
-        if gullies and first in (0, halfway):  # the flow of the terrain as it is now (twice)
-            kernels.accumulate(cells, np.argsort(-cells, axis=None, kind="stable"), flow)
         span[:2] = first, last
-        runtime.launch_blocks(kernels.hydraulic, 1, (cells, flow, span, *scratch, *constants))
+        runtime.launch_blocks(kernels.hydraulic, 1, (cells, span, *scratch, *constants))
+        if model["gullies"] > 0.0:  # rivers cut along the flow after each STREAM_STEPS-th of the droplets
+            for _ in range((index + 1) * STREAM_STEPS // batches - index * STREAM_STEPS // batches):
+                carried_off += _stream_power_step(cells, model["gullies"])
         if progress is not None:
             progress(last, droplets)
-    return float(carried.sum())
+    return carried_off + float(carried.sum())
+
+
+def _stream_power_step(cells: np.ndarray, strength: float) -> float:
+    """One implicit stream-power step over ``cells`` (float64, in place; ``strength`` = ``K / sqrt(r)``, see
+    ``_incise``), routed by D8 over the depression-filled map; returns the sediment carried off the edges."""
+    from . import hydrology  # hydrology imports this module
+
+    filled = hydrology.fill_depressions(cells, epsilon=True).reshape(-1)
+    receivers = hydrology.d8_receivers(filled.reshape(cells.shape))
+    order = hydrology.stack_order(receivers)
+    area = hydrology.accumulate(receivers, order, np.ones(cells.size))
+    size = cells.size
+    scratch = (np.empty(size), np.empty(size, np.int64), np.empty(size, np.int64), np.empty(size + 1, np.int64))
+    flat = cells.reshape(-1)  # a view of a C-contiguous map, else a copy (written back)
+    carried = _kernels().incise(flat, filled, receivers, order, area, cells.shape[1], strength, *scratch)
+    if not np.shares_memory(flat, cells):
+        cells[...] = flat.reshape(cells.shape)
+    return float(carried)
 
 
 def coarse_shape(radius: float, shape: tuple[int, ...]) -> tuple[int, int] | None:
@@ -330,6 +354,104 @@ def _droplets_coarse(
     left, fx = bilinear_axis(cells.shape[1], shape[1])
     runtime.launch_blocks(_kernels().add_change, cells.shape[0], (cells, (small - start) * s, top, fy, left, fx, sums))
     return -float(sums.sum())
+
+
+def _incise(cells, filled, receivers, order, area, columns, strength, sediment, lake, members, starts):
+    """Stream-power incision ``dh/dt = -K·sqrt(a)·S`` for one unit of time, implicit along the stack
+    (Braun & Willett 2013): receiver first, ``h' = (h + F·h_r) / (1 + F)`` with ``F = strength·sqrt(A)/d``
+    (``A`` the D8 area in cells over ``filled``, the map with its hollows filled; ``d`` the distance in cells;
+    ``strength = K / sqrt(r)`` for cells of ``r`` model cells: ``F = K·sqrt(a)/d'`` with ``a = A·r`` the
+    catchment per unit of width and ``d' = d·r`` in model cells).
+    ``h_r`` is the receiver's height, or its lake level (``filled``) when it lies in a hollow, so no cell
+    falls below what its receiver may become; cells in hollows are not cut. Then the sediment runs down the
+    flow, donors first; a hollow (its cells grouped by the cell outside it they drain into, ``lake``) gathers
+    what reaches it and fills level from its bottom (``_fill_lake``), passing on what it cannot hold; what
+    reaches an edge leaves the map (returned). Mass is kept."""
+    size = order.shape[0]
+    for i in range(size):
+        node = order[i]
+        sediment[node] = 0.0
+        receiver = receivers[node]
+        lake[node] = -1
+        h = cells[node]
+        if filled[node] > h:  # in a hollow: one lake with the receiver's, or draining into the receiver
+            lake[node] = lake[receiver] if lake[receiver] >= 0 else receiver
+            continue
+        if receiver == node:
+            continue
+        lower = max(cells[receiver], filled[receiver])
+        if h <= lower:
+            continue
+        diagonal = receiver // columns != node // columns and receiver % columns != node % columns
+        factor = strength * math.sqrt(area[node]) * (0.7071067811865476 if diagonal else 1.0)
+        new = (h + factor * lower) / (1.0 + factor)
+        if not new > lower:
+            new = lower
+        sediment[node] = h - new
+        cells[node] = filled[node] = new
+    starts[:] = 0
+    for node in range(size):
+        if lake[node] >= 0:
+            starts[lake[node] + 1] += 1
+    for node in range(size):
+        starts[node + 1] += starts[node]
+    for node in range(size):
+        if lake[node] >= 0:
+            key = lake[node]
+            members[starts[key]] = node
+            starts[key] += 1
+    for node in range(size - 1, -1, -1):  # back to the first member of each lake
+        starts[node + 1] = starts[node]
+    starts[0] = 0
+    carried = 0.0
+    pool = area  # no longer needed: what each lake gathers, at its exit
+    for node in range(size):
+        if lake[node] >= 0:
+            pool[lake[node]] = 0.0
+    for i in range(size - 1, -1, -1):
+        node = order[i]
+        if lake[node] >= 0:
+            pool[lake[node]] += sediment[node]
+            continue
+        if starts[node + 1] > starts[node]:  # the lake that drains here, its sediment all gathered
+            sediment[node] += _fill_lake(cells, filled, members[starts[node] : starts[node + 1]], pool[node])
+        receiver = receivers[node]
+        if receiver == node:
+            carried += sediment[node]
+        else:
+            sediment[receiver] += sediment[node]
+    return carried
+
+
+@jit
+def _fill_lake(cells, filled, members, amount):
+    """Fill the cells ``members`` of a hollow with ``amount`` of sediment as a level surface from the bottom,
+    none above its lake level (``filled``); returns what is left over."""
+    room = 0.0
+    low, high = math.inf, -math.inf
+    for k in range(members.shape[0]):
+        cell = members[k]
+        room += filled[cell] - cells[cell]
+        low = min(low, cells[cell])
+        high = max(high, filled[cell])
+    if amount >= room:
+        for k in range(members.shape[0]):
+            cells[members[k]] = filled[members[k]]
+        return amount - room
+    placed = 0.0
+    for _ in range(60):  # bisection for the level: ``placed`` is what the level ``low`` holds, at most ``amount``
+        level = 0.5 * (low + high)
+        volume = 0.0
+        for k in range(members.shape[0]):
+            volume += max(0.0, min(level, filled[members[k]]) - cells[members[k]])
+        if volume <= amount:
+            low, placed = level, volume
+        else:
+            high = level
+    for k in range(members.shape[0]):
+        cell = members[k]
+        cells[cell] = max(cells[cell], min(low, filled[cell]))
+    return amount - placed
 
 
 def _radius_in_cells(options: dict) -> dict:
@@ -384,7 +506,7 @@ def _model(values: dict, shape: tuple[int, int]) -> dict:
         "erosion": per_step(values["erosion"]),
         "evaporation": per_step(values["evaporation"]),
         "gravity": values["gravity"] * r,
-        "gullies": values["gullies"] * math.sqrt(r / GULLY_AREA),
+        "gullies": values["gullies"] * STREAM_POWER / math.sqrt(r),
         **dict(zip(("brush_dy", "brush_dx", "brush_w"), _brush(_brush_cells(values, shape)), strict=True)),
         "initial_water": values["initial_water"],
         "initial_speed": values["initial_speed"],
@@ -505,48 +627,12 @@ def _spread(cells, ix, iy, brush_dy, brush_dx, brush_w, reach, full, amount):
 
 
 @jit
-def _flow_at(flow, x, y):
-    """Bilinear value of the flow map at ``(x, y)``."""
-    ix, iy = int(x), int(y)
-    u, v = x - ix, y - iy
-    top = flow[iy, ix] * (1.0 - u) + flow[iy, ix + 1] * u
-    bottom = flow[iy + 1, ix] * (1.0 - u) + flow[iy + 1, ix + 1] * u
-    return top * (1.0 - v) + bottom * v
-
-
-def _accumulate(cells, order, flow):
-    """Multiple-flow-direction accumulation (Freeman 1991): each cell, highest first (``order``), passes its
-    area (its own cell plus what flowed in) to its lower neighbours in proportion to ``(drop / distance)^1.1``;
-    ``flow`` (float64, filled) gets each cell's area in cells. Flow over the edges leaves the map."""
-    rows, columns = cells.shape
-    flow[:] = 1.0
-    weights = np.empty(8)
-    for index in order:
-        y, x = index // columns, index % columns
-        h = cells[y, x]
-        total = 0.0
-        for k in range(8):
-            ny, nx = y + NEIGHBOURS[k, 0], x + NEIGHBOURS[k, 1]
-            weights[k] = 0.0
-            if 0 <= ny < rows and 0 <= nx < columns and cells[ny, nx] < h:
-                diagonal = NEIGHBOURS[k, 0] != 0 and NEIGHBOURS[k, 1] != 0
-                drop = (h - cells[ny, nx]) * (0.7071067811865476 if diagonal else 1.0)  # the slope
-                weights[k] = math.exp(1.1 * math.log(drop))
-                total += weights[k]
-        if total > 0.0:
-            share = flow[y, x] / total
-            for k in range(8):
-                if weights[k] > 0.0:
-                    flow[y + NEIGHBOURS[k, 0], x + NEIGHBOURS[k, 1]] += share * weights[k]
-
-
-@jit
 def _droplet(
-    cells, flow, x, y, steps, inertia, capacity, min_slope, deposition, erosion, evaporation, gravity, gullies,
-    brush_dy, brush_dx, brush_w, reach, full, initial_water, initial_speed,
+    cells, x, y, steps, inertia, capacity, min_slope, deposition, erosion, evaporation, gravity, brush_dy, brush_dx,
+    brush_w, reach, full, initial_water, initial_speed,
 ):  # fmt: skip
     """Run one droplet from ``(x, y)`` over ``cells`` (float64, in place) with the per-step constants of
-    ``_model``; ``flow`` is read when ``gullies`` > 0. Returns the sediment it carried off the map."""
+    ``_model``. Returns the sediment it carried off the map."""
     rows, columns = cells.shape
     dx = dy = 0.0
     speed, water, sediment = initial_speed, initial_water, 0.0
@@ -564,16 +650,12 @@ def _droplet(
             return sediment
         delta = _sample(cells, nx, ny)[0] - h
         carry = max(-delta, min_slope) * speed * water * capacity
-        worn = 1.0
-        if gullies > 0.0:
-            worn += gullies * math.sqrt(_flow_at(flow, x, y))
-            carry *= worn
         if delta > 0.0 or sediment > carry:  # uphill (fill the hollow it leaves) or over capacity
             amount = min(delta, sediment) if delta > 0.0 else (sediment - carry) * deposition
             _deposit(cells, x, y, amount)
             sediment -= amount
         else:
-            amount = min((carry - sediment) * erosion, -delta * worn)
+            amount = min((carry - sediment) * erosion, -delta)
             sediment += _erode_disc(cells, int(x), int(y), brush_dy, brush_dx, brush_w, reach, full, amount, h + delta)
         speed = math.sqrt(max(0.0, speed * speed - delta * gravity))
         water *= 1.0 - evaporation
@@ -591,9 +673,8 @@ def tile_width(steps: int, reach: int) -> int:
 
 
 def _hydraulic(
-    first, last, cells, flow, span, xs, ys, order, offsets, cursor, carried, tile, seed, steps, inertia, capacity,
-    min_slope, deposition, erosion, evaporation, gravity, gullies, brush_dy, brush_dx, brush_w, initial_water,
-    initial_speed,
+    first, last, cells, span, xs, ys, order, offsets, cursor, carried, tile, seed, steps, inertia, capacity,
+    min_slope, deposition, erosion, evaporation, gravity, brush_dy, brush_dx, brush_w, initial_water, initial_speed,
 ):  # fmt: skip
     """Run droplets ``span[0]`` to ``span[1] - 1`` over ``cells`` (float64, in place), a range kernel over the
     tiles (``tile`` cells wide, ``tile_width``) of one phase. Launched (``first < 0``), it takes the droplets in
@@ -638,8 +719,8 @@ def _hydraulic(
         for k in range(offsets[t], offsets[t + 1]):
             i = order[k]
             carried[t] += _droplet(
-                cells, flow, xs[i], ys[i], steps, inertia, capacity, min_slope, deposition, erosion, evaporation,
-                gravity, gullies, brush_dy, brush_dx, brush_w, reach, full, initial_water, initial_speed,
+                cells, xs[i], ys[i], steps, inertia, capacity, min_slope, deposition, erosion, evaporation, gravity,
+                brush_dy, brush_dx, brush_w, reach, full, initial_water, initial_speed,
             )  # fmt: skip
 
 
@@ -738,7 +819,7 @@ def _thermal(first, last, cells, flows, phase, talus, iterations, rate):
 class _Kernels:
     hydraulic: object
     add_change: object
-    accumulate: object
+    incise: object
     settle: object
     thermal: object
 
@@ -755,27 +836,25 @@ def pit_density(heights: np.ndarray) -> float:
 
 
 def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal", "coarse")) -> str:
-    """How ready the least ready kernel of ``kinds`` (``"hydraulic"``: the droplets; ``"gullies"``: the flow
-    ``gullies`` > 0 adds; ``"thermal"``; ``"coarse"``: adding back the change of droplets run on a coarser grid,
-    ``coarse_shape``) is, as ``noise_core.compile_state`` tells for noise: ``"compiled"`` (in
+    """How ready the least ready kernel of ``kinds`` (``"hydraulic"``: the droplets; ``"gullies"``: the
+    stream-power steps ``gullies`` > 0 adds; ``"thermal"``; ``"coarse"``: adding back the change of droplets run
+    on a coarser grid, ``coarse_shape``) is, as ``noise_core.compile_state`` tells for noise: ``"compiled"`` (in
     memory), ``"cached"`` (loads from the disk cache) or ``"uncompiled"`` (the next such erosion compiles first:
     seconds). Cheap; compiles nothing."""
     kernels = _kernels()
     cells = np.zeros((3, 3))
     model = _model(_options(HYDRAULIC_OPTIONS, {}), cells.shape)
-    del model["droplets"], model["seed"]
+    del model["droplets"], model["seed"], model["gullies"]
     thermal = (cells, np.zeros((3, 3, 8)), np.zeros(1, np.int64), 0.5, 1, 0.5)
     index, real = np.zeros(1, np.int64), np.zeros(1)
-    hydraulic = (cells, cells, index, real, real, index, index, index, real, 1, 0, *model.values())
+    hydraulic = (cells, index, real, real, index, index, index, real, 1, 0, *model.values())
     coarse = (cells, cells, index, real, index, real, real)
     pairs = {
         "hydraulic": (
             (kernels.hydraulic, runtime.range_signature(kernels.hydraulic, hydraulic)),
             (kernels.settle, runtime.kernel_signature(kernels.settle, (cells, cells, SETTLE_PASSES))),
         ),
-        "gullies": (
-            (kernels.accumulate, runtime.kernel_signature(kernels.accumulate, (cells, np.zeros(9, np.int64), cells))),
-        ),
+        "gullies": _stream_power_plan(kernels),
         "thermal": ((kernels.thermal, runtime.range_signature(kernels.thermal, thermal)),),
         "coarse": ((kernels.add_change, runtime.range_signature(kernels.add_change, coarse)),),
     }
@@ -792,13 +871,29 @@ def hydraulic_kinds(shape: tuple[int, ...], **options: object) -> tuple[str, ...
     return ("hydraulic",) + ("gullies",) * (values["gullies"] > 0) + ("coarse",) * coarse
 
 
+def _stream_power_plan(kernels: _Kernels) -> tuple:
+    """The kernels ``_stream_power_step`` runs (``hydrology``'s routing, then ``_incise``), with their types."""
+    from . import hydrology  # hydrology imports this module
+
+    routing = hydrology._kernels()
+    real, index, mask, small = np.zeros(9), np.zeros(9, np.int64), np.zeros(9, np.uint8), np.zeros(9, np.int8)
+    calls = (
+        (routing.fill, (real, 3, 3, mask, False, True, np.inf, real, np.zeros(9, np.int32), mask)),
+        (routing.receivers, (real, 3, 3, mask, False, index, small)),
+        (routing.stack, (index, index, index, index, index)),
+        (routing.accumulate, (index, index, real)),
+        (kernels.incise, (real, real, index, index, real, 3, 0.5, real, index, index, index)),
+    )
+    return tuple((kernel, runtime.kernel_signature(kernel, arguments)) for kernel, arguments in calls)
+
+
 @cache
 def _kernels() -> _Kernels:
     """The compiled kernels, built on first use (so importing never compiles nor fixes the cache folder)."""
     return _Kernels(
         hydraulic=range_kernel(_hydraulic),
         add_change=range_kernel(_add_change),
-        accumulate=serial_kernel(_accumulate),
+        incise=serial_kernel(_incise),
         settle=serial_kernel(_settle),
         thermal=range_kernel(_thermal),
     )

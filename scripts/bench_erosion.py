@@ -13,8 +13,9 @@
   and 4097² with 8 M droplets on all threads (target <= 20 s). On a shared machine, the load of the other
   processes is printed beside them (``os.getloadavg``).
 * Resolution: the terrain of ``render_erosion.py`` (100 units wide, 25 high) at 513² and 1025², eroded with the
-  defaults: mean |change| per cell of each and their ratio (target within 25 %), and the correlation of the two
-  change maps on the 513² raster (the 1025² map at every other cell), raw and smoothed over 5 x 5 cells.
+  defaults and with ``render_erosion.GULLIES``: mean |change| per cell of each and their ratio (target within
+  25 %), and the correlation of the two change maps on the 513² raster (the 1025² map at every other cell), raw
+  and smoothed over 5 x 5 cells.
 * Pits: interior cells lower than all 8 neighbours per 10,000, before and after, at both sizes (target: after
   <= 1.5 x before + 5).
 """
@@ -201,10 +202,16 @@ def smooth(change: np.ndarray, width: int = 5) -> np.ndarray:
 
 
 def resolution_and_pits() -> dict:
+    """The resolution and pit checks at the defaults and with ``render_erosion.GULLIES``."""
+    runs = (("default", {}), ("gullies", render_erosion.GULLIES))
+    return {name: _resolution_and_pits(options) for name, options in runs}
+
+
+def _resolution_and_pits(options: dict) -> dict:
     changes, result = [], {}
     for size in SIZES:
         heights, cell = render_erosion.terrain(size)
-        after = nc.erode_hydraulic(heights, cell_size=cell).heights
+        after = nc.erode_hydraulic(heights, cell_size=cell, **options).heights
         change = after.astype(np.float64) - heights
         changes.append(change)
         before_pits, after_pits = pit_density(heights), pit_density(after)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import subprocess
@@ -11,6 +12,8 @@ import textwrap
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import noise_core as nc
 from noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS, erode_hydraulic, erode_thermal, pit_density
@@ -206,14 +209,15 @@ def _smooth(change: np.ndarray) -> np.ndarray:
     return np.apply_along_axis(np.convolve, 1, rows, box, mode="valid")
 
 
-def test_default_erosion_is_alike_at_two_resolutions() -> None:
+@pytest.mark.parametrize("gullies", [0.0, 8.0])
+def test_default_erosion_is_alike_at_two_resolutions(gullies: float) -> None:
     """Defaults per cell and per model cell: the same terrain at 257² and 513² loses about as much per cell,
-    in the same places (the change maps, on the 257² raster and smoothed over 5x5 cells, are correlated);
-    ``scripts/bench_erosion.py`` checks 513² against 1025²."""
+    in the same places (the change maps, on the 257² raster and smoothed over 5x5 cells, are correlated), with
+    and without gullies; ``scripts/bench_erosion.py`` checks 513² against 1025²."""
     coarse, coarse_cell = shaped(257)
     fine, fine_cell = shaped(513)
-    first = erode_hydraulic(coarse, cell_size=coarse_cell).heights - coarse
-    second = erode_hydraulic(fine, cell_size=fine_cell).heights - fine
+    first = erode_hydraulic(coarse, cell_size=coarse_cell, gullies=gullies).heights - coarse
+    second = erode_hydraulic(fine, cell_size=fine_cell, gullies=gullies).heights - fine
     ratio = np.abs(first).mean() / np.abs(second).mean()
     assert 0.75 < ratio < 1.25
     correlation = np.corrcoef(_smooth(first).ravel(), _smooth(second[::2, ::2]).ravel())[0, 1]
@@ -254,32 +258,106 @@ def test_sediment_settles_into_a_closed_hollow_from_its_rim() -> None:
     assert pit_density(cells) == 0.0
 
 
-def test_flow_accumulation_collects_every_cell_at_the_foot_of_a_ramp() -> None:
-    from noise_core.erosion import _kernels
-
-    rows, columns = 9, 12
-    cells = np.tile(np.arange(columns, dtype=np.float64), (rows, 1))  # downhill towards column 0
-    flow = np.empty_like(cells)
-    _kernels().accumulate(cells, np.argsort(-cells, axis=None, kind="stable"), flow)
-    assert flow[:, 0].sum() == pytest.approx(rows * columns, rel=1e-12)
-    assert np.all(flow[:, -1] == 1.0)  # the top edge receives nothing
-    assert np.all(np.diff(flow[rows // 2]) < 0.0)  # more area downhill
-
-
 def test_gullies_concentrate_erosion_along_the_flow() -> None:
-    """With ``gullies`` the cells that collect the most water (top 5 % of the flow) lose a larger share."""
-    from noise_core.erosion import _kernels
-
+    """With ``gullies`` the cells that collect the most water (top 5 % of the MFD flow) lose a larger share."""
     heights, cell = shaped(129)
-    cells = heights / cell
-    flow = np.empty_like(cells)
-    _kernels().accumulate(cells, np.argsort(-cells, axis=None, kind="stable"), flow)
+    flow = nc.flow_accumulation(heights, method="mfd")
     wet = flow >= np.quantile(flow, 0.95)
     shares = []
     for gullies in (0.0, 8.0):
         erosion = erode_hydraulic(heights, cell_size=cell, gullies=gullies).erosion
         shares.append(erosion[wet].mean() / erosion.mean())
     assert shares[1] > 1.2 * shares[0]
+
+
+def junctions(heights: np.ndarray, threshold: float = 50.0) -> int:
+    """Confluences of the drainage network of ``heights`` as it is (unfilled: a hollow ends its channel): cells
+    of D8 area >= ``threshold`` cells, not flat towards their receiver, with at least two such donors."""
+    from noise_core.hydrology import accumulate, d8_receivers, stack_order
+
+    flat = heights.astype(np.float64).ravel()
+    receivers = d8_receivers(heights.astype(np.float64))
+    area = accumulate(receivers, stack_order(receivers), np.ones(flat.size))
+    channel = (area >= threshold) & (flat - flat[receivers] > 1e-6 * np.ptp(flat))
+    donors = np.bincount(receivers[channel & (receivers != np.arange(flat.size))], minlength=flat.size)
+    return int((channel & (donors >= 2)).sum())
+
+
+def test_gullies_make_valleys_that_branch() -> None:
+    """Droplets alone fill the hollows of the noise and smooth it: fewer confluences than before. With
+    ``gullies`` rivers cut connected, branching valleys: several times the confluences (the former gullies, a
+    capacity growing with the flow, had fewer than none: 18 against 26 here)."""
+    heights, cell = shaped(257)
+    plain = junctions(erode_hydraulic(heights, cell_size=cell).heights)
+    cut = erode_hydraulic(heights, cell_size=cell, gullies=8.0)
+    assert junctions(cut.heights) > 3 * plain and junctions(cut.heights) > 1.5 * junctions(heights)
+    _check_mass(heights.astype(np.float32), cut)
+    assert cut.carried_off > erode_hydraulic(heights, cell_size=cell).carried_off  # rivers reach the edges
+
+
+def test_gullies_cut_on_a_coarse_grid_too() -> None:
+    """A wide brush runs the droplets, and so the stream-power steps, on a coarser grid: they still cut (more
+    leaves over the edges) and keep the mass."""
+    heights, cell = shaped(257)
+    plain = erode_hydraulic(heights, cell_size=cell, brush_radius=8 * cell)
+    cut = erode_hydraulic(heights, cell_size=cell, brush_radius=8 * cell, gullies=8.0)
+    assert cut.carried_off > 2 * plain.carried_off
+    _check_mass(heights.astype(np.float32), cut)
+
+
+def _routed(cells: np.ndarray, strength: float) -> float:
+    from noise_core.erosion import _stream_power_step
+
+    return _stream_power_step(cells, strength)
+
+
+def test_stream_power_step_on_a_ramp_is_the_implicit_solution() -> None:
+    """Two interior cells draining to the left edge: the upper one (area 1) into the lower (area 2), exactly
+    ``h' = (h + F·h_r) / (1 + F)`` along the flow, ``F = strength·sqrt(A)``; all that is cut leaves the map."""
+    cells = np.tile(np.arange(4.0), (3, 1))
+    before = cells.copy()
+    carried = _routed(cells, 1.0)
+    lower = 1.0 / (1.0 + math.sqrt(2.0))
+    upper = (2.0 + lower) / 2.0
+    assert cells[1, 1] == pytest.approx(lower, rel=1e-15) and cells[1, 2] == pytest.approx(upper, rel=1e-15)
+    np.testing.assert_array_equal(np.delete(cells.ravel(), [5, 6]), np.delete(before.ravel(), [5, 6]))
+    assert carried == pytest.approx(3.0 - lower - upper, rel=1e-14)
+
+
+def test_stream_power_sediment_fills_a_hollow_level() -> None:
+    """A pit (0) between a slope (8) and the exit (4, then the edge at 3): the slope is cut towards the lake's
+    spill level, its sediment fills the pit from its bottom; mass is kept to rounding."""
+    cells = np.full((3, 5), 10.0)
+    cells[1, 1:] = 8.0, 0.0, 4.0, 3.0
+    before = cells.copy()
+    carried = _routed(cells, 1.0)
+    factor = math.sqrt(3.0)
+    assert cells[1, 3] == pytest.approx((4.0 + 3.0 * factor) / (1.0 + factor), rel=1e-14)
+    assert cells[1, 1] == pytest.approx(6.0, rel=1e-14)
+    assert cells[1, 2] == pytest.approx(2.0, rel=1e-12)  # the 2 cut from the slope, as a level fill
+    assert before.sum() - cells.sum() == pytest.approx(carried, abs=1e-12)
+    assert carried == pytest.approx(4.0 - cells[1, 3], rel=1e-9)
+
+
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    shape=st.tuples(st.integers(3, 24), st.integers(3, 24)),
+    strength=st.floats(0.0, 1e6),
+    relief=st.floats(1e-3, 1e3),
+)
+@settings(max_examples=60)
+def test_stream_power_steps_keep_mass_and_stay_within_the_heights(
+    seed: int, shape: tuple[int, int], strength: float, relief: float
+) -> None:
+    """Any terrain, any strength: what is cut either fills a hollow or leaves over an edge (mass kept to
+    rounding), no cell is cut below the lowest height nor filled above the highest, and none becomes a pit."""
+    cells = np.random.default_rng(seed).random(shape) * relief
+    before = cells.copy()
+    carried = _routed(cells, strength)
+    assert np.isfinite(cells).all() and carried >= 0.0
+    assert before.sum() - cells.sum() == pytest.approx(carried, abs=1e-9 * relief * cells.size)
+    assert cells.min() >= before.min() and cells.max() <= before.max()
+    assert pit_density(cells) <= pit_density(before)
 
 
 def test_tiles_of_one_phase_are_out_of_each_others_reach() -> None:
@@ -306,8 +384,8 @@ def test_progress_is_reported_per_batch_and_changes_nothing() -> None:
 def test_compile_state_tells_whether_erosion_would_compile() -> None:
     from noise_core.erosion import compile_state, hydraulic_kinds
 
-    erode_hydraulic(terrain(16), droplets=10)
-    assert compile_state(("hydraulic",)) == "compiled"
+    erode_hydraulic(terrain(16), droplets=10, gullies=1.0)
+    assert compile_state(("hydraulic",)) == "compiled" and compile_state(("gullies",)) == "compiled"
     assert hydraulic_kinds((16, 16)) == ("hydraulic",)
     assert hydraulic_kinds((4097, 4097), gullies=2.0) == ("hydraulic", "gullies", "coarse")
     erode_hydraulic(terrain(64), droplets=10, brush_radius=6.0)
