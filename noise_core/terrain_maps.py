@@ -149,7 +149,7 @@ Tick = Callable[[float], None] | None
 BAND_WORK = 1 << 24
 """About how much work one band of a map holds, in horizon samples (a cell of openness and occlusion costs one
 per sample of ``horizon_samples``, of slope, aspect or curvature ``SURFACE_WORK``, of each pass of the relative
-height ``SLIDE_WORK``): at most about 0.05 s on two cores (docs/benchmarks.md, "Terrain maps in bands")."""
+height ``SLIDE_WORK``): 0.02-0.05 s on two cores (docs/benchmarks.md, "Terrain maps in bands")."""
 SURFACE_WORK = 16
 SLIDE_WORK = 32
 
