@@ -38,7 +38,8 @@ def window_progress(context: bpy.types.Context, total: int) -> Iterator[Callable
     """Show progress from 0 to ``total``; yields ``advance(n)`` that moves it on by ``n``.
 
     Within the block an evaluation that compiles a kernel first says so in the status bar (cleared at the end).
-    On a job's worker thread (``on_worker``) it shows nothing; ``advance`` only checks for a cancel.
+    On a job's worker thread (``on_worker``) it shows nothing; ``advance`` checks for a cancel (and within
+    ``staged`` moves the job's progress through its stage's share).
     """
     check = getattr(_worker, "check", None)
     if check is not None:
