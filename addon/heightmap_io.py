@@ -41,6 +41,7 @@ from .noise_core.engines import ENGINES
 from .noise_core.schema import Option
 from .noise_core.splat import SplatLayer, check_layers, splat_weights
 from .options import OptionsOperator, checked, properties_of, reports
+from .progress import staged, steps_of
 
 SUFFIXES = {"R16": ".r16", "RAW": ".raw", "R32": ".r32", "PNG": ".png", "EXR": ".exr", "TIFF": ".tif"}
 EXPORT_OPTIONS = (
@@ -189,6 +190,9 @@ def export_heightmap(
 EXPORT_STEPS = 100
 """The progress an export reports in all: its heights (``HEIGHTS_SHARE``), then its files, tile by tile."""
 HEIGHTS_SHARE = 50
+EROSION_WEIGHT = 4
+"""A terrain regenerated at the export's size moves the heights' share on stage by stage (``progress.staged``):
+its noise one part, each erosion stage (rivers, then droplets and thermal) ``EROSION_WEIGHT`` parts."""
 
 
 @checked(*EXPORT_OPTIONS)
@@ -252,19 +256,18 @@ def export_parts(
 
     def compute(advance: Callable[[int], None]) -> tuple[list[Path], dict, str]:
         if regenerate:
-            heights = _terrain_heights(context, recalled, resolution)
-        elif resolution and grid_heights.shape != (resolution, resolution):
-            heights = resample.resample_bilinear(grid_heights, (resolution, resolution))
+            _spec, _domain, _shape, hydraulic, thermal, *fluvial = recalled
+            eroding = (fluvial[0] if fluvial else None, hydraulic if hydraulic is not None else thermal)
+            stages = [1] + [EROSION_WEIGHT for stage in eroding if stage is not None]
+            with staged(advance, HEIGHTS_SHARE, stages):
+                heights = _terrain_heights(context, recalled, resolution)
         else:
-            heights = grid_heights
-        advance(HEIGHTS_SHARE)
-        shown = HEIGHTS_SHARE
-
-        def progress(done: int, total: int) -> None:
-            nonlocal shown
-            now = HEIGHTS_SHARE + (EXPORT_STEPS - HEIGHTS_SHARE) * done // max(total, 1)
-            advance(now - shown)
-            shown = now
+            if resolution and grid_heights.shape != (resolution, resolution):
+                heights = resample.resample_bilinear(grid_heights, (resolution, resolution))
+            else:
+                heights = grid_heights
+            advance(HEIGHTS_SHARE)
+        progress = steps_of(advance, EXPORT_STEPS - HEIGHTS_SHARE)
 
         try:
             values, low_high = heightmaps.normalize(heights * scale, height_range)
@@ -278,7 +281,8 @@ def export_parts(
             }
             if layers is not None:  # computed with rows along +Y (as noise_core's maps), written +Y edge first
                 metres = heights[::-1] * scale
-                keywords["splat"] = splat_weights(metres, layers, cell_size=cell * scale)[:, ::-1]
+                checks = steps_of(advance, 0)  # its maps' bands only check for a cancel
+                keywords["splat"] = splat_weights(metres, layers, cell_size=cell * scale, progress=checks)[:, ::-1]
                 keywords["splat_bits"] = int(splat_bits)
             if tile:
                 paths = heightmaps.write_tiles(path, values, tile, progress=progress, **keywords)
@@ -290,7 +294,7 @@ def export_parts(
             raise UserError(str(error)) from None
         except OSError as error:
             raise UserError(f"filepath: cannot write {str(path)!r}: {error}") from None
-        advance(EXPORT_STEPS - shown)
+        progress(1, 1)  # the rest of the files' share
         numbers = json.loads(sidecar.read_text(encoding="utf-8")).get("import", {})
         return paths, numbers, how
 

@@ -6,7 +6,7 @@ A job has three parts. ``prepare`` reads what it needs from Blender (main thread
 (``JobOperator.invoke``) the operator stays modal while the worker runs: a timer shows the progress and the time
 left in the status bar, **Esc** (or ``noisewright.cancel_job``) cancels, and the result is applied at once when
 the worker is done, so it lands as the operator's one undo step. A cancel is cooperative: ``advance`` raises
-``Cancelled`` in the worker, between batches of the work (a batch of droplets, a map, a tile), and so does the
+``Cancelled`` in the worker, between batches of the work (a batch of droplets, a band of a map, a tile), and so does the
 ``advance`` of any ``progress.window_progress`` nested in the work (a chunk of noise), so it stops within one;
 nothing was applied, so the scene is as it was; a failure is reported the same way. One job per object at a
 time: another one on it is refused with a message. In background mode (``bpy.app.background``) and when run

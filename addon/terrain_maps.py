@@ -32,8 +32,9 @@ from .errors import UserError
 from .image_io import data_image
 from .jobs import JobOperator
 from .noise_core.schema import Option, choice
-from .noise_core.terrain_maps import CELL_SIZE, MAP_NAMES, MAP_OPTIONS, compute_maps, unit_map
+from .noise_core.terrain_maps import CELL_SIZE, MAP_NAMES, MAP_OPTIONS, compute_maps, progress_total, unit_map
 from .options import OptionsOperator, checked, properties_of
+from .progress import steps_of
 
 WEIGHT_LEVELS = 4096
 """Vertex group weights are rounded to multiples of 1 / WEIGHT_LEVELS: Blender's API sets one weight for a list
@@ -81,8 +82,9 @@ def terrain_maps_parts(
 ) -> tuple[Callable[[Callable[[int], None]], Any], Callable[[Any], dict[str, np.ndarray]], int]:
     """``write_terrain_maps`` in three parts, for ``jobs``: this reads the grid (main thread; ``UserError`` as
     ``write_terrain_maps``), ``compute(advance)`` computes the maps touching no Blender data (any thread;
-    ``advance(1)`` after each map, ``total`` in all, the third item), ``apply(maps)`` writes them (main
-    thread; ``UserError``, changing nothing, when the object was removed or its mesh changed meanwhile)."""
+    ``advance`` after each band of rows of a map and while the flow routing runs, ``total`` in all, the third
+    item: ``compute_maps``' progress), ``apply(maps)`` writes them (main thread; ``UserError``, changing
+    nothing, when the object was removed or its mesh changed meanwhile)."""
     if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
         raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
     mesh = cast(bpy.types.Mesh, obj.data)
@@ -106,14 +108,13 @@ def terrain_maps_parts(
     object_name, mesh_name = obj.name, mesh.name
     settings = {"attributes": attributes, "vertex_groups": vertex_groups, "images": images, "radius": radius,
                 "horizon_radius": horizon_radius, "directions": directions, "flow_method": flow_method}  # fmt: skip
-    unique = list(dict.fromkeys(names))
-    total = len(unique) + ("flow" in unique or "wetness" in unique)
+    total = progress_total(names)
 
     def compute(advance: Callable[[int], None]) -> dict[str, np.ndarray]:
         try:
             return compute_maps(
                 heights, names, cell_size=layout.cell_size, radius=radius, horizon_radius=horizon_radius,
-                directions=directions, flow_method=flow_method, progress=lambda _done, _total: advance(1),
+                directions=directions, flow_method=flow_method, progress=steps_of(advance),
             )  # fmt: skip
         except (TypeError, ValueError) as error:
             raise UserError(str(error)) from None
@@ -210,14 +211,13 @@ def image_terrain_maps_parts(
     if folder and not os.path.isdir(folder):
         raise UserError(f"save_folder: no such folder {folder!r}")
     prefix = image.name
-    unique = list(dict.fromkeys(names))
-    total = len(unique) + ("flow" in unique or "wetness" in unique)
+    total = progress_total(names)
 
     def compute(advance: Callable[[int], None]) -> dict[str, np.ndarray]:
         try:
             computed = compute_maps(
                 heights * height_scale, names, cell_size=cell_size, radius=radius, horizon_radius=horizon_radius,
-                directions=directions, flow_method=flow_method, progress=lambda _done, _total: advance(1),
+                directions=directions, flow_method=flow_method, progress=steps_of(advance),
             )  # fmt: skip
         except (TypeError, ValueError) as error:
             raise UserError(str(error)) from None
@@ -338,8 +338,9 @@ class NOISEWRIGHT_OT_terrain_maps(JobOperator, OptionsOperator, bpy.types.Operat
         return context.active_object.name
 
     def prepare(self, context):
-        """A job (``jobs``): in the UI the maps are computed in a worker thread, one map a step, and Esc
-        cancels; in background mode and from scripts (``execute``) in the foreground."""
+        """A job (``jobs``): in the UI the maps are computed in a worker thread, band by band, and Esc
+        cancels within a band (the flow routing within a few milliseconds); in background mode and from
+        scripts (``execute``) in the foreground."""
         if self.source == "IMAGE":
             options = self.keywords("source", "image_name", *self.MESH_ONLY)
             options["maps"] = sorted(options["maps"], key=MAP_NAMES.index)

@@ -68,32 +68,77 @@ def _edges(shape: tuple[int, int]) -> np.ndarray:
     return mask.ravel()
 
 
-def fill_depressions(heights: np.ndarray, epsilon: bool = False) -> np.ndarray:
+STOP, DONE = 0, 1
+"""The two entries of a routing ``state`` (``routing_state``): set ``state[STOP]`` (from any thread) to stop the
+routing; ``state[DONE]`` counts the cells its steps have finished (``ROUTING_STEPS`` steps of all the cells)."""
+POLL = 1 << 14
+"""Cells between two looks at ``state[STOP]`` in the fill and MFD kernels (a few milliseconds of work)."""
+ROUTING_STEPS = {"d8": 4, "mfd": 3}
+"""Passes over the cells ``flow_accumulation`` after ``fill_depressions`` makes, by method: the fill, then the
+MFD's count of donors and its routing, or D8's receivers, stack and accumulation."""
+
+
+class Stopped(Exception):
+    """The routing was stopped through its ``state`` (``state[STOP]`` set); its result was discarded."""
+
+
+def routing_state() -> np.ndarray:
+    """A fresh ``state`` for ``fill_depressions`` and ``flow_accumulation``: int64 ``[STOP, DONE]``, both 0."""
+    return np.zeros(2, dtype=np.int64)
+
+
+def _stopped(state: np.ndarray | None) -> None:
+    """``Stopped`` when ``state[STOP]`` is set."""
+    if state is not None and state[STOP]:
+        raise Stopped
+
+
+def _passed(state: np.ndarray | None, cells: int) -> None:
+    """A pass over ``cells`` cells done: ``Stopped`` when ``state[STOP]`` is set, else ``cells`` more done."""
+    _stopped(state)
+    if state is not None:
+        state[DONE] += cells
+
+
+def fill_depressions(heights: np.ndarray, epsilon: bool = False, state: np.ndarray | None = None) -> np.ndarray:
     """``heights`` with every depression filled to its spill height (Priority-Flood, Barnes, Lehman & Mulla
     2014); map-edge cells are the outlets. ``epsilon``: filled cells rise by ``nextafter`` steps towards the
     spill point so that every cell has a strictly descending path to an edge. Returns a new array (float32 for
-    float32 input, float64 otherwise)."""
+    float32 input, float64 otherwise). ``state`` (``routing_state``): progress in ``state[DONE]``; ``Stopped``
+    soon after another thread sets ``state[STOP]``."""
     checked = check_heights(heights)
     if not isinstance(epsilon, bool):
         raise TypeError(f"epsilon: expected True or False, got {epsilon!r}")
     filled = _floats(checked)
     flat = filled.reshape(-1)
-    fill_flat(flat, filled.shape, _edges(filled.shape), False, epsilon)
+    fill_flat(flat, filled.shape, _edges(filled.shape), False, epsilon, state)
     return filled
 
 
-def fill_flat(flat: np.ndarray, shape: tuple[int, int], outlets: np.ndarray, looped: bool, epsilon: bool) -> None:
+def fill_flat(
+    flat: np.ndarray,
+    shape: tuple[int, int],
+    outlets: np.ndarray,
+    looped: bool,
+    epsilon: bool,
+    state: np.ndarray | None = None,
+) -> None:
     """Priority-Flood ``flat`` (the cells of a ``shape`` map, float32/float64, in place) from the cells where
-    ``outlets`` (uint8) is set; ``looped``: the map wraps around at its edges."""
+    ``outlets`` (uint8) is set; ``looped``: the map wraps around at its edges. ``state``: as
+    ``fill_depressions``'s (after ``Stopped``, ``flat`` is half filled)."""
     size = flat.shape[0]
+    shared = routing_state() if state is None else state
+    base = int(shared[DONE])
     if not epsilon:
         _kernels().fill_plain(flat, shape[0], shape[1], outlets, looped, np.empty(2 * size),
-                              np.empty(size, dtype=np.int32), np.zeros(size, dtype=np.uint8))  # fmt: skip
-        return
-    _kernels().fill(
-        flat, shape[0], shape[1], outlets, looped, epsilon, flat.dtype.type(np.inf),
-        np.empty(2 * size), np.empty(size, dtype=np.int32), np.zeros(size, dtype=np.uint8),
-    )  # fmt: skip
+                              np.empty(size, dtype=np.int32), np.zeros(size, dtype=np.uint8), shared)  # fmt: skip
+    else:
+        _kernels().fill(
+            flat, shape[0], shape[1], outlets, looped, epsilon, flat.dtype.type(np.inf),
+            np.empty(2 * size), np.empty(size, dtype=np.int32), np.zeros(size, dtype=np.uint8), shared,
+        )  # fmt: skip
+    _stopped(state)
+    shared[DONE] = base + size
 
 
 def d8_receivers(heights: np.ndarray, looped: bool = False, outlets: np.ndarray | None = None) -> np.ndarray:
@@ -144,13 +189,16 @@ def flow_accumulation(
     cell_size: float = 1.0,
     weights: np.ndarray | None = None,
     exponent: float | None = None,
+    state: np.ndarray | None = None,
 ) -> np.ndarray:
     """Contributing area of every cell of ``heights`` in cells (float64, same shape): the cell itself plus every
     cell whose D8 path passes through it (``weights``: rain per cell instead of 1); with ``method="mfd"`` the
     shares of every cell that drains into it by multiple flow directions (module doc; ``exponent`` p, default
     ``MFD_EXPONENT``). Edge cells, pits and flats
     are outlets: fill the depressions first (``fill_depressions(heights, epsilon=True)``) to route across them.
-    ``cell_size`` is checked (> 0) but does not change D8 routing (drops over distances in cells)."""
+    ``cell_size`` is checked (> 0) but does not change D8 routing (drops over distances in cells). ``state``
+    (``routing_state``): progress in ``state[DONE]``; ``Stopped`` soon after another thread sets
+    ``state[STOP]``."""
     checked = check_heights(heights)
     method = choice("method", method, FLOW_METHODS)
     cell = number("cell_size", cell_size)
@@ -165,9 +213,14 @@ def flow_accumulation(
             raise ValueError(f"exponent: must be in (0, {MAX_EXPONENT:g}], got {exponent!r}")
         dtype = checked.dtype if checked.dtype in (np.float32, np.float64) else np.float64
         flat = np.ascontiguousarray(checked, dtype=dtype).reshape(-1)  # only read: no copy when it need not be
-        return mfd_accumulate(flat, checked.shape, _edges(checked.shape), rain, p).reshape(checked.shape)
+        return mfd_accumulate(flat, checked.shape, _edges(checked.shape), rain, p, state).reshape(checked.shape)
     receivers = d8_receivers(checked)
-    return accumulate(receivers, stack_order(receivers), rain).reshape(checked.shape)
+    _passed(state, checked.size)
+    order = stack_order(receivers)
+    _passed(state, checked.size)
+    area = accumulate(receivers, order, rain)
+    _passed(state, checked.size)
+    return area.reshape(checked.shape)
 
 
 MFD_EXPONENT = 1.0
@@ -178,16 +231,26 @@ CONTOURS = np.array([SQRT2 / 4.0 if dy and dx else 0.5 for dy, dx in NEIGHBOURS]
 
 
 def mfd_accumulate(
-    flat: np.ndarray, shape: tuple[int, int], outlets: np.ndarray, weights: np.ndarray, exponent: float
+    flat: np.ndarray,
+    shape: tuple[int, int],
+    outlets: np.ndarray,
+    weights: np.ndarray,
+    exponent: float,
+    state: np.ndarray | None = None,
 ) -> np.ndarray:
     """MFD accumulation (module doc) of the row-major heights ``flat`` of a ``shape`` map from ``weights``
     (float64, C-contiguous: summed in place, it becomes the result); ``outlets`` (flat uint8) keep what they
-    receive. Float64, flat."""
+    receive. Float64, flat. ``state``: as ``flow_accumulation``'s."""
     area = weights.reshape(-1)
     size = area.shape[0]
+    shared = routing_state() if state is None else state
+    base = int(shared[DONE])
     _kernels().mfd(
-        flat, shape[0], shape[1], outlets, float(exponent), area, np.empty(size, np.uint8), np.empty(size, np.int32)
-    )
+        flat, shape[0], shape[1], outlets, float(exponent), area, np.empty(size, np.uint8), np.empty(size, np.int32),
+        shared,
+    )  # fmt: skip
+    _stopped(state)
+    shared[DONE] = base + 2 * size
     return area
 
 
@@ -207,12 +270,15 @@ def check_weights(weights: object, shape: tuple[int, ...], name: str) -> np.ndar
     return values
 
 
-def _fill(flat, rows, columns, outlets, looped, epsilon, infinity, pairs, pit, closed):
+def _fill(flat, rows, columns, outlets, looped, epsilon, infinity, pairs, pit, closed, state):
     """Priority-Flood+ (Barnes et al. 2014, Algorithms 2 and 3) of ``flat`` in place: a binary heap of
     (height, cell) for the open cells, a FIFO of the cells found inside depressions (already filled). The
     cell after the next (the heap's new top, or a pit cell ``PIT_AHEAD`` places on) is prefetched: the cells
-    come in height order, far apart in memory."""
+    come in height order, far apart in memory. Every ``POLL`` cells ``state[DONE]`` moves on and the fill
+    returns if ``state[STOP]`` is set."""
     heap = 0
+    base = state[DONE]
+    done = 0
     for cell in range(rows * columns):
         closed[cell] = 0
     for cell in range(rows * columns):
@@ -231,6 +297,11 @@ def _fill(flat, rows, columns, outlets, looped, epsilon, infinity, pairs, pit, c
             heap = _heap_pop(pairs, heap)
             if heap > 0:
                 _prefetch_window(flat, closed, np.int64(pairs[1]), columns)
+        done += 1
+        if done % POLL == 0:
+            state[DONE] = base + done
+            if state[STOP]:
+                return
         height = flat[cell]
         spill = np.nextafter(height, infinity) if epsilon else height
         row, column = cell // columns, cell % columns
@@ -298,13 +369,16 @@ def _lower_closed(flat, closed, cell, rows, columns, looped):
     return False
 
 
-def _fill_plain(flat, rows, columns, outlets, looped, pairs, work, closed):
+def _fill_plain(flat, rows, columns, outlets, looped, pairs, work, closed, state):
     """The plain Priority-Flood of ``flat`` in place from the ``outlets`` (uint8), across the edges if
     ``looped``, with slopes traced up outside the heap (Zhou, Sun & Fu 2016). A cell met from a cell of final
     height ``w`` that is higher than ``w`` is final at its own height: it goes to a FIFO with the depression
     cells and is expanded at once; it enters the heap only if it has an open neighbour not higher than itself
-    that no pending lower cell will reach first (the heap must then decide that neighbour in height order)."""
+    that no pending lower cell will reach first (the heap must then decide that neighbour in height order).
+    ``state``: as ``_fill``'s."""
     heap = 0
+    base = state[DONE]
+    done = 0
     for cell in range(rows * columns):
         closed[cell] = 0
     for cell in range(rows * columns):
@@ -321,6 +395,11 @@ def _fill_plain(flat, rows, columns, outlets, looped, pairs, work, closed):
             head += 1
             if head + PIT_AHEAD <= tail:
                 _prefetch_window(flat, closed, work[head + PIT_AHEAD - 1], columns)
+            done += 1
+            if done % POLL == 0:
+                state[DONE] = base + done
+                if state[STOP]:
+                    return
             height = flat[cell]
             inside = not looped and 0 < cell // columns < rows - 1 and 0 < cell % columns < columns - 1
             wait = False
@@ -558,15 +637,21 @@ def _accumulate_kernel(receivers, order, area):
     _accumulate(receivers, order, area)
 
 
-def _mfd(flat, rows, columns, outlets, exponent, area, donors, ready):
+def _mfd(flat, rows, columns, outlets, exponent, area, donors, ready, state):
     """Route ``area`` (the weights) to the lower neighbours of every cell that is not an outlet (module doc), a
     cell once every higher neighbour draining into it has been: Kahn's topological order, the ready cells on a
     stack so that a chain downhill is followed at once (close in memory: twice as fast as a queue). ``donors``
-    starts as the count of higher neighbours that are not outlets (gathered per cell, row by row)."""
+    starts as the count of higher neighbours that are not outlets (gathered per cell, row by row). ``state``: as
+    ``_fill``'s (the count a row at a time, then a cell routed at a time)."""
     size = rows * columns
+    base = state[DONE]
     shares = np.empty(8)
     near = np.empty(8, np.int64)
     for row in range(rows):
+        if row % (POLL // columns + 1) == 0:
+            state[DONE] = base + row * columns
+            if state[STOP]:
+                return
         for column in range(columns):
             cell = row * columns + column
             height = flat[cell]
@@ -582,9 +667,15 @@ def _mfd(flat, rows, columns, outlets, exponent, area, donors, ready):
         if donors[cell] == 0:
             ready[top] = cell
             top += 1
+    done = 0
     while top > 0:
         top -= 1
         cell = ready[top]
+        done += 1
+        if done % POLL == 0:
+            state[DONE] = base + size + done
+            if state[STOP]:
+                return
         if outlets[cell]:
             continue
         row, column = cell // columns, cell % columns

@@ -122,14 +122,14 @@ def _surface_value(code, p, q, r, t, s):
     return value if gradient2 > 0.0 else 0.0
 
 
-def _surface_kernel(first, last, z, step, code, out):
-    """``out[row] = _surface_value(code, derivatives)`` for the rows ``first .. last - 1`` (edge rule: module
-    doc): a range kernel."""
+def _surface_kernel(first, last, offset, z, step, code, out):
+    """``out[row] = _surface_value(code, derivatives)`` for the rows ``offset + first .. offset + last - 1``
+    (edge rule: module doc): a range kernel (``_banded``)."""
     if first < 0:
         on_threads(last)
         return
     rows, columns = z.shape
-    for row in range(first, last):
+    for row in range(offset + first, offset + last):
         rc = min(max(row, 1), rows - 2)
         dy = (row - rc) * step
         above, middle, below, line = z[rc - 1], z[rc], z[rc + 1], out[row]
@@ -144,11 +144,38 @@ def _surface_kernel(first, last, z, step, code, out):
                 line[column] = _surface_value(code, p + r * dx + s * dy, q + s * dx + t * dy, r, t, s)
 
 
-def _surface(heights: object, cell_size: object, name: str) -> np.ndarray:
+Tick = Callable[[float], None] | None
+"""Called with the fraction of a map done after each band of it (``compute_maps``' progress and cancel)."""
+BAND_WORK = 1 << 24
+"""About how much work one band of a map holds, in horizon samples (a cell of openness and occlusion costs one
+per sample of ``horizon_samples``, of slope, aspect or curvature ``SURFACE_WORK``, of each pass of the relative
+height ``SLIDE_WORK``): 0.02-0.05 s on two cores (docs/benchmarks.md, "Terrain maps in bands")."""
+SURFACE_WORK = 16
+SLIDE_WORK = 32
+
+
+def _band(blocks: int, work_per_block: int, band: int | None) -> int:
+    """Blocks per band: ``band`` when given (tests), else as many as hold ``BAND_WORK``, at least 1."""
+    return band if band is not None else max(1, min(blocks, BAND_WORK // max(work_per_block, 1)))
+
+
+def _banded(kernel, blocks: int, arguments: tuple, band: int, tick: Tick, share: tuple[float, float] = (0, 1)):
+    """Launch the range kernel ``kernel(first, last, offset, *arguments)`` over the blocks ``0 .. blocks - 1``
+    in bands of ``band`` blocks (``offset`` the band's first block), each on Numba's threads; ``tick(f)`` after
+    each, ``f`` moving from ``share[0]`` to ``share[1]``. The blocks are independent, so the bits are those of one
+    launch; between bands ``tick`` can stop the work (an exception it raises)."""
+    for start in range(0, blocks, band):
+        launch_blocks(kernel, min(band, blocks - start), (start, *arguments))
+        if tick is not None:
+            tick(share[0] + (share[1] - share[0]) * min(start + band, blocks) / blocks)
+
+
+def _surface(heights: object, cell_size: object, name: str, tick: Tick = None, band: int | None = None):
     z = as_heights(heights)
     step = _cell_size(cell_size)
     out = np.empty(z.shape, dtype=np.float32)
-    launch_blocks(_kernels().surface, z.shape[0], (z, step, _CODES[name], out))
+    rows = _band(z.shape[0], z.shape[1] * SURFACE_WORK, band)
+    _banded(_kernels().surface, z.shape[0], (z, step, _CODES[name], out), rows, tick)
     return out
 
 
@@ -181,8 +208,8 @@ def curvature(heights: np.ndarray, cell_size: float = 1.0, kind: str = "mean") -
     return _surface(heights, cell_size, kind)
 
 
-def _tan_slope(heights: np.ndarray, cell_size: float) -> np.ndarray:
-    return _surface(heights, cell_size, "tan")
+def _tan_slope(heights: np.ndarray, cell_size: float, tick: Tick = None) -> np.ndarray:
+    return _surface(heights, cell_size, "tan", tick)
 
 
 def relative_height(heights: np.ndarray, radius: int = 16) -> np.ndarray:
@@ -190,6 +217,10 @@ def relative_height(heights: np.ndarray, radius: int = 16) -> np.ndarray:
     (the map padded with its edge values, the same as clipped to the map): ``(z - min) / (max - min)`` in
     [0, 1], 0.5 where that square is flat. The sliding minimum and maximum cost the same at any radius (van
     Herk 1992; Gil & Werman 1993), a pass along each axis."""
+    return _relative_height(heights, radius)
+
+
+def _relative_height(heights: np.ndarray, radius: int, tick: Tick = None, band: int | None = None) -> np.ndarray:
     z = as_heights(heights)
     radius = integer("radius", radius)
     if not 1 <= radius <= 4096:
@@ -198,8 +229,11 @@ def relative_height(heights: np.ndarray, radius: int = 16) -> np.ndarray:
     low = np.empty(z.shape)
     out = np.empty(z.shape, dtype=np.float32)
     kernels = _kernels()
-    launch_blocks(kernels.slide_rows, z.shape[0], (z, high, low, radius))
-    launch_blocks(kernels.slide_columns, -(-z.shape[1] // SLIDE_COLUMNS), (z, high, low, radius, out))
+    rows, blocks = z.shape[0], -(-z.shape[1] // SLIDE_COLUMNS)
+    along = _band(rows, z.shape[1] * SLIDE_WORK, band)
+    _banded(kernels.slide_rows, rows, (z, high, low, radius), along, tick, (0.0, 0.5))
+    columns = _band(blocks, rows * SLIDE_COLUMNS * SLIDE_WORK, band)
+    _banded(kernels.slide_columns, blocks, (z, high, low, radius, out), columns, tick, (0.5, 1.0))
     return out
 
 
@@ -229,9 +263,9 @@ def _runs(values, ahead_high, ahead_low, behind_high, behind_low, width):
             behind_low[i] = min(behind_low[i + 1], value)
 
 
-def _slide_rows_kernel(first, last, z, high, low, radius):
+def _slide_rows_kernel(first, last, offset, z, high, low, radius):
     """The largest and smallest value within ``radius`` columns of each cell, same row (``_runs`` on the row
-    padded with its end values), for the rows ``first .. last - 1``: a range kernel."""
+    padded with its end values), for the rows ``offset + first .. offset + last - 1``: a range kernel."""
     if first < 0:
         on_threads(last)
         return
@@ -239,7 +273,7 @@ def _slide_rows_kernel(first, last, z, high, low, radius):
     width = 2 * radius + 1
     padded = np.empty(columns + 2 * radius)
     scratch = np.empty((4, columns + 2 * radius))
-    for row in range(first, last):
+    for row in range(offset + first, offset + last):
         for i in range(padded.shape[0]):
             padded[i] = z[row, min(max(i - radius, 0), columns - 1)]
         _runs(padded, scratch[0], scratch[1], scratch[2], scratch[3], width)
@@ -248,10 +282,10 @@ def _slide_rows_kernel(first, last, z, high, low, radius):
             low[row, j] = min(scratch[3, j], scratch[1, j + width - 1])
 
 
-def _slide_columns_kernel(first, last, z, high, low, radius, out):
-    """Per block of ``SLIDE_COLUMNS`` columns, ``first .. last - 1``: the largest and smallest of ``high`` and
-    ``low`` within ``radius`` rows (``_runs`` along y, the columns padded with their end values), then ``out =
-    (z - low) / (high - low)`` (0.5 where they are equal): a range kernel."""
+def _slide_columns_kernel(first, last, offset, z, high, low, radius, out):
+    """Per block of ``SLIDE_COLUMNS`` columns, ``offset + first .. offset + last - 1``: the largest and
+    smallest of ``high`` and ``low`` within ``radius`` rows (``_runs`` along y, the columns padded with their end
+    values), then ``out = (z - low) / (high - low)`` (0.5 where they are equal): a range kernel."""
     if first < 0:
         on_threads(last)
         return
@@ -262,7 +296,7 @@ def _slide_columns_kernel(first, last, z, high, low, radius, out):
     ahead_low = np.empty((padded, SLIDE_COLUMNS))
     behind_high = np.empty((padded, SLIDE_COLUMNS))
     behind_low = np.empty((padded, SLIDE_COLUMNS))
-    for block in range(first, last):
+    for block in range(offset + first, offset + last):
         c0 = block * SLIDE_COLUMNS
         n = min(SLIDE_COLUMNS, columns - c0)
         for i in range(padded):
@@ -327,10 +361,11 @@ def horizon_samples(radius: int, directions: int) -> _Horizon:
 _POSITIVE, _NEGATIVE, _OCCLUSION = range(3)
 
 
-def _horizon_kernel(first, last, padded, radius, dy, dx, inverse, starts, step, code, out):
-    """Per row ``first .. last - 1``: per direction the largest (``_POSITIVE``, ``_OCCLUSION``) or smallest
-    (``_NEGATIVE``) tangent ``(z_sample - z) / distance`` over its samples, then the map (``openness``,
-    ``occlusion``). ``padded`` is the heights padded by ``radius`` cells (edge values) on every side."""
+def _horizon_kernel(first, last, offset, padded, radius, dy, dx, inverse, starts, step, code, out):
+    """Per row ``offset + first .. offset + last - 1``: per direction the largest (``_POSITIVE``,
+    ``_OCCLUSION``) or smallest (``_NEGATIVE``) tangent ``(z_sample - z) / distance`` over its samples, then the
+    map (``openness``, ``occlusion``). ``padded`` is the heights padded by ``radius`` cells (edge values) on
+    every side."""
     if first < 0:
         on_threads(last)
         return
@@ -338,7 +373,7 @@ def _horizon_kernel(first, last, padded, radius, dy, dx, inverse, starts, step, 
     directions = starts.shape[0] - 1
     extreme = np.empty(columns)
     total = np.empty(columns)
-    for row in range(first, last):
+    for row in range(offset + first, offset + last):
         centre = padded[row + radius, radius : radius + columns]
         for j in range(columns):
             total[j] = 0.0
@@ -370,7 +405,7 @@ def _horizon_kernel(first, last, padded, radius, dy, dx, inverse, starts, step, 
                 out[row, j] = 90.0 + math.degrees(total[j] / directions)
 
 
-def _horizon(heights, cell_size, radius, directions, code) -> np.ndarray:
+def _horizon(heights, cell_size, radius, directions, code, tick: Tick = None, band: int | None = None) -> np.ndarray:
     z = as_heights(heights)
     step = _cell_size(cell_size)
     radius = integer("radius", radius)
@@ -383,7 +418,8 @@ def _horizon(heights, cell_size, radius, directions, code) -> np.ndarray:
     padded = np.pad(z, radius, mode="edge")
     out = np.empty(z.shape, dtype=np.float32)
     arguments = (padded, radius, samples.dy, samples.dx, samples.inverse, samples.starts, step, code, out)
-    launch_blocks(_kernels().horizon, z.shape[0], arguments)
+    rows = _band(z.shape[0], z.shape[1] * samples.dy.shape[0], band)
+    _banded(_kernels().horizon, z.shape[0], arguments, rows, tick)
     return out
 
 
@@ -453,13 +489,28 @@ receives only its own rain) over the heights with depressions filled (``fill_dep
 ``curvature`` is the mean curvature; ``openness`` the positive openness."""
 
 
-def flow_map(heights: np.ndarray, method: str = "mfd") -> np.ndarray:
+def flow_map(heights: np.ndarray, method: str = "mfd", state: np.ndarray | None = None) -> np.ndarray:
     """The flow accumulation (cells, float64) of ``heights`` with its depressions filled so every cell drains
-    to an edge (``fill_depressions(heights, epsilon=True)`` then ``flow_accumulation(.., method)``)."""
+    to an edge (``fill_depressions(heights, epsilon=True)`` then ``flow_accumulation(.., method)``). ``state``
+    (``hydrology.routing_state``): progress, and ``hydrology.Stopped`` soon after ``state[STOP]`` is set."""
     from .hydrology import fill_depressions, flow_accumulation
 
     method = choice("flow_method", method, FLOW_METHODS)
-    return flow_accumulation(fill_depressions(as_heights(heights), epsilon=True), method=method)
+    filled = fill_depressions(as_heights(heights), epsilon=True, state=state)
+    return flow_accumulation(filled, method=method, state=state)
+
+
+MAP_STEPS = 100
+"""Progress steps of each map in ``compute_maps`` (moved on band by band); the flow routing ``flow`` and
+``wetness`` share counts twice as many."""
+FLOW_WAIT = 0.05
+"""Seconds between two progress calls while ``compute_maps`` waits for the flow routing."""
+
+
+def progress_total(names: Sequence[str]) -> int:
+    """The ``total`` ``compute_maps(heights, names)`` reports progress out of."""
+    wanted = list(dict.fromkeys(names))
+    return MAP_STEPS * (len(wanted) + 2 * any(name in ("flow", "wetness") for name in wanted))
 
 
 def compute_maps(
@@ -474,56 +525,77 @@ def compute_maps(
 ) -> dict[str, np.ndarray]:
     """The maps ``names`` (``MAP_NAMES``) of ``heights`` as float32 arrays, by name. ``radius``: of
     ``relative_height``; ``horizon_radius`` and ``directions``: of the openness and occlusion; ``flow_method``:
-    of ``flow`` and ``wetness``. ``progress(done, total)`` is called (on the calling thread) after each map and
-    after the flow accumulation ``flow`` and ``wetness`` share, which runs on a thread of its own beside the
-    other maps; an exception it raises stops the work there (once a running accumulation has finished)."""
+    of ``flow`` and ``wetness``. ``progress(done, total)`` is called on the calling thread (``done`` monotone,
+    ``total`` = ``progress_total(names)``) after each band of rows of a map (``BAND_WORK``) and every
+    ``FLOW_WAIT`` seconds while the flow routing ``flow`` and ``wetness`` share (on a thread of its own, beside
+    the other maps) runs; an exception it raises stops the work within a band, the routing within
+    ``hydrology.POLL`` cells, and is raised here."""
+    from .hydrology import DONE, ROUTING_STEPS, STOP, routing_state
+
     if isinstance(names, str) or not isinstance(names, Sequence):
         raise TypeError(f"names: expected a list of map names, got {type(names).__name__}")
     for name in names:
         choice("maps", name, MAP_NAMES)
     z = as_heights(heights)
     flow_method = choice("flow_method", flow_method, FLOW_METHODS)
-    horizon = {"radius": horizon_radius, "directions": directions}
-    makers = {
-        "height": lambda: z.astype(np.float32),
-        "slope": lambda: slope(z, cell_size),
-        "aspect": lambda: aspect(z, cell_size),
-        "curvature": lambda: curvature(z, cell_size, "mean"),
-        "profile_curvature": lambda: curvature(z, cell_size, "profile"),
-        "plan_curvature": lambda: curvature(z, cell_size, "plan"),
-        "relative_height": lambda: relative_height(z, radius),
-        "openness": lambda: openness(z, cell_size, **horizon),
-        "negative_openness": lambda: openness(z, cell_size, kind="negative", **horizon),
-        "occlusion": lambda: occlusion(z, cell_size, **horizon),
-    }
-    maps: dict[str, np.ndarray] = {}
-    wanted = list(dict.fromkeys(names))
-    routed = [name for name in wanted if name in ("flow", "wetness")]
-    total, report = len(wanted) + bool(routed), progress or (lambda _done, _total: None)
-    if not routed:
-        for name in wanted:
-            maps[name] = makers[name]()
-            report(len(maps), total)
-        return maps
     step = _cell_size(cell_size)
+    horizon = (horizon_radius, directions)
+    makers: dict[str, Callable[[Tick], np.ndarray]] = {
+        "height": lambda _tick: z.astype(np.float32),
+        "slope": lambda tick: _surface(z, step, "slope", tick),
+        "aspect": lambda tick: _surface(z, step, "aspect", tick),
+        "curvature": lambda tick: _surface(z, step, "mean", tick),
+        "profile_curvature": lambda tick: _surface(z, step, "profile", tick),
+        "plan_curvature": lambda tick: _surface(z, step, "plan", tick),
+        "relative_height": lambda tick: _relative_height(z, radius, tick),
+        "openness": lambda tick: _horizon(z, step, *horizon, _POSITIVE, tick),
+        "negative_openness": lambda tick: _horizon(z, step, *horizon, _NEGATIVE, tick),
+        "occlusion": lambda tick: _horizon(z, step, *horizon, _OCCLUSION, tick),
+    }
+    wanted = list(dict.fromkeys(names))
+    local = [name for name in wanted if name not in ("flow", "wetness")]
+    routed = len(local) < len(wanted)
+    total, report = progress_total(wanted), progress or (lambda _done, _total: None)
+    state = routing_state()
+    passes = ROUTING_STEPS[flow_method] * z.size
+
+    def flow_done() -> int:
+        return 2 * MAP_STEPS * min(int(state[DONE]), passes) // passes if routed else 0
+
+    def tick_at(index: int) -> Tick:
+        return lambda fraction: report(index * MAP_STEPS + int(MAP_STEPS * fraction) + flow_done(), total)
+
+    maps: dict[str, np.ndarray] = {}
+    if not routed:
+        for index, name in enumerate(local):
+            maps[name] = makers[name](tick_at(index))
+            report((index + 1) * MAP_STEPS, total)
+        return maps
     # The flow routing (fill + accumulation) runs on one thread: on a thread of its own, beside the other maps
-    # (each on Numba's threads); its result is the same bits either way. ``report`` is called on this thread only.
+    # (each on Numba's threads); its result is the same bits either way. ``report`` is called on this thread only;
+    # when it raises, the routing is stopped (``state[STOP]``) before the pool's end waits for it.
     others: dict[str, np.ndarray] = {}
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="noise_core-flow") as pool:
-        routing = pool.submit(flow_map, z, flow_method)
-        tangent = _tan_slope(z, step) if "wetness" in routed else None
-        for name in wanted:
-            if name not in routed:
-                others[name] = makers[name]()
-                report(len(others), total)
-        area = routing.result()
-    report(len(others) + 1, total)
-    if "flow" in routed:
+        routing = pool.submit(flow_map, z, flow_method, state)
+        try:
+            for index, name in enumerate(local):
+                others[name] = makers[name](tick_at(index))
+            tangent = _tan_slope(z, step, tick_at(len(local))) if "wetness" in wanted else None
+            finished = MAP_STEPS * (len(local) + (tangent is not None))
+            while True:
+                try:
+                    area = routing.result(timeout=FLOW_WAIT)
+                    break
+                except TimeoutError:
+                    report(finished + flow_done(), total)
+        except BaseException:
+            state[STOP] = 1
+            raise
+    if "flow" in wanted:
         others["flow"] = np.log10(area).astype(np.float32)
-        report(len(others) + 1, total)
     if tangent is not None:
         others["wetness"] = _wetness(area, tangent, step)
-        report(len(others) + 1, total)
+    report(total, total)
     for name in wanted:
         maps[name] = others[name]
     return maps

@@ -11,6 +11,9 @@
   against RichDEM (``richdem-fork``: ``FillDepressions`` then ``FlowAccumulation(method="D8")``) when it is
   installed, alternately for ``--rounds`` rounds (best of each): target at least as fast. ``--flow-only``: only
   this comparison.
+* ``--cancel-only`` (issue 33): the wall time of each band of each map of ``compute_maps`` (the longest and the
+  mean; a cancel lands between two), and how long ``compute_maps`` takes to return after its ``progress``
+  raises (a job's cancel) while the flow routing runs, at ``--size``.
 
 Each is timed after a warm-up call on a small map (compiling); wall time and CPU time of the process (all
 threads) are printed, with the load average, since a shared machine inflates the wall time.
@@ -57,6 +60,7 @@ def main() -> None:
     parser.add_argument("--flow-size", type=int, default=2049)
     parser.add_argument("--rounds", type=int, default=5, help="alternating rounds of the fill comparison")
     parser.add_argument("--flow-only", action="store_true", help="only the fill + D8 comparison with RichDEM")
+    parser.add_argument("--cancel-only", action="store_true", help="only the band times and cancel latency")
     args = parser.parse_args()
     import numba
 
@@ -64,6 +68,9 @@ def main() -> None:
     small = terrain(65)
     if args.flow_only:
         compare_flow(terrain(args.flow_size).astype(np.float32), small.astype(np.float32), args.rounds)
+        return
+    if args.cancel_only:
+        bands_and_cancel(terrain(args.size), small)
         return
     names = ["slope", "aspect", "curvature", "profile_curvature", "plan_curvature", "relative_height", "flow",
              "wetness"]  # fmt: skip
@@ -87,6 +94,46 @@ def main() -> None:
     horizon += timed("occlusion", lambda: nc.occlusion(heights, radius=32, directions=16))
     print(f"  {'total':<34} {horizon:7.2f} s wall")
     compare_flow(terrain(args.flow_size).astype(np.float32), small.astype(np.float32), args.rounds)
+
+
+class _Stop(Exception):
+    pass
+
+
+def bands_and_cancel(heights: np.ndarray, small: np.ndarray) -> None:
+    """Per map, the longest and the mean wall time between two progress calls of ``compute_maps`` (a band), then
+    the seconds ``compute_maps(["flow"])`` and ``compute_maps(["flow", "slope"])`` take to return once their
+    progress raises, 1 s and 3 s into the routing (the routing is then stopped by ``hydrology``'s poll)."""
+    names = ["slope", "curvature", "relative_height", "occlusion", "wetness"]
+    nc.compute_maps(small, names, horizon_radius=8)
+    size = heights.shape[0]
+    print(f"{size}², wall time between two progress calls (a band), per map:")
+    for name in names:
+        times: list[float] = []
+        last = [time.perf_counter()]
+
+        def tick(_done: int, _total: int, times: list[float] = times, last: list[float] = last) -> None:
+            now = time.perf_counter()
+            times.append(now - last[0])
+            last[0] = now
+
+        nc.compute_maps(heights, [name], progress=tick)
+        print(f"  {name:<20} {len(times):4d} calls, longest {max(times):.3f} s, mean {np.mean(times):.3f} s")
+    print(f"{size}², seconds from a raising progress to compute_maps' return:")
+    for group in (["flow"], ["flow", "slope"]):
+        for delay in (1.0, 3.0):
+            began = time.perf_counter()
+            raised = [0.0]
+
+            def stop(_done: int, _total: int, began: float = began, delay: float = delay, raised=raised) -> None:
+                if time.perf_counter() - began > delay:
+                    raised[0] = time.perf_counter()
+                    raise _Stop
+
+            try:
+                nc.compute_maps(heights, group, progress=stop)
+            except _Stop:
+                print(f"  {' + '.join(group):<14} after {delay:g} s: {time.perf_counter() - raised[0]:.4f} s")
 
 
 def compare_routing(heights: np.ndarray) -> None:

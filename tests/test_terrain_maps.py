@@ -242,11 +242,127 @@ def test_bad_input_names_the_argument(call, message: str) -> None:
     assert str(error.value).startswith(message)
 
 
-def test_compute_maps_reports_each_map_and_the_shared_flow() -> None:
+def test_compute_maps_reports_progress_monotone_to_the_total() -> None:
     heights = np.add.outer(np.linspace(0.0, 3.0, 24), np.sin(np.linspace(0.0, 6.0, 20)))
     seen: list[tuple[int, int]] = []
     maps = nc.compute_maps(heights, ["slope", "flow", "wetness", "slope"], progress=lambda d, t: seen.append((d, t)))
     assert list(maps) == ["slope", "flow", "wetness"]
-    assert seen == [(1, 4), (2, 4), (3, 4), (4, 4)]  # the flow accumulation first, then one step a map
+    total = tm.progress_total(["slope", "flow", "wetness"])
+    assert total == 5 * tm.MAP_STEPS  # three maps, and the flow routing flow and wetness share counts two
+    assert {t for _, t in seen} == {total} and seen[-1] == (total, total)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+    seen.clear()
     assert nc.compute_maps(heights, ["aspect"], progress=lambda d, t: seen.append((d, t))).keys() == {"aspect"}
-    assert seen[-1] == (1, 1)
+    assert seen[-1] == (tm.MAP_STEPS, tm.MAP_STEPS)
+
+
+def _heights(rows: int, columns: int, seed: int = 3) -> np.ndarray:
+    """A rough random surface (cumulated noise): every map has work to do on it."""
+    rng = np.random.default_rng(seed)
+    return np.cumsum(np.cumsum(rng.normal(size=(rows, columns)), axis=0), axis=1) * 0.1
+
+
+@given(
+    rows=st.integers(3, 29),
+    columns=st.integers(3, 23),
+    band=st.integers(1, 9),
+    name=st.sampled_from(["slope", "aspect", "mean", "profile", "plan", "tan"]),
+)
+def test_a_surface_map_in_bands_is_one_launch_bit_for_bit(rows: int, columns: int, band: int, name: str) -> None:
+    z = _heights(rows, columns)
+    one = tm._surface(z, 0.7, name, band=rows)
+    assert np.array_equal(tm._surface(z, 0.7, name, band=band), one, equal_nan=True)
+
+
+@given(rows=st.integers(3, 29), columns=st.integers(3, 30), band=st.integers(1, 9), radius=st.integers(1, 5))
+def test_relative_height_in_bands_is_one_launch_bit_for_bit(rows: int, columns: int, band: int, radius: int) -> None:
+    z = _heights(rows, columns)
+    one = tm._relative_height(z, radius, band=max(rows, columns))
+    assert np.array_equal(tm._relative_height(z, radius, band=band), one)
+    assert np.array_equal(tm.relative_height(z, radius), one)
+
+
+@pytest.mark.parametrize("code", [tm._POSITIVE, tm._NEGATIVE, tm._OCCLUSION])
+@pytest.mark.parametrize("band", [1, 2, 7, 16])
+def test_horizon_maps_in_bands_are_one_launch_bit_for_bit(code: int, band: int) -> None:
+    z = _heights(33, 27)  # odd sizes, bands that do not divide them
+    one = tm._horizon(z, 1.5, 6, 12, code, band=33)
+    assert np.array_equal(tm._horizon(z, 1.5, 6, 12, code, band=band), one)
+
+
+def test_bands_tick_monotone_up_to_one_and_the_default_band_holds_the_work() -> None:
+    z = _heights(41, 17)
+    fractions: list[float] = []
+    tm._relative_height(z, 3, fractions.append, band=4)
+    assert fractions == sorted(fractions) and fractions[-1] == 1.0 and len(fractions) == 11 + 1  # rows, column blocks
+    assert tm._band(4097, 4097 * tm.SURFACE_WORK, None) == tm.BAND_WORK // (4097 * tm.SURFACE_WORK)
+    assert tm._band(5, 10**9, None) == 1 and tm._band(5, 1, None) == 5
+
+
+def test_a_progress_that_raises_stops_compute_maps_between_bands_and_stops_the_flow_routing() -> None:
+    z = _heights(300, 280)
+    names = ["slope", "flow", "occlusion"]
+    expected = nc.compute_maps(z, names, horizon_radius=8)
+    calls: list[int] = []
+
+    class Stop(Exception):
+        pass
+
+    def stop_at_second(done: int, _total: int) -> None:
+        calls.append(done)
+        if len(calls) == 2:
+            raise Stop
+
+    with pytest.raises(Stop):
+        nc.compute_maps(z, names, horizon_radius=8, progress=stop_at_second)
+    assert len(calls) == 2  # nothing ran on after the exception
+    again = nc.compute_maps(z, names, horizon_radius=8, progress=lambda _d, _t: None)
+    for name in names:
+        assert np.array_equal(again[name], expected[name])
+
+
+@pytest.mark.parametrize("method", ["mfd", "d8"])
+def test_a_stopped_flow_routing_raises_stopped_and_a_fresh_one_is_unchanged(method: str) -> None:
+    from noise_core import hydrology as hy
+
+    z = _heights(257, 301)
+    state = hy.routing_state()
+    expected = tm.flow_map(z, method, state)
+    assert state[hy.DONE] == hy.ROUTING_STEPS[method] * z.size and state[hy.STOP] == 0  # every pass counted
+    stopped = hy.routing_state()
+    stopped[hy.STOP] = 1  # set before it starts: the fill stops at its first look, after POLL cells
+    with pytest.raises(hy.Stopped):
+        tm.flow_map(z, method, stopped)
+    assert 0 < stopped[hy.DONE] <= hy.POLL
+    assert np.array_equal(tm.flow_map(z, method), expected)
+
+
+def test_a_flow_routing_stopped_from_another_thread_returns_promptly() -> None:
+    import threading
+    import time
+
+    from noise_core import hydrology as hy
+
+    z = _heights(1025, 1025)
+    tm.flow_map(z[:64, :64], "mfd")  # compiled
+    state = hy.routing_state()
+    outcome: list[object] = []
+
+    def route() -> None:
+        try:
+            outcome.append(tm.flow_map(z, "mfd", state))
+        except hy.Stopped as stop:
+            outcome.append(stop)
+
+    worker = threading.Thread(target=route)
+    worker.start()
+    while state[hy.DONE] == 0 and worker.is_alive():
+        time.sleep(0.001)
+    state[hy.STOP] = 1
+    worker.join(timeout=30.0)
+    assert not worker.is_alive()
+    # a functional bound, generous for a loaded machine: the kernels look every POLL cells (a few ms)
+    if isinstance(outcome[0], hy.Stopped):
+        assert state[hy.DONE] < hy.ROUTING_STEPS["mfd"] * z.size
+    else:  # it had finished before the flag was set (a very fast machine): the whole result
+        assert outcome[0].shape == z.shape
