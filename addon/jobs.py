@@ -27,7 +27,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from contextlib import closing
 from typing import TYPE_CHECKING, Any
 
@@ -370,22 +370,44 @@ class JobOperator(_Operator):
 
 
 class NOISEWRIGHT_OT_cancel_job(bpy.types.Operator):
-    """Cancel the job running on the active object"""
+    """Cancel a running job: the one on ``key`` (an object's name, or ``image <name>`` for an image), or on the
+    active object when ``key`` is empty"""
 
     bl_idname = "noisewright.cancel_job"
     bl_label = "Cancel Job"
     bl_options = {"INTERNAL"}
 
+    __annotations__ = {
+        "key": bpy.props.StringProperty(
+            name="Job", description="The job's key (empty: the active object's job)", options={"SKIP_SAVE"}
+        )
+    }
+
     @classmethod
-    def poll(cls, context):
-        obj = context.active_object
-        return obj is not None and running(obj.name) is not None
+    def poll(cls, _context):
+        return bool(running_keys())
 
     def execute(self, context):
-        worker = running(context.active_object.name)
-        if worker is not None:
-            worker.cancel()
+        key = self.key or getattr(context.active_object, "name", "")
+        worker = running(key)
+        if worker is None:
+            self.report({"ERROR"}, f"key: no job is running on {key!r}")
+            return {"CANCELLED"}
+        worker.cancel()
         return {"FINISHED"}
+
+
+def running_keys(prefix: str = "") -> list[str]:
+    """The keys of the running jobs (those starting with ``prefix``), sorted."""
+    return sorted(key for key in _ACTIVE if key.startswith(prefix) and running(key) is not None)
+
+
+def draw_cancel(layout: bpy.types.UILayout, keys: Sequence[str]) -> None:
+    """A Cancel button (``noisewright.cancel_job``) for each job running on one of ``keys``."""
+    for key in keys:
+        if running(key) is not None:
+            button = layout.operator(NOISEWRIGHT_OT_cancel_job.bl_idname, text=f"Cancel ({key})", icon="CANCEL")
+            button.key = key
 
 
 CLASSES = (NOISEWRIGHT_OT_cancel_job,)
