@@ -43,7 +43,7 @@ from .noise_core.ranges import to_unit
 from .noise_core.registry import COMMON_OPTIONS, kind_info
 from .noise_core.schema import Option
 from .options import NoiseOperator, OptionsOperator, check, check_noise, checked, properties_of, reports
-from .progress import window_progress
+from .progress import staged, window_progress
 from .properties import ErosionSettings, NoiseSettings, erosion_options, operator_settings
 from .ui import draw_noise_settings
 
@@ -362,6 +362,21 @@ def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy
     return obj
 
 
+REBUILD_STEPS = 1000
+"""The progress ``regenerate_parts``' ``compute`` reports in all (``stage_weights``' shares)."""
+EROSION_WEIGHT = 4
+"""The share of an erosion stage (rivers; droplets and thermal) in ``stage_weights``: the noise's is 1."""
+
+
+def stage_weights(shape: dict, hydraulic: object, thermal: object, fluvial: object = None) -> list[int]:
+    """The shares of the ``window_progress`` blocks ``terrain_heights`` opens, in order (``progress.staged``'s
+    ``weights``): the noise 1 (not evaluated on a base at height 0), the rivers and then the droplets and thermal
+    erosion ``EROSION_WEIGHT`` each, when on."""
+    noise = shape["base_blend"] == "NONE" or shape["height"] != 0.0
+    eroding = (fluvial, hydraulic if hydraulic is not None else thermal)
+    return [1] * noise + [EROSION_WEIGHT for stage in eroding if stage is not None]
+
+
 def regenerate_parts(
     context: bpy.types.Context, obj: object
 ) -> tuple[Callable[[Callable[[int], None]], tuple], Callable[[tuple], None]]:
@@ -369,7 +384,8 @@ def regenerate_parts(
     thread; ``UserError`` as ``regenerate_terrain``); ``compute(advance)`` makes the heights and masks
     (``terrain_heights``: any thread, touching no Blender data; on a job's worker its noise chunks and droplet
     batches check for a cancel); ``apply(result)`` writes them (main thread; ``UserError``, changing nothing, when
-    the object was removed or renamed, is in Edit Mode, or its settings changed meanwhile)."""
+    the object was removed or renamed, is in Edit Mode, or its settings changed meanwhile). On a job's worker
+    ``compute`` moves ``advance`` on through ``REBUILD_STEPS`` in all, monotone (``progress.staged``)."""
     _check_regenerable(obj)
     obj = cast(bpy.types.Object, obj)
     recalled = recall(obj)
@@ -378,8 +394,9 @@ def regenerate_parts(
         shape = {**shape, "base_file": bpy.path.abspath(shape["base_file"])}
     name, mesh_name = obj.name, mesh_of(obj).name
 
-    def compute(_advance: Callable[[int], None]) -> tuple:
-        heights, masks = terrain_heights(context, spec, domain, shape, *stages)
+    def compute(advance: Callable[[int], None]) -> tuple:
+        with staged(advance, REBUILD_STEPS, stage_weights(shape, *stages)):  # a job's progress, stage by stage
+            heights, masks = terrain_heights(context, spec, domain, shape, *stages)
         size = (shape["x_subdivisions"], shape["y_subdivisions"], shape["size"])
         return heights, masks, grid_positions(*size, heights, np.float32)  # what a mesh with the grid gets
 

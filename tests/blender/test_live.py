@@ -355,3 +355,33 @@ def test_another_file_loaded_cancels_the_job_and_forgets_the_terrains(bpy_empty,
     assert worker.finished.wait(60.0) and worker.cancelled
     live.wait()  # nothing left to write
     assert name not in bpy.data.objects
+
+
+def test_the_job_s_progress_is_monotone_reaches_the_total_and_the_status_bar_shows_percent(
+    bpy_empty, addon, monkeypatch
+):
+    import threading
+
+    bpy = bpy_empty
+    live, jobs = addon.live, addon.jobs
+    obj = _eroded(bpy, addon, monkeypatch)
+    name = obj.name
+    seen, said = [], []
+    moved = jobs.Worker.moved
+
+    def recorded(worker, count):
+        moved(worker, count)
+        if threading.current_thread() is not threading.main_thread():
+            seen.append(worker.done)
+
+    monkeypatch.setattr(jobs.Worker, "moved", recorded)
+    monkeypatch.setattr(live, "_say", said.append)
+    with _job_held(addon, monkeypatch, name) as worker:
+        assert worker.total == addon.terrain.REBUILD_STEPS
+        live._watch()  # a tick while it runs
+        assert said[-1] == f"Auto Refresh: building {name} in full: 0 % (Esc to cancel)"
+    live.wait()
+    assert worker.finished.is_set() and worker.error is None
+    assert seen == sorted(seen) and seen[-1] == worker.total  # monotone, to the total
+    noise_share = worker.total * 1 // (1 + addon.terrain.EROSION_WEIGHT)  # noise 1 part, the droplets 4
+    assert noise_share in seen and len(set(seen)) >= 3, "the noise, then the erosion, each moved it on"
