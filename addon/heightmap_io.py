@@ -255,7 +255,7 @@ def export_parts(
 
     def compute(advance: Callable[[int], None]) -> tuple[list[Path], dict, str]:
         if regenerate:
-            with staged(advance, HEIGHTS_SHARE, terrain.stage_weights(*recalled[2:])):  # shape, erosion stages
+            with staged(advance, HEIGHTS_SHARE, terrain.stage_weights(cast(dict, recalled[2]), *recalled[3:])):
                 heights = _terrain_heights(context, recalled, resolution)
         else:
             if resolution and grid_heights.shape != (resolution, resolution):

@@ -399,10 +399,12 @@ class NOISEWRIGHT_OT_cancel_job(bpy.types.Operator):
     bl_options = {"INTERNAL"}
 
     __annotations__ = {
-        "key": bpy.props.StringProperty(
+        "key": bpy.props.StringProperty(  # type: ignore[func-returns-value]
             name="Job", description="The job's key (empty: the active object's job)", options={"SKIP_SAVE"}
         )
     }
+    if TYPE_CHECKING:
+        key: str
 
     @classmethod
     def poll(cls, _context):

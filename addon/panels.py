@@ -110,7 +110,7 @@ class VIEW3D_PT_noisewright_terrain(_SidebarPanel, bpy.types.Panel):
         row = self.layout.row(align=True)
         row.operator(NOISEWRIGHT_OT_regenerate_terrain.bl_idname, icon="FILE_REFRESH")
         row.prop(settings, "auto_refresh", text="", icon="AUTO", toggle=True)
-        draw_cancel(self.layout, [context.active_object.name])
+        draw_cancel(cast(bpy.types.UILayout, self.layout), [context.active_object.name])
         if said := previewing(context.active_object.name):  # a reduced preview while settings change
             self.layout.label(text=said, icon="TIME")
         column = self.layout.column()
@@ -132,7 +132,8 @@ class IMAGE_PT_noisewright_bake(_SidebarPanel, bpy.types.Panel):
         self.layout.operator(NOISEWRIGHT_OT_erode_image.bl_idname, icon="MOD_FLUIDSIM")
         self.layout.operator(NOISEWRIGHT_OT_erode_fluvial_image.bl_idname, icon="MOD_OCEAN")
         obj = context.active_object  # a bake or erosion running: its Cancel button (Esc cancels too)
-        draw_cancel(self.layout, [*running_keys("image "), *([obj.name] if obj is not None else [])])
+        keys = [*running_keys("image "), *([obj.name] if obj is not None else [])]
+        draw_cancel(cast(bpy.types.UILayout, self.layout), keys)
         self.layout.label(text="Size, colours, saving: Adjust Last Operation", icon="INFO")
 
 
