@@ -112,6 +112,11 @@ def announcing(show: Callable[[str], None]) -> Iterator[None]:
         _listeners.show = previous
 
 
+def listener() -> Callable[[str], None] | None:
+    """This thread's listener (``announcing``'s ``show``), None outside ``announcing``."""
+    return getattr(_listeners, "show", None)
+
+
 def before_evaluate(
     spec: NoiseSpec, points: np.ndarray, lattice: bool = False, transform: np.ndarray | None = None
 ) -> None:

@@ -190,9 +190,8 @@ def export_heightmap(
 EXPORT_STEPS = 100
 """The progress an export reports in all: its heights (``HEIGHTS_SHARE``), then its files, tile by tile."""
 HEIGHTS_SHARE = 50
-EROSION_WEIGHT = 4
-"""A terrain regenerated at the export's size moves the heights' share on stage by stage (``progress.staged``):
-its noise one part, each erosion stage (rivers, then droplets and thermal) ``EROSION_WEIGHT`` parts."""
+"""A terrain regenerated at the export's size moves the heights' share on stage by stage (``progress.staged``,
+``terrain.stage_weights``)."""
 
 
 @checked(*EXPORT_OPTIONS)
@@ -256,10 +255,7 @@ def export_parts(
 
     def compute(advance: Callable[[int], None]) -> tuple[list[Path], dict, str]:
         if regenerate:
-            _spec, _domain, _shape, hydraulic, thermal, *fluvial = recalled
-            eroding = (fluvial[0] if fluvial else None, hydraulic if hydraulic is not None else thermal)
-            stages = [1] + [EROSION_WEIGHT for stage in eroding if stage is not None]
-            with staged(advance, HEIGHTS_SHARE, stages):
+            with staged(advance, HEIGHTS_SHARE, terrain.stage_weights(cast(dict, recalled[2]), *recalled[3:])):
                 heights = _terrain_heights(context, recalled, resolution)
         else:
             if resolution and grid_heights.shape != (resolution, resolution):

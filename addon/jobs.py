@@ -27,13 +27,13 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Sequence
 from contextlib import closing
 from typing import TYPE_CHECKING, Any
 
 import bpy
 
-from .compile_status import announcing
+from .compile_status import announcing, listener
 from .errors import UserError
 from .progress import on_worker, window_progress
 
@@ -72,6 +72,8 @@ class Worker:
         self.finished = threading.Event()
         self.applying = False
         """True while a modal job runs ``apply``'s steps (the job is not over yet)."""
+        self.notice = ""
+        """A first-use compile the work is waiting for (``compile_status.notice_text``), "" once it moves on."""
         self._cancel = threading.Event()
         self._clock = clock
         self.started = clock()
@@ -83,14 +85,22 @@ class Worker:
         self.moved(count)
 
     def moved(self, count: int) -> None:
-        """Move the progress on by ``count`` (never back, never past ``total``), cancelled or not."""
+        """Move the progress on by ``count`` (never back, never past ``total``), cancelled or not; a move ends
+        the ``notice``."""
+        if count > 0:
+            self.notice = ""
         self.done = min(self.total, self.done + max(int(count), 0))
+
+    def announce(self, text: str) -> None:
+        """A compile starts (``compile_status.announcing``'s listener): ``status`` says so until the next move."""
+        self.notice = text
 
     def run(self) -> None:
         """Run ``compute`` here, keeping its result or the exception it raised."""
         on_worker(self.check)
         try:
-            self.result = self._compute(self.advance)
+            with announcing(self.announce):  # a first-use compile in the work: said in the status bar
+                self.result = self._compute(self.advance)
         except BaseException as error:  # kept for the main thread, which reports it (a worker has no one else)
             self.error = error
         finally:
@@ -130,7 +140,10 @@ class Worker:
         return (self._clock() - self.started) * (self.total - self.done) / self.done
 
     def status(self, label: str) -> str:
-        """``"<label>: 42 %, about 7 s left (Esc to cancel)"``."""
+        """``"<label>: 42 %, about 7 s left (Esc to cancel)"``; while a compile runs, ``"<label>: 42 %,
+        Compiling ... (Esc to cancel)"``."""
+        if self.notice:
+            return f"{label}: {100 * self.done // self.total} %, {self.notice} (Esc to cancel)"
         left = self.time_left()
         eta = (
             "" if left is None else f", about {left:.0f} s left" if left < 100 else f", about {left / 60:.0f} min left"
@@ -165,7 +178,8 @@ class Stream:
     """``produce(index, check)`` for ``index`` in ``range(count)``, in order, in a worker thread that keeps at most
     ``ahead`` items ready; ``get`` hands them out in order on the calling thread. ``check()`` raises ``Cancelled``
     once the stream is closed (``produce`` calls it between its own chunks); ``get`` raises what ``produce``
-    raised. Touches no Blender data."""
+    raised. A first-use compile in ``produce`` is handed by ``get`` to the listener of the thread that made the
+    stream (``compile_status.announcing``), on that thread. Touches no Blender data."""
 
     def __init__(self, produce: Callable[[int, Callable[[], None]], Any], count: int, ahead: int = 2) -> None:
         self._items: queue.Queue = queue.Queue(maxsize=max(int(ahead), 1))
@@ -182,6 +196,7 @@ class Stream:
                         continue
                 advance(1)
 
+        self._show, self._said = listener(), ""
         self._worker = Worker(compute, count).start()
 
     def get(self, timeout: float | None = None) -> Any:
@@ -189,6 +204,10 @@ class Stream:
         it is not ready yet. Raises the producer's error once its items are used up."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
+            notice = self._worker.notice
+            if notice and notice != self._said and self._show is not None:
+                self._said = notice
+                self._show(notice)
             try:
                 return self._items.get(timeout=TICK if deadline is None else max(deadline - time.monotonic(), 0.0))
             except queue.Empty:
@@ -336,12 +355,14 @@ class JobOperator(_Operator):
             self.report({"WARNING"}, f"{self.bl_label}: cancelled; nothing was changed")
             return {"CANCELLED"}
         try:
-            if self._steps is None:
-                if worker.error is not None:
-                    raise worker.error
-                self._steps = steps_of(apply(worker.result))
-                worker.applying = self._steps is not None
-            if self._steps is not None and not self._step(worker):
+            with announcing(worker.announce):  # a compile in the steps' work (a loop's frames): said too
+                if self._steps is None:
+                    if worker.error is not None:
+                        raise worker.error
+                    self._steps = steps_of(apply(worker.result))
+                    worker.applying = self._steps is not None
+                stepping = self._steps is not None and not self._step(worker)
+            if stepping:
                 context.window_manager.progress_update(worker.done)
                 if context.workspace is not None:
                     context.workspace.status_text_set(worker.status(self.bl_label))
@@ -370,22 +391,46 @@ class JobOperator(_Operator):
 
 
 class NOISEWRIGHT_OT_cancel_job(bpy.types.Operator):
-    """Cancel the job running on the active object"""
+    """Cancel a running job: the one on ``key`` (an object's name, or ``image <name>`` for an image), or on the
+    active object when ``key`` is empty"""
 
     bl_idname = "noisewright.cancel_job"
     bl_label = "Cancel Job"
     bl_options = {"INTERNAL"}
 
+    __annotations__ = {
+        "key": bpy.props.StringProperty(  # type: ignore[func-returns-value]
+            name="Job", description="The job's key (empty: the active object's job)", options={"SKIP_SAVE"}
+        )
+    }
+    if TYPE_CHECKING:
+        key: str
+
     @classmethod
-    def poll(cls, context):
-        obj = context.active_object
-        return obj is not None and running(obj.name) is not None
+    def poll(cls, _context):
+        return bool(running_keys())
 
     def execute(self, context):
-        worker = running(context.active_object.name)
-        if worker is not None:
-            worker.cancel()
+        key = self.key or getattr(context.active_object, "name", "")
+        worker = running(key)
+        if worker is None:
+            self.report({"ERROR"}, f"key: no job is running on {key!r}")
+            return {"CANCELLED"}
+        worker.cancel()
         return {"FINISHED"}
+
+
+def running_keys(prefix: str = "") -> list[str]:
+    """The keys of the running jobs (those starting with ``prefix``), sorted."""
+    return sorted(key for key in _ACTIVE if key.startswith(prefix) and running(key) is not None)
+
+
+def draw_cancel(layout: bpy.types.UILayout, keys: Sequence[str]) -> None:
+    """A Cancel button (``noisewright.cancel_job``) for each job running on one of ``keys``."""
+    for key in keys:
+        if running(key) is not None:
+            button = layout.operator(NOISEWRIGHT_OT_cancel_job.bl_idname, text=f"Cancel ({key})", icon="CANCEL")
+            button.key = key
 
 
 CLASSES = (NOISEWRIGHT_OT_cancel_job,)

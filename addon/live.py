@@ -259,7 +259,7 @@ def start_rebuild(obj: bpy.types.Object) -> bool:
     worker thread, written on the main thread by the ``_watch`` timer (then one undo step); whether it started
     (not when ``refresh_now`` would not rebuild, or its settings are invalid: printed). The job is ``obj``'s
     (``jobs.running``: no other job starts on it meanwhile); ``cancel`` or a new change stops it."""
-    from .terrain import regenerate_parts
+    from .terrain import REBUILD_STEPS, regenerate_parts
 
     if not _live(obj):
         return False
@@ -268,7 +268,7 @@ def start_rebuild(obj: bpy.types.Object) -> bool:
     except UserError as error:
         _failed(obj.name, error)
         return False
-    worker = jobs.Worker(compute, 1)
+    worker = jobs.Worker(compute, REBUILD_STEPS)
     jobs.claim(obj.name, worker)
     _REBUILDS[obj.name] = (worker, apply)
     worker.start()
@@ -329,7 +329,7 @@ def _watch() -> float | None:
         bpy.ops.ed.undo_push(message=f"Auto Refresh {', '.join(rebuilt)}")
     if _REBUILDS:
         name, (worker, _apply) = min(_REBUILDS.items())
-        _say(f"Auto Refresh: building {name} in full, {time.monotonic() - worker.started:.0f} s (Esc to cancel)")
+        _say(worker.status(f"Auto Refresh: building {name} in full"))  # percent and time left
     elif not _PREVIEWED:
         _say(None)
     return jobs.TICK if _REBUILDS else None

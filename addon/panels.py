@@ -13,6 +13,7 @@ from .displace import NOISEWRIGHT_OT_displace
 from .erode import NOISEWRIGHT_OT_erode, NOISEWRIGHT_OT_erode_image, draw_erosion
 from .erode_fluvial import NOISEWRIGHT_OT_erode_fluvial, NOISEWRIGHT_OT_erode_fluvial_image, draw_fluvial
 from .errors import UserError
+from .jobs import draw_cancel, running_keys
 from .live import previewing
 from .mapping import to_domain, to_spec
 from .terrain import NOISEWRIGHT_OT_add_terrain, NOISEWRIGHT_OT_regenerate_terrain, draw_shape, is_terrain
@@ -109,6 +110,7 @@ class VIEW3D_PT_noisewright_terrain(_SidebarPanel, bpy.types.Panel):
         row = self.layout.row(align=True)
         row.operator(NOISEWRIGHT_OT_regenerate_terrain.bl_idname, icon="FILE_REFRESH")
         row.prop(settings, "auto_refresh", text="", icon="AUTO", toggle=True)
+        draw_cancel(cast(bpy.types.UILayout, self.layout), [context.active_object.name])
         if said := previewing(context.active_object.name):  # a reduced preview while settings change
             self.layout.label(text=said, icon="TIME")
         column = self.layout.column()
@@ -129,6 +131,9 @@ class IMAGE_PT_noisewright_bake(_SidebarPanel, bpy.types.Panel):
         self.layout.operator(NOISEWRIGHT_OT_bake_uv.bl_idname, icon="UV")
         self.layout.operator(NOISEWRIGHT_OT_erode_image.bl_idname, icon="MOD_FLUIDSIM")
         self.layout.operator(NOISEWRIGHT_OT_erode_fluvial_image.bl_idname, icon="MOD_OCEAN")
+        obj = context.active_object  # a bake or erosion running: its Cancel button (Esc cancels too)
+        keys = [*running_keys("image "), *([obj.name] if obj is not None else [])]
+        draw_cancel(cast(bpy.types.UILayout, self.layout), keys)
         self.layout.label(text="Size, colours, saving: Adjust Last Operation", icon="INFO")
 
 

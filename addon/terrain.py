@@ -43,7 +43,7 @@ from .noise_core.ranges import to_unit
 from .noise_core.registry import COMMON_OPTIONS, kind_info
 from .noise_core.schema import Option
 from .options import NoiseOperator, OptionsOperator, check, check_noise, checked, properties_of, reports
-from .progress import window_progress
+from .progress import staged, window_progress
 from .properties import ErosionSettings, NoiseSettings, erosion_options, operator_settings
 from .ui import draw_noise_settings
 
@@ -362,14 +362,33 @@ def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy
     return obj
 
 
+REBUILD_STEPS = 1000
+"""The progress ``regenerate_parts``' ``compute`` reports in all (``stage_weights``' shares)."""
+EROSION_WEIGHT = 4
+"""The share of an erosion stage (rivers; droplets and thermal) in ``stage_weights``: the noise's is 1."""
+MAPS_WEIGHT = 2
+"""The share of the recorded terrain maps in ``regenerate_parts``' progress (``terrain_maps.rewrite_parts``)."""
+
+
+def stage_weights(shape: dict, hydraulic: object, thermal: object, fluvial: object = None) -> list[int]:
+    """The shares of the ``window_progress`` blocks ``terrain_heights`` opens, in order (``progress.staged``'s
+    ``weights``): the noise 1 (not evaluated on a base at height 0), the rivers and then the droplets and thermal
+    erosion ``EROSION_WEIGHT`` each, when on."""
+    noise = shape["base_blend"] == "NONE" or shape["height"] != 0.0
+    eroding = (fluvial, hydraulic if hydraulic is not None else thermal)
+    return [1] * noise + [EROSION_WEIGHT for stage in eroding if stage is not None]
+
+
 def regenerate_parts(
     context: bpy.types.Context, obj: object
 ) -> tuple[Callable[[Callable[[int], None]], tuple], Callable[[tuple], None]]:
     """``regenerate_terrain`` in three parts, for jobs (``live``): this checks ``obj`` and reads its settings (main
     thread; ``UserError`` as ``regenerate_terrain``); ``compute(advance)`` makes the heights and masks
     (``terrain_heights``: any thread, touching no Blender data; on a job's worker its noise chunks and droplet
-    batches check for a cancel); ``apply(result)`` writes them (main thread; ``UserError``, changing nothing, when
-    the object was removed or renamed, is in Edit Mode, or its settings changed meanwhile)."""
+    batches check for a cancel), and the terrain maps recorded on it (``terrain_maps.rewrite_parts``) of the new
+    heights; ``apply(result)`` writes them (main thread; ``UserError``, changing nothing, when the object was
+    removed or renamed, is in Edit Mode, or its settings changed meanwhile). On a job's worker ``compute`` moves
+    ``advance`` on through ``REBUILD_STEPS`` in all, monotone (``progress.staged``)."""
     _check_regenerable(obj)
     obj = cast(bpy.types.Object, obj)
     recalled = recall(obj)
@@ -377,18 +396,28 @@ def regenerate_parts(
     if shape["base_blend"] != "NONE":  # a "//" path read against the .blend here, not on the worker
         shape = {**shape, "base_file": bpy.path.abspath(shape["base_file"])}
     name, mesh_name = obj.name, mesh_of(obj).name
+    maps_total, maps_compute, maps_apply = terrain_maps.rewrite_parts(obj)
+    weights = stage_weights(shape, *stages) + [MAPS_WEIGHT] * (maps_total > 0)
 
-    def compute(_advance: Callable[[int], None]) -> tuple:
-        heights, masks = terrain_heights(context, spec, domain, shape, *stages)
-        size = (shape["x_subdivisions"], shape["y_subdivisions"], shape["size"])
-        return heights, masks, grid_positions(*size, heights, np.float32)  # what a mesh with the grid gets
+    def compute(advance: Callable[[int], None]) -> tuple:
+        with staged(advance, REBUILD_STEPS, weights):  # a job's progress, stage by stage
+            heights, masks = terrain_heights(context, spec, domain, shape, *stages)
+            size = (shape["x_subdivisions"], shape["y_subdivisions"], shape["size"])
+            positions = grid_positions(*size, heights, np.float32)  # what a mesh with the grid gets
+            maps = []
+            if maps_total:  # the recorded terrain maps of these positions, made here too
+                with window_progress(context, maps_total) as maps_advance:
+                    maps = maps_compute(positions, maps_advance)
+        return heights, masks, positions, maps
 
     def apply(result: tuple) -> None:
         target = bpy.data.objects.get(name)
         if target is None or not is_terrain(target) or mesh_of(target).name != mesh_name or recall(target) != recalled:
             raise UserError(f"{name!r}: the terrain was removed, renamed or changed meanwhile; nothing was changed")
         _check_regenerable(target)
-        _write_terrain(target, shape, *result)
+        *terrain, maps = result
+        _write_terrain(target, shape, *terrain)
+        maps_apply(target, maps)  # the maps Object > Terrain Maps wrote, of the new heights
 
     return compute, apply
 
@@ -428,7 +457,6 @@ def _write_terrain(
         mesh_io.build_grid(mesh, *grid(x_subdivisions, y_subdivisions, size, heights))
     write_maps(mesh, masks)
     mesh.update()
-    terrain_maps.rewrite_terrain_maps(obj)  # the maps Object > Terrain Maps wrote, of the new heights
 
 
 def is_terrain(obj: object) -> bool:

@@ -103,12 +103,34 @@ def terrain_maps_parts(
     except (TypeError, ValueError) as error:
         raise UserError(str(error)) from None
     positions = mesh_io.read_positions(mesh).astype(np.float64)
-    layout = grid_layout(obj.name, positions)
+    compute, apply = _grid_parts(
+        obj.name, mesh.name, positions, names, attributes=attributes, vertex_groups=vertex_groups, images=images,
+        radius=radius, horizon_radius=horizon_radius, directions=directions, flow_method=flow_method,
+    )  # fmt: skip
+    return compute, apply, progress_total(names)
+
+
+@checked(*STORE_OPTIONS, *MAP_OPTIONS)
+def _grid_parts(
+    object_name: str,
+    mesh_name: str,
+    positions: np.ndarray,
+    names: list[str],
+    *,
+    attributes: bool,
+    vertex_groups: bool,
+    images: bool,
+    radius: int,
+    horizon_radius: int,
+    directions: int,
+    flow_method: str,
+) -> tuple[Callable[[Callable[[int], None]], Any], Callable[[Any], dict[str, np.ndarray]]]:
+    """``terrain_maps_parts``' ``compute`` and ``apply`` for the mesh ``mesh_name`` of the object
+    ``object_name`` whose vertices are at ``positions`` (float64; any thread: it reads no Blender data)."""
+    layout = grid_layout(object_name, positions)
     heights = positions[layout.order, 2].reshape(layout.rows, layout.columns)
-    object_name, mesh_name = obj.name, mesh.name
     settings = {"attributes": attributes, "vertex_groups": vertex_groups, "images": images, "radius": radius,
                 "horizon_radius": horizon_radius, "directions": directions, "flow_method": flow_method}  # fmt: skip
-    total = progress_total(names)
 
     def compute(advance: Callable[[int], None]) -> dict[str, np.ndarray]:
         try:
@@ -145,7 +167,7 @@ def terrain_maps_parts(
         cast(Any, target)[RECORD] = json.dumps(record)
         return per_vertex
 
-    return compute, apply, total
+    return compute, apply
 
 
 SOURCES = ("MESH", "IMAGE")
@@ -258,6 +280,35 @@ def rewrite_terrain_maps(obj: bpy.types.Object) -> None:
     (recorded in the custom property ``RECORD``): after the mesh changed, as a Noise Terrain's Regenerate does."""
     for entry in _recorded(obj):
         write_terrain_maps(obj, **entry)
+
+
+def rewrite_parts(
+    obj: bpy.types.Object,
+) -> tuple[int, Callable[[np.ndarray, Callable[[int], None]], list], Callable[[bpy.types.Object, list], None]]:
+    """``rewrite_terrain_maps`` in parts, for work that gives ``obj``'s mesh new positions (a Noise Terrain's
+    rebuild, ``terrain.regenerate_parts``): this reads the record (main thread); ``total``, the progress
+    ``compute`` reports; ``compute(positions, advance)`` computes every recorded map of the positions the mesh
+    will have (any thread, touching no Blender data); ``apply(obj, computed)``, once the mesh has them, writes
+    the maps as ``rewrite_terrain_maps`` would (main thread; when the record changed meanwhile, it is that)."""
+    entries = _recorded(obj)
+    object_name, mesh_name = obj.name, cast(bpy.types.Mesh, obj.data).name
+
+    def compute(positions: np.ndarray, advance: Callable[[int], None]) -> list:
+        computed = []
+        for entry in entries:
+            settings = {key: value for key, value in entry.items() if key != "maps"}
+            part, write = _grid_parts(object_name, mesh_name, positions.astype(np.float64), entry["maps"], **settings)
+            computed.append((write, part(advance)))
+        return computed
+
+    def apply(target: bpy.types.Object, computed: list) -> None:
+        if _recorded(target) != entries:
+            rewrite_terrain_maps(target)
+            return
+        for write, maps in computed:
+            write(maps)
+
+    return sum(progress_total(entry["maps"]) for entry in entries), compute, apply
 
 
 def _write_group(obj: bpy.types.Object, name: str, weights: np.ndarray) -> None:

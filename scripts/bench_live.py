@@ -5,6 +5,7 @@ JSON object.
     python scripts/bench_live.py                 # 256² and 1024², best of 5 after a warm-up
     python scripts/bench_live.py --repeat 3 --erosion
     python scripts/bench_live.py --repeat 3 --preview 4096   # and a huge grid's reduced preview
+    python scripts/bench_live.py --repeat 3 --maps 1025      # the full rebuild's main-thread share, maps recorded
 
 Each size: a Noise Terrain (Perlin fBm, 6 octaves) of ``size``² vertices, then ``settings.noise.seed`` changed
 ``--repeat`` times; the best wall time of one change (targets 256² <= 10 ms, 1024² <= 60 ms without erosion) and
@@ -98,6 +99,30 @@ def measure_preview(addon, size: int, repeat: int) -> dict:
     return result
 
 
+def measure_maps(addon, size: int, repeat: int) -> dict:
+    """A ``size``² terrain with the default terrain maps recorded: its full rebuild as a job
+    (``terrain.regenerate_parts``), the worker's ``compute`` (heights and maps) and the main thread's ``apply``
+    (writing them), and, for comparison, rewriting the maps on the main thread (``rewrite_terrain_maps``: what
+    ``apply`` did before the maps were computed in the worker)."""
+    obj, change = terrain(addon, size)
+    addon.terrain_maps.write_terrain_maps(obj)
+    timings: dict[str, list[float]] = {"worker_ms": [], "main_thread_ms": [], "maps_on_main_thread_ms": []}
+    for _ in range(repeat):
+        obj.noisewright_terrain.auto_refresh = False
+        change()
+        compute, apply = addon.terrain.regenerate_parts(bpy.context, obj)
+        began = time.perf_counter()
+        result = compute(lambda _count: None)
+        timings["worker_ms"].append(time.perf_counter() - began)
+        began = time.perf_counter()
+        apply(result)
+        timings["main_thread_ms"].append(time.perf_counter() - began)
+        began = time.perf_counter()
+        addon.terrain_maps.rewrite_terrain_maps(obj)
+        timings["maps_on_main_thread_ms"].append(time.perf_counter() - began)
+    return {"vertices": size * size, **{key: round(min(values) * 1e3, 1) for key, values in timings.items()}}
+
+
 def main(argv: list[str]) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=5, help="timed changes per size, best kept (default 5)")
@@ -105,11 +130,18 @@ def main(argv: list[str]) -> dict:
     parser.add_argument(
         "--preview", type=int, default=0, metavar="SIZE", help="also time the reduced preview of a SIZE² terrain"
     )
+    parser.add_argument(
+        "--maps", type=int, default=0, metavar="SIZE", help="only time the full rebuild of a SIZE² terrain with maps"
+    )
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error(f"--repeat: at least 1, got {args.repeat}")
     addon = sys.modules[_blender_addon.load_addon(log=lambda _message: None)]
     result = {"load": os.getloadavg()[0], "blender": bpy.app.version_string}
+    if args.maps:
+        result[f"maps {args.maps}"] = measure_maps(addon, args.maps, args.repeat)
+        print(json.dumps(result, indent=1))
+        return result
     for size in SIZES:
         result[f"{size}"] = measure(addon, size, args.repeat, args.erosion)
     if args.preview:

@@ -234,3 +234,76 @@ def test_disabling_the_add_on_cancels_a_running_precompile_job(bpy_empty, addon)
         job.join(60)
         addon.register()
     assert job.done == 1
+
+
+class _Workspace:
+    """Records the status bar's texts (a stand-in: background mode has no window)."""
+
+    def __init__(self) -> None:
+        self.texts: list[str | None] = []
+
+    def status_text_set(self, text) -> None:
+        self.texts.append(text)
+
+
+def _job_in_the_ui(addon, job, key):
+    """``job`` run as the UI runs it (``JobOperator.start_job`` and ``modal`` with timer events: the worker thread
+    and the steps); the status bar's texts."""
+    from types import SimpleNamespace
+
+    from .test_jobs_bake import _context, _drive, _host
+
+    host = _host(addon, "Bake Noise Texture", key, job.compute, job.apply, job.total)
+    context = _context()
+    context.workspace = _Workspace()
+    result, _seen, _took = _drive(host, context)
+    assert result == {"FINISHED"} and host.reports == []
+    assert isinstance(context, SimpleNamespace)
+    return [text for text in context.workspace.texts if text]
+
+
+def test_a_bake_run_as_a_job_says_in_the_status_bar_that_it_compiles(bpy_empty, addon):
+    spec = addon.noise_core.NoiseSpec(kind="white", fractal="multifractal", octaves=2)
+    assert addon.compile_status.needs_compile(spec, 2, lattice=True)
+    job = addon.bake.bake_job(spec, image="White", width=16, height=16)
+    texts = _job_in_the_ui(addon, job, "image White")
+    notice = "Compiling white noise (2D) - first use only"
+    assert any(text.startswith(f"Bake Noise Texture: 0 %, {notice}") for text in texts), texts
+    again = addon.bake.bake_job(spec, image="White again", width=16, height=16)
+    assert not any("Compiling" in text for text in _job_in_the_ui(addon, again, "image White again"))
+
+
+def test_a_loop_s_frames_say_that_they_compile_in_the_ui_and_in_background(bpy_empty, addon, tmp_path, capfd):
+    """The frames are made by a ``jobs.Stream`` (a thread of its own), its notice handed to the job's status bar,
+    or printed in background mode, by the thread that made the stream."""
+    bpy = bpy_empty
+    made = []
+    for kind, fractal in (("simplex_value", "hetero_terrain"), ("perlin", "multifractal")):
+        spec = addon.noise_core.NoiseSpec(kind=kind, fractal=fractal, octaves=2, frequency=3.0)
+        assert addon.compile_status.needs_compile(spec, 4), "a loop reads 4D noise"
+        made.append(addon.bake.bake_job(spec, image=kind, width=8, height=8, loop_frames=3, save_format="PNG",
+                                        filepath=str(tmp_path / f"{kind}.png")))  # fmt: skip
+    texts = _job_in_the_ui(addon, made[0], "image simplex_value")
+    assert any(", Compiling simplex value noise (4D) - first use only" in text for text in texts), texts
+    capfd.readouterr()
+    addon.jobs.run_foreground(bpy.context, "Bake Noise Texture", made[1].compute, made[1].apply, made[1].total)
+    assert "Noisewright: Compiling perlin noise (4D) - first use only" in capfd.readouterr().out
+
+
+def test_a_worker_s_notice_lasts_until_its_progress_moves(addon):
+    jobs = addon.jobs
+    said, go = threading.Event(), threading.Event()
+
+    def compute(advance):
+        addon.compile_status.listener()("Compiling something - first use only")
+        said.set()
+        assert go.wait(60)
+        advance(1)
+        return "done"
+
+    worker = jobs.Worker(compute, 4).start()
+    assert said.wait(60)
+    assert worker.status("Job") == "Job: 0 %, Compiling something - first use only (Esc to cancel)"
+    go.set()
+    assert worker.finished.wait(60) and worker.result == "done"
+    assert worker.notice == "" and worker.status("Job").startswith("Job: 25 %")

@@ -347,3 +347,49 @@ def test_a_plain_apply_lands_at_once_and_a_bug_in_the_worker_is_raised(addon):
     with pytest.raises(ZeroDivisionError, match="a bug"):
         _drive(host, _context())
     assert applied == ["eroded"] and addon.jobs.running("Bug") is None
+
+
+class _Panel:
+    """Records the operator buttons a panel's draw puts into its layout (background mode has no UI)."""
+
+    def __init__(self) -> None:
+        self.buttons: list[tuple[str, str, dict]] = []
+
+    def operator(self, idname, text="", **_options):
+        button = SimpleNamespace()
+        self.buttons.append((idname, text, button.__dict__))
+        return button
+
+    def label(self, **_options):
+        pass
+
+
+def test_the_bake_panel_s_cancel_button_cancels_a_running_bake_keyed_by_its_image(bpy_empty, addon, tmp_path):
+    bpy = bpy_empty
+    target = bpy.data.images.new("Target", 32, 32)
+    before = scene_state(bpy)
+    job = addon.bake.bake_job(addon.noise_core.NoiseSpec(kind="simplex", octaves=8), image=target, width=4096,
+                              height=4096, save_format="PNG", filepath=str(tmp_path / "big.png"))  # fmt: skip
+    host = _host(addon, "Bake Noise Texture", "image Target", job.compute, job.apply, job.total)
+    panel = SimpleNamespace(layout=_Panel())
+    assert not bpy.ops.noisewright.cancel_job.poll(), "no job runs: nothing to cancel"
+    pressed = []
+
+    def press_cancel(host) -> bool:
+        if not 0 < host._worker.done < host._worker.total or pressed:
+            return False
+        addon.panels.IMAGE_PT_noisewright_bake.draw(panel, bpy.context)  # no active object: the image's job only
+        cancels = [(text, button) for idname, text, button in panel.layout.buttons if idname.endswith("cancel_job")]
+        assert cancels == [("Cancel (image Target)", {"key": "image Target"})]
+        began = time.monotonic()
+        pressed.append(bpy.ops.noisewright.cancel_job(key="image Target"))  # as the button does
+        pressed.append(time.monotonic() - began)
+        return False  # no Esc: the next tick sees the cancel
+
+    result, seen, took = _drive(host, _context(), press_cancel)
+    assert pressed[0] == {"FINISHED"} and pressed[1] < addon.jobs.CANCEL_WAIT and took is None
+    assert result == {"CANCELLED"} and host._worker.cancelled and 0 < seen[-1] < job.total
+    assert host.reports == [("WARNING", "Bake Noise Texture: cancelled; nothing was changed")]
+    assert scene_state(bpy) == before and list(tmp_path.iterdir()) == []
+    assert addon.jobs.running("image Target") is None and not bpy.ops.noisewright.cancel_job.poll()
+    assert bpy.ops.noisewright.cancel_job.get_rna_type().properties["key"].is_skip_save

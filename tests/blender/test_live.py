@@ -355,3 +355,73 @@ def test_another_file_loaded_cancels_the_job_and_forgets_the_terrains(bpy_empty,
     assert worker.finished.wait(60.0) and worker.cancelled
     live.wait()  # nothing left to write
     assert name not in bpy.data.objects
+
+
+def test_the_job_s_progress_is_monotone_reaches_the_total_and_the_status_bar_shows_percent(
+    bpy_empty, addon, monkeypatch
+):
+    import threading
+
+    bpy = bpy_empty
+    live, jobs = addon.live, addon.jobs
+    obj = _eroded(bpy, addon, monkeypatch)
+    name = obj.name
+    seen, said = [], []
+    moved = jobs.Worker.moved
+
+    def recorded(worker, count):
+        moved(worker, count)
+        if threading.current_thread() is not threading.main_thread():
+            seen.append(worker.done)
+
+    monkeypatch.setattr(jobs.Worker, "moved", recorded)
+    monkeypatch.setattr(live, "_say", said.append)
+    with _job_held(addon, monkeypatch, name) as worker:
+        assert worker.total == addon.terrain.REBUILD_STEPS
+        live._watch()  # a tick while it runs
+        assert said[-1] == f"Auto Refresh: building {name} in full: 0 % (Esc to cancel)"
+    live.wait()
+    assert worker.finished.is_set() and worker.error is None
+    assert seen == sorted(seen) and seen[-1] == worker.total  # monotone, to the total
+    noise_share = worker.total * 1 // (1 + addon.terrain.EROSION_WEIGHT)  # noise 1 part, the droplets 4
+    assert noise_share in seen and len(set(seen)) >= 3, "the noise, then the erosion, each moved it on"
+
+
+def test_the_job_computes_the_recorded_terrain_maps_on_its_worker_and_writes_regenerate_s(
+    bpy_empty, addon, monkeypatch
+):
+    import threading
+
+    bpy = bpy_empty
+    live, terrain_maps = addon.live, addon.terrain_maps
+    obj = _terrain(bpy, addon)
+    terrain_maps.write_terrain_maps(obj, ("slope", "flow"), vertex_groups=True, radius=2)
+    terrain_maps.write_terrain_maps(obj, ("curvature",), images=True, attributes=False)
+    obj.noisewright_terrain.erosion.hydraulic, obj.noisewright_terrain.erosion.droplets = True, 4000
+    monkeypatch.setattr(live, "in_background", lambda: False)
+    obj.noisewright_terrain.noise.seed = 30
+    live.flush()
+    threads = []
+    compute_maps = terrain_maps.compute_maps
+
+    def recorded(*arguments, **options):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return compute_maps(*arguments, **options)
+
+    monkeypatch.setattr(terrain_maps, "compute_maps", recorded)
+    live.flush(settle=True)  # the release: the job, waited for and written
+    assert threads == [False, False], "both recorded entries computed on the worker"
+    mesh = obj.data
+    job = {name: np.array([a.value for a in mesh.attributes[name].data]) for name in ("slope", "flow")}
+    everyone = range(len(mesh.vertices))
+    groups = {g.name: [g.weight(i) for i in everyone] for g in obj.vertex_groups}
+    image = np.array(bpy.data.images[f"{obj.name} curvature"].pixels[:])
+    record = obj["noisewright_terrain_maps"]
+    threads.clear()
+    terrain_maps.rewrite_terrain_maps(obj)  # of the mesh as written, on the main thread: the same maps
+    for name, values in job.items():
+        np.testing.assert_array_equal([a.value for a in mesh.attributes[name].data], values)
+    assert {g.name: [g.weight(i) for i in everyone] for g in obj.vertex_groups} == groups
+    assert sorted(groups) == ["flow", "slope"]
+    np.testing.assert_array_equal(bpy.data.images[f"{obj.name} curvature"].pixels[:], image)
+    assert obj["noisewright_terrain_maps"] == record and threads == [True, True]
