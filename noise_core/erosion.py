@@ -49,8 +49,11 @@ comes one step of stream-power incision, ``∂h/∂t = -K·a^0.5·S`` (Howard 19
 drainage basin evolution") for one unit of time, ``K = STREAM_POWER·gullies``, ``a`` the D8 catchment per unit
 of width in model cells and ``S`` the slope to the D8 receiver, solved implicitly along the flow as Braun &
 Willett 2013 do (``_incise``), over the map with its hollows filled (Priority-Flood, Barnes et al. 2014). The
-sediment it cuts runs down the flow and fills the hollows it reaches level from their bottom (lakes silt
-up); what reaches an edge leaves the map (``carried_off``). Cells that collect more water cut deeper, the
+sediment it cuts runs down the flow; a hollow it reaches keeps ``C·I/(C + I)`` of the inflow ``I``, ``C``
+its room below the spill level (a trap efficiency with the trend of Brune 1953, "Trap efficiency of
+reservoirs"), raising each of its cells by the same share of its depth, so hollows grow shallower but keep
+their shape instead of silting up into flats; the rest runs on, and what reaches an edge leaves the map
+(``carried_off``). Cells that collect more water cut deeper, the
 droplets widen and feed what they cut, and the valleys branch (tested: drainage-network junctions). Each
 step is serial, so the bits still do not depend on the thread count; droplets on a coarser grid have their
 steps there too (``strength`` per grid, ``_model``).
@@ -365,8 +368,8 @@ def _incise(cells, filled, receivers, order, area, columns, strength, sediment, 
     ``h_r`` is the receiver's height, or its lake level (``filled``) when it lies in a hollow, so no cell
     falls below what its receiver may become; cells in hollows are not cut. Then the sediment runs down the
     flow, donors first; a hollow (its cells grouped by the cell outside it they drain into, ``lake``) gathers
-    what reaches it and fills level from its bottom (``_fill_lake``), passing on what it cannot hold; what
-    reaches an edge leaves the map (returned). Mass is kept."""
+    what reaches it and keeps part of it (``_fill_lake``), passing on the rest; what reaches an edge leaves the
+    map (returned). Mass is kept."""
     size = order.shape[0]
     for i in range(size):
         node = order[i]
@@ -425,32 +428,23 @@ def _incise(cells, filled, receivers, order, area, columns, strength, sediment, 
 
 @jit
 def _fill_lake(cells, filled, members, amount):
-    """Fill the cells ``members`` of a hollow with ``amount`` of sediment as a level surface from the bottom,
-    none above its lake level (``filled``); returns what is left over."""
+    """Let the hollow ``members`` keep ``C·I / (C + I)`` of the ``I = amount`` of sediment that reaches it,
+    ``C`` the room below its lake level (``filled``): a trap efficiency that falls as the hollow fills, the
+    trend of Brune's (1953) curve of trapped share over capacity/inflow, so a hollow never silts up flat in one
+    step. Every cell rises by the same share of its depth below the lake level, so the hollow keeps its shape,
+    only shallower (the deepest water gets most). Returns what passes on."""
     room = 0.0
-    low, high = math.inf, -math.inf
     for k in range(members.shape[0]):
-        cell = members[k]
-        room += filled[cell] - cells[cell]
-        low = min(low, cells[cell])
-        high = max(high, filled[cell])
-    if amount >= room:
-        for k in range(members.shape[0]):
-            cells[members[k]] = filled[members[k]]
-        return amount - room
+        room += max(0.0, filled[members[k]] - cells[members[k]])
+    if not room > 0.0 or not amount > 0.0:
+        return amount
+    share = amount / (amount + room)  # of each cell's depth: keeps C·I / (C + I)
     placed = 0.0
-    for _ in range(60):  # bisection for the level: ``placed`` is what the level ``low`` holds, at most ``amount``
-        level = 0.5 * (low + high)
-        volume = 0.0
-        for k in range(members.shape[0]):
-            volume += max(0.0, min(level, filled[members[k]]) - cells[members[k]])
-        if volume <= amount:
-            low, placed = level, volume
-        else:
-            high = level
     for k in range(members.shape[0]):
         cell = members[k]
-        cells[cell] = max(cells[cell], min(low, filled[cell]))
+        part = share * max(0.0, filled[cell] - cells[cell])
+        cells[cell] += part
+        placed += part
     return amount - placed
 
 
@@ -878,7 +872,7 @@ def _stream_power_plan(kernels: _Kernels) -> tuple:
     routing = hydrology._kernels()
     real, index, mask, small = np.zeros(9), np.zeros(9, np.int64), np.zeros(9, np.uint8), np.zeros(9, np.int8)
     calls = (
-        (routing.fill, (real, 3, 3, mask, False, True, np.inf, real, np.zeros(9, np.int32), mask)),
+        (routing.fill, (real, 3, 3, mask, False, True, np.inf, real, np.zeros(9, np.int32), mask, index[:2])),
         (routing.receivers, (real, 3, 3, mask, False, index, small)),
         (routing.stack, (index, index, index, index, index)),
         (routing.accumulate, (index, index, real)),

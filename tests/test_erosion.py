@@ -324,9 +324,10 @@ def test_stream_power_step_on_a_ramp_is_the_implicit_solution() -> None:
     assert carried == pytest.approx(3.0 - lower - upper, rel=1e-14)
 
 
-def test_stream_power_sediment_fills_a_hollow_level() -> None:
+def test_stream_power_sediment_partly_fills_a_hollow() -> None:
     """A pit (0) between a slope (8) and the exit (4, then the edge at 3): the slope is cut towards the lake's
-    spill level, its sediment fills the pit from its bottom; mass is kept to rounding."""
+    spill level; of the ``I = 2`` cut, the pit (room ``C = 4``) keeps ``C·I / (C + I) = 4/3`` and the rest
+    runs on over the edge; mass is kept to rounding."""
     cells = np.full((3, 5), 10.0)
     cells[1, 1:] = 8.0, 0.0, 4.0, 3.0
     before = cells.copy()
@@ -334,9 +335,24 @@ def test_stream_power_sediment_fills_a_hollow_level() -> None:
     factor = math.sqrt(3.0)
     assert cells[1, 3] == pytest.approx((4.0 + 3.0 * factor) / (1.0 + factor), rel=1e-14)
     assert cells[1, 1] == pytest.approx(6.0, rel=1e-14)
-    assert cells[1, 2] == pytest.approx(2.0, rel=1e-12)  # the 2 cut from the slope, as a level fill
+    assert cells[1, 2] == pytest.approx(4.0 / 3.0, rel=1e-12)
     assert before.sum() - cells.sum() == pytest.approx(carried, abs=1e-12)
-    assert carried == pytest.approx(4.0 - cells[1, 3], rel=1e-9)
+    assert carried == pytest.approx(4.0 - cells[1, 3] + 2.0 / 3.0, rel=1e-9)
+
+
+def test_a_hollow_keeps_its_shape_as_it_fills() -> None:
+    """A hollow of two cells (depths 3 and 1 below its spill level 4) fed ``I`` = 8 of sediment from a steep
+    slope keeps ``C·I / (C + I)`` = 8/3 of it (room ``C`` = 4): each cell rises by 2/3 of its depth, so the
+    deeper stays deeper (no flat); the other 16/3 runs on. Any inflow leaves it a hollow."""
+    from noise_core.erosion import _fill_lake
+
+    cells = np.array([1.0, 3.0])
+    left = _fill_lake(cells, np.array([4.0, 4.0]), np.array([0, 1]), 8.0)
+    assert left == pytest.approx(16.0 / 3.0, rel=1e-14)
+    assert cells == pytest.approx([3.0, 11.0 / 3.0], rel=1e-14)
+    cells = np.array([1.0, 3.0])
+    _fill_lake(cells, np.array([4.0, 4.0]), np.array([0, 1]), 1e12)
+    assert cells[0] < cells[1] < 4.0
 
 
 @given(
