@@ -26,9 +26,10 @@ kernels, the flow map's (``hydrology``: depression filling, flow routing) and, f
 ``erode_hydraulic``/``erode_thermal``; "noise space" is ``mapping.Domain.noise_points`` (the numpy transform into
 noise space); "other" is the rest (numpy passes, copies, Displace's one-pass displacement kernel, the operator's own
 overhead); "Blender I/O" the add-on's reads and writes of mesh and image data (``mesh_io``: positions, point
-attributes, the grid check; ``erosion_io.write_masks``, ``bake.fill_image``: the image's pixels, grey or ramp
-colours, and its resize). The last column is the issue's measure: the total against the kernels plus the Blender
-I/O.
+attributes, the grid check; ``erosion_io.write_masks``, ``bake.fill_rgba``: the image's pixels, and
+``image_io.resize``: a new image's first buffer). Times are wall time while at least one wrapped call runs, on any
+thread, under the label of the outermost call. The last column is the issue's measure: the total against the
+kernels plus the Blender I/O.
 Timings, not tests: nothing here asserts.
 """
 
@@ -39,6 +40,7 @@ import dataclasses
 import functools
 import os
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -50,11 +52,14 @@ NOISE = {"kind": "perlin", "frequency": 4.0, "octaves": 5}
 
 
 class Clock:
-    """Wall time inside the wrapped functions, by label; nested calls count once (the outermost)."""
+    """Wall time inside the wrapped functions, by label: the time at least one of them runs, on any thread (nested
+    and overlapping calls count once; Terrain Maps routes the flow on a thread of its own beside the other maps)."""
 
     def __init__(self) -> None:
         self.spent: dict[str, float] = {}
-        self._depth = 0
+        self._running = 0
+        self._started = 0.0
+        self._lock = threading.Lock()
 
     def reset(self) -> None:
         self.spent = {}
@@ -62,15 +67,18 @@ class Clock:
     def wrap(self, label: str, function: Callable) -> Callable:
         @functools.wraps(function)
         def timed(*args, **kwargs):
-            if self._depth:
-                return function(*args, **kwargs)
-            self._depth += 1
-            started = time.perf_counter()
+            with self._lock:
+                self._running += 1
+                if self._running == 1:
+                    self._started, self._label = time.perf_counter(), label
             try:
                 return function(*args, **kwargs)
             finally:
-                self.spent[label] = self.spent.get(label, 0.0) + time.perf_counter() - started
-                self._depth -= 1
+                with self._lock:
+                    self._running -= 1
+                    if self._running == 0:
+                        elapsed = time.perf_counter() - self._started
+                        self.spent[self._label] = self.spent.get(self._label, 0.0) + elapsed
 
         return timed
 
@@ -108,11 +116,12 @@ def instrument(package, clock: Clock) -> None:
     domain = package.mapping.Domain
     domain.noise_points = clock.wrap("noise space", domain.noise_points)
     mesh_io_names = ("read_vectors", "read_selection", "write_positions", "write_point_floats", "add_shape_key")
+    package.image_io.resize = clock.wrap("blender i/o", package.image_io.resize)  # a new image's first buffer
     for name in (*mesh_io_names, "build_grid", "is_grid"):
         setattr(package.mesh_io, name, clock.wrap("blender i/o", getattr(package.mesh_io, name)))
     package.erosion_io.write_masks = clock.wrap("blender i/o", package.erosion_io.write_masks)
     for module in (package.api, getattr(package, "bake", None), getattr(package, "bake_uv", None)):
-        for name in ("_fill", "fill_image"):  # before and after the add-on's feature modules (issue 28)
+        for name in ("_fill", "fill_image", "fill_rgba"):  # before/after the feature modules (28), bake jobs (33)
             if module is not None and hasattr(module, name):
                 setattr(module, name, clock.wrap("blender i/o", getattr(module, name)))
 
