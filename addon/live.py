@@ -509,17 +509,24 @@ def _loading(*_arguments: Any) -> None:
 
 def detach() -> None:
     """The add-on is disabled: the rebuilds running as jobs cancelled (``_loading``), its handler removed."""
+    from .terrain import BEFORE_REGENERATE
+
     _loading()
     if _loading in bpy.app.handlers.load_pre:
         bpy.app.handlers.load_pre.remove(_loading)
+    if forget in BEFORE_REGENERATE:
+        BEFORE_REGENERATE.remove(forget)
 
 
 def attach_callbacks() -> None:
-    """``make_live`` on the terrain's property groups (before registration); ``_loading`` before a file loads."""
+    """``make_live`` on the terrain's property groups (before registration); ``_loading`` before a file loads;
+    ``forget`` before Regenerate."""
     from .erode_fluvial import FluvialSettings
     from .properties import ErosionSettings, NoiseSettings
-    from .terrain import TerrainSettings
+    from .terrain import BEFORE_REGENERATE, TerrainSettings
 
+    if forget not in BEFORE_REGENERATE:
+        BEFORE_REGENERATE.append(forget)
     if _loading not in bpy.app.handlers.load_pre:
         bpy.app.handlers.load_pre.append(_loading)
 

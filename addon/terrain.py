@@ -22,7 +22,7 @@ import numpy as np
 from bpy.props import BoolProperty, PointerProperty
 from bpy_extras.object_utils import AddObjectHelper, object_data_add
 
-from . import erosion_io, live, mesh_io, terrain_maps
+from . import erosion_io, mesh_io, terrain_maps
 from .erode_fluvial import TERRAIN_OPTIONS, FluvialSettings, carve_terrain, fluvial_options, write_flow
 from .errors import UserError
 from .mapping import (
@@ -628,6 +628,11 @@ def draw_shape(layout: bpy.types.UILayout, owner) -> None:
                 layout.prop(owner, name)
 
 
+BEFORE_REGENERATE: list[Callable[[str], None]] = []
+"""Called with a Noise Terrain's name before Regenerate rebuilds it (``live.forget``, added by
+``live.attach_callbacks``: a full rebuild Auto Refresh runs as a job is dropped, this one builds it instead)."""
+
+
 class NOISEWRIGHT_OT_regenerate_terrain(OptionsOperator, bpy.types.Operator):
     """Rebuild the active Noise Terrain from its settings, keeping the object, its modifiers and materials"""
 
@@ -644,7 +649,8 @@ class NOISEWRIGHT_OT_regenerate_terrain(OptionsOperator, bpy.types.Operator):
     @reports
     def execute(self, context):
         check_finite(context.active_object.noisewright_terrain)
-        live.forget(context.active_object.name)  # a full rebuild Auto Refresh runs as a job: this one instead
+        for hook in BEFORE_REGENERATE:
+            hook(context.active_object.name)
         regenerate_terrain(context, context.active_object)
         return {"FINISHED"}
 

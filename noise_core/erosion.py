@@ -95,11 +95,11 @@ import numpy as np
 from . import runtime
 from ._jit import jit, range_kernel, serial_kernel
 from .hashing import avalanche, eat, hash_seed
+from .heightfield import NEIGHBOURS, check_heights
 from .resample import bilinear_axis, resample_bilinear
 from .schema import Option
 from .threads import on_threads
 
-MAX_CELLS = 1 << 28
 MODEL_CELLS = 1024
 """The model cell is this fraction of the map's longer side: rates and path lengths are per model cell."""
 MAX_BRUSH_CELLS = 16.0
@@ -177,20 +177,6 @@ class ErosionResult:
     eroded: float
     deposited: float
     carried_off: float
-
-
-def check_heights(heights: object) -> np.ndarray:
-    if not isinstance(heights, np.ndarray):
-        raise TypeError(f"heights: expected a 2-D numpy array, got {type(heights).__name__}")
-    if heights.dtype.kind not in "fiu" or heights.dtype == np.bool_:
-        raise TypeError(f"heights: dtype must be a real number type, got {heights.dtype}")
-    if heights.ndim != 2 or min(heights.shape) < 3:
-        raise ValueError(f"heights: must be a 2-D array of at least 3x3 cells, got shape {heights.shape}")
-    if heights.size > MAX_CELLS:
-        raise ValueError(f"heights: {heights.shape[0]}x{heights.shape[1]} exceeds the limit of {MAX_CELLS} cells")
-    if not np.isfinite(heights).all():
-        raise ValueError("heights: must be finite (no NaN or infinity)")
-    return heights
 
 
 MAX_HEIGHT = 1e38
@@ -520,10 +506,6 @@ def erode_thermal(heights: np.ndarray, **options: object) -> ErosionResult:
         arguments = (cells, flows, phase, talus, values["iterations"], values["rate"])
         runtime.launch_blocks(_kernels().thermal, cells.shape[0], arguments)
     return _checked(_result(before, cells, values["cell_size"], 0.0))
-
-
-NEIGHBOURS = np.array([(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)], dtype=np.int64)
-"""``(dy, dx)`` of the 8 neighbours; neighbour ``k`` and ``7 - k`` are opposite."""
 
 
 @jit

@@ -45,7 +45,8 @@ from functools import cache
 import numpy as np
 
 from ._jit import jit, range_kernel, serial_kernel
-from .erosion import CELL_SIZE, check_heights
+from .erosion import CELL_SIZE
+from .heightfield import check_heights
 from .hydrology import DISTANCES, _accumulate, _donor_bits, _edges, _receivers, _tree_order, check_weights, fill_flat
 from .runtime import launch_blocks
 from .schema import Option
@@ -55,7 +56,7 @@ BOUNDARIES = ("edges", "looped")
 PARTS = 2
 """The parts a step runs in (bands of rows, then shares of the outlets), on up to as many threads."""
 INDEX = np.int32
-"""Cell indices in the routing arrays (maps have at most ``erosion.MAX_CELLS`` = 2^28 cells): half the memory
+"""Cell indices in the routing arrays (maps have at most ``heightfield.MAX_CELLS`` = 2^28 cells): half the memory
 traffic of int64 in the serial passes along the stack, which are bound by it."""
 FLUVIAL_OPTIONS: tuple[Option, ...] = (
     Option("steps", int, 200, "Time steps", minimum=0, maximum=1_000_000, soft_maximum=2000),

@@ -34,7 +34,7 @@ draining into it has been), so each is visited once. Edge cells, pits and flats 
 nothing is lost: the rain sums to what the edges, pits and flats hold.
 
 Cells are numbered row-major (``row * columns + column``; int32 in the queues: maps have at most
-``erosion.MAX_CELLS`` = 2²⁸ cells); all kernels run on one thread, so the bits never depend on the thread count.
+``heightfield.MAX_CELLS`` = 2²⁸ cells); all kernels run on one thread, so the bits never depend on the thread count.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from functools import cache
 import numpy as np
 
 from ._jit import jit, prefetch, serial_kernel
-from .erosion import NEIGHBOURS, check_heights
+from .heightfield import NEIGHBOURS, check_heights
 from .schema import choice, number
 
 FLOW_METHODS = ("d8", "mfd")

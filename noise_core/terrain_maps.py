@@ -24,7 +24,7 @@ from functools import cache
 import numpy as np
 
 from ._jit import jit, range_kernel
-from .erosion import check_heights
+from .heightfield import check_heights
 from .runtime import launch_blocks
 from .schema import Option, choice, integer
 from .threads import on_threads

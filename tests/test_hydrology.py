@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import noise_core as nc
-from noise_core.erosion import NEIGHBOURS
+from noise_core.heightfield import NEIGHBOURS
 from noise_core.hydrology import (
     accumulate,
     d8_receivers,

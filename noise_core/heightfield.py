@@ -1,0 +1,26 @@
+"""Heightmaps as erosion, flow routing and the terrain maps take them: the one check of a heights array and the
+8-neighbourhood the D8 and MFD routings and the droplets' settling walk."""
+
+from __future__ import annotations
+
+import numpy as np
+
+MAX_CELLS = 1 << 28
+"""Largest heightmap, in cells (16384 x 16384): cell indices fit int32 and the routing arrays stay in memory."""
+
+NEIGHBOURS = np.array([(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)], dtype=np.int64)
+"""``(dy, dx)`` of the 8 neighbours; neighbour ``k`` and ``7 - k`` are opposite."""
+
+
+def check_heights(heights: object) -> np.ndarray:
+    if not isinstance(heights, np.ndarray):
+        raise TypeError(f"heights: expected a 2-D numpy array, got {type(heights).__name__}")
+    if heights.dtype.kind not in "fiu" or heights.dtype == np.bool_:
+        raise TypeError(f"heights: dtype must be a real number type, got {heights.dtype}")
+    if heights.ndim != 2 or min(heights.shape) < 3:
+        raise ValueError(f"heights: must be a 2-D array of at least 3x3 cells, got shape {heights.shape}")
+    if heights.size > MAX_CELLS:
+        raise ValueError(f"heights: {heights.shape[0]}x{heights.shape[1]} exceeds the limit of {MAX_CELLS} cells")
+    if not np.isfinite(heights).all():
+        raise ValueError("heights: must be finite (no NaN or infinity)")
+    return heights
