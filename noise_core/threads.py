@@ -28,6 +28,9 @@ symbols of the threading layer, its task signature, the CPU calling convention),
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 import numba
 from llvmlite import ir
 from numba import types
@@ -57,6 +60,19 @@ def start_threads() -> None:
     """Start Numba's threading layer (once per process): it registers the symbols ``on_threads`` calls, so it
     must run before a range kernel is compiled or loaded from the disk cache."""
     numba.get_num_threads()
+
+
+@contextmanager
+def leaving_one_core() -> Iterator[None]:
+    """Within the block, range kernels launched from the calling thread run on one thread fewer of Numba's (at
+    least one; ``numba.set_num_threads`` is per calling thread), so a serial kernel running meanwhile on a thread
+    of its own has a core to itself instead of sharing one with them. The bits do not depend on the count."""
+    threads = numba.get_num_threads()
+    numba.set_num_threads(max(1, threads - 1))
+    try:
+        yield
+    finally:
+        numba.set_num_threads(threads)
 
 
 def _check_range_kernel(function) -> None:

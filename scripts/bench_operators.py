@@ -26,8 +26,9 @@ kernels, the flow map's (``hydrology``: depression filling, flow routing) and, f
 ``erode_hydraulic``/``erode_thermal``; "noise space" is ``mapping.Domain.noise_points`` (the numpy transform into
 noise space); "other" is the rest (numpy passes, copies, Displace's one-pass displacement kernel, the operator's own
 overhead); "Blender I/O" the add-on's reads and writes of mesh and image data (``mesh_io``: positions, point
-attributes, the grid check; ``erosion_io.write_masks``, ``bake.fill_rgba``: the image's pixels, and
-``image_io.resize``: a new image's first buffer). Times are wall time while at least one wrapped call runs, on any
+attributes, the grid check; ``erosion_io.write_masks``, ``bake.fill_rgba``: the image's pixels, ``to_rgba``: the
+values laid out as the RGBA floats Blender's ``Image.pixels`` takes, and ``image_io.resize``: a new image's first
+buffer). Times are wall time while at least one wrapped call runs, on any
 thread, under the label of the outermost call. The last column is the issue's measure: the total against the
 kernels plus the Blender I/O.
 Timings, not tests: nothing here asserts.
@@ -121,7 +122,7 @@ def instrument(package, clock: Clock) -> None:
         setattr(package.mesh_io, name, clock.wrap("blender i/o", getattr(package.mesh_io, name)))
     package.erosion_io.write_masks = clock.wrap("blender i/o", package.erosion_io.write_masks)
     for module in (package.api, getattr(package, "bake", None), getattr(package, "bake_uv", None)):
-        for name in ("_fill", "fill_image", "fill_rgba"):  # before/after the feature modules (28), bake jobs (33)
+        for name in ("_fill", "fill_image", "fill_rgba", "to_rgba"):  # before/after issues 28 and 33
             if module is not None and hasattr(module, name):
                 setattr(module, name, clock.wrap("blender i/o", getattr(module, name)))
 
