@@ -67,6 +67,19 @@ def write_terrain_maps(
     return apply(compute(lambda _count: None))
 
 
+def _map_names(maps: tuple[str, ...] | list[str]) -> list[str]:
+    """``maps`` as a list, checked: at least one, each of ``MAP_NAMES`` (``UserError`` naming ``maps``)."""
+    names = list(maps)
+    if not names:
+        raise UserError("maps: choose at least one map")
+    try:
+        for name in names:
+            choice("maps", name, MAP_NAMES)
+    except (TypeError, ValueError) as error:
+        raise UserError(str(error)) from None
+    return names
+
+
 @checked(*STORE_OPTIONS, *MAP_OPTIONS)
 def terrain_maps_parts(
     obj: bpy.types.Object,
@@ -94,14 +107,7 @@ def terrain_maps_parts(
         raise UserError(f"{obj.name!r}: leave Edit Mode to compute terrain maps")
     if not (attributes or vertex_groups or images):
         raise UserError("attributes, vertex_groups, images: choose at least one way to store the maps")
-    names = list(maps)
-    if not names:
-        raise UserError("maps: choose at least one map")
-    try:
-        for name in names:
-            choice("maps", name, MAP_NAMES)
-    except (TypeError, ValueError) as error:
-        raise UserError(str(error)) from None
+    names = _map_names(maps)
     positions = mesh_io.read_positions(mesh).astype(np.float64)
     compute, apply = _grid_parts(
         obj.name, mesh.name, positions, names, attributes=attributes, vertex_groups=vertex_groups, images=images,
@@ -217,14 +223,7 @@ def image_terrain_maps_parts(
     the images (main thread; ``UserError``, changing nothing, when the files cannot be written)."""
     if not isinstance(image, bpy.types.Image):
         raise UserError(f"image: expected an image, got {type(image).__name__}")
-    names = list(maps)
-    if not names:
-        raise UserError("maps: choose at least one map")
-    try:
-        for name in names:
-            choice("maps", name, MAP_NAMES)
-    except (TypeError, ValueError) as error:
-        raise UserError(str(error)) from None
+    names = _map_names(maps)
     width, height = (int(v) for v in image.size)
     if width < 3 or height < 3 or not image.has_data:
         raise UserError(f"image: {image.name!r} has no pixels of at least 3 x 3")

@@ -92,7 +92,7 @@ from functools import cache
 
 import numpy as np
 
-from . import runtime
+from . import hydrology, runtime
 from ._jit import jit, range_kernel, serial_kernel
 from .hashing import avalanche, eat, hash_seed
 from .heightfield import NEIGHBOURS, check_heights
@@ -292,8 +292,6 @@ def _droplets(cells: np.ndarray, droplets: int, model: dict, progress: Callable[
 def _stream_power_step(cells: np.ndarray, strength: float) -> float:
     """One implicit stream-power step over ``cells`` (float64, in place; ``strength`` = ``K / sqrt(r)``, see
     ``_incise``), routed by D8 over the depression-filled map; returns the sediment carried off the edges."""
-    from . import hydrology  # hydrology imports this module
-
     filled = hydrology.fill_depressions(cells, epsilon=True).reshape(-1)
     receivers = hydrology.d8_receivers(filled.reshape(cells.shape))
     order = hydrology.stack_order(receivers)
@@ -849,8 +847,6 @@ def hydraulic_kinds(shape: tuple[int, ...], **options: object) -> tuple[str, ...
 
 def _stream_power_plan(kernels: _Kernels) -> tuple:
     """The kernels ``_stream_power_step`` runs (``hydrology``'s routing, then ``_incise``), with their types."""
-    from . import hydrology  # hydrology imports this module
-
     routing = hydrology._kernels()
     real, index, mask, small = np.zeros(9), np.zeros(9, np.int64), np.zeros(9, np.uint8), np.zeros(9, np.int8)
     calls = (

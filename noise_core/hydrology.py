@@ -276,15 +276,9 @@ def _fill(flat, rows, columns, outlets, looped, epsilon, infinity, pairs, pit, c
     cell after the next (the heap's new top, or a pit cell ``PIT_AHEAD`` places on) is prefetched: the cells
     come in height order, far apart in memory. Every ``POLL`` cells ``state[DONE]`` moves on and the fill
     returns if ``state[STOP]`` is set."""
-    heap = 0
     base = state[DONE]
     done = 0
-    for cell in range(rows * columns):
-        closed[cell] = 0
-    for cell in range(rows * columns):
-        if outlets[cell]:
-            closed[cell] = 1
-            heap = _heap_push(pairs, heap, flat[cell], cell)
+    heap = _seed_outlets(flat, outlets, closed, pairs)
     head = tail = 0
     while heap > 0 or head < tail:
         if head < tail and not (heap > 0 and epsilon and pairs[0] == flat[pit[head]]):
@@ -376,15 +370,9 @@ def _fill_plain(flat, rows, columns, outlets, looped, pairs, work, closed, state
     cells and is expanded at once; it enters the heap only if it has an open neighbour not higher than itself
     that no pending lower cell will reach first (the heap must then decide that neighbour in height order).
     ``state``: as ``_fill``'s."""
-    heap = 0
     base = state[DONE]
     done = 0
-    for cell in range(rows * columns):
-        closed[cell] = 0
-    for cell in range(rows * columns):
-        if outlets[cell]:
-            closed[cell] = 1
-            heap = _heap_push(pairs, heap, flat[cell], cell)
+    heap = _seed_outlets(flat, outlets, closed, pairs)
     while heap > 0:
         work[0] = np.int64(pairs[1])
         level = flat[work[0]]
@@ -432,6 +420,20 @@ def _before(key, cell, heap, i):
     """Whether ``(key, cell)`` comes before heap entry ``i``: lower key, then lower cell index (a total order,
     so the heap pops the same sequence whatever its layout)."""
     return key < heap[2 * i] or (key == heap[2 * i] and cell < heap[2 * i + 1])
+
+
+@jit
+def _seed_outlets(flat, outlets, closed, pairs):
+    """The start of a Priority-Flood: every cell open (``closed`` 0) but the ``outlets``, which are closed and
+    pushed on the empty heap ``pairs`` with their heights; returns the heap's size."""
+    heap = 0
+    for cell in range(flat.shape[0]):
+        closed[cell] = 0
+    for cell in range(flat.shape[0]):
+        if outlets[cell]:
+            closed[cell] = 1
+            heap = _heap_push(pairs, heap, flat[cell], cell)
+    return heap
 
 
 @jit
