@@ -18,8 +18,9 @@ import contextlib
 import errno
 import os
 import tempfile
+import threading
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 
@@ -44,24 +45,96 @@ def replacing_all(targets: Iterable[str | os.PathLike[str]], argument: str = "ou
     exist or is not writable, a target is a folder, a temporary file is empty, or a rename fails (then every
     target is as it was before).
     """
-    paths = [Path(target) for target in targets]
-    seen: dict[str, Path] = {}
-    for path in paths:
-        key = os.path.normcase(os.path.abspath(path))
-        if key in seen:
-            raise ValueError(f"{argument}: two files of the set would both be written to {str(path)!r}")
-        seen[key] = path
-    temporaries: list[Path] = []
+    staged = Staged(targets, argument)
     try:
-        for path in paths:
-            temporaries.append(_temporary_beside(path))
-        yield temporaries
-        for path, temporary in zip(paths, temporaries, strict=True):
-            _check_ready(path, temporary)
-        _rename_all(paths, temporaries)
+        yield staged.temporaries
+        staged.commit()
     finally:
-        for temporary in temporaries:
-            temporary.unlink(missing_ok=True)
+        staged.discard()
+
+
+class Staged:
+    """``replacing_all`` in two parts, for work split between threads: the temporaries are made here and written
+    (``write``, in any thread), then ``commit`` puts them in place, all or none, or ``discard`` removes them.
+
+    ``write(index, writer, check)`` runs ``writer(temporary)`` in a thread of its own while this thread calls
+    ``check()`` every ``POLL`` seconds: when ``check`` raises (a cancel), the writer is left to finish on its own
+    and remove its temporary itself, and the error is raised here at once, so a writer that cannot be
+    interrupted (an encoder in a library) never holds up a cancel. ``ValueError`` and ``OSError`` as
+    ``replacing_all``'s.
+    """
+
+    POLL = 0.02
+
+    def __init__(self, targets: Iterable[str | os.PathLike[str]], argument: str = "out") -> None:
+        self.targets = [Path(target) for target in targets]
+        seen: dict[str, Path] = {}
+        for path in self.targets:
+            key = os.path.normcase(os.path.abspath(path))
+            if key in seen:
+                raise ValueError(f"{argument}: two files of the set would both be written to {str(path)!r}")
+            seen[key] = path
+        self.temporaries: list[Path] = []
+        self._left: set[Path] = set()
+        """Temporaries of abandoned writers, which remove them when they end."""
+        self._lock = threading.Lock()
+        try:
+            for path in self.targets:
+                self.temporaries.append(_temporary_beside(path))
+        except BaseException:
+            self.discard()
+            raise
+
+    def write(self, index: int, writer: Callable[[Path], object], check: Callable[[], object] | None = None) -> None:
+        """``writer(temporary)`` for the ``index``-th file (see the class): here when ``check`` is None."""
+        temporary = self.temporaries[index]
+        if check is None:
+            writer(temporary)
+            return
+        done = threading.Event()
+        failure: list[BaseException] = []
+
+        def run() -> None:
+            try:
+                writer(temporary)
+            except BaseException as error:  # handed to the waiting thread, which raises it
+                failure.append(error)
+            finally:
+                with self._lock:
+                    done.set()
+                    if temporary in self._left:
+                        temporary.unlink(missing_ok=True)
+                        self._left.discard(temporary)
+
+        threading.Thread(target=run, name="noise_core-write", daemon=True).start()
+        try:
+            while not done.wait(self.POLL):
+                check()
+        except BaseException:
+            with self._lock:
+                if not done.is_set():
+                    self._left.add(temporary)  # the writer removes it when it ends
+            raise
+        if failure:
+            raise failure[0]
+
+    def commit(self) -> None:
+        """Replace the targets by the written temporaries, all or none (``OSError`` as ``replacing_all``'s)."""
+        for path, temporary in zip(self.targets, self.temporaries, strict=True):
+            _check_ready(path, temporary)
+        _rename_all(self.targets, self.temporaries)
+
+    def discard(self) -> None:
+        """Remove the temporaries still on disk (those of abandoned writers: when the writer ends)."""
+        with self._lock:
+            for temporary in self.temporaries:
+                if temporary not in self._left:
+                    temporary.unlink(missing_ok=True)
+
+    def writing(self) -> bool:
+        """Whether an abandoned writer is still running (its temporary not yet removed)."""
+        with self._lock:
+            return bool(self._left)
 
 
 def _temporary_beside(target: Path) -> Path:

@@ -1,7 +1,7 @@
 """Writing noise images to files through well-kept libraries.
 
-Grey (H, W), RGB (H, W, 3) or RGBA (H, W, 4) values in [0, 1]. PNG: 16-bit (or 8-bit) integers (imageio with
-Pillow; 16-bit RGB and RGBA, which Pillow cannot write, with pypng). TIFF: 32-bit float (tifffile). OpenEXR:
+Grey (H, W), RGB (H, W, 3) or RGBA (H, W, 4) values in [0, 1]. PNG: 16-bit (or 8-bit) integers (Pillow; 16-bit RGB
+and RGBA, which Pillow cannot write, with pypng, a band of rows at a time). TIFF: 32-bit float (tifffile). OpenEXR:
 32-bit float, a ``Y`` channel or ``R``, ``G``, ``B`` (and ``A``) (the OpenEXR bindings).
 """
 
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import types
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -31,13 +32,15 @@ def image_format(path: Path) -> str:
 
 
 WRITERS = {
-    ".png": ("imageio.v3", "imageio"),  # and pypng ("png") for 16-bit RGB
+    ".png": ("PIL.Image", "pillow"),  # and pypng ("png") for 16-bit RGB
     ".tif": ("tifffile", "tifffile"),
     ".tiff": ("tifffile", "tifffile"),
     ".exr": ("OpenEXR", "openexr"),
 }
 """Suffix -> (module imported to write it, the pip package providing it)."""
 PNG_BITS = (8, 16)
+PNG_LEVEL = 6
+"""zlib level of the PNGs (Pillow's default)."""
 
 
 def writer_module(suffix: str) -> types.ModuleType:
@@ -54,14 +57,22 @@ def _optional(module: str, package: str, suffix: str) -> types.ModuleType:
     except ModuleNotFoundError as error:
         raise ModuleNotFoundError(
             f"out: writing {suffix} files needs the optional package {package!r} (missing: {error.name}); "
-            f"install the images extra: pip install 'noisewright[images]' (imageio, tifffile, openexr, pypng)",
+            f"install the images extra: pip install 'noisewright[images]' (pillow, tifffile, openexr, pypng)",
             name=error.name,
         ) from error
 
 
-def write_image(path: Path, unit: np.ndarray, bits: int = 16) -> None:
+def write_image(
+    path: Path,
+    unit: np.ndarray,
+    bits: int = 16,
+    check: Callable[[], object] | None = None,
+    png_level: int = PNG_LEVEL,
+) -> None:
     """Write an (H, W) grey, (H, W, 3) RGB or (H, W, 4) RGBA array of values in [0, 1] to ``path``, the format
-    chosen by its suffix; ``bits`` (8 or 16) is the PNG's integer depth (TIFF and OpenEXR are 32-bit float)."""
+    chosen by its suffix; ``bits`` (8 or 16) is the PNG's integer depth (TIFF and OpenEXR are 32-bit float),
+    ``png_level`` its zlib level (0-9). ``check()`` is called between bands of rows of a 16-bit RGB(A) PNG (a
+    cancel it raises stops the writing there); the other writers run in one piece."""
     path = Path(path)
     suffix = image_format(path)
     if bits not in PNG_BITS:
@@ -72,13 +83,11 @@ def write_image(path: Path, unit: np.ndarray, bits: int = 16) -> None:
     rgb = unit.ndim == 3
     alpha = rgb and unit.shape[2] == 4
     if suffix == ".png":
-        # Encoded in memory, then written by us: when imageio writes a file itself and the write fails,
-        # its plugin retries the flush when collected and prints a second, ignored traceback.
         integers = integer_codes(unit, bits)
         if rgb and bits == 16:
-            path.write_bytes(_png16_rgb(integers, alpha))
+            _write_png16_rgb(path, integers, png_level, check)
         else:
-            path.write_bytes(writer.imwrite("<bytes>", integers, extension=".png"))
+            writer.fromarray(integers).save(path, format="PNG", compress_level=png_level)
     elif suffix in (".tif", ".tiff"):
         extra = {"extrasamples": ("unassalpha",)} if alpha else {}
         writer.imwrite(path, unit.astype(np.float32), photometric="rgb" if rgb else "minisblack", **extra)
@@ -99,16 +108,26 @@ def integer_codes(unit: np.ndarray, bits: int = 16) -> np.ndarray:
     return np.round(np.clip(unit, 0.0, 1.0) * top).astype(np.uint16 if bits == 16 else np.uint8)
 
 
-def _png16_rgb(integers: np.ndarray, alpha: bool = False) -> bytes:
-    """A 16-bit RGB (or RGBA) PNG of (H, W, 3 or 4) uint16, encoded by pypng."""
-    import io
+PNG_BAND = 64
+"""Rows of a PNG encoded between two ``check`` calls."""
 
+
+def _write_png16_rgb(path: Path, codes: np.ndarray, level: int, check: Callable[[], object] | None) -> None:
+    """(H, W, 3) RGB or (H, W, 4) RGBA uint16 ``codes`` as a 16-bit PNG, encoded by pypng a band of rows at a
+    time (samples big-endian, as PNG stores them)."""
     png = _optional("png", "pypng", "16-bit RGB .png")
-    height, width, planes = integers.shape
-    encoded = io.BytesIO()
-    writer = png.Writer(width, height, greyscale=False, alpha=alpha, bitdepth=16)
-    writer.write(encoded, integers.reshape(height, width * planes))
-    return encoded.getvalue()
+    height, width, planes = codes.shape
+    rows = codes.reshape(height, width * planes).astype(">u2")
+    writer = png.Writer(width, height, greyscale=False, alpha=planes == 4, bitdepth=16, compression=level)
+
+    def packed() -> Iterator[bytes]:
+        for start in range(0, height, PNG_BAND):
+            if check is not None:
+                check()
+            yield from (row.tobytes() for row in rows[start : start + PNG_BAND])
+
+    with open(path, "wb") as file:
+        writer.write_packed(file, packed())
 
 
 def read_image(path: Path) -> np.ndarray:

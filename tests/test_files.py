@@ -6,13 +6,14 @@ import os
 import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
 import noise_core as nc
 from noise_core.cli import main
-from noise_core.files import check_writable, replacing
+from noise_core.files import Staged, check_writable, replacing
 from noise_core.images import read_image
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,7 +110,7 @@ def test_cli_into_an_unwritable_folder_keeps_the_existing_file(tmp_path: Path, c
     assert _folder_state(tmp_path) == before
 
 
-@pytest.mark.parametrize(("suffix", "module"), [(".png", "imageio"), (".tif", "tifffile"), (".exr", "OpenEXR")])
+@pytest.mark.parametrize(("suffix", "module"), [(".png", "PIL"), (".tif", "tifffile"), (".exr", "OpenEXR")])
 def test_cli_without_the_images_extra_says_what_to_install(
     tmp_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch, suffix: str, module: str
 ) -> None:
@@ -133,3 +134,74 @@ def test_check_writable_creates_the_folder_and_leaves_nothing(tmp_path: Path) ->
 def test_check_writable_fails_at_once_where_nothing_can_be_written() -> None:
     with pytest.raises(OSError):
         check_writable("/sys")
+
+
+def test_staged_files_written_in_another_thread_land_on_commit(tmp_path: Path) -> None:
+    (tmp_path / "b.png").write_bytes(b"old b")
+    staged = Staged([tmp_path / "a.png", tmp_path / "b.png"], "filepath")
+    writer = threading.Thread(target=lambda: [staged.write(i, lambda p, i=i: p.write_bytes(b"new %d" % i))
+                                              for i in range(2)])  # fmt: skip
+    writer.start()
+    writer.join()
+    assert (tmp_path / "b.png").read_bytes() == b"old b"  # nothing replaced before the commit
+    staged.commit()
+    staged.discard()
+    assert _folder_state(tmp_path) == {"a.png": b"new 0", "b.png": b"new 1"}
+
+
+def test_staged_files_discarded_leave_the_folder_as_it_was(tmp_path: Path) -> None:
+    (tmp_path / "a.exr").write_bytes(b"old")
+    staged = Staged([tmp_path / "a.exr", tmp_path / "c.exr"])
+    staged.write(0, lambda p: p.write_bytes(b"new"), check=lambda: None)
+    staged.discard()
+    assert _folder_state(tmp_path) == {"a.exr": b"old"}
+    with pytest.raises(ValueError, match=r"^filepath: two files of the set"):
+        Staged([tmp_path / "x.png", tmp_path / "." / "x.png"], "filepath")
+    assert _folder_state(tmp_path) == {"a.exr": b"old"}
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_a_cancel_leaves_a_writer_that_cannot_stop_and_it_removes_its_file(tmp_path: Path) -> None:
+    """``check`` raising while the writer runs: the error comes at once, the writer finishes on its own and
+    removes its temporary; ``discard`` meanwhile leaves that one to it."""
+    release, started = threading.Event(), threading.Event()
+
+    def slow_writer(path: Path) -> None:  # an encoder that cannot be interrupted
+        started.set()
+        release.wait(10)
+        path.write_bytes(b"late")
+
+    checks = iter([None, None])
+
+    def check() -> None:
+        started.wait(10)
+        if next(checks, "cancel") == "cancel":
+            raise _Stop
+
+    staged = Staged([tmp_path / "slow.png"])
+    with pytest.raises(_Stop):
+        staged.write(0, slow_writer, check)
+    assert staged.writing()
+    staged.discard()
+    release.set()
+    for _ in range(500):
+        if not staged.writing():
+            break
+        threading.Event().wait(0.01)
+    assert not staged.writing() and _folder_state(tmp_path) == {}
+
+
+def test_a_failing_writer_raises_in_the_waiting_thread(tmp_path: Path) -> None:
+    staged = Staged([tmp_path / "x.png"])
+
+    def broken(path: Path) -> None:
+        path.write_bytes(b"half")
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        staged.write(0, broken, check=lambda: None)
+    staged.discard()
+    assert _folder_state(tmp_path) == {}
