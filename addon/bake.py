@@ -25,7 +25,7 @@ from .jobs import Apply, Compute, JobOperator, Steps, Stream, run_foreground
 from .mapping import Domain, kind_info, to_domain, to_spec
 from .noise_core import NoiseSpec, loops, normal_maps
 from .noise_core.derivatives import DERIVABLE_KINDS
-from .noise_core.files import check_writable
+from .noise_core.files import Staged, check_writable
 from .noise_core.normal_maps import MAX_STRENGTH, METHOD_TEXT
 from .noise_core.schema import Option
 from .options import LOOP_RADIUS, NoiseOperator, check, check_noise, checked, properties_of
@@ -232,43 +232,66 @@ def bake_job(
     if loop is not None:
         return _loop_job(spec, domain, str(image), (width, height), use_float, ramp, save_format, path, loop, normal)
     existing_name = None if existing is None else existing.name
-    encode_srgb = not (use_float if existing is None else existing.is_float)
+    float_image = use_float if existing is None else existing.is_float
+    encode_srgb = not float_image
+    grey = ramp is None and normal is None
+    pixels = width * height
+    encoding = pixels // 2 if path else 0  # the file's share of the progress
 
-    def compute(advance: Callable[[int], None]) -> np.ndarray:
+    def compute(advance: Callable[[int], None]) -> tuple[np.ndarray, Staged | None]:
         if normal is not None:
             values = normal_colours(spec, domain, width, height, *normal, advance=advance)
         else:
             values = noise01_image(spec, domain, width, height, advance)
-        return to_rgba(values, ramp, encode_srgb)  # the image's pixels, made here too
-
-    def apply(rgba: np.ndarray) -> Steps:
-        if existing_name is None:
-            target = bpy.data.images.new(str(image), width, height, float_buffer=use_float)
-        else:
-            found = bpy.data.images.get(existing_name)
-            if found is None:
-                raise UserError(f"image: {existing_name!r} was removed or renamed while baking; nothing was changed")
-            target = found
-        snapshot = image_io.snapshot(None if existing_name is None else target)
-        try:  # on any failure the image is put back as it was (a new one removed)
-            if target.is_float == encode_srgb:
-                raise UserError(f"image: {target.name!r} changed its bit depth while baking; nothing was changed")
-            fill_rgba(target, rgba, width, height, ramp is None)
-            if path:
-                yield 0  # the window's turn between filling the image and saving it
-                try:
-                    image_io.save_image(target, path, save_format, ramp is None and normal is None)
-                except (RuntimeError, OSError) as error:
-                    raise UserError(f"filepath: Blender could not save {path!r}: {error}") from None
+        rgba = to_rgba(values, ramp, encode_srgb)  # the image's pixels, made here too
+        if not path:
+            return rgba, None
+        staged = image_io.stage([path])
+        try:
+            written = image_io.file_pixels(rgba, width, height, float_image=float_image, data=ramp is None,
+                                           grayscale=grey, file_format=save_format)  # fmt: skip
+            image_io.write_file(staged, 0, written, save_format, lambda: advance(0))
         except BaseException:
-            image_io.restore(target, snapshot)
+            staged.discard()
             raise
+        advance(encoding)
+        return rgba, staged
+
+    def apply(result: tuple[np.ndarray, Staged | None]) -> Steps:
+        rgba, staged = result
+        try:
+            target = _target_image(str(image), existing_name, width, height, use_float)
+            snapshot = image_io.snapshot(None if existing_name is None else target)
+            try:  # on any failure the image is put back as it was (a new one removed)
+                if target.is_float == encode_srgb:
+                    raise UserError(f"image: {target.name!r} changed its bit depth while baking; nothing was changed")
+                fill_rgba(target, rgba, width, height, ramp is None)
+                if staged is not None:
+                    yield 0  # the window's turn between filling the image and putting its file in place
+                    image_io.commit(staged)
+            except BaseException:
+                image_io.restore(target, snapshot)
+                raise
+        finally:
+            if staged is not None:
+                staged.discard()
         if pack:
             target.pack()
         job.image = target
 
-    job = Job(compute, apply, width * height)
+    job = Job(compute, apply, pixels + encoding)
     return job
+
+
+def _target_image(name: str, existing_name: str | None, width: int, height: int, use_float: bool) -> bpy.types.Image:
+    """The image a still bake fills: a new one called ``name``, or the existing one called ``existing_name``
+    (``UserError`` when it went away while the job ran)."""
+    if existing_name is None:
+        return bpy.data.images.new(name, width, height, float_buffer=use_float)
+    found = bpy.data.images.get(existing_name)
+    if found is None:
+        raise UserError(f"image: {existing_name!r} was removed or renamed while baking; nothing was changed")
+    return found
 
 
 def _check_loop(spec: NoiseSpec, domain: Domain, frames: int, radius: float) -> tuple[int, float] | None:
@@ -299,38 +322,39 @@ def _loop_job(
     loop: tuple[int, float],
     normal: tuple[float, str, str] | None,
 ) -> Job:
-    """The frames of a loop, made ahead by a ``jobs.Stream``, each filled into one scratch image and saved as
-    ``name.0001.png``, ... all or none (one step per frame); then loaded as an image sequence called ``name``."""
+    """The frames of a loop, each made and encoded to its file by a ``jobs.Stream`` (a worker thread, a few frames
+    ahead) as ``name.0001.png``, ... all or none (one step per frame, the files put in place after the last);
+    then loaded as an image sequence called ``name``."""
     frames, radius = loop
     width, height = size
     paths = [str(loops.frame_path(path, frame)) for frame in range(frames)]
-
-    def frame_pixels(frame: int, check: Callable[[], None]) -> np.ndarray:
-        at, between = (frame, frames, radius), lambda _count: check()  # a cancel stops a frame between chunks
-        if normal is None:
-            values = noise01_image(spec, domain, width, height, between, loop=at)
-        else:
-            values = normal_colours(spec, domain, width, height, *normal, loop=at, advance=between)
-        return to_rgba(values, ramp, encode_srgb=not use_float)  # the scratch image's pixels
+    grey = ramp is None and normal is None
 
     def steps() -> Steps:
-        scratch = bpy.data.images.new(f".{name}.frame", width, height, float_buffer=use_float)
-        stream = Stream(frame_pixels, frames)
+        staged = image_io.stage(paths)
 
-        def fill(_frame: int) -> bpy.types.Image | None:
-            rgba = stream.get(timeout=FRAME_WAIT)
-            if rgba is None:
-                return None
-            fill_rgba(scratch, rgba, width, height, ramp is None)
-            return scratch
+        def frame_file(frame: int, check: Callable[[], None]) -> int:
+            at, between = (frame, frames, radius), lambda _count: check()  # a cancel stops a frame between chunks
+            if normal is None:
+                values = noise01_image(spec, domain, width, height, between, loop=at)
+            else:
+                values = normal_colours(spec, domain, width, height, *normal, loop=at, advance=between)
+            rgba = to_rgba(values, ramp, encode_srgb=not use_float)  # what an image of the frame would hold
+            written = image_io.file_pixels(rgba, width, height, float_image=use_float, data=ramp is None,
+                                           grayscale=grey, file_format=save_format)  # fmt: skip
+            image_io.write_file(staged, frame, written, save_format, check)
+            return frame
 
+        stream = Stream(frame_file, frames)
         try:
-            yield from image_io.save_steps(paths, fill, save_format, ramp is None and normal is None)
-        except (RuntimeError, OSError) as error:
-            raise UserError(f"filepath: Blender could not save the frames {paths[0]!r} ...: {error}") from None
+            for _frame in range(frames):
+                while stream.get(timeout=FRAME_WAIT) is None:
+                    yield 0
+                yield 1
+            image_io.commit(staged)
         finally:
             stream.close()
-            bpy.data.images.remove(scratch)
+            staged.discard()
         sequence = bpy.data.images.load(paths[0])
         sequence.source = "SEQUENCE"
         sequence.name = name

@@ -22,8 +22,10 @@ from .errors import UserError
 from .jobs import JobOperator, Steps, share
 from .mapping import Domain, check_finite_values, to_domain, to_spec
 from .noise_core import NoiseSpec, uv_bake
+from .noise_core.files import Staged
 from .noise_core.schema import Option
 from .options import NoiseOperator, check_noise, checked, properties_of
+from .pixels import to_rgba
 from .properties import operator_settings
 from .ui import draw_noise_settings
 
@@ -170,8 +172,9 @@ def bake_uv_job(
 ) -> Job:
     """``bake_uv`` as a ``bake.Job``: this checks the arguments and reads the mesh (main thread; ``UserError``,
     nothing changed); ``compute`` bakes the tiles (``noise_core.uv_bake.bake_uv``, progress per block of points
-    and pass of the margin); ``apply`` makes the image and, for UDIM tiles, returns the steps that save one tile
-    file each, all or none (closed early, they leave no file of the set and no image)."""
+    and pass of the margin) and encodes each tile's file into a temporary beside it (``image_io.write_file``);
+    ``apply``'s steps make the image and put the files in place, all or none (closed early or failing, they
+    leave no file of the set and no image)."""
     domain = Domain(dimensions=3) if domain is None else domain
     check_noise(spec, domain)
     if domain.dimensions != 3:
@@ -195,8 +198,9 @@ def bake_uv_job(
     if outside and warn is not None:
         warn(uv_bake.outside_message(f"uv_map: faces of {obj.name!r}", outside, len(obj.data.polygons)))
     noise_share = uv_bake.TILE_STEPS * len(tiles)
+    paths = (_tile_paths(filepath, save_format, tiles) if len(tiles) > 1 else [path]) if path else []
 
-    def compute(advance: Callable[[int], None]) -> dict[int, np.ndarray]:
+    def compute(advance: Callable[[int], None]) -> tuple[dict[int, np.ndarray], Staged | None]:
         compile_status.before_plan(spec, 3, lambda: uv_bake.bake_plan(spec))
         try:
             baked = uv_bake.bake_uv(
@@ -206,39 +210,49 @@ def bake_uv_job(
             raise UserError(f"noise space {error}") from None
         for values in baked.values():
             check_finite_values("noise", values)
-        return baked
-
-    def apply(baked: dict[int, np.ndarray]) -> Steps:
-        created: list[bpy.types.Image] = []
-        try:
-            for tile, values in baked.items():
-                target = bpy.data.images.new(f"{image}.{tile}" if len(tiles) > 1 else image, width, height,
-                                             float_buffer=use_float)  # fmt: skip
-                created.append(target)
-                fill_image(target, values.ravel(), width, height, None)
-                yield 0  # the window's turn between two tiles
-            if len(tiles) == 1:
-                if path:
-                    image_io.save_image(created[0], path, save_format, True)
-                job.image = created[0]
-                return
-            paths = _tile_paths(filepath, save_format, tiles)
-            yield from image_io.save_steps(paths, created.__getitem__, save_format, True)
-        except BaseException as error:  # a cancel (closed steps) included: nothing is left
-            for made in created:
-                bpy.data.images.remove(made)
-            if isinstance(error, (RuntimeError, OSError)):
-                raise UserError(f"filepath: Blender could not save {path!r}: {error}") from None
+        if not paths:
+            return baked, None
+        staged = image_io.stage(paths)
+        try:  # each tile's file, as Blender would write the tile's image
+            for index, values in enumerate(baked.values()):
+                rgba = to_rgba(values.ravel(), None, encode_srgb=not use_float)
+                written = image_io.file_pixels(rgba, width, height, float_image=use_float, data=True, grayscale=True,
+                                               file_format=save_format)  # fmt: skip
+                image_io.write_file(staged, index, written, save_format, lambda: advance(0))
+                advance(1)
+        except BaseException:
+            staged.discard()
             raise
-        for made in created:  # the tiles now live in the files; the tiled image below reads them
-            bpy.data.images.remove(made)
+        return baked, staged
+
+    def apply(result: tuple[dict[int, np.ndarray], Staged | None]) -> Steps:
+        baked, staged = result
+        try:
+            if len(tiles) == 1:
+                target = bpy.data.images.new(image, width, height, float_buffer=use_float)
+                try:
+                    fill_image(target, baked[tiles[0]].ravel(), width, height, None)
+                    if staged is not None:
+                        yield 0  # the window's turn between filling the image and putting its file in place
+                        image_io.commit(staged)
+                except BaseException:
+                    bpy.data.images.remove(target)
+                    raise
+                job.image = target
+                return
+            assert staged is not None  # several tiles need a file each (checked above)
+            yield 0
+            image_io.commit(staged)
+        finally:
+            if staged is not None:
+                staged.discard()
         tiled = bpy.data.images.load(paths[0])
         tiled.name = image
         tiled.source = "TILED"
         tiled.colorspace_settings.name = "Non-Color"
         job.image = tiled
 
-    job = Job(compute, apply, noise_share + len(tiles))
+    job = Job(compute, apply, noise_share + len(paths))
     return job
 
 

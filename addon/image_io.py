@@ -1,102 +1,85 @@
-"""Blender images: writing files whole or not at all, resizing, and undoing a failed bake.
+"""Blender images: their files written whole or not at all off the main thread, resizing, and undoing a failed
+bake.
 
-Files are written by Blender itself (PNG 16-bit, OpenEXR 32-bit float, ZIP) through a temporary scene's
-output settings, with the Standard view transform, so grayscale values land in the file unchanged.
+A bake's file is encoded in the job's worker (``noise_core.images``: Pillow or pypng for PNG, the OpenEXR bindings
+for OpenEXR) into a temporary file beside the target (``noise_core.files.Staged``), and renamed into place on the
+main thread when the image is filled, so the window never waits for an encoder and a cancel never waits for one
+either. The file holds what Blender's own writer would write for the image (``file_pixels``).
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import bpy
 import numpy as np
 
 from .errors import UserError
-from .noise_core.files import replacing_all
-from .pixels import pixel_array, to_rgba
+from .noise_core.files import Staged
+from .noise_core.images import write_image
+from .pixels import linear_to_srgb, pixel_array, srgb_to_linear, to_rgba
 
 EXTENSIONS = {"PNG": ".png", "PNG_8": ".png", "OPEN_EXR": ".exr"}
-DEPTHS = {"PNG": "16", "PNG_8": "8", "OPEN_EXR": "32"}
-BLENDER_FORMATS = {"PNG": "PNG", "PNG_8": "PNG", "OPEN_EXR": "OPEN_EXR"}
-"""Our save formats -> Blender's file formats (``PNG_8`` is an 8-bit PNG)."""
-PNG_END = b"\x00\x00\x00\x00IEND\xaeB`\x82"
-"""The last 12 bytes of every complete PNG file: the empty IEND chunk and its CRC."""
+PNG_BITS = {"PNG": 16, "PNG_8": 8}
+"""Our save formats -> the PNG's integer depth (OpenEXR is 32-bit float, ZIP)."""
+PNG_LEVEL = 1
+"""zlib level of the PNGs: that of Blender's own default (Compression 15 %)."""
 
 
-def check_written(path: str, file_format: str) -> None:
-    """``OSError`` unless ``path`` holds a complete file: Blender's PNG writer reports no error when the
-    file is cut short (a full disk, a file-size limit), so a PNG must end with its IEND chunk. Blender's
-    OpenEXR writer raises on such errors itself (and reading a cut EXR back can crash Blender)."""
-    size = os.path.getsize(path)
-    if size == 0:
-        raise OSError(f"{path!r}: nothing was written")
-    if file_format == "PNG":
-        with open(path, "rb") as written:
-            written.seek(max(size - len(PNG_END), 0))
-            if written.read() != PNG_END:
-                raise OSError(f"{path!r}: the PNG was cut short (disk full or file-size limit?)")
+def file_pixels(
+    rgba: np.ndarray, width: int, height: int, *, float_image: bool, data: bool, grayscale: bool, file_format: str
+) -> np.ndarray:
+    """The (height, width) grey or (height, width, 3) colour values in 0..1 Blender's image writer puts in a
+    ``file_format`` file of an image holding the flat RGBA ``rgba`` (``pixels.to_rgba``'s), top row first.
 
-
-def save_image(image: bpy.types.Image, path: str, file_format: str, grayscale: bool) -> None:
-    """Write ``image`` to ``path`` with Blender's image writer: PNG 16-bit (``PNG_8``: 8-bit) or OpenEXR
-    32-bit float.
-
-    Written whole or not at all (``noise_core.files.replacing_all``): into a temporary file beside ``path``,
-    checked (``check_written``), then renamed over it; on failure an existing file at ``path`` is kept
-    and ``RuntimeError`` (Blender's writer) or ``OSError`` is raised.
+    An 8-bit image holds ``round(255 v) / 255``. Non-colour ``data`` is written as it is. Colours: a float image
+    holds scene-linear values, written as they are to OpenEXR and sRGB-encoded (the Standard view) to PNG; an
+    8-bit image holds sRGB, written as it is to PNG and linearised to OpenEXR.
     """
-    save_images([(image, path)], file_format, grayscale)
+    pixels = np.asarray(rgba, dtype=np.float32).reshape(height, width, 4)[::-1]
+    values = pixels[..., 0] if grayscale else pixels[..., :3]
+    if not float_image:
+        values = np.floor(np.clip(values, 0.0, 1.0) * 255.0 + 0.5) / 255.0
+    if data:
+        return np.ascontiguousarray(values, dtype=np.float32)
+    if file_format == "OPEN_EXR":
+        converted = values if float_image else srgb_to_linear(values)
+    else:
+        converted = linear_to_srgb(values) if float_image else values
+    return np.ascontiguousarray(converted, dtype=np.float32)
 
 
-def save_images(pairs: list[tuple[bpy.types.Image, str]], file_format: str, grayscale: bool) -> None:
-    """``save_image`` for several ``(image, path)`` pairs, all or none (``noise_core.files.replacing_all``: on any
-    failure no file of the new set is left and existing files are kept)."""
-    save_frames([path for _, path in pairs], lambda index: pairs[index][0], file_format, grayscale)
-
-
-def save_frames(
-    paths: list[str],
-    image_of: Callable[[int], bpy.types.Image],
-    file_format: str,
-    grayscale: bool,
-    advance: Callable[[int], None] | None = None,
-) -> None:
-    """Write ``image_of(i)`` to ``paths[i]`` for each ``i`` in turn, all or none (as ``save_images``); ``image_of``
-    may fill one image again for each file (an image sequence), and ``advance(1)`` follows each file."""
-    for count in save_steps(paths, image_of, file_format, grayscale):
-        if advance is not None:
-            advance(count)
-
-
-def save_steps(
-    paths: list[str], image_of: Callable[[int], bpy.types.Image | None], file_format: str, grayscale: bool
-) -> Iterator[int]:
-    """``save_frames`` one file at a time, for a job's steps (``jobs``): yields 1 after each file and 0 while
-    ``image_of(i)`` says its image is not ready yet (``None``; asked again). The files replace their targets
-    only after the last one is written: closed before the end, it leaves no file of the set."""
-    scene = bpy.data.scenes.new(".noisewright_save")
+def stage(paths: Sequence[str], argument: str = "filepath") -> Staged:
+    """Temporary files beside ``paths`` to write in a worker (``write_file``) and ``commit`` on the main thread, all
+    or none; ``UserError`` naming ``argument`` (the user's, where the paths come from) when they cannot be made."""
     try:
-        scene.view_settings.view_transform = "Standard"
-        scene.view_settings.look = "None"
-        settings = scene.render.image_settings
-        settings.file_format = BLENDER_FORMATS[file_format]  # type: ignore[assignment]
-        settings.color_mode = "BW" if grayscale else "RGB"
-        settings.color_depth = DEPTHS[file_format]  # type: ignore[assignment]
-        if file_format == "OPEN_EXR":
-            settings.exr_codec = "ZIP"
-        with replacing_all(paths, "filepath") as temporaries:
-            for index, temporary in enumerate(temporaries):
-                image = image_of(index)
-                while image is None:
-                    yield 0
-                    image = image_of(index)
-                image.save_render(str(temporary), scene=scene)
-                check_written(str(temporary), BLENDER_FORMATS[file_format])
-                yield 1
-    finally:
-        bpy.data.scenes.remove(scene)
+        return Staged(paths, argument)
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    except OSError as error:
+        raise UserError(f"{argument}: cannot write {str(paths[0])!r} ({error})") from None
+
+
+def write_file(
+    staged: Staged, index: int, pixels: np.ndarray, file_format: str, check: Callable[[], object] | None = None
+) -> None:
+    """Encode ``pixels`` (``file_pixels``) into the ``index``-th file of ``staged`` (any thread; ``check()`` is
+    asked as it goes, and a cancel it raises returns at once: ``noise_core.files.Staged.write``); ``UserError``
+    naming the staged files' argument when the file cannot be written."""
+    bits = PNG_BITS.get(file_format, 16)
+    try:
+        staged.write(index, lambda path: write_image(path, pixels, bits, check, PNG_LEVEL), check)
+    except OSError as error:
+        raise UserError(f"{staged.argument}: could not save {str(staged.targets[index])!r}: {error}") from None
+
+
+def commit(staged: Staged) -> None:
+    """Put the written files of ``staged`` in place, all or none (main thread); ``UserError`` naming their argument."""
+    try:
+        staged.commit()
+    except OSError as error:
+        raise UserError(f"{staged.argument}: could not save {str(staged.targets[0])!r}: {error}") from None
 
 
 def saved_path(filepath: str, file_format: str) -> str:

@@ -218,9 +218,10 @@ class Stream:
                 if deadline is not None and time.monotonic() >= deadline:
                     return None
 
-    def close(self) -> None:
-        """Stop the producer (it stops at its next ``check``) and drop the items it made."""
-        self._worker.cancel(wait=0.0)
+    def close(self, wait: float = CANCEL_WAIT) -> None:
+        """Stop the producer (it stops at its next ``check``), waiting up to ``wait`` seconds for it, and drop
+        the items it made."""
+        self._worker.cancel(wait)
 
 
 def share(advance: Callable[[int], None], total: int) -> Callable[[int, int], None]:

@@ -100,6 +100,12 @@ def linear_to_srgb(linear: np.ndarray) -> np.ndarray:
     return np.where(linear <= 0.0031308, linear * 12.92, 1.055 * np.power(linear, 1.0 / 2.4) - 0.055)
 
 
+def srgb_to_linear(encoded: np.ndarray) -> np.ndarray:
+    """The inverse of ``linear_to_srgb`` (IEC 61966-2-1) for values in 0..1."""
+    encoded = np.clip(encoded, 0.0, 1.0)
+    return np.where(encoded <= 0.04045, encoded / 12.92, np.power((encoded + 0.055) / 1.055, 2.4))
+
+
 def to_rgba(
     values: np.ndarray,
     ramp: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None,

@@ -31,6 +31,7 @@ from .erosion_io import grid_layout
 from .errors import UserError
 from .image_io import data_image
 from .jobs import JobOperator
+from .noise_core.files import Staged
 from .noise_core.schema import Option, choice
 from .noise_core.terrain_maps import CELL_SIZE, MAP_NAMES, MAP_OPTIONS, compute_maps, progress_total, unit_map
 from .options import OptionsOperator, checked, properties_of
@@ -219,8 +220,9 @@ def image_terrain_maps_parts(
     flow_method: str,
 ) -> tuple[Callable[[Callable[[int], None]], Any], Callable[[Any], dict[str, bpy.types.Image]], int]:
     """``image_terrain_maps`` in three parts, for ``jobs`` (as ``terrain_maps_parts``): this reads the pixels
-    (main thread), ``compute(advance)`` computes the maps (any thread), ``apply(maps)`` saves the files and makes
-    the images (main thread; ``UserError``, changing nothing, when the files cannot be written)."""
+    (main thread), ``compute(advance)`` computes the maps and encodes their files beside their targets (any
+    thread), ``apply(result)`` puts the files in place, all or none, and makes the images (main thread;
+    ``UserError``, changing nothing, when the files cannot be written)."""
     if not isinstance(image, bpy.types.Image):
         raise UserError(f"image: expected an image, got {type(image).__name__}")
     names = _map_names(maps)
@@ -232,9 +234,11 @@ def image_terrain_maps_parts(
     if folder and not os.path.isdir(folder):
         raise UserError(f"save_folder: no such folder {folder!r}")
     prefix = image.name
-    total = progress_total(names)
+    total = progress_total(names) + (len(names) if folder else 0)
 
-    def compute(advance: Callable[[int], None]) -> dict[str, np.ndarray]:
+    paths = [os.path.join(folder, f"{prefix}_{name}.exr") for name in names] if folder else []
+
+    def compute(advance: Callable[[int], None]) -> tuple[dict[str, np.ndarray], Staged | None]:
         try:
             computed = compute_maps(
                 heights * height_scale, names, cell_size=cell_size, radius=radius, horizon_radius=horizon_radius,
@@ -245,29 +249,29 @@ def image_terrain_maps_parts(
         for name, values in computed.items():
             if not np.isfinite(values).all():
                 raise UserError(f"height_scale: {height_scale:g} makes the {name} map overflow; use a smaller one")
-        return computed
+        if not paths:
+            return computed, None
+        staged = image_io.stage(paths, "save_folder")
+        try:  # each map as OpenEXR, 32-bit float grey, top row first
+            for index, name in enumerate(names):
+                values = np.ascontiguousarray(computed[name][::-1], dtype=np.float32)
+                image_io.write_file(staged, index, values, "OPEN_EXR", lambda: advance(0))
+                advance(1)
+        except BaseException:
+            staged.discard()
+            raise
+        return computed, staged
 
-    def apply(computed: dict[str, np.ndarray]) -> dict[str, bpy.types.Image]:
-        if folder:
-            _save(prefix, computed, folder)
+    def apply(result: tuple[dict[str, np.ndarray], Staged | None]) -> dict[str, bpy.types.Image]:
+        computed, staged = result
+        if staged is not None:
+            try:
+                image_io.commit(staged)
+            finally:
+                staged.discard()
         return {name: data_image(f"{prefix}_{name}", values) for name, values in computed.items()}
 
     return compute, apply, total
-
-
-def _save(prefix: str, computed: dict[str, np.ndarray], folder: str) -> None:
-    """Write each map as ``<prefix>_<map>.exr`` in ``folder`` with Blender's image writer, all files or none
-    (``image_io.save_images``), from images of its own that it removes after; ``UserError`` naming
-    ``save_folder`` when it cannot."""
-    written = [data_image(f".noisewright save {prefix}_{name}", values) for name, values in computed.items()]
-    try:
-        paths = [os.path.join(folder, f"{prefix}_{name}.exr") for name in computed]
-        image_io.save_images(list(zip(written, paths, strict=True)), "OPEN_EXR", grayscale=True)
-    except (OSError, RuntimeError, ValueError) as error:
-        raise UserError(f"save_folder: {error}") from None
-    finally:
-        for image in written:
-            bpy.data.images.remove(image)
 
 
 def _recorded(obj: bpy.types.Object) -> list[dict[str, Any]]:

@@ -68,6 +68,8 @@ class Staged:
 
     def __init__(self, targets: Iterable[str | os.PathLike[str]], argument: str = "out") -> None:
         self.targets = [Path(target) for target in targets]
+        self.argument = argument
+        """The user's argument the files come from, for messages."""
         seen: dict[str, Path] = {}
         for path in self.targets:
             key = os.path.normcase(os.path.abspath(path))

@@ -7,8 +7,9 @@ For each bake the parts of the operator's job (``bake.bake_job``, ``bake_uv.bake
 operator runs them, without a window: ``compute`` in a ``jobs.Worker`` thread, then ``apply``'s steps one at a
 time on this thread. Reported: the foreground bake's wall time (``api.bake``/``api.bake_uv``), the job's, the
 longest piece of main-thread work while the job ran (what the window waits for at worst), and how long a cancel
-took to stop the work (the worker mid-way, or the steps mid-way). The loop also times the frames made and saved
-one after the other (the foreground path before the jobs: no ``jobs.Stream`` making frames ahead).
+took to stop the work (the worker mid-way, or the steps mid-way; for the still also while its 16-bit PNG or
+OpenEXR file is encoded). The loop also times the frames made and written one after the other (no
+``jobs.Stream`` making frames ahead).
 """
 
 from __future__ import annotations
@@ -16,12 +17,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import runpy
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+import _blender_addon  # a sibling in scripts/
 import bpy
 
 
@@ -70,6 +71,11 @@ def still(addon, side: int, folder: Path) -> dict:
     result.update(as_job(addon, addon.bake.bake_job(spec, image="J", filepath=str(folder / "j.png"), **options)))
     job = addon.bake.bake_job(spec, image="C", filepath=str(folder / "c.png"), **options)
     result["cancel"] = as_job(addon, job, cancel_at=0.5)
+    for save_format in ("PNG", "OPEN_EXR"):  # cancelled once the noise is done: while the file is encoded
+        job = addon.bake.bake_job(
+            spec, image="E", filepath=str(folder / "e"), **{**options, "save_format": save_format}
+        )
+        result[f"cancel_while_encoding_{save_format}"] = as_job(addon, job, cancel_at=side * side / job.total)
     return result
 
 
@@ -80,16 +86,17 @@ def loop(addon, side: int, frames: int, folder: Path) -> dict:
     target = str(folder / "f.png")
     result["foreground_s"] = _seconds(lambda: addon.api.bake(bpy.context, spec, image="F", filepath=target, **options))
     domain = addon.api.Domain(dimensions=2)
-    scratch = bpy.data.images.new("scratch", side, side, float_buffer=True)
 
     def one_after_another() -> None:
-        def fill(frame: int):
-            values = addon.pixels.noise01_image(spec, domain, side, side, loop=(frame, frames, 0.25))
-            addon.bake.fill_image(scratch, values, side, side, None)
-            return scratch
-
         paths = [str(folder / f"s.{frame + 1:04d}.png") for frame in range(frames)]
-        addon.image_io.save_frames(paths, fill, "PNG", True)
+        staged = addon.image_io.stage(paths)
+        for frame in range(frames):
+            values = addon.pixels.noise01_image(spec, domain, side, side, loop=(frame, frames, 0.25))
+            rgba = addon.pixels.to_rgba(values)
+            written = addon.image_io.file_pixels(rgba, side, side, float_image=True, data=True, grayscale=True,
+                                                 file_format="PNG")  # fmt: skip
+            addon.image_io.write_file(staged, frame, written, "PNG")
+        addon.image_io.commit(staged)
 
     result["one_after_another_s"] = _seconds(one_after_another)
     result.update(as_job(addon, addon.bake.bake_job(spec, image="J", filepath=str(folder / "j.png"), **options)))
@@ -121,8 +128,7 @@ def main(argv: list[str]) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--side", type=int, default=4096, help="the still bake's side in pixels (default 4096)")
     args = parser.parse_args(argv)
-    helpers = runpy.run_path(str(Path(__file__).with_name("_blender_addon.py")), run_name="_blender_addon")
-    addon = sys.modules[helpers["load_addon"](log=lambda _message: None)]
+    addon = sys.modules[_blender_addon.load_addon(log=lambda _message: None)]
     bpy.ops.wm.read_homefile(use_empty=True)
     result = {"load": os.getloadavg()[0], "blender": bpy.app.version_string}
     with tempfile.TemporaryDirectory() as folder:

@@ -116,7 +116,8 @@ def test_demo_writes_an_eroded_terrain_blend_textures_and_a_preview(tmp_path: Pa
 
     with OpenEXR.File(str(paths["height"])) as exr:
         (channels,) = exr.channels().values()
-        height = np.flipud(channels.pixels[..., 0])  # files store the top row first, Blender the bottom row
+        grey = channels.pixels if channels.pixels.ndim == 2 else channels.pixels[..., 0]
+        height = np.flipud(grey)  # files store the top row first, Blender the bottom row
     terrain01 = _noise01(demo.TERRAIN_NOISE, shape=(pixels, pixels))
     np.testing.assert_allclose(height, terrain01, atol=2e-6)
 

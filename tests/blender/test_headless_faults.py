@@ -59,13 +59,13 @@ def test_bake_script_under_a_file_size_limit_fails_and_keeps_the_existing_file(
     if suffix == ".png":
         assert iio.imread(good).shape == (64, 64)
     big = _run("bake_texture.py", "--out", good, "--size", "2048", repo=extension_repo, limited=True)
-    _failed(big, 1, "error: bake: filepath: Blender could not save")
+    _failed(big, 1, "error: bake: filepath: could not save")
     assert "wrote" not in big.stdout
     assert good.read_bytes() == kept
     fresh = _run(
         "bake_texture.py", "--out", tmp_path / f"big{suffix}", "--size", "2048", repo=extension_repo, limited=True
     )
-    _failed(fresh, 1, "filepath: Blender could not save")
+    _failed(fresh, 1, "filepath: could not save")
     assert sorted(os.listdir(tmp_path)) == [good.name]  # no partial file, no temporary file
 
 

@@ -3,7 +3,7 @@
 The UI's way is driven here through ``JobOperator.start_job`` and ``modal`` with a stand-in window manager and
 timer/Esc events (background mode has no window); the parts are the operators' own (``bake.bake_job``,
 ``bake_uv.bake_uv_job``). Checked: the same bits as the foreground bake, progress monotone, Esc stopping within
-``CANCEL_WAIT`` in the worker and between the steps that save a file set, the scene and the folder as they were
+``CANCEL_WAIT`` in the worker (also while it encodes a file) and between the steps that put a file set in place, the scene and the folder as they were
 after a cancel or a failure, one job per object, and background mode's printed progress."""
 
 from __future__ import annotations
@@ -232,26 +232,72 @@ def test_a_udim_bake_as_a_job_writes_the_foreground_bake_s_tiles(bpy_empty, addo
     assert job.image.source == "TILED" and sorted(t.number for t in job.image.tiles) == [1001, 1002]
 
 
-def test_esc_between_udim_tiles_and_a_failed_tile_leave_no_tile_and_the_scene_as_it_was(
-    bpy_empty, addon, tmp_path, one_step_per_tick
+def _until_no_file_left(folder, seconds: float = 10.0) -> list[str]:
+    """The names in ``folder`` once an abandoned encoder has removed its temporary file (or ``seconds`` passed)."""
+    deadline = time.monotonic() + seconds
+    while any(p.name.startswith(".") for p in folder.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return sorted(p.name for p in folder.iterdir())
+
+
+def test_esc_while_udim_tiles_are_encoded_and_a_failed_tile_leave_no_tile_and_the_scene_as_it_was(
+    bpy_empty, addon, tmp_path, monkeypatch
 ):
+    """An encoder that cannot be interrupted (as OpenEXR's) holds up neither the window nor a cancel: Esc returns
+    at once, and the encoder, left to finish, removes its temporary file."""
     bpy = bpy_empty
     cube = udim_cube(bpy)
     before = scene_state(bpy)
+    write_image = addon.image_io.write_image
+
+    def slow_encoder(*arguments):
+        time.sleep(1.5)
+        write_image(*arguments)
+
+    monkeypatch.setattr(addon.image_io, "write_image", slow_encoder)
     job = _udim_job(addon, bpy, cube, tmp_path / "uv.png")
     host = _host(addon, "Bake Noise to UVs", cube.name, job.compute, job.apply, job.total)
     tiles = addon.noise_core.uv_bake.TILE_STEPS * 2
-    result, _, took = _drive(host, _context(), lambda host: host._steps is not None and host._worker.done > tiles)
+    result, _, took = _drive(host, _context(), lambda host: host._worker.done >= tiles)
     assert result == {"CANCELLED"} and took < addon.jobs.CANCEL_WAIT
-    assert list(tmp_path.iterdir()) == [] and scene_state(bpy) == before
+    assert host._worker.cancelled and scene_state(bpy) == before
+    assert _until_no_file_left(tmp_path) == []
+    monkeypatch.undo()
 
     (tmp_path / "uv.1002.png").mkdir()  # the second tile cannot be written
     job = _udim_job(addon, bpy, cube, tmp_path / "uv.png")
     host = _host(addon, "Bake Noise to UVs", cube.name, job.compute, job.apply, job.total)
     result, _, _ = _drive(host, _context())
     assert result == {"CANCELLED"} and host.reports[0][0] == "ERROR"
-    assert host.reports[0][1].startswith("filepath: Blender could not save")
+    assert host.reports[0][1].startswith("filepath: could not save")
     assert [p.name for p in tmp_path.iterdir()] == ["uv.1002.png"] and scene_state(bpy) == before
+
+
+@pytest.mark.parametrize("save_format", ["PNG", "OPEN_EXR"])
+def test_esc_while_a_large_file_is_encoded_stops_within_the_bound_and_leaves_no_file(
+    bpy_empty, addon, tmp_path, save_format
+):
+    """4096 x 4096: the file is encoded in the worker (Pillow, OpenEXR: neither can be interrupted), so Esc
+    in the middle of it ends the job within ``CANCEL_WAIT``; the encoder then removes its temporary file."""
+    bpy = bpy_empty
+    (tmp_path / "big.png").write_bytes(b"old file")
+    (tmp_path / "big.exr").write_bytes(b"old file")
+    before, kept = scene_state(bpy), _files(tmp_path)
+    job = addon.bake.bake_job(addon.noise_core.NoiseSpec(), image="Big", width=4096, height=4096,
+                              save_format=save_format, filepath=str(tmp_path / "big"))  # fmt: skip
+    host = _host(addon, "Bake Noise Texture", "image Big", job.compute, job.apply, job.total)
+    encoding = []
+
+    def while_encoding(host) -> bool:
+        encoding.append(any(p.name.startswith(".big.") for p in tmp_path.iterdir()))
+        return encoding[-1]
+
+    result, seen, took = _drive(host, _context(), while_encoding)
+    assert any(encoding), "the temporary file was never seen"
+    assert result == {"CANCELLED"} and took < addon.jobs.CANCEL_WAIT and host._worker.cancelled
+    assert seen[-1] >= 4096 * 4096  # the noise was done: the cancel came while encoding
+    assert scene_state(bpy) == before
+    assert _until_no_file_left(tmp_path) == ["big.exr", "big.png"] and _files(tmp_path) == kept
 
 
 def test_a_failure_in_the_worker_is_reported_and_changes_nothing(bpy_empty, addon):
