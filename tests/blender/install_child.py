@@ -1,10 +1,11 @@
 """Child process of ``test_extension_install``: a stock Blender installs the extension zip and uses it.
 
 Run as ``python -S install_child.py ZIP WRONG_ZIP WORK`` with ``PYTHONPATH`` holding only ``bpy`` and numpy
-(what a Blender build bundles that matters here: no numba, pypng or OpenEXR) and ``BLENDER_USER_RESOURCES``
-pointing at an empty folder. First ``WRONG_ZIP`` (the other Blender line's zip) must be refused, then ``ZIP`` is
-installed, the bundled image writers write and read back a tiny PNG and OpenEXR file, and every operator is
-used once. Network connections are refused while installing. Prints a JSON report as its last line.
+(what a Blender build bundles that matters here: no numba, Pillow, pypng or OpenEXR) and
+``BLENDER_USER_RESOURCES`` pointing at an empty folder. First ``WRONG_ZIP`` (the other Blender line's zip) must
+be refused, then ``ZIP`` is installed, the bundled image writers write and read back tiny PNG and OpenEXR files,
+and every operator is used once. Network connections are refused while installing. Prints a JSON report as
+its last line.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import bpy
 import numpy as np
 
 MODULE = "bl_ext.user_default.noisewright"
-WRITERS = ("png", "OpenEXR")
+WRITERS = ("PIL", "png", "OpenEXR")
 
 
 def _refuse_network(*_args, **_kwargs):
@@ -56,15 +57,21 @@ def _try_install(zip_path: str) -> dict:
 
 
 def _write_images(report: dict, work: Path) -> None:
-    """Import pypng and OpenEXR (from the installed wheels), note where from, and round-trip a 2x2 image each."""
+    """Import Pillow, pypng and OpenEXR (from the installed wheels), note where from, and round-trip a 2x2 image
+    with each."""
     import OpenEXR
+    import PIL
     import png
+    from PIL import Image
 
-    for module in (png, OpenEXR):
+    for module in (PIL, png, OpenEXR):
         report[f"{module.__name__}_file"], report[f"{module.__name__}_version"] = module.__file__, module.__version__
     with open(work / "writer.png", "wb") as file:
         png.Writer(2, 2, greyscale=True, bitdepth=16).write(file, [[0, 65535], [4660, 65535]])
     report["png_written"] = [list(row) for row in png.Reader(filename=str(work / "writer.png")).read()[2]]
+    Image.fromarray(np.array([[0, 255], [18, 255]], dtype=np.uint8)).save(work / "pil.png", compress_level=6)
+    with Image.open(work / "pil.png") as image:
+        report["pil_written"] = np.asarray(image).tolist()
     pixels = np.array([[0.0, 0.5], [-1.25, 1024.0]], dtype=np.float32)
     header = {"compression": OpenEXR.ZIP_COMPRESSION, "type": OpenEXR.scanlineimage}
     OpenEXR.File(header, {"Y": pixels}).write(str(work / "writer.exr"))

@@ -1,7 +1,7 @@
 """The extension zips: Blender's builder and validator, build errors, and an offline install into stock Blenders.
 
 Each install runs in a child process (``install_child.py``) that sees only ``bpy`` and numpy, as a
-Blender build does, so numba and the image writers (pypng, OpenEXR) must come from the wheels inside the
+Blender build does, so numba and the image writers (Pillow, pypng, OpenEXR) must come from the wheels inside the
 zip; it also keeps the installed
 add-on's registration away from the other Blender tests in this process. The child is this
 interpreter's Blender and every other Blender named in ``NOISEWRIGHT_OTHER_BLENDERS`` (Python
@@ -34,6 +34,8 @@ STOCK_PACKAGES = ("bpy", "numpy", "numpy.libs")
 OTHER_BLENDERS = [path for path in os.environ.get("NOISEWRIGHT_OTHER_BLENDERS", "").split(os.pathsep) if path]
 PURE_PYTHON = ("pypng",)
 """Bundled projects with one ``py3-none-any`` wheel for every platform and Python."""
+BUNDLED_NAMES = ["llvmlite", "numba", "openexr", "pillow", "pypng"]
+"""The wheels' names in every zip, sorted."""
 
 
 def _quiet(_message: str) -> None:
@@ -91,12 +93,7 @@ def test_blenders_builder_writes_one_validated_zip_per_line_and_platform(tmp_pat
         assert manifest.get("blender_version_max") == line.version_max
         assert manifest["build"]["generated"]["platforms"] == [platform]
         wheels = manifest["build"]["generated"]["wheels"]
-        assert sorted(Path(wheel).name.partition("-")[0] for wheel in wheels) == [
-            "llvmlite",
-            "numba",
-            "openexr",
-            "pypng",
-        ]
+        assert sorted(Path(wheel).name.partition("-")[0] for wheel in wheels) == BUNDLED_NAMES
         for wheel in wheels:
             name = Path(wheel).name
             universal = name.startswith(PURE_PYTHON)
@@ -175,14 +172,18 @@ def test_wheel_platforms(filename: str, platforms: set[str]) -> None:
 
 def test_lock_pins_are_found_by_normalised_name(tmp_path: Path) -> None:
     lock = tmp_path / "spelled.lock"
-    lock.write_text("Numba==0.68.1\nllvmlite==0.50.0  # kernels\nOpenEXR==3.5.3\nPyPNG==0.20220715.0\nopenexr-x==1\n")
+    lock.write_text(
+        "Numba==0.68.1\nllvmlite==0.50.0  # kernels\nOpenEXR==3.5.3\nPillow==13.0.0\nPyPNG==0.20220715.0\n"
+        "openexr-x==1\n"
+    )
     assert build_extension.locked_versions(lock) == {
         "numba": "0.68.1",
         "llvmlite": "0.50.0",
+        "pillow": "13.0.0",
         "openexr": "3.5.3",
         "pypng": "0.20220715.0",
     }
-    lock.write_text("numba==0.68.1\nllvmlite==0.50.0\npypng==0.20220715.0\n")
+    lock.write_text("numba==0.68.1\nllvmlite==0.50.0\npillow==13.0.0\npypng==0.20220715.0\n")
     with pytest.raises(BuildError, match=r"spelled\.lock: no 'name==version' pin for openexr$"):
         build_extension.locked_versions(lock)
 
@@ -225,12 +226,12 @@ def test_a_universal_wheel_is_staged_and_listed_once(tmp_path: Path, monkeypatch
     )
     wheels = tomllib.loads((stage / "blender_manifest.toml").read_text())["wheels"]
     names = [Path(wheel).name for wheel in wheels]
-    assert len(names) == len(set(names)) == 3 * len(line.platforms) + 1
+    assert len(names) == len(set(names)) == 4 * len(line.platforms) + 1
     assert [name for name in names if name.startswith("pypng-")] == ["pypng-0.20220715.0-py3-none-any.whl"]
     assert sorted(path.name for path in (stage / "wheels").iterdir()) == sorted(names)
     for platform in line.platforms:
         for_platform = [name for name in names if platform in build_extension.wheel_platforms(name, "cp311")]
-        assert sorted(name.partition("-")[0] for name in for_platform) == ["llvmlite", "numba", "openexr", "pypng"]
+        assert sorted(name.partition("-")[0] for name in for_platform) == BUNDLED_NAMES
 
 
 def test_unknown_platform_is_refused_with_the_allowed_ones(tmp_path: Path) -> None:
@@ -253,12 +254,12 @@ def test_failed_download_says_what_and_how_to_fix_it(tmp_path: Path, monkeypatch
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
     lock = tmp_path / "old.lock"
-    lock.write_text("numba==0.0.1\nllvmlite==0.0.1\nOpenEXR==0.0.1\npypng==0.0.1\n")
+    lock.write_text("numba==0.0.1\nllvmlite==0.0.1\nOpenEXR==0.0.1\npillow==0.0.1\npypng==0.0.1\n")
     line = build_extension.BlenderLine("old", "3.11", lock, "4.2.0", None, ("windows-x64",))
     with pytest.raises(
         BuildError,
-        match=r"pip could not download numba==0.0.1 llvmlite==0.0.1 openexr==0.0.1 pypng==0.0.1 for windows-x64 and "
-        r"Python 3\.11",
+        match=r"pip could not download numba==0.0.1 llvmlite==0.0.1 openexr==0.0.1 pillow==0.0.1 pypng==0.0.1 for "
+        r"windows-x64 and Python 3\.11",
     ) as error:
         build_extension.fetch_wheels("windows-x64", line, tmp_path, _quiet)
     assert "--wheel-cache" in str(error.value)
@@ -351,11 +352,12 @@ def test_stock_blender_installs_its_linux_zip_offline_and_runs_it(
     versions = build_extension.versions_for("linux-x64", line)
     assert report["numba_version"] == versions["numba"]
     # The image writers the jobs encode with off the main thread: imported and used from the bundled wheels.
-    assert report["writers_before"] == {"png": False, "OpenEXR": False}
-    assert Path(report["png_file"]).is_relative_to(extensions), "png did not come from the bundled wheel"
-    assert Path(report["OpenEXR_file"]).is_relative_to(extensions), "OpenEXR did not come from the bundled wheel"
-    assert report["png_version"] == versions["pypng"]
-    assert report["OpenEXR_version"] == versions["openexr"]
+    modules = {"PIL": "pillow", "png": "pypng", "OpenEXR": "openexr"}
+    assert report["writers_before"] == dict.fromkeys(modules, False)
+    for module, project in modules.items():
+        assert Path(report[f"{module}_file"]).is_relative_to(extensions), f"{module} is not the bundled wheel's"
+        assert report[f"{module}_version"] == versions[project]
+    assert report["pil_written"] == [[0, 255], [18, 255]]
     assert report["png_written"] == [[0, 65535], [4660, 65535]]
     assert report["exr_written"] == [[0.0, 0.5], [-1.25, 1024.0]]
 
