@@ -10,9 +10,9 @@ also from a Windows checkout where Git writes the link as a small text file).
 
 ``build(...)`` makes one zip per Blender line and platform. Blender picks an extension's Python from
 its wheels' file names, and Blender 4.2.0 keeps only one wheel per package name, so each zip carries
-the wheels of exactly one Python: numba and llvmlite (the kernels), and Pillow, pypng and OpenEXR (the image
-writers of ``noise_core.images``: the add-on encodes baked PNG and OpenEXR files in a job's worker thread, off
-Blender's main thread, and Blender ships none of them):
+the wheels of exactly one Python: numba and llvmlite (the kernels), and Pillow, pypng, OpenEXR and tifffile
+(the image writers of ``noise_core.images``: the add-on encodes baked PNG and OpenEXR files in a job's worker
+thread, off Blender's main thread, and writes and reads TIFF heightmaps; Blender ships none of them):
 
 =====================  ========  ===============================  ==========================================
 Blender line           Python    manifest                         zips
@@ -24,10 +24,10 @@ Blender line           Python    manifest                         zips
 Blender 5 has no Intel macOS build (4.5 LTS is the last), so there is no ``blender5.1+`` macos_x64 zip.
 For each line the extension is staged, the wheels (versions pinned in the line's lock file; Intel Macs
 get numba 0.62.1 / llvmlite 0.45.1, the last macOS x86-64 wheels; Pillow 13.0.0 and OpenEXR 3.5.3 have wheels
-for every platform and Python above, pypng one pure-Python ``py3-none-any`` wheel that every zip holds) are fetched
-with ``pip download`` into a persistent cache, listed in the staged manifest with the line's platforms and
-Blender versions, and ``blender_ext.py build --split-platforms`` (Blender's extension command line,
-shipped in the ``bpy`` module; or ``blender --command extension`` on PATH) writes
+for every platform and Python above, pypng and tifffile one pure-Python ``py3-none-any`` wheel each that every
+zip holds) are fetched with ``pip download`` into a persistent cache, listed in the staged manifest with the
+line's platforms and Blender versions, and ``blender_ext.py build --split-platforms`` (Blender's extension
+command line, shipped in the ``bpy`` module; or ``blender --command extension`` on PATH) writes
 ``<id>-<version>-blender<line>-<platform>.zip``; each zip is then checked with ``blender_ext.py validate``.
 numpy is not bundled: Blender ships it.
 
@@ -62,7 +62,7 @@ IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc")
 DIST = ROOT / "dist"
 WHEEL_CACHE = ROOT / "build" / "wheels"
 WHEEL_DIR = "wheels"
-BUNDLED = ("numba", "llvmlite", "pillow", "pypng", "openexr")
+BUNDLED = ("numba", "llvmlite", "pillow", "pypng", "openexr", "tifffile")
 """The bundled projects, by their PEP 503 normalised names (the locks spell OpenEXR's ``OpenEXR``)."""
 
 # Blender platform -> the wheel platform tags pip may pick for it (pip also accepts
@@ -357,7 +357,7 @@ def stage_with_wheels(
     stage = stage_extension(dest)
     (stage / WHEEL_DIR).mkdir()
     wheels = {wheel.name: wheel for platform in platforms for wheel in fetch_wheels(platform, line, wheel_cache, log)}
-    for wheel in wheels.values():  # a universal wheel (pypng) once: Blender's builder puts it in every platform's zip
+    for wheel in wheels.values():  # a universal wheel once: Blender's builder puts it into every platform's zip
         shutil.copy2(wheel, stage / WHEEL_DIR / wheel.name)
     wheel_paths = [f"./{WHEEL_DIR}/{name}" for name in wheels]
     values: dict[str, str | list[str]] = {

@@ -1,10 +1,10 @@
 """Child process of ``test_extension_install``: a stock Blender installs the extension zip and uses it.
 
 Run as ``python -S install_child.py ZIP WRONG_ZIP WORK`` with ``PYTHONPATH`` holding only ``bpy`` and numpy
-(what a Blender build bundles that matters here: no numba, Pillow, pypng or OpenEXR) and
+(what a Blender build bundles that matters here: no numba, Pillow, pypng, OpenEXR or tifffile) and
 ``BLENDER_USER_RESOURCES`` pointing at an empty folder. First ``WRONG_ZIP`` (the other Blender line's zip) must
-be refused, then ``ZIP`` is installed, the bundled image writers write and read back tiny PNG and OpenEXR files,
-and every operator is used once. Network connections are refused while installing. Prints a JSON report as
+be refused, then ``ZIP`` is installed, the bundled image writers write and read back tiny PNG, OpenEXR and TIFF
+files, and every operator is used once. Network connections are refused while installing. Prints a JSON report as
 its last line.
 """
 
@@ -21,7 +21,7 @@ import bpy
 import numpy as np
 
 MODULE = "bl_ext.user_default.noisewright"
-WRITERS = ("PIL", "png", "OpenEXR")
+WRITERS = ("PIL", "png", "OpenEXR", "tifffile")
 
 
 def _refuse_network(*_args, **_kwargs):
@@ -57,14 +57,15 @@ def _try_install(zip_path: str) -> dict:
 
 
 def _write_images(report: dict, work: Path) -> None:
-    """Import Pillow, pypng and OpenEXR (from the installed wheels), note where from, and round-trip a 2x2 image
-    with each."""
+    """Import Pillow, pypng, OpenEXR and tifffile (from the installed wheels), note where from, and round-trip a
+    2x2 image with each."""
     import OpenEXR
     import PIL
     import png
+    import tifffile
     from PIL import Image
 
-    for module in (PIL, png, OpenEXR):
+    for module in (PIL, png, OpenEXR, tifffile):
         report[f"{module.__name__}_file"], report[f"{module.__name__}_version"] = module.__file__, module.__version__
     with open(work / "writer.png", "wb") as file:
         png.Writer(2, 2, greyscale=True, bitdepth=16).write(file, [[0, 65535], [4660, 65535]])
@@ -77,6 +78,8 @@ def _write_images(report: dict, work: Path) -> None:
     OpenEXR.File(header, {"Y": pixels}).write(str(work / "writer.exr"))
     with OpenEXR.File(str(work / "writer.exr")) as exr:
         report["exr_written"] = exr.channels()["Y"].pixels.tolist()
+    tifffile.imwrite(work / "writer.tif", pixels)
+    report["tiff_written"] = tifffile.imread(work / "writer.tif").tolist()
 
 
 def main(zip_path: str, wrong_zip: str, work: str) -> dict:

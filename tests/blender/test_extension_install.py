@@ -1,7 +1,7 @@
 """The extension zips: Blender's builder and validator, build errors, and an offline install into stock Blenders.
 
 Each install runs in a child process (``install_child.py``) that sees only ``bpy`` and numpy, as a
-Blender build does, so numba and the image writers (Pillow, pypng, OpenEXR) must come from the wheels inside the
+Blender build does, so numba and the image writers (Pillow, pypng, OpenEXR, tifffile) must come from the wheels in the
 zip; it also keeps the installed
 add-on's registration away from the other Blender tests in this process. The child is this
 interpreter's Blender and every other Blender named in ``NOISEWRIGHT_OTHER_BLENDERS`` (Python
@@ -32,9 +32,9 @@ BPY_DIR = Path(importlib.util.find_spec("bpy").submodule_search_locations[0])  #
 BLENDER_EXT = next(BPY_DIR.glob("*/scripts/addons_core/bl_pkg/cli/blender_ext.py"))
 STOCK_PACKAGES = ("bpy", "numpy", "numpy.libs")
 OTHER_BLENDERS = [path for path in os.environ.get("NOISEWRIGHT_OTHER_BLENDERS", "").split(os.pathsep) if path]
-PURE_PYTHON = ("pypng",)
+PURE_PYTHON = ("pypng", "tifffile")
 """Bundled projects with one ``py3-none-any`` wheel for every platform and Python."""
-BUNDLED_NAMES = ["llvmlite", "numba", "openexr", "pillow", "pypng"]
+BUNDLED_NAMES = ["llvmlite", "numba", "openexr", "pillow", "pypng", "tifffile"]
 """The wheels' names in every zip, sorted."""
 
 
@@ -56,8 +56,8 @@ def _fake_wheel_name(name: str, version: str, python_tag: str, platform: str) ->
 
 
 def _fake_wheel_cache(folder: Path) -> Path:
-    """Files named like the bundled wheels of every line and platform (pypng's one universal wheel): enough for
-    the layout, offline."""
+    """Files named like the bundled wheels of every line and platform (one universal wheel each for pypng and
+    tifffile): enough for the layout, offline."""
     folder.mkdir()
     for line in LINES.values():
         for platform in line.platforms:
@@ -174,7 +174,7 @@ def test_lock_pins_are_found_by_normalised_name(tmp_path: Path) -> None:
     lock = tmp_path / "spelled.lock"
     lock.write_text(
         "Numba==0.68.1\nllvmlite==0.50.0  # kernels\nOpenEXR==3.5.3\nPillow==13.0.0\nPyPNG==0.20220715.0\n"
-        "openexr-x==1\n"
+        "tifffile==2026.3.3\nopenexr-x==1\n"
     )
     assert build_extension.locked_versions(lock) == {
         "numba": "0.68.1",
@@ -182,8 +182,9 @@ def test_lock_pins_are_found_by_normalised_name(tmp_path: Path) -> None:
         "pillow": "13.0.0",
         "openexr": "3.5.3",
         "pypng": "0.20220715.0",
+        "tifffile": "2026.3.3",
     }
-    lock.write_text("numba==0.68.1\nllvmlite==0.50.0\npillow==13.0.0\npypng==0.20220715.0\n")
+    lock.write_text("numba==0.68.1\nllvmlite==0.50.0\npillow==13.0.0\npypng==0.20220715.0\ntifffile==2026.3.3\n")
     with pytest.raises(BuildError, match=r"spelled\.lock: no 'name==version' pin for openexr$"):
         build_extension.locked_versions(lock)
 
@@ -214,7 +215,8 @@ def test_the_cache_finds_universal_and_differently_spelled_wheels(tmp_path: Path
 
 
 def test_a_universal_wheel_is_staged_and_listed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """All four platforms of the 4.2-5.0 line from the cache, no download: pypng's one wheel serves them all."""
+    """All four platforms of the 4.2-5.0 line from the cache, no download: pypng's one wheel serves them all,
+    and tifffile's."""
 
     def no_download(*_args: object) -> None:
         raise AssertionError("every wheel is in the cache")
@@ -226,8 +228,10 @@ def test_a_universal_wheel_is_staged_and_listed_once(tmp_path: Path, monkeypatch
     )
     wheels = tomllib.loads((stage / "blender_manifest.toml").read_text())["wheels"]
     names = [Path(wheel).name for wheel in wheels]
-    assert len(names) == len(set(names)) == 4 * len(line.platforms) + 1
+    per_platform = len(BUNDLED_NAMES) - len(PURE_PYTHON)
+    assert len(names) == len(set(names)) == per_platform * len(line.platforms) + len(PURE_PYTHON)
     assert [name for name in names if name.startswith("pypng-")] == ["pypng-0.20220715.0-py3-none-any.whl"]
+    assert [name for name in names if name.startswith("tifffile-")] == ["tifffile-2026.3.3-py3-none-any.whl"]
     assert sorted(path.name for path in (stage / "wheels").iterdir()) == sorted(names)
     for platform in line.platforms:
         for_platform = [name for name in names if platform in build_extension.wheel_platforms(name, "cp311")]
@@ -254,12 +258,12 @@ def test_failed_download_says_what_and_how_to_fix_it(tmp_path: Path, monkeypatch
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
     lock = tmp_path / "old.lock"
-    lock.write_text("numba==0.0.1\nllvmlite==0.0.1\nOpenEXR==0.0.1\npillow==0.0.1\npypng==0.0.1\n")
+    lock.write_text("numba==0.0.1\nllvmlite==0.0.1\nOpenEXR==0.0.1\npillow==0.0.1\npypng==0.0.1\ntifffile==0.0.1\n")
     line = build_extension.BlenderLine("old", "3.11", lock, "4.2.0", None, ("windows-x64",))
     with pytest.raises(
         BuildError,
-        match=r"pip could not download numba==0.0.1 llvmlite==0.0.1 openexr==0.0.1 pillow==0.0.1 pypng==0.0.1 for "
-        r"windows-x64 and Python 3\.11",
+        match=r"pip could not download numba==0.0.1 llvmlite==0.0.1 openexr==0.0.1 pillow==0.0.1 pypng==0.0.1 "
+        r"tifffile==0.0.1 for windows-x64 and Python 3\.11",
     ) as error:
         build_extension.fetch_wheels("windows-x64", line, tmp_path, _quiet)
     assert "--wheel-cache" in str(error.value)
@@ -352,14 +356,14 @@ def test_stock_blender_installs_its_linux_zip_offline_and_runs_it(
     versions = build_extension.versions_for("linux-x64", line)
     assert report["numba_version"] == versions["numba"]
     # The image writers the jobs encode with off the main thread: imported and used from the bundled wheels.
-    modules = {"PIL": "pillow", "png": "pypng", "OpenEXR": "openexr"}
+    modules = {"PIL": "pillow", "png": "pypng", "OpenEXR": "openexr", "tifffile": "tifffile"}
     assert report["writers_before"] == dict.fromkeys(modules, False)
     for module, project in modules.items():
         assert Path(report[f"{module}_file"]).is_relative_to(extensions), f"{module} is not the bundled wheel's"
         assert report[f"{module}_version"] == versions[project]
     assert report["pil_written"] == [[0, 255], [18, 255]]
     assert report["png_written"] == [[0, 65535], [4660, 65535]]
-    assert report["exr_written"] == [[0.0, 0.5], [-1.25, 1024.0]]
+    assert report["exr_written"] == report["tiff_written"] == [[0.0, 0.5], [-1.25, 1024.0]]
 
     assert report["add_terrain"] == report["displace"] == report["bake_texture"] == ["FINISHED"]
     assert report["terrain_relief"] > 0.01
