@@ -10,7 +10,9 @@ also from a Windows checkout where Git writes the link as a small text file).
 
 ``build(...)`` makes one zip per Blender line and platform. Blender picks an extension's Python from
 its wheels' file names, and Blender 4.2.0 keeps only one wheel per package name, so each zip carries
-the numba and llvmlite wheels of exactly one Python:
+the wheels of exactly one Python: numba and llvmlite (the kernels), and Pillow, pypng, OpenEXR and tifffile
+(the image writers of ``noise_core.images``: the add-on encodes baked PNG and OpenEXR files in a job's worker
+thread, off Blender's main thread, and writes and reads TIFF heightmaps; Blender ships none of them):
 
 =====================  ========  ===============================  ==========================================
 Blender line           Python    manifest                         zips
@@ -21,10 +23,11 @@ Blender line           Python    manifest                         zips
 
 Blender 5 has no Intel macOS build (4.5 LTS is the last), so there is no ``blender5.1+`` macos_x64 zip.
 For each line the extension is staged, the wheels (versions pinned in the line's lock file; Intel Macs
-get numba 0.62.1 / llvmlite 0.45.1, the last macOS x86-64 wheels) are fetched with ``pip download`` into
-a persistent cache, listed in the staged manifest with the line's platforms and Blender versions, and
-``blender_ext.py build --split-platforms`` (Blender's extension command line, shipped in the ``bpy``
-module; or ``blender --command extension`` on PATH) writes
+get numba 0.62.1 / llvmlite 0.45.1, the last macOS x86-64 wheels; Pillow 13.0.0 and OpenEXR 3.5.3 have wheels
+for every platform and Python above, pypng and tifffile one pure-Python ``py3-none-any`` wheel each that every
+zip holds) are fetched with ``pip download`` into a persistent cache, listed in the staged manifest with the
+line's platforms and Blender versions, and ``blender_ext.py build --split-platforms`` (Blender's extension
+command line, shipped in the ``bpy`` module; or ``blender --command extension`` on PATH) writes
 ``<id>-<version>-blender<line>-<platform>.zip``; each zip is then checked with ``blender_ext.py validate``.
 numpy is not bundled: Blender ships it.
 
@@ -38,6 +41,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import re
@@ -58,7 +62,8 @@ IGNORE = shutil.ignore_patterns("__pycache__", "*.pyc", "*.nbi", "*.nbc")
 DIST = ROOT / "dist"
 WHEEL_CACHE = ROOT / "build" / "wheels"
 WHEEL_DIR = "wheels"
-BUNDLED = ("numba", "llvmlite")
+BUNDLED = ("numba", "llvmlite", "pillow", "pypng", "openexr", "tifffile")
+"""The bundled projects, by their PEP 503 normalised names (the locks spell OpenEXR's ``OpenEXR``)."""
 
 # Blender platform -> the wheel platform tags pip may pick for it (pip also accepts
 # older macOS versions than the one named). Blender 4.2+ needs glibc 2.28 on Linux.
@@ -169,12 +174,14 @@ def staged_copy_is_current(staged: Path) -> bool:
 
 
 def locked_versions(lock_file: Path) -> dict[str, str]:
-    """The ``name==version`` pins of the bundled packages in ``lock_file``."""
+    """The ``name==version`` pins of the bundled packages in ``lock_file``, by PEP 503 normalised name."""
+    from packaging.utils import canonicalize_name  # only the build needs packaging
+
     pins = {}
     for line in lock_file.read_text(encoding="utf-8").splitlines():
         name, sep, version = line.partition("#")[0].strip().partition("==")
-        if sep and name.lower() in BUNDLED:
-            pins[name.lower()] = version.strip()
+        if sep and canonicalize_name(name) in BUNDLED:
+            pins[canonicalize_name(name)] = version.strip()
     missing = [name for name in BUNDLED if name not in pins]
     if missing:
         raise BuildError(f"{lock_file}: no 'name==version' pin for {', '.join(missing)}")
@@ -186,8 +193,20 @@ def versions_for(platform: str, line: BlenderLine) -> dict[str, str]:
     return {**locked_versions(line.lock_file), **VERSION_OVERRIDES.get(platform, {})}
 
 
+@functools.cache
+def _interpreter_abis(python_tag: str) -> frozenset[tuple[str, str]]:
+    """The (interpreter, ABI) tag pairs pip installs on CPython ``python_tag`` (``cp311``): ``cp311-cp311``,
+    ``cp311-none``, the stable ABI (``cp38-abi3``) and pure Python (``py3-none``, ``py311-none``)."""
+    from packaging.tags import compatible_tags, cpython_tags  # only the build needs packaging
+
+    version = (int(python_tag[2]), int(python_tag[3:]))
+    tags = [*cpython_tags(version, [python_tag], ["any"]), *compatible_tags(version, python_tag, ["any"])]
+    return frozenset((tag.interpreter, tag.abi) for tag in tags)
+
+
 def wheel_platforms(filename: str, python_tag: str) -> set[str]:
-    """The Blender platforms a wheel file for CPython ``python_tag`` (``cp311``) runs on; empty for other
+    """The Blender platforms a wheel file runs on with CPython ``python_tag`` (``cp311``): those of its
+    platform tags whose Python and ABI tags suit that CPython, every platform for ``any``; empty for other
     Pythons and malformed names."""
     from packaging.utils import InvalidWheelFilename, parse_wheel_filename  # only the build needs packaging
 
@@ -195,9 +214,9 @@ def wheel_platforms(filename: str, python_tag: str) -> set[str]:
         tags = parse_wheel_filename(filename)[3]
     except InvalidWheelFilename:
         return set()
-    platforms = set()
+    platforms: set[str] = set()
     for tag in tags:
-        if tag.interpreter != python_tag:
+        if (tag.interpreter, tag.abi) not in _interpreter_abis(python_tag):
             continue
         if tag.platform == "any":
             platforms.update(PLATFORMS)
@@ -214,8 +233,23 @@ def wheel_platforms(filename: str, python_tag: str) -> set[str]:
 
 
 def _cached_wheel(cache: Path, package: str, version: str, platform: str, python_tag: str) -> Path | None:
-    candidates = sorted(cache.glob(f"{package}-{version}-*.whl"))
-    return next((wheel for wheel in candidates if platform in wheel_platforms(wheel.name, python_tag)), None)
+    """A wheel of ``package`` ``version`` in ``cache`` for ``platform`` and ``python_tag``, names compared as
+    pip compares them (``OpenEXR`` finds ``openexr-3.5.3-...whl``, a universal wheel suits every platform)."""
+    from packaging.utils import InvalidWheelFilename, canonicalize_name, parse_wheel_filename
+    from packaging.version import Version
+
+    for wheel in sorted(cache.glob("*.whl")):
+        try:
+            name, wheel_version = parse_wheel_filename(wheel.name)[:2]
+        except InvalidWheelFilename:
+            continue
+        if (
+            name == canonicalize_name(package)
+            and wheel_version == Version(version)
+            and platform in wheel_platforms(wheel.name, python_tag)
+        ):
+            return wheel
+    return None
 
 
 def _pip_download(requirements: Sequence[str], platform: str, python: str, cache: Path) -> None:
@@ -239,7 +273,7 @@ def _pip_download(requirements: Sequence[str], platform: str, python: str, cache
 
 
 def fetch_wheels(platform: str, line: BlenderLine, cache: Path, log: Log = print) -> list[Path]:
-    """The numba and llvmlite wheels of ``line``'s Python for ``platform`` in ``cache``, downloading missing ones."""
+    """The bundled wheels of ``line``'s Python for ``platform`` in ``cache``, downloading missing ones."""
     if platform not in PLATFORMS:
         raise BuildError(f"platform: unknown {platform!r}; allowed: {', '.join(PLATFORMS)}")
     cache.mkdir(parents=True, exist_ok=True)
@@ -322,11 +356,10 @@ def stage_with_wheels(
     version range in the manifest."""
     stage = stage_extension(dest)
     (stage / WHEEL_DIR).mkdir()
-    wheel_paths = []
-    for platform in platforms:
-        for wheel in fetch_wheels(platform, line, wheel_cache, log):
-            shutil.copy2(wheel, stage / WHEEL_DIR / wheel.name)
-            wheel_paths.append(f"./{WHEEL_DIR}/{wheel.name}")
+    wheels = {wheel.name: wheel for platform in platforms for wheel in fetch_wheels(platform, line, wheel_cache, log)}
+    for wheel in wheels.values():  # a universal wheel once: Blender's builder puts it into every platform's zip
+        shutil.copy2(wheel, stage / WHEEL_DIR / wheel.name)
+    wheel_paths = [f"./{WHEEL_DIR}/{name}" for name in wheels]
     values: dict[str, str | list[str]] = {
         "blender_version_min": line.version_min,
         "platforms": list(platforms),

@@ -1,9 +1,10 @@
 """Child process of ``test_extension_install``: a stock Blender installs the extension zip and uses it.
 
 Run as ``python -S install_child.py ZIP WRONG_ZIP WORK`` with ``PYTHONPATH`` holding only ``bpy`` and numpy
-(what a Blender build bundles that matters here: no numba) and ``BLENDER_USER_RESOURCES`` pointing at an
-empty folder. First ``WRONG_ZIP`` (the other Blender line's zip) must be refused, then ``ZIP`` is installed
-and every operator used once. Network connections are refused while installing. Prints a JSON report as
+(what a Blender build bundles that matters here: no numba, Pillow, pypng, OpenEXR or tifffile) and
+``BLENDER_USER_RESOURCES`` pointing at an empty folder. First ``WRONG_ZIP`` (the other Blender line's zip) must
+be refused, then ``ZIP`` is installed, the bundled image writers write and read back tiny PNG, OpenEXR and TIFF
+files, and every operator is used once. Network connections are refused while installing. Prints a JSON report as
 its last line.
 """
 
@@ -20,6 +21,7 @@ import bpy
 import numpy as np
 
 MODULE = "bl_ext.user_default.noisewright"
+WRITERS = ("PIL", "png", "OpenEXR", "tifffile")
 
 
 def _refuse_network(*_args, **_kwargs):
@@ -54,9 +56,36 @@ def _try_install(zip_path: str) -> dict:
     return outcome
 
 
+def _write_images(report: dict, work: Path) -> None:
+    """Import Pillow, pypng, OpenEXR and tifffile (from the installed wheels), note where from, and round-trip a
+    2x2 image with each."""
+    import OpenEXR
+    import PIL
+    import png
+    import tifffile
+    from PIL import Image
+
+    for module in (PIL, png, OpenEXR, tifffile):
+        report[f"{module.__name__}_file"], report[f"{module.__name__}_version"] = module.__file__, module.__version__
+    with open(work / "writer.png", "wb") as file:
+        png.Writer(2, 2, greyscale=True, bitdepth=16).write(file, [[0, 65535], [4660, 65535]])
+    report["png_written"] = [list(row) for row in png.Reader(filename=str(work / "writer.png")).read()[2]]
+    Image.fromarray(np.array([[0, 255], [18, 255]], dtype=np.uint8)).save(work / "pil.png", compress_level=6)
+    with Image.open(work / "pil.png") as image:
+        report["pil_written"] = np.asarray(image).tolist()
+    pixels = np.array([[0.0, 0.5], [-1.25, 1024.0]], dtype=np.float32)
+    header = {"compression": OpenEXR.ZIP_COMPRESSION, "type": OpenEXR.scanlineimage}
+    OpenEXR.File(header, {"Y": pixels}).write(str(work / "writer.exr"))
+    with OpenEXR.File(str(work / "writer.exr")) as exr:
+        report["exr_written"] = exr.channels()["Y"].pixels.tolist()
+    tifffile.imwrite(work / "writer.tif", pixels)
+    report["tiff_written"] = tifffile.imread(work / "writer.tif").tolist()
+
+
 def main(zip_path: str, wrong_zip: str, work: str) -> dict:
     report: dict = {
         "numba_before": importlib.util.find_spec("numba") is not None,
+        "writers_before": {name: importlib.util.find_spec(name) is not None for name in WRITERS},
         "blender": bpy.app.version_string,
         "numpy": np.__version__,
     }
@@ -74,6 +103,7 @@ def main(zip_path: str, wrong_zip: str, work: str) -> dict:
     import numba
 
     report["numba_file"], report["numba_version"] = numba.__file__, numba.__version__
+    _write_images(report, Path(work))
 
     bpy.ops.wm.read_homefile(use_empty=True)
     report["add_terrain"] = sorted(bpy.ops.noisewright.add_terrain(x_subdivisions=16, y_subdivisions=16, height=0.5))
@@ -97,6 +127,7 @@ def main(zip_path: str, wrong_zip: str, work: str) -> dict:
     report["registered_after"] = _operators_registered()
     report["installed_after"] = installed.exists()
     report["numba_wheel_after"] = Path(report["numba_file"]).exists()
+    report["writers_after"] = any(Path(report[f"{name}_file"]).exists() for name in WRITERS)
     return report
 
 

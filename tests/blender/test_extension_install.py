@@ -1,7 +1,8 @@
 """The extension zips: Blender's builder and validator, build errors, and an offline install into stock Blenders.
 
 Each install runs in a child process (``install_child.py``) that sees only ``bpy`` and numpy, as a
-Blender build does, so numba must come from the wheels inside the zip; it also keeps the installed
+Blender build does, so numba and the image writers (Pillow, pypng, OpenEXR, tifffile) must come from the wheels in the
+zip; it also keeps the installed
 add-on's registration away from the other Blender tests in this process. The child is this
 interpreter's Blender and every other Blender named in ``NOISEWRIGHT_OTHER_BLENDERS`` (Python
 executables with a ``bpy`` module, separated by ``os.pathsep``; ``bash scripts/run.sh test`` passes
@@ -31,6 +32,10 @@ BPY_DIR = Path(importlib.util.find_spec("bpy").submodule_search_locations[0])  #
 BLENDER_EXT = next(BPY_DIR.glob("*/scripts/addons_core/bl_pkg/cli/blender_ext.py"))
 STOCK_PACKAGES = ("bpy", "numpy", "numpy.libs")
 OTHER_BLENDERS = [path for path in os.environ.get("NOISEWRIGHT_OTHER_BLENDERS", "").split(os.pathsep) if path]
+PURE_PYTHON = ("pypng", "tifffile")
+"""Bundled projects with one ``py3-none-any`` wheel for every platform and Python."""
+BUNDLED_NAMES = ["llvmlite", "numba", "openexr", "pillow", "pypng", "tifffile"]
+"""The wheels' names in every zip, sorted."""
 
 
 def _quiet(_message: str) -> None:
@@ -44,14 +49,20 @@ def _blender_ext(*arguments: str | Path) -> subprocess.CompletedProcess:
     )
 
 
+def _fake_wheel_name(name: str, version: str, python_tag: str, platform: str) -> str:
+    if name in PURE_PYTHON:
+        return f"{name}-{version}-py3-none-any.whl"
+    return f"{name}-{version}-{python_tag}-{python_tag}-{PLATFORMS[platform][0]}.whl"
+
+
 def _fake_wheel_cache(folder: Path) -> Path:
-    """Empty files named like the numba/llvmlite wheels of every line and platform: enough for the layout, offline."""
+    """Files named like the bundled wheels of every line and platform (one universal wheel each for pypng and
+    tifffile): enough for the layout, offline."""
     folder.mkdir()
     for line in LINES.values():
         for platform in line.platforms:
             for name, version in build_extension.versions_for(platform, line).items():
-                tag = line.python_tag
-                (folder / f"{name}-{version}-{tag}-{tag}-{PLATFORMS[platform][0]}.whl").write_bytes(b"not a wheel")
+                (folder / _fake_wheel_name(name, version, line.python_tag, platform)).write_bytes(b"not a wheel")
     return folder
 
 
@@ -82,8 +93,13 @@ def test_blenders_builder_writes_one_validated_zip_per_line_and_platform(tmp_pat
         assert manifest.get("blender_version_max") == line.version_max
         assert manifest["build"]["generated"]["platforms"] == [platform]
         wheels = manifest["build"]["generated"]["wheels"]
-        assert sorted(Path(wheel).name.partition("-")[0] for wheel in wheels) == ["llvmlite", "numba"]
-        assert all(build_extension.wheel_platforms(Path(w).name, line.python_tag) == {platform} for w in wheels)
+        assert sorted(Path(wheel).name.partition("-")[0] for wheel in wheels) == BUNDLED_NAMES
+        for wheel in wheels:
+            name = Path(wheel).name
+            universal = name.startswith(PURE_PYTHON)
+            assert build_extension.wheel_platforms(name, line.python_tag) == (
+                set(PLATFORMS) if universal else {platform}
+            )
         entries = _entries(archive)
         assert sources <= set(entries) and "noise_core/__init__.py" in entries
         bundled = [entry for entry in entries if entry.startswith("wheels/")]
@@ -136,6 +152,15 @@ def test_manifest_version_follows_the_package() -> None:
         ("numba-0.62.1-cp311-cp311-macosx_10_15_x86_64.whl", {"macos-x64"}),
         ("pkg-1.0-cp311-cp311-macosx_11_0_universal2.whl", {"macos-arm64", "macos-x64"}),
         ("pkg-1.0-cp311-none-any.whl", set(PLATFORMS)),
+        ("pypng-0.20220715.0-py3-none-any.whl", set(PLATFORMS)),
+        ("pkg-1.0-py2.py3-none-any.whl", set(PLATFORMS)),
+        ("pkg-1.0-py311-none-any.whl", set(PLATFORMS)),
+        ("pkg-1.0-py312-none-any.whl", set()),
+        ("pkg-1.0-py2-none-any.whl", set()),
+        ("pkg-1.0-py3-abi3-any.whl", set()),
+        ("pkg-1.0-cp38-abi3-win_amd64.whl", {"windows-x64"}),
+        ("openexr-3.5.3-cp311-cp311-macosx_10_15_x86_64.whl", {"macos-x64"}),
+        ("openexr-3.5.3-cp313-cp313-macosx_11_0_arm64.whl", set()),
         ("numba-0.68.1-cp312-cp312-win_amd64.whl", set()),
         ("pkg-1.0-cp311-cp311-manylinux_2_28_aarch64.whl", set()),
         ("not-a-wheel.zip", set()),
@@ -143,6 +168,74 @@ def test_manifest_version_follows_the_package() -> None:
 )
 def test_wheel_platforms(filename: str, platforms: set[str]) -> None:
     assert build_extension.wheel_platforms(filename, "cp311") == platforms
+
+
+def test_lock_pins_are_found_by_normalised_name(tmp_path: Path) -> None:
+    lock = tmp_path / "spelled.lock"
+    lock.write_text(
+        "Numba==0.68.1\nllvmlite==0.50.0  # kernels\nOpenEXR==3.5.3\nPillow==13.0.0\nPyPNG==0.20220715.0\n"
+        "tifffile==2026.3.3\nopenexr-x==1\n"
+    )
+    assert build_extension.locked_versions(lock) == {
+        "numba": "0.68.1",
+        "llvmlite": "0.50.0",
+        "pillow": "13.0.0",
+        "openexr": "3.5.3",
+        "pypng": "0.20220715.0",
+        "tifffile": "2026.3.3",
+    }
+    lock.write_text("numba==0.68.1\nllvmlite==0.50.0\npillow==13.0.0\npypng==0.20220715.0\ntifffile==2026.3.3\n")
+    with pytest.raises(BuildError, match=r"spelled\.lock: no 'name==version' pin for openexr$"):
+        build_extension.locked_versions(lock)
+
+
+def test_the_cache_finds_universal_and_differently_spelled_wheels(tmp_path: Path) -> None:
+    for name in (
+        "pypng-0.20220715.0-py3-none-any.whl",
+        "openexr-3.5.3-cp311-cp311-win_amd64.whl",
+        "OpenEXR-3.5.2-cp311-cp311-macosx_10_15_x86_64.whl",  # older wheels kept the project's spelling
+        "openexr-3.5.3-cp313-cp313-manylinux_2_28_x86_64.whl",
+        "openexr-3.5.30-cp311-cp311-manylinux_2_28_x86_64.whl",
+        "pypng-0.20220715.0.whl",  # no tags: not a wheel name
+    ):
+        (tmp_path / name).write_bytes(b"")
+
+    def cached(package: str, version: str, platform: str, tag: str = "cp311") -> str | None:
+        wheel = build_extension._cached_wheel(tmp_path, package, version, platform, tag)
+        return None if wheel is None else wheel.name
+
+    for platform in PLATFORMS:
+        for tag in ("cp311", "cp313"):
+            assert cached("pypng", "0.20220715.0", platform, tag) == "pypng-0.20220715.0-py3-none-any.whl"
+    assert cached("OpenEXR", "3.5.3", "windows-x64") == "openexr-3.5.3-cp311-cp311-win_amd64.whl"
+    assert cached("openexr", "3.5.2", "macos-x64") == "OpenEXR-3.5.2-cp311-cp311-macosx_10_15_x86_64.whl"
+    assert cached("OpenEXR", "3.5.3", "linux-x64", "cp313") == "openexr-3.5.3-cp313-cp313-manylinux_2_28_x86_64.whl"
+    assert cached("OpenEXR", "3.5.3", "linux-x64") is None  # 3.5.30 is another version, cp313 another Python
+    assert cached("openexr", "3.5.3", "macos-arm64") is None
+
+
+def test_a_universal_wheel_is_staged_and_listed_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """All four platforms of the 4.2-5.0 line from the cache, no download: pypng's one wheel serves them all,
+    and tifffile's."""
+
+    def no_download(*_args: object) -> None:
+        raise AssertionError("every wheel is in the cache")
+
+    monkeypatch.setattr(build_extension, "_pip_download", no_download)
+    line = LINES["4.2-5.0"]
+    stage = build_extension.stage_with_wheels(
+        tmp_path, line, line.platforms, _fake_wheel_cache(tmp_path / "cache"), _quiet
+    )
+    wheels = tomllib.loads((stage / "blender_manifest.toml").read_text())["wheels"]
+    names = [Path(wheel).name for wheel in wheels]
+    per_platform = len(BUNDLED_NAMES) - len(PURE_PYTHON)
+    assert len(names) == len(set(names)) == per_platform * len(line.platforms) + len(PURE_PYTHON)
+    assert [name for name in names if name.startswith("pypng-")] == ["pypng-0.20220715.0-py3-none-any.whl"]
+    assert [name for name in names if name.startswith("tifffile-")] == ["tifffile-2026.3.3-py3-none-any.whl"]
+    assert sorted(path.name for path in (stage / "wheels").iterdir()) == sorted(names)
+    for platform in line.platforms:
+        for_platform = [name for name in names if platform in build_extension.wheel_platforms(name, "cp311")]
+        assert sorted(name.partition("-")[0] for name in for_platform) == BUNDLED_NAMES
 
 
 def test_unknown_platform_is_refused_with_the_allowed_ones(tmp_path: Path) -> None:
@@ -165,10 +258,12 @@ def test_failed_download_says_what_and_how_to_fix_it(tmp_path: Path, monkeypatch
     monkeypatch.setenv("PIP_NO_INDEX", "1")
     monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
     lock = tmp_path / "old.lock"
-    lock.write_text("numba==0.0.1\nllvmlite==0.0.1\n")
+    lock.write_text("numba==0.0.1\nllvmlite==0.0.1\nOpenEXR==0.0.1\npillow==0.0.1\npypng==0.0.1\ntifffile==0.0.1\n")
     line = build_extension.BlenderLine("old", "3.11", lock, "4.2.0", None, ("windows-x64",))
     with pytest.raises(
-        BuildError, match=r"pip could not download numba==0.0.1 llvmlite==0.0.1 for windows-x64 and Python 3.11"
+        BuildError,
+        match=r"pip could not download numba==0.0.1 llvmlite==0.0.1 openexr==0.0.1 pillow==0.0.1 pypng==0.0.1 "
+        r"tifffile==0.0.1 for windows-x64 and Python 3\.11",
     ) as error:
         build_extension.fetch_wheels("windows-x64", line, tmp_path, _quiet)
     assert "--wheel-cache" in str(error.value)
@@ -194,7 +289,8 @@ def test_the_zips_take_their_wheels_from_the_persistent_ignored_cache(linux_zips
     assert subprocess.run(["git", "check-ignore", "-q", str(cache)], cwd=ROOT, check=False).returncode == 0
     for line in LINES.values():
         for name, version in build_extension.versions_for("linux-x64", line).items():
-            assert list(cache.glob(f"{name}-{version}-{line.python_tag}-*.whl")), f"{name} {version} is not in {cache}"
+            wheel = build_extension._cached_wheel(cache, name, version, "linux-x64", line.python_tag)
+            assert wheel is not None, f"{name} {version} is not in {cache}"
 
 
 def _environment(python: str) -> tuple[str, Path]:
@@ -257,7 +353,17 @@ def test_stock_blender_installs_its_linux_zip_offline_and_runs_it(
     extensions = user_resources / "extensions"
     assert Path(report["numba_file"]).is_relative_to(extensions), "numba did not come from the bundled wheel"
     line = next(line for line in LINES.values() if line.python == version)
-    assert report["numba_version"] == build_extension.versions_for("linux-x64", line)["numba"]
+    versions = build_extension.versions_for("linux-x64", line)
+    assert report["numba_version"] == versions["numba"]
+    # The image writers the jobs encode with off the main thread: imported and used from the bundled wheels.
+    modules = {"PIL": "pillow", "png": "pypng", "OpenEXR": "openexr", "tifffile": "tifffile"}
+    assert report["writers_before"] == dict.fromkeys(modules, False)
+    for module, project in modules.items():
+        assert Path(report[f"{module}_file"]).is_relative_to(extensions), f"{module} is not the bundled wheel's"
+        assert report[f"{module}_version"] == versions[project]
+    assert report["pil_written"] == [[0, 255], [18, 255]]
+    assert report["png_written"] == [[0, 65535], [4660, 65535]]
+    assert report["exr_written"] == report["tiff_written"] == [[0.0, 0.5], [-1.25, 1024.0]]
 
     assert report["add_terrain"] == report["displace"] == report["bake_texture"] == ["FINISHED"]
     assert report["terrain_relief"] > 0.01
@@ -267,4 +373,4 @@ def test_stock_blender_installs_its_linux_zip_offline_and_runs_it(
     assert report["installed_before_uninstall"]
     assert report["uninstall"] == ["FINISHED"]
     assert not report["enabled_after"] and not report["registered_after"]
-    assert not report["installed_after"] and not report["numba_wheel_after"]
+    assert not report["installed_after"] and not report["numba_wheel_after"] and not report["writers_after"]
