@@ -29,7 +29,7 @@ from .noise_core.files import Staged, check_writable
 from .noise_core.normal_maps import MAX_STRENGTH, METHOD_TEXT
 from .noise_core.schema import Option
 from .options import LOOP_RADIUS, NoiseOperator, check, check_noise, checked, properties_of
-from .pixels import noise01_image, normal_colours, pixel_array, to_rgba
+from .pixels import image_colours, noise01_image, normal_colours, pixel_array, to_rgba
 from .properties import NoiseSettings, operator_settings
 from .ui import draw_noise_settings
 
@@ -234,7 +234,6 @@ def bake_job(
     existing_name = None if existing is None else existing.name
     float_image = use_float if existing is None else existing.is_float
     encode_srgb = not float_image
-    grey = ramp is None and normal is None
     pixels = width * height
     encoding = pixels // 2 if path else 0  # the file's share of the progress
 
@@ -243,16 +242,23 @@ def bake_job(
             values = normal_colours(spec, domain, width, height, *normal, advance=advance)
         else:
             values = noise01_image(spec, domain, width, height, advance)
-        rgba = to_rgba(values, ramp, encode_srgb)  # the image's pixels, made here too
-        if not path:
-            return rgba, None
-        staged = image_io.stage([path])
+        staged = None
+        if path:
+            advance(0)
+            staged = image_io.stage([path])
+            try:
+                colours = image_colours(values, ramp, encode_srgb)
+                written = image_io.file_pixels(colours, width, height, float_image=float_image, data=ramp is None,
+                                               file_format=save_format)  # fmt: skip
+                image_io.write_file(staged, 0, written, save_format, lambda: advance(0))
+            except BaseException:
+                staged.discard()
+                raise
         try:
-            written = image_io.file_pixels(rgba, width, height, float_image=float_image, data=ramp is None,
-                                           grayscale=grey, file_format=save_format)  # fmt: skip
-            image_io.write_file(staged, 0, written, save_format, lambda: advance(0))
+            rgba = to_rgba(values, ramp, encode_srgb, check=lambda: advance(0))  # the image's pixels, made here too
         except BaseException:
-            staged.discard()
+            if staged is not None:
+                staged.discard()
             raise
         advance(encoding)
         return rgba, staged
@@ -328,7 +334,6 @@ def _loop_job(
     frames, radius = loop
     width, height = size
     paths = [str(loops.frame_path(path, frame)) for frame in range(frames)]
-    grey = ramp is None and normal is None
 
     def steps() -> Steps:
         staged = image_io.stage(paths)
@@ -339,9 +344,9 @@ def _loop_job(
                 values = noise01_image(spec, domain, width, height, between, loop=at)
             else:
                 values = normal_colours(spec, domain, width, height, *normal, loop=at, advance=between)
-            rgba = to_rgba(values, ramp, encode_srgb=not use_float)  # what an image of the frame would hold
-            written = image_io.file_pixels(rgba, width, height, float_image=use_float, data=ramp is None,
-                                           grayscale=grey, file_format=save_format)  # fmt: skip
+            colours = image_colours(values, ramp, encode_srgb=not use_float)  # what an image of the frame would hold
+            written = image_io.file_pixels(colours, width, height, float_image=use_float, data=ramp is None,
+                                           file_format=save_format)  # fmt: skip
             image_io.write_file(staged, frame, written, save_format, check)
             return frame
 

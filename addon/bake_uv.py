@@ -25,7 +25,6 @@ from .noise_core import NoiseSpec, uv_bake
 from .noise_core.files import Staged
 from .noise_core.schema import Option
 from .options import NoiseOperator, check_noise, checked, properties_of
-from .pixels import to_rgba
 from .properties import operator_settings
 from .ui import draw_noise_settings
 
@@ -215,8 +214,7 @@ def bake_uv_job(
         staged = image_io.stage(paths)
         try:  # each tile's file, as Blender would write the tile's image
             for index, values in enumerate(baked.values()):
-                rgba = to_rgba(values.ravel(), None, encode_srgb=not use_float)
-                written = image_io.file_pixels(rgba, width, height, float_image=use_float, data=True, grayscale=True,
+                written = image_io.file_pixels(values.ravel(), width, height, float_image=use_float, data=True,
                                                file_format=save_format)  # fmt: skip
                 image_io.write_file(staged, index, written, save_format, lambda: advance(0))
                 advance(1)

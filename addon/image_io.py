@@ -28,17 +28,17 @@ PNG_LEVEL = 1
 
 
 def file_pixels(
-    rgba: np.ndarray, width: int, height: int, *, float_image: bool, data: bool, grayscale: bool, file_format: str
+    colours: np.ndarray, width: int, height: int, *, float_image: bool, data: bool, file_format: str
 ) -> np.ndarray:
     """The (height, width) grey or (height, width, 3) colour values in 0..1 Blender's image writer puts in a
-    ``file_format`` file of an image holding the flat RGBA ``rgba`` (``pixels.to_rgba``'s), top row first.
+    ``file_format`` file of an image holding ``colours`` (``pixels.image_colours``: (N,) grey, (N, 3) colours),
+    top row first.
 
     An 8-bit image holds ``round(255 v) / 255``. Non-colour ``data`` is written as it is. Colours: a float image
     holds scene-linear values, written as they are to OpenEXR and sRGB-encoded (the Standard view) to PNG; an
     8-bit image holds sRGB, written as it is to PNG and linearised to OpenEXR.
     """
-    pixels = np.asarray(rgba, dtype=np.float32).reshape(height, width, 4)[::-1]
-    values = pixels[..., 0] if grayscale else pixels[..., :3]
+    values = np.asarray(colours, dtype=np.float32).reshape((height, width, *colours.shape[1:]))[::-1]
     if not float_image:
         values = np.floor(np.clip(values, 0.0, 1.0) * 255.0 + 0.5) / 255.0
     if data:

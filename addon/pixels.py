@@ -106,28 +106,43 @@ def srgb_to_linear(encoded: np.ndarray) -> np.ndarray:
     return np.where(encoded <= 0.04045, encoded / 12.92, np.power((encoded + 0.055) / 1.055, 2.4))
 
 
-def to_rgba(
+def image_colours(
     values: np.ndarray,
     ramp: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None,
     encode_srgb: bool = False,
 ) -> np.ndarray:
-    """Flat float32 RGBA of ``values`` (0..1): grey, or ``ramp`` colours (scene linear) blended linearly; (N, 3)
-    ``values`` are colours already (data such as normal maps: stored as they are).
+    """The colours an image of ``values`` (0..1) holds, float32: (N,) grey; (N, 3) ``ramp`` colours (scene
+    linear) blended linearly, sRGB-encoded with ``encode_srgb`` (8-bit images in the sRGB colour space); (N, 3)
+    ``values`` are colours already (data such as normal maps: kept as they are)."""
+    if values.ndim == 2 or ramp is None:
+        return values.astype(np.float32, copy=False)
+    low, high = (np.asarray(colour, dtype=np.float32) for colour in ramp)
+    colours = low + values[:, None] * (high - low)
+    return (linear_to_srgb(colours) if encode_srgb else colours).astype(np.float32, copy=False)
 
-    ``encode_srgb`` applies the sRGB transfer to ramp colours, for 8-bit images in the sRGB colour space.
-    """
-    if values.ndim == 1 and ramp is None:  # grey: np.repeat writes whole pixels (2-3x faster than 3 of 4 channels)
-        grey = np.repeat(values.astype(np.float32, copy=False), 4)
-        grey[3::4] = 1.0
-        return grey
-    rgba = np.empty((values.shape[0], 4), dtype=np.float32)
-    if values.ndim == 2:
-        rgba[:, :3] = values
-    elif ramp is None:
-        rgba[:, :3] = values[:, None]
-    else:
-        low, high = (np.asarray(colour, dtype=np.float32) for colour in ramp)
-        colours = low + values[:, None] * (high - low)
-        rgba[:, :3] = linear_to_srgb(colours) if encode_srgb else colours
-    rgba[:, 3] = 1.0
+
+RGBA_BLOCK = 1 << 18
+"""Pixels ``to_rgba`` fills between two ``check`` calls."""
+
+
+def to_rgba(
+    values: np.ndarray,
+    ramp: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None,
+    encode_srgb: bool = False,
+    check: Callable[[], object] | None = None,
+) -> np.ndarray:
+    """Flat float32 RGBA of ``image_colours(values, ramp, encode_srgb)``, alpha 1, filled a block of pixels at a
+    time with ``check()`` before each (a cancel it raises stops there)."""
+    count = values.shape[0]
+    rgba = np.empty((count, 4), dtype=np.float32)
+    for start in range(0, count, RGBA_BLOCK):  # blocks: np.repeat's copy stays in the cache
+        if check is not None:
+            check()
+        colours = image_colours(values[start : start + RGBA_BLOCK], ramp, encode_srgb)
+        block = rgba[start : start + RGBA_BLOCK]
+        if colours.ndim == 1:  # np.repeat writes whole pixels: 2-3x faster than three channels of four
+            block.reshape(-1)[:] = np.repeat(colours, 4)
+        else:
+            block[:, :3] = colours
+        block[:, 3] = 1.0
     return rgba.ravel()

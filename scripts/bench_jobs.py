@@ -92,9 +92,7 @@ def loop(addon, side: int, frames: int, folder: Path) -> dict:
         staged = addon.image_io.stage(paths)
         for frame in range(frames):
             values = addon.pixels.noise01_image(spec, domain, side, side, loop=(frame, frames, 0.25))
-            rgba = addon.pixels.to_rgba(values)
-            written = addon.image_io.file_pixels(rgba, side, side, float_image=True, data=True, grayscale=True,
-                                                 file_format="PNG")  # fmt: skip
+            written = addon.image_io.file_pixels(values, side, side, float_image=True, data=True, file_format="PNG")
             addon.image_io.write_file(staged, frame, written, "PNG")
         addon.image_io.commit(staged)
 

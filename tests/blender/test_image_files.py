@@ -55,9 +55,9 @@ def test_our_files_hold_what_blenders_writer_writes(bpy_empty, addon, tmp_path, 
     suffix = addon.image_io.EXTENSIONS[file_format]
     _blender_writes(bpy, image, str(tmp_path / f"blender{suffix}"), file_format, grayscale)
 
-    rgba = addon.pixels.to_rgba(values, ramp, encode_srgb=not float_image)
-    pixels = addon.image_io.file_pixels(rgba, WIDTH, HEIGHT, float_image=float_image, data=ramp is None,
-                                        grayscale=grayscale, file_format=file_format)  # fmt: skip
+    colours = addon.pixels.image_colours(values, ramp, encode_srgb=not float_image)
+    pixels = addon.image_io.file_pixels(colours, WIDTH, HEIGHT, float_image=float_image, data=ramp is None,
+                                        file_format=file_format)  # fmt: skip
     staged = addon.image_io.stage([str(tmp_path / f"ours{suffix}")])
     addon.image_io.write_file(staged, 0, pixels, file_format)
     addon.image_io.commit(staged)
