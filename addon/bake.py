@@ -202,10 +202,11 @@ def bake_job(
     loop_radius: float,
 ) -> Job:
     """``bake`` as a ``Job``: this checks the arguments (``UserError``, nothing changed) and reads what it needs
-    from Blender; ``compute`` makes the pixels in blocks of rows (a loop: nothing, its frames are made by a
-    ``jobs.Stream`` while the steps save them); ``apply``'s steps fill the image, then save the file (whole or
-    not at all), or, for a loop, save one frame each, all or none: closed early or failing, they leave the image
-    as it was (a new one removed), no file of the set and no sequence."""
+    from Blender; ``compute`` makes the pixels in blocks of rows, encodes the file into a temporary beside its
+    target (``image_io.write_file``) and makes the image's RGBA (a loop: nothing, a ``jobs.Stream`` makes and
+    encodes its frames while the steps count them); ``apply``'s steps fill the image, then rename the file into
+    place, or, for a loop, the frames, all or none: closed early or failing, they leave the image as it was (a
+    new one removed), no file of the set and no sequence."""
     domain = Domain(dimensions=2) if domain is None else domain
     check_noise(spec, domain)
     loop = _check_loop(spec, domain, loop_frames, loop_radius)
@@ -242,25 +243,19 @@ def bake_job(
             values = normal_colours(spec, domain, width, height, *normal, advance=advance)
         else:
             values = noise01_image(spec, domain, width, height, advance)
-        staged = None
-        if path:
-            advance(0)
-            staged = image_io.stage([path])
-            try:
+        staged = image_io.stage([path]) if path else None
+        try:  # a failure or a cancel leaves no file
+            if staged is not None:
                 colours = image_colours(values, ramp, encode_srgb)
                 written = image_io.file_pixels(colours, width, height, float_image=float_image, data=ramp is None,
                                                file_format=save_format)  # fmt: skip
                 image_io.write_file(staged, 0, written, save_format, lambda: advance(0))
-            except BaseException:
-                staged.discard()
-                raise
-        try:
+                advance(encoding)
             rgba = to_rgba(values, ramp, encode_srgb, check=lambda: advance(0))  # the image's pixels, made here too
         except BaseException:
             if staged is not None:
                 staged.discard()
             raise
-        advance(encoding)
         return rgba, staged
 
     def apply(result: tuple[np.ndarray, Staged | None]) -> Steps:
@@ -350,15 +345,17 @@ def _loop_job(
             image_io.write_file(staged, frame, written, save_format, check)
             return frame
 
-        stream = Stream(frame_file, frames)
+        stream = None
         try:
+            stream = Stream(frame_file, frames)
             for _frame in range(frames):
                 while stream.get(timeout=FRAME_WAIT) is None:
                     yield 0
                 yield 1
             image_io.commit(staged)
         finally:
-            stream.close()
+            if stream is not None:
+                stream.close()  # waits for the frame being made (a cancel reaches it within Staged.POLL)
             staged.discard()
         sequence = bpy.data.images.load(paths[0])
         sequence.source = "SEQUENCE"

@@ -12,11 +12,11 @@ nothing was applied, so the scene is as it was; a failure is reported the same w
 time: another one on it is refused with a message. In background mode (``bpy.app.background``) and when run
 from a script (``execute``), the same parts run in the foreground, progress printed (background) or shown.
 
-``apply`` may instead return *steps*, an iterator of short pieces of main-thread work (saving one file of a set,
-say) that yields how far each moved the progress: the modal operator runs about half a tick's worth per timer
-tick, so the window stays live, and **Esc** closes the steps between two of them (their ``finally`` puts back
-what they changed); the operator finishes, as its one undo step, when they are done. ``Stream`` makes items in
-a worker thread, a few ahead of the steps that use them (the frames of a loop).
+``apply`` may instead return *steps*, an iterator of short pieces of main-thread work (filling an image,
+renaming a set of files into place) that yields how far each moved the progress: the modal operator runs about
+half a tick's worth per timer tick, so the window stays live, and **Esc** closes the steps between two of them
+(their ``finally`` puts back what they changed); the operator finishes, as its one undo step, when they are
+done. ``Stream`` makes items in a worker thread, a few ahead of the steps that use them (the frames of a loop).
 
 ``Worker`` (the thread, the cancel flag, progress and time left) touches no Blender data, so it is tested
 directly (``tests/blender/test_jobs.py``).
