@@ -29,7 +29,7 @@ from .noise_core.files import Staged, check_writable
 from .noise_core.normal_maps import MAX_STRENGTH, METHOD_TEXT
 from .noise_core.schema import Option
 from .options import LOOP_RADIUS, NoiseOperator, check, check_noise, checked, properties_of
-from .pixels import image_colours, noise01_image, normal_colours, pixel_array, to_rgba
+from .pixels import image_colours, noise01_image, normal_colours, pixel_array, rgba_of, to_rgba
 from .properties import NoiseSettings, operator_settings
 from .ui import draw_noise_settings
 
@@ -245,13 +245,13 @@ def bake_job(
             values = noise01_image(spec, domain, width, height, advance)
         staged = image_io.stage([path]) if path else None
         try:  # a failure or a cancel leaves no file
+            colours = image_colours(values, ramp, encode_srgb, lambda: advance(0))  # the image's, made here too
             if staged is not None:
-                colours = image_colours(values, ramp, encode_srgb)
-                written = image_io.file_pixels(colours, width, height, float_image=float_image, data=ramp is None,
-                                               file_format=save_format)  # fmt: skip
-                image_io.write_file(staged, 0, written, save_format, lambda: advance(0))
+                image_io.write_file(staged, 0, lambda: image_io.file_pixels(
+                    colours, width, height, float_image=float_image, data=ramp is None, file_format=save_format
+                ), save_format, lambda: advance(0))  # fmt: skip
                 advance(encoding)
-            rgba = to_rgba(values, ramp, encode_srgb, check=lambda: advance(0))  # the image's pixels, made here too
+            rgba = rgba_of(colours, lambda: advance(0))
         except BaseException:
             if staged is not None:
                 staged.discard()
@@ -339,10 +339,10 @@ def _loop_job(
                 values = noise01_image(spec, domain, width, height, between, loop=at)
             else:
                 values = normal_colours(spec, domain, width, height, *normal, loop=at, advance=between)
-            colours = image_colours(values, ramp, encode_srgb=not use_float)  # what an image of the frame would hold
-            written = image_io.file_pixels(colours, width, height, float_image=use_float, data=ramp is None,
-                                           file_format=save_format)  # fmt: skip
-            image_io.write_file(staged, frame, written, save_format, check)
+            colours = image_colours(values, ramp, not use_float, check)  # what an image of the frame would hold
+            image_io.write_file(staged, frame, lambda: image_io.file_pixels(
+                colours, width, height, float_image=use_float, data=ramp is None, file_format=save_format
+            ), save_format, check)  # fmt: skip
             return frame
 
         stream = None

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import bpy
@@ -214,9 +215,9 @@ def bake_uv_job(
         staged = image_io.stage(paths)
         try:  # each tile's file, as Blender would write the tile's image
             for index, values in enumerate(baked.values()):
-                written = image_io.file_pixels(values.ravel(), width, height, float_image=use_float, data=True,
-                                               file_format=save_format)  # fmt: skip
-                image_io.write_file(staged, index, written, save_format, lambda: advance(0))
+                pixels = partial(image_io.file_pixels, values.ravel(), width, height, float_image=use_float,
+                                 data=True, file_format=save_format)  # fmt: skip
+                image_io.write_file(staged, index, pixels, save_format, lambda: advance(0))
                 advance(1)
         except BaseException:
             staged.discard()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import bpy
 import numpy as np
@@ -62,14 +63,23 @@ def stage(paths: Sequence[str], argument: str = "filepath") -> Staged:
 
 
 def write_file(
-    staged: Staged, index: int, pixels: np.ndarray, file_format: str, check: Callable[[], object] | None = None
+    staged: Staged,
+    index: int,
+    pixels: Callable[[], np.ndarray],
+    file_format: str,
+    check: Callable[[], object] | None = None,
 ) -> None:
-    """Encode ``pixels`` (``file_pixels``) into the ``index``-th file of ``staged`` (any thread; ``check()`` is
-    asked as it goes, and a cancel it raises returns at once: ``noise_core.files.Staged.write``); ``UserError``
-    naming the staged files' argument when the file cannot be written."""
+    """Encode ``pixels()`` (``file_pixels``) into the ``index``-th file of ``staged``: both in a thread of the
+    write's own (``noise_core.files.Staged.write``) while this thread asks ``check()`` (any thread; a cancel it
+    raises returns at once and the writer, abandoned, removes its file); here when ``check`` is None.
+    ``UserError`` naming the staged files' argument when the file cannot be written."""
     bits = PNG_BITS.get(file_format, 16)
+
+    def writer(path: Path, stop: Callable[[], None]) -> None:
+        write_image(path, pixels(), bits, stop, PNG_LEVEL)
+
     try:
-        staged.write(index, lambda path: write_image(path, pixels, bits, check, PNG_LEVEL), check)
+        staged.write(index, writer, check)
     except OSError as error:
         raise UserError(f"{staged.argument}: could not save {str(staged.targets[index])!r}: {error}") from None
 

@@ -35,6 +35,7 @@ import bpy
 
 from .compile_status import announcing, listener
 from .errors import UserError
+from .noise_core.files import Staged
 from .progress import on_worker, window_progress
 
 CANCEL_WAIT = 0.5
@@ -224,6 +225,14 @@ class Stream:
         self._worker.cancel(wait)
 
 
+def discard_files(result: object) -> None:
+    """Discard the files (``noise_core.files.Staged``) a job's ``compute`` left in its ``result`` (a tuple) for
+    ``apply`` to put in place, when ``apply`` will not run."""
+    for item in result if isinstance(result, tuple) else (result,):
+        if isinstance(item, Staged):
+            item.discard()
+
+
 def share(advance: Callable[[int], None], total: int) -> Callable[[int, int], None]:
     """``progress(done, of)`` (a ``noise_core`` function's report) as moves of ``advance``, ``total`` in all."""
     shown = [0]
@@ -286,6 +295,7 @@ class JobOperator(_Operator):
     _apply: Apply | None = None
     _steps: Steps | None = None
     _timer = None
+    _ended = False
 
     def job_key(self, context: bpy.types.Context) -> str:
         raise NotImplementedError
@@ -320,7 +330,7 @@ class JobOperator(_Operator):
         except UserError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
-        self._steps = None
+        self._steps, self._ended = None, False
         self._worker = worker.start()
         manager = context.window_manager
         manager.progress_begin(0, worker.total)
@@ -329,6 +339,7 @@ class JobOperator(_Operator):
         return {"RUNNING_MODAL"}
 
     def _end(self, context, worker: Worker) -> None:
+        self._ended = True
         manager = context.window_manager
         manager.event_timer_remove(self._timer)
         manager.progress_end()
@@ -350,9 +361,11 @@ class JobOperator(_Operator):
                     context.workspace.status_text_set(worker.status(self.bl_label))
             return {"PASS_THROUGH"}
         if worker.cancelled or (self._steps is not None and escape):
-            if self._steps is not None:
-                self._steps.close()  # its finally puts back what the steps did so far
-            self._end(context, worker)
+            try:
+                if self._steps is not None:
+                    self._steps.close()  # its finally puts back what the steps did so far
+            finally:
+                self._end(context, worker)
             self.report({"WARNING"}, f"{self.bl_label}: cancelled; nothing was changed")
             return {"CANCELLED"}
         try:
@@ -377,6 +390,26 @@ class JobOperator(_Operator):
             raise
         self._end(context, worker)
         return {"FINISHED"}
+
+    def cancel(self, context):
+        """Blender drops the running operator (a file loaded, the window closed): the work is cancelled, the steps
+        so far undone, and the files a worker that already finished encoded are discarded (``discard_files``)."""
+        worker = self._worker
+        if worker is None or self._ended:
+            return
+        worker.cancel(0.0)
+        try:
+            if self._steps is not None:
+                self._steps.close()
+            else:
+
+                def when_done() -> None:  # a worker past its last check still returns its files
+                    worker.finished.wait()
+                    discard_files(worker.result)
+
+                threading.Thread(target=when_done, name="noisewright-discard", daemon=True).start()
+        finally:
+            self._end(context, worker)
 
     def _step(self, worker: Worker) -> bool:
         """Run apply's steps for about half a tick; whether they are all done."""

@@ -110,19 +110,26 @@ def image_colours(
     values: np.ndarray,
     ramp: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None,
     encode_srgb: bool = False,
+    check: Callable[[], object] | None = None,
 ) -> np.ndarray:
     """The colours an image of ``values`` (0..1) holds, float32: (N,) grey; (N, 3) ``ramp`` colours (scene
     linear) blended linearly, sRGB-encoded with ``encode_srgb`` (8-bit images in the sRGB colour space); (N, 3)
-    ``values`` are colours already (data such as normal maps: kept as they are)."""
+    ``values`` are colours already (data such as normal maps: kept as they are). Ramp colours are made a block
+    of pixels at a time with ``check()`` before each (a cancel it raises stops there)."""
     if values.ndim == 2 or ramp is None:
         return values.astype(np.float32, copy=False)
     low, high = (np.asarray(colour, dtype=np.float32) for colour in ramp)
-    colours = low + values[:, None] * (high - low)
-    return (linear_to_srgb(colours) if encode_srgb else colours).astype(np.float32, copy=False)
+    colours = np.empty((values.shape[0], 3), dtype=np.float32)
+    for start in range(0, values.shape[0], RGBA_BLOCK):
+        if check is not None:
+            check()
+        block = low + values[start : start + RGBA_BLOCK, None] * (high - low)
+        colours[start : start + RGBA_BLOCK] = linear_to_srgb(block) if encode_srgb else block
+    return colours
 
 
 RGBA_BLOCK = 1 << 18
-"""Pixels ``to_rgba`` fills between two ``check`` calls."""
+"""Pixels ``image_colours`` and ``to_rgba`` make between two ``check`` calls."""
 
 
 def to_rgba(
@@ -131,18 +138,22 @@ def to_rgba(
     encode_srgb: bool = False,
     check: Callable[[], object] | None = None,
 ) -> np.ndarray:
-    """Flat float32 RGBA of ``image_colours(values, ramp, encode_srgb)``, alpha 1, filled a block of pixels at a
-    time with ``check()`` before each (a cancel it raises stops there)."""
-    count = values.shape[0]
+    """Flat float32 RGBA of ``image_colours(values, ramp, encode_srgb)``, alpha 1 (``rgba_of``)."""
+    return rgba_of(image_colours(values, ramp, encode_srgb, check), check)
+
+
+def rgba_of(colours: np.ndarray, check: Callable[[], object] | None = None) -> np.ndarray:
+    """Flat float32 RGBA of (N,) grey or (N, 3) ``colours``, alpha 1, filled a block of pixels at a time with
+    ``check()`` before each (a cancel it raises stops there)."""
+    count = colours.shape[0]
     rgba = np.empty((count, 4), dtype=np.float32)
     for start in range(0, count, RGBA_BLOCK):  # blocks: np.repeat's copy stays in the cache
         if check is not None:
             check()
-        colours = image_colours(values[start : start + RGBA_BLOCK], ramp, encode_srgb)
         block = rgba[start : start + RGBA_BLOCK]
         if colours.ndim == 1:  # np.repeat writes whole pixels: 2-3x faster than three channels of four
-            block.reshape(-1)[:] = np.repeat(colours, 4)
+            block.reshape(-1)[:] = np.repeat(colours[start : start + RGBA_BLOCK], 4)
         else:
-            block[:, :3] = colours
+            block[:, :3] = colours[start : start + RGBA_BLOCK]
         block[:, 3] = 1.0
     return rgba.ravel()

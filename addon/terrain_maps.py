@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
+from functools import partial
 from typing import Any, cast
 
 import bpy
@@ -69,8 +70,9 @@ def write_terrain_maps(
 
 
 def _map_names(maps: tuple[str, ...] | list[str]) -> list[str]:
-    """``maps`` as a list, checked: at least one, each of ``MAP_NAMES`` (``UserError`` naming ``maps``)."""
-    names = list(maps)
+    """``maps`` as a list without repeats, checked: at least one, each of ``MAP_NAMES`` (``UserError`` naming
+    ``maps``)."""
+    names = list(dict.fromkeys(maps))
     if not names:
         raise UserError("maps: choose at least one map")
     try:
@@ -254,8 +256,8 @@ def image_terrain_maps_parts(
         staged = image_io.stage(paths, "save_folder")
         try:  # each map as OpenEXR, 32-bit float grey, top row first
             for index, name in enumerate(names):
-                values = np.ascontiguousarray(computed[name][::-1], dtype=np.float32)
-                image_io.write_file(staged, index, values, "OPEN_EXR", lambda: advance(0))
+                pixels = partial(np.ascontiguousarray, computed[name][::-1], dtype=np.float32)  # top row first
+                image_io.write_file(staged, index, pixels, "OPEN_EXR", lambda: advance(0))
                 advance(1)
         except BaseException:
             staged.discard()

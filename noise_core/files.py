@@ -14,12 +14,14 @@ get their old files back (new ones are removed). The backups are removed once th
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import errno
 import os
 import tempfile
 import threading
 import uuid
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
@@ -53,15 +55,21 @@ def replacing_all(targets: Iterable[str | os.PathLike[str]], argument: str = "ou
         staged.discard()
 
 
+class Abandoned(Exception):
+    """Raised by a staged writer's ``stop()`` once its write was abandoned (``Staged.write``)."""
+
+
 class Staged:
     """``replacing_all`` in two parts, for work split between threads: the temporaries are made here and written
     (``write``, in any thread), then ``commit`` puts them in place, all or none, or ``discard`` removes them.
 
-    ``write(index, writer, check)`` runs ``writer(temporary)`` in a thread of its own while this thread calls
-    ``check()`` every ``POLL`` seconds: when ``check`` raises (a cancel), the writer is left to finish on its own
-    and remove its temporary itself, and the error is raised here at once, so a writer that cannot be
-    interrupted (an encoder in a library) never holds up a cancel. ``ValueError`` and ``OSError`` as
-    ``replacing_all``'s.
+    ``write(index, writer, check)`` runs ``writer(temporary, stop)`` in a thread of its own while this thread
+    calls ``check()`` every ``POLL`` seconds: when ``check`` raises (a cancel), the write is abandoned and the
+    error raised here at once, so a writer that cannot be interrupted (an encoder in a library) never holds up a
+    cancel; the writer may call ``stop()``, which raises ``Abandoned`` from then on, and it removes its temporary
+    itself when it ends. The writer thread is not a daemon: a program that exits waits for it (an encoder, a
+    second or so), and ``atexit`` then removes the temporaries of every set neither committed nor discarded.
+    Once discarded, a set takes no more writes. ``ValueError`` and ``OSError`` as ``replacing_all``'s.
     """
 
     POLL = 0.02
@@ -77,8 +85,10 @@ class Staged:
                 raise ValueError(f"{argument}: two files of the set would both be written to {str(path)!r}")
             seen[key] = path
         self.temporaries: list[Path] = []
-        self._left: set[Path] = set()
-        """Temporaries of abandoned writers, which remove them when they end."""
+        self._running: set[Path] = set()
+        """Temporaries whose writer threads run: they remove their files themselves when abandoned or discarded."""
+        self._synced: set[Path] = set()
+        self._discarded = False
         self._lock = threading.Lock()
         try:
             for path in self.targets:
@@ -86,57 +96,114 @@ class Staged:
         except BaseException:
             self.discard()
             raise
+        _OPEN.add(self)
 
-    def write(self, index: int, writer: Callable[[Path], object], check: Callable[[], object] | None = None) -> None:
-        """``writer(temporary)`` for the ``index``-th file (see the class): here when ``check`` is None."""
+    def write(
+        self,
+        index: int,
+        writer: Callable[[Path, Callable[[], None]], object],
+        check: Callable[[], object] | None = None,
+    ) -> None:
+        """``writer(temporary, stop)`` for the ``index``-th file, then the file flushed to disk (see the class):
+        here when ``check`` is None. ``OSError`` once the set was discarded."""
         temporary = self.temporaries[index]
         if check is None:
-            writer(temporary)
+            self._refuse_if_discarded()
+            writer(temporary, _never)
+            _flush(temporary)
+            self._synced.add(temporary)
             return
-        done = threading.Event()
+        check()
+        self._refuse_if_discarded()
+        done, abandoned = threading.Event(), threading.Event()
         failure: list[BaseException] = []
+
+        def stop() -> None:
+            if abandoned.is_set() or self._discarded:
+                raise Abandoned
 
         def run() -> None:
             try:
-                writer(temporary)
+                writer(temporary, stop)
+                _flush(temporary)
             except BaseException as error:  # handed to the waiting thread, which raises it
                 failure.append(error)
             finally:
-                with self._lock:
-                    done.set()
-                    if temporary in self._left:
-                        temporary.unlink(missing_ok=True)
-                        self._left.discard(temporary)
+                with self._lock:  # the file goes before anyone hears that the writer ended
+                    try:
+                        if abandoned.is_set() or self._discarded:
+                            temporary.unlink(missing_ok=True)
+                    finally:
+                        self._running.discard(temporary)
+                        done.set()
 
-        threading.Thread(target=run, name="noise_core-write", daemon=True).start()
+        with self._lock:
+            self._running.add(temporary)
+        threading.Thread(target=run, name="noise_core-write").start()
         try:
             while not done.wait(self.POLL):
                 check()
         except BaseException:
-            with self._lock:
-                if not done.is_set():
-                    self._left.add(temporary)  # the writer removes it when it ends
+            abandoned.set()  # the writer, if it still runs, removes its file when it ends
             raise
         if failure:
             raise failure[0]
+        self._synced.add(temporary)
+
+    def _refuse_if_discarded(self) -> None:
+        if self._discarded:
+            raise OSError(f"{self.argument}: the files were discarded; nothing more is written")
 
     def commit(self) -> None:
         """Replace the targets by the written temporaries, all or none (``OSError`` as ``replacing_all``'s)."""
         for path, temporary in zip(self.targets, self.temporaries, strict=True):
-            _check_ready(path, temporary)
+            _check_ready(path, temporary, flushed=temporary in self._synced)
         _rename_all(self.targets, self.temporaries)
+        _OPEN.discard(self)
 
     def discard(self) -> None:
-        """Remove the temporaries still on disk (those of abandoned writers: when the writer ends)."""
+        """Remove the temporaries still on disk and take no more writes; those whose writers still run are removed
+        by the writers when they end. ``OSError`` naming every temporary that could not be removed (after trying
+        them all)."""
         with self._lock:
-            for temporary in self.temporaries:
-                if temporary not in self._left:
-                    temporary.unlink(missing_ok=True)
+            self._discarded = True
+            left = [temporary for temporary in self.temporaries if temporary not in self._running]
+        _OPEN.discard(self)
+        failed = []
+        for temporary in left:
+            try:
+                temporary.unlink(missing_ok=True)
+            except OSError as error:
+                failed.append(f"{str(temporary)!r}: {error.strerror or error}")
+        if failed:
+            raise OSError(f"{self.argument}: could not remove the temporary files " + "; ".join(failed))
 
     def writing(self) -> bool:
-        """Whether an abandoned writer is still running (its temporary not yet removed)."""
+        """Whether a writer still runs (an abandoned one: its temporary not yet removed)."""
         with self._lock:
-            return bool(self._left)
+            return bool(self._running)
+
+
+_OPEN: weakref.WeakSet[Staged] = weakref.WeakSet()
+"""Sets neither committed nor discarded: ``atexit`` discards them."""
+
+
+def _discard_open() -> None:
+    for staged in list(_OPEN):
+        staged.discard()
+
+
+atexit.register(_discard_open)
+
+
+def _never() -> None:
+    """``stop`` of a write that cannot be abandoned."""
+
+
+def _flush(temporary: Path) -> None:
+    """Flush ``temporary`` to disk (before it may be renamed over its target)."""
+    with open(temporary, "rb+") as written:
+        os.fsync(written.fileno())
 
 
 def _temporary_beside(target: Path) -> Path:
@@ -148,15 +215,15 @@ def _temporary_beside(target: Path) -> Path:
     return Path(name)
 
 
-def _check_ready(target: Path, temporary: Path) -> None:
-    """``OSError`` unless ``temporary`` holds content that can replace ``target``; flush it and give it the
-    target's permission bits (the umask's for a new file)."""
+def _check_ready(target: Path, temporary: Path, flushed: bool = False) -> None:
+    """``OSError`` unless ``temporary`` holds content that can replace ``target``; flush it (unless ``flushed``
+    already) and give it the target's permission bits (the umask's for a new file)."""
     if not temporary.is_file() or temporary.stat().st_size == 0:
         raise OSError(f"nothing was written for {str(target)!r}")
     if target.is_dir():
         raise IsADirectoryError(errno.EISDIR, "a folder is in the way; a file cannot replace it", str(target))
-    with open(temporary, "rb+") as written:
-        os.fsync(written.fileno())
+    if not flushed:
+        _flush(temporary)
     if target.exists():
         os.chmod(temporary, target.stat().st_mode & 0o7777)  # keep the target's permission bits
     else:

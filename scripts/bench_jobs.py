@@ -32,14 +32,14 @@ def _seconds(run) -> float:
     return round(time.perf_counter() - began, 3)
 
 
-def as_job(addon, job, cancel_at: float | None = None) -> dict:
+def as_job(addon, job, cancel_at: float | None = None, cancel_when=None) -> dict:
     """``job``'s parts as the modal operator runs them; with ``cancel_at`` (a fraction of the progress) cancelled
-    there (in the worker, or between the steps)."""
+    there (in the worker, or between the steps), with ``cancel_when`` once it says so (in the worker)."""
     worker = addon.jobs.Worker(job.compute, job.total)
     began = time.perf_counter()
     worker.start()
     while not worker.finished.is_set():
-        if cancel_at is not None and worker.done >= cancel_at * worker.total:
+        if (cancel_at is not None and worker.done >= cancel_at * worker.total) or (cancel_when and cancel_when()):
             asked = time.perf_counter()
             worker.cancel(wait=5.0)
             return {"cancel_ms": round((time.perf_counter() - asked) * 1e3, 1), "where": "worker"}
@@ -71,12 +71,19 @@ def still(addon, side: int, folder: Path) -> dict:
     result.update(as_job(addon, addon.bake.bake_job(spec, image="J", filepath=str(folder / "j.png"), **options)))
     job = addon.bake.bake_job(spec, image="C", filepath=str(folder / "c.png"), **options)
     result["cancel"] = as_job(addon, job, cancel_at=0.5)
-    for save_format in ("PNG", "OPEN_EXR"):  # cancelled once the noise is done: while the file is encoded
-        job = addon.bake.bake_job(
-            spec, image="E", filepath=str(folder / "e"), **{**options, "save_format": save_format}
-        )
-        result[f"cancel_while_encoding_{save_format}"] = as_job(addon, job, cancel_at=side * side / job.total)
+    for save_format, mode in (("PNG", "GRAYSCALE"), ("OPEN_EXR", "GRAYSCALE"), ("PNG", "RAMP")):
+        encoded = {**options, "save_format": save_format, "color_mode": mode}  # cancelled once the noise is done
+        job = addon.bake.bake_job(spec, image="E", filepath=str(folder / "e"), **encoded)
+        encoding = lambda: any(path.name.startswith(".e.") for path in folder.iterdir())  # noqa: E731
+        result[f"cancel_while_encoding_{save_format}_{mode}"] = as_job(addon, job, cancel_when=encoding)
+        _until_encoders_end(folder)
     return result
+
+
+def _until_encoders_end(folder: Path) -> None:
+    """Wait until the encoders a cancel abandoned have removed their temporary files (they run on)."""
+    while any(path.name.startswith(".") for path in folder.iterdir()):
+        time.sleep(0.01)
 
 
 def loop(addon, side: int, frames: int, folder: Path) -> dict:
@@ -93,7 +100,7 @@ def loop(addon, side: int, frames: int, folder: Path) -> dict:
         for frame in range(frames):
             values = addon.pixels.noise01_image(spec, domain, side, side, loop=(frame, frames, 0.25))
             written = addon.image_io.file_pixels(values, side, side, float_image=True, data=True, file_format="PNG")
-            addon.image_io.write_file(staged, frame, written, "PNG")
+            addon.image_io.write_file(staged, frame, lambda written=written: written, "PNG")
         addon.image_io.commit(staged)
 
     result["one_after_another_s"] = _seconds(one_after_another)

@@ -139,7 +139,7 @@ def test_check_writable_fails_at_once_where_nothing_can_be_written() -> None:
 def test_staged_files_written_in_another_thread_land_on_commit(tmp_path: Path) -> None:
     (tmp_path / "b.png").write_bytes(b"old b")
     staged = Staged([tmp_path / "a.png", tmp_path / "b.png"], "filepath")
-    writer = threading.Thread(target=lambda: [staged.write(i, lambda p, i=i: p.write_bytes(b"new %d" % i))
+    writer = threading.Thread(target=lambda: [staged.write(i, lambda p, _stop, i=i: p.write_bytes(b"new %d" % i))
                                               for i in range(2)])  # fmt: skip
     writer.start()
     writer.join()
@@ -152,7 +152,7 @@ def test_staged_files_written_in_another_thread_land_on_commit(tmp_path: Path) -
 def test_staged_files_discarded_leave_the_folder_as_it_was(tmp_path: Path) -> None:
     (tmp_path / "a.exr").write_bytes(b"old")
     staged = Staged([tmp_path / "a.exr", tmp_path / "c.exr"])
-    staged.write(0, lambda p: p.write_bytes(b"new"), check=lambda: None)
+    staged.write(0, lambda p, _stop: p.write_bytes(b"new"), check=lambda: None)
     staged.discard()
     assert _folder_state(tmp_path) == {"a.exr": b"old"}
     with pytest.raises(ValueError, match=r"^filepath: two files of the set"):
@@ -169,7 +169,7 @@ def test_a_cancel_leaves_a_writer_that_cannot_stop_and_it_removes_its_file(tmp_p
     removes its temporary; ``discard`` meanwhile leaves that one to it."""
     release, started = threading.Event(), threading.Event()
 
-    def slow_writer(path: Path) -> None:  # an encoder that cannot be interrupted
+    def slow_writer(path: Path, _stop) -> None:  # an encoder that cannot be interrupted
         started.set()
         release.wait(10)
         path.write_bytes(b"late")
@@ -177,8 +177,8 @@ def test_a_cancel_leaves_a_writer_that_cannot_stop_and_it_removes_its_file(tmp_p
     checks = iter([None, None])
 
     def check() -> None:
-        started.wait(10)
         if next(checks, "cancel") == "cancel":
+            assert started.wait(10)  # the cancel comes while the writer runs
             raise _Stop
 
     staged = Staged([tmp_path / "slow.png"])
@@ -197,11 +197,76 @@ def test_a_cancel_leaves_a_writer_that_cannot_stop_and_it_removes_its_file(tmp_p
 def test_a_failing_writer_raises_in_the_waiting_thread(tmp_path: Path) -> None:
     staged = Staged([tmp_path / "x.png"])
 
-    def broken(path: Path) -> None:
+    def broken(path: Path, _stop) -> None:
         path.write_bytes(b"half")
         raise OSError("disk full")
 
     with pytest.raises(OSError, match="disk full"):
         staged.write(0, broken, check=lambda: None)
     staged.discard()
+    assert _folder_state(tmp_path) == {}
+
+
+def test_an_abandoned_writer_that_asks_stop_ends_early_and_a_discarded_set_takes_no_more_writes(tmp_path: Path) -> None:
+    ended = threading.Event()
+    bands = []
+
+    def banded_writer(path: Path, stop) -> None:  # an encoder that looks at stop() between bands of rows
+        try:
+            with open(path, "wb") as file:
+                for band in range(1000):
+                    threading.Event().wait(0.005)
+                    stop()
+                    file.write(b"band")
+                    bands.append(band)
+        finally:
+            ended.set()
+
+    checks = iter([None, None])  # the check before the writer starts, then one poll; then a cancel
+
+    def check() -> None:
+        if next(checks, "cancel") == "cancel":
+            raise _Stop
+
+    staged = Staged([tmp_path / "a.png", tmp_path / "b.png"])
+    with pytest.raises(_Stop):
+        staged.write(0, banded_writer, check)
+    assert ended.wait(10) and len(bands) < 1000  # stop() raised Abandoned in the writer
+    for _ in range(500):
+        if not staged.writing():
+            break
+        threading.Event().wait(0.01)
+    staged.discard()
+    assert _folder_state(tmp_path) == {}
+    with pytest.raises(OSError, match="discarded"):
+        staged.write(1, lambda p, _stop: p.write_bytes(b"late"), check=lambda: None)
+    with pytest.raises(OSError, match="discarded"):
+        staged.write(1, lambda p, _stop: p.write_bytes(b"late"))
+    assert _folder_state(tmp_path) == {}
+
+
+def test_a_set_discarded_while_its_writer_runs_is_removed_by_the_writer(tmp_path: Path) -> None:
+    started, release = threading.Event(), threading.Event()
+    staged = Staged([tmp_path / "x.exr"])
+
+    def writer(path: Path, _stop) -> None:
+        started.set()
+        release.wait(10)
+        path.write_bytes(b"written after the discard")
+
+    thread = threading.Thread(target=lambda: staged.write(0, writer, check=lambda: None))
+    thread.start()
+    assert started.wait(10)
+    staged.discard()  # the writer still runs: its file is left to it
+    release.set()
+    thread.join(10)
+    assert not staged.writing() and _folder_state(tmp_path) == {}
+
+
+def test_sets_neither_committed_nor_discarded_are_discarded_at_exit(tmp_path: Path) -> None:
+    code = (
+        "import sys; from noise_core.files import Staged; "
+        "s = Staged([sys.argv[1] + '/left.png']); s.write(0, lambda p, stop: p.write_bytes(b'x'), lambda: None)"
+    )
+    subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=True, cwd=ROOT, timeout=120)
     assert _folder_state(tmp_path) == {}

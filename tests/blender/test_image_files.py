@@ -59,7 +59,7 @@ def test_our_files_hold_what_blenders_writer_writes(bpy_empty, addon, tmp_path, 
     pixels = addon.image_io.file_pixels(colours, WIDTH, HEIGHT, float_image=float_image, data=ramp is None,
                                         file_format=file_format)  # fmt: skip
     staged = addon.image_io.stage([str(tmp_path / f"ours{suffix}")])
-    addon.image_io.write_file(staged, 0, pixels, file_format)
+    addon.image_io.write_file(staged, 0, lambda: pixels, file_format)
     addon.image_io.commit(staged)
 
     blender, ours = (_as_read(tmp_path / f"{who}{suffix}", grayscale) for who in ("blender", "ours"))

@@ -274,18 +274,20 @@ def test_esc_while_udim_tiles_are_encoded_and_a_failed_tile_leave_no_tile_and_th
     assert [p.name for p in tmp_path.iterdir()] == ["uv.1002.png"] and scene_state(bpy) == before
 
 
-@pytest.mark.parametrize("save_format", ["PNG", "OPEN_EXR"])
+@pytest.mark.parametrize(("save_format", "color_mode"), [("PNG", "GRAYSCALE"), ("OPEN_EXR", "GRAYSCALE"),
+                                                           ("PNG", "RAMP")])  # fmt: skip
 def test_esc_while_a_large_file_is_encoded_stops_within_the_bound_and_leaves_no_file(
-    bpy_empty, addon, tmp_path, save_format
+    bpy_empty, addon, tmp_path, save_format, color_mode
 ):
-    """4096 x 4096: the file is encoded in the worker (Pillow, OpenEXR: neither can be interrupted), so Esc
-    in the middle of it ends the job within ``CANCEL_WAIT``; the encoder then removes its temporary file."""
+    """4096 x 4096: the file is encoded in the worker (Pillow, OpenEXR: neither can be interrupted; a ramp's
+    sRGB encoding for PNG), so Esc in the middle of it ends the job within ``CANCEL_WAIT``; the encoder then
+    removes its temporary file."""
     bpy = bpy_empty
     (tmp_path / "big.png").write_bytes(b"old file")
     (tmp_path / "big.exr").write_bytes(b"old file")
     before, kept = scene_state(bpy), _files(tmp_path)
-    job = addon.bake.bake_job(addon.noise_core.NoiseSpec(), image="Big", width=4096, height=4096,
-                              save_format=save_format, filepath=str(tmp_path / "big"))  # fmt: skip
+    options = {"width": 4096, "height": 4096, "save_format": save_format, "color_mode": color_mode}
+    job = addon.bake.bake_job(addon.noise_core.NoiseSpec(), image="Big", filepath=str(tmp_path / "big"), **options)
     host = _host(addon, "Bake Noise Texture", "image Big", job.compute, job.apply, job.total)
     encoding = []
 
@@ -440,3 +442,28 @@ def test_the_bake_panel_s_cancel_button_cancels_a_running_bake_keyed_by_its_imag
     assert scene_state(bpy) == before and list(tmp_path.iterdir()) == []
     assert addon.jobs.running("image Target") is None and not bpy.ops.noisewright.cancel_job.poll()
     assert bpy.ops.noisewright.cancel_job.get_rna_type().properties["key"].is_skip_save
+
+
+@pytest.mark.parametrize("when", ["worker done", "steps begun"])
+def test_blender_dropping_a_running_bake_leaves_no_file_and_the_scene_as_it_was(
+    bpy_empty, addon, tmp_path, one_step_per_tick, when
+):
+    """Blender calls ``cancel`` on a modal operator it drops (a file loaded, the window closed): the files the
+    worker encoded are discarded, the steps so far undone, the job's key freed."""
+    bpy = bpy_empty
+    target = bpy.data.images.new("Target", 32, 32)
+    before = scene_state(bpy)
+    job = addon.bake.bake_job(addon.noise_core.NoiseSpec(), image=target, width=64, height=48,
+                              save_format="PNG", filepath=str(tmp_path / "t.png"))  # fmt: skip
+    host = _host(addon, "Bake Noise Texture", "image Target", job.compute, job.apply, job.total)
+    context = _context()
+    assert host.start_job(context) == {"RUNNING_MODAL"}
+    assert host._worker.finished.wait(60)
+    if when == "steps begun":
+        assert host.modal(context, TIMER) == {"PASS_THROUGH"} and host._steps is not None  # the image filled
+        assert tuple(target.size) == (64, 48)
+    else:
+        assert any(p.name.startswith(".t.") for p in tmp_path.iterdir())  # the file encoded, not yet in place
+    host.cancel(context)
+    assert _until_no_file_left(tmp_path) == [] and context.window_manager.ended
+    assert scene_state(bpy) == before and addon.jobs.running("image Target") is None

@@ -156,6 +156,14 @@ def test_the_operator_on_an_image_saves_exr_files(bpy_empty, addon, tmp_path):
     assert not [image.name for image in bpy.data.images if image.name.startswith(".noisewright")]
 
 
+def test_a_map_named_twice_is_made_and_saved_once(bpy_empty, addon, tmp_path):
+    bpy = bpy_empty
+    image, _ = _height_image(bpy, "Twice", 9, 7)
+    made = addon.terrain_maps.image_terrain_maps(image, ("slope", "aspect", "slope"), save_folder=str(tmp_path))
+    assert list(made) == ["slope", "aspect"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["Twice_aspect.exr", "Twice_slope.exr"]
+
+
 def test_image_errors_name_the_argument_and_change_nothing(bpy_empty, addon, tmp_path):
     bpy = bpy_empty
     image, _ = _height_image(bpy, "H", 10, 10)
