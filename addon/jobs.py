@@ -142,7 +142,10 @@ class Worker:
 
     def status(self, label: str) -> str:
         """``"<label>: 42 %, about 7 s left (Esc to cancel)"``; while a compile runs, ``"<label>: 42 %,
-        Compiling ... (Esc to cancel)"``."""
+        Compiling ... (Esc to cancel)"``; once cancelled, while the worker finishes a step it cannot cut,
+        ``"<label>: cancelling"`` (``after this: Compiling ...`` during a compile)."""
+        if self.cancel_requested:  # the worker finishes what it cannot cut (a compile) first
+            return f"{label}: cancelling" + (f" after this: {self.notice}" if self.notice else "")
         if self.notice:
             return f"{label}: {100 * self.done // self.total} %, {self.notice} (Esc to cancel)"
         left = self.time_left()
@@ -351,9 +354,10 @@ class JobOperator(_Operator):
     def modal(self, context, event):
         worker, apply = self._worker, self._apply
         assert worker is not None and apply is not None  # set by invoke
-        escape = (event.type == "ESC" and event.value == "PRESS") or worker.cancel_requested
-        if escape and not worker.finished.is_set():
-            worker.cancel()
+        asked = worker.cancel_requested
+        escape = (event.type == "ESC" and event.value == "PRESS") or asked
+        if escape and not worker.finished.is_set():  # the first time, wait a little for the worker; then only look
+            worker.cancel(0.0 if asked else CANCEL_WAIT)
         if not worker.finished.is_set() or (self._steps is not None and event.type != "TIMER" and not escape):
             if event.type == "TIMER":
                 context.window_manager.progress_update(worker.done)

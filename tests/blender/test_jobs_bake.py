@@ -467,3 +467,38 @@ def test_blender_dropping_a_running_bake_leaves_no_file_and_the_scene_as_it_was(
     host.cancel(context)
     assert _until_no_file_left(tmp_path) == [] and context.window_manager.ended
     assert scene_state(bpy) == before and addon.jobs.running("image Target") is None
+
+
+def test_esc_during_a_step_the_worker_cannot_cut_keeps_the_window_live_until_it_ends(addon):
+    """A first-use compile (here a 1.5 s sleep) cannot be interrupted: the first Esc waits ``CANCEL_WAIT`` at most,
+    later ticks only look (the window stays live), the status says it is cancelling, and the job then ends
+    cancelled with nothing applied."""
+    applied = []
+
+    def compute(advance):
+        advance(1)
+        time.sleep(1.5)  # no check in here
+        advance(1)
+        return "late"
+
+    host = _host(addon, "Erode Terrain", "Uncut", compute, applied.append, 4)
+    context = _context()
+    statuses = []
+    context.workspace = SimpleNamespace(status_text_set=statuses.append)
+    assert host.start_job(context) == {"RUNNING_MODAL"}
+    while host._worker.done < 1:
+        time.sleep(0.005)
+    began = time.monotonic()
+    assert host.modal(context, ESC) == {"PASS_THROUGH"}
+    assert time.monotonic() - began < addon.jobs.CANCEL_WAIT + 0.1
+    ticks = []
+    while True:
+        began = time.monotonic()
+        result = host.modal(context, TIMER)
+        ticks.append(time.monotonic() - began)
+        if result != {"PASS_THROUGH"}:
+            break
+        time.sleep(0.01)
+    assert result == {"CANCELLED"} and applied == [] and max(ticks) < 0.1 and len(ticks) > 3
+    assert "Erode Terrain: cancelling" in statuses and host.reports[-1][0] == "WARNING"
+    assert addon.jobs.running("Uncut") is None
