@@ -106,11 +106,14 @@ def srgb_to_linear(encoded: np.ndarray) -> np.ndarray:
     return np.where(encoded <= 0.04045, encoded / 12.92, np.power((encoded + 0.055) / 1.055, 2.4))
 
 
+Ramp = tuple[tuple[float, float, float], tuple[float, float, float]]
+"""A two-colour ramp: the colours at 0 and at 1 (scene linear)."""
+RGBA_BLOCK = 1 << 18
+"""Pixels ``image_colours`` and ``rgba_of`` make between two ``check`` calls."""
+
+
 def image_colours(
-    values: np.ndarray,
-    ramp: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None,
-    encode_srgb: bool = False,
-    check: Callable[[], object] | None = None,
+    values: np.ndarray, ramp: Ramp | None = None, encode_srgb: bool = False, check: Callable[[], object] | None = None
 ) -> np.ndarray:
     """The colours an image of ``values`` (0..1) holds, float32: (N,) grey; (N, 3) ``ramp`` colours (scene
     linear) blended linearly, sRGB-encoded with ``encode_srgb`` (8-bit images in the sRGB colour space); (N, 3)
@@ -128,15 +131,8 @@ def image_colours(
     return colours
 
 
-RGBA_BLOCK = 1 << 18
-"""Pixels ``image_colours`` and ``to_rgba`` make between two ``check`` calls."""
-
-
 def to_rgba(
-    values: np.ndarray,
-    ramp: tuple[tuple[float, float, float], tuple[float, float, float]] | None = None,
-    encode_srgb: bool = False,
-    check: Callable[[], object] | None = None,
+    values: np.ndarray, ramp: Ramp | None = None, encode_srgb: bool = False, check: Callable[[], object] | None = None
 ) -> np.ndarray:
     """Flat float32 RGBA of ``image_colours(values, ramp, encode_srgb)``, alpha 1 (``rgba_of``)."""
     return rgba_of(image_colours(values, ramp, encode_srgb, check), check)
