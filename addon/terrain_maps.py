@@ -85,16 +85,7 @@ def _map_names(maps: tuple[str, ...] | list[str]) -> list[str]:
 
 @checked(*STORE_OPTIONS, *MAP_OPTIONS)
 def terrain_maps_parts(
-    obj: bpy.types.Object,
-    maps: tuple[str, ...] | list[str] = DEFAULT_MAPS,
-    *,
-    attributes: bool,
-    vertex_groups: bool,
-    images: bool,
-    radius: int,
-    horizon_radius: int,
-    directions: int,
-    flow_method: str,
+    obj: bpy.types.Object, maps: tuple[str, ...] | list[str] = DEFAULT_MAPS, **options: Any
 ) -> tuple[Callable[[Callable[[int], None]], Any], Callable[[Any], dict[str, np.ndarray]], int]:
     """``write_terrain_maps`` in three parts, for ``jobs``: this reads the grid (main thread; ``UserError`` as
     ``write_terrain_maps``), ``compute(advance)`` computes the maps touching no Blender data (any thread;
@@ -108,14 +99,11 @@ def terrain_maps_parts(
         raise UserError(f"{obj.name!r}: linked library data cannot be changed (make it local first)")
     if obj.mode == "EDIT":
         raise UserError(f"{obj.name!r}: leave Edit Mode to compute terrain maps")
-    if not (attributes or vertex_groups or images):
+    if not (options["attributes"] or options["vertex_groups"] or options["images"]):
         raise UserError("attributes, vertex_groups, images: choose at least one way to store the maps")
     names = _map_names(maps)
     positions = mesh_io.read_positions(mesh).astype(np.float64)
-    compute, apply = _grid_parts(
-        obj.name, mesh.name, positions, names, attributes=attributes, vertex_groups=vertex_groups, images=images,
-        radius=radius, horizon_radius=horizon_radius, directions=directions, flow_method=flow_method,
-    )  # fmt: skip
+    compute, apply = _grid_parts(obj.name, mesh.name, positions, names, **options)
     return compute, apply, progress_total(names)
 
 
