@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import bpy
@@ -202,8 +203,8 @@ def bake_job(
     loop_radius: float,
 ) -> Job:
     """``bake`` as a ``Job``: this checks the arguments (``UserError``, nothing changed) and reads what it needs
-    from Blender; ``compute`` makes the pixels in blocks of rows, encodes the file into a temporary beside its
-    target (``image_io.write_file``) and makes the image's RGBA (a loop: nothing, a ``jobs.Stream`` makes and
+    from Blender; ``compute`` makes the pixels in blocks of rows and the image's RGBA, then encodes the file into
+    a temporary beside its target (``image_io.write_files``) (a loop: nothing, a ``jobs.Stream`` makes and
     encodes its frames while the steps count them); ``apply``'s steps fill the image, then rename the file into
     place, or, for a loop, the frames, all or none: closed early or failing, they leave the image as it was (a
     new one removed), no file of the set and no sequence."""
@@ -243,20 +244,13 @@ def bake_job(
             values = normal_colours(spec, domain, width, height, *normal, advance=advance)
         else:
             values = noise01_image(spec, domain, width, height, advance)
-        staged = image_io.stage([path]) if path else None
-        try:  # a failure or a cancel leaves no file
-            colours = image_colours(values, ramp, encode_srgb, lambda: advance(0))  # the image's, made here too
-            if staged is not None:
-                image_io.write_file(staged, 0, lambda: image_io.file_pixels(
-                    colours, width, height, float_image=float_image, data=ramp is None, file_format=save_format
-                ), save_format, lambda: advance(0))  # fmt: skip
-                advance(encoding)
-            rgba = rgba_of(colours, lambda: advance(0))
-        except BaseException:
-            if staged is not None:
-                staged.discard()
-            raise
-        return rgba, staged
+        colours = image_colours(values, ramp, encode_srgb, lambda: advance(0))  # the image's, made here too
+        rgba = rgba_of(colours, lambda: advance(0))
+        if not path:
+            return rgba, None
+        pixels = partial(image_io.file_pixels, colours, width, height, float_image=float_image, data=ramp is None,
+                         file_format=save_format)  # fmt: skip
+        return rgba, image_io.write_files([path], [pixels], save_format, advance, share=encoding)
 
     def apply(result: tuple[np.ndarray, Staged | None]) -> Steps:
         rgba, staged = result

@@ -212,17 +212,12 @@ def bake_uv_job(
             check_finite_values("noise", values)
         if not paths:
             return baked, None
-        staged = image_io.stage(paths)
-        try:  # each tile's file, as Blender would write the tile's image
-            for index, values in enumerate(baked.values()):
-                pixels = partial(image_io.file_pixels, values.ravel(), width, height, float_image=use_float,
-                                 data=True, file_format=save_format)  # fmt: skip
-                image_io.write_file(staged, index, pixels, save_format, lambda: advance(0))
-                advance(1)
-        except BaseException:
-            staged.discard()
-            raise
-        return baked, staged
+        tile_pixels = [  # each tile's file, as Blender would write the tile's image
+            partial(image_io.file_pixels, values.ravel(), width, height, float_image=use_float, data=True,
+                    file_format=save_format)
+            for values in baked.values()
+        ]  # fmt: skip
+        return baked, image_io.write_files(paths, tile_pixels, save_format, advance)
 
     def apply(result: tuple[dict[int, np.ndarray], Staged | None]) -> Steps:
         baked, staged = result

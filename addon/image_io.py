@@ -84,6 +84,28 @@ def write_file(
         raise UserError(f"{staged.argument}: could not save {str(staged.targets[index])!r}: {error}") from None
 
 
+def write_files(
+    paths: Sequence[str],
+    pixels: Sequence[Callable[[], np.ndarray]],
+    file_format: str,
+    advance: Callable[[int], None],
+    argument: str = "filepath",
+    share: int = 1,
+) -> Staged:
+    """``stage`` ``paths`` and encode ``pixels[i]()`` into the ``i``-th (``write_file``; a cancel raised by
+    ``advance(0)`` returns at once), ``advance(share)`` after each; on any failure or cancel the files are
+    discarded before the error goes on. Returns them staged, for ``commit`` on the main thread."""
+    staged = stage(paths, argument)
+    try:
+        for index, made in enumerate(pixels):
+            write_file(staged, index, made, file_format, lambda: advance(0))
+            advance(share)
+    except BaseException:
+        staged.discard()
+        raise
+    return staged
+
+
 def commit(staged: Staged) -> None:
     """Put the written files of ``staged`` in place, all or none (main thread); ``UserError`` naming their argument."""
     try:

@@ -241,16 +241,10 @@ def image_terrain_maps_parts(
                 raise UserError(f"height_scale: {height_scale:g} makes the {name} map overflow; use a smaller one")
         if not paths:
             return computed, None
-        staged = image_io.stage(paths, "save_folder")
-        try:  # each map as OpenEXR, 32-bit float grey, top row first
-            for index, name in enumerate(names):
-                pixels = partial(np.ascontiguousarray, computed[name][::-1], dtype=np.float32)  # top row first
-                image_io.write_file(staged, index, pixels, "OPEN_EXR", lambda: advance(0))
-                advance(1)
-        except BaseException:
-            staged.discard()
-            raise
-        return computed, staged
+        map_pixels = [  # each map as OpenEXR, 32-bit float grey, top row first
+            partial(np.ascontiguousarray, computed[name][::-1], dtype=np.float32) for name in names
+        ]
+        return computed, image_io.write_files(paths, map_pixels, "OPEN_EXR", advance, "save_folder")
 
     def apply(result: tuple[dict[str, np.ndarray], Staged | None]) -> dict[str, bpy.types.Image]:
         computed, staged = result
