@@ -298,7 +298,6 @@ class JobOperator(_Operator):
     _apply: Apply | None = None
     _steps: Steps | None = None
     _timer = None
-    _ended = False
 
     def job_key(self, context: bpy.types.Context) -> str:
         raise NotImplementedError
@@ -333,7 +332,7 @@ class JobOperator(_Operator):
         except UserError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
-        self._steps, self._ended = None, False
+        self._steps = None
         self._worker = worker.start()
         manager = context.window_manager
         manager.progress_begin(0, worker.total)
@@ -342,7 +341,6 @@ class JobOperator(_Operator):
         return {"RUNNING_MODAL"}
 
     def _end(self, context, worker: Worker) -> None:
-        self._ended = True
         manager = context.window_manager
         manager.event_timer_remove(self._timer)
         manager.progress_end()
@@ -399,7 +397,7 @@ class JobOperator(_Operator):
         """Blender drops the running operator (a file loaded, the window closed): the work is cancelled, the steps
         so far undone, and the files a worker that already finished encoded are discarded (``discard_files``)."""
         worker = self._worker
-        if worker is None or self._ended:
+        if worker is None or _ACTIVE.get(self._key) is not worker:  # not started, or ended (``_end`` released it)
             return
         worker.cancel(0.0)
         try:
