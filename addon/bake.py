@@ -248,9 +248,9 @@ def bake_job(
         rgba = rgba_of(colours, lambda: advance(0))
         if not path:
             return rgba, None
-        pixels = partial(image_io.file_pixels, colours, width, height, float_image=float_image, data=ramp is None,
-                         file_format=save_format)  # fmt: skip
-        return rgba, image_io.write_files([path], [pixels], save_format, advance, share=encoding)
+        written = partial(image_io.file_pixels, colours, width, height, float_image=float_image, data=ramp is None,
+                          file_format=save_format)  # fmt: skip
+        return rgba, image_io.write_files([path], [written], save_format, advance, share=encoding)
 
     def apply(result: tuple[np.ndarray, Staged | None]) -> Steps:
         rgba, staged = result
@@ -334,9 +334,9 @@ def _loop_job(
             else:
                 values = normal_colours(spec, domain, width, height, *normal, loop=at, advance=between)
             colours = image_colours(values, ramp, not use_float, check)  # what an image of the frame would hold
-            image_io.write_file(staged, frame, lambda: image_io.file_pixels(
-                colours, width, height, float_image=use_float, data=ramp is None, file_format=save_format
-            ), save_format, check)  # fmt: skip
+            written = partial(image_io.file_pixels, colours, width, height, float_image=use_float,
+                              data=ramp is None, file_format=save_format)  # fmt: skip
+            image_io.write_file(staged, frame, written, save_format, check)
             return frame
 
         stream = None
