@@ -26,7 +26,7 @@ from .jobs import Apply, Compute, JobOperator, Steps, Stream, run_foreground
 from .mapping import Domain, kind_info, to_domain, to_spec
 from .noise_core import NoiseSpec, loops, normal_maps
 from .noise_core.derivatives import DERIVABLE_KINDS
-from .noise_core.files import Staged, check_writable
+from .noise_core.io.files import Staged, check_writable
 from .noise_core.normal_maps import MAX_STRENGTH, METHOD_TEXT
 from .noise_core.schema import Option
 from .options import LOOP_RADIUS, NoiseOperator, check, check_noise, checked, properties_of

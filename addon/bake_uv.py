@@ -23,7 +23,7 @@ from .errors import UserError
 from .jobs import JobOperator, Steps, share
 from .mapping import Domain, check_finite_values, to_domain, to_spec
 from .noise_core import NoiseSpec, uv_bake
-from .noise_core.files import Staged
+from .noise_core.io.files import Staged
 from .noise_core.schema import Option
 from .options import NoiseOperator, check_noise, checked, properties_of
 from .properties import operator_settings

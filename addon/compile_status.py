@@ -27,9 +27,9 @@ import numpy as np
 
 from .noise_core import NoiseSpec, compile_state, precompile
 from .noise_core.api import plan
-from .noise_core.erosion import compile_state as erosion_compile_state
 from .noise_core.registry import KINDS
 from .noise_core.runtime import least_ready
+from .noise_core.terrain.erosion import compile_state as erosion_compile_state
 
 
 @dataclass(frozen=True)
@@ -136,7 +136,7 @@ EROSION_NOTICE = "Compiling erosion - first use only, this takes a few seconds"
 
 
 def before_erosion(kinds: tuple[str, ...]) -> None:
-    """Called before erosion of ``kinds`` runs (``noise_core.erosion.compile_state``'s): announce a compile of
+    """Called before erosion of ``kinds`` runs (``noise_core.terrain.erosion.compile_state``'s): announce a compile of
     its kernels to this thread's listener."""
     show = getattr(_listeners, "show", None)
     if show is not None and erosion_compile_state(kinds) == "uncompiled":

@@ -5,7 +5,7 @@ their operators ``noisewright.erode`` and ``noisewright.erode_image``.
 its ``erosion``/``deposition`` attributes. *Erode Image* works on the Image Editor's image (a baked height
 map), with the masks as two new float images. A run starts from the scene's erosion settings
 (``scene.noisewright_erosion``, hydraulic and thermal; hydraulic erosion when neither is on); every option is in
-Adjust Last Operation (the erosion options are ``noise_core.erosion``'s rows, ``ErosionSettings``).
+Adjust Last Operation (the erosion options are ``noise_core.terrain.erosion``'s rows, ``ErosionSettings``).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from .errors import UserError
 from .jobs import JobOperator
 from .mapping import check_finite, check_finite_values
 from .mesh_io import check_editable, mesh_of
-from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 from .noise_core.schema import Option
+from .noise_core.terrain.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 from .options import OptionsOperator, checked, properties_of
 from .pixels import pixel_array
 from .progress import window_progress

@@ -11,7 +11,7 @@ soft, where it rains. Results: the vertices move along Z; point attributes ``ero
 *Erode Terrain*), ``drainage_area`` (in cells) and ``river`` (1 on river cells, else 0) for materials and
 Geometry Nodes. The image's red channel times *Relief* (pixels a height of 1 spans) is the height in cells; it
 is written back as grey (alpha kept), and the flow maps become float images ``"<name> Drainage"``
-(``log(1 + A) / log(1 + max A)``) and ``"<name> Rivers"`` (0/1). Options: ``noise_core.fluvial``'s rows
+(``log(1 + A) / log(1 + max A)``) and ``"<name> Rivers"`` (0/1). Options: ``noise_core.terrain.fluvial``'s rows
 (``FLUVIAL_OPTIONS``) and this module's.
 """
 
@@ -26,8 +26,8 @@ from . import erosion_io, image_io, mesh_io
 from .erode import RELIEF, NOISEWRIGHT_OT_erode, grid_heights
 from .errors import UserError
 from .mapping import check_finite_values
-from .noise_core.fluvial import FLUVIAL_OPTIONS, erode_fluvial
 from .noise_core.schema import Option
+from .noise_core.terrain.fluvial import FLUVIAL_OPTIONS, erode_fluvial
 from .options import OptionsOperator, check, checked, properties_of, reports
 from .pixels import pixel_array
 from .progress import window_progress

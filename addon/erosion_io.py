@@ -1,4 +1,4 @@
-"""Erosion of meshes and images: finding a mesh's grid, running ``noise_core.erosion``, writing the masks.
+"""Erosion of meshes and images: finding a mesh's grid, running ``noise_core.terrain.erosion``, writing the masks.
 
 A mesh can be eroded when its vertices are a regular grid in local X/Y: ``columns x rows`` vertices on
 evenly spaced X and Y values (Add > Mesh > Grid, Noise Terrain, a plane subdivided evenly), in any vertex
@@ -18,7 +18,7 @@ import numpy as np
 from . import mesh_io
 from .compile_status import before_erosion
 from .errors import UserError
-from .noise_core.erosion import ErosionResult, erode_hydraulic, erode_thermal, hydraulic_kinds
+from .noise_core.terrain.erosion import ErosionResult, erode_hydraulic, erode_thermal, hydraulic_kinds
 
 MASKS = ("erosion", "deposition")
 """The mask attributes (and image name suffixes) erosion writes."""

@@ -2,8 +2,8 @@
 *Heightmap as Grid Mesh*.
 
 ``export_heightmap`` writes the active Noise Terrain or grid mesh as an R16/R32/PNG16/EXR/TIFF heightmap (or a
-tile set) with its JSON sidecar, all or none, through ``noise_core.heightmaps``; an engine preset checks the size
-and gives the numbers for its import dialog (``noise_core.engines``). A Noise Terrain at another resolution is
+tile set) with its JSON sidecar, all or none, through ``noise_core.io.heightmaps``; an engine preset checks the size
+and gives the numbers for its import dialog (``noise_core.io.engines``). A Noise Terrain at another resolution is
 regenerated there from its settings (its noise, falloff and erosion evaluated on the new grid, no resampling; its
 base heightmap, if it has one, resampled bilinearly); any
 other grid mesh, or a terrain asked for another shape than its grid's aspect, is resampled bilinearly
@@ -36,10 +36,12 @@ from . import erosion_io, mesh_io, terrain
 from .errors import UserError
 from .jobs import JobOperator
 from .mapping import Domain, to_domain, to_spec
-from .noise_core import NoiseSpec, heightmaps, resample
-from .noise_core.engines import ENGINES
+from .noise_core import NoiseSpec
+from .noise_core.io import heightmaps
+from .noise_core.io.engines import ENGINES
 from .noise_core.schema import Option
-from .noise_core.splat import SplatLayer, check_layers, splat_weights
+from .noise_core.terrain import resample
+from .noise_core.terrain.splat import SplatLayer, check_layers, splat_weights
 from .options import OptionsOperator, checked, properties_of, reports
 from .progress import staged, steps_of
 
@@ -176,8 +178,8 @@ def export_heightmap(
 
     ``resolution`` samples per side (0: the mesh's own grid); ``height_range`` the heights (metres) 0 and 1
     stand for (None: the heights' minimum and maximum); ``tile`` > 0 writes tiles of ``tile`` + overlap samples
-    (``noise_core.heightmaps.write_tiles``) named as ``engine`` expects. ``splat_rules``: a JSON file of splat
-    layers (``noise_core.splat``) whose weights over the exported heights (metres, their spacing) are written
+    (``noise_core.io.heightmaps.write_tiles``) named as ``engine`` expects. ``splat_rules``: a JSON file of splat
+    layers (``noise_core.terrain.splat``) whose weights over the exported heights (metres, their spacing) are written
     beside each file or tile as ``NAME_splat0.png``, ... (RGBA, ``splat_bits`` 8 or 16), in the same all-or-none
     set. Returns ``(written files, the engine's
     import numbers (empty without an engine), how the heights were made)``; ``UserError`` naming the problem,

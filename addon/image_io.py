@@ -1,8 +1,8 @@
 """Blender images: their files written whole or not at all off the main thread, resizing, and undoing a failed
 bake.
 
-A bake's file is encoded in the job's worker (``noise_core.images``: Pillow or pypng for PNG, the OpenEXR bindings
-for OpenEXR) into a temporary file beside the target (``noise_core.files.Staged``), and renamed into place on the
+A bake's file is encoded in the job's worker (``noise_core.io.images``: Pillow or pypng for PNG, the OpenEXR bindings
+for OpenEXR) into a temporary file beside the target (``noise_core.io.files.Staged``), and renamed into place on the
 main thread when the image is filled, so the window never waits for an encoder and a cancel never waits for one
 either. The file holds what Blender's own writer would write for the image (``file_pixels``).
 """
@@ -17,8 +17,8 @@ import bpy
 import numpy as np
 
 from .errors import UserError
-from .noise_core.files import Staged
-from .noise_core.images import write_image
+from .noise_core.io.files import Staged
+from .noise_core.io.images import write_image
 from .pixels import linear_to_srgb, pixel_array, srgb_to_linear, to_rgba
 
 EXTENSIONS = {"PNG": ".png", "PNG_8": ".png", "OPEN_EXR": ".exr"}
@@ -70,7 +70,7 @@ def write_file(
     check: Callable[[], object] | None = None,
 ) -> None:
     """Encode ``pixels()`` (``file_pixels``) into the ``index``-th file of ``staged``: both in a thread of the
-    write's own (``noise_core.files.Staged.write``) while this thread asks ``check()`` (any thread; a cancel it
+    write's own (``noise_core.io.files.Staged.write``) while this thread asks ``check()`` (any thread; a cancel it
     raises returns at once and the writer, abandoned, removes its file); here when ``check`` is None.
     ``UserError`` naming the staged files' argument when the file cannot be written."""
     bits = PNG_BITS.get(file_format, 16)

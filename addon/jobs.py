@@ -35,7 +35,7 @@ import bpy
 
 from .compile_status import announcing, listener
 from .errors import UserError
-from .noise_core.files import Staged
+from .noise_core.io.files import Staged
 from .progress import on_worker, window_progress
 
 CANCEL_WAIT = 0.5
@@ -229,7 +229,7 @@ class Stream:
 
 
 def discard_files(result: object) -> None:
-    """Discard the files (``noise_core.files.Staged``) a job's ``compute`` left in its ``result`` (a tuple) for
+    """Discard the files (``noise_core.io.files.Staged``) a job's ``compute`` left in its ``result`` (a tuple) for
     ``apply`` to put in place, when ``apply`` will not run."""
     for item in result if isinstance(result, tuple) else (result,):
         if isinstance(item, Staged):

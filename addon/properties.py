@@ -14,9 +14,9 @@ import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, StringProperty
 
 from .mapping import all_choices, check_finite, choices, property_name
-from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 from .noise_core.registry import COMMON_OPTIONS, KINDS, options_by_name
 from .noise_core.schema import Option
+from .noise_core.terrain.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 
 DEFAULT_OFFSET = (0.0, 0.0, 0.13)
 """The noise space's default offset. Meshes on whole-number coordinates (Blender's default cube has its
@@ -92,7 +92,7 @@ EROSION_SWITCHES = (
     Option("hydraulic", bool, False, "Droplets carve channels and deposit sediment"),
     Option("thermal", bool, False, "Material slides off slopes steeper than the talus"),
 )
-"""Which erosions run (each with its ``noise_core.erosion`` options)."""
+"""Which erosions run (each with its ``noise_core.terrain.erosion`` options)."""
 
 _choice_items: dict[tuple[str, str], list[tuple[str, str, str, int]]] = {}
 
@@ -220,13 +220,13 @@ class NoiseSettings(bpy.types.PropertyGroup):
 
 class ErosionSettings(bpy.types.PropertyGroup):
     """Erosion of a terrain or grid: hydraulic and thermal, each on or off, with every option of
-    ``noise_core.erosion`` (one property per ``schema.Option`` row)."""
+    ``noise_core.terrain.erosion`` (one property per ``schema.Option`` row)."""
 
     __annotations__ = properties_of(*EROSION_SWITCHES, *HYDRAULIC_OPTIONS, *THERMAL_OPTIONS)
 
 
 def erosion_options(settings: ErosionSettings) -> tuple[dict[str, Any] | None, dict[str, Any] | None]:
-    """``(hydraulic, thermal)`` keyword arguments of ``noise_core.erosion`` from ``settings`` (None when off)."""
+    """``(hydraulic, thermal)`` keyword arguments of ``noise_core.terrain.erosion`` (None when off)."""
     hydraulic = {o.name: getattr(settings, o.name) for o in HYDRAULIC_OPTIONS} if settings.hydraulic else None  # type: ignore[attr-defined]
     thermal = {o.name: getattr(settings, o.name) for o in THERMAL_OPTIONS} if settings.thermal else None  # type: ignore[attr-defined]
     return hydraulic, thermal

@@ -37,11 +37,13 @@ from .mapping import (
     to_spec,
 )
 from .mesh_io import mesh_of
-from .noise_core import NoiseSpec, heightmaps, resample
-from .noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
+from .noise_core import NoiseSpec
+from .noise_core.io import heightmaps
 from .noise_core.ranges import to_unit
 from .noise_core.registry import COMMON_OPTIONS, kind_info
 from .noise_core.schema import Option
+from .noise_core.terrain import resample
+from .noise_core.terrain.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 from .options import NoiseOperator, OptionsOperator, check, check_noise, checked, properties_of, reports
 from .progress import staged, window_progress
 from .properties import ErosionSettings, NoiseSettings, erosion_options, operator_settings

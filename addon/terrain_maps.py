@@ -1,10 +1,10 @@
 """``noisewright.terrain_maps``: Object > Terrain Maps, over ``write_terrain_maps``.
 
-Computes terrain maps (``noise_core.terrain_maps``: slope, aspect, curvature, relative height, openness,
+Computes terrain maps (``noise_core.terrain.maps``: slope, aspect, curvature, relative height, openness,
 occlusion, flow, wetness) of a grid mesh (a Noise Terrain, Add > Mesh > Grid, any regular grid in local X/Y,
 heights along local Z) and stores each as a float point attribute named after the map (for an Attribute node
 in a material, and Geometry Nodes), as a vertex group of the same name, its weights the map mapped to 0..1 as in
-PNG images (``noise_core.terrain_maps.unit_map``: slope / 90, ...), for particle density and weight paint,
+PNG images (``noise_core.terrain.maps.unit_map``: slope / 90, ...), for particle density and weight paint,
 and/or as a float image ``"<object> <map>"`` of columns x rows pixels (the values as they are, non-colour data;
 pixel row 0 is the grid's lowest Y, as Blender stores images bottom row first). The object remembers which maps
 were written, how (``RECORD``); a Noise Terrain's Regenerate writes them again (``rewrite_terrain_maps``).
@@ -32,9 +32,9 @@ from .erosion_io import grid_layout
 from .errors import UserError
 from .image_io import data_image
 from .jobs import JobOperator
-from .noise_core.files import Staged
+from .noise_core.io.files import Staged
 from .noise_core.schema import Option, choice
-from .noise_core.terrain_maps import CELL_SIZE, MAP_NAMES, MAP_OPTIONS, compute_maps, progress_total, unit_map
+from .noise_core.terrain.maps import CELL_SIZE, MAP_NAMES, MAP_OPTIONS, compute_maps, progress_total, unit_map
 from .options import OptionsOperator, checked, properties_of
 from .progress import steps_of
 
@@ -62,7 +62,7 @@ def write_terrain_maps(
     """Compute ``maps`` of the grid mesh ``obj`` (cell size: the grid's spacing) and write them as point
     attributes (``attributes``), vertex groups (``vertex_groups``) named after the maps and/or float images
     (``images``) named ``"<object> <map>"``, replacing existing ones of those names; the other options are
-    ``noise_core.terrain_maps.MAP_OPTIONS``. Returns the maps per vertex (float32, in vertex order).
+    ``noise_core.terrain.maps.MAP_OPTIONS``. Returns the maps per vertex (float32, in vertex order).
     ``UserError`` naming the problem (not a grid, linked data, Edit Mode, an unknown map, bad settings); then
     nothing changes."""
     compute, apply, _total = terrain_maps_parts(obj, maps, **options)
@@ -190,7 +190,7 @@ def image_terrain_maps(
     ``cell_size`` apart, rows along +y from the bottom row) and store each as the float image
     ``"<image>_<map>"`` (made or replaced, the values as they are, non-colour data); with ``save_folder`` (a
     Blender path, ``//`` relative to the .blend) also as OpenEXR files ``<image>_<map>.exr`` there, all or none.
-    The other options are ``noise_core.terrain_maps.MAP_OPTIONS``. Returns the images by map. ``UserError``
+    The other options are ``noise_core.terrain.maps.MAP_OPTIONS``. Returns the images by map. ``UserError``
     naming the problem (no pixels, an unknown map, bad settings, an unwritable folder); then nothing changes."""
     compute, apply, _total = image_terrain_maps_parts(image, maps, **options)
     return apply(compute(lambda _count: None))

@@ -1,7 +1,7 @@
 """``noisewright.terrain_material``: Object > Terrain Material, over ``terrain_material``.
 
 A node material (Cycles and EEVEE) for a grid terrain built from its terrain maps, as layers painted from the
-bottom up, each over the ones before (the rules of ``noise_core.splat``): grass everywhere; sand below
+bottom up, each over the ones before (the rules of ``noise_core.terrain.splat``): grass everywhere; sand below
 ``sand_height`` of the mesh's height range; rock where the ``slope`` attribute is above ``rock_slope``
 degrees; wet sediment where the ``flow`` attribute (log10 of the cells draining through a vertex) is above
 ``wet_flow``, and where the ``deposition`` attribute of an erosion run (Erode, a Noise Terrain's erosion) is
@@ -19,7 +19,7 @@ import numpy as np
 from . import mesh_io
 from .errors import UserError
 from .noise_core.schema import Option
-from .noise_core.terrain_maps import MAP_OPTIONS
+from .noise_core.terrain.maps import MAP_OPTIONS
 from .options import OptionsOperator, checked, properties_of, reports
 from .terrain_maps import mesh_unavailable, write_terrain_maps
 

@@ -22,15 +22,15 @@ from ._compat import NumbaVersionError, check_numba
 check_numba()
 
 from ._cache import CacheWarning, cache_location, set_cache_dir  # noqa: E402
+from ._version import __version__ as __version__  # noqa: E402
 from .api import compile_state, evaluate, evaluate_grid, kind_names, precompile  # noqa: E402
-from .erosion import ErosionResult, erode_hydraulic, erode_thermal  # noqa: E402
-from .fluvial import FluvialResult, erode_fluvial  # noqa: E402
-from .heightmaps import Heightmap, read_heightmap, write_heightmap, write_tiles  # noqa: E402
-from .hydrology import fill_depressions, flow_accumulation  # noqa: E402
+from .io.heightmaps import Heightmap, read_heightmap, write_heightmap, write_tiles  # noqa: E402
 from .ranges import value_range  # noqa: E402
 from .spec import NoiseSpec  # noqa: E402
-from .splat import Band, SplatLayer, splat_weights, write_splat  # noqa: E402
-from .terrain_maps import (  # noqa: E402
+from .terrain.erosion import ErosionResult, erode_hydraulic, erode_thermal  # noqa: E402
+from .terrain.flow import fill_depressions, flow_accumulation  # noqa: E402
+from .terrain.fluvial import FluvialResult, erode_fluvial  # noqa: E402
+from .terrain.maps import (  # noqa: E402
     aspect,
     compute_maps,
     curvature,
@@ -40,6 +40,7 @@ from .terrain_maps import (  # noqa: E402
     slope,
     wetness_index,
 )
+from .terrain.splat import Band, SplatLayer, splat_weights, write_splat  # noqa: E402
 
 __all__ = [
     "Band",
@@ -77,4 +78,3 @@ __all__ = [
     "write_splat",
     "write_tiles",
 ]
-__version__ = "0.1.0"

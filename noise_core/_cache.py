@@ -33,16 +33,17 @@ from numba.core import caching
 from numba.core.dispatcher import Dispatcher
 from numba.core.serialize import dumps
 
-from .files import check_writable
+from .io.files import check_writable
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 
 
 def package_digest() -> bytes:
-    """SHA-256 over the names and contents of every ``.py`` module of the package."""
+    """SHA-256 over the paths (relative to the package) and contents of every ``.py`` module of the package and
+    its subpackages."""
     digest = hashlib.sha256()
-    for path in sorted(PACKAGE_DIR.glob("*.py")):
-        digest.update(path.name.encode())
+    for path in sorted(PACKAGE_DIR.rglob("*.py")):
+        digest.update(path.relative_to(PACKAGE_DIR).as_posix().encode())
         digest.update(path.read_bytes())
     return digest.digest()
 
@@ -71,7 +72,7 @@ _writable: set[str] = set()
 
 @functools.cache
 def _in_package(py_file: str) -> bool:
-    return Path(py_file).resolve().parent == PACKAGE_DIR
+    return Path(py_file).resolve().is_relative_to(PACKAGE_DIR)
 
 
 class _WholePackageStamp:

@@ -20,8 +20,8 @@ from pathlib import Path
 import numpy as np
 
 from .api import _check_points, check_reach, check_shape, evaluate, grid_coordinates
-from .files import replacing_all
-from .images import write_image
+from .io.files import replacing_all
+from .io.images import write_image
 from .ranges import to_unit
 from .registry import KINDS, kind_info
 from .schema import integer, number

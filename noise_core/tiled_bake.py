@@ -38,8 +38,9 @@ from pathlib import Path
 
 import numpy as np
 
-from .files import check_writable, replacing
-from .images import FORMATS, image_format, read_image, write_image, writer_module
+from ._version import __version__
+from .io.files import check_writable, replacing
+from .io.images import FORMATS, image_format, read_image, write_image, writer_module
 from .ranges import to_unit, value_range
 from .scale import DEFAULT_CHUNK, compute_window, require
 from .spec import NoiseSpec
@@ -327,7 +328,6 @@ class BakeResult:
 
 def manifest(spec: NoiseSpec, shape: tuple[int, int], tile: int, output: Output) -> dict:
     """The settings stored with the output, compared on resume (JSON types)."""
-    from . import __version__
 
     low, high = value_range(spec)
     settings = {
@@ -451,7 +451,6 @@ def _cores() -> int:
 
 def _worker_version() -> str:
     """The noise_core version a worker imports (checked before a bake on an existing cluster)."""
-    from . import __version__
 
     return __version__
 
@@ -493,7 +492,6 @@ class _Connection:
                 f"scheduler: the workers at {self.scheduler!r} cannot run noise_core ({type(error).__name__}: "
                 f"{error}); install the same noisewright on every worker: pip install 'noisewright[scale]'"
             ) from None
-        from . import __version__
 
         if versions != {__version__}:
             self.__exit__(None, None, None)

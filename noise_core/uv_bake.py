@@ -21,8 +21,8 @@ import numpy as np
 
 from ._jit import LazySerialKernel
 from .api import check_reach, evaluate, plan
-from .files import replacing_all
-from .images import write_image
+from .io.files import replacing_all
+from .io.images import write_image
 from .ranges import to_unit
 from .registry import kind_info
 from .runtime import kernel_signature

@@ -163,12 +163,12 @@ def output_file(parser: argparse.ArgumentParser, option: str, path: Path, suffix
 
 
 def save_blend(path: Path) -> None:
-    """Save the open file as a copy at ``path``, whole or not at all (``noise_core.files.replacing``).
+    """Save the open file as a copy at ``path``, whole or not at all (``noise_core.io.files.replacing``).
 
     ``copy=True`` leaves ``bpy.data.filepath`` alone; relative paths stay valid because the temporary file
     is in ``path``'s folder. ``AddonError`` if Blender could not write it (an existing file is kept).
     """
-    replacing = addon_package().noise_core.files.replacing
+    replacing = addon_package().noise_core.io.files.replacing
     try:
         with replacing(path) as temporary:
             temporary.unlink()  # Blender would keep the empty placeholder as a backup (.blend1)

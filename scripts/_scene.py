@@ -162,7 +162,7 @@ def render_png(
     path: Path, width: int, height: int, samples: int, replacing: Callable[[Path], AbstractContextManager[Path]]
 ) -> Path:
     """Render the scene's camera with Cycles on the CPU into the PNG ``path``, written whole or not at all
-    through ``replacing`` (the add-on's ``noise_core.files.replacing``)."""
+    through ``replacing`` (the add-on's ``noise_core.io.files.replacing``)."""
     scene = bpy.context.scene
     scene.render.engine = "CYCLES"
     scene.cycles.device = "CPU"

@@ -34,8 +34,8 @@ import numpy as np
 import render_erosion
 
 import noise_core as nc
-from noise_core import erosion
-from noise_core.erosion import pit_density
+from noise_core.terrain import erosion
+from noise_core.terrain.erosion import pit_density
 
 SPEED_GRID, SPEED_DROPLETS, SPEED_RELIEF = 1024, 500_000, 200.0
 SIZES = (513, 1025)

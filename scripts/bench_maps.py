@@ -139,7 +139,7 @@ def bands_and_cancel(heights: np.ndarray, small: np.ndarray) -> None:
 def compare_routing(heights: np.ndarray) -> None:
     """The flow map's routing on ``heights`` (float64): ours (epsilon fill, MFD) beside RichDEM's epsilon fill and
     Quinn et al.'s MFD (``FlowAccumulation(method="Quinn")``, the same split with exponent 1), once each."""
-    from noise_core.hydrology import fill_depressions, flow_accumulation
+    from noise_core.terrain.flow import fill_depressions, flow_accumulation
 
     filled: list[np.ndarray] = []
     timed("noise_core fill (epsilon)", lambda: filled.append(fill_depressions(heights, epsilon=True)))
@@ -157,7 +157,7 @@ def compare_routing(heights: np.ndarray) -> None:
 def compare_flow(heights: np.ndarray, small: np.ndarray, rounds: int) -> None:
     """Fill, then fill + D8 accumulation, ours and RichDEM's alternately for ``rounds`` rounds (a loaded
     machine slows both alike within a round); prints the best wall and CPU time of each."""
-    from noise_core.hydrology import fill_depressions, flow_accumulation
+    from noise_core.terrain.flow import fill_depressions, flow_accumulation
 
     size = heights.shape[0]
     print(f"fill and fill + D8 on {size}² (float32), best of {rounds} alternating rounds:")

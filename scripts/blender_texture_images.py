@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 
 import noise_core as nc
-from noise_core.images import write_image
+from noise_core.io.images import write_image
 from noise_core.ranges import to_unit
 
 OUT = Path(__file__).resolve().parent.parent / "docs" / "images" / "blender"

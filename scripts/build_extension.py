@@ -11,7 +11,7 @@ also from a Windows checkout where Git writes the link as a small text file).
 ``build(...)`` makes one zip per Blender line and platform. Blender picks an extension's Python from
 its wheels' file names, and Blender 4.2.0 keeps only one wheel per package name, so each zip carries
 the wheels of exactly one Python: numba and llvmlite (the kernels), and Pillow, pypng, OpenEXR and tifffile
-(the image writers of ``noise_core.images``: the add-on encodes baked PNG and OpenEXR files in a job's worker
+(the image writers of ``noise_core.io.images``: the add-on encodes baked PNG and OpenEXR files in a job's worker
 thread, off Blender's main thread, and writes and reads TIFF heightmaps; Blender ships none of them):
 
 =====================  ========  ===============================  ==========================================

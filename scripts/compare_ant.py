@@ -38,7 +38,7 @@ import numpy as np
 import render_erosion as pictures
 
 import noise_core as nc
-from noise_core.files import replacing
+from noise_core.io.files import replacing
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "docs" / "images" / "erosion"
 ANT_LOOP = ("rivergeneration", "fluvial_erosion", "diffuse", "avalanche")

@@ -98,7 +98,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, 
         except package.errors.UserError as error:
             raise addon.AddonError(f"terrain_material: {error}") from None
     scene.stage(terrain, distance=1.6)
-    replacing = package.noise_core.files.replacing
+    replacing = package.noise_core.io.files.replacing
     with addon.step(f"rendering {paths['preview']} ({width}x{height}, Cycles on the CPU, {SAMPLES} samples)"):
         scene.render_png(paths["preview"], width, height, SAMPLES, replacing)
     addon.save_blend(paths["blend"])

@@ -21,8 +21,8 @@ import imageio.v3 as iio
 import numpy as np
 
 import noise_core as nc
-from noise_core.erosion import pit_density
-from noise_core.files import replacing
+from noise_core.io.files import replacing
+from noise_core.terrain.erosion import pit_density
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "docs" / "images"
 EXTENT, RELIEF = 100.0, 25.0

@@ -19,7 +19,7 @@ import numpy as np
 
 import noise_core as nc
 from noise_core import loops
-from noise_core.files import replacing
+from noise_core.io.files import replacing
 
 DEFAULT_DIR = Path(__file__).resolve().parents[1] / "docs" / "images"
 LOW = np.array([0.05, 0.10, 0.25])

@@ -23,7 +23,7 @@ import render_erosion as erosion
 from PIL import Image, ImageDraw
 
 import noise_core as nc
-from noise_core.files import replacing
+from noise_core.io.files import replacing
 
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "images" / "terrain_maps.png"
 EXTENT, RELIEF = 1000.0, 150.0

@@ -40,7 +40,7 @@ def render_preset(package, preset: Path, out: Path, args: argparse.Namespace) ->
     scene.terrain_material(terrain, PALETTES.get(preset.stem, "alpine"))
     scene.stage(terrain, distance=1.55 * terrain.noisewright_terrain.size)
     return scene.render_png(
-        out / f"{preset.stem}.png", args.width, args.height, args.samples, package.noise_core.files.replacing
+        out / f"{preset.stem}.png", args.width, args.height, args.samples, package.noise_core.io.files.replacing
     )
 
 

@@ -95,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 middle = build(package, Path(folder))
             scene.stage(middle, distance=9.0, sun_angle=2.2)
             with addon.step(f"rendering ({args.width}x{args.height}, {args.samples} samples)"):
-                scene.render_png(out, args.width, args.height, args.samples, package.noise_core.files.replacing)
+                scene.render_png(out, args.width, args.height, args.samples, package.noise_core.io.files.replacing)
     except (addon.AddonError, package.errors.UserError, OSError, RuntimeError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

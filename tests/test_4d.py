@@ -223,7 +223,7 @@ def test_write_sequence_is_all_or_none(tmp_path: Path) -> None:
 
 def test_cli_writes_a_looping_sequence(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("imageio")
-    from noise_core.images import read_image
+    from noise_core.io.images import read_image
 
     assert main(["bake", "--out", str(tmp_path / "n.png"), "--size", "32", "--frames", "6", "--tiling"]) == 0
     names = sorted(p.name for p in tmp_path.iterdir())
@@ -238,7 +238,7 @@ def test_cli_writes_a_looping_sequence(tmp_path: Path, capsys: pytest.CaptureFix
 
 def test_cli_loop_of_normal_maps_analytic_matches_differences(tmp_path: Path) -> None:
     pytest.importorskip("imageio")
-    from noise_core.images import read_image
+    from noise_core.io.images import read_image
 
     for method in ("analytic", "differences"):
         args = ["bake", "--out", str(tmp_path / f"{method}.png"), "--size", "64", "--frames", "3", "--map", "normal"]

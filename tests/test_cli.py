@@ -11,7 +11,7 @@ import pytest
 
 import noise_core as nc
 from noise_core.cli import main
-from noise_core.images import read_image
+from noise_core.io.images import read_image
 from noise_core.ranges import to_unit
 
 

@@ -9,7 +9,7 @@ import pytest
 
 import noise_core as nc
 from noise_core.cli import main
-from noise_core.images import read_image, write_image
+from noise_core.io.images import read_image, write_image
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import noise_core as nc
-from noise_core.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS, erode_hydraulic, erode_thermal, pit_density
+from noise_core.terrain.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS, erode_hydraulic, erode_thermal, pit_density
 
 
 def terrain(size: int = 96, relief: float = 30.0) -> np.ndarray:
@@ -55,7 +55,7 @@ def test_same_bits_on_one_two_and_four_threads() -> None:
         import hashlib, json
         import numpy as np
         import noise_core as nc
-        from noise_core.erosion import erode_hydraulic, erode_thermal
+        from noise_core.terrain.erosion import erode_hydraulic, erode_thermal
         spec = nc.NoiseSpec(kind="perlin", octaves=4, frequency=3.0)
         heights = nc.ranges.to_unit(spec, nc.evaluate_grid(spec, (80, 70))) * 25.0
         big = nc.ranges.to_unit(spec, nc.evaluate_grid(spec, (300, 257))) * 40.0
@@ -245,7 +245,7 @@ def test_default_erosion_leaves_no_pits(gullies: float) -> None:
 def test_sediment_settles_into_a_closed_hollow_from_its_rim() -> None:
     """The settling rule on its own, exactly: a hollow ``d`` = 9 below its flat rim takes 1 from each of its 8
     neighbours and ends level with them; mass is kept; a second hollow two cells away shares a rim cell."""
-    from noise_core.erosion import _kernels
+    from noise_core.terrain.erosion import _kernels
 
     cells = np.zeros((7, 7))
     cells[2, 2] = -9.0
@@ -273,7 +273,7 @@ def test_gullies_concentrate_erosion_along_the_flow() -> None:
 def junctions(heights: np.ndarray, threshold: float = 50.0) -> int:
     """Confluences of the drainage network of ``heights`` as it is (unfilled: a hollow ends its channel): cells
     of D8 area >= ``threshold`` cells, not flat towards their receiver, with at least two such donors."""
-    from noise_core.hydrology import accumulate, d8_receivers, stack_order
+    from noise_core.terrain.flow import accumulate, d8_receivers, stack_order
 
     flat = heights.astype(np.float64).ravel()
     receivers = d8_receivers(heights.astype(np.float64))
@@ -306,7 +306,7 @@ def test_gullies_cut_on_a_coarse_grid_too() -> None:
 
 
 def _routed(cells: np.ndarray, strength: float) -> float:
-    from noise_core.erosion import _stream_power_step
+    from noise_core.terrain.erosion import _stream_power_step
 
     return _stream_power_step(cells, strength)
 
@@ -344,7 +344,7 @@ def test_a_hollow_keeps_its_shape_as_it_fills() -> None:
     """A hollow of two cells (depths 3 and 1 below its spill level 4) fed ``I`` = 8 of sediment from a steep
     slope keeps ``C·I / (C + I)`` = 8/3 of it (room ``C`` = 4): each cell rises by 2/3 of its depth, so the
     deeper stays deeper (no flat); the other 16/3 runs on. Any inflow leaves it a hollow."""
-    from noise_core.erosion import _fill_lake
+    from noise_core.terrain.erosion import _fill_lake
 
     cells = np.array([1.0, 3.0])
     left = _fill_lake(cells, np.array([4.0, 4.0]), np.array([0, 1]), 8.0)
@@ -379,7 +379,7 @@ def test_stream_power_steps_keep_mass_and_stay_within_the_heights(
 def test_tiles_of_one_phase_are_out_of_each_others_reach() -> None:
     """Two droplets starting in tiles with a whole tile between them never touch a common cell: one moves at most
     ``steps`` cells and touches cells up to ``reach + 2`` from where it is (bilinear corners, rounding)."""
-    from noise_core.erosion import tile_width
+    from noise_core.terrain.erosion import tile_width
 
     for steps, reach in ((1, 1), (30, 3), (120, 16)):
         tile = tile_width(steps, reach)
@@ -398,7 +398,7 @@ def test_progress_is_reported_per_batch_and_changes_nothing() -> None:
 
 
 def test_compile_state_tells_whether_erosion_would_compile() -> None:
-    from noise_core.erosion import compile_state, hydraulic_kinds
+    from noise_core.terrain.erosion import compile_state, hydraulic_kinds
 
     erode_hydraulic(terrain(16), droplets=10, gullies=1.0)
     assert compile_state(("hydraulic",)) == "compiled" and compile_state(("gullies",)) == "compiled"
@@ -420,7 +420,7 @@ def test_the_former_radius_in_cells_is_brush_radius_times_cell_size() -> None:
 
 def test_the_coarse_grid_splits_the_longer_side_into_whole_cells() -> None:
     """A brush from 1.5 x ``COARSE_BRUSH`` cells on runs on a grid where it is about ``COARSE_BRUSH`` cells."""
-    from noise_core.erosion import coarse_shape
+    from noise_core.terrain.erosion import coarse_shape
 
     assert coarse_shape(12.0, (4097, 4097)) == (1025, 1025)  # the default brush at 4097²: 3 model cells
     assert coarse_shape(6.0, (2049, 2049)) == (1025, 1025)
@@ -439,7 +439,7 @@ def test_a_wide_brush_erodes_on_a_coarser_grid_as_on_the_map(
     and adds the change back, bilinearly: mass is kept, no pits, and it erodes about as much, in the same places,
     as the droplets on the map's own cells (the former path, forced by a brush limit of infinity): the criteria
     of the resolution test."""
-    from noise_core import erosion
+    from noise_core.terrain import erosion
 
     heights, cell = shaped(257)
     assert erosion.coarse_shape(brush, heights.shape) == (grid, grid)

@@ -12,8 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from noise_core import files, loops, uv_bake
+from noise_core import loops, uv_bake
 from noise_core.cli import main
+from noise_core.io import files
 
 
 def _state(folder: Path) -> dict[str, bytes | None]:

@@ -1,4 +1,4 @@
-"""Files are written whole or not at all: ``noise_core.files.replacing`` and the CLI under write faults."""
+"""Files are written whole or not at all: ``noise_core.io.files.replacing`` and the CLI under write faults."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ import pytest
 
 import noise_core as nc
 from noise_core.cli import main
-from noise_core.files import Staged, check_writable, replacing
-from noise_core.images import read_image
+from noise_core.io.files import Staged, check_writable, replacing
+from noise_core.io.images import read_image
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -265,7 +265,7 @@ def test_a_set_discarded_while_its_writer_runs_is_removed_by_the_writer(tmp_path
 
 def test_sets_neither_committed_nor_discarded_are_discarded_at_exit(tmp_path: Path) -> None:
     code = (
-        "import sys; from noise_core.files import Staged; "
+        "import sys; from noise_core.io.files import Staged; "
         "s = Staged([sys.argv[1] + '/left.png']); s.write(0, lambda p, stop: p.write_bytes(b'x'), lambda: None)"
     )
     subprocess.run([sys.executable, "-c", code, str(tmp_path)], check=True, cwd=ROOT, timeout=120)

@@ -1,4 +1,4 @@
-"""MFD flow accumulation (noise_core.hydrology, method="mfd"): mass balance, exact values on planes, symmetry,
+"""MFD flow accumulation (noise_core.terrain.flow, method="mfd"): mass balance, exact values on planes, symmetry,
 the exponent, and the flow and wetness maps built on it."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import noise_core as nc
-from noise_core import hydrology
+from noise_core.terrain import flow
 
 
 def sinks(heights: np.ndarray) -> np.ndarray:
@@ -109,4 +109,4 @@ def test_bad_options_name_themselves(options: dict, message: str) -> None:
 
 def test_d8_ignores_the_exponent_only_when_not_given() -> None:
     with pytest.raises(ValueError, match="exponent: only used with method='mfd'"):
-        hydrology.flow_accumulation(np.zeros((4, 4)), method="d8", exponent=2.0)
+        flow.flow_accumulation(np.zeros((4, 4)), method="d8", exponent=2.0)

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import noise_core as nc
-from noise_core.fluvial import FLUVIAL_OPTIONS, erode_fluvial
-from noise_core.heightfield import NEIGHBOURS
+from noise_core.terrain.fluvial import FLUVIAL_OPTIONS, erode_fluvial
+from noise_core.terrain.heightfield import NEIGHBOURS
 
 
 def noise_terrain(shape: tuple[int, int] = (48, 56), relief: float = 40.0) -> np.ndarray:

@@ -31,8 +31,8 @@ import pytest
 import noise_core as nc
 from noise_core.blocks import BLOCK
 from noise_core.derivatives import DERIVATIVE_BLOCK
-from noise_core.files import replacing
 from noise_core.grid_kernels import STRIP
+from noise_core.io.files import replacing
 
 GOLDEN_FILE = Path(__file__).with_name("golden_modes.json")
 

@@ -9,8 +9,9 @@ import numpy as np
 import pytest
 
 import noise_core as nc
-from noise_core import erosion, loops, normal_maps, scale, uv_bake
+from noise_core import loops, normal_maps, scale, uv_bake
 from noise_core.cli import main
+from noise_core.terrain import erosion
 
 POINTS = np.random.default_rng(29).random((400, 2))
 

@@ -20,9 +20,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import noise_core as nc
-from noise_core import files, loops, uv_bake
-from noise_core.erosion import erode_hydraulic, erode_thermal
+from noise_core import loops, uv_bake
 from noise_core.fractal_modes import MODE_CODES
+from noise_core.io import files
+from noise_core.terrain.erosion import erode_hydraulic, erode_thermal
 
 # --- fractal modes x warp x derivatives -------------------------------------------------------------------------
 

@@ -10,12 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from noise_core import engines, heightmaps, resample
 from noise_core.cli import main
-from noise_core.files import replacing_all
-from noise_core.heightmaps import read_heightmap, tile_windows, write_heightmap, write_tiles
-from noise_core.images import integer_codes, write_image
-from noise_core.splat import pack_rgba
+from noise_core.io import engines, heightmaps
+from noise_core.io.files import replacing_all
+from noise_core.io.heightmaps import read_heightmap, tile_windows, write_heightmap, write_tiles
+from noise_core.io.images import integer_codes, pack_rgba, write_image
+from noise_core.terrain import resample
 
 IMAGE_SUFFIXES = (".png", ".exr", ".tif")
 

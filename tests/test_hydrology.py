@@ -13,8 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import noise_core as nc
-from noise_core.heightfield import NEIGHBOURS
-from noise_core.hydrology import (
+from noise_core.terrain.flow import (
     accumulate,
     d8_receivers,
     fill_depressions,
@@ -22,6 +21,7 @@ from noise_core.hydrology import (
     flow_accumulation,
     stack_order,
 )
+from noise_core.terrain.heightfield import NEIGHBOURS
 
 
 def noise_terrain(shape: tuple[int, int] = (90, 110), relief: float = 50.0, dtype=np.float32) -> np.ndarray:

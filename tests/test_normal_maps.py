@@ -10,7 +10,7 @@ import pytest
 import noise_core as nc
 from noise_core import normal_maps
 from noise_core.cli import main
-from noise_core.images import read_image
+from noise_core.io.images import read_image
 
 SPEC = nc.NoiseSpec(kind="perlin", octaves=3, frequency=4.0, tiling=True)
 

@@ -3,14 +3,12 @@ and the package's modules import each other without cycles."""
 
 from __future__ import annotations
 
-import ast
 import math
 import re
 from dataclasses import fields
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 import noise_core as nc
 from noise_core.cli import build_parser
@@ -129,59 +127,3 @@ def test_readme_kinds_table_agrees_with_the_registry() -> None:
         assert dims == f"{min(kind.dims)}\u2013{max(kind.dims)}", name
         low, high = nc.value_range(nc.NoiseSpec(kind=name))
         assert value_range.startswith(f"[{low:g}, {high:g}]".replace("-", "\u2212")), (name, value_range)
-
-
-def _imports(package: Path, name: str) -> dict[str, set[str]]:
-    """``{module: modules of the package it imports at run time}`` (``TYPE_CHECKING`` blocks left out)."""
-    graph: dict[str, set[str]] = {}
-    for path in sorted(package.glob("*.py")):
-        module = path.stem
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        targets: set[str] = set()
-        for node in ast.walk(tree):
-            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
-                node.body = []
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.level == 1:
-                if node.module:
-                    targets.add(node.module.split(".")[0])
-                else:
-                    targets.update(alias.name for alias in node.names)
-            elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith(f"{name}."):
-                targets.add(node.module.split(".")[1])
-        graph[module] = {target for target in targets if (package / f"{target}.py").exists() and target != module}
-    return graph
-
-
-def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
-    state: dict[str, int] = {}
-    stack: list[str] = []
-
-    def visit(node: str) -> list[str] | None:
-        state[node] = 1
-        stack.append(node)
-        for target in sorted(graph.get(node, ())):
-            if state.get(target) == 1:
-                return [*stack[stack.index(target) :], target]
-            if target not in state and (found := visit(target)):
-                return found
-        stack.pop()
-        state[node] = 2
-        return None
-
-    for node in sorted(graph):
-        if node not in state and (found := visit(node)):
-            return found
-    return None
-
-
-@pytest.mark.parametrize("package", ["noise_core", "addon"])
-def test_modules_import_without_cycles(package: str) -> None:
-    graph = _imports(ROOT / package, package)
-    assert graph, package
-    assert _cycle(graph) is None, " -> ".join(_cycle(graph) or [])
-
-
-def test_the_cycle_finder_finds_cycles() -> None:
-    assert _cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
-    assert _cycle({"a": {"b"}, "b": set()}) is None

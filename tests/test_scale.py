@@ -102,7 +102,7 @@ import zarr  # noqa: E402
 
 from noise_core import scale, tiled_bake  # noqa: E402
 from noise_core.cli import main  # noqa: E402
-from noise_core.images import read_image  # noqa: E402
+from noise_core.io.images import read_image  # noqa: E402
 from noise_core.ranges import to_unit  # noqa: E402
 
 SPEC = nc.NoiseSpec(kind="perlin", octaves=3, seed=15)

@@ -1,4 +1,4 @@
-"""Splat weights (noise_core.splat) and the ``maps`` command: rules, sums to 1, RGBA packing, files, errors."""
+"""Splat weights (noise_core.terrain.splat) and the ``maps`` command: rules, sums to 1, RGBA packing, files, errors."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import noise_core as nc
-from noise_core import splat
 from noise_core.cli import main
-from noise_core.images import read_image, write_image
+from noise_core.io.images import read_image, write_image
+from noise_core.terrain import splat
 
 
 def ramp_heights() -> np.ndarray:

@@ -1,4 +1,4 @@
-"""Terrain maps (noise_core.terrain_maps): exact values on planes, paraboloids, cones and V-valleys, edge rule,
+"""Terrain maps (noise_core.terrain.maps): exact values on planes, paraboloids, cones and V-valleys, edge rule,
 sliding extremes against brute force, horizons, errors."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import noise_core as nc
-from noise_core import terrain_maps as tm
+from noise_core.terrain import maps as tm
 
 
 def grid(rows: int, columns: int, cell: float = 1.0) -> tuple[np.ndarray, np.ndarray]:
@@ -323,7 +323,7 @@ def test_a_progress_that_raises_stops_compute_maps_between_bands_and_stops_the_f
 
 @pytest.mark.parametrize("method", ["mfd", "d8"])
 def test_a_stopped_flow_routing_raises_stopped_and_a_fresh_one_is_unchanged(method: str) -> None:
-    from noise_core import hydrology as hy
+    from noise_core.terrain import flow as hy
 
     z = _heights(257, 301)
     state = hy.routing_state()
@@ -341,7 +341,7 @@ def test_a_flow_routing_stopped_from_another_thread_returns_promptly() -> None:
     import threading
     import time
 
-    from noise_core import hydrology as hy
+    from noise_core.terrain import flow as hy
 
     z = _heights(1025, 1025)
     tm.flow_map(z[:64, :64], "mfd")  # compiled

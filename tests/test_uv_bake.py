@@ -10,7 +10,7 @@ import pytest
 
 import noise_core as nc
 from noise_core import uv_bake
-from noise_core.images import read_image
+from noise_core.io.images import read_image
 from noise_core.ranges import to_unit
 
 SPEC = nc.NoiseSpec(kind="perlin", frequency=1.0, octaves=2)

@@ -9,7 +9,7 @@ import pytest
 
 import noise_core as nc
 from noise_core.cli import main as cli_main
-from noise_core.images import read_image
+from noise_core.io.images import read_image
 from noise_core.ranges import to_unit, value_range
 
 POINTS = {dim: np.random.default_rng(70 + dim).uniform(-2.0, 2.0, size=(500, dim)) for dim in (1, 2, 3)}

@@ -192,6 +192,6 @@ def test_a_first_erosion_that_compiles_says_so_first(bpy_empty, addon, capfd, mo
     addon.api.erode(bpy.context, obj, hydraulic=FEW)
     assert "Noisewright: Compiling erosion - first use only" in capfd.readouterr().out
     monkeypatch.undo()
-    assert addon.noise_core.erosion.compile_state(("hydraulic",)) == "compiled"
+    assert addon.noise_core.terrain.erosion.compile_state(("hydraulic",)) == "compiled"
     addon.api.erode(bpy.context, obj, hydraulic=FEW)
     assert "Compiling" not in capfd.readouterr().out

@@ -294,7 +294,7 @@ def _writer_fails(addon, monkeypatch, where: str = "rename"):
     if where == "encode":
         monkeypatch.setattr(addon.image_io, "write_image", full)
     else:
-        monkeypatch.setattr(addon.noise_core.files, "_rename_all", full)
+        monkeypatch.setattr(addon.noise_core.io.files, "_rename_all", full)
     yield
 
 

@@ -83,7 +83,7 @@ def test_another_grid_resamples_the_base_bilinearly(bpy_empty, addon, tmp_path):
     obj.noisewright_terrain.x_subdivisions = obj.noisewright_terrain.y_subdivisions = 16
     addon.api.regenerate_terrain(bpy.context, obj)
     heights = _heights(obj).astype(np.float64)
-    expected = addon.noise_core.resample.resample_bilinear(found.values, (17, 17))
+    expected = addon.noise_core.terrain.resample.resample_bilinear(found.values, (17, 17))
     low, high = RANGE
     assert np.array_equal(heights[::2, ::2], found.heights.astype(np.float32))  # the file's own samples
     assert np.allclose(heights, low + expected * (high - low), rtol=0, atol=1e-4)

@@ -1,4 +1,4 @@
-"""A bake's file is encoded off Blender's main thread (``image_io.file_pixels`` + ``noise_core.images``) and holds
+"""A bake's file is encoded off Blender's main thread (``image_io.file_pixels`` + ``noise_core.io.images``) and holds
 what Blender's own image writer would write for the image: checked here against Blender's writer itself, for
 every save format, float and 8-bit images, grey data, colour ramps and normal maps."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from noise_core.images import read_image
+from noise_core.io.images import read_image
 
 pytestmark = pytest.mark.blender
 

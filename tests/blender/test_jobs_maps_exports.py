@@ -59,7 +59,7 @@ def test_terrain_maps_progress_per_map_cancel_and_failure_change_nothing(bpy_emp
     grid = _grid(bpy)
     maps = ("slope", "aspect", "curvature", "relative_height", "flow", "wetness")
     compute, apply, total = addon.terrain_maps.terrain_maps_parts(grid, maps, vertex_groups=True, radius=3)
-    assert total == addon.noise_core.terrain_maps.progress_total(maps)  # per map, and the routing they share
+    assert total == addon.noise_core.terrain.maps.progress_total(maps)  # per map, and the routing they share
     before = _state(bpy)
     worker, seen = _cancelled_after(addon, compute, total, 2)
     assert worker.cancelled and len(seen) == 2 and _state(bpy) == before  # stopped at the next band

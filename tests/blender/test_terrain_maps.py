@@ -209,7 +209,7 @@ def test_image_maps_as_a_job_step_by_step_and_a_cancel_changes_nothing(bpy_empty
     image, heights = _height_image(bpy, "J", 20, 16)
     maps = ("slope", "flow", "wetness")
     compute, apply, total = addon.terrain_maps.image_terrain_maps_parts(image, maps, height_scale=30.0)
-    assert total == addon.noise_core.terrain_maps.progress_total(maps)  # per map, and the routing they share
+    assert total == addon.noise_core.terrain.maps.progress_total(maps)  # per map, and the routing they share
     seen: list[int] = []
 
     def counted(advance):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from noise_core.images import read_image
+from noise_core.io.images import read_image
 
 from .conftest import scene_state
 

@@ -92,13 +92,14 @@ from functools import cache
 
 import numpy as np
 
-from . import hydrology, runtime
-from ._jit import jit, range_kernel, serial_kernel
-from .hashing import avalanche, eat, hash_seed
+from .. import runtime
+from .._jit import jit, range_kernel, serial_kernel
+from ..hashing import avalanche, eat, hash_seed
+from ..schema import Option
+from ..threads import on_threads
+from . import flow
 from .heightfield import NEIGHBOURS, check_heights
 from .resample import bilinear_axis, resample_bilinear
-from .schema import Option
-from .threads import on_threads
 
 MODEL_CELLS = 1024
 """The model cell is this fraction of the map's longer side: rates and path lengths are per model cell."""
@@ -292,10 +293,10 @@ def _droplets(cells: np.ndarray, droplets: int, model: dict, progress: Callable[
 def _stream_power_step(cells: np.ndarray, strength: float) -> float:
     """One implicit stream-power step over ``cells`` (float64, in place; ``strength`` = ``K / sqrt(r)``, see
     ``_incise``), routed by D8 over the depression-filled map; returns the sediment carried off the edges."""
-    filled = hydrology.fill_depressions(cells, epsilon=True).reshape(-1)
-    receivers = hydrology.d8_receivers(filled.reshape(cells.shape))
-    order = hydrology.stack_order(receivers)
-    area = hydrology.accumulate(receivers, order, np.ones(cells.size))
+    filled = flow.fill_depressions(cells, epsilon=True).reshape(-1)
+    receivers = flow.d8_receivers(filled.reshape(cells.shape))
+    order = flow.stack_order(receivers)
+    area = flow.accumulate(receivers, order, np.ones(cells.size))
     size = cells.size
     scratch = (np.empty(size), np.empty(size, np.int64), np.empty(size, np.int64), np.empty(size + 1, np.int64))
     flat = cells.reshape(-1)  # a view of a C-contiguous map, else a copy (written back)
@@ -847,7 +848,7 @@ def hydraulic_kinds(shape: tuple[int, ...], **options: object) -> tuple[str, ...
 
 def _stream_power_plan(kernels: _Kernels) -> tuple:
     """The kernels ``_stream_power_step`` runs (``hydrology``'s routing, then ``_incise``), with their types."""
-    routing = hydrology._kernels()
+    routing = flow._kernels()
     real, index, mask, small = np.zeros(9), np.zeros(9, np.int64), np.zeros(9, np.uint8), np.zeros(9, np.int8)
     calls = (
         (routing.fill, (real, 3, 3, mask, False, True, np.inf, real, np.zeros(9, np.int32), mask, index[:2])),

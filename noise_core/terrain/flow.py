@@ -45,9 +45,9 @@ from functools import cache
 
 import numpy as np
 
-from ._jit import jit, prefetch, serial_kernel
+from .._jit import jit, prefetch, serial_kernel
+from ..schema import choice, number
 from .heightfield import NEIGHBOURS, check_heights
-from .schema import choice, number
 
 FLOW_METHODS = ("d8", "mfd")
 SQRT2 = math.sqrt(2.0)

@@ -157,3 +157,17 @@ def read_image(path: Path) -> np.ndarray:
                 return np.asarray(channels[grouped].pixels, dtype=np.float32)
         names = "RGBA" if "A" in channels else "RGB"
         return np.stack([np.asarray(channels[c].pixels, dtype=np.float32) for c in names], axis=-1)
+
+
+def pack_rgba(weights: np.ndarray) -> list[np.ndarray]:
+    """``weights`` (N, H, W) as ``ceil(N / 4)`` float32 images (H, W, 4): layers ``4k .. 4k + 3`` in R, G, B, A
+    of image ``k``; the channels of missing layers are 0."""
+    weights = np.asarray(weights, dtype=np.float32)
+    count = weights.shape[0]
+    images = []
+    for start in range(0, count, 4):
+        image = np.zeros((*weights.shape[1:], 4), dtype=np.float32)
+        for channel in range(min(4, count - start)):
+            image[..., channel] = weights[start + channel]
+        images.append(image)
+    return images

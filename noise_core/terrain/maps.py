@@ -23,11 +23,11 @@ from functools import cache
 
 import numpy as np
 
-from ._jit import jit, range_kernel
+from .._jit import jit, range_kernel
+from ..runtime import launch_blocks
+from ..schema import Option, choice, integer
+from ..threads import leaving_one_core, on_threads
 from .heightfield import check_heights
-from .runtime import launch_blocks
-from .schema import Option, choice, integer
-from .threads import leaving_one_core, on_threads
 
 CELL_SIZE = Option("cell_size", float, 1.0, "Distance between cells, in the heights' unit", minimum=0.0,
                    above=True, maximum=1e30)  # fmt: skip
@@ -493,7 +493,7 @@ def flow_map(heights: np.ndarray, method: str = "mfd", state: np.ndarray | None 
     """The flow accumulation (cells, float64) of ``heights`` with its depressions filled so every cell drains
     to an edge (``fill_depressions(heights, epsilon=True)`` then ``flow_accumulation(.., method)``). ``state``
     (``hydrology.routing_state``): progress, and ``hydrology.Stopped`` soon after ``state[STOP]`` is set."""
-    from .hydrology import fill_depressions, flow_accumulation
+    from .flow import fill_depressions, flow_accumulation
 
     method = choice("flow_method", method, FLOW_METHODS)
     filled = fill_depressions(as_heights(heights), epsilon=True, state=state)
@@ -530,7 +530,7 @@ def compute_maps(
     ``FLOW_WAIT`` seconds while the flow routing ``flow`` and ``wetness`` share (on a thread of its own, beside
     the other maps) runs; an exception it raises stops the work within a band, the routing within
     ``hydrology.POLL`` cells, and is raised here."""
-    from .hydrology import DONE, ROUTING_STEPS, STOP, routing_state
+    from .flow import DONE, ROUTING_STEPS, STOP, routing_state
 
     if isinstance(names, str) or not isinstance(names, Sequence):
         raise TypeError(f"names: expected a list of map names, got {type(names).__name__}")

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from .erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS, erode_hydraulic, erode_thermal
-from .files import replacing
-from .fluvial import FLUVIAL_OPTIONS, erode_fluvial
-from .images import PNG_BITS, image_format, read_image, write_image, writer_module
-from .schema import Option
+from ..io.files import replacing
+from ..io.images import PNG_BITS, image_format, read_image, write_image, writer_module
+from ..schema import Option
+from ..terrain.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS, erode_hydraulic, erode_thermal
+from ..terrain.fluvial import FLUVIAL_OPTIONS, erode_fluvial
 
 MODES: dict[str, tuple[Option, ...]] = {
     "fluvial": FLUVIAL_OPTIONS,

@@ -22,13 +22,13 @@ from pathlib import Path
 
 import numpy as np
 
-from ._jit import jit, range_kernel
-from .files import replacing_all
-from .images import image_format, write_image, writer_module
-from .runtime import launch_blocks
-from .schema import integer, number
-from .terrain_maps import MAP_NAMES, as_heights, compute_maps
-from .threads import on_threads
+from .._jit import jit, range_kernel
+from ..io.files import replacing_all
+from ..io.images import image_format, pack_rgba, write_image, writer_module
+from ..runtime import launch_blocks
+from ..schema import integer, number
+from ..threads import on_threads
+from .maps import MAP_NAMES, as_heights, compute_maps
 
 MASKS = ("erosion", "deposition")
 SPLAT_MAPS = (*MAP_NAMES, *MASKS)
@@ -182,8 +182,8 @@ def splat_weights(
     cell. The maps the bands use are computed (``terrain_maps.compute_maps`` with ``settings``, e.g.
     ``radius``) unless given in ``maps``; ``erosion`` and ``deposition`` must be given. Breakup noise: Perlin
     (``BREAKUP_OCTAVES`` octaves) of ``breakup_frequency`` cycles across the map, seed ``seed + layer index``."""
-    from .api import evaluate_grid
-    from .spec import NoiseSpec
+    from ..api import evaluate_grid
+    from ..spec import NoiseSpec
 
     heights = as_heights(heights)
     checked = check_layers(layers)
@@ -221,20 +221,6 @@ def splat_weights(
     arguments = (values, bands, band_layer, band_map, strength, breakup, noise_index, noise, weights)
     launch_blocks(_kernel(), shape[0], arguments)
     return weights
-
-
-def pack_rgba(weights: np.ndarray) -> list[np.ndarray]:
-    """``weights`` (N, H, W) as ``ceil(N / 4)`` float32 images (H, W, 4): layers ``4k .. 4k + 3`` in R, G, B, A
-    of image ``k``; the channels of missing layers are 0."""
-    weights = np.asarray(weights, dtype=np.float32)
-    count = weights.shape[0]
-    images = []
-    for start in range(0, count, 4):
-        image = np.zeros((*weights.shape[1:], 4), dtype=np.float32)
-        for channel in range(min(4, count - start)):
-            image[..., channel] = weights[start + channel]
-        images.append(image)
-    return images
 
 
 def splat_paths(path: str | Path, count: int) -> list[Path]:

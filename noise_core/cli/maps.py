@@ -14,10 +14,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .files import replacing_all
-from .images import FORMATS, PNG_BITS, image_format, read_image, write_image, writer_module
-from .splat import pack_rgba, splat_paths, splat_weights
-from .terrain_maps import FLOW_METHODS, MAP_NAMES, compute_maps, unit_map
+from ..io.files import replacing_all
+from ..io.images import FORMATS, PNG_BITS, image_format, pack_rgba, read_image, write_image, writer_module
+from ..terrain.maps import FLOW_METHODS, MAP_NAMES, compute_maps, unit_map
+from ..terrain.splat import splat_paths, splat_weights
 
 HEIGHT_SUFFIXES = (*FORMATS, ".npy")
 

@@ -20,7 +20,7 @@ whole grid (overlap 0: plain N x N pieces).
 
 Splat weights (``splat.splat_weights``: N layers over the same grid) can go with the heights: beside each file
 (each tile) ``NAME_splat0.png``, ``NAME_splat1.png``, ... (``splat_files``), RGBA 8- or 16-bit PNG with layers
-``4k .. 4k + 3`` in image ``k`` (``splat.pack_rgba``), cut from the same windows, so tiles share their edge
+``4k .. 4k + 3`` in image ``k`` (``images.pack_rgba``), cut from the same windows, so tiles share their edge
 weights exactly and together are the whole splat image; written in the same all-or-none set as the heights.
 """
 
@@ -35,12 +35,12 @@ from typing import Any
 
 import numpy as np
 
+from ..schema import integer, number
 from .engines import Engine
 from .engines import engine as find_engine
 from .files import replacing_all
 from .images import FORMATS as IMAGE_FORMATS
-from .images import PNG_BITS, integer_codes, read_image, write_image, writer_module
-from .schema import integer, number
+from .images import PNG_BITS, integer_codes, pack_rgba, read_image, write_image, writer_module
 
 RAW_TYPES = {".r16": "<u2", ".raw": "<u2", ".r32": "<f4"}
 """Raw suffix -> numpy type of its samples (little-endian)."""
@@ -222,7 +222,6 @@ def _splat_record(splat: np.ndarray, bits: int) -> dict:
 
 
 def _write_splat(temporaries: list[Path], weights: np.ndarray, bits: int) -> None:
-    from .splat import pack_rgba
 
     for temporary, image in zip(temporaries, pack_rgba(weights), strict=True):
         write_image(temporary, image, bits)

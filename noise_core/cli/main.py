@@ -17,13 +17,12 @@ from pathlib import Path
 
 import numpy as np
 
-from . import heightmaps
-from .api import evaluate_grid
-from .cli_erode import add_erode_command, erode
-from .engines import ENGINE_NAMES, engine
-from .files import replacing
-from .images import FORMATS, PNG_BITS, image_format, write_image, writer_module
-from .loops import (
+from ..api import evaluate_grid
+from ..io import heightmaps
+from ..io.engines import ENGINE_NAMES, engine
+from ..io.files import replacing
+from ..io.images import FORMATS, PNG_BITS, image_format, write_image, writer_module
+from ..loops import (
     DEFAULT_RADIUS,
     MAX_FRAMES,
     check_loop,
@@ -33,13 +32,14 @@ from .loops import (
     loop_grid,
     write_sequence,
 )
-from .maps_cli import add_maps_command, run_maps
-from .normal_maps import CONVENTIONS, METHOD_TEXT, METHODS, encode, grid_normals, normal_method
-from .ranges import to_unit, value_range
-from .registry import COMMON_NAMES, KINDS, option_kinds, options_by_name
-from .spec import NoiseSpec
-from .splat import SplatLayer, check_layers, splat_weights
-from .tiled_bake import MAX_SIDE, OPTIONS, BakeError, add_options, bake_from_args, check_untiled, is_tiled
+from ..normal_maps import CONVENTIONS, METHOD_TEXT, METHODS, encode, grid_normals, normal_method
+from ..ranges import to_unit, value_range
+from ..registry import COMMON_NAMES, KINDS, option_kinds, options_by_name
+from ..spec import NoiseSpec
+from ..terrain.splat import SplatLayer, check_layers, splat_weights
+from ..tiled_bake import MAX_SIDE, OPTIONS, BakeError, add_options, bake_from_args, check_untiled, is_tiled
+from .erode import add_erode_command, erode
+from .maps import add_maps_command, run_maps
 
 MAX_SIZE = 16384
 
@@ -120,7 +120,7 @@ def build_parser() -> argparse.ArgumentParser:
     reader.add_argument("--shape", type=int, nargs=2, metavar=("HEIGHT", "WIDTH"), help="size of a raw file")
     reader.add_argument("--out", type=Path, help="write it again to this heightmap file (format by extension)")
     add_erode_command(commands)
-    add_maps_command(commands)  # terrain maps: noise_core.maps_cli
+    add_maps_command(commands)  # terrain maps: noise_core.cli.maps
     return parser
 
 
@@ -129,7 +129,7 @@ HEIGHTMAP_OPTIONS = ("engine", "overlap", "height_range", "cell_size", "splat", 
 
 def _add_heightmap_options(parser: argparse.ArgumentParser) -> None:
     group = parser.add_argument_group(
-        "game-engine heightmaps (noise_core.heightmaps; with --out NAME.r16/.raw/.r32 or these options: a "
+        "game-engine heightmaps (noise_core.io.heightmaps; with --out NAME.r16/.raw/.r32 or these options: a "
         "NAME.ext.json sidecar is written beside the file)"
     )
     group.add_argument(

@@ -1,0 +1,5 @@
+"""The command line, ``python -m noise_core``: ``main`` (bake and the shared parser), ``erode`` and ``maps``."""
+
+from .main import build_parser, main
+
+__all__ = ["build_parser", "main"]
