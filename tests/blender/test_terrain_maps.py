@@ -147,7 +147,7 @@ def test_the_operator_on_an_image_saves_exr_files(bpy_empty, addon, tmp_path):
     expected = addon.noise_core.compute_maps(heights * 5.0, ["slope", "occlusion"], cell_size=2.0, horizon_radius=4)
     for name in ("slope", "occlusion"):
         np.testing.assert_array_equal(_red(bpy.data.images[f"Baked_{name}"]), expected[name])
-        saved = importlib.import_module(f"{addon.noise_core.__name__}.images").read_image(
+        saved = importlib.import_module(f"{addon.noise_core.__name__}.io.images").read_image(
             tmp_path / f"Baked_{name}.exr"
         )
         saved = saved if saved.ndim == 2 else saved[..., 0]
