@@ -5,11 +5,12 @@
 the ``outlets`` (sea), D8 receivers on the epsilon-filled surface, the stack order and the accumulation, so
 every cell drains to an edge or the sea; ``A`` is a cell's drainage area in m² (itself included).
 
-- **Concavity** θ (Flint 1974): ``S = k_s A^-θ`` on channel cells (``A >= CHANNEL_AREA``); ``S`` is the drop of
-  the filled surface over the ``REACH`` D8 steps downstream divided by their length (a reach slope, so the
-  1-ft steps of SRTM do not make most slopes 0). Cells are binned by ``log A`` (``BINS_PER_DECADE``); each bin
-  with at least ``MIN_BIN`` cells gives ``(mean log A, log median S)``; ``-θ`` is the least-squares slope of
-  those points, ``concavity_r2`` its R².
+- **Concavity** θ (Flint 1974): ``S = k_s A^-θ`` on channel cells (``A >= CHANNEL_AREA``) outside depressions;
+  ``S`` is the drop of the filled surface over the ``REACH`` D8 steps downstream divided by their length (a
+  reach slope, so the 1-ft steps of SRTM do not make most slopes 0), paired with the length-weighted mean
+  ``log A`` of the cells those steps leave; cells with ``S = 0`` (lakes, flats) are left out. Cells are binned by
+  that ``log A`` (``BINS_PER_DECADE`` a decade); each bin with at least ``MIN_BIN`` cells gives ``(mean log A,
+  log median S)``; ``-θ`` is the least-squares slope of those points, ``concavity_r2`` its R².
 - **Hack's exponent** h (Hack 1957): ``L = c A^h`` with ``L`` the longest flow path upstream of a cell (to the
   farthest source, in metres); fitted as θ, on the same bins (``mean log L`` per bin).
 - **Area exponent** β (Rodríguez-Iturbe & Rinaldo 1997): ``P(A >= a) ∝ a^-β`` over the land cells, the
@@ -154,14 +155,15 @@ def terrain_statistics(
     longest = np.zeros(checked.size)
     kernels.longest(receivers, order, columns, cell, longest)
     reach = np.zeros(checked.size)
-    kernels.reach(receivers, filled.reshape(-1), columns, cell, REACH, reach)
+    reach_area = np.zeros(checked.size)
+    kernels.reach(receivers, filled.reshape(-1), np.log10(area), columns, cell, REACH, reach, reach_area)
     basin = np.empty(checked.size, dtype=np.int64)
     kernels.basins(receivers, order, basin)
     channel = flat_land & (area >= CHANNEL_AREA)
     channel_cells = np.flatnonzero(channel)
     step_cells = np.where(_diagonal(channel_cells, receivers[channel_cells], columns), SQRT2, 1.0)
     fit_cells = channel & (depth == 0.0) & (reach > 0.0)
-    concavity, r2 = _slope_area(area[fit_cells], reach[fit_cells])
+    concavity, r2 = _slope_area(reach_area[fit_cells], reach[fit_cells])
 
     p, q = _horn(checked, cell)
     measured = _measured(land)
@@ -210,19 +212,16 @@ def _bins(log_area: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return index, np.flatnonzero(counts >= MIN_BIN)
 
 
-def _slope_area(area: np.ndarray, slope: np.ndarray) -> tuple[float, float]:
+def _slope_area(log_area: np.ndarray, slope: np.ndarray) -> tuple[float, float]:
     """θ and R² of ``log median S`` against ``mean log A`` per bin (module doc)."""
-    if area.size == 0:
+    if log_area.size == 0:
         return math.nan, math.nan
-    log_area = np.log10(area)
     index, full = _bins(log_area)
     xs, ys = [], []
     for b in full:  # one pass a bin (a few dozen), not a cell
         inside = index == b
-        median = float(np.median(slope[inside]))
-        if median > 0.0:
-            xs.append(float(log_area[inside].mean()))
-            ys.append(math.log10(median))
+        xs.append(float(log_area[inside].mean()))
+        ys.append(math.log10(float(np.median(slope[inside]))))
     gradient, r2 = _fit(np.array(xs), np.array(ys))
     return -gradient, r2
 
@@ -366,20 +365,25 @@ def _longest(receivers, order, columns, cell, longest):
                 longest[r] = longest[c] + step
 
 
-def _reach(receivers, heights, columns, cell, steps, out):
-    """Each cell's drop over up to ``steps`` D8 steps downstream (stopping at an outlet) over their length."""
+def _reach(receivers, heights, log_area, columns, cell, steps, slope, reach_area):
+    """Each cell's drop over up to ``steps`` D8 steps downstream (stopping at an outlet) over their length
+    (``slope``), and the length-weighted mean ``log_area`` of the cells the steps leave (``reach_area``)."""
     for c in range(receivers.shape[0]):
         here = c
         length = 0.0
+        weighted = 0.0
         for _ in range(steps):
             r = receivers[here]
             if r == here:
                 break
             dx = here % columns != r % columns
             dy = here // columns != r // columns
-            length += cell * (SQRT2 if dx and dy else 1.0)
+            step = cell * (SQRT2 if dx and dy else 1.0)
+            length += step
+            weighted += step * log_area[here]
             here = r
-        out[c] = (heights[c] - heights[here]) / length if length > 0.0 else 0.0
+        slope[c] = (heights[c] - heights[here]) / length if length > 0.0 else 0.0
+        reach_area[c] = weighted / length if length > 0.0 else log_area[c]
 
 
 def _depressions(depth, rows, columns, smallest, seen, pending):
@@ -457,8 +461,8 @@ where the tiles decide."""
 RANGE_DECIMALS = 3
 """``REAL_RANGES`` are rounded outward to this many decimals."""
 REAL_RANGES: dict[str, tuple[float, float]] = {
-    "concavity": (0.225, 0.575),
-    "concavity_r2": (0.872, 1.0),
+    "concavity": (0.225, 0.58),
+    "concavity_r2": (0.905, 1.0),
     "hack_exponent": (0.487, 0.6),
     "area_exponent": (0.41, 0.585),
     "hypsometric_integral": (0.334, 0.6),
