@@ -33,7 +33,7 @@ def add_stats_command(commands: argparse._SubParsersAction) -> None:
         "harmonics) against the ranges of real terrain",
         description=__doc__.split("\n\n", 1)[1].replace("``", ""),
     )
-    stats.add_argument("file", type=Path, help=f"heightmap file ({', '.join(FORMATS)})")
+    stats.add_argument("path", type=Path, metavar="FILE", help=f"heightmap file ({', '.join(FORMATS)})")
     stats.add_argument("--cell-size", type=float, help="metres between samples (default: from the sidecar)")
     stats.add_argument("--height-scale", type=float, help="multiply the heights (metres) by this (default 1)")
     stats.add_argument("--json", action="store_true", help="print the statistics and checks as JSON")
@@ -46,8 +46,13 @@ def _positive(name: str, value: float) -> float:
 
 
 def read_metres(args: argparse.Namespace) -> tuple[np.ndarray, float]:
-    """The heights of ``args.file`` in metres and the metres between its samples (module doc)."""
-    found = read_heightmap(args.file)
+    """The heights of ``args.path`` in metres and the metres between its samples (module doc)."""
+    suffix = args.path.suffix.lower()
+    if suffix not in FORMATS:
+        raise ValueError(
+            f"path: unsupported heightmap format {suffix or '(none)'!r} in {str(args.path)!r}; use {', '.join(FORMATS)}"
+        )
+    found = read_heightmap(args.path)
     if args.height_scale is not None:
         _positive("height-scale", args.height_scale)
     if args.cell_size is not None:
@@ -56,7 +61,7 @@ def read_metres(args: argparse.Namespace) -> tuple[np.ndarray, float]:
         spacing = sidecar_spacing(found.sidecar, found.values.shape[1])
         if spacing is None:
             raise ValueError(
-                f"cell-size: {args.file.name} has no sidecar with the distance between its samples; give "
+                f"cell-size: {args.path.name} has no sidecar with the distance between its samples; give "
                 "--cell-size M (metres, e.g. 90 for a tile read as SRTM)"
             )
         cell = _positive("cell-size", spacing)
@@ -64,7 +69,7 @@ def read_metres(args: argparse.Namespace) -> tuple[np.ndarray, float]:
         if args.height_scale is None:
             what = "no height range" if found.height_range is None else f"heights in {found.unit!r}, not metres"
             raise ValueError(
-                f"height-scale: {args.file.name} has {what}; give --height-scale S, the metres its value 1 stands "
+                f"height-scale: {args.path.name} has {what}; give --height-scale S, the metres its value 1 stands "
                 "for (e.g. 3000 for 3 km of relief)"
             )
         heights = found.values.astype(np.float64) * args.height_scale
@@ -109,17 +114,17 @@ def table(stats: TerrainStatistics) -> str:
 
 
 def run_stats(args: argparse.Namespace) -> Path:
-    """The ``stats`` command: measure ``args.file`` and print the table (or JSON)."""
+    """The ``stats`` command: measure ``args.path`` and print the table (or JSON)."""
     heights, cell = read_metres(args)
     stats = terrain_statistics(heights, cell_size=cell)
     if args.json:
-        record = {"file": str(args.file), "shape": list(heights.shape), "cell_size": cell, **report(stats)}
+        record = {"file": str(args.path), "shape": list(heights.shape), "cell_size": cell, **report(stats)}
         print(json.dumps(record, indent=1))
     else:
         rows, columns = heights.shape
         print(
-            f"{args.file} ({columns}x{rows}, {cell:g} m cells, {columns * cell / 1000:g} x {rows * cell / 1000:g} km, "
+            f"{args.path} ({columns}x{rows}, {cell:g} m cells, {columns * cell / 1000:g} x {rows * cell / 1000:g} km, "
             f"heights {heights.min():.6g} .. {heights.max():.6g} m)"
         )
         print(table(stats))
-    return args.file
+    return args.path
