@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 import noise_core as nc
 from noise_core.cli import main
@@ -251,6 +252,23 @@ def test_other_bad_arguments_name_themselves() -> None:
         realism({"concavity": 0.4})  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"^measured: expected one or more"):
         derive_ranges([])
+
+
+@given(
+    arrays(np.float64, st.tuples(st.integers(3, 12), st.integers(3, 12)), elements=st.floats(-1e4, 1e4)),
+    st.floats(1e-3, 1e4),
+    st.integers(0, 2**32 - 1),
+)
+def test_any_finite_map_gives_statistics_in_their_domains(heights: np.ndarray, cell: float, seed: int) -> None:
+    sea = np.random.default_rng(seed).random(heights.shape) < 0.2
+    sea.flat[0] = False
+    stats = terrain_statistics(heights, cell_size=cell, outlets=sea)
+    values = stats.as_dict()
+    assert all(isinstance(value, float) for value in values.values())
+    assert 0.0 <= stats.depression_share <= 1.0 and stats.depression_depth >= 0.0
+    for name in ("harmonic4", "harmonic8", "hypsometric_integral"):
+        assert math.isnan(values[name]) or -1e-12 <= values[name] <= 1.0 + 1e-12, name
+    assert math.isnan(stats.slope_median) or 0.0 <= stats.slope_median <= stats.slope_p90 <= 90.0
 
 
 def test_a_flat_map_measures_what_it_can() -> None:
