@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from functools import cache
 from pathlib import Path
 
@@ -30,6 +31,8 @@ from noise_core.terrain.geomorphometry import (
     terrain_statistics,
 )
 from tests import dems
+
+PAGE = Path(__file__).resolve().parent.parent / "docs" / "terrain-realism.md"
 
 
 @cache
@@ -203,6 +206,21 @@ def test_the_pass_rule_allows_one_statistic_outside_and_caps_harmonic8() -> None
     checks = realism(TerrainStatistics(**one_out))
     assert [(c.name, c.passed) for c in checks if not c.passed] == [("slope_median", False)]
     assert checks[0] == gm.Check("concavity", inside["concavity"], *REAL_RANGES["concavity"], True)
+
+
+def test_the_docs_table_is_the_tiles_table() -> None:
+    import terrain_stats  # scripts/ (pytest's pythonpath)
+
+    expected = terrain_stats.table({name: real(name) for name in dems.NAMES}, set(), markdown=True)
+    assert expected in PAGE.read_text(encoding="utf-8")
+
+
+def test_the_docs_python_example_runs_as_written(capsys: pytest.CaptureFixture[str]) -> None:
+    block = re.findall(r"```python\n(.*?)```", PAGE.read_text(encoding="utf-8"), flags=re.DOTALL)[0]
+    exec(compile(block, str(PAGE), "exec"), {})
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("concavity 0.500, harmonic8 0.0") and lines[-1] == "fails"
+    assert len(lines) == len(STATISTICS) + 2
 
 
 def test_the_sea_is_base_level_and_not_land() -> None:

@@ -437,7 +437,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m noise_core: error: {error}", file=sys.stderr)
         return 2
     except OSError as error:
-        if isinstance(error, FileNotFoundError) and args.command in ("import", "stats"):
+        if (isinstance(error, FileNotFoundError) and args.command == "import") or not hasattr(args, "out"):
             print(f"python -m noise_core: error: {error}", file=sys.stderr)
             return 2
         print(f"python -m noise_core: error: out: cannot write {str(args.out)!r}: {error}", file=sys.stderr)
