@@ -15,12 +15,13 @@ every cell drains to an edge or the sea; ``A`` is a cell's drainage area in m² 
   farthest source, in metres); fitted as θ, on the same bins (``mean log L`` per bin).
 - **Area exponent** β (Rodríguez-Iturbe & Rinaldo 1997): ``P(A >= a) ∝ a^-β`` over the land cells, the
   exceedance probability taken at ``BINS_PER_DECADE`` points a decade for ``a`` from ``CHANNEL_AREA / 10`` to
-  ``1 %`` of the land area (below, hillslopes; above, the few largest basins and the map's size cut it off).
+  ``AREA_TOP`` of the land area (below, hillslopes; above, the few largest basins and the map's size cut it off).
 - **Hypsometric integral** (Strahler 1952): ``(mean - min) / (max - min)`` of the heights of a basin (all the
   cells that drain to one outlet), averaged over the ``BASINS`` largest basins holding at least ``BASIN_SHARE``
   of the land (the largest one if none does).
 - **Depressions**: cells whose plain Priority-Flood filled height is above their height; ``depression_share``
-  is their share of the land cells, ``depression_depth`` the largest ``filled - height`` in metres.
+  is their share of the land cells, ``depression_depth`` the largest ``filled - height`` (metres) in an
+  8-connected group of them of at least ``DEPRESSION_CELLS`` cells.
 - **Drainage density**: the length of the channels (the D8 step from each cell with ``A >= CHANNEL_AREA`` to its
   receiver: one or √2 cells) per land area, km/km².
 - **Slope**: Horn's (1981) gradient ``(p, q)``; the median and 90th percentile of ``atan √(p² + q²)`` in degrees
@@ -29,7 +30,8 @@ every cell drains to an edge or the sea; ``A`` is a cell's drainage area in m² 
   the map's edges), Fourier transformed; the power ``|F|²`` averaged in ``BINS_PER_DECADE`` log-spaced rings of
   the wavenumber ``k``; the least-squares slope of ``log P`` against ``log k`` for wavelengths from
   ``SPECTRAL_SHORT`` cells to the map's shorter side over ``SPECTRAL_LONG`` (Perron, Kirchner & Dietrich 2008).
-- **Laplacian skewness**: the skewness ``E[(x - μ)³] / σ³`` of the 5-point Laplacian over the measured cells.
+- **Laplacian skewness**: the skewness ``E[(x - μ)³] / σ³`` of the 5-point Laplacian over the measured cells,
+  clipped to its ``WINSOR`` and ``1 - WINSOR`` quantiles.
 - **Harmonics** k = 4, 8: ``|Σ w e^{ikφ}| / Σ w`` over the measured cells, ``φ = atan2(q, p)`` the direction of the
   gradient and ``w = √(p² + q²)`` its magnitude: 0 for directions spread evenly, 1 when all line up on a
   k-fold star; D8's channels at 0°, 45°, 90° (a herringbone) raise the 8-fold one.
@@ -37,7 +39,7 @@ every cell drains to an edge or the sea; ``A`` is a cell's drainage area in m² 
 A statistic that cannot be measured (no channel cells, too few bins for a fit) is NaN.
 
 ``REAL_RANGES``: each statistic's range over the real tiles (tests/dems.py: five SRTM tiles and Jacksboro at
-~90 m), widened to ``LITERATURE`` where the literature's range is wider; ``tests/test_geomorphometry.py``
+~90 m), widened to ``WIDENED`` where the literature's range is wider; ``tests/test_geomorphometry.py``
 derives them again from the tiles. ``realism(stats)`` checks a terrain against them, ``passes(stats)`` applies
 issue 49's rule: inside on all statistics but at most one, and ``harmonic8 <= MAX_HARMONIC8``.
 """
