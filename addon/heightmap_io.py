@@ -321,18 +321,6 @@ def _settings(obj: bpy.types.Object, how: str) -> dict:
     return json.loads(json.dumps(record, default=str))
 
 
-def _spacing(numbers: dict, columns: int) -> float | None:
-    """The metres between samples that an engine's import numbers in a sidecar give (Terrain3D's vertex
-    spacing, Unity's terrain size over its quads, Unreal's X scale in cm), None without them."""
-    if "vertex_spacing" in numbers:
-        return float(numbers["vertex_spacing"])
-    if "Terrain Size" in numbers:
-        return float(numbers["Terrain Size"][0]) / (columns - 1)
-    if "Scale (cm)" in numbers:
-        return float(numbers["Scale (cm)"][0]) / 100.0
-    return None
-
-
 def _read(
     context: bpy.types.Context, filepath: str, size: float, height: float
 ) -> tuple[Path, heightmaps.Heightmap, float, float]:
@@ -347,7 +335,7 @@ def _read(
     if rows * columns > terrain.MAX_VERTICES:
         raise UserError(f"filepath: {columns} x {rows} samples exceed the limit of {terrain.MAX_VERTICES} vertices")
     scale = _metres(context)
-    spacing = _spacing(found.sidecar.get("import", {}), columns)
+    spacing = heightmaps.sidecar_spacing(found.sidecar, columns)
     if size > 0.0:
         cell = size / (columns - 1)
     elif spacing is not None:

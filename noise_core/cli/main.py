@@ -40,6 +40,7 @@ from ..terrain.splat import SplatLayer, check_layers, splat_weights
 from ..tiled_bake import MAX_SIDE, OPTIONS, BakeError, add_options, bake_from_args, check_untiled, is_tiled
 from .erode import add_erode_command, erode
 from .maps import add_maps_command, run_maps
+from .stats import add_stats_command, run_stats
 
 MAX_SIZE = 16384
 
@@ -83,7 +84,7 @@ def _positive_size(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``noise_core`` argument parser with its ``bake`` and ``erode`` (``cli_erode``) commands."""
+    """The ``noise_core`` argument parser with its ``bake``, ``import``, ``erode``, ``maps`` and ``stats`` commands."""
     parser = argparse.ArgumentParser(prog="python -m noise_core", description="Procedural noise, headless.")
     commands = parser.add_subparsers(dest="command", required=True)
     bake = commands.add_parser(
@@ -121,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     reader.add_argument("--out", type=Path, help="write it again to this heightmap file (format by extension)")
     add_erode_command(commands)
     add_maps_command(commands)  # terrain maps: noise_core.cli.maps
+    add_stats_command(commands)  # geomorphometry: noise_core.cli.stats
     return parser
 
 
@@ -426,14 +428,16 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        {"bake": bake, "erode": erode, "import": import_heightmap, "maps": run_maps}[args.command](args)
+        {"bake": bake, "erode": erode, "import": import_heightmap, "maps": run_maps, "stats": run_stats}[args.command](
+            args
+        )
     except (ValueError, TypeError) as error:
         parser.error(str(error))
     except ModuleNotFoundError as error:
         print(f"python -m noise_core: error: {error}", file=sys.stderr)
         return 2
     except OSError as error:
-        if isinstance(error, FileNotFoundError) and args.command == "import":
+        if (isinstance(error, FileNotFoundError) and args.command == "import") or not hasattr(args, "out"):
             print(f"python -m noise_core: error: {error}", file=sys.stderr)
             return 2
         print(f"python -m noise_core: error: out: cannot write {str(args.out)!r}: {error}", file=sys.stderr)

@@ -466,6 +466,21 @@ def _read_values(path: Path, suffix: str, shape: object, record: dict) -> tuple[
     return values, None
 
 
+def sidecar_spacing(sidecar: dict, columns: int) -> float | None:
+    """The metres between samples that the engine import numbers in a ``sidecar`` give (Terrain3D's vertex
+    spacing, Unity's terrain size over its ``columns - 1`` quads, Unreal's X scale in cm), None without them."""
+    numbers = sidecar.get("import", {})
+    if not isinstance(numbers, dict):
+        return None
+    if "vertex_spacing" in numbers:
+        return float(numbers["vertex_spacing"])
+    if "Terrain Size" in numbers and columns > 1:
+        return float(numbers["Terrain Size"][0]) / (columns - 1)
+    if "Scale (cm)" in numbers:
+        return float(numbers["Scale (cm)"][0]) / 100.0
+    return None
+
+
 def read_heightmap(path: str | Path, shape: tuple[int, int] | None = None) -> Heightmap:
     """Read a heightmap written by ``write_heightmap`` or ``write_tiles`` (or by another tool) back.
 
