@@ -60,6 +60,7 @@ def main(argv: list[str] | None = None) -> int:
 
             def routing(heights=heights):
                 dem = richdem.rdarray(heights.copy(), no_data=-9999.0)
+                dem.geotransform = [0.0, CELL, 0.0, 0.0, 0.0, -CELL]  # else RichDEM warns on every call
                 richdem.FillDepressions(dem, epsilon=True, in_place=True)
                 richdem.FlowAccumulation(dem, method="D8")
 
