@@ -51,9 +51,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from itertools import pairwise
 from dataclasses import dataclass
 from functools import cache
+from itertools import pairwise
 
 import numpy as np
 
