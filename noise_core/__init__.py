@@ -8,6 +8,7 @@ Public API::
     eroded = erode_hydraulic(image * 100.0, droplets=200_000).heights
     rivers = erode_fluvial(image * 100.0, steps=200, dt=5e3, uplift=1e-3, erodibility=2e-5, cell_size=10.0)
     write_heightmap("land.r16", values01, height_range=(0, 500), unit="m", engine="unreal")  # + .json sidecar
+    lakes = water(image * 100.0, cell_size=10.0, rain=0.5)      # lakes, water level, rivers, flow map
 
 Compiled kernels are cached on disk (``set_cache_dir`` chooses where); ``compile_state`` and
 ``precompile`` tell whether a call would compile first and do it ahead of time. Importing checks that
@@ -41,6 +42,7 @@ from .terrain.maps import (  # noqa: E402
     wetness_index,
 )
 from .terrain.splat import Band, SplatLayer, splat_weights, write_splat  # noqa: E402
+from .terrain.water import River, WaterResult, carve_rivers, water  # noqa: E402
 
 __all__ = [
     "Band",
@@ -50,9 +52,12 @@ __all__ = [
     "Heightmap",
     "NoiseSpec",
     "NumbaVersionError",
+    "River",
     "SplatLayer",
+    "WaterResult",
     "aspect",
     "cache_location",
+    "carve_rivers",
     "compile_state",
     "compute_maps",
     "curvature",
@@ -73,6 +78,7 @@ __all__ = [
     "slope",
     "splat_weights",
     "value_range",
+    "water",
     "wetness_index",
     "write_heightmap",
     "write_splat",

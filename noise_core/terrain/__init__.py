@@ -6,6 +6,7 @@
   hillslope diffusion.
 - ``maps``: slope, aspect, curvature, relative height, wetness, openness, occlusion; ``splat``: splat weights.
 - ``geomorphometry``: the statistics that tell a real landscape from noise, and the real tiles' ranges.
+- ``water``: lakes that fill, spill and merge (Fill-Spill-Merge), water level and depth, rivers, flow maps.
 
 The layers and which may import which: docs/architecture.md.
 """

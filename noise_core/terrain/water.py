@@ -274,6 +274,7 @@ def _water(heights, shape, cell, rain, unlimited, sea, heads, values, step) -> W
         river[:] = (~wet) & (discharge >= threshold) & (discharge > 0.0)
     else:
         kernels.headwater_paths(receivers, heads, wet.view(np.uint8), river)
+    river[sea.view(bool)] = 0  # rivers end at the sea: its cells keep their heights
     a, b = float(values["width_coefficient"]), float(values["width_exponent"])
     c, f = float(values["depth_coefficient"]), float(values["depth_exponent"])
     on_river = river.view(bool)
@@ -282,7 +283,6 @@ def _water(heights, shape, cell, rain, unlimited, sea, heads, values, step) -> W
     river_depth = np.zeros(size)
     river_depth[on_river] = c * discharge[on_river] ** f
     level += river_depth
-    step()
     rivers = _rivers(kernels, receivers, river, wet, discharge, level, ints, floats, shape, cell, (a, b, c, f))
     step()
     shore = _shore(kernels, wet, shape) * cell
