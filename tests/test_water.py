@@ -4,7 +4,9 @@ rivers as polylines, their carving, the flow map and the shore distance."""
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -13,6 +15,10 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import noise_core as nc
+from noise_core.cli import main
+from noise_core.io.heightmaps import read_heightmap
+from noise_core.io.images import read_image
+from noise_core.io.water_maps import engine_flow, write_water_maps
 from noise_core.terrain.flow import fill_flat
 from noise_core.terrain.water import WATER_STEPS, carve_rivers, water
 
@@ -423,3 +429,89 @@ def test_carve_rivers_refuses_what_is_not_a_river() -> None:
         carve_rivers(heights, rivers, cell_size=1.0, depth=-1.0)
     with pytest.raises(ValueError, match="rivers: a point lies off"):
         carve_rivers(heights[:5, :5], rivers, cell_size=1.0)
+
+
+def test_engine_flow_conventions() -> None:
+    flow = np.random.default_rng(3).random((5, 7, 2)).astype(np.float32)
+    for engine in ("grid", "unreal", "godot"):
+        assert np.array_equal(engine_flow(flow, engine), flow)
+    unity = engine_flow(flow, "unity")
+    assert np.array_equal(unity[..., 0], flow[..., 0]) and np.allclose(unity[..., 1], 1.0 - flow[..., 1])
+    with pytest.raises(ValueError, match="engine: 'cryengine' is not a flow convention"):
+        engine_flow(flow, "cryengine")
+    with pytest.raises(ValueError, match="flow: values must lie in"):
+        engine_flow(flow * 2.0, "grid")
+
+
+def test_water_maps_beside_a_heightmap(tmp_path: Path) -> None:
+    """The level as a heightmap of the terrain's range (same Z scale in the engine) and the flow PNG beside it."""
+    heights = bowl(33)
+    result = water(heights, cell_size=4.0, rain=0.2)
+    low, high = float(heights.min()), float(heights.max())
+    paths = write_water_maps(tmp_path / "land.r16", result.level, result.flow, height_range=(low, high),
+                             engine="unity", cell_size=4.0)  # fmt: skip
+    assert [p.name for p in paths] == ["land_water.r16", "land_water.r16.json", "land_flow.png"]
+    read = read_heightmap(paths[0])
+    np.testing.assert_allclose(read.heights, np.clip(result.level, low, high), atol=(high - low) / 65535)
+    assert read.sidecar["water"]["flow_convention"] == "unity" and read.sidecar["import"]["engine"] == "Unity"
+    image = read_image(paths[2])
+    expected = engine_flow(result.flow, "unity")
+    np.testing.assert_allclose(image[..., :2], expected, atol=0.5 / 255 + 1e-6)
+    assert np.all(image[..., 2] == 0.0)
+    with pytest.raises(ValueError, match="size: Unity does not take 33x20"):
+        write_water_maps(tmp_path / "bad.r16", result.level[:20], result.flow[:20], height_range=(low, high),
+                         engine="unity")  # fmt: skip
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in paths)
+
+
+def test_the_water_command(tmp_path: Path, capsys) -> None:
+    land = tmp_path / "land.exr"
+    heights = nc.evaluate_grid(nc.NoiseSpec(kind="perlin", octaves=5, frequency=3.0, seed=2), (65, 65)) * 300.0
+    low, high = float(heights.min()), float(heights.max())
+    nc.write_heightmap(land, (heights - low) / (high - low), height_range=(low, high), unit="m", engine="godot",
+                       cell_size=5.0)  # fmt: skip
+    read = read_heightmap(land).heights
+    out = [tmp_path / name for name in ("level.exr", "flow.png", "rivers.json", "carved.r32")]
+    arguments = ["water", str(land), "--rain", "0.5", "--river-area", "5000", "--engine", "godot", "--out-level",
+                 str(out[0]), "--out-flow", str(out[1]), "--rivers", str(out[2]), "--carve", str(out[3])]  # fmt: skip
+    assert main(arguments) == 0
+    expected = water(read, cell_size=5.0, rain=0.5, river_area=5000.0)
+    assert f"{expected.lake_level.size} lakes" in capsys.readouterr().out
+    level = read_heightmap(out[0])
+    assert level.height_range == (low, high)
+    np.testing.assert_allclose(level.heights, np.clip(expected.level, low, high), atol=1e-4 * (high - low))
+    np.testing.assert_allclose(read_image(out[1])[..., :2], expected.flow, atol=0.5 / 255 + 1e-6)
+    record = json.loads(out[2].read_text())
+    assert record["cell_size"] == 5.0 and len(record["rivers"]) == len(expected.rivers)
+    for reach, written in zip(expected.rivers, record["rivers"], strict=True):
+        np.testing.assert_allclose(written["points"], reach.points, atol=1e-6)
+        assert written["downstream"] == reach.downstream
+    carved = read_heightmap(out[3]).heights
+    np.testing.assert_allclose(carved, carve_rivers(read, expected.rivers, cell_size=5.0), atol=1e-3)
+    full = main(["water", str(land), "--rain", "inf", "--out-level", str(tmp_path / "full.exr")])
+    assert full == 0
+    filled = nc.fill_depressions(read)
+    lakes = filled > read  # every depression full (rivers elsewhere stand above the terrain)
+    np.testing.assert_allclose(read_heightmap(tmp_path / "full.exr").heights[lakes], filled[lakes], atol=1e-4 * high)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ([], "out-level: nothing to write"),
+        (["--out-flow", "f.exr"], "out-flow: the flow map is an RGB .png"),
+        (["--out-level", "l.jpg"], "out-level: unsupported heightmap format '.jpg'"),
+        (["--rivers", "r.json", "--carve-depth", "1"], "carve-depth: only used with --carve"),
+        (["--rivers", "r.json", "--rain", "-1"], "rain: must be between 0"),
+        (["--rivers", "r.json", "--width-exponent", "3"], "width_exponent: must be between 0 and 1"),
+    ],
+)
+def test_the_water_command_refuses_bad_options(tmp_path: Path, capsys, arguments, message) -> None:
+    land = tmp_path / "land.r16"
+    nc.write_heightmap(land, np.zeros((9, 9), np.float32), height_range=(0.0, 10.0), unit="m", cell_size=1.0)
+    files = sorted(tmp_path.iterdir())
+    with pytest.raises(SystemExit):
+        paths = [str(tmp_path / a) if a.endswith((".exr", ".jpg", ".json")) else a for a in arguments]
+        main(["water", str(land), "--cell-size", "1", *paths])
+    assert message in capsys.readouterr().err
+    assert sorted(tmp_path.iterdir()) == files  # nothing written

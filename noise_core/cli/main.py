@@ -41,6 +41,7 @@ from ..tiled_bake import MAX_SIDE, OPTIONS, BakeError, add_options, bake_from_ar
 from .erode import add_erode_command, erode
 from .maps import add_maps_command, run_maps
 from .stats import add_stats_command, run_stats
+from .water import add_water_command, run_water
 
 MAX_SIZE = 16384
 
@@ -84,7 +85,8 @@ def _positive_size(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``noise_core`` argument parser with its ``bake``, ``import``, ``erode``, ``maps`` and ``stats`` commands."""
+    """The ``noise_core`` argument parser with its ``bake``, ``import``, ``erode``, ``maps``, ``stats`` and ``water``
+    commands."""
     parser = argparse.ArgumentParser(prog="python -m noise_core", description="Procedural noise, headless.")
     commands = parser.add_subparsers(dest="command", required=True)
     bake = commands.add_parser(
@@ -123,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_erode_command(commands)
     add_maps_command(commands)  # terrain maps: noise_core.cli.maps
     add_stats_command(commands)  # geomorphometry: noise_core.cli.stats
+    add_water_command(commands)  # lakes, rivers, flow maps: noise_core.cli.water
     return parser
 
 
@@ -428,9 +431,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        {"bake": bake, "erode": erode, "import": import_heightmap, "maps": run_maps, "stats": run_stats}[args.command](
-            args
-        )
+        run = {"bake": bake, "erode": erode, "import": import_heightmap, "maps": run_maps, "stats": run_stats,
+               "water": run_water}  # fmt: skip
+        run[args.command](args)
     except (ValueError, TypeError) as error:
         parser.error(str(error))
     except ModuleNotFoundError as error:
