@@ -28,6 +28,7 @@ from . import (
     terrain_maps,
     terrain_material,
     terrain_presets,
+    terrain_water,
 )
 
 CLASSES = (
@@ -38,6 +39,7 @@ CLASSES = (
     + erode.CLASSES
     + terrain_maps.CLASSES
     + terrain_material.CLASSES
+    + terrain_water.CLASSES
     + jobs.CLASSES
     + live.CLASSES
     + terrain_presets.CLASSES
@@ -57,6 +59,7 @@ MENU_ENTRIES = (
     (bpy.types.VIEW3D_MT_object, terrain_maps.menu_entry),
     (bpy.types.IMAGE_MT_image, terrain_maps.image_menu_entry),
     (bpy.types.VIEW3D_MT_object, terrain_material.menu_entry),
+    (bpy.types.VIEW3D_MT_object, terrain_water.menu_entry),
 )
 
 
