@@ -6,7 +6,8 @@
     terrain = api.add_terrain(bpy.context, spec, x_subdivisions=256, y_subdivisions=256, height=0.8)
 
 Each function lives in its feature module beside its operator (``displace``, ``terrain``, ``erode``,
-``erode_fluvial``, ``bake``, ``bake_uv``, ``heightmap_io``); this module gathers them. Each checks its arguments
+``erode_fluvial``, ``bake``, ``bake_uv``, ``heightmap_io``, ``terrain_water``); this module gathers them. Each checks
+its arguments
 once (its options are ``schema.Option`` rows: the feature module's ``OPTIONS``) and raises ``UserError``
 (``addon/errors.py``) whose message starts with the argument's name and says what is allowed; a failure leaves
 the scene as it was.
@@ -24,6 +25,7 @@ from .heightmap_io import export_heightmap, import_heightmap, import_heightmap_g
 from .mapping import Domain
 from .noise_core import NoiseSpec
 from .terrain import MAX_SUBDIVISIONS, MAX_VERTICES, add_terrain, edge_falloff, grid, is_terrain, regenerate_terrain
+from .terrain_water import terrain_water
 
 __all__ = [
     "MAX_PIXELS",
@@ -49,4 +51,5 @@ __all__ = [
     "normal_method_for",
     "regenerate_terrain",
     "surface_triangles",
+    "terrain_water",
 ]

@@ -48,7 +48,7 @@ STORE_OPTIONS: tuple[Option, ...] = (
 MAPS = ("water_level", "water_depth", "lake", "shore_distance", "discharge", "river", "river_width")
 """The float maps, in the order ``_maps`` makes them; ``flow`` is a 2-D vector besides."""
 FLOW = "flow"
-SHALLOW, DEEP = (0.35, 0.62, 0.58, 1.0), (0.01, 0.07, 0.12, 1.0)
+SHALLOW, DEEP = (0.45, 0.72, 0.85, 1.0), (0.02, 0.12, 0.28, 1.0)
 """Linear colours of the water at depth 0 and at the deepest lake's 95th percentile depth."""
 
 

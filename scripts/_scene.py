@@ -159,15 +159,20 @@ def stage(target: bpy.types.Object, distance: float, sun_angle: float = 0.5) -> 
 
 
 def render_png(
-    path: Path, width: int, height: int, samples: int, replacing: Callable[[Path], AbstractContextManager[Path]]
+    path: Path,
+    width: int,
+    height: int,
+    samples: int,
+    replacing: Callable[[Path], AbstractContextManager[Path]],
+    denoise: bool = False,
 ) -> Path:
     """Render the scene's camera with Cycles on the CPU into the PNG ``path``, written whole or not at all
-    through ``replacing`` (the add-on's ``noise_core.io.files.replacing``)."""
+    through ``replacing`` (the add-on's ``noise_core.io.files.replacing``); ``denoise``: Cycles' denoiser on."""
     scene = bpy.context.scene
     scene.render.engine = "CYCLES"
     scene.cycles.device = "CPU"
     scene.cycles.samples = samples
-    scene.cycles.use_denoising = False
+    scene.cycles.use_denoising = denoise
     scene.render.resolution_x, scene.render.resolution_y = width, height
     scene.render.resolution_percentage = 100
     scene.render.image_settings.file_format = "PNG"
