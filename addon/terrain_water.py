@@ -140,7 +140,7 @@ def _material(name: str, deep: float) -> bpy.types.Material:
     material = bpy.data.materials.new(name)
     if material.node_tree is None:  # Blender < 5.0 makes node trees on request only
         material.use_nodes = True
-    tree = cast(bpy.types.ShaderNodeTree, material.node_tree)
+    tree: Any = material.node_tree  # the stubs type new nodes and their sockets as the base classes
     bsdf = next(node for node in tree.nodes if node.bl_idname == "ShaderNodeBsdfPrincipled")
     transmission = "Transmission Weight" if "Transmission Weight" in bsdf.inputs else "Transmission"
     bsdf.inputs[transmission].default_value = 1.0
@@ -307,9 +307,9 @@ def _write_images(object_name: str, result: WaterResult, created: list) -> None:
     """The maps as float images ``"<object> <map>"`` (row 0 the grid's lowest Y, as Blender stores images)."""
     for name, values in _maps(result).items():
         existed = f"{object_name} {name}" in bpy.data.images
-        image = data_image(f"{object_name} {name}", values)
+        made = data_image(f"{object_name} {name}", values)
         if not existed:
-            created.append(image)
+            created.append(made)
     rows, columns = result.lakes.shape
     name = f"{object_name} {FLOW}"
     image = bpy.data.images.get(name)
@@ -339,12 +339,16 @@ def _remove(block: Any, cascade: bool = False) -> None:
                 if material is not None and material.users == 0:
                     bpy.data.materials.remove(material)
         return
-    for kind, collection in ((bpy.types.Object, bpy.data.objects), (bpy.types.Mesh, bpy.data.meshes),
-                             (bpy.types.Curve, bpy.data.curves),
-                             (bpy.types.Material, bpy.data.materials), (bpy.types.Image, bpy.data.images)):  # fmt: skip
-        if isinstance(block, kind):
-            collection.remove(block)
-            return
+    if isinstance(block, bpy.types.Object):
+        bpy.data.objects.remove(block)
+    elif isinstance(block, bpy.types.Mesh):
+        bpy.data.meshes.remove(block)
+    elif isinstance(block, bpy.types.Curve):
+        bpy.data.curves.remove(block)
+    elif isinstance(block, bpy.types.Material):
+        bpy.data.materials.remove(block)
+    elif isinstance(block, bpy.types.Image):
+        bpy.data.images.remove(block)
 
 
 class NOISEWRIGHT_OT_terrain_water(JobOperator, OptionsOperator, bpy.types.Operator):
