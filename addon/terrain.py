@@ -22,7 +22,7 @@ import numpy as np
 from bpy.props import BoolProperty, PointerProperty
 from bpy_extras.object_utils import AddObjectHelper, object_data_add
 
-from . import erosion_io, mesh_io, terrain_maps
+from . import erosion_io, mesh_io, terrain_maps, terrain_water
 from .erode_fluvial import TERRAIN_OPTIONS, FluvialSettings, carve_terrain, fluvial_options, write_flow
 from .errors import UserError
 from .mapping import (
@@ -387,10 +387,11 @@ def regenerate_parts(
     """``regenerate_terrain`` in three parts, for jobs (``live``): this checks ``obj`` and reads its settings (main
     thread; ``UserError`` as ``regenerate_terrain``); ``compute(advance)`` makes the heights and masks
     (``terrain_heights``: any thread, touching no Blender data; on a job's worker its noise chunks and droplet
-    batches check for a cancel), and the terrain maps recorded on it (``terrain_maps.rewrite_parts``) of the new
-    heights; ``apply(result)`` writes them (main thread; ``UserError``, changing nothing, when the object was
-    removed or renamed, is in Edit Mode, or its settings changed meanwhile). On a job's worker ``compute`` moves
-    ``advance`` on through ``REBUILD_STEPS`` in all, monotone (``progress.staged``)."""
+    batches check for a cancel), and the terrain maps and water recorded on it (``terrain_maps.rewrite_parts``,
+    ``terrain_water.rewrite_parts``) of the new heights; ``apply(result)`` writes them (main thread; ``UserError``,
+    changing nothing, when the object was removed or renamed, is in Edit Mode, or its settings changed meanwhile).
+    On a job's worker ``compute`` moves ``advance`` on through ``REBUILD_STEPS`` in all, monotone
+    (``progress.staged``)."""
     _check_regenerable(obj)
     obj = cast(bpy.types.Object, obj)
     recalled = recall(obj)
@@ -399,7 +400,8 @@ def regenerate_parts(
         shape = {**shape, "base_file": bpy.path.abspath(shape["base_file"])}
     name, mesh_name = obj.name, mesh_of(obj).name
     maps_total, maps_compute, maps_apply = terrain_maps.rewrite_parts(obj)
-    weights = stage_weights(shape, *stages) + [MAPS_WEIGHT] * (maps_total > 0)
+    water_total, water_compute, water_apply = terrain_water.rewrite_parts(obj)
+    weights = stage_weights(shape, *stages) + [MAPS_WEIGHT] * (maps_total > 0) + [MAPS_WEIGHT] * (water_total > 0)
 
     def compute(advance: Callable[[int], None]) -> tuple:
         with staged(advance, REBUILD_STEPS, weights):  # a job's progress, stage by stage
@@ -410,16 +412,21 @@ def regenerate_parts(
             if maps_total:  # the recorded terrain maps of these positions, made here too
                 with window_progress(context, maps_total) as maps_advance:
                     maps = maps_compute(positions, maps_advance)
-        return heights, masks, positions, maps
+            water = None
+            if water_total:  # and its recorded water (Object > Terrain Water)
+                with window_progress(context, water_total) as water_advance:
+                    water = water_compute(positions, water_advance)
+        return heights, masks, positions, maps, water
 
     def apply(result: tuple) -> None:
         target = bpy.data.objects.get(name)
         if target is None or not is_terrain(target) or mesh_of(target).name != mesh_name or recall(target) != recalled:
             raise UserError(f"{name!r}: the terrain was removed, renamed or changed meanwhile; nothing was changed")
         _check_regenerable(target)
-        *terrain, maps = result
+        *terrain, maps, water = result
         _write_terrain(target, shape, *terrain)
         maps_apply(target, maps)  # the maps Object > Terrain Maps wrote, of the new heights
+        water_apply(target, water)  # the water Object > Terrain Water added, of the new heights
 
     return compute, apply
 

@@ -14,11 +14,13 @@ The maps go to the terrain as float point attributes (``attributes``: ``water_le
 ``shore_distance``, ``discharge``, ``river``, ``river_width`` and the 2-D vector ``flow``, the water's direction
 times its speed, in local X/Y) and/or float images ``"<object> <map>"`` (``images``; ``flow`` as RGB in the flow
 map's encoding, R, G = 0.5 + 0.5 x, y). Earlier water objects of the object are replaced. The work runs as a job
-(``jobs``): progress per stage, Esc cancels; cancelled or failing, it leaves the scene as it was.
+(``jobs``): progress per stage, Esc cancels; cancelled or failing, it leaves the scene as it was. The settings
+are kept on the object (``RECORD``): a Noise Terrain's Regenerate computes its water again (``rewrite_parts``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -27,6 +29,7 @@ import numpy as np
 
 from . import mesh_io
 from .erode import grid_heights
+from .erosion_io import grid_layout
 from .errors import UserError
 from .image_io import data_image
 from .jobs import JobOperator
@@ -191,18 +194,30 @@ def terrain_water(obj: bpy.types.Object, **options: Any) -> dict[str, Any]:
 
 @checked(*STORE_OPTIONS, *WATER_OPTIONS)
 def terrain_water_parts(
-    obj: bpy.types.Object, *, full: bool, surface: bool, curves: bool, attributes: bool, images: bool, **options: Any
+    obj: bpy.types.Object, **settings: Any
 ) -> tuple[Callable[[Callable[[int], None]], Any], Callable[[Any], dict[str, Any]], int]:
     """``terrain_water`` in three parts, for ``jobs``: this reads the grid (main thread; ``UserError`` as
     ``terrain_water``), ``compute(advance)`` computes the water and the surface's geometry touching no Blender data
-    (any thread; ``WATER_STEPS`` in all, one per stage), ``apply(result)`` adds the objects and maps (main thread;
-    ``UserError``, changing nothing, when the object was removed or its mesh changed meanwhile)."""
-    mesh, positions, layout, heights = grid_heights(obj)
-    object_name, mesh_name, count = obj.name, mesh.name, positions.shape[0]
-    grid = positions[layout.order].reshape(layout.rows, layout.columns, 3)
-    if options["rain"] <= 0.0 and not full:
+    (any thread; ``WATER_STEPS`` in all, one per stage), ``apply(result)`` adds the objects and maps and records the
+    settings (``RECORD``; main thread; ``UserError``, changing nothing, when the object was removed or its mesh
+    changed meanwhile)."""
+    mesh, positions, _layout, _heights = grid_heights(obj)
+    if settings["rain"] <= 0.0 and not settings["full"]:
         raise UserError("rain: give some rain (or Full Lakes); with none there is no water")
-    if full:
+    return (*_grid_parts(obj.name, mesh.name, positions, settings), WATER_STEPS)
+
+
+def _grid_parts(
+    object_name: str, mesh_name: str, positions: np.ndarray, settings: dict[str, Any]
+) -> tuple[Callable[[Callable[[int], None]], Any], Callable[[Any], dict[str, Any]]]:
+    """``terrain_water_parts``' ``compute`` and ``apply`` for the mesh ``mesh_name`` of ``object_name`` whose
+    vertices are at ``positions`` (float64; any thread: it reads no Blender data), with ``settings`` (the store
+    options and ``water``'s, checked)."""
+    layout = grid_layout(object_name, positions)
+    grid = positions[layout.order].reshape(layout.rows, layout.columns, 3)
+    heights = grid[..., 2]
+    options = {option.name: settings[option.name] for option in WATER_OPTIONS}
+    if settings["full"]:
         options["rain"] = float("inf")
 
     def compute(advance: Callable[[int], None]) -> tuple[WaterResult, list | None]:
@@ -210,10 +225,7 @@ def terrain_water_parts(
             result = water(heights, cell_size=layout.cell_size, progress=steps_of(advance), **options)
         except (TypeError, ValueError) as error:
             raise UserError(str(error)) from None
-        parts = None
-        if surface:
-            lakes = _lake_surface(result, grid)
-            parts = [lakes, _ribbons(result, grid, layout.columns)]
+        parts = [_lake_surface(result, grid), _ribbons(result, grid, layout.columns)] if settings["surface"] else None
         return result, parts
 
     def apply(computed: tuple[WaterResult, list | None]) -> dict[str, Any]:
@@ -222,20 +234,20 @@ def terrain_water_parts(
         if target is None or target.type != "MESH" or target.data.name != mesh_name or target.mode == "EDIT":
             raise UserError(f"{object_name!r}: the object was removed, renamed or is in Edit Mode; nothing was changed")
         target_mesh = cast(bpy.types.Mesh, target.data)
-        if len(target_mesh.vertices) != count:
+        if len(target_mesh.vertices) != positions.shape[0]:
             raise UserError(f"{object_name!r}: the mesh changed while computing its water; nothing was changed")
         created: list = []
-        added = [name for name in (*MAPS, FLOW) if attributes and name not in target_mesh.attributes]
+        added = [name for name in (*MAPS, FLOW) if settings["attributes"] and name not in target_mesh.attributes]
         try:
             made = {"result": result, "surface": None, "rivers": None}
             if parts is not None and sum(part[1].shape[0] for part in parts):
                 made["surface"] = _surface_object(target, result, parts, created)
-            if curves and result.rivers:
-                made["rivers"] = _add_object(target, f"{object_name} Rivers", _curves(f"{object_name} Rivers",
-                                             result, grid), created)  # fmt: skip
-            if attributes:
+            if settings["curves"] and result.rivers:
+                curve = _curves(f"{object_name} Rivers", result, grid)
+                made["rivers"] = _add_object(target, f"{object_name} Rivers", curve, created)
+            if settings["attributes"]:
                 _write_maps(target_mesh, result, layout.order)
-            if images:
+            if settings["images"]:
                 _write_images(object_name, result, created)
         except BaseException:
             for block in reversed(created):  # the objects, meshes and images made so far, newest first
@@ -250,9 +262,37 @@ def terrain_water_parts(
                 _remove(old, cascade=True)  # the earlier run's: replaced
             if new is not None:
                 new.name = new.data.name = f"{object_name} {suffix}"
+        cast(Any, target)[RECORD] = json.dumps(settings)
         return made
 
-    return compute, apply, WATER_STEPS
+    return compute, apply
+
+
+RECORD = "noisewright_terrain_water"
+"""The terrain's custom property (JSON) holding the settings of its last Terrain Water, for ``rewrite_parts``."""
+
+
+def rewrite_parts(
+    obj: bpy.types.Object,
+) -> tuple[int, Callable[[np.ndarray, Callable[[int], None]], Any], Callable[[bpy.types.Object, Any], None]]:
+    """The water of a Noise Terrain's recipe, for its rebuild (``terrain.regenerate_parts``), as
+    ``terrain_maps.rewrite_parts``: ``(total, compute(positions, advance), apply(obj, computed))``, the water of
+    the positions the mesh will have with the settings ``RECORD`` holds (total 0 and nothing done without them)."""
+    text = cast(Any, obj).get(RECORD)
+    if not text:
+        return 0, lambda _positions, _advance: None, lambda _target, _computed: None
+    settings = json.loads(text)
+    object_name, mesh_name = obj.name, cast(bpy.types.Mesh, obj.data).name
+
+    def compute(positions: np.ndarray, advance: Callable[[int], None]) -> tuple:
+        make, write = _grid_parts(object_name, mesh_name, positions.astype(np.float64), settings)
+        return write, make(advance)
+
+    def apply(_target: bpy.types.Object, computed: tuple) -> None:
+        write, result = computed
+        write(result)
+
+    return WATER_STEPS, compute, apply
 
 
 OWNER = "noisewright_water_of"

@@ -157,3 +157,20 @@ def test_bad_input_changes_nothing(bpy_empty, addon):
     with pytest.raises(addon.errors.UserError, match="rain: give some rain"):
         addon.terrain_water.terrain_water(obj, rain=0.0)
     assert _state(bpy) == before
+
+
+def test_regenerate_computes_the_water_again(bpy_empty, addon):
+    """Terrain Water is part of a Noise Terrain's recipe: Regenerate recomputes it with the recorded settings."""
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon, 32)
+    addon.terrain_water.terrain_water(obj, **OPTIONS)
+    first = _attribute(obj, "water_level").copy()
+    obj.noisewright_terrain.noise.seed = 12
+    addon.api.regenerate_terrain(bpy.context, obj)
+    positions, layout, heights = _grid_heights(addon, obj)
+    expected = addon.noise_core.water(heights, cell_size=layout.cell_size, **OPTIONS)
+    per_vertex = np.empty(positions.shape[0], np.float32)
+    per_vertex[layout.order] = expected.level.astype(np.float32).ravel()
+    np.testing.assert_array_equal(_attribute(obj, "water_level"), per_vertex)
+    assert not np.array_equal(first, per_vertex)
+    assert {o.name for o in bpy.data.objects if o.parent is obj} == {f"{obj.name} Water", f"{obj.name} Rivers"}
