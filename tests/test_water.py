@@ -521,12 +521,13 @@ def test_the_water_command_takes_the_sea_as_outlets(tmp_path: Path) -> None:
     """``--sea LEVEL``: the cells at or below LEVEL are outlets, as ``water(outlets=...)``."""
     heights, _, _, _ = twins()
     heights = heights.copy()
-    heights[:, :1] = 0.0  # a strip of sea along the left edge
+    heights[:, :3] = 0.0  # a strip of sea along the left edge, into basin A
     land = tmp_path / "land.r32"
     nc.write_heightmap(land, heights / 100.0, height_range=(0.0, 100.0), unit="m", cell_size=1.0)
     read = read_heightmap(land).heights
     arguments = ["--cell-size", "1", "--sea", "0", "--rain", "0.3", "--out-level", str(tmp_path / "level.r32")]
     assert main(["water", str(land), *arguments]) == 0
     expected = water(read, cell_size=1.0, rain=0.3, outlets=read <= 0.0)
+    assert expected.lake_level.size != water(read, cell_size=1.0, rain=0.3).lake_level.size  # the sea drains A
     level = read_heightmap(tmp_path / "level.r32").heights
     np.testing.assert_allclose(level, np.clip(expected.level, 0.0, 100.0), atol=1e-5)
