@@ -30,7 +30,8 @@ Quinn, Beven, Chevallier & Planchon 1991, "The prediction of hillslope flow path
 modelling using digital terrain models") and ``p`` the ``exponent`` (default 1, Quinn et al.'s split; Freeman
 1991, "Calculating catchment area with divergent flow based on a regular grid", used 1.1 without ``L_k``; large
 ``p`` tends to D8). Cells are passed on in a topological order (Kahn 1962: a cell once every higher neighbour
-draining into it has been), so each is visited once. Edge cells, pits and flats keep what they receive, as in D8;
+draining into it has been), so each is visited once; a lower neighbour whose share rounds to 0 (a large ``p``)
+still counts as passed, so it is visited too. Edge cells, pits and flats keep what they receive, as in D8;
 nothing is lost: the rain sums to what the edges, pits and flats hold.
 
 Cells are numbered row-major (``row * columns + column``; int32 in the queues: maps have at most
@@ -648,6 +649,7 @@ def _mfd(flat, rows, columns, outlets, exponent, area, donors, ready, state):
     size = rows * columns
     base = state[DONE]
     shares = np.empty(8)
+    lower = np.zeros(8, np.bool_)
     near = np.empty(8, np.int64)
     for row in range(rows):
         if row % (POLL // columns + 1) == 0:
@@ -700,13 +702,14 @@ def _mfd(flat, rows, columns, outlets, exponent, area, donors, ready, state):
             continue
         total = 0.0
         for k in range(8):
-            if shares[k] > 0.0:
+            lower[k] = shares[k] > 0.0
+            if lower[k]:
                 ratio = shares[k] / steepest
                 shares[k] = CONTOURS[k] * (ratio if exponent == 1.0 else ratio**exponent)
                 total += shares[k]
         part = area[cell] / total
         for k in range(8):
-            if shares[k] > 0.0:
+            if lower[k]:  # a share that underflowed to 0 still counts its receiver's donor off
                 neighbour = near[k]
                 area[neighbour] += part * shares[k]
                 donors[neighbour] -= 1
