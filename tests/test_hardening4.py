@@ -4,12 +4,18 @@ defect; each property test would have found its class."""
 
 from __future__ import annotations
 
+import copy
+import json
+import tracemalloc
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import noise_core as nc
+from noise_core.io import heightmaps
 from noise_core.terrain import flow
 
 from .test_flow_mfd import sinks
@@ -50,3 +56,129 @@ def test_mfd_at_the_max_exponent_with_a_far_steeper_neighbour() -> None:
     heights[2, 2], heights[2, 3] = 101.0, -9899.0
     area = nc.flow_accumulation(heights, method="mfd", exponent=flow.MAX_EXPONENT)
     assert area[sinks(heights)].sum() == pytest.approx(heights.size, rel=1e-12)
+
+
+# --- 7. damaged tile-set sidecars: untrusted input ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def tile_set(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, np.ndarray]:
+    """A 2 x 2 tile set of a 9 x 9 grid (tiles of 4 + 1 samples): its set name, set sidecar and values."""
+    folder = tmp_path_factory.mktemp("tiles")
+    values = np.random.default_rng(7).random((9, 9)).astype(np.float32)
+    heightmaps.write_tiles(folder / "land.r32", values, 4, height_range=(-5.0, 20.0), unit="m")
+    record = json.loads((folder / "land.r32.json").read_text())
+    return folder / "land.r32", record, values
+
+
+def _paths(record: object, prefix: tuple = ()) -> list[tuple]:
+    """Every path to a value in the JSON ``record`` (dict keys and list indices)."""
+    found = [prefix] if prefix else []
+    items = record.items() if isinstance(record, dict) else enumerate(record) if isinstance(record, list) else ()
+    for key, value in items:
+        found += _paths(value, (*prefix, key))
+    return found
+
+
+JUNK = st.one_of(
+    st.none(), st.booleans(), st.integers(-(2**70), 2**70), st.sampled_from([10**9, 2**31, 2**40, -1, 0, 1]),
+    st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=6), st.lists(st.integers(-3, 3), max_size=3),
+    st.just({}), st.sampled_from(["land.r32", "../land_x0_y0.r32", "/etc/passwd", "a\\b.r32", "land_x0_y0.r16"]),
+)  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def single_file(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, np.ndarray]:
+    """One 6 x 8 raw heightmap with its sidecar (the shape comes from it)."""
+    folder = tmp_path_factory.mktemp("single")
+    values = np.random.default_rng(8).random((6, 8)).astype(np.float32)
+    heightmaps.write_heightmap(folder / "one.r32", values, height_range=(0.0, 3.0), unit="m", engine=None)
+    return folder / "one.r32", json.loads((folder / "one.r32.json").read_text()), values
+
+
+def _damage(record: dict, data: st.DataObject) -> dict:
+    """``record`` with one damage: a key removed, a value replaced by junk, or an unknown key added."""
+    damaged = copy.deepcopy(record)
+    where = data.draw(st.sampled_from(_paths(record)), label="where")
+    action = data.draw(st.sampled_from(["remove", "replace", "add"]), label="action")
+    parent = damaged
+    for key in where[:-1]:
+        parent = parent[key]
+    if action == "remove":
+        del parent[where[-1]]
+    elif action == "add" and isinstance(parent[where[-1]], dict):
+        parent[where[-1]]["unknown"] = 1
+    else:
+        parent[where[-1]] = data.draw(JUNK, label="junk")
+    return damaged
+
+
+@pytest.mark.parametrize("which", ["tile_set", "single_file"])
+@given(data=st.data())
+def test_a_damaged_sidecar_is_read_or_refused_naming_the_path(
+    which: str, request: pytest.FixtureRequest, data: st.DataObject
+) -> None:
+    """Any one damage to a sidecar (of a tile set or of one file) reads back a grid in [0, 1] (of the claimed size,
+    for a set), or is refused by a ``ValueError``/``TypeError``/``OSError`` starting with ``path:``: never a
+    ``KeyError``, a recursion, an index error or a huge allocation."""
+    path, record, _values = request.getfixturevalue(which)
+    damaged = _damage(record, data)
+    sidecar = heightmaps.sidecar_path(path)
+    sidecar.write_text(json.dumps(damaged))
+    tracemalloc.start()
+    try:
+        back = heightmaps.read_heightmap(path)
+    except (ValueError, TypeError, OSError) as error:
+        assert str(error).startswith("path: "), str(error)
+    else:
+        if which == "tile_set":
+            assert back.values.shape == (damaged["height"], damaged["width"])
+        assert np.isfinite(back.values).all() and back.values.min() >= 0.0 and back.values.max() <= 1.0
+        assert back.height_range is None or np.isfinite(back.heights).all()
+    finally:
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        sidecar.write_text(json.dumps(record))
+    assert peak < 16 << 20, f"{peak} bytes allocated"
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"width": 10**5, "height": 10**5}, r"^path: the sidecar 'land.r32.json' is damaged: width x height"),
+        ({"width": 2**14, "height": 2**14}, r"^path: .* lists 4 tiles of 5 x 5 samples, too few to cover"),
+        ({"tiles": None}, r"^path: .* tiles must be a JSON object"),
+        ({"tiles": {"tile": 4, "overlap": 1}}, r"^path: .* tiles has no 'across', 'down', 'files'"),
+        ({"height_range": 5}, r"^path: .* height_range must be \[low, high\]"),
+    ],
+)
+def test_set_sidecar_refusals_name_the_field(tile_set: tuple, change: dict, message: str) -> None:
+    path, record, values = tile_set
+    sidecar = heightmaps.sidecar_path(path)
+    try:
+        sidecar.write_text(json.dumps({**record, **change}))
+        with pytest.raises(ValueError, match=message):
+            heightmaps.read_heightmap(path)
+    finally:
+        sidecar.write_text(json.dumps(record))
+    np.testing.assert_array_equal(heightmaps.read_heightmap(path).values, values)
+
+
+def test_a_set_listing_itself_is_refused_not_recursed(tile_set: tuple) -> None:
+    path, record, _values = tile_set
+    sidecar = heightmaps.sidecar_path(path)
+    damaged = copy.deepcopy(record)
+    damaged["tiles"]["files"][0]["file"] = path.name  # the set's own name: no such file, so it was a set again
+    try:
+        sidecar.write_text(json.dumps(damaged))
+        with pytest.raises(FileNotFoundError, match=r"^path: the tile 'land.r32' listed in 'land.r32.json' is missing"):
+            heightmaps.read_heightmap(path)
+    finally:
+        sidecar.write_text(json.dumps(record))
+
+
+@pytest.mark.parametrize("text", ["[" * 100_000, '{"tiles": ' * 50_000, " " * (heightmaps.MAX_SIDECAR_BYTES + 1)])
+def test_a_sidecar_too_deep_or_too_large_is_refused(tmp_path: Path, text: str) -> None:
+    (tmp_path / "deep.r16.json").write_text(text)
+    with pytest.raises(ValueError, match=r"^path: cannot read the sidecar .*deep.r16.json"):
+        heightmaps.read_heightmap(tmp_path / "deep.r16")

@@ -105,7 +105,7 @@ def test_shape_comes_from_the_sidecar(tmp_path: Path) -> None:
     write_heightmap(tmp_path / "h.r16", _values((2, 8)))
     assert read_heightmap(tmp_path / "h.r16").values.shape == (2, 8)
     (tmp_path / "h.r16").write_bytes(b"\0" * 30)
-    with pytest.raises(ValueError, match=r"^shape: the sidecar's height and width \(2, 8\) needs 32 bytes"):
+    with pytest.raises(ValueError, match=r"^path: the sidecar's height and width \(2, 8\) needs 32 bytes"):
         read_heightmap(tmp_path / "h.r16")
 
 

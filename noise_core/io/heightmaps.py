@@ -395,8 +395,11 @@ def _read_sidecar(path: Path) -> dict:
     if not sidecar.is_file():
         return {}
     try:
+        size = sidecar.stat().st_size
+        if size > MAX_SIDECAR_BYTES:
+            raise ValueError(f"{size} bytes, more than a sidecar holds ({MAX_SIDECAR_BYTES})")
         record = json.loads(sidecar.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, RecursionError) as error:  # RecursionError: JSON nested too deep
         raise ValueError(f"path: cannot read the sidecar {str(sidecar)!r}: {error}") from None
     if not isinstance(record, dict):
         raise ValueError(f"path: the sidecar {str(sidecar)!r} is not a JSON object")
@@ -411,9 +414,9 @@ def _raw_shape(path: Path, suffix: str, shape: object, record: dict) -> tuple[in
     samples = size // itemsize
     if shape is None and "width" in record and "height" in record:
         shape = (record["height"], record["width"])
-        what = "the sidecar's height and width"
+        what, name = "the sidecar's height and width", "path"  # the user gave the path, not the shape
     else:
-        what = "shape"
+        what, name = "shape", "shape"
     if shape is None:
         side = math.isqrt(samples)
         if side * side != samples:
@@ -427,7 +430,7 @@ def _raw_shape(path: Path, suffix: str, shape: object, record: dict) -> tuple[in
     rows, cols = integer("shape", shape[0]), integer("shape", shape[1])
     if rows < 1 or cols < 1 or rows * cols != samples:
         raise ValueError(
-            f"shape: {what} ({rows}, {cols}) needs {rows * cols * itemsize} bytes, but {str(path)!r} has {size} "
+            f"{name}: {what} ({rows}, {cols}) needs {rows * cols * itemsize} bytes, but {str(path)!r} has {size} "
             f"({samples} samples)"
         )
     return rows, cols
@@ -473,33 +476,154 @@ def read_heightmap(path: str | Path, shape: tuple[int, int] | None = None) -> He
     sample count. PNG codes become ``code / 65535`` (``/ 255`` for 8-bit), EXR/TIFF floats stay as they are; a
     TIFF of heights outside [0, 1] (a GeoTIFF DEM, read with ``tifffile``) is mapped to [0, 1] with its minimum
     and maximum as the height range. ``path`` may name a tile set by its set sidecar (``NAME.ext`` need not
-    exist): the tiles are read and put back together (overlapping samples from the later tile).
+    exist): the tiles are read and put back together (overlapping samples from the later tile). Sidecars are
+    untrusted: every field used is checked (``SidecarError``, a ``ValueError`` starting with ``path:`` that names
+    the sidecar and the field) before anything is allocated, a set's size within ``MAX_SAMPLES``.
     """
     path = Path(path)
     suffix = heightmap_format(path)
     record = _read_sidecar(path)
     if "tiles" in record and not path.exists():
-        return _read_tiles(path, record)
+        return _read_tiles(path, suffix, record)
     if not path.is_file():
         raise FileNotFoundError(f"path: no file {str(path)!r}")
+    return _read_one(path, suffix, shape, record)
+
+
+def _read_one(path: Path, suffix: str, shape: object, record: dict) -> Heightmap:
+    """One file ``path`` (not a set) with its checked sidecar ``record``."""
+    sidecar = _Sidecar(path, record)
+    if "width" in record or "height" in record:
+        sidecar.size()
     values, found_range = _read_values(path, suffix, shape, record)
     if found_range is None and "height_range" in record:
-        found_range = _range(tuple(record["height_range"]))
-    unit = str(record.get("height_unit", ""))
-    return Heightmap(np.ascontiguousarray(values, dtype=np.float32), found_range, unit, record)
+        found_range = sidecar.height_range()
+    return Heightmap(np.ascontiguousarray(values, dtype=np.float32), found_range, sidecar.unit(), record)
 
 
-def _read_tiles(path: Path, record: dict) -> Heightmap:
-    values = np.empty((record["height"], record["width"]), dtype=np.float32)
+MAX_SIDECAR_BYTES = 1 << 24
+"""Largest sidecar read (16 MiB; a set of ``MAX_TILES`` tiles with their splat files needs about 1 MiB)."""
+MAX_SAMPLES = 1 << 28
+"""Largest heightmap a sidecar may claim, in samples (16384 x 16384, 1 GiB of float32): a tile set's size is
+checked against it before its grid is allocated."""
+SET_KEYS = frozenset({"tile", "overlap", "across", "down", "files"})
+"""The keys of a tile set's ``tiles`` record (``write_tiles``), besides the optional ``engine``."""
+TILE_KEYS = frozenset({"file", "x", "y", "row", "column"})
+"""The keys of each tile's entry in ``tiles.files``, besides the optional ``splat`` (its splat files)."""
+
+
+class SidecarError(ValueError):
+    """A sidecar that cannot be what ``write_heightmap``/``write_tiles`` wrote: the message starts with ``path:``
+    and names the sidecar and its field."""
+
+
+class _Sidecar:
+    """Checked reads of the fields of the sidecar ``record`` of ``path`` (untrusted: hand-edited, damaged)."""
+
+    def __init__(self, path: Path, record: dict) -> None:
+        self.path, self.record, self.name = path, record, sidecar_path(path).name
+
+    def fail(self, field: str, problem: str) -> SidecarError:
+        return SidecarError(f"path: the sidecar {self.name!r} is damaged: {field} {problem}")
+
+    def keys(self, where: str, found: object, required: frozenset, optional: frozenset = frozenset()) -> dict:
+        """``found`` if it is a JSON object with every ``required`` key and no others than ``optional``."""
+        if not isinstance(found, dict):
+            raise self.fail(where, f"must be a JSON object, got {type(found).__name__}")
+        missing = sorted(required - set(found))
+        if missing:
+            raise self.fail(where, f"has no {', '.join(map(repr, missing))}")
+        extra = sorted(set(found) - required - optional)
+        if extra:
+            raise self.fail(where, f"has unknown keys {', '.join(map(repr, extra))} (allowed: "
+                            f"{', '.join(sorted(required | optional))})")  # fmt: skip
+        return found
+
+    def whole(self, where: str, value: object, low: int, high: int) -> int:
+        """``value`` if it is a whole number in ``[low, high]``."""
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(where, f"must be a whole number, got {value!r}")
+        if not low <= value <= high:
+            raise self.fail(where, f"must be between {low} and {high}, got {value}")
+        return value
+
+    def size(self) -> tuple[int, int]:
+        """``(height, width)``: whole numbers >= 1, at most ``MAX_SAMPLES`` samples together."""
+        self.keys("the record", self.record, frozenset({"width", "height"}), frozenset(self.record))
+        height = self.whole("height", self.record["height"], 1, MAX_SAMPLES)
+        width = self.whole("width", self.record["width"], 1, MAX_SAMPLES)
+        if height * width > MAX_SAMPLES:
+            raise self.fail("width x height", f"= {width} x {height} exceeds the limit of {MAX_SAMPLES} samples")
+        return height, width
+
+    def height_range(self) -> tuple[float, float]:
+        value = self.record.get("height_range")
+        if not isinstance(value, list) or len(value) != 2:
+            raise self.fail("height_range", f"must be [low, high], got {value!r}")
+        try:
+            return _range(tuple(value))
+        except (TypeError, ValueError) as error:
+            raise self.fail("height_range", str(error).removeprefix("height_range: ")) from None
+
+    def unit(self) -> str:
+        unit = self.record.get("height_unit", "")
+        if not isinstance(unit, str):
+            raise self.fail("height_unit", f"must be a string, got {unit!r}")
+        return unit
+
+
+def _read_tiles(path: Path, suffix: str, record: dict) -> Heightmap:
+    """The tile set whose set sidecar is ``record``: every field checked before the grid is allocated (its size,
+    the tiles' names, places and sizes), each tile read as one file (never as a set again)."""
+    sidecar = _Sidecar(path, record)
+    rows, columns = sidecar.size()
+    low_high = sidecar.height_range()
+    unit = sidecar.unit()
+    if record.get("format", suffix[1:]) != suffix[1:]:
+        raise sidecar.fail("format", f"is {record['format']!r}, but the set is named {path.name!r}")
+    tiles = sidecar.keys("tiles", record["tiles"], SET_KEYS, frozenset({"engine"}))
+    overlap = sidecar.whole("tiles.overlap", tiles["overlap"], 0, 1)
+    side = sidecar.whole("tiles.tile", tiles["tile"], 1, max(rows, columns)) + overlap
+    files = tiles["files"]
+    if not isinstance(files, list) or not 1 <= len(files) <= MAX_TILES:
+        raise sidecar.fail("tiles.files", f"must list 1 to {MAX_TILES} tiles, got {_describe(files)}")
+    if len(files) * min(side, rows) * min(side, columns) < rows * columns:
+        raise sidecar.fail("tiles.files", f"lists {len(files)} tiles of {side} x {side} samples, too few to cover "
+                           f"its {columns} x {rows} grid")  # fmt: skip
+    entries = []
+    for index, entry in enumerate(files):
+        where = f"tiles.files[{index}]"
+        entry = sidecar.keys(where, entry, TILE_KEYS, frozenset({"splat"}))
+        name = entry["file"]
+        if not isinstance(name, str) or Path(name).name != name or name in ("", ".", "..") or "\\" in name:
+            raise sidecar.fail(f"{where}.file", f"must be a file name beside the sidecar, got {name!r}")
+        if Path(name).suffix.lower() != suffix:
+            raise sidecar.fail(f"{where}.file", f"{name!r} is not a {suffix} file as the set is")
+        row = sidecar.whole(f"{where}.row", entry["row"], 0, rows - 1)
+        column = sidecar.whole(f"{where}.column", entry["column"], 0, columns - 1)
+        if not path.with_name(name).is_file():
+            raise FileNotFoundError(f"path: the tile {name!r} listed in {sidecar.name!r} is missing")
+        entries.append((name, row, column))
+    names = [name for name, _, _ in entries]
+    if len(set(names)) != len(names):
+        twice = next(name for name in names if names.count(name) > 1)
+        raise sidecar.fail("tiles.files", f"lists {twice!r} twice")
+    values = np.empty((rows, columns), dtype=np.float32)
     covered = np.zeros(values.shape, dtype=bool)
-    for entry in record["tiles"]["files"]:
-        piece = read_heightmap(path.with_name(entry["file"])).values
-        row, col = entry["row"], entry["column"]
-        if row + piece.shape[0] > values.shape[0] or col + piece.shape[1] > values.shape[1]:
-            raise ValueError(f"path: tile {entry['file']!r} does not fit the set's {values.shape[1]}x{values.shape[0]}")
-        values[row : row + piece.shape[0], col : col + piece.shape[1]] = piece
-        covered[row : row + piece.shape[0], col : col + piece.shape[1]] = True
+    for name, row, column in entries:
+        tile = path.with_name(name)
+        piece = _read_one(tile, suffix, None, _read_sidecar(tile)).values
+        if piece.shape != (min(side, rows), min(side, columns)):
+            raise ValueError(f"path: the tile {name!r} is {piece.shape[1]}x{piece.shape[0]} samples; the set's tiles "
+                             f"are {side}x{side}")  # fmt: skip
+        if row + piece.shape[0] > rows or column + piece.shape[1] > columns:
+            raise ValueError(f"path: tile {name!r} does not fit the set's {columns}x{rows}")
+        values[row : row + piece.shape[0], column : column + piece.shape[1]] = piece
+        covered[row : row + piece.shape[0], column : column + piece.shape[1]] = True
     if not covered.all():
-        raise ValueError(f"path: the tiles listed in {sidecar_path(path).name} do not cover the whole grid")
-    low_high = _range(tuple(record["height_range"]))
-    return Heightmap(values, low_high, str(record.get("height_unit", "")), record)
+        raise ValueError(f"path: the tiles listed in {sidecar.name} do not cover the whole grid")
+    return Heightmap(values, low_high, unit, record)
+
+
+def _describe(value: object) -> str:
+    return f"{len(value)}" if isinstance(value, list) else f"{type(value).__name__} {value!r}"[:80]
