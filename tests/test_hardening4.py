@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import json
+import tempfile
 import tracemalloc
 from pathlib import Path
 
@@ -16,7 +17,8 @@ from hypothesis import strategies as st
 
 import noise_core as nc
 from noise_core.io import heightmaps
-from noise_core.terrain import flow
+from noise_core.io.images import write_image
+from noise_core.terrain import flow, maps
 
 from .test_flow_mfd import sinks
 
@@ -182,3 +184,99 @@ def test_a_sidecar_too_deep_or_too_large_is_refused(tmp_path: Path, text: str) -
     (tmp_path / "deep.r16.json").write_text(text)
     with pytest.raises(ValueError, match=r"^path: cannot read the sidecar .*deep.r16.json"):
         heightmaps.read_heightmap(tmp_path / "deep.r16")
+
+
+# --- 5. unchecked arrays: NaN and junk are refused by name ----------------------------------------------------------
+
+RAMP = np.add.outer(np.linspace(0.0, 9.0, 12), np.linspace(0.0, 20.0, 16))
+SLOPE_LAYERS = [{"name": "base"}, {"name": "rock", "bands": [{"map": "slope", "low": 30.0}]}]
+
+
+@given(
+    cells=st.lists(st.tuples(st.integers(0, 11), st.integers(0, 15)), min_size=1, max_size=5),
+    bad=st.sampled_from([np.nan, np.inf, -np.inf, 1e39]),
+    name=st.sampled_from(["slope", "erosion"]),
+)
+def test_splat_weights_refuse_a_given_map_with_nan_or_junk(cells: list, bad: float, name: str) -> None:
+    values = np.zeros(RAMP.shape)
+    for cell in cells:
+        values[cell] = bad
+    layers = [{"name": "base"}, {"name": "rock", "bands": [{"map": name, "low": 30.0}]}]
+    with pytest.raises(ValueError, match=rf"^maps\['{name}'\]: "):
+        nc.splat_weights(RAMP, layers, maps={name: values})
+
+
+@pytest.mark.parametrize(
+    ("maps", "error", "message"),
+    [
+        ({"slope": np.full(RAMP.shape, "x")}, TypeError, r"^maps\['slope'\]: expected real numbers"),
+        ({"slope": np.zeros((3, 3))}, ValueError, r"^maps\['slope'\]: shape \(3, 3\) differs"),
+        ([("slope", np.zeros(RAMP.shape))], TypeError, r"^maps: expected a dict"),
+    ],
+)
+def test_splat_weights_refuse_junk_maps(maps: object, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        nc.splat_weights(RAMP, SLOPE_LAYERS, maps=maps)
+
+
+WEIGHTS = st.one_of(
+    st.builds(lambda shape: np.full(shape, 0.25, np.float32), st.lists(st.integers(0, 3), min_size=0, max_size=4)
+              .map(tuple)),
+    st.builds(lambda bad: np.full((2, 3, 3), bad), st.sampled_from([np.nan, np.inf, -0.5, 1.5])),
+    st.sampled_from([np.zeros((0, 3, 3)), np.zeros((2, 0, 3)), np.array(["a"]), [[[0.5]]], None, 0.5]),
+)  # fmt: skip
+
+
+@given(weights=WEIGHTS)
+def test_write_splat_checks_its_weights_and_writes_nothing_else(weights: object) -> None:
+    """Weights of the wrong rank, no layers, NaN, out of [0, 1] or not an array: refused naming ``weights``, no file
+    written; good weights (N, H, W) in [0, 1]: ceil(N / 4) files."""
+    with tempfile.TemporaryDirectory() as folder:
+        target = Path(folder) / "s.exr"
+        good = isinstance(weights, np.ndarray) and weights.ndim == 3 and 0 not in weights.shape
+        good = good and weights.dtype.kind == "f" and bool(((weights >= 0) & (weights <= 1)).all())
+        if good:
+            assert len(nc.write_splat(target, weights)) == -(-weights.shape[0] // 4)
+        else:
+            with pytest.raises((ValueError, TypeError), match=r"^weights: "):
+                nc.write_splat(target, weights)
+            assert not list(Path(folder).iterdir())
+
+
+@pytest.mark.parametrize("suffix", [".r32", ".exr"])
+@given(cells=st.lists(st.tuples(st.integers(0, 4), st.integers(0, 6)), min_size=1, max_size=4),
+       bad=st.sampled_from([np.nan, np.inf, -np.inf]))  # fmt: skip
+def test_a_heightmap_with_nan_samples_is_refused_by_every_reader(suffix: str, cells: list, bad: float) -> None:
+    values = np.full((5, 7), 0.5, np.float32)
+    for cell in cells:
+        values[cell] = bad
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"nan{suffix}"
+        if suffix == ".r32":
+            path.write_bytes(values.astype("<f4").tobytes())
+            (Path(folder) / "nan.r32.json").write_text(json.dumps({"width": 7, "height": 5}))
+        else:
+            write_image(path, values)
+        with pytest.raises(ValueError, match=r"^path: .* has samples that are not finite"):
+            heightmaps.read_heightmap(path)
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        ((np.zeros(9, np.int64), np.arange(8), np.ones(9)), r"^order: must hold one entry per cell \(9\)"),
+        ((np.full(9, 9), np.arange(9), np.ones(9)), r"^receivers: every entry must be a cell index"),
+        ((np.arange(9), np.full(9, -1), np.ones(9)), r"^order: every entry must be a cell index"),
+        ((np.arange(9), np.arange(9), np.full(9, np.nan)), r"^weights: must be finite"),
+    ],
+)
+def test_accumulate_checks_the_indices_its_kernel_trusts(arguments: tuple, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        flow.accumulate(*arguments)
+
+
+def test_unit_map_refuses_nan_and_unknown_maps() -> None:
+    with pytest.raises(ValueError, match=r"^values: the slope map must be finite"):
+        maps.unit_map("slope", np.array([[np.nan]]))
+    with pytest.raises(ValueError, match=r"^name: "):
+        maps.unit_map("slopes", np.zeros((2, 2)))

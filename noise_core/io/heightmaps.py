@@ -496,6 +496,8 @@ def _read_one(path: Path, suffix: str, shape: object, record: dict) -> Heightmap
     if "width" in record or "height" in record:
         sidecar.size()
     values, found_range = _read_values(path, suffix, shape, record)
+    if not np.isfinite(values).all():  # a float file's NaN or infinity (no-data): refused by every reader alike
+        raise ValueError(f"path: {str(path)!r} has samples that are not finite numbers (no-data?)")
     if found_range is None and "height_range" in record:
         found_range = sidecar.height_range()
     return Heightmap(np.ascontiguousarray(values, dtype=np.float32), found_range, sidecar.unit(), record)

@@ -161,8 +161,12 @@ def read_image(path: Path) -> np.ndarray:
 
 def pack_rgba(weights: np.ndarray) -> list[np.ndarray]:
     """``weights`` (N, H, W) as ``ceil(N / 4)`` float32 images (H, W, 4): layers ``4k .. 4k + 3`` in R, G, B, A
-    of image ``k``; the channels of missing layers are 0."""
+    of image ``k``; the channels of missing layers are 0. ``ValueError`` naming ``weights`` unless it is 3-D
+    with at least one layer."""
     weights = np.asarray(weights, dtype=np.float32)
+    if weights.ndim != 3 or 0 in weights.shape:
+        raise ValueError(f"weights: expected (layers, height, width) with at least one layer, got shape "
+                         f"{weights.shape}")  # fmt: skip
     count = weights.shape[0]
     images = []
     for start in range(0, count, 4):

@@ -178,9 +178,19 @@ def stack_order(receivers: np.ndarray) -> np.ndarray:
 
 def accumulate(receivers: np.ndarray, order: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Flow accumulation along ``receivers`` in reverse ``order`` (``stack_order``): each cell's ``weights``
-    plus everything draining into it (float64, flat)."""
-    area = np.array(weights, dtype=np.float64, copy=True).reshape(-1)
-    _kernels().accumulate(np.ascontiguousarray(receivers, dtype=np.int64), np.ascontiguousarray(order), area)
+    plus everything draining into it (float64, flat). ``ValueError`` naming the argument unless the three
+    hold one entry per cell and the indices are cells (the kernel does not check its indices)."""
+    receivers = np.ascontiguousarray(receivers, dtype=np.int64).reshape(-1)
+    order = np.ascontiguousarray(order, dtype=np.int64).reshape(-1)
+    size = receivers.shape[0]
+    area = check_weights(np.asarray(weights), np.shape(weights), "weights").reshape(-1).copy()
+    for name, values in (("order", order), ("weights", area)):
+        if values.shape[0] != size:
+            raise ValueError(f"{name}: must hold one entry per cell ({size}), got {values.shape[0]}")
+    for name, values in (("receivers", receivers), ("order", order)):
+        if size and (values.min() < 0 or values.max() >= size):
+            raise ValueError(f"{name}: every entry must be a cell index in [0, {size})")
+    _kernels().accumulate(receivers, order, area)
     return area
 
 

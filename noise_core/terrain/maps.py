@@ -605,8 +605,12 @@ def compute_maps(
 def unit_map(name: str, values: np.ndarray) -> np.ndarray:
     """``values`` of the map ``name`` in [0, 1] for a PNG: slope / 90, aspect / 360 (flat cells 0), openness /
     180, relative height and occlusion as they are, flow / its largest value, curvature ``0.5 + k / (2 max|k|)``
-    (0.5 is flat), height and wetness from their smallest to their largest value."""
+    (0.5 is flat), height and wetness from their smallest to their largest value. ``values`` must be finite
+    (``ValueError`` naming ``values``)."""
+    choice("name", name, MAP_NAMES)
     values = np.asarray(values, dtype=np.float64)
+    if not np.isfinite(values).all():
+        raise ValueError(f"values: the {name} map must be finite (no NaN or infinity)")
     if name == "slope":
         return values / 90.0
     if name == "aspect":
