@@ -280,3 +280,108 @@ def test_unit_map_refuses_nan_and_unknown_maps() -> None:
         maps.unit_map("slope", np.array([[np.nan]]))
     with pytest.raises(ValueError, match=r"^name: "):
         maps.unit_map("slopes", np.zeros((2, 2)))
+
+
+# --- 6. extreme but allowed values: finite results, or documented limits refused by name ----------------------------
+
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+RELIEFS = st.sampled_from([0.0, 1e-300, 1e-30, 1e-6, 1.0, 1e6, 1e30, 1e38, FLOAT32_MAX, 1e39, 1e300])
+CELLS = st.one_of(st.sampled_from([1e-300, 1e-30, 1e-10, 1.0, 1e10, 1e30]), st.floats(1e-300, 1e30))
+
+
+@given(seed=st.integers(0, 2**16), relief=RELIEFS, cell=CELLS, dtype=st.sampled_from([np.float32, np.float64]),
+       spike=st.booleans())  # fmt: skip
+def test_every_map_is_finite_or_refused_naming_heights_or_cell_size(
+    seed: int, relief: float, cell: float, dtype: type, spike: bool
+) -> None:
+    rng = np.random.default_rng(seed)
+    unit = rng.normal(size=(9, 11)).cumsum(axis=1)
+    unit /= max(np.abs(unit).max(), 1e-300)
+    if spike:
+        unit[4, 5] = 1.0 if unit[4, 5] < 0 else -1.0
+    with np.errstate(over="ignore"):
+        heights = (unit * relief).astype(dtype)
+    if not np.isfinite(heights).all():
+        return
+    try:
+        computed = nc.compute_maps(heights, list(maps.MAP_NAMES), cell_size=cell, radius=3, horizon_radius=3,
+                                   directions=8)  # fmt: skip
+    except ValueError as error:
+        assert str(error).split(":")[0] in ("heights", "cell_size", "cell_size, heights"), str(error)
+        assert relief > 1e30 or relief / cell > 1e90 or "curvature" in str(error), str(error)
+        return
+    for name, values in computed.items():
+        assert values.dtype == np.float32 and np.isfinite(values).all(), name
+
+
+@given(top=st.sampled_from([np.float32, np.float64]), steps=st.integers(0, 4), pit=st.booleans())
+def test_epsilon_filling_near_the_float_maximum_is_finite_or_refused(top: type, steps: int, pit: bool) -> None:
+    """A lake whose spill height is the dtype's largest number minus a few steps: the epsilon fill raises its cells
+    by one step each towards the outlet, past the largest number when the lake holds more cells than steps."""
+    largest = np.finfo(top).max
+    heights = np.full((5, 5), largest, dtype=top)
+    spill = largest
+    for _ in range(steps):
+        spill = np.nextafter(spill, top(0))
+    heights[0, 2] = spill  # the outlet
+    if pit:
+        heights[1:4, 1:4] = top(0)
+    try:
+        filled = nc.fill_depressions(heights, epsilon=True)
+    except ValueError as error:
+        message = f"heights: filling with epsilon steps raises cells past the largest {top(0).dtype}"
+        assert str(error).startswith(message), str(error)
+    else:
+        assert np.isfinite(filled).all() and filled.dtype == top
+    assert np.isfinite(nc.fill_depressions(heights)).all()  # the plain fill never rises above the spill height
+
+
+@given(seed=st.integers(0, 2**10), exponent=st.sampled_from([0.5, 1.0, flow.MAX_EXPONENT]))
+def test_mfd_of_heights_near_the_float64_maximum_is_finite_and_conserves(seed: int, exponent: float) -> None:
+    rng = np.random.default_rng(seed)
+    heights = rng.uniform(-1.0, 1.0, size=(7, 8)) * np.finfo(np.float64).max
+    area = nc.flow_accumulation(heights, method="mfd", exponent=exponent)
+    assert np.isfinite(area).all()
+    assert area[sinks(heights)].sum() == pytest.approx(heights.size, rel=1e-12)
+
+
+@given(relief=RELIEFS, cell=st.sampled_from([1e-30, 1e-6, 1.0, 1e15, 1e18, 1e30]), rain=st.sampled_from([None, 1e10]))
+def test_fluvial_is_finite_or_refused_up_to_its_largest_cell_size(relief: float, cell: float, rain: float) -> None:
+    heights = np.random.default_rng(2).random((12, 12)) * relief
+    precipitation = None if rain is None else np.full(heights.shape, rain)
+    try:
+        result = nc.erode_fluvial(heights, steps=2, dt=1e4, uplift=1e-3, erodibility=2e-5, cell_size=cell,
+                                  diffusion=1.0, precipitation=precipitation)  # fmt: skip
+    except ValueError as error:
+        assert str(error).split(":")[0] in ("heights", "cell_size", "cell_size, precipitation", "uplift"), str(error)
+        return
+    arrays = (result.heights, result.drainage_area, result.erosion, result.deposition)
+    assert all(np.isfinite(a).all() for a in arrays) and np.isfinite([result.eroded, result.deposited]).all()
+
+
+@given(
+    low=st.sampled_from([-1.7e308, -1e300, -1e6, 0.0]),
+    high=st.sampled_from([1e-300, 1.0, 1e300, 1.7e308]),
+    cell=st.sampled_from([1e-300, 1.0, 1e300]),
+    engine=st.sampled_from([None, "unreal", "unity", "godot"]),
+)
+def test_heightmap_ranges_and_engine_numbers_are_finite_or_refused(low: float, high: float, cell: float, engine):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "h.r16"
+        side = {"unreal": 127, "unity": 129}.get(engine, 33)
+        values = np.random.default_rng(1).random((side, side)).astype(np.float32)
+        try:
+            heightmaps.write_heightmap(path, values, height_range=(low, high), unit="m", engine=engine, cell_size=cell)
+        except ValueError as error:
+            assert str(error).split(":")[0] in ("height_range", "cell_size"), str(error)
+            assert not list(Path(folder).iterdir())
+            return
+        back = heightmaps.read_heightmap(path)
+        assert np.isfinite(back.heights).all()
+        text = heightmaps.sidecar_path(path).read_text()
+        assert "Infinity" not in text and "NaN" not in text
+
+
+def test_normalize_refuses_heights_whose_span_overflows() -> None:
+    with pytest.raises(ValueError, match=r"^heights: they span .* a range beyond float64"):
+        heightmaps.normalize(np.array([[-1.7e308, 1.7e308]]))

@@ -19,6 +19,7 @@ whose [0, 1] values stand for heights ``low..high`` metres with ``cell`` metres 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -114,6 +115,16 @@ def _terrain3d_settings(width: int, height: int, low: float, high: float, cell: 
     return {**common, "import_scale": high - low, "import_offset": low}
 
 
+def _numbers(record: dict) -> list[float]:
+    """The numbers in an import record (lists flattened; text left out)."""
+    values: list[float] = []
+    for value in record.values():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, (int, float)) and not isinstance(item, bool):
+                values.append(float(item))
+    return values
+
+
 def _indices(x: int, y: int, across: int, down: int) -> dict:
     return {"x": x, "y": y, "z": down - 1 - y}
 
@@ -169,7 +180,14 @@ class Engine:
         ``height_range`` metres apart ``cell`` metres between samples."""
         self.check_size(width, height)
         low, high = height_range
-        return {"engine": self.title, **self.settings(width, height, low, high, cell, suffix), "rows": self.row_note}
+        numbers = self.settings(width, height, low, high, cell, suffix)
+        if not all(math.isfinite(value) for value in _numbers(numbers)):  # e.g. Unreal's cm of a huge range
+            finite_cell = all(math.isfinite(value) for value in _numbers(self.settings(width, height, low, high, 1.0,
+                                                                                       suffix)))  # fmt: skip
+            name = "cell_size" if finite_cell else "height_range"
+            raise ValueError(f"{name}: {self.title}'s import numbers for it pass float64; give heights and cell "
+                             "size in metres")  # fmt: skip
+        return {"engine": self.title, **numbers, "rows": self.row_note}
 
     def tile_stem(self, stem: str, x: int, y: int, across: int, down: int) -> str:
         """The file stem of tile (``x``, ``y``) of ``across x down`` tiles."""

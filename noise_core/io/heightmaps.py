@@ -80,6 +80,8 @@ def normalize(heights: np.ndarray, height_range: tuple[float, float] | None = No
         low, high = float(heights.min()), float(heights.max())
         if high == low:
             high = low + 1.0
+        if not math.isfinite(high - low):
+            raise ValueError(f"heights: they span {low:g} .. {high:g}, a range beyond float64; scale them down")
     else:
         low, high = _range(height_range)
     unit = np.clip((heights - low) / (high - low), 0.0, 1.0).astype(np.float32)
@@ -92,6 +94,8 @@ def _range(height_range: object) -> tuple[float, float]:
     low, high = number("height_range", height_range[0]), number("height_range", height_range[1])
     if not high > low:
         raise ValueError(f"height_range: high must be above low, got ({low:g}, {high:g})")
+    if not math.isfinite(high - low):
+        raise ValueError(f"height_range: high - low must be a finite number, got ({low:g}, {high:g})")
     return low, high
 
 

@@ -113,6 +113,11 @@ def fill_depressions(heights: np.ndarray, epsilon: bool = False, state: np.ndarr
     filled = _floats(checked)
     flat = filled.reshape(-1)
     fill_flat(flat, filled.shape, _edges(filled.shape), False, epsilon, state)
+    if epsilon and not np.isfinite(filled.max()):  # nextafter steps from the dtype's largest number: infinity
+        raise ValueError(
+            f"heights: filling with epsilon steps raises cells past the largest {filled.dtype} "
+            f"({np.finfo(filled.dtype).max:.3g}); keep the heights of lakes and flats below it"
+        )
     return filled
 
 
@@ -708,6 +713,14 @@ def _mfd(flat, rows, columns, outlets, exponent, area, donors, ready, state):
                 drop = max(0.0, (height - np.float64(flat[near[k]])) / DISTANCES[k])
             shares[k] = drop
             steepest = max(steepest, drop)
+        if steepest == np.inf:  # a difference beyond float64 (heights near its largest): the drops halved
+            steepest = 0.0
+            for k in range(8):
+                drop = 0.0
+                if near[k] >= 0:
+                    drop = max(0.0, (0.5 * height - 0.5 * np.float64(flat[near[k]])) / DISTANCES[k])
+                shares[k] = drop
+                steepest = max(steepest, drop)
         if steepest == 0.0:  # a pit or a flat
             continue
         total = 0.0

@@ -42,14 +42,34 @@ _SLOPE, _ASPECT, _MEAN, _PROFILE, _PLAN, _TAN = range(6)
 _CODES = {"slope": _SLOPE, "aspect": _ASPECT, "mean": _MEAN, "profile": _PROFILE, "plan": _PLAN, "tan": _TAN}
 
 
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+MAX_HEIGHT_IN_CELLS = 1e100
+"""Largest ``|heights| / cell_size``: slopes, tangents and their squares then stay far within float64."""
+
+
 def as_heights(heights: object) -> np.ndarray:
-    """``heights`` checked (a finite real 2-D array of at least 3x3) as C-contiguous float64; ``TypeError`` or
-    ``ValueError`` naming ``heights`` otherwise."""
-    return np.ascontiguousarray(check_heights(heights), dtype=np.float64)
+    """``heights`` checked (a finite real 2-D array of at least 3x3, within float32's range: the maps are float32)
+    as C-contiguous float64; ``TypeError`` or ``ValueError`` naming ``heights`` otherwise."""
+    z = np.ascontiguousarray(check_heights(heights), dtype=np.float64)
+    largest = float(np.abs(z).max())
+    if largest > FLOAT32_MAX:
+        raise ValueError(f"heights: values up to {largest:.3g} lie beyond float32 (3.4e38), the maps' type; scale "
+                         "them down")  # fmt: skip
+    return z
 
 
-def _cell_size(cell_size: object) -> float:
-    return float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
+def _cell_size(cell_size: object, z: np.ndarray | None = None) -> float:
+    """``cell_size`` checked (``CELL_SIZE``), and not so small beside the heights ``z`` that ``|z| / cell_size``
+    passes ``MAX_HEIGHT_IN_CELLS``."""
+    step = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
+    largest = float(np.abs(z).max()) if z is not None else 0.0
+    if largest / step > MAX_HEIGHT_IN_CELLS:
+        raise ValueError(
+            f"cell_size: {step:g} is too small for heights up to {largest:g} (heights / cell_size would reach "
+            f"{largest / step:.3g}, at most {MAX_HEIGHT_IN_CELLS:g}); give the distance between cells in the "
+            "heights' unit"
+        )
+    return step
 
 
 _ATAN_P = (
@@ -171,11 +191,18 @@ def _banded(kernel, blocks: int, arguments: tuple, band: int, tick: Tick, share:
 
 
 def _surface(heights: object, cell_size: object, name: str, tick: Tick = None, band: int | None = None):
+    """The map ``name`` (``_CODES``; float32, ``"tan"`` float64 for the wetness index)."""
     z = as_heights(heights)
-    step = _cell_size(cell_size)
-    out = np.empty(z.shape, dtype=np.float32)
+    step = _cell_size(cell_size, z)
+    out = np.empty(z.shape, dtype=np.float64 if name == "tan" else np.float32)
     rows = _band(z.shape[0], z.shape[1] * SURFACE_WORK, band)
     _banded(_kernels().surface, z.shape[0], (z, step, _CODES[name], out), rows, tick)
+    if name in ("mean", "profile", "plan") and not np.isfinite(out).all():
+        raise ValueError(
+            f"cell_size, heights: the {name} curvature passes float32 (3.4e38 per unit) where the heights bend "
+            f"sharply over cells {step:g} apart; give the distance between cells in the heights' unit, or scale "
+            "the heights down"
+        )
     return out
 
 
@@ -407,7 +434,7 @@ def _horizon_kernel(first, last, offset, padded, radius, dy, dx, inverse, starts
 
 def _horizon(heights, cell_size, radius, directions, code, tick: Tick = None, band: int | None = None) -> np.ndarray:
     z = as_heights(heights)
-    step = _cell_size(cell_size)
+    step = _cell_size(cell_size, z)
     radius = integer("radius", radius)
     if not 1 <= radius <= 1024:
         raise ValueError(f"radius: must be between 1 and 1024 cells, got {radius}")
@@ -450,7 +477,7 @@ def wetness_index(
     given, ``flow_map(heights, method)``: over the heights with their depressions filled); ``β`` the slope
     (``slope``), ``tan β`` at least ``MIN_TAN_SLOPE``."""
     z = as_heights(heights)
-    step = _cell_size(cell_size)
+    step = _cell_size(cell_size, z)
     if accumulation is None:
         accumulation = flow_map(z, method)
     area = np.asarray(accumulation, dtype=np.float64)
@@ -462,9 +489,16 @@ def wetness_index(
 
 
 def _wetness(area: np.ndarray, tan_slope: np.ndarray, step: float) -> np.ndarray:
-    """``ln(area · step / max(tan_slope, MIN_TAN_SLOPE))`` as float32 (``wetness_index``)."""
+    """``ln(area · step / max(tan_slope, MIN_TAN_SLOPE))`` as float32 (``wetness_index``); where the quotient
+    overflows or underflows (extreme cell sizes or areas), as ``ln area + ln step - ln tan``."""
     tangent = np.maximum(tan_slope.astype(np.float64), MIN_TAN_SLOPE)
-    return np.log(area * step / tangent).astype(np.float32)
+    with np.errstate(over="ignore", under="ignore"):
+        quotient = area * step / tangent
+    wetness = np.log(quotient, where=(quotient > 0.0) & np.isfinite(quotient), out=np.empty(area.shape))
+    apart = ~((quotient > 0.0) & np.isfinite(quotient))
+    if apart.any():
+        wetness[apart] = np.log(area[apart]) + math.log(step) - np.log(tangent[apart])
+    return wetness.astype(np.float32)
 
 
 FLOW_METHODS = ("d8", "mfd")
@@ -538,7 +572,7 @@ def compute_maps(
         choice("maps", name, MAP_NAMES)
     z = as_heights(heights)
     flow_method = choice("flow_method", flow_method, FLOW_METHODS)
-    step = _cell_size(cell_size)
+    step = _cell_size(cell_size, z)
     horizon = (horizon_radius, directions)
     makers: dict[str, Callable[[Tick], np.ndarray]] = {
         "height": lambda _tick: z.astype(np.float32),
