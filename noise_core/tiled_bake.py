@@ -229,7 +229,7 @@ class TileSetOutput:
         return _encode(unit, self.bits)
 
     def read(self, row: int, col: int, window: tuple[int, int, int, int]) -> np.ndarray:
-        values = read_image(self.tile_path(row, col))
+        values = read_image(self.tile_path(row, col), "out")
         return _encode(values, 32) if self.bits == 32 else np.round(values * 65535.0).astype(np.uint16)
 
 

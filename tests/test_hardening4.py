@@ -4,11 +4,14 @@ defect; each property test would have found its class."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
+import io
 import json
 import tempfile
 import tracemalloc
 from pathlib import Path
+from unittest import mock
 
 import numpy as np
 import pytest
@@ -16,6 +19,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import noise_core as nc
+from noise_core.cli import erode as erode_cli
+from noise_core.cli import main
 from noise_core.io import heightmaps
 from noise_core.io.images import write_image
 from noise_core.terrain import flow, maps
@@ -385,3 +390,96 @@ def test_heightmap_ranges_and_engine_numbers_are_finite_or_refused(low: float, h
 def test_normalize_refuses_heights_whose_span_overflows() -> None:
     with pytest.raises(ValueError, match=r"^heights: they span .* a range beyond float64"):
         heightmaps.normalize(np.array([[-1.7e308, 1.7e308]]))
+
+
+# --- 3. the erode command: its outputs all or none, distinct, its inputs named -----------------------------------
+
+ERODE_OUTPUTS = ("out", "area-out", "rivers-out", "erosion-out", "deposition-out")
+
+
+def _run(arguments: list[str]) -> tuple[int, str]:
+    """``python -m noise_core`` with ``arguments``: its exit code and what it printed to stderr."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try:
+            code = main(arguments)
+        except SystemExit as exit_info:
+            code = int(exit_info.code or 0)
+    return code, err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def hill(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("hill") / "hill.exr"
+    y, x = np.mgrid[0:14, 0:16] / 16.0
+    write_image(path, (0.6 - 0.5 * np.hypot(x - 0.5, y - 0.4)).astype(np.float32))
+    return path
+
+
+@given(
+    outputs=st.lists(st.sampled_from(ERODE_OUTPUTS[1:]), unique=True, max_size=4),
+    fail_at=st.integers(0, 5),
+    old=st.booleans(),
+    suffix=st.sampled_from([".exr", ".png", ".tif"]),
+)
+def test_erode_writes_its_outputs_all_or_none(hill: Path, outputs: list, fail_at: int, old: bool, suffix: str) -> None:
+    """A failure writing any output (the ``fail_at``-th) leaves no new file and every old one as it was; the
+    error names the outputs' flags."""
+    flags = ["out", *sorted(outputs, key=ERODE_OUTPUTS.index)]  # the messages list them in this order
+    with tempfile.TemporaryDirectory() as folder:
+        paths = {flag: Path(folder) / f"{flag}{suffix}" for flag in flags}
+        if old:
+            for path in paths.values():
+                path.write_bytes(b"old")
+        real, calls = erode_cli.write_image, []
+
+        def failing(path, values, bits=16):
+            calls.append(path)
+            if len(calls) == fail_at + 1:
+                raise OSError(28, "No space left on device")
+            real(path, values, bits)
+
+        arguments = ["erode", str(hill), "--steps", "2", *(f"--{flag}={paths[flag]}" for flag in flags)]
+        with mock.patch.object(erode_cli, "write_image", failing):
+            code, err = _run(arguments)
+        left = sorted(p.name for p in Path(folder).iterdir())
+        if fail_at < len(flags):
+            assert code == 2 and f"error: {', '.join(flags)}: cannot write" in err and "none was written" in err
+            assert left == (sorted(p.name for p in paths.values()) if old else [])
+            assert all(p.read_bytes() == b"old" for p in paths.values() if old)
+        else:
+            assert code == 0 and left == sorted(p.name for p in paths.values()), err
+            assert all(p.read_bytes() != b"old" for p in paths.values())
+
+
+@given(pair=st.lists(st.sampled_from(ERODE_OUTPUTS), min_size=2, max_size=2, unique=True))
+def test_erode_refuses_two_outputs_with_one_path_naming_both(hill: Path, pair: list) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        same = Path(folder) / "same.exr"
+        flags = dict.fromkeys(pair, same)
+        if "out" not in flags:
+            flags["out"] = Path(folder) / "out.exr"
+        code, err = _run(["erode", str(hill), "--steps", "2", *(f"--{flag}={path}" for flag, path in flags.items())])
+        first, second = sorted(pair, key=ERODE_OUTPUTS.index)  # checked in this order
+        assert code == 2 and f"error: {second}: '{same}' is also --{first}'s file" in err, err
+        assert list(Path(folder).iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["{missing}", "--out", "{folder}/o.exr"], "error: input: no such file '{missing}'"),
+        (["{hill}", "--out", "{folder}/o.exr", "--uplift-map", "{missing}"], "error: uplift-map: no such file"),
+        (["{hill}", "--out", "{folder}/o.exr", "--outlets-map", "{missing}"], "error: outlets-map: no such file"),
+        (["{hill}", "--out", "{folder}/o.exr", "--area-out", "{folder}/no/a.exr"], "error: area-out: folder"),
+        (["{bad}", "--out", "{folder}/o.exr"], "error: input: cannot read '{bad}' as 16-bit grayscale PNG"),
+        (["{hill}", "--out", "{folder}/o.exr", "--relief", "1e308"], "error: relief: 1e+308 makes heights up to"),
+    ],
+)
+def test_erode_names_the_input_or_output_at_fault(hill: Path, tmp_path: Path, arguments: list, message: str) -> None:
+    bad = tmp_path / "bad.png"
+    bad.write_bytes(b"not a png")
+    names = {"missing": tmp_path / "missing.exr", "folder": tmp_path, "hill": hill, "bad": bad}
+    code, err = _run(["erode", *(argument.format(**names) for argument in arguments)])
+    assert code == 2 and message.format(**names) in err and "Traceback" not in err, err
+    assert not (tmp_path / "o.exr").exists()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from dataclasses import asdict, fields
@@ -20,7 +21,7 @@ import numpy as np
 from ..api import evaluate_grid
 from ..io import heightmaps
 from ..io.engines import ENGINE_NAMES, engine
-from ..io.files import replacing
+from ..io.files import ArgumentFileError, replacing
 from ..io.images import FORMATS, PNG_BITS, image_format, write_image, writer_module
 from ..loops import (
     DEFAULT_RADIUS,
@@ -417,6 +418,16 @@ def _bake_loop(spec: NoiseSpec, shape: tuple[int, int], method: str, args: argpa
     return frame_path(args.out, 0)
 
 
+def _os_message(args: argparse.Namespace, error: OSError) -> str:
+    """What to say of ``error``: as it is when it names the user's argument (``ArgumentFileError``, an input not
+    found), else as a failure to write ``--out``."""
+    named = isinstance(error, FileNotFoundError) and re.match(r"\w+: ", str(error))
+    if isinstance(error, ArgumentFileError) or named:
+        return str(error)
+    out = getattr(args, "out", None)
+    return f"out: cannot write {str(out)!r}: {error}" if out is not None else str(error)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code (2 for bad arguments, a missing writer or unwritable output).
 
@@ -433,10 +444,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m noise_core: error: {error}", file=sys.stderr)
         return 2
     except OSError as error:
-        if isinstance(error, FileNotFoundError) and args.command == "import":
-            print(f"python -m noise_core: error: {error}", file=sys.stderr)
-            return 2
-        print(f"python -m noise_core: error: out: cannot write {str(args.out)!r}: {error}", file=sys.stderr)
+        print(f"python -m noise_core: error: {_os_message(args, error)}", file=sys.stderr)
         return 2
     except BakeError as error:
         print(f"python -m noise_core: error: {error}", file=sys.stderr)
