@@ -8,6 +8,7 @@ import contextlib
 import copy
 import io
 import json
+import sys
 import tempfile
 import tracemalloc
 from pathlib import Path
@@ -483,3 +484,79 @@ def test_erode_names_the_input_or_output_at_fault(hill: Path, tmp_path: Path, ar
     code, err = _run(["erode", *(argument.format(**names) for argument in arguments)])
     assert code == 2 and message.format(**names) in err and "Traceback" not in err, err
     assert not (tmp_path / "o.exr").exists()
+
+
+# --- 8. errors name the argument the user gave --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def height_image(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("heights") / "h.exr"
+    write_image(path, (RAMP / RAMP.max()).astype(np.float32))
+    return path
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["{h}", "--maps", "slope", "--out", "{d}/m_{{map}}.exr", "--height-scale", "nan"],
+         "error: height-scale: must be a finite number, got nan"),
+        (["{h}", "--maps", "slope", "--out", "{d}/m_{{map}}.exr", "--height-scale", "1e300"],
+         "error: height-scale: 1e+300 makes heights up to"),
+        (["{h}", "--splat", "{rules}", "--splat-out", "{d}/no/s.png"],
+         "error: splat-out: folder '{d}/no' does not exist"),
+        (["{h}", "--maps", "slope", "--out", "{d}/no/m_{{map}}.exr"], "error: out: folder '{d}/no' does not exist"),
+        (["{d}/missing.exr", "--maps", "slope", "--out", "{d}/m_{{map}}.exr"], "error: heights: no such file"),
+        (["{bad}", "--maps", "slope", "--out", "{d}/m_{{map}}.exr"], "error: heights: cannot read '{bad}' as"),
+    ],
+)  # fmt: skip
+def test_maps_errors_name_the_argument(height_image: Path, tmp_path: Path, arguments: list, message: str) -> None:
+    bad = tmp_path / "bad.png"
+    bad.write_bytes(b"\x89PNG broken")
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps(SLOPE_LAYERS))
+    names = {"h": height_image, "d": tmp_path, "bad": bad, "rules": rules}
+    code, err = _run(["maps", *(argument.format(**names) for argument in arguments)])
+    assert code == 2 and message.format(**names) in err and "Traceback" not in err, err
+    assert "None" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.png", "rules.json"]
+
+
+def test_two_outputs_of_maps_on_one_path_name_both(height_image: Path, tmp_path: Path) -> None:
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps(SLOPE_LAYERS))
+    out = str(tmp_path / "s_{map}.png")  # the slope map would be s_slope.png; the splat s_0.png: apart
+    code, err = _run(["maps", str(height_image), "--maps", "slope", "--out", out, "--splat", str(rules),
+                      "--splat-out", str(tmp_path / "s.png")])  # fmt: skip
+    assert code == 0, err
+    code, err = _run(["maps", str(height_image), "--maps", "slope", "--out", str(tmp_path / "x_{map}.png"),
+                      "--splat", str(rules), "--splat-out", str(tmp_path / "x_slope.png")])  # fmt: skip
+    assert code == 2 and "error: splat-out: " in err and "is also a file of --out" in err, err
+
+
+@pytest.mark.parametrize(("suffix", "module"), [(".png", "png"), (".tif", "tifffile"), (".exr", "OpenEXR")])
+def test_a_missing_reader_is_reported_as_reading_the_input(
+    height_image: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, suffix: str, module: str
+) -> None:
+    source = tmp_path / f"in{suffix}"
+    write_image(source, np.full((6, 7), 0.5))
+    for name in [name for name in sys.modules if name == module or name.startswith(module + ".")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, module, None)  # import raises ModuleNotFoundError, as when not installed
+    code, err = _run(["erode", str(source), "--out", str(tmp_path / "o.exr" if suffix != ".exr" else "o.tif")])
+    assert code == 2 and f"error: input: reading {suffix} files needs the optional package" in err, err
+    assert "writing" not in err
+    with pytest.raises(ModuleNotFoundError, match=rf"^path: reading \{suffix} files needs"):
+        heightmaps.read_heightmap(source)
+
+
+def test_read_heightmap_names_its_path() -> None:
+    with pytest.raises(ValueError, match=r"^path: unsupported heightmap format '.txt'"):
+        heightmaps.read_heightmap("h.txt")
+
+
+def test_fluvial_heights_beyond_float32_are_blamed_on_heights_not_uplift() -> None:
+    heights = np.full((5, 5), 1e39)
+    heights[2, 2] = 2e39
+    with pytest.raises(ValueError, match=r"^heights: values up to 2e\+39 lie beyond float32"):
+        nc.erode_fluvial(heights, steps=1, dt=1.0, uplift=0.0, erodibility=1e-5)

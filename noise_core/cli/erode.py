@@ -112,7 +112,7 @@ def _outputs(args: argparse.Namespace) -> dict[Path, str]:
         if key in seen:
             raise ValueError(f"{flag}: {str(path)!r} is also --{seen[key]}'s file; give each output its own path")
         seen[key] = flag
-        writer_module(image_format(path, flag))
+        writer_module(image_format(path, flag), flag)
         if not path.parent.is_dir():
             raise ValueError(f"{flag}: folder {str(path.parent)!r} does not exist")
         outputs[path] = flag

@@ -9,17 +9,20 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
+import os
 import time
 from pathlib import Path
 
 import numpy as np
 
-from ..io.files import replacing_all
+from ..io.files import ArgumentFileError, replacing_all
 from ..io.images import FORMATS, PNG_BITS, image_format, pack_rgba, read_image, write_image, writer_module
 from ..terrain.maps import FLOW_METHODS, MAP_NAMES, compute_maps, unit_map
 from ..terrain.splat import splat_paths, splat_weights
 
 HEIGHT_SUFFIXES = (*FORMATS, ".npy")
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def _names(text: str) -> list[str]:
@@ -63,12 +66,32 @@ def read_heights(path: Path) -> np.ndarray:
         raise ValueError(f"heights: unsupported format {path.suffix or '(none)'!r}; use one of {HEIGHT_SUFFIXES}")
     if not path.is_file():
         raise ValueError(f"heights: no such file {str(path)!r}")
-    values = np.load(path, allow_pickle=False) if path.suffix.lower() == ".npy" else read_image(path)
+    if path.suffix.lower() == ".npy":
+        try:
+            values = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as error:
+            raise ValueError(f"heights: cannot read {str(path)!r} as a numpy array: {error}") from None
+    else:
+        values = read_image(path, "heights")
     if values.ndim == 3 and values.shape[2] in (1, 2):  # grey (and alpha)
         values = values[..., 0]
     if values.ndim != 2:
         raise ValueError(f"heights: expected one channel, got an array of shape {values.shape}")
     return np.asarray(values, dtype=np.float64)
+
+
+def _check_outputs(named: list[tuple[str, Path]]) -> None:
+    """``ValueError`` naming the argument (``out``, ``splat-out``) of an output of an unwritable format, in no
+    folder, or the same file as another (naming both)."""
+    seen: dict[str, str] = {}
+    for flag, path in named:
+        key = os.path.normcase(os.path.abspath(path))
+        if key in seen:
+            raise ValueError(f"{flag}: {str(path)!r} is also a file of --{seen[key]}; give each output its own path")
+        seen[key] = flag
+        writer_module(image_format(path, flag), flag)
+        if not path.parent.is_dir():
+            raise ValueError(f"{flag}: folder {str(path.parent)!r} does not exist")
 
 
 def run_maps(args: argparse.Namespace) -> list[Path]:
@@ -79,18 +102,28 @@ def run_maps(args: argparse.Namespace) -> list[Path]:
         raise ValueError("out: give an output path with {map} in it, e.g. --out terrain_{map}.exr")
     if (args.splat is None) != (args.splat_out is None):
         raise ValueError("splat-out: --splat and --splat-out go together")
+    if not math.isfinite(args.height_scale):
+        raise ValueError(f"height-scale: must be a finite number, got {args.height_scale!r}")
     targets = [Path(args.out.replace("{map}", name)) for name in args.maps]
-    for target in targets:
-        writer_module(image_format(target))
+    named = [*(("out", target) for target in targets)]
+    if args.splat_out is not None:
+        named.append(("splat-out", args.splat_out))
+    _check_outputs(named)
     layers = None
     if args.splat is not None:
-        writer_module(image_format(args.splat_out))
         try:
             layers = json.loads(args.splat.read_text())
         except (OSError, json.JSONDecodeError) as error:
             raise ValueError(f"splat: cannot read {str(args.splat)!r}: {error}") from None
     started = time.perf_counter()
-    heights = read_heights(args.heights) * args.height_scale
+    read = read_heights(args.heights)
+    with np.errstate(over="ignore", invalid="ignore"):
+        heights = read * args.height_scale
+    if np.isfinite(read).all():  # NaN read is the heights' fault (compute_maps says so); overflow the scale's
+        largest = float(np.abs(heights).max()) if heights.size else 0.0
+        if not largest <= FLOAT32_MAX:
+            raise ValueError(f"height-scale: {args.height_scale:g} makes heights up to {largest:.3g}, beyond float32 "
+                             "(3.4e38)")  # fmt: skip
     settings = {
         "cell_size": args.cell_size, "radius": args.radius, "horizon_radius": args.horizon_radius,
         "directions": args.directions, "flow_method": args.flow_method,
@@ -98,13 +131,18 @@ def run_maps(args: argparse.Namespace) -> list[Path]:
     maps = compute_maps(heights, args.maps, **settings)
     weights = None if layers is None else splat_weights(heights, layers, maps=maps, seed=args.seed, **settings)
     splats = [] if weights is None else splat_paths(args.splat_out, weights.shape[0])
-    with replacing_all([*targets, *splats]) as temporaries:  # all files or none
-        for name, temporary in zip(args.maps, temporaries, strict=False):
-            values = unit_map(name, maps[name]) if temporary.suffix.lower() == ".png" else maps[name]
-            write_image(temporary, values, args.png_bits)
-        if weights is not None:
-            for temporary, image in zip(temporaries[len(targets) :], pack_rgba(weights), strict=True):
-                write_image(temporary, image, args.splat_bits)
+    flags = ", ".join(dict.fromkeys(flag for flag, _ in named))
+    _check_outputs([*(("out", target) for target in targets), *(("splat-out", splat) for splat in splats)])
+    try:
+        with replacing_all([*targets, *splats], flags) as temporaries:  # all files or none
+            for name, temporary in zip(args.maps, temporaries, strict=False):
+                values = unit_map(name, maps[name]) if temporary.suffix.lower() == ".png" else maps[name]
+                write_image(temporary, values, args.png_bits)
+            if weights is not None:
+                for temporary, image in zip(temporaries[len(targets) :], pack_rgba(weights), strict=True):
+                    write_image(temporary, image, args.splat_bits)
+    except OSError as error:
+        raise ArgumentFileError(f"{flags}: cannot write the files (none was written): {error}") from error
     written = [*targets, *splats]
     elapsed = time.perf_counter() - started
     shape = f"{heights.shape[1]}x{heights.shape[0]}"

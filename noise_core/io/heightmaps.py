@@ -55,12 +55,15 @@ SIDECAR_VERSION = 1
 MAX_TILES = 4096
 
 
-def heightmap_format(path: str | Path) -> str:
-    """The suffix of ``path`` if it is a heightmap format; ``ValueError`` starting with ``out:`` otherwise."""
+def heightmap_format(path: str | Path, argument: str = "out") -> str:
+    """The suffix of ``path`` if it is a heightmap format; ``ValueError`` starting with ``argument`` (the user's
+    name for the path) otherwise."""
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
         allowed = ", ".join(FORMATS)
-        raise ValueError(f"out: unsupported heightmap format {suffix or '(none)'!r} in {str(path)!r}; use {allowed}")
+        raise ValueError(
+            f"{argument}: unsupported heightmap format {suffix or '(none)'!r} in {str(path)!r}; use {allowed}"
+        )
     return suffix
 
 
@@ -217,7 +220,7 @@ def _check_splat(splat: object, shape: tuple[int, int], bits: object) -> np.ndar
         raise ValueError(f"splat: weights must lie in [0, 1], got {np.nanmin(array):g} .. {np.nanmax(array):g}")
     if bits not in PNG_BITS:
         raise ValueError(f"splat_bits: must be 8 or 16, got {bits!r}")
-    writer_module(".png")
+    writer_module(".png", "splat")
     return array
 
 
@@ -457,9 +460,7 @@ def _read_values(path: Path, suffix: str, shape: object, record: dict) -> tuple[
         rows_cols = _raw_shape(path, suffix, shape, record)
         return decode(path.read_bytes(), suffix, rows_cols), None
     if suffix in (".tif", ".tiff"):
-        import tifffile
-
-        stored = _grey(np.asarray(tifffile.imread(path)), path)
+        stored = _grey(np.asarray(read_image(path)), path)  # tifffile's samples as stored
         whole = np.issubdtype(stored.dtype, np.integer)
         if whole and stored.dtype.itemsize <= 2 and np.issubdtype(stored.dtype, np.unsignedinteger):
             return stored.astype(np.float32) / np.float32(np.iinfo(stored.dtype).max), None
@@ -485,7 +486,7 @@ def read_heightmap(path: str | Path, shape: tuple[int, int] | None = None) -> He
     the sidecar and the field) before anything is allocated, a set's size within ``MAX_SAMPLES``.
     """
     path = Path(path)
-    suffix = heightmap_format(path)
+    suffix = heightmap_format(path, "path")
     record = _read_sidecar(path)
     if "tiles" in record and not path.exists():
         return _read_tiles(path, suffix, record)

@@ -47,12 +47,13 @@ PNG_LEVEL = 6
 """zlib level of the PNGs (Pillow's default)."""
 
 
-def writer_module(suffix: str) -> types.ModuleType:
-    """The module that writes ``suffix`` files; ``ModuleNotFoundError`` saying what to install otherwise.
+def writer_module(suffix: str, argument: str = "out") -> types.ModuleType:
+    """The module that writes ``suffix`` files; ``ModuleNotFoundError`` starting with ``argument`` (the user's name
+    for the file) saying what to install otherwise.
 
     The writers are the optional ``images`` extra (``pip install 'noisewright[images]'``).
     """
-    return _optional(*WRITERS[suffix], suffix)
+    return _optional(*WRITERS[suffix], suffix, argument)
 
 
 def _optional(module: str, package: str, suffix: str, argument: str = "out", verb: str = "writing") -> types.ModuleType:

@@ -278,7 +278,7 @@ def write_splat(path: str | Path, weights: np.ndarray, bits: int = 8) -> list[Pa
     weights = check_weights(weights)
     images = pack_rgba(weights)
     paths = splat_paths(path, weights.shape[0])
-    writer_module(image_format(paths[0]))
+    writer_module(image_format(paths[0], "path"), "path")
     with replacing_all(paths) as temporaries:
         for temporary, image in zip(temporaries, images, strict=True):
             write_image(temporary, image, bits)
