@@ -102,6 +102,9 @@ def terrain_maps_parts(
     if not (options["attributes"] or options["vertex_groups"] or options["images"]):
         raise UserError("attributes, vertex_groups, images: choose at least one way to store the maps")
     names = _map_names(maps)
+    if len(mesh.vertices) == 0:
+        raise UserError(f"{obj.name!r}: the mesh has no vertices; terrain maps need a grid mesh")
+    _recorded(obj)  # a damaged record is said now, not after the maps are computed
     positions = mesh_io.read_positions(mesh).astype(np.float64)
     compute, apply = _grid_parts(obj.name, mesh.name, positions, names, **options)
     return compute, apply, progress_total(names)
@@ -258,8 +261,60 @@ def image_terrain_maps_parts(
     return compute, apply, total
 
 
+RECORD_OPTIONS = {option.name: option for option in (*STORE_OPTIONS, *MAP_OPTIONS)}
+"""The settings an entry of ``RECORD`` may hold beside its ``maps`` (missing ones take their defaults)."""
+
+
 def _recorded(obj: bpy.types.Object) -> list[dict[str, Any]]:
-    return json.loads(cast(Any, obj).get(RECORD, "[]"))
+    """The entries of ``obj``'s ``RECORD`` (``[]`` without one), each ``{"maps": [...], settings}``, checked:
+    ``UserError`` saying what is damaged and how to recover (``NOISEWRIGHT_OT_reset_terrain_maps``) when the
+    property is not what ``write_terrain_maps`` stores (edited by hand, or by another tool)."""
+    text = cast(Any, obj).get(RECORD)
+    if text is None:
+        return []
+    try:
+        return _checked_record(text)
+    except (TypeError, ValueError, RecursionError) as error:
+        raise UserError(
+            f"{obj.name!r}: its terrain maps record (custom property {RECORD!r}) is damaged: {error}; reset it "
+            f"(Object > Reset Terrain Maps Record, or delete the property) and run Object > Terrain Maps again"
+        ) from None
+
+
+def _checked_record(text: object) -> list[dict[str, Any]]:
+    """The entries of the record ``text``; ``TypeError``/``ValueError`` saying what is wrong."""
+    if not isinstance(text, str):
+        raise TypeError(f"it is a {type(text).__name__}, not JSON text")
+    entries = json.loads(text)
+    if not isinstance(entries, list):
+        raise TypeError(f"expected a list of entries, got {type(entries).__name__}")
+    checked = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise TypeError(f"entry {index}: expected an object, got {type(entry).__name__}")
+        maps = entry.get("maps")
+        if not isinstance(maps, list) or not maps or not all(isinstance(name, str) for name in maps):
+            raise TypeError(f"entry {index}: 'maps' must be a list of map names, got {maps!r}")
+        for name in maps:
+            choice(f"entry {index}: maps", name, MAP_NAMES)
+        settings = {}
+        for key, value in entry.items():
+            if key == "maps":
+                continue
+            if key not in RECORD_OPTIONS:
+                raise ValueError(f"entry {index}: {key!r} is not a setting of Terrain Maps")
+            settings[key] = RECORD_OPTIONS[key].check(value)
+        checked.append({"maps": list(dict.fromkeys(maps)), **settings})
+    return checked
+
+
+def record_damage(obj: bpy.types.Object) -> str:
+    """What is wrong with ``obj``'s ``RECORD`` ("" when it has none, or a sound one)."""
+    try:
+        _recorded(obj)
+    except UserError as error:
+        return str(error)
+    return ""
 
 
 def rewrite_terrain_maps(obj: bpy.types.Object) -> None:
@@ -396,8 +451,36 @@ class NOISEWRIGHT_OT_terrain_maps(JobOperator, OptionsOperator, bpy.types.Operat
         return compute, apply
 
 
-def menu_entry(self, _context) -> None:
+class NOISEWRIGHT_OT_reset_terrain_maps(bpy.types.Operator):
+    """Remove the active object's terrain maps record (the maps Regenerate writes again), when it is damaged; the
+    maps already stored stay"""
+
+    bl_idname = "noisewright.reset_terrain_maps"
+    bl_label = "Reset Terrain Maps Record"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.active_object
+        if obj is None or RECORD not in obj:
+            cls.poll_message_set("The active object has no terrain maps record")
+            return False
+        return True
+
+    def execute(self, context):
+        obj = context.active_object
+        damage = record_damage(obj)
+        del cast(Any, obj)[RECORD]
+        what = "the damaged record" if damage else "the record"
+        self.report({"INFO"}, f"{obj.name!r}: {what} was removed; its maps stay, Terrain Maps records them again")
+        return {"FINISHED"}
+
+
+def menu_entry(self, context) -> None:
     self.layout.operator(NOISEWRIGHT_OT_terrain_maps.bl_idname)
+    obj = context.active_object
+    if obj is not None and RECORD in obj and record_damage(obj):  # only when there is something to recover from
+        self.layout.operator(NOISEWRIGHT_OT_reset_terrain_maps.bl_idname, icon="ERROR")
 
 
 def image_menu_entry(self, _context) -> None:
@@ -405,4 +488,4 @@ def image_menu_entry(self, _context) -> None:
     self.layout.operator(NOISEWRIGHT_OT_terrain_maps.bl_idname).source = "IMAGE"
 
 
-CLASSES = (NOISEWRIGHT_OT_terrain_maps,)
+CLASSES = (NOISEWRIGHT_OT_terrain_maps, NOISEWRIGHT_OT_reset_terrain_maps)
