@@ -233,6 +233,8 @@ def export_parts(
     layers = _splat_layers(splat_rules)
     scale = _metres(context)
     regenerate = terrain.is_terrain(obj) and resolution
+    if not regenerate and len(cast(bpy.types.Mesh, obj.data).vertices) == 0:
+        raise UserError(f"{obj.name!r}: the mesh has no vertices; export a grid mesh")
     if regenerate:
         spec, domain, shape, *erosion = terrain.recall(obj)
         if shape.get("base_file"):
@@ -242,9 +244,10 @@ def export_parts(
         how = f"regenerated from the Noise Terrain's settings at {resolution} x {resolution}"
     else:
         grid_heights, x_cell, y_cell = _grid_heights(obj)
-        cell = math.sqrt(x_cell * y_cell)
         how = f"the mesh's {grid_heights.shape[1]} x {grid_heights.shape[0]} grid"
-        if resolution and grid_heights.shape != (resolution, resolution):
+        if not resolution or grid_heights.shape == (resolution, resolution):  # its own grid, its own cells
+            cell = _cell(obj.name, x_cell, y_cell, preset, layers)
+        else:
             width, depth = x_cell * (grid_heights.shape[1] - 1), y_cell * (grid_heights.shape[0] - 1)
             if abs(width - depth) > 1e-3 * max(width, depth):
                 raise UserError(
@@ -274,13 +277,14 @@ def export_parts(
                 "unit": "m",
                 "settings": settings,
                 "engine": preset,
-                "cell_size": cell * scale,
+                "cell_size": _scaled(cell, scale),
                 "row_order": ROW_ORDER,
             }
             if layers is not None:  # computed with rows along +Y (as noise_core's maps), written +Y edge first
                 metres = heights[::-1] * scale
                 checks = steps_of(advance, 0)  # its maps' bands only check for a cancel
-                keywords["splat"] = splat_weights(metres, layers, cell_size=cell * scale, progress=checks)[:, ::-1]
+                weights = splat_weights(metres, layers, cell_size=_scaled(cell, scale), progress=checks)
+                keywords["splat"] = weights[:, ::-1]
                 keywords["splat_bits"] = int(splat_bits)
             if tile:
                 paths = heightmaps.write_tiles(path, values, tile, progress=progress, **keywords)
@@ -297,6 +301,27 @@ def export_parts(
         return paths, numbers, how
 
     return compute, EXPORT_STEPS
+
+
+def _cell(name: str, x_cell: float, y_cell: float, preset: Any, layers: tuple | None) -> float | tuple[float, float]:
+    """The cell size of the grid mesh ``name`` whose columns are ``x_cell`` and rows ``y_cell`` apart: one number
+    for square cells (``erosion_io.SQUARE_TOLERANCE``; their geometric mean), else ``(dy, dx)`` (its rows run
+    along Y), recorded as both spacings in the sidecar and the engine's numbers. ``UserError`` naming the object
+    and both spacings when the engine (``preset``) or the splat ``layers`` (on the flow or wetness map) need
+    square cells."""
+    if abs(x_cell - y_cell) <= erosion_io.SQUARE_TOLERANCE * max(x_cell, y_cell):
+        return math.sqrt(x_cell * y_cell)
+    routed = layers is not None and any(band.map in ("flow", "wetness") for layer in layers for band in layer.bands)
+    need = (f"{preset.title} has one vertex spacing" if preset is not None and preset.one_spacing else "") or (
+        "splat layers on the flow or wetness map need square cells" if routed else "")  # fmt: skip
+    if need:
+        raise UserError(f"{name!r}: its grid cells are {x_cell:.6g} along X by {y_cell:.6g} along Y, not square; "
+                        f"{need} (give the grid as many subdivisions per unit along X as along Y)")  # fmt: skip
+    return (y_cell, x_cell)
+
+
+def _scaled(cell: float | tuple[float, float], scale: float) -> float | tuple[float, float]:
+    return cell * scale if isinstance(cell, float) else (cell[0] * scale, cell[1] * scale)
 
 
 def _splat_layers(splat_rules: str) -> tuple[SplatLayer, ...] | None:
@@ -321,24 +346,34 @@ def _settings(obj: bpy.types.Object, how: str) -> dict:
     return json.loads(json.dumps(record, default=str))
 
 
-def _spacing(numbers: dict, columns: int) -> float | None:
-    """The metres between samples that an engine's import numbers in a sidecar give (Terrain3D's vertex
-    spacing, Unity's terrain size over its quads, Unreal's X scale in cm), None without them."""
-    if "vertex_spacing" in numbers:
-        return float(numbers["vertex_spacing"])
-    if "Terrain Size" in numbers:
-        return float(numbers["Terrain Size"][0]) / (columns - 1)
-    if "Scale (cm)" in numbers:
-        return float(numbers["Scale (cm)"][0]) / 100.0
+def _spacing(found: heightmaps.Heightmap) -> tuple[float, float] | None:
+    """The metres between samples ``(along X, along Y)`` its sidecar gives: its ``cell_size``, else an engine's
+    import numbers (Terrain3D's vertex spacing, Unity's terrain size over its quads, Unreal's X and Y scale in
+    cm); None without them."""
+    if found.cell_size is not None:
+        return found.cell_size[1], found.cell_size[0]
+    numbers = found.sidecar.get("import", {})
+    rows, columns = found.values.shape
+    try:
+        if "vertex_spacing" in numbers:
+            return float(numbers["vertex_spacing"]), float(numbers["vertex_spacing"])
+        if "Terrain Size" in numbers:
+            size = numbers["Terrain Size"]
+            return float(size[0]) / (columns - 1), float(size[2]) / (rows - 1)
+        if "Scale (cm)" in numbers:
+            return float(numbers["Scale (cm)"][0]) / 100.0, float(numbers["Scale (cm)"][1]) / 100.0
+    except (TypeError, ValueError, IndexError, KeyError) as error:
+        raise UserError(f"filepath: the engine numbers in its sidecar are damaged: {error!r}") from None
     return None
 
 
 def _read(
     context: bpy.types.Context, filepath: str, size: float, height: float
-) -> tuple[Path, heightmaps.Heightmap, float, float]:
-    """``(path, the heightmap, the X spacing of its samples in Blender units, what its heights are divided by
-    to be Blender units)`` of ``filepath``; ``UserError`` naming ``filepath`` when it cannot be read or is no
-    terrain (under 2 x 2 or over ``terrain.MAX_VERTICES`` samples)."""
+) -> tuple[Path, heightmaps.Heightmap, tuple[float, float], float]:
+    """``(path, the heightmap, the X and Y spacing of its samples in Blender units, what its heights are divided
+    by to be Blender units)`` of ``filepath``; ``UserError`` naming ``filepath`` when it cannot be read or is no
+    terrain (under 2 x 2 or over ``terrain.MAX_VERTICES`` samples). ``size`` > 0 sets the X spacing (the Y
+    spacing keeps the sidecar's proportion)."""
     path = Path(bpy.path.abspath(filepath))
     found = terrain.read_heightmap(path, "filepath")
     rows, columns = found.values.shape
@@ -347,13 +382,16 @@ def _read(
     if rows * columns > terrain.MAX_VERTICES:
         raise UserError(f"filepath: {columns} x {rows} samples exceed the limit of {terrain.MAX_VERTICES} vertices")
     scale = _metres(context)
-    spacing = _spacing(found.sidecar.get("import", {}), columns)
+    spacing = _spacing(found)
+    if spacing is not None and not all(0.0 < value < math.inf for value in spacing):
+        raise UserError(f"filepath: its sidecar gives a spacing of {spacing[0]:g} x {spacing[1]:g}; it must be > 0")
+    aspect = 1.0 if spacing is None else spacing[1] / spacing[0]
     if size > 0.0:
-        cell = size / (columns - 1)
+        cell = (size / (columns - 1), size / (columns - 1) * aspect)
     elif spacing is not None:
-        cell = float(spacing) / scale
+        cell = (spacing[0] / scale, spacing[1] / scale)
     else:
-        cell = 1.0 / scale
+        cell = (1.0 / scale, 1.0 / scale)
     return path, found, cell, (scale if found.height_range is not None and found.unit == "m" else 1.0)
 
 
@@ -369,12 +407,17 @@ def import_heightmap(
     the sidecar, in metres (else 0 to ``height`` per unit value). ``UserError`` if the file cannot be read or
     is not square (*Heightmap as Grid Mesh*, ``import_heightmap_grid``, keeps any shape); then nothing is added.
     """
-    path, found, cell, metres = _read(context, filepath, size, height)
+    path, found, (cell, y_cell), metres = _read(context, filepath, size, height)
     rows, columns = found.values.shape
     if rows != columns:
         raise UserError(
             f"filepath: {path.name!r} has {columns} x {rows} samples; a Noise Terrain is square (Import > "
             f"Heightmap as Grid Mesh keeps this shape)"
+        )
+    if abs(cell - y_cell) > erosion_io.SQUARE_TOLERANCE * max(cell, y_cell):
+        raise UserError(
+            f"filepath: {path.name!r} has samples {cell:.6g} apart along X and {y_cell:.6g} along Y (its sidecar); a "
+            f"Noise Terrain has square cells (Import > Heightmap as Grid Mesh keeps them)"
         )
     if spec is None:
         settings = context.scene.noisewright
@@ -402,16 +445,17 @@ def import_heightmap(
 @checked(*IMPORT_OPTIONS)
 def import_heightmap_grid(context: bpy.types.Context, filepath: str, *, size: float, height: float) -> bpy.types.Object:
     """Add the heightmap ``filepath`` as a plain grid mesh at the 3D cursor, of any shape: one vertex per
-    sample with square cells, the file's first row at +Y. ``size``: width along X in Blender units (0: from the
-    sidecar's engine spacing, else 1 m per sample); heights from the sidecar's range in metres (else ``height``
+    sample, its cells as the sidecar's ``cell_size`` (or engine numbers) space them along X and Y (else square),
+    the file's first row at +Y. ``size``: width along X in Blender units (0: from the sidecar, else 1 m per sample;
+    the Y spacing keeps the sidecar's proportion); heights from the sidecar's range in metres (else ``height``
     per unit value). ``UserError`` if the file cannot be read; then nothing is added."""
-    path, found, cell, metres = _read(context, filepath, size, height)
+    path, found, (cell, y_cell), metres = _read(context, filepath, size, height)
     rows, columns = found.values.shape
     ranged = found.height_range is not None
     heights = found.heights / metres if ranged else found.values.astype(np.float64) * height
     positions, quads, uvs = terrain.grid(columns - 1, rows - 1, 1.0)
     positions[:, 0] *= cell * (columns - 1)
-    positions[:, 1] *= cell * (rows - 1)
+    positions[:, 1] *= y_cell * (rows - 1)
     positions[:, 2] = heights[::-1].ravel()
     mesh = bpy.data.meshes.new(path.stem)
     try:

@@ -278,6 +278,13 @@ def terrain_heights(
     check_finite_values("height: vertex heights", np.asarray(heights, dtype=np.float32))
     masks: tuple = (None, None, None, None)
     if hydraulic is not None or thermal is not None or fluvial is not None:
+        across, down, size = shape["x_subdivisions"], shape["y_subdivisions"], shape["size"]
+        if across != down:  # a square of size x size: its cells are square only then
+            raise UserError(
+                f"x_subdivisions, y_subdivisions: erosion needs square cells; {across} x {down} subdivisions of a "
+                f"{size:g} square make cells {size / across:.6g} along X by {size / down:.6g} along Y: make them "
+                "equal, or turn the erosion off"
+            )
         cell_size = shape["size"] / math.sqrt(shape["x_subdivisions"] * shape["y_subdivisions"])
         eroded = before = heights.astype(np.float64).reshape(rows, columns)  # the heights as float64 positions hold
         drainage = river = None

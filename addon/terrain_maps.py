@@ -128,6 +128,8 @@ def _grid_parts(
     """``terrain_maps_parts``' ``compute`` and ``apply`` for the mesh ``mesh_name`` of the object
     ``object_name`` whose vertices are at ``positions`` (float64; any thread: it reads no Blender data)."""
     layout = grid_layout(object_name, positions)
+    if not layout.square and ("flow" in names or "wetness" in names):
+        layout.square_cell(object_name, "the flow and wetness maps (routed in cells)")  # raises, naming both
     heights = positions[layout.order, 2].reshape(layout.rows, layout.columns)
     settings = {"attributes": attributes, "vertex_groups": vertex_groups, "images": images, "radius": radius,
                 "horizon_radius": horizon_radius, "directions": directions, "flow_method": flow_method}  # fmt: skip
@@ -135,7 +137,7 @@ def _grid_parts(
     def compute(advance: Callable[[int], None]) -> dict[str, np.ndarray]:
         try:
             return compute_maps(
-                heights, names, cell_size=layout.cell_size, radius=radius, horizon_radius=horizon_radius,
+                heights, names, cell_size=layout.spacing, radius=radius, horizon_radius=horizon_radius,
                 directions=directions, flow_method=flow_method, progress=steps_of(advance),
             )  # fmt: skip
         except (TypeError, ValueError) as error:

@@ -560,3 +560,96 @@ def test_fluvial_heights_beyond_float32_are_blamed_on_heights_not_uplift() -> No
     heights[2, 2] = 2e39
     with pytest.raises(ValueError, match=r"^heights: values up to 2e\+39 lie beyond float32"):
         nc.erode_fluvial(heights, steps=1, dt=1.0, uplift=0.0, erodibility=1e-5)
+
+
+# --- 2. grids with cells that are not square -------------------------------------------------------------------------
+
+
+def _quadratic(rows: int, columns: int, dy: float, dx: float, c: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``z = c0 x + c1 y + c2 x² + c3 xy + c4 y²`` on a grid of rows ``dy`` and columns ``dx`` apart, and x, y."""
+    y, x = np.mgrid[0:rows, 0:columns].astype(np.float64)
+    x, y = x * dx, y * dy
+    return c[0] * x + c[1] * y + c[2] * x * x + c[3] * x * y + c[4] * y * y, x, y
+
+
+@given(
+    dy=st.floats(0.05, 20.0),
+    dx=st.floats(0.05, 20.0),
+    c=st.tuples(*(st.floats(-2.0, 2.0),) * 2, *(st.floats(-0.05, 0.05),) * 3),
+    shape=st.tuples(st.integers(3, 9), st.integers(3, 9)),
+)
+def test_slope_aspect_and_curvature_use_both_spacings(dy: float, dx: float, c: tuple, shape: tuple) -> None:
+    """On a quadratic surface the stencils are exact (the edge rule too), with rows ``dy`` and columns ``dx``
+    apart: ``p = c0 + 2 c2 x + c3 y``, ``q = c1 + c3 x + 2 c4 y``, ``r = 2 c2``, ``t = 2 c4``, ``s = c3``."""
+    z, x, y = _quadratic(*shape, dy, dx, c)
+    p, q = c[0] + 2 * c[2] * x + c[3] * y, c[1] + c[3] * x + 2 * c[4] * y
+    r, t, s = 2 * c[2], 2 * c[4], c[3]
+    scale = 1.0 + np.abs(z).max() / min(dy, dx)
+    np.testing.assert_allclose(nc.slope(z, (dy, dx)), np.degrees(np.arctan(np.hypot(p, q))), atol=2e-4 * scale)
+    w = 1 + p * p + q * q
+    mean = -((1 + q * q) * r - 2 * p * q * s + (1 + p * p) * t) / (2 * w**1.5)
+    np.testing.assert_allclose(nc.curvature(z, (dy, dx)), mean, atol=1e-5 * scale / min(dy, dx) ** 2, rtol=1e-4)
+    steep = np.hypot(p, q) > 1e-3
+    expected = np.degrees(np.arctan2(-p, -q)) % 360.0
+    turn = np.abs((nc.aspect(z, (dy, dx)) - expected + 180.0) % 360.0 - 180.0)
+    assert (turn[steep] < 0.05).all()
+
+
+def test_equal_spacings_are_the_square_cell_size_bit_for_bit() -> None:
+    z = np.random.default_rng(3).normal(size=(20, 23)).cumsum(axis=0)
+    names = [name for name in maps.MAP_NAMES if name not in ("flow", "wetness")]
+    square = nc.compute_maps(z, names, cell_size=0.7, radius=4, horizon_radius=5)
+    pair = nc.compute_maps(z, names, cell_size=(0.7, 0.7), radius=4, horizon_radius=5)
+    for name in names:
+        np.testing.assert_array_equal(pair[name], square[name])
+
+
+def _bowl(dy: float, dx: float, rows: int, columns: int) -> np.ndarray:
+    y = (np.arange(rows) - rows // 2) * dy
+    x = (np.arange(columns) - columns // 2) * dx
+    return 0.5 * np.hypot(y[:, None], x[None, :])
+
+
+@pytest.mark.parametrize(("dy", "dx"), [(1.0, 3.0), (3.0, 1.0), (1.0, 2.0)])
+def test_openness_and_occlusion_of_a_bowl_on_cells_that_are_not_square(dy: float, dx: float) -> None:
+    """The same cone-shaped bowl on 1 x 1 cells and on ``dy x dx`` cells: its openness and occlusion agree (the
+    horizons are searched on the ground, along directions evenly spread there); as square cells they did not
+    (the bowl looked three times as steep across)."""
+    fine = _bowl(1.0, 1.0, 61, 61)
+    coarse = _bowl(dy, dx, int(60 / dy) + 1, int(60 / dx) + 1)
+    centre = (int(30 / dy), int(30 / dx))
+    for name, tolerance in (("openness", 1.0), ("negative_openness", 1.0), ("occlusion", 0.01)):
+        options = {"horizon_radius": 24, "directions": 32}
+        at_fine = nc.compute_maps(fine, [name], cell_size=1.0, **options)[name][30, 30]
+        at_coarse = nc.compute_maps(coarse, [name], cell_size=(dy, dx), **options)[name][centre]
+        assert at_coarse == pytest.approx(at_fine, abs=tolerance), name
+
+
+@pytest.mark.parametrize("name", ["flow", "wetness"])
+def test_flow_and_wetness_refuse_cells_that_are_not_square(name: str) -> None:
+    with pytest.raises(ValueError, match=r"^cell_size: the flow and wetness maps need square .* dy = 1 .* dx = 2"):
+        nc.compute_maps(RAMP, [name], cell_size=(1.0, 2.0))
+    with pytest.raises(ValueError, match=r"^cell_size: the wetness index .* need square cells"):
+        nc.wetness_index(RAMP, (1.0, 2.0))
+    assert nc.compute_maps(RAMP, [name], cell_size=(2.0, 2.0))[name].shape == RAMP.shape
+
+
+@given(dy=st.floats(0.1, 10.0), dx=st.floats(0.1, 10.0), engine=st.sampled_from([None, "unreal", "unity", "godot"]))
+def test_heightmaps_record_both_spacings_and_engines_use_them(dy: float, dx: float, engine) -> None:
+    side = {"unreal": 127, "unity": 129}.get(engine, 33)
+    values = np.random.default_rng(1).random((side, side)).astype(np.float32)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "h.r16"
+        if engine == "godot" and dy != dx:
+            with pytest.raises(ValueError, match=r"^cell_size: Godot Terrain3D has one vertex spacing"):
+                heightmaps.write_heightmap(path, values, height_range=(0.0, 9.0), engine=engine, cell_size=(dy, dx))
+            assert not list(Path(folder).iterdir())
+            return
+        heightmaps.write_heightmap(path, values, height_range=(0.0, 9.0), engine=engine, cell_size=(dy, dx))
+        back = heightmaps.read_heightmap(path)
+    assert back.cell_size == (dy, dx) and back.sidecar["cell_size"] == {"x": dx, "y": dy}
+    numbers = back.sidecar.get("import", {})
+    if engine == "unreal":
+        assert numbers["Scale (cm)"][:2] == [dx * 100.0, dy * 100.0]
+    elif engine == "unity":
+        assert numbers["Terrain Size"][0] == (side - 1) * dx and numbers["Terrain Size"][2] == (side - 1) * dy

@@ -142,6 +142,13 @@ class Heightmap:
     sidecar: dict = field(default_factory=dict)
 
     @property
+    def cell_size(self) -> tuple[float, float] | None:
+        """``(dy, dx)`` between rows and between columns as the sidecar records them (``cell_size: {x, y}``,
+        checked when read), None without."""
+        spacing = self.sidecar.get("cell_size")
+        return None if spacing is None else (float(spacing["y"]), float(spacing["x"]))
+
+    @property
     def heights(self) -> np.ndarray:
         """The heights ``low + v (high - low)`` (float64; the values themselves without a height range)."""
         if self.height_range is None:
@@ -242,7 +249,7 @@ def write_heightmap(
     unit: str = "",
     settings: dict | None = None,
     engine: str | Engine | None = None,
-    cell_size: float = 1.0,
+    cell_size: float | tuple[float, float] = 1.0,
     row_order: str = ROW_ORDER,
     splat: np.ndarray | None = None,
     splat_bits: int = 8,
@@ -251,7 +258,8 @@ def write_heightmap(
 
     ``height_range`` is what 0 and 1 stand for in ``unit``; ``settings`` (JSON-ready, e.g. the noise spec) goes
     into the sidecar. With ``engine`` (``engines.ENGINE_NAMES``) the size and format must suit it and the sidecar
-    gets its import numbers, for heights in metres ``cell_size`` apart. ``splat``: weights (N, H, W) in [0, 1]
+    gets its import numbers, for heights in metres ``cell_size`` apart (one number, or ``(dy, dx)``: between rows
+    and between columns; the sidecar records both as ``cell_size: {x, y}``). ``splat``: weights (N, H, W) in [0, 1]
     written beside as ``splat_files(path, N)`` (RGBA PNG of ``splat_bits`` 8 or 16), in the same set. Returns
     ``path``.
     """
@@ -264,6 +272,7 @@ def write_heightmap(
         preset.check_size(array.shape[1], array.shape[0])
         numbers = preset.import_settings(array.shape[1], array.shape[0], low_high, cell, suffix)
     record = describe(_shape(array), suffix, low_high, unit, settings, row_order, numbers)
+    record["cell_size"] = _spacing_record(cell)
     splats = [] if weights is None else splat_files(path, weights.shape[0])
     if weights is not None:
         record["splat"] = {**_splat_record(weights, splat_bits), "files": [target.name for target in splats]}
@@ -279,11 +288,23 @@ def _shape(array: np.ndarray) -> tuple[int, int]:
     return int(array.shape[0]), int(array.shape[1])
 
 
-def _cell(cell_size: object) -> float:
-    cell = number("cell_size", cell_size)
-    if not cell > 0.0:
+def _cell(cell_size: object) -> tuple[float, float]:
+    """``(dy, dx)`` of ``cell_size``: one number > 0 (square cells) or ``(dy, dx)``, the distances between rows
+    and between columns."""
+    if isinstance(cell_size, (tuple, list)):
+        if len(cell_size) != 2:
+            raise TypeError(f"cell_size: expected a number or (dy, dx), got {len(cell_size)} values")
+        pair = (number("cell_size", cell_size[0]), number("cell_size", cell_size[1]))
+    else:
+        pair = (number("cell_size", cell_size),) * 2
+    if not min(pair) > 0.0:
         raise ValueError(f"cell_size: must be > 0, got {cell_size!r}")
-    return cell
+    return pair
+
+
+def _spacing_record(cell: tuple[float, float]) -> dict:
+    """The sidecar's ``cell_size``: the distances between columns (x) and between rows (y), in its height unit."""
+    return {"x": float(cell[1]), "y": float(cell[0])}
 
 
 def tile_windows(shape: tuple[int, int], tile: int, overlap: int = 1) -> list[tuple[int, int, tuple]]:
@@ -342,7 +363,7 @@ def write_tiles(
     unit: str = "",
     settings: dict | None = None,
     engine: str | Engine | None = None,
-    cell_size: float = 1.0,
+    cell_size: float | tuple[float, float] = 1.0,
     row_order: str = ROW_ORDER,
     splat: np.ndarray | None = None,
     splat_bits: int = 8,
@@ -369,13 +390,15 @@ def write_tiles(
         numbers = (
             preset.import_settings(cols, rows, low_high, cell, suffix) if preset and not preset.tile_sizes else None
         )
-        records.append(describe((rows, cols), suffix, low_high, unit, settings, row_order, numbers))
+        records.append({**describe((rows, cols), suffix, low_high, unit, settings, row_order, numbers),
+                        "cell_size": _spacing_record(cell)})  # fmt: skip
         splats = [] if weights is None else splat_files(target, weights.shape[0])
         tiles.append(target)
         targets += [target, sidecar_path(target), *splats]
         entry: dict[str, Any] = {"file": target.name, "x": x, "y": y, "row": row0, "column": col0}
         listing.append({**entry, "splat": [name.name for name in splats]} if splats else entry)
     whole = describe(_shape(array), suffix, low_high, unit, settings, row_order)
+    whole["cell_size"] = _spacing_record(cell)
     whole["tiles"] = {"tile": tile, "overlap": overlap, "across": across, "down": down, "files": listing}
     if weights is not None:
         whole["splat"] = _splat_record(weights, splat_bits)
@@ -500,6 +523,8 @@ def _read_one(path: Path, suffix: str, shape: object, record: dict) -> Heightmap
     sidecar = _Sidecar(path, record)
     if "width" in record or "height" in record:
         sidecar.size()
+    if "cell_size" in record:
+        sidecar.spacing()
     values, found_range = _read_values(path, suffix, shape, record)
     if not np.isfinite(values).all():  # a float file's NaN or infinity (no-data): refused by every reader alike
         raise ValueError(f"path: {str(path)!r} has samples that are not finite numbers (no-data?)")
@@ -572,6 +597,14 @@ class _Sidecar:
         except (TypeError, ValueError) as error:
             raise self.fail("height_range", str(error).removeprefix("height_range: ")) from None
 
+    def spacing(self) -> None:
+        """Check ``cell_size``: ``{"x": dx, "y": dy}``, both finite and > 0."""
+        spacing = self.keys("cell_size", self.record["cell_size"], frozenset({"x", "y"}))
+        for axis in ("x", "y"):
+            value = spacing[axis]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value < math.inf:
+                raise self.fail(f"cell_size.{axis}", f"must be a number > 0, got {value!r}")
+
     def unit(self) -> str:
         unit = self.record.get("height_unit", "")
         if not isinstance(unit, str):
@@ -584,6 +617,8 @@ def _read_tiles(path: Path, suffix: str, record: dict) -> Heightmap:
     the tiles' names, places and sizes), each tile read as one file (never as a set again)."""
     sidecar = _Sidecar(path, record)
     rows, columns = sidecar.size()
+    if "cell_size" in record:
+        sidecar.spacing()
     low_high = sidecar.height_range()
     unit = sidecar.unit()
     if record.get("format", suffix[1:]) != suffix[1:]:
