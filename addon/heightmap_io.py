@@ -346,27 +346,6 @@ def _settings(obj: bpy.types.Object, how: str) -> dict:
     return json.loads(json.dumps(record, default=str))
 
 
-def _spacing(found: heightmaps.Heightmap) -> tuple[float, float] | None:
-    """The metres between samples ``(along X, along Y)`` its sidecar gives: its ``cell_size``, else an engine's
-    import numbers (Terrain3D's vertex spacing, Unity's terrain size over its quads, Unreal's X and Y scale in
-    cm); None without them."""
-    if found.cell_size is not None:
-        return found.cell_size[1], found.cell_size[0]
-    numbers = found.sidecar.get("import", {})
-    rows, columns = found.values.shape
-    try:
-        if "vertex_spacing" in numbers:
-            return float(numbers["vertex_spacing"]), float(numbers["vertex_spacing"])
-        if "Terrain Size" in numbers:
-            size = numbers["Terrain Size"]
-            return float(size[0]) / (columns - 1), float(size[2]) / (rows - 1)
-        if "Scale (cm)" in numbers:
-            return float(numbers["Scale (cm)"][0]) / 100.0, float(numbers["Scale (cm)"][1]) / 100.0
-    except (TypeError, ValueError, IndexError, KeyError) as error:
-        raise UserError(f"filepath: the engine numbers in its sidecar are damaged: {error!r}") from None
-    return None
-
-
 def _read(
     context: bpy.types.Context, filepath: str, size: float, height: float
 ) -> tuple[Path, heightmaps.Heightmap, tuple[float, float], float]:
@@ -382,9 +361,11 @@ def _read(
     if rows * columns > terrain.MAX_VERTICES:
         raise UserError(f"filepath: {columns} x {rows} samples exceed the limit of {terrain.MAX_VERTICES} vertices")
     scale = _metres(context)
-    spacing = _spacing(found)
-    if spacing is not None and not all(0.0 < value < math.inf for value in spacing):
-        raise UserError(f"filepath: its sidecar gives a spacing of {spacing[0]:g} x {spacing[1]:g}; it must be > 0")
+    try:
+        spacing = heightmaps.sidecar_spacings(found.sidecar, found.values.shape)  # (dy, dx)
+    except ValueError as error:
+        raise UserError(f"filepath: {str(error).removeprefix('path: ')}") from None
+    spacing = None if spacing is None else (spacing[1], spacing[0])  # (along X, along Y)
     aspect = 1.0 if spacing is None else spacing[1] / spacing[0]
     if size > 0.0:
         cell = (size / (columns - 1), size / (columns - 1) * aspect)

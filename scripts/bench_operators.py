@@ -109,7 +109,7 @@ def instrument(package, clock: Clock) -> None:
             setattr(core.uv_bake, name, _Proxy(value, clock.wrap("kernel", value)))
     for name in ("erode_hydraulic", "erode_thermal"):
         setattr(package.erosion_io, name, clock.wrap("kernel", getattr(package.erosion_io, name)))
-    hydrology = core.hydrology  # the flow map's serial kernels (depression filling, MFD routing)
+    hydrology = core.terrain.flow  # the flow map's serial kernels (depression filling, MFD routing)
     kernels = hydrology._kernels()
     timed = {field.name: getattr(kernels, field.name) for field in dataclasses.fields(kernels)}
     timed = {name: _Proxy(kernel, clock.wrap("kernel", kernel)) for name, kernel in timed.items()}

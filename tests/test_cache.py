@@ -117,7 +117,8 @@ def test_no_writable_chosen_folder_runs_uncached_with_one_warning(tmp_path: Path
 def test_read_only_install_without_a_writable_default_place_runs_uncached(tmp_path: Path) -> None:
     """Numba alone raises "no locator available" when neither __pycache__ nor the user cache folder can be written."""
     package = _package_copy(tmp_path)
-    (package / "__pycache__").write_text("a file where the in-tree cache folder would go")
+    for folder in (init.parent for init in package.rglob("__init__.py")):  # the package and its subpackages
+        (folder / "__pycache__").write_text("a file where the in-tree cache folder would go")
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     report = _run_chosen(tmp_path, env={"PATH": "", "HOME": str(blocker), "XDG_CACHE_HOME": str(blocker)})

@@ -74,7 +74,7 @@ def tile_set(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict, np.n
     """A 2 x 2 tile set of a 9 x 9 grid (tiles of 4 + 1 samples): its set name, set sidecar and values."""
     folder = tmp_path_factory.mktemp("tiles")
     values = np.random.default_rng(7).random((9, 9)).astype(np.float32)
-    heightmaps.write_tiles(folder / "land.r32", values, 4, height_range=(-5.0, 20.0), unit="m")
+    heightmaps.write_tiles(folder / "land.r32", values, 4, height_range=(-5.0, 20.0), unit="m", cell_size=(2.0, 3.0))
     record = json.loads((folder / "land.r32.json").read_text())
     return folder / "land.r32", record, values
 

@@ -1,4 +1,5 @@
-"""The command line, ``python -m noise_core``: ``main`` (bake and the shared parser), ``erode`` and ``maps``."""
+"""The command line, ``python -m noise_core``: ``main`` (bake and the shared parser), ``erode``, ``maps``,
+``stats``."""
 
 from .main import build_parser, main
 

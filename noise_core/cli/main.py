@@ -41,6 +41,7 @@ from ..terrain.splat import SplatLayer, check_layers, splat_weights
 from ..tiled_bake import MAX_SIDE, OPTIONS, BakeError, add_options, bake_from_args, check_untiled, is_tiled
 from .erode import add_erode_command, erode
 from .maps import add_maps_command, run_maps
+from .stats import add_stats_command, run_stats
 
 MAX_SIZE = 16384
 
@@ -84,7 +85,7 @@ def _positive_size(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``noise_core`` argument parser with its ``bake`` and ``erode`` (``cli_erode``) commands."""
+    """The ``noise_core`` argument parser with its ``bake``, ``import``, ``erode``, ``maps`` and ``stats`` commands."""
     parser = argparse.ArgumentParser(prog="python -m noise_core", description="Procedural noise, headless.")
     commands = parser.add_subparsers(dest="command", required=True)
     bake = commands.add_parser(
@@ -122,6 +123,7 @@ def build_parser() -> argparse.ArgumentParser:
     reader.add_argument("--out", type=Path, help="write it again to this heightmap file (format by extension)")
     add_erode_command(commands)
     add_maps_command(commands)  # terrain maps: noise_core.cli.maps
+    add_stats_command(commands)  # geomorphometry: noise_core.cli.stats
     return parser
 
 
@@ -332,7 +334,7 @@ def _bake_heightmap(spec: NoiseSpec, shape: tuple[int, int], args: argparse.Name
         "unit": unit,
         "settings": asdict(spec),
         "engine": preset,
-        "cell_size": 1.0 if args.cell_size is None else args.cell_size,
+        "cell_size": args.cell_size,  # recorded in the sidecar when given
     }
     if preset is not None:  # the size, format and tiles are checked before the noise is computed
         preset.check_format(heightmaps.heightmap_format(args.out))
@@ -345,7 +347,8 @@ def _bake_heightmap(spec: NoiseSpec, shape: tuple[int, int], args: argparse.Name
     low, high = height_range
     if layers is not None:
         heights = low + values.astype(np.float64) * (high - low)
-        keywords["splat"] = splat_weights(heights, layers, cell_size=keywords["cell_size"], seed=spec.seed)
+        cell = 1.0 if args.cell_size is None else args.cell_size
+        keywords["splat"] = splat_weights(heights, layers, cell_size=cell, seed=spec.seed)
         keywords["splat_bits"] = 8 if args.splat_bits is None else args.splat_bits
     if args.tile is None:
         heightmaps.write_heightmap(args.out, values, **keywords)
@@ -437,7 +440,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        {"bake": bake, "erode": erode, "import": import_heightmap, "maps": run_maps}[args.command](args)
+        {"bake": bake, "erode": erode, "import": import_heightmap, "maps": run_maps, "stats": run_stats}[args.command](
+            args
+        )
     except (ValueError, TypeError) as error:
         parser.error(str(error))
     except ModuleNotFoundError as error:

@@ -249,7 +249,7 @@ def write_heightmap(
     unit: str = "",
     settings: dict | None = None,
     engine: str | Engine | None = None,
-    cell_size: float | tuple[float, float] = 1.0,
+    cell_size: float | tuple[float, float] | None = None,
     row_order: str = ROW_ORDER,
     splat: np.ndarray | None = None,
     splat_bits: int = 8,
@@ -259,20 +259,21 @@ def write_heightmap(
     ``height_range`` is what 0 and 1 stand for in ``unit``; ``settings`` (JSON-ready, e.g. the noise spec) goes
     into the sidecar. With ``engine`` (``engines.ENGINE_NAMES``) the size and format must suit it and the sidecar
     gets its import numbers, for heights in metres ``cell_size`` apart (one number, or ``(dy, dx)``: between rows
-    and between columns; the sidecar records both as ``cell_size: {x, y}``). ``splat``: weights (N, H, W) in [0, 1]
+    and between columns; None: 1 m, not recorded); the sidecar records a given one as ``cell_size: {x, y}``.
+    ``splat``: weights (N, H, W) in [0, 1]
     written beside as ``splat_files(path, N)`` (RGBA PNG of ``splat_bits`` 8 or 16), in the same set. Returns
     ``path``.
     """
     path, suffix, array, preset = _prepare(path, values, engine)
     low_high = _range(height_range)
-    cell = _cell(cell_size)
+    cell = _cell(1.0 if cell_size is None else cell_size)
     weights = _check_splat(splat, _shape(array), splat_bits)
     numbers = None
     if preset is not None:
         preset.check_size(array.shape[1], array.shape[0])
         numbers = preset.import_settings(array.shape[1], array.shape[0], low_high, cell, suffix)
     record = describe(_shape(array), suffix, low_high, unit, settings, row_order, numbers)
-    record["cell_size"] = _spacing_record(cell)
+    record.update(_spacing_record(cell, cell_size))
     splats = [] if weights is None else splat_files(path, weights.shape[0])
     if weights is not None:
         record["splat"] = {**_splat_record(weights, splat_bits), "files": [target.name for target in splats]}
@@ -302,9 +303,10 @@ def _cell(cell_size: object) -> tuple[float, float]:
     return pair
 
 
-def _spacing_record(cell: tuple[float, float]) -> dict:
-    """The sidecar's ``cell_size``: the distances between columns (x) and between rows (y), in its height unit."""
-    return {"x": float(cell[1]), "y": float(cell[0])}
+def _spacing_record(cell: tuple[float, float], given: object) -> dict:
+    """The sidecar's ``cell_size`` when one was ``given``: the distances between columns (x) and between rows (y),
+    in metres (the engines' unit); nothing otherwise."""
+    return {} if given is None else {"cell_size": {"x": float(cell[1]), "y": float(cell[0])}}
 
 
 def tile_windows(shape: tuple[int, int], tile: int, overlap: int = 1) -> list[tuple[int, int, tuple]]:
@@ -363,7 +365,7 @@ def write_tiles(
     unit: str = "",
     settings: dict | None = None,
     engine: str | Engine | None = None,
-    cell_size: float | tuple[float, float] = 1.0,
+    cell_size: float | tuple[float, float] | None = None,
     row_order: str = ROW_ORDER,
     splat: np.ndarray | None = None,
     splat_bits: int = 8,
@@ -377,7 +379,7 @@ def write_tiles(
     tile; an exception it raises stops the set, and no file is written. Returns the tile paths, row by row."""
     path, suffix, array, preset = _prepare(path, values, engine)
     low_high = _range(height_range)
-    cell = _cell(cell_size)
+    cell = _cell(1.0 if cell_size is None else cell_size)
     weights = _check_splat(splat, _shape(array), splat_bits)
     windows, overlap = check_tiles(_shape(array), tile, overlap, preset)
     across, down = windows[-1][0] + 1, windows[-1][1] + 1
@@ -391,14 +393,14 @@ def write_tiles(
             preset.import_settings(cols, rows, low_high, cell, suffix) if preset and not preset.tile_sizes else None
         )
         records.append({**describe((rows, cols), suffix, low_high, unit, settings, row_order, numbers),
-                        "cell_size": _spacing_record(cell)})  # fmt: skip
+                        **_spacing_record(cell, cell_size)})  # fmt: skip
         splats = [] if weights is None else splat_files(target, weights.shape[0])
         tiles.append(target)
         targets += [target, sidecar_path(target), *splats]
         entry: dict[str, Any] = {"file": target.name, "x": x, "y": y, "row": row0, "column": col0}
         listing.append({**entry, "splat": [name.name for name in splats]} if splats else entry)
     whole = describe(_shape(array), suffix, low_high, unit, settings, row_order)
-    whole["cell_size"] = _spacing_record(cell)
+    whole.update(_spacing_record(cell, cell_size))
     whole["tiles"] = {"tile": tile, "overlap": overlap, "across": across, "down": down, "files": listing}
     if weights is not None:
         whole["splat"] = _splat_record(weights, splat_bits)
@@ -495,6 +497,51 @@ def _read_values(path: Path, suffix: str, shape: object, record: dict) -> tuple[
         return stored.astype(np.float32), None
     values = _grey(np.asarray(read_image(path), dtype=np.float32), path)
     return values, None
+
+
+def sidecar_spacings(sidecar: dict, shape: tuple[int, int]) -> tuple[float, float] | None:
+    """``(dy, dx)``, the metres between rows and between columns of a ``shape`` heightmap that its ``sidecar``
+    gives: its ``cell_size`` (``{x, y}``), else the engine import numbers (Terrain3D's vertex spacing, Unity's
+    terrain size over its quads, Unreal's X and Y scale in cm); None without them. ``SidecarError`` (``path:``)
+    naming the field when they are not numbers > 0 (a damaged sidecar)."""
+    rows, columns = shape
+    numbers = sidecar.get("import", {})
+    try:
+        if "cell_size" in sidecar:
+            pair = (sidecar["cell_size"]["y"], sidecar["cell_size"]["x"])
+            field = "cell_size"
+        elif not isinstance(numbers, dict):
+            return None
+        elif "vertex_spacing" in numbers:
+            pair, field = (numbers["vertex_spacing"],) * 2, "import.vertex_spacing"
+        elif "Terrain Size" in numbers and rows > 1 and columns > 1:
+            size = numbers["Terrain Size"]
+            pair, field = (float(size[2]) / (rows - 1), float(size[0]) / (columns - 1)), "import.Terrain Size"
+        elif "Scale (cm)" in numbers:
+            scale = numbers["Scale (cm)"]
+            pair, field = (float(scale[1]) / 100.0, float(scale[0]) / 100.0), "import.Scale (cm)"
+        else:
+            return None
+        spacing = (float(pair[0]), float(pair[1]))
+    except (TypeError, ValueError, IndexError, KeyError) as error:
+        raise SidecarError(f"path: the sidecar is damaged: its spacing cannot be read ({error!r})") from None
+    if not all(0.0 < value < math.inf for value in spacing):
+        raise SidecarError(f"path: the sidecar is damaged: {field} gives a spacing of {spacing[1]:g} x "
+                           f"{spacing[0]:g}; it must be > 0")  # fmt: skip
+    return spacing
+
+
+def sidecar_spacing(sidecar: dict, columns: int, rows: int | None = None) -> float | None:
+    """The one spacing in metres of the samples of a heightmap ``columns`` wide (and ``rows`` high) that its
+    ``sidecar`` gives (``sidecar_spacings``), None without one; ``ValueError`` starting with ``path:`` when its
+    cells are not square."""
+    spacing = sidecar_spacings(sidecar, (columns if rows is None else rows, columns))
+    if spacing is None:
+        return None
+    if spacing[0] != spacing[1]:
+        raise ValueError(f"path: its sidecar gives cells {spacing[1]:g} between columns by {spacing[0]:g} between "
+                         "rows, not square")  # fmt: skip
+    return spacing[1]
 
 
 def read_heightmap(path: str | Path, shape: tuple[int, int] | None = None) -> Heightmap:

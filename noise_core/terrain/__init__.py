@@ -5,6 +5,7 @@
 - ``erosion``: droplet (hydraulic) and thermal erosion; ``fluvial``: stream-power incision with uplift and
   hillslope diffusion.
 - ``maps``: slope, aspect, curvature, relative height, wetness, openness, occlusion; ``splat``: splat weights.
+- ``geomorphometry``: the statistics that tell a real landscape from noise, and the real tiles' ranges.
 
 The layers and which may import which: docs/architecture.md.
 """
