@@ -25,7 +25,8 @@ def _heights(obj) -> np.ndarray:
 
 def _write(addon, path, side: int = 17, engine: str | None = None):
     values = np.random.default_rng(5).random((side, side)).astype(np.float32)
-    addon.noise_core.write_heightmap(path, values, height_range=RANGE, unit="m", engine=engine, cell_size=2.0)
+    spacing = {"cell_size": 2.0} if engine else {}  # without an engine and a cell size: 1 m per sample
+    addon.noise_core.write_heightmap(path, values, height_range=RANGE, unit="m", engine=engine, **spacing)
     return addon.noise_core.read_heightmap(path)
 
 

@@ -21,7 +21,7 @@ def _positions(obj) -> np.ndarray:
 
 def _terrain(bpy, addon):
     spec = addon.api.NoiseSpec(kind="perlin", octaves=3, seed=4)
-    return addon.api.add_terrain(bpy.context, spec, x_subdivisions=20, y_subdivisions=16, size=3.0)
+    return addon.api.add_terrain(bpy.context, spec, x_subdivisions=20, y_subdivisions=20, size=3.0)
 
 
 def test_a_setting_assigned_in_background_rebuilds_before_it_returns_as_regenerate_does(bpy_empty, addon):
@@ -38,7 +38,8 @@ def test_a_setting_assigned_in_background_rebuilds_before_it_returns_as_regenera
     settings.height = 2.0  # a grid setting
     assert np.abs(_positions(obj)[2::3]).max() > np.abs(after_seed[2::3]).max()
     settings.x_subdivisions = 10  # a new grid
-    assert len(obj.data.vertices) == 11 * 17
+    assert len(obj.data.vertices) == 11 * 21
+    settings.y_subdivisions = 10  # square cells again: erosion needs them
     settings.erosion.hydraulic, settings.erosion.droplets = True, 2000  # erosion settings
     eroded = _positions(obj)
     addon.api.regenerate_terrain(bpy.context, obj)
