@@ -223,13 +223,13 @@ def export_parts(
         raise UserError(f"resolution: must be {EXPORT_OPTIONS[1].allowed}, got {resolution!r}")
     path = Path(bpy.path.abspath(filepath))
     try:
-        suffix = heightmaps.heightmap_format(path)
+        suffix = heightmaps.heightmap_format(path, "filepath")
         if preset is not None:
             preset.check_format(suffix)
             if resolution and not tile:
                 preset.check_size(resolution, resolution, "resolution")
     except ValueError as error:
-        raise UserError(str(error)) from None
+        raise _named(error) from None
     layers = _splat_layers(splat_rules)
     scale = _metres(context)
     regenerate = terrain.is_terrain(obj) and resolution
@@ -293,7 +293,7 @@ def export_parts(
                 paths = [heightmaps.write_heightmap(path, values, **keywords)]
                 sidecar = heightmaps.sidecar_path(path)
         except (ValueError, TypeError) as error:
-            raise UserError(str(error)) from None
+            raise _named(error) from None
         except OSError as error:
             raise UserError(f"filepath: cannot write {str(path)!r}: {error}") from None
         progress(1, 1)  # the rest of the files' share
@@ -322,6 +322,17 @@ def _cell(name: str, x_cell: float, y_cell: float, preset: Any, layers: tuple | 
 
 def _scaled(cell: float | tuple[float, float], scale: float) -> float | tuple[float, float]:
     return cell * scale if isinstance(cell, float) else (cell[0] * scale, cell[1] * scale)
+
+
+NAMES = {"out": "filepath", "path": "filepath"}
+"""The names ``noise_core``'s heightmap errors start with, and the export's settings they stand for."""
+
+
+def _named(error: Exception) -> UserError:
+    """``error`` as a ``UserError`` starting with the export's own setting (``NAMES``: ``filepath``, not the
+    core's ``out``)."""
+    name, colon, rest = str(error).partition(": ")
+    return UserError(f"{NAMES[name]}: {rest}" if colon and name in NAMES else str(error))
 
 
 def _splat_layers(splat_rules: str) -> tuple[SplatLayer, ...] | None:
@@ -362,7 +373,7 @@ def _read(
         raise UserError(f"filepath: {columns} x {rows} samples exceed the limit of {terrain.MAX_VERTICES} vertices")
     scale = _metres(context)
     try:
-        spacing = heightmaps.sidecar_spacings(found.sidecar, found.values.shape)  # (dy, dx)
+        spacing = heightmaps.sidecar_spacings(found.sidecar, (rows, columns))  # (dy, dx)
     except ValueError as error:
         raise UserError(f"filepath: {str(error).removeprefix('path: ')}") from None
     spacing = None if spacing is None else (spacing[1], spacing[0])  # (along X, along Y)

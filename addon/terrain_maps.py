@@ -140,8 +140,9 @@ def _grid_parts(
                 heights, names, cell_size=layout.spacing, radius=radius, horizon_radius=horizon_radius,
                 directions=directions, flow_method=flow_method, progress=steps_of(advance),
             )  # fmt: skip
-        except (TypeError, ValueError) as error:
-            raise UserError(str(error)) from None
+        except (TypeError, ValueError) as error:  # the heights and cell size are the mesh's: named by it
+            grid = str(error).startswith(("heights", "cell_size"))
+            raise UserError(f"{object_name!r}: {error}" if grid else str(error)) from None
 
     def apply(computed: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         target = bpy.data.objects.get(object_name)
@@ -239,8 +240,10 @@ def image_terrain_maps_parts(
                 heights * height_scale, names, cell_size=cell_size, radius=radius, horizon_radius=horizon_radius,
                 directions=directions, flow_method=flow_method, progress=steps_of(advance),
             )  # fmt: skip
-        except (TypeError, ValueError) as error:
-            raise UserError(str(error)) from None
+        except (TypeError, ValueError) as error:  # the heights are the pixels times height_scale
+            name, colon, rest = str(error).partition(": ")
+            name = name.replace("heights", "height_scale")
+            raise UserError(f"{name}: {rest}" if colon else str(error)) from None
         for name, values in computed.items():
             if not np.isfinite(values).all():
                 raise UserError(f"height_scale: {height_scale:g} makes the {name} map overflow; use a smaller one")

@@ -172,7 +172,7 @@ def _kernel():
 def splat_weights(
     heights: np.ndarray,
     layers: Sequence[SplatLayer | Mapping],
-    cell_size: float = 1.0,
+    cell_size: float | tuple[float, float] = 1.0,
     maps: Mapping[str, np.ndarray] | None = None,
     seed: int = 0,
     breakup_frequency: float = 8.0,

@@ -236,3 +236,21 @@ def test_a_heightmap_with_nan_samples_is_refused_naming_the_file(bpy_empty, addo
         getattr(bpy.ops.noisewright, importer)(filepath=str(path))
     assert "height:" not in str(error.value)
     assert scene_state(bpy) == before
+
+
+def test_export_and_image_maps_errors_name_their_own_settings(bpy_empty, addon, tmp_path):
+    """The core's ``out`` is the export's ``filepath``; the heights of an image are its pixels times
+    ``height_scale``, so their limits are named by it."""
+    bpy = bpy_empty
+    grid = _tilted_grid(bpy, 8, 8)
+    with pytest.raises(addon.errors.UserError, match=r"^filepath: unsupported heightmap format '.txt'"):
+        addon.api.export_heightmap(bpy.context, grid, str(tmp_path / "x.txt"))
+    with pytest.raises(addon.errors.UserError, match=r"^filepath: Unity imports .raw, .r16 heightmaps, not .exr"):
+        addon.api.export_heightmap(bpy.context, grid, str(tmp_path / "x.exr"), engine="UNITY")
+    image = bpy.data.images.new("Spiky", 9, 9, float_buffer=True)
+    pixels = np.zeros((9, 9, 4), np.float32)
+    pixels[4, 4, 0] = 1.0
+    image.pixels.foreach_set(pixels.ravel())
+    with pytest.raises(addon.errors.UserError, match=r"^cell_size, height_scale: the mean curvature passes float32"):
+        addon.terrain_maps.image_terrain_maps(image, ("curvature",), height_scale=1e30, cell_size=1e-30)
+    assert not list(tmp_path.iterdir()) and "Spiky_curvature" not in bpy.data.images

@@ -96,7 +96,7 @@ def test_refused_size_writes_nothing_and_changes_nothing(bpy_empty, addon, tmp_p
     state = scene_state(bpy)
     with pytest.raises(addon.api.UserError, match=r"^resolution: Unity does not take 100x100"):
         addon.heightmap_io.export_heightmap(bpy.context, obj, str(tmp_path / "t.raw"), engine="UNITY", resolution=100)
-    with pytest.raises(addon.api.UserError, match=r"^out: Unity imports .raw, .r16 heightmaps, not .exr"):
+    with pytest.raises(addon.api.UserError, match=r"^filepath: Unity imports .raw, .r16 heightmaps, not .exr"):
         addon.heightmap_io.export_heightmap(bpy.context, obj, str(tmp_path / "t.exr"), engine="UNITY")
     (tmp_path / "odd.r16").write_bytes(b"\0" * 12)
     with pytest.raises(addon.api.UserError, match=r"^filepath: shape: .* holds 6 samples, not a square"):
