@@ -653,3 +653,11 @@ def test_heightmaps_record_both_spacings_and_engines_use_them(dy: float, dx: flo
         assert numbers["Scale (cm)"][:2] == [dx * 100.0, dy * 100.0]
     elif engine == "unity":
         assert numbers["Terrain Size"][0] == (side - 1) * dx and numbers["Terrain Size"][2] == (side - 1) * dy
+
+
+def test_the_import_command_keeps_the_recorded_spacings(tmp_path: Path) -> None:
+    values = np.random.default_rng(4).random((5, 7)).astype(np.float32)
+    heightmaps.write_heightmap(tmp_path / "a.r16", values, height_range=(0.0, 3.0), unit="m", cell_size=(2.0, 0.5))
+    code, err = _run(["import", str(tmp_path / "a.r16"), "--out", str(tmp_path / "b.exr")])
+    assert code == 0, err
+    assert heightmaps.read_heightmap(tmp_path / "b.exr").cell_size == (2.0, 0.5)

@@ -387,6 +387,7 @@ def import_heightmap(args: argparse.Namespace) -> Path:
             height_range=found.height_range or (0.0, 1.0),
             unit=found.unit,
             settings=found.sidecar.get("settings"),
+            cell_size=found.cell_size,  # the spacings it records, if any
         )
         print(f"wrote {args.out} and {heightmaps.sidecar_path(args.out).name}")
     return args.path
