@@ -89,7 +89,7 @@ def erode_parts(
     nothing, when the object was removed or its mesh changed meanwhile)."""
     mesh, positions, layout, heights = grid_heights(obj)
     name, mesh_name = cast(bpy.types.Object, obj).name, mesh.name
-    cell_size = layout.square_cell(name, "erosion")
+    cell_size = layout.square_cell(name, "erosion needs")
 
     def compute(advance: Callable[[int], None]) -> Any:
         eroded = erosion_io.erode_heights(heights, cell_size, hydraulic, thermal, advance)

@@ -110,7 +110,7 @@ def erode_fluvial_mesh(
     (``""``: none) whose weights scale that option per vertex (precipitation: the weight is the rain).
     ``UserError`` naming the problem; then nothing changes."""
     mesh, positions, layout, heights = grid_heights(obj)
-    cell_size = layout.square_cell(obj.name, "river erosion")
+    cell_size = layout.square_cell(obj.name, "river erosion needs")
     shape = (layout.rows, layout.columns)
     groups = {"uplift": uplift_group, "erodibility": erodibility_group, "precipitation": precipitation_group}
     for field, group in groups.items():

@@ -58,11 +58,11 @@ class GridLayout:
 
     def square_cell(self, name: str, what: str) -> float:
         """``cell_size`` when the cells are square; ``UserError`` naming the object ``name`` and both spacings
-        (``what`` needs square cells) otherwise."""
+        otherwise (``what``, with its verb, e.g. "erosion needs", says what needs square cells)."""
         if not self.square:
             raise UserError(
                 f"{name!r}: its grid cells are {self.x_spacing:.6g} along X by {self.y_spacing:.6g} along Y, not "
-                f"square; {what} needs square cells (give the grid as many subdivisions per unit of length along X "
+                f"square; {what} square cells (give the grid as many subdivisions per unit of length along X "
                 "as along Y)"
             )
         return self.cell_size

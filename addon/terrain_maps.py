@@ -129,7 +129,7 @@ def _grid_parts(
     ``object_name`` whose vertices are at ``positions`` (float64; any thread: it reads no Blender data)."""
     layout = grid_layout(object_name, positions)
     if not layout.square and ("flow" in names or "wetness" in names):
-        layout.square_cell(object_name, "the flow and wetness maps (routed in cells)")  # raises, naming both
+        layout.square_cell(object_name, "the flow and wetness maps (routed in cells) need")  # raises, naming both
     heights = positions[layout.order, 2].reshape(layout.rows, layout.columns)
     settings = {"attributes": attributes, "vertex_groups": vertex_groups, "images": images, "radius": radius,
                 "horizon_radius": horizon_radius, "directions": directions, "flow_method": flow_method}  # fmt: skip

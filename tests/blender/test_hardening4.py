@@ -70,6 +70,8 @@ def test_flow_maps_erosion_and_rivers_refuse_cells_that_are_not_square(bpy_empty
         addon.api.erode_fluvial_mesh(bpy.context, grid, steps=2)
     with pytest.raises(RuntimeError, match=spacing):  # the operator's report
         bpy.ops.noisewright.erode()
+    with pytest.raises(addon.errors.UserError, match=rf"^{spacing}; the flow and wetness maps .* need square"):
+        addon.terrain_material.terrain_material(grid)  # it computes the flow map it reads
     assert scene_state(bpy) == before
     assert "flow" not in grid.data.attributes and "erosion" not in grid.data.attributes
 
