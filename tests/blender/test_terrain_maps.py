@@ -35,7 +35,7 @@ def test_maps_of_a_terrain_as_noise_core_computes_them(bpy_empty, addon):
         expected = np.empty(positions.shape[0], np.float32)
         expected[layout.order] = core.compute_maps(heights, [name], cell_size=layout.cell_size, radius=3)[name].ravel()
         np.testing.assert_allclose(_attribute(obj, name), expected, rtol=1e-5, atol=1e-6)
-        unit = np.clip(core.terrain_maps.unit_map(name, expected), 0, 1)
+        unit = np.clip(core.terrain.maps.unit_map(name, expected), 0, 1)
         np.testing.assert_allclose(_weights(obj, name), unit, atol=0.5 / addon.terrain_maps.WEIGHT_LEVELS + 1e-6)
         image = bpy.data.images[f"{obj.name} {name}"]
         assert tuple(image.size) == (layout.columns, layout.rows)
@@ -92,7 +92,7 @@ def test_regenerate_writes_the_maps_again(bpy_empty, addon):
         expected[layout.order] = computed.ravel()
         np.testing.assert_allclose(_attribute(obj, name), expected, rtol=1e-5, atol=1e-6)
     assert not np.allclose(_attribute(obj, "slope"), before)
-    unit = np.clip(core.terrain_maps.unit_map("slope", _attribute(obj, "slope")), 0, 1)
+    unit = np.clip(core.terrain.maps.unit_map("slope", _attribute(obj, "slope")), 0, 1)
     np.testing.assert_allclose(_weights(obj, "slope"), unit, atol=0.5 / addon.terrain_maps.WEIGHT_LEVELS + 1e-6)
     assert "relative_height" not in obj.vertex_groups
 
@@ -147,7 +147,7 @@ def test_the_operator_on_an_image_saves_exr_files(bpy_empty, addon, tmp_path):
     expected = addon.noise_core.compute_maps(heights * 5.0, ["slope", "occlusion"], cell_size=2.0, horizon_radius=4)
     for name in ("slope", "occlusion"):
         np.testing.assert_array_equal(_red(bpy.data.images[f"Baked_{name}"]), expected[name])
-        saved = importlib.import_module(f"{addon.noise_core.__name__}.images").read_image(
+        saved = importlib.import_module(f"{addon.noise_core.__name__}.io.images").read_image(
             tmp_path / f"Baked_{name}.exr"
         )
         saved = saved if saved.ndim == 2 else saved[..., 0]
