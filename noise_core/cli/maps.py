@@ -15,9 +15,12 @@ from pathlib import Path
 import numpy as np
 
 from ..io.files import replacing_all
+from ..io.heightmaps import SPLAT_BITS
 from ..io.images import FORMATS, PNG_BITS, image_format, pack_rgba, read_image, write_image, writer_module
-from ..terrain.maps import FLOW_METHODS, MAP_NAMES, compute_maps, unit_map
+from ..terrain.heightfield import CELL_SIZE
+from ..terrain.maps import HEIGHT_SCALE, MAP_NAMES, MAP_OPTIONS, compute_maps, unit_map
 from ..terrain.splat import splat_paths, splat_weights
+from .flags import ROW, add_flags
 
 HEIGHT_SUFFIXES = (*FORMATS, ".npy")
 
@@ -42,18 +45,13 @@ def add_maps_command(commands) -> None:
     maps.add_argument("heights", type=Path, help=f"height image or array ({', '.join(HEIGHT_SUFFIXES)}), one channel")
     maps.add_argument("--maps", type=_names, default=[], help=f"comma-separated maps: {','.join(MAP_NAMES)}")
     maps.add_argument("--out", help="output path with {map} in it, e.g. out/terrain_{map}.exr (format by suffix)")
-    maps.add_argument("--cell-size", type=float, default=1.0, help="grid spacing in the heights' unit (default 1)")
-    maps.add_argument("--height-scale", type=float, default=1.0, help="multiply the heights read by this (default 1)")
-    maps.add_argument("--radius", type=int, default=16, help="relative_height: neighbourhood radius in cells (16)")
-    maps.add_argument("--horizon-radius", type=int, default=32, help="openness, occlusion: search radius in cells")
-    maps.add_argument("--directions", type=int, default=16, help="openness, occlusion: directions (default 16)")
-    maps.add_argument("--flow-method", choices=FLOW_METHODS, default="mfd", help="flow, wetness: routing (mfd)")
+    add_flags(maps, (CELL_SIZE, HEIGHT_SCALE, *MAP_OPTIONS), unset=ROW)
     maps.add_argument("--png-bits", type=int, choices=PNG_BITS, default=16, help="integer depth of PNG maps (16)")
     maps.add_argument("--splat", type=Path, help="JSON file: a list of splat layers (docs/terrain-maps.md)")
     maps.add_argument(
         "--splat-out", type=Path, help="splat images: NAME.png writes NAME_0.png, ... (RGBA, 4 layers each)"
     )
-    maps.add_argument("--splat-bits", type=int, choices=PNG_BITS, default=8, help="integer depth of PNG splats (8)")
+    add_flags(maps, (SPLAT_BITS,), unset=ROW)
     maps.add_argument("--seed", type=int, default=0, help="splat breakup noise seed (default 0)")
 
 
@@ -90,11 +88,8 @@ def run_maps(args: argparse.Namespace) -> list[Path]:
         except (OSError, json.JSONDecodeError) as error:
             raise ValueError(f"splat: cannot read {str(args.splat)!r}: {error}") from None
     started = time.perf_counter()
-    heights = read_heights(args.heights) * args.height_scale
-    settings = {
-        "cell_size": args.cell_size, "radius": args.radius, "horizon_radius": args.horizon_radius,
-        "directions": args.directions, "flow_method": args.flow_method,
-    }  # fmt: skip
+    heights = read_heights(args.heights) * HEIGHT_SCALE.check(args.height_scale)  # type: ignore[operator]
+    settings = {option.name: getattr(args, option.name) for option in (CELL_SIZE, *MAP_OPTIONS)}
     maps = compute_maps(heights, args.maps, **settings)
     weights = None if layers is None else splat_weights(heights, layers, maps=maps, seed=args.seed, **settings)
     splats = [] if weights is None else splat_paths(args.splat_out, weights.shape[0])
@@ -104,7 +99,7 @@ def run_maps(args: argparse.Namespace) -> list[Path]:
             write_image(temporary, values, args.png_bits)
         if weights is not None:
             for temporary, image in zip(temporaries[len(targets) :], pack_rgba(weights), strict=True):
-                write_image(temporary, image, args.splat_bits)
+                write_image(temporary, image, int(args.splat_bits))
     written = [*targets, *splats]
     elapsed = time.perf_counter() - started
     shape = f"{heights.shape[1]}x{heights.shape[0]}"
