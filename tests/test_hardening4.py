@@ -500,9 +500,9 @@ def height_image(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ("arguments", "message"),
     [
         (["{h}", "--maps", "slope", "--out", "{d}/m_{{map}}.exr", "--height-scale", "nan"],
-         "error: height-scale: must be a finite number, got nan"),
-        (["{h}", "--maps", "slope", "--out", "{d}/m_{{map}}.exr", "--height-scale", "1e300"],
-         "error: height-scale: 1e+300 makes heights up to"),
+         "error: height_scale: must be a finite number, got nan"),
+        (["{big}", "--maps", "slope", "--out", "{d}/m_{{map}}.exr", "--height-scale", "1e10"],
+         "error: height-scale: 1e+10 makes heights up to 1e+40, beyond float32"),
         (["{h}", "--splat", "{rules}", "--splat-out", "{d}/no/s.png"],
          "error: splat-out: folder '{d}/no' does not exist"),
         (["{h}", "--maps", "slope", "--out", "{d}/no/m_{{map}}.exr"], "error: out: folder '{d}/no' does not exist"),
@@ -515,11 +515,13 @@ def test_maps_errors_name_the_argument(height_image: Path, tmp_path: Path, argum
     bad.write_bytes(b"\x89PNG broken")
     rules = tmp_path / "rules.json"
     rules.write_text(json.dumps(SLOPE_LAYERS))
-    names = {"h": height_image, "d": tmp_path, "bad": bad, "rules": rules}
+    big = tmp_path / "big.npy"
+    np.save(big, np.full((6, 6), 1e30))
+    names = {"h": height_image, "d": tmp_path, "bad": bad, "rules": rules, "big": big}
     code, err = _run(["maps", *(argument.format(**names) for argument in arguments)])
     assert code == 2 and message.format(**names) in err and "Traceback" not in err, err
     assert "None" not in err
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.png", "rules.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.png", "big.npy", "rules.json"]
 
 
 def test_two_outputs_of_maps_on_one_path_name_both(height_image: Path, tmp_path: Path) -> None:

@@ -25,6 +25,8 @@ from ..io.images import PNG_BITS, image_format, read_image, write_image, writer_
 from ..schema import Option
 from ..terrain.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS, erode_hydraulic, erode_thermal
 from ..terrain.fluvial import FLUVIAL_OPTIONS, erode_fluvial
+from ..terrain.heightfield import CELL_SIZE
+from .flags import ROW, add_flags, flag
 
 MODES: dict[str, tuple[Option, ...]] = {
     "fluvial": FLUVIAL_OPTIONS,
@@ -34,10 +36,6 @@ MODES: dict[str, tuple[Option, ...]] = {
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 MAPS = ("uplift_map", "erodibility_map", "precipitation_map", "outlets_map")
 OUTPUTS = ("area_out", "rivers_out", "erosion_out", "deposition_out")
-
-
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
 
 
 def _name(name: str) -> str:
@@ -56,27 +54,19 @@ def add_erode_command(commands: argparse._SubParsersAction) -> None:
     erode.add_argument("--out", type=Path, required=True, help="eroded heightmap (.png, .tif, .tiff, .exr)")
     erode.add_argument("--mode", choices=tuple(MODES), default="fluvial", help="erosion model (default fluvial)")
     erode.add_argument("--relief", type=float, default=100.0, help="height of input value 1 (default 100)")
-    erode.add_argument("--cell-size", type=float, default=1.0, help="distance between pixels (default 1)")
+    add_flags(erode, [CELL_SIZE], unset=ROW)
     erode.add_argument("--png-bits", type=int, choices=PNG_BITS, default=16, help="depth of .png outputs")
     seen: set[str] = set()
-    for mode, options in MODES.items():
+    for mode, options in MODES.items():  # each mode's rows; one flag for a name two modes share
         group = erode.add_argument_group(f"{mode} options")
-        for option in options:
-            if option.name in seen:
-                continue
-            seen.add(option.name)
-            keywords: dict = {"default": argparse.SUPPRESS, "type": option.type if option.type is not str else None}
-            if option.choices:
-                keywords["choices"] = option.choices
-            limits = f"; {option.limits()}" if option.limits() else ""
-            group.add_argument(_flag(option.name), help=f"{option.description}{limits} (default {option.default!r})",
-                               **keywords)  # fmt: skip
+        add_flags(group, [option for option in options if option.name not in seen])
+        seen.update(option.name for option in options)
     maps = erode.add_argument_group("fluvial maps in and flow maps out (images)")
     for name in MAPS:
         what = "base level (a sea) where > 0.5" if name == "outlets_map" else f"{name.split('_')[0]} per pixel"
-        maps.add_argument(_flag(name), type=Path, help=f"{what} (0..1, see above)")
+        maps.add_argument(flag(name), type=Path, help=f"{what} (0..1, see above)")
     for name in OUTPUTS:
-        maps.add_argument(_flag(name), type=Path, help=f"write the {name.split('_')[0]} map here")
+        maps.add_argument(flag(name), type=Path, help=f"write the {name.split('_')[0]} map here")
 
 
 def _read(path: Path, name: str) -> np.ndarray:

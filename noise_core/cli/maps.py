@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import time
 from pathlib import Path
@@ -17,9 +16,12 @@ from pathlib import Path
 import numpy as np
 
 from ..io.files import ArgumentFileError, replacing_all
+from ..io.heightmaps import SPLAT_BITS
 from ..io.images import FORMATS, PNG_BITS, image_format, pack_rgba, read_image, write_image, writer_module
-from ..terrain.maps import FLOW_METHODS, MAP_NAMES, compute_maps, unit_map
+from ..terrain.heightfield import CELL_SIZE
+from ..terrain.maps import HEIGHT_SCALE, MAP_NAMES, MAP_OPTIONS, compute_maps, unit_map
 from ..terrain.splat import splat_paths, splat_weights
+from .flags import ROW, add_flags
 
 HEIGHT_SUFFIXES = (*FORMATS, ".npy")
 FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -45,18 +47,13 @@ def add_maps_command(commands) -> None:
     maps.add_argument("heights", type=Path, help=f"height image or array ({', '.join(HEIGHT_SUFFIXES)}), one channel")
     maps.add_argument("--maps", type=_names, default=[], help=f"comma-separated maps: {','.join(MAP_NAMES)}")
     maps.add_argument("--out", help="output path with {map} in it, e.g. out/terrain_{map}.exr (format by suffix)")
-    maps.add_argument("--cell-size", type=float, default=1.0, help="grid spacing in the heights' unit (default 1)")
-    maps.add_argument("--height-scale", type=float, default=1.0, help="multiply the heights read by this (default 1)")
-    maps.add_argument("--radius", type=int, default=16, help="relative_height: neighbourhood radius in cells (16)")
-    maps.add_argument("--horizon-radius", type=int, default=32, help="openness, occlusion: search radius in cells")
-    maps.add_argument("--directions", type=int, default=16, help="openness, occlusion: directions (default 16)")
-    maps.add_argument("--flow-method", choices=FLOW_METHODS, default="mfd", help="flow, wetness: routing (mfd)")
+    add_flags(maps, (CELL_SIZE, HEIGHT_SCALE, *MAP_OPTIONS), unset=ROW)
     maps.add_argument("--png-bits", type=int, choices=PNG_BITS, default=16, help="integer depth of PNG maps (16)")
     maps.add_argument("--splat", type=Path, help="JSON file: a list of splat layers (docs/terrain-maps.md)")
     maps.add_argument(
         "--splat-out", type=Path, help="splat images: NAME.png writes NAME_0.png, ... (RGBA, 4 layers each)"
     )
-    maps.add_argument("--splat-bits", type=int, choices=PNG_BITS, default=8, help="integer depth of PNG splats (8)")
+    add_flags(maps, (SPLAT_BITS,), unset=ROW)
     maps.add_argument("--seed", type=int, default=0, help="splat breakup noise seed (default 0)")
 
 
@@ -102,8 +99,7 @@ def run_maps(args: argparse.Namespace) -> list[Path]:
         raise ValueError("out: give an output path with {map} in it, e.g. --out terrain_{map}.exr")
     if (args.splat is None) != (args.splat_out is None):
         raise ValueError("splat-out: --splat and --splat-out go together")
-    if not math.isfinite(args.height_scale):
-        raise ValueError(f"height-scale: must be a finite number, got {args.height_scale!r}")
+    scale = float(HEIGHT_SCALE.check(args.height_scale))  # type: ignore[arg-type]  # before any file is read
     targets = [Path(args.out.replace("{map}", name)) for name in args.maps]
     named = [*(("out", target) for target in targets)]
     if args.splat_out is not None:
@@ -118,16 +114,13 @@ def run_maps(args: argparse.Namespace) -> list[Path]:
     started = time.perf_counter()
     read = read_heights(args.heights)
     with np.errstate(over="ignore", invalid="ignore"):
-        heights = read * args.height_scale
+        heights = read * scale
     if np.isfinite(read).all():  # NaN read is the heights' fault (compute_maps says so); overflow the scale's
         largest = float(np.abs(heights).max()) if heights.size else 0.0
         if not largest <= FLOAT32_MAX:
             raise ValueError(f"height-scale: {args.height_scale:g} makes heights up to {largest:.3g}, beyond float32 "
                              "(3.4e38)")  # fmt: skip
-    settings = {
-        "cell_size": args.cell_size, "radius": args.radius, "horizon_radius": args.horizon_radius,
-        "directions": args.directions, "flow_method": args.flow_method,
-    }  # fmt: skip
+    settings = {option.name: getattr(args, option.name) for option in (CELL_SIZE, *MAP_OPTIONS)}
     maps = compute_maps(heights, args.maps, **settings)
     weights = None if layers is None else splat_weights(heights, layers, maps=maps, seed=args.seed, **settings)
     splats = [] if weights is None else splat_paths(args.splat_out, weights.shape[0])
@@ -140,7 +133,7 @@ def run_maps(args: argparse.Namespace) -> list[Path]:
                 write_image(temporary, values, args.png_bits)
             if weights is not None:
                 for temporary, image in zip(temporaries[len(targets) :], pack_rgba(weights), strict=True):
-                    write_image(temporary, image, args.splat_bits)
+                    write_image(temporary, image, int(args.splat_bits))
     except OSError as error:
         raise ArgumentFileError(f"{flags}: cannot write the files (none was written): {error}") from error
     written = [*targets, *splats]

@@ -28,15 +28,15 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..schema import integer, number
-from .engines import Engine
+from ..schema import Option, integer, number
+from .engines import ENGINES, Engine
 from .engines import engine as find_engine
 from .files import replacing_all
 from .images import FORMATS as IMAGE_FORMATS
@@ -50,9 +50,55 @@ FORMATS = {
     ".r32": "32-bit float raw (float32 little-endian)",
     **IMAGE_FORMATS,
 }
+"""Suffix -> what its files hold: every heightmap format read and written (``.tif`` and ``.tiff`` both TIFF)."""
 ROW_ORDER = "row-major; the first row is the grid's row 0 (the top row of the PNG bake), columns left to right"
 SIDECAR_VERSION = 1
 MAX_TILES = 4096
+
+FORMAT_SUFFIXES = {"R16": ".r16", "RAW": ".raw", "R32": ".r32", "PNG": ".png", "EXR": ".exr", "TIFF": ".tif"}
+"""Each format by name (an interface's choice) and the suffix it writes."""
+_FORMAT_LABELS = {"R16": "16-bit raw", "RAW": "16-bit raw", "R32": "32-bit float raw", "PNG": "16-bit",
+                  "EXR": "32-bit float", "TIFF": "32-bit float"}  # fmt: skip
+
+
+def _format_text(name: str) -> tuple[str, str]:
+    """The label and description of the format ``name``: what it holds, and the engines that import it."""
+    suffix = FORMAT_SUFFIXES[name]
+    takers = ", ".join(engine.title for engine in ENGINES.values() if suffix in engine.formats)
+    label = "OpenEXR" if name == "EXR" else name
+    return f"{label} ({_FORMAT_LABELS[name]})", f"{suffix}: {FORMATS[suffix]}" + (f"; {takers}" if takers else "")
+
+
+def suffix_patterns(suffixes: Iterable[str] = FORMATS) -> str:
+    """``"*.r16;*.raw;..."``: a file browser's filter for ``suffixes`` (every heightmap format's by default)."""
+    return ";".join(f"*{suffix}" for suffix in suffixes)
+
+
+def listed(suffixes: Iterable[str] = FORMATS) -> str:
+    """``".r16, .raw, ..."``: ``suffixes`` (every heightmap format's by default), for a sentence."""
+    return ", ".join(suffixes)
+
+
+FILE_FORMAT = Option("file_format", str, "R16", "File format (the file name's extension follows it)", title="Format",
+                     choices=tuple(FORMAT_SUFFIXES), choice_text=tuple(map(_format_text, FORMAT_SUFFIXES)))  # fmt: skip
+"""The format an export writes (the add-on's; the command line takes it from ``--out``'s suffix)."""
+ENGINE = Option("engine", str, "none", "Game engine whose sizes and formats the heightmap must fit; its import "
+                "numbers go in the sidecar", choices=("none", *ENGINES),
+                choice_text=(("None", "Any size; no engine numbers"),
+                             *((engine.title, f"Check the size for {engine.title} and give its import numbers")
+                               for engine in ENGINES.values())))  # fmt: skip
+CELL_SIZE = Option("cell_size", float, 1.0, "Metres between samples, for the engine's import numbers", minimum=0.0,
+                   above=True)  # fmt: skip
+OVERLAP = Option("overlap", int, 1, "Samples neighbouring tiles share: tiles of N + 1 samples (the engine's, else 1)",
+                 minimum=0, maximum=1)  # fmt: skip
+SPLAT = Option("splat", str, "", "JSON file of splat layers (docs/terrain-maps.md): their weights go beside each file "
+               "(each tile) as NAME_splat0.png, ... (RGBA, 4 layers each; empty: none)", title="Splat Layers",
+               subtype="FILE_PATH", addon_name="splat_rules")  # fmt: skip
+SPLAT_BITS = Option("splat_bits", str, "8", "Depth of the splat PNGs", choices=tuple(map(str, PNG_BITS)),
+                    choice_text=tuple((f"{bits}-bit", f"{bits} bits per channel") for bits in PNG_BITS),
+                    title="Splat Depth")  # fmt: skip
+"""The options of a heightmap export, one row each for the command line and the add-on (``write_heightmap``'s
+and ``write_tiles``' arguments; the splat weights' JSON layers are ``terrain.splat``'s)."""
 
 
 def heightmap_format(path: str | Path, argument: str = "out") -> str:
@@ -290,17 +336,14 @@ def _shape(array: np.ndarray) -> tuple[int, int]:
 
 
 def _cell(cell_size: object) -> tuple[float, float]:
-    """``(dy, dx)`` of ``cell_size``: one number > 0 (square cells) or ``(dy, dx)``, the distances between rows
-    and between columns."""
+    """``(dy, dx)`` of ``cell_size``: one number (square cells) or ``(dy, dx)``, the distances between rows and
+    between columns, each checked by the ``CELL_SIZE`` row."""
     if isinstance(cell_size, (tuple, list)):
         if len(cell_size) != 2:
             raise TypeError(f"cell_size: expected a number or (dy, dx), got {len(cell_size)} values")
-        pair = (number("cell_size", cell_size[0]), number("cell_size", cell_size[1]))
-    else:
-        pair = (number("cell_size", cell_size),) * 2
-    if not min(pair) > 0.0:
-        raise ValueError(f"cell_size: must be > 0, got {cell_size!r}")
-    return pair
+        return float(CELL_SIZE.check(cell_size[0])), float(CELL_SIZE.check(cell_size[1]))  # type: ignore[arg-type]
+    step = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
+    return step, step
 
 
 def _spacing_record(cell: tuple[float, float], given: object) -> dict:

@@ -48,9 +48,8 @@ from .._jit import jit, range_kernel, serial_kernel
 from ..runtime import launch_blocks
 from ..schema import Option
 from ..threads import on_threads
-from .erosion import CELL_SIZE
 from .flow import DISTANCES, _accumulate, _donor_bits, _edges, _receivers, _tree_order, check_weights, fill_flat
-from .heightfield import check_heights
+from .heightfield import CELL_SIZE, check_heights
 
 BOUNDARIES = ("edges", "looped")
 PARTS = 2

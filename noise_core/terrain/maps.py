@@ -29,10 +29,8 @@ from .._jit import jit, range_kernel
 from ..runtime import launch_blocks
 from ..schema import Option, choice, integer
 from ..threads import leaving_one_core, on_threads
-from .heightfield import check_heights
+from .heightfield import CELL_SIZE, check_heights
 
-CELL_SIZE = Option("cell_size", float, 1.0, "Distance between cells, in the heights' unit", minimum=0.0,
-                   above=True, maximum=1e30)  # fmt: skip
 CURVATURE_KINDS = ("mean", "profile", "plan")
 OPENNESS_KINDS = ("positive", "negative")
 FLAT_ASPECT = -1.0
@@ -549,6 +547,10 @@ MAP_OPTIONS: tuple[Option, ...] = (
                         ("MFD", "Water shared between all lower neighbours"))),
 )  # fmt: skip
 """The settings of ``compute_maps`` beside the maps and the cell size (the add-on's operator shows them)."""
+HEIGHT_SCALE = Option("height_scale", float, 1.0, "Height of a pixel value of 1, in the cell size's unit", minimum=0.0,
+                      above=True, maximum=1e30, soft_maximum=1000.0)  # fmt: skip
+"""What a height image's values are multiplied by to be heights (the command line's and the add-on's maps of an
+image)."""
 MAP_NAMES = (
     "height", "slope", "aspect", "curvature", "profile_curvature", "plan_curvature", "relative_height",
     "openness", "negative_openness", "occlusion", "flow", "wetness",

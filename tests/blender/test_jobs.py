@@ -69,7 +69,8 @@ def test_a_cancel_stops_the_worker_between_batches_within_the_bound(addon):
 def test_a_cancelled_or_failed_erosion_leaves_the_scene_as_it_was(bpy_empty, addon):
     bpy = bpy_empty
     grid = _grid(bpy)
-    compute, apply = addon.erode.erode_parts(grid, {"droplets": 4_000_000, "seed": 1}, None)
+    job = addon.erode.erode_job(grid, {"droplets": 4_000_000, "seed": 1}, None)
+    compute, apply = job.compute, job.apply
     before = scene_state(bpy)
     worker = addon.jobs.Worker(compute, addon.erosion_io.PROGRESS).start()
     deadline = time.monotonic() + 120.0

@@ -47,10 +47,9 @@ class Manager:
         pass
 
 
-def _host(addon, label: str, key: str, compute, apply, total: int):
+def _host(addon, label: str, key: str, job):
     class Host(addon.jobs.JobOperator):  # a plain class at run time: the modal logic without registering
         bl_label = label
-        job_total = total
 
         def __init__(self) -> None:
             self.reports: list[tuple[str, str]] = []
@@ -59,7 +58,7 @@ def _host(addon, label: str, key: str, compute, apply, total: int):
             return key
 
         def prepare(self, _context):
-            return compute, apply
+            return job
 
         def report(self, kinds, text) -> None:
             self.reports.append((next(iter(kinds)), text))
@@ -115,14 +114,15 @@ def test_a_loop_bake_as_a_job_writes_the_foreground_bake_s_files(bpy_empty, addo
     bpy = bpy_empty
     (tmp_path / "job").mkdir()
     (tmp_path / "foreground").mkdir()
-    expected = _loop_job(addon, tmp_path / "foreground" / "loop.png", image="Foreground").run(bpy.context, "Bake")
+    foreground = _loop_job(addon, tmp_path / "foreground" / "loop.png", image="Foreground")
+    expected = addon.jobs.run_foreground(bpy.context, "Bake", foreground)
     job = _loop_job(addon, tmp_path / "job" / "loop.png")
-    host = _host(addon, "Bake Noise Texture", "image Loop", job.compute, job.apply, job.total)
+    host = _host(addon, "Bake Noise Texture", "image Loop", job)
     result, seen, _ = _drive(host, _context())
     assert result == {"FINISHED"} and host.reports == []
     assert seen == sorted(seen) and seen[-1] == job.total == 6  # one step per frame
     assert _files(tmp_path / "job") == _files(tmp_path / "foreground") and len(_files(tmp_path / "job")) == 6
-    assert job.image.name == "Loop" and job.image.source == "SEQUENCE" and expected.source == "SEQUENCE"
+    assert bpy.data.images["Loop"].source == "SEQUENCE" and expected.source == "SEQUENCE"
     assert sorted(i.name for i in bpy.data.images) == ["Foreground", "Loop"]  # no scratch image left
     assert addon.jobs.running("image Loop") is None
 
@@ -134,7 +134,7 @@ def test_esc_between_the_frames_of_a_loop_leaves_no_frame_and_the_scene_as_it_wa
     (tmp_path / "loop.0003.png").write_bytes(b"old frame")
     before = scene_state(bpy)
     job = _loop_job(addon, tmp_path / "loop.png", frames=8)
-    host = _host(addon, "Bake Noise Texture", "image Loop", job.compute, job.apply, job.total)
+    host = _host(addon, "Bake Noise Texture", "image Loop", job)
     context = _context()
     refused = []
 
@@ -142,7 +142,8 @@ def test_esc_between_the_frames_of_a_loop_leaves_no_frame_and_the_scene_as_it_wa
         if host._steps is None or host._worker.done < 2:
             return False
         assert addon.jobs.running("image Loop") is host._worker  # the Cancel button still finds it
-        other = _host(addon, "Bake Noise Texture", "image Loop", lambda advance: None, lambda result: None, 1)
+        nothing = addon.jobs.Job(lambda advance: None, lambda result: None, 1)
+        other = _host(addon, "Bake Noise Texture", "image Loop", nothing)
         refused.append((other.start_job(context), other.reports))  # one job per image at a time
         return True
 
@@ -165,7 +166,7 @@ def test_esc_while_a_large_bake_computes_stops_it_within_the_bound_and_changes_n
     spec = addon.noise_core.NoiseSpec(kind="simplex", octaves=8)
     job = addon.bake.bake_job(spec, image=target, width=4096, height=4096, save_format="PNG",
                               filepath=str(tmp_path / "big.png"))  # fmt: skip
-    host = _host(addon, "Bake Noise Texture", "image Target", job.compute, job.apply, job.total)
+    host = _host(addon, "Bake Noise Texture", "image Target", job)
     result, seen, took = _drive(host, _context(), lambda host: 0 < host._worker.done < host._worker.total)
     assert result == {"CANCELLED"} and took < addon.jobs.CANCEL_WAIT
     assert host._worker.cancelled and 0 < seen[-1] < job.total
@@ -182,7 +183,7 @@ def test_esc_between_filling_an_existing_image_and_saving_it_puts_the_image_back
     before = scene_state(bpy)
     job = addon.bake.bake_job(addon.noise_core.NoiseSpec(), image=target, width=64, height=48,
                               save_format="PNG", filepath=str(tmp_path / "t.png"))  # fmt: skip
-    host = _host(addon, "Bake Noise Texture", "image Target", job.compute, job.apply, job.total)
+    host = _host(addon, "Bake Noise Texture", "image Target", job)
     filled = []
 
     def after_the_fill(host) -> bool:
@@ -202,12 +203,12 @@ def test_a_still_bake_as_a_job_equals_the_foreground_bake(bpy_empty, addon, tmp_
     options = {"width": 300, "height": 200, "map_type": "NORMAL", "save_format": "OPEN_EXR"}
     expected = addon.api.bake(bpy.context, spec, image="Foreground", filepath=str(tmp_path / "a.exr"), **options)
     job = addon.bake.bake_job(spec, image="Job", filepath=str(tmp_path / "b.exr"), **options)
-    host = _host(addon, "Bake Noise Texture", "image Job", job.compute, job.apply, job.total)
+    host = _host(addon, "Bake Noise Texture", "image Job", job)
     result, seen, _ = _drive(host, _context())
     assert result == {"FINISHED"} and seen == sorted(seen) and seen[-1] == job.total
     pixels = [np.empty(300 * 200 * 4, np.float32) for _ in range(2)]
     expected.pixels.foreach_get(pixels[0])
-    job.image.pixels.foreach_get(pixels[1])
+    bpy.data.images["Job"].pixels.foreach_get(pixels[1])
     np.testing.assert_array_equal(pixels[1], pixels[0])
     assert (tmp_path / "a.exr").read_bytes() == (tmp_path / "b.exr").read_bytes()
 
@@ -223,14 +224,15 @@ def test_a_udim_bake_as_a_job_writes_the_foreground_bake_s_tiles(bpy_empty, addo
     cube = udim_cube(bpy)
     (tmp_path / "job").mkdir()
     (tmp_path / "foreground").mkdir()
-    _udim_job(addon, bpy, cube, tmp_path / "foreground" / "uv.png").run(bpy.context, "Bake")
+    addon.jobs.run_foreground(bpy.context, "Bake", _udim_job(addon, bpy, cube, tmp_path / "foreground" / "uv.png"))
     job = _udim_job(addon, bpy, cube, tmp_path / "job" / "uv.png")
-    host = _host(addon, "Bake Noise to UVs", cube.name, job.compute, job.apply, job.total)
+    host = _host(addon, "Bake Noise to UVs", cube.name, job)
     result, seen, _ = _drive(host, _context())
     assert result == {"FINISHED"} and seen == sorted(seen) and seen[-1] == job.total
     assert sorted(_files(tmp_path / "job")) == ["uv.1001.png", "uv.1002.png"]
     assert _files(tmp_path / "job") == _files(tmp_path / "foreground")
-    assert job.image.source == "TILED" and sorted(t.number for t in job.image.tiles) == [1001, 1002]
+    tiled = [image for image in bpy.data.images if image.source == "TILED"]  # the foreground's and the job's
+    assert len(tiled) == 2 and all(sorted(t.number for t in image.tiles) == [1001, 1002] for image in tiled)
 
 
 def _until_no_file_left(folder, seconds: float = 10.0) -> list[str]:
@@ -257,7 +259,7 @@ def test_esc_while_udim_tiles_are_encoded_and_a_failed_tile_leave_no_tile_and_th
 
     monkeypatch.setattr(addon.image_io, "write_image", slow_encoder)
     job = _udim_job(addon, bpy, cube, tmp_path / "uv.png")
-    host = _host(addon, "Bake Noise to UVs", cube.name, job.compute, job.apply, job.total)
+    host = _host(addon, "Bake Noise to UVs", cube.name, job)
     tiles = addon.noise_core.uv_bake.TILE_STEPS * 2
     result, _, took = _drive(host, _context(), lambda host: host._worker.done >= tiles)
     assert result == {"CANCELLED"} and took < addon.jobs.CANCEL_WAIT
@@ -267,7 +269,7 @@ def test_esc_while_udim_tiles_are_encoded_and_a_failed_tile_leave_no_tile_and_th
 
     (tmp_path / "uv.1002.png").mkdir()  # the second tile cannot be written
     job = _udim_job(addon, bpy, cube, tmp_path / "uv.png")
-    host = _host(addon, "Bake Noise to UVs", cube.name, job.compute, job.apply, job.total)
+    host = _host(addon, "Bake Noise to UVs", cube.name, job)
     result, _, _ = _drive(host, _context())
     assert result == {"CANCELLED"} and host.reports[0][0] == "ERROR"
     assert host.reports[0][1].startswith("filepath: could not save")
@@ -288,7 +290,7 @@ def test_esc_while_a_large_file_is_encoded_stops_within_the_bound_and_leaves_no_
     before, kept = scene_state(bpy), _files(tmp_path)
     options = {"width": 4096, "height": 4096, "save_format": save_format, "color_mode": color_mode}
     job = addon.bake.bake_job(addon.noise_core.NoiseSpec(), image="Big", filepath=str(tmp_path / "big"), **options)
-    host = _host(addon, "Bake Noise Texture", "image Big", job.compute, job.apply, job.total)
+    host = _host(addon, "Bake Noise Texture", "image Big", job)
     encoding = []
 
     def while_encoding(host) -> bool:
@@ -312,7 +314,7 @@ def test_a_failure_in_the_worker_is_reported_and_changes_nothing(bpy_empty, addo
         job.compute(advance)
         raise addon.errors.UserError("noise: the worker failed")
 
-    host = _host(addon, "Bake Noise Texture", "image Failing", failing, job.apply, job.total)
+    host = _host(addon, "Bake Noise Texture", "image Failing", addon.jobs.Job(failing, job.apply, job.total))
     result, _, _ = _drive(host, _context())
     assert result == {"CANCELLED"} and host.reports == [("ERROR", "noise: the worker failed")]
     assert scene_state(bpy) == before
@@ -385,14 +387,14 @@ def test_a_plain_apply_lands_at_once_and_a_bug_in_the_worker_is_raised(addon):
         applied.append(result)
         return {"slope": None}  # what an apply returns, unless a generator (its steps), is not looked at
 
-    host = _host(addon, "Erode Terrain", "Plain", lambda advance: advance(5) or "eroded", apply, 5)
+    host = _host(addon, "Erode Terrain", "Plain", addon.jobs.Job(lambda advance: advance(5) or "eroded", apply, 5))
     result, seen, _ = _drive(host, _context())
     assert result == {"FINISHED"} and applied == ["eroded"] and seen[-1] == 5 and host.reports == []
 
     def bug(advance):
         raise ZeroDivisionError("a bug")
 
-    host = _host(addon, "Erode Terrain", "Bug", bug, applied.append, 1)
+    host = _host(addon, "Erode Terrain", "Bug", addon.jobs.Job(bug, applied.append, 1))
     with pytest.raises(ZeroDivisionError, match="a bug"):
         _drive(host, _context())
     assert applied == ["eroded"] and addon.jobs.running("Bug") is None
@@ -419,7 +421,7 @@ def test_the_bake_panel_s_cancel_button_cancels_a_running_bake_keyed_by_its_imag
     before = scene_state(bpy)
     job = addon.bake.bake_job(addon.noise_core.NoiseSpec(kind="simplex", octaves=8), image=target, width=4096,
                               height=4096, save_format="PNG", filepath=str(tmp_path / "big.png"))  # fmt: skip
-    host = _host(addon, "Bake Noise Texture", "image Target", job.compute, job.apply, job.total)
+    host = _host(addon, "Bake Noise Texture", "image Target", job)
     panel = SimpleNamespace(layout=_Panel())
     assert not bpy.ops.noisewright.cancel_job.poll(), "no job runs: nothing to cancel"
     pressed = []
@@ -455,7 +457,7 @@ def test_blender_dropping_a_running_bake_leaves_no_file_and_the_scene_as_it_was(
     before = scene_state(bpy)
     job = addon.bake.bake_job(addon.noise_core.NoiseSpec(), image=target, width=64, height=48,
                               save_format="PNG", filepath=str(tmp_path / "t.png"))  # fmt: skip
-    host = _host(addon, "Bake Noise Texture", "image Target", job.compute, job.apply, job.total)
+    host = _host(addon, "Bake Noise Texture", "image Target", job)
     context = _context()
     assert host.start_job(context) == {"RUNNING_MODAL"}
     assert host._worker.finished.wait(60)
@@ -481,7 +483,7 @@ def test_esc_during_a_step_the_worker_cannot_cut_keeps_the_window_live_until_it_
         advance(1)
         return "late"
 
-    host = _host(addon, "Erode Terrain", "Uncut", compute, applied.append, 4)
+    host = _host(addon, "Erode Terrain", "Uncut", addon.jobs.Job(compute, applied.append, 4))
     context = _context()
     statuses = []
     context.workspace = SimpleNamespace(status_text_set=statuses.append)

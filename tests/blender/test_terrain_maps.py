@@ -208,7 +208,8 @@ def test_image_maps_as_a_job_step_by_step_and_a_cancel_changes_nothing(bpy_empty
     bpy = bpy_empty
     image, heights = _height_image(bpy, "J", 20, 16)
     maps = ("slope", "flow", "wetness")
-    compute, apply, total = addon.terrain_maps.image_terrain_maps_parts(image, maps, height_scale=30.0)
+    job = addon.terrain_maps.image_terrain_maps_job(image, maps, height_scale=30.0)
+    compute, apply, total = job.compute, job.apply, job.total
     assert total == addon.noise_core.terrain.maps.progress_total(maps)  # per map, and the routing they share
     seen: list[int] = []
 
