@@ -75,8 +75,13 @@ def lattice_1d(gradient, x, seed, frequency, period):
 @jit
 def _corner_hashes_2d(h, x0, x1, y0, y1):
     """Finished hashes of the corners ``(x0, y0), (x0, y1), (x1, y0), (x1, y1)``."""
-    h0 = eat(h, x0)
-    h1 = eat(h, x1)
+    return _corner_hashes_of_columns(eat(h, x0), eat(h, x1), y0, y1)
+
+
+@jit
+def _corner_hashes_of_columns(h0, h1, y0, y1):
+    """``_corner_hashes_2d`` from the columns' partial hashes ``h0 = eat(h, x0)`` and ``h1 = eat(h, x1)`` (the
+    separable grid keeps them per column: ``grid_kernels``)."""
     return avalanche(eat(h0, y0)), avalanche(eat(h0, y1)), avalanche(eat(h1, y0)), avalanche(eat(h1, y1))
 
 
