@@ -52,7 +52,7 @@ from .gradients import (
     signed_byte32,
     square_vectors32,
 )
-from .hashing import avalanche, eat, eat_scaled, hash_seed, next_scaled_word, scaled_word
+from .hashing import avalanche, eat, eat_scaled, hash_seed, scaled_words
 from .lattice import cell_index
 from .schema import FAMILY_SIMPLEX, Kind, signed_unit_range
 
@@ -185,11 +185,10 @@ def triangle_hashes(h, i, j, x_greater):
     """Finished hashes of the triangle's corners: the cell's origin ``(i, j)``, its far corner ``(i + 1, j + 1)``
     and the third corner; ``h`` eats x, then y (each coordinate's product with the prime formed once, as in
     ``tetrahedron_hashes``)."""
-    i0 = scaled_word(i)
-    j0 = scaled_word(j)
-    j1 = next_scaled_word(j0)
+    i0, i1 = scaled_words(i)
+    j0, j1 = scaled_words(j)
     h0 = eat_scaled(h, i0)
-    h1 = eat_scaled(h, next_scaled_word(i0))
+    h1 = eat_scaled(h, i1)
     third = h1 if x_greater else h0
     return (
         avalanche(eat_scaled(h0, j0)),
@@ -303,13 +302,11 @@ def tetrahedron_hashes(h, i, j, k, dx, dy, dz):
     ``(i + 1, j + 1, k + 1)`` and the corners one and two steps away (``tetrahedron_steps``). Each
     coordinate's product with the hash's prime is formed once (``scaled_word``); a step adds the prime to it."""
     xa, ya, za, xb, yb, zb = tetrahedron_steps(dx, dy, dz)
-    i0 = scaled_word(i)
-    j0 = scaled_word(j)
-    k0 = scaled_word(k)
-    j1 = next_scaled_word(j0)
-    k1 = next_scaled_word(k0)
+    i0, i1 = scaled_words(i)
+    j0, j1 = scaled_words(j)
+    k0, k1 = scaled_words(k)
     h0 = eat_scaled(h, i0)
-    h1 = eat_scaled(h, next_scaled_word(i0))
+    h1 = eat_scaled(h, i1)
     ha = h1 if xa else h0
     hb = h1 if xb else h0
     return (
