@@ -60,9 +60,9 @@ from .schema import FAMILY_LATTICE, FAMILY_SIMPLEX
 from .simplex import (
     SCALE_2D,
     SCALE_3D,
-    SCALE_4D,
     corner_offset_4d,
-    pentachoron,
+    scaled_pentachoron,
+    segment,
     tetrahedron_cell,
     tetrahedron_hashes,
     tetrahedron_offsets,
@@ -250,13 +250,10 @@ def _simplex_corner_1d(gradient, accumulator, corner, x):
 
 @jit
 def simplex_1d_d(gradient, x, seed, frequency):
-    """1D simplex noise and its derivative at ``x``."""
-    h = hash_seed(seed)
-    x = x * frequency
-    x0 = np.floor(x)
-    x1 = x0 + 1.0
-    a = _simplex_corner_1d(gradient, eat(h, np.int64(x0)), x0, x)
-    b = _simplex_corner_1d(gradient, eat(h, np.int64(x1)), x1, x)
+    """1D simplex noise and its derivative at ``x`` (the ends of ``simplex.segment``)."""
+    x, x0, h0, x1, h1 = segment(x, seed, frequency)
+    a = _simplex_corner_1d(gradient, h0, x0, x)
+    b = _simplex_corner_1d(gradient, h1, x1, x)
     return _scaled((a[0] + b[0], a[1] + b[1], 0.0, 0.0, 0.0), frequency)
 
 
@@ -386,13 +383,8 @@ def _simplex_corner_4d(gradient, corner, x, y, z, w):
 
 @jit
 def simplex_4d_d(gradient, x, y, z, w, seed, frequency):
-    """4D simplex noise and its gradient at ``(x, y, z, w)`` (the corners of ``simplex.pentachoron``)."""
-    scale = frequency * SCALE_4D
-    x = x * scale
-    y = y * scale
-    z = z * scale
-    w = w * scale
-    a, b, c, d, e = pentachoron(hash_seed(seed), x, y, z, w)
+    """4D simplex noise and its gradient at ``(x, y, z, w)`` (the corners of ``simplex.scaled_pentachoron``)."""
+    scale, (x, y, z, w), (a, b, c, d, e) = scaled_pentachoron(x, y, z, w, seed, frequency)
     ka = _simplex_corner_4d(gradient, a, x, y, z, w)
     kb = _simplex_corner_4d(gradient, b, x, y, z, w)
     kc = _simplex_corner_4d(gradient, c, x, y, z, w)

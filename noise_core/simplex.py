@@ -124,13 +124,21 @@ def _kernel_4d(gradient, corner, x, y, z, w):
 
 
 @jit
-def simplex_1d(gradient, x, seed, frequency):
-    """1D simplex noise: the two kernels of the line segment holding ``x * frequency``."""
+def segment(x, seed, frequency):
+    """``(x * frequency, x0, h0, x1, h1)``: the scaled sample, the ends ``x0 = floor``, ``x1 = x0 + 1`` of the line
+    segment holding it and their accumulators (the seed's hash having eaten the end)."""
     h = hash_seed(seed)
     x = x * frequency
     x0 = np.floor(x)
     x1 = x0 + 1.0
-    return _kernel_1d(gradient, eat(h, np.int64(x0)), x0, x) + _kernel_1d(gradient, eat(h, np.int64(x1)), x1, x)
+    return x, x0, eat(h, np.int64(x0)), x1, eat(h, np.int64(x1))
+
+
+@jit
+def simplex_1d(gradient, x, seed, frequency):
+    """1D simplex noise: the two kernels of the line segment holding ``x * frequency`` (``segment``)."""
+    x, x0, h0, x1, h1 = segment(x, seed, frequency)
+    return _kernel_1d(gradient, h0, x0, x) + _kernel_1d(gradient, h1, x1, x)
 
 
 @exact
@@ -448,14 +456,21 @@ def pentachoron(h, x, y, z, w):
 
 
 @jit
-def simplex_4d(gradient, x, y, z, w, seed, frequency):
-    """4D simplex noise: the five kernels of the simplex holding the (scaled) sample (``pentachoron``)."""
+def scaled_pentachoron(x, y, z, w, seed, frequency):
+    """``(scale, scaled sample, corners)``: the coordinates' scale ``frequency * SCALE_4D``, the sample times it
+    and the five corners of the simplex holding it (``pentachoron``)."""
     scale = frequency * SCALE_4D
     x = x * scale
     y = y * scale
     z = z * scale
     w = w * scale
-    a, b, c, d, e = pentachoron(hash_seed(seed), x, y, z, w)
+    return scale, (x, y, z, w), pentachoron(hash_seed(seed), x, y, z, w)
+
+
+@jit
+def simplex_4d(gradient, x, y, z, w, seed, frequency):
+    """4D simplex noise: the five kernels of the simplex holding the (scaled) sample (``scaled_pentachoron``)."""
+    _, (x, y, z, w), (a, b, c, d, e) = scaled_pentachoron(x, y, z, w, seed, frequency)
     return (
         _kernel_4d(gradient, a, x, y, z, w)
         + _kernel_4d(gradient, b, x, y, z, w)
