@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import exact, jit, range_kernel, scratch
+from ._jit import exact, jit, named, range_kernel, scratch
 from .blocks import BLOCK
-from .fractal import _call_block, _named, block_address, kernel_arguments, kernel_for
+from .fractal import _call_block, block_address, kernel_arguments, kernel_for
 from .fractal_modes import MODE_CODES
 from .runtime import launch_blocks
 from .threads import on_threads
@@ -105,7 +105,7 @@ def _build_launcher(dim, width):
             _call_block(block_address, local, out[start:stop], seed, frequency, octaves, lacunarity, persistence,
                         turbulence, offset, gain, params, low, high)  # fmt: skip
 
-    return range_kernel(_named(fractal_kernel_affine, f"fractal_kernel_affine_{dim}d_from_{width}"))
+    return range_kernel(named(fractal_kernel_affine, f"fractal_kernel_affine_{dim}d_from_{width}"))
 
 
 _LAUNCHERS: dict = {}

@@ -56,6 +56,7 @@ from .lattice import offset32, span
 from .lattice_noise import _blend_2d, _blend_3d, _corner_hashes_2d, _corner_hashes_3d
 from .registry import KINDS
 from .runtime import launch_blocks, range_signature
+from .sampling import lattice_and_simplex_samplers
 from .schema import FAMILY_LATTICE, FAMILY_SIMPLEX
 from .simplex import (
     SCALE_2D,
@@ -410,35 +411,25 @@ def sample_d(family, dim, variant, x, y, z, w, seed, frequency, period):
     raise NotImplementedError("sample_d is compiled into the kernels; call noise_core.evaluate")
 
 
-# Each implementation takes sample_d's arguments (Numba requires the same names); as in ``sampling``, an
-# overload resolved by the literal family and dim, so the sampler is inlined into the kernel's point loop.
-# fmt: off
-_SAMPLERS = {
-    (FAMILY_LATTICE, 1): lambda family, dim, variant, x, y, z, w, seed, frequency, period: lattice_1d_d(
-        variant, x, seed, frequency, period),
-    (FAMILY_LATTICE, 2): lambda family, dim, variant, x, y, z, w, seed, frequency, period: lattice_2d_d(
-        variant, x, y, seed, frequency, period),
-    (FAMILY_LATTICE, 3): lambda family, dim, variant, x, y, z, w, seed, frequency, period: lattice_3d_d(
-        variant, x, y, z, seed, frequency, period),
-    (FAMILY_LATTICE, 4): lambda family, dim, variant, x, y, z, w, seed, frequency, period: lattice_4d_d(
-        variant, x, y, z, w, seed, frequency, period),
-    (FAMILY_SIMPLEX, 1): lambda family, dim, variant, x, y, z, w, seed, frequency, period: simplex_1d_d(
-        variant, x, seed, frequency),
-    (FAMILY_SIMPLEX, 2): lambda family, dim, variant, x, y, z, w, seed, frequency, period: simplex_2d_d(
-        variant, x, y, seed, frequency),
-    (FAMILY_SIMPLEX, 3): lambda family, dim, variant, x, y, z, w, seed, frequency, period: simplex_3d_d(
-        variant, x, y, z, seed, frequency),
-    (FAMILY_SIMPLEX, 4): lambda family, dim, variant, x, y, z, w, seed, frequency, period: simplex_4d_d(
-        variant, x, y, z, w, seed, frequency),
-}
-# fmt: on
+_SAMPLERS = lattice_and_simplex_samplers(
+    (lattice_1d_d, lattice_2d_d, lattice_3d_d, lattice_4d_d),
+    (simplex_1d_d, simplex_2d_d, simplex_3d_d, simplex_4d_d),
+    "_d",
+)
+"""The value-and-gradient functions as point samplers, by ``(family, dim)``."""
 
 
 @overload(sample_d, prefer_literal=True, jit_options={**JIT_OPTIONS, "forceinline": True})
 def _sample_d(family, dim, variant, x, y, z, w, seed, frequency, period):
-    """The implementation of ``sample_d`` for literal ``family`` and ``dim``."""
-    key = (getattr(family, "literal_value", None), getattr(dim, "literal_value", None))
-    return _SAMPLERS.get(key)
+    """The implementation of ``sample_d`` for literal ``family`` and ``dim`` (as in ``sampling``, resolved by
+    them, so the sampler is inlined into the kernel's point loop); it takes ``sample_d``'s arguments, as Numba
+    requires, and no parameters."""
+    sampler = _SAMPLERS.get((getattr(family, "literal_value", None), getattr(dim, "literal_value", None)))
+    if sampler is None:
+        return None
+    return lambda family, dim, variant, x, y, z, w, seed, frequency, period: sampler(
+        variant, x, y, z, w, seed, frequency, period, None
+    )
 
 
 @jit

@@ -45,7 +45,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ._jit import block_function, range_kernel, scratch
+from ._jit import block_function, named, range_kernel, scratch
 from .blocks import BLOCK, read_block
 from .fractal_modes import FBM, MODE_CODES, amplitude_sum, finished, fold, octave_arguments, octave_settings
 from .runtime import ensure_compiled, launch_blocks
@@ -107,15 +107,7 @@ def _build_block(family, dim, variant, tiled, mode=FBM):
         for i in range(n):
             ob[i] = finished(mode, ob, total, i, scale, low, high)
 
-    return block_function(_named(fractal_block, f"fractal_block_{family}_{dim}d_{variant}_{int(tiled)}_{mode}"))
-
-
-def _named(function, name):
-    """``function`` with the qualified name ``name``: Numba names the machine code after it (with a counter that
-    restarts in every process), and ``block_address`` and the launchers' calls look code up by that name among
-    everything compiled or loaded from the disk cache in the process, so it must differ between kernels."""
-    function.__qualname__ = function.__name__ = name
-    return function
+    return block_function(named(fractal_block, f"fractal_block_{family}_{dim}d_{variant}_{int(tiled)}_{mode}"))
 
 
 @intrinsic
@@ -164,7 +156,7 @@ def _build_launcher(dim):
             _call_block(block_address, local, out[start:stop], seed, frequency, octaves, lacunarity, persistence,
                         turbulence, offset, gain, params, low, high)  # fmt: skip
 
-    return range_kernel(_named(fractal_kernel, f"fractal_kernel_{dim}d"))
+    return range_kernel(named(fractal_kernel, f"fractal_kernel_{dim}d"))
 
 
 def _build_grid_launcher():
@@ -204,7 +196,7 @@ def _build_grid_launcher():
             _call_block(block_address, local, out[start:stop], seed, frequency, octaves, lacunarity, persistence,
                         turbulence, offset, gain, params, low, high)  # fmt: skip
 
-    return range_kernel(_named(fractal_grid_kernel, "fractal_grid_kernel_2d"))
+    return range_kernel(named(fractal_grid_kernel, "fractal_grid_kernel_2d"))
 
 
 _BLOCKS: dict = {}
