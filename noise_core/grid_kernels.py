@@ -7,7 +7,7 @@ once per column and that of ``y`` once per row, and the hash of a corner, ``aval
 Each pixel then only eats its row's lattice ``y`` into its column's two partial hashes, avalanches the
 four corners and blends them (``lattice_noise._blend_2d``).
 
-The numbers are the point path's (``fractal._build_block`` over ``lattice_noise.lattice_block_2d``), bit for
+The numbers are the point path's (``fractal._build_block`` over ``lattice_noise.lattice_block``), bit for
 bit: the same float64 coordinates (``api.grid_coordinates``) times the same octave frequencies
 (``fractal_modes.octave_settings``) through the same ``span32``, the same hashes and the same float32 blend (an
 ``_jit.exact`` helper, so its bits do not depend on the loop it is inlined into), and the same fold, the point

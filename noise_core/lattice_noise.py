@@ -12,7 +12,7 @@ stays exact far from the origin, then the offset rounded to float32 and its quin
 the corner hashes (``_corner_hashes_*``, integers only) and the blend (``_blend_*``, float32 like the seeds'
 ``float4`` code, within 4.2e-7 of a float64 blend: docs/benchmarks.md). The float32 pieces are ``_jit.exact``
 helpers, so their bits are the same wherever they are inlined. ``lattice_2d``/``lattice_3d`` chain the pieces per
-point (and the grid kernels per pixel). ``lattice_block_2d``/``_3d`` compute the same numbers for a block of points
+point (and the grid kernels per pixel). ``lattice_block`` computes the same numbers for a block of points
 in two passes: the cells and offsets (``lattice.split_cells``, float64), then the corner hashes and the blend in
 one loop of 32-bit lanes, which LLVM vectorises at full width (8 lanes with AVX2, 16 with AVX-512; a loop with
 float64 in it runs half as wide, and the hashes in a pass of their own made a round trip through memory that cost
@@ -27,7 +27,7 @@ from ._jit import exact, fmuladd, inline, jit, scratch
 from .blocks import BLOCK
 from .gradients import PERLIN, VALUE, evaluate_1d, evaluate_4d, lattice_2d32, lattice_3d32
 from .hashing import avalanche, eat, hash_seed
-from .lattice import next_point, smooth32, span, span32, split_cells, wrap_point
+from .lattice import next_point, smooth32, span, span32, split_block, wrap_point
 from .schema import FAMILY_LATTICE, Kind, signed_unit_range
 
 KINDS = (
@@ -192,45 +192,28 @@ def lattice_4d(gradient, x, y, z, w, seed, frequency, period):
 
 
 @inline
-def lattice_block_2d(gradient, dim, xs, ys, zs, seed, frequency, period, params, values):
-    """``values[i] = lattice_2d(gradient, xs[i], ys[i], ...)`` (float32) for a block, in two passes (module
-    doc); the block samplers' arguments (``sampling.BLOCK_SAMPLERS``: ``dim``, ``zs`` and ``params`` unused)."""
+def lattice_block(gradient, dim, xs, ys, zs, seed, frequency, period, params, values):
+    """``values[i] = lattice_2d(gradient, xs[i], ys[i], ...)`` (``dim`` 2) or ``lattice_3d(gradient, xs[i], ys[i],
+    zs[i], ...)`` (``dim`` 3), float32, for a block, in two passes (module doc); the block samplers' arguments
+    (``sampling.BLOCK_SAMPLERS``: ``params`` unused, ``zs`` in 2D too)."""
     n = values.shape[0]
-    cells = scratch((2, BLOCK), (2, n), np.int32)
-    offsets = scratch((2, BLOCK), (2, n), np.float32)
-    split_cells(xs, frequency, period, cells[0], offsets[0])
-    split_cells(ys, frequency, period, cells[1], offsets[1])
+    cells = scratch((3, BLOCK), (dim, n), np.int32)
+    offsets = scratch((3, BLOCK), (dim, n), np.float32)
+    split_block(dim, xs, ys, zs, frequency, period, cells, offsets)
     h = hash_seed(seed)
     wrap_at = wrap_point(period)
     for i in range(n):
         x0 = np.int64(cells[0, i])
         y0 = np.int64(cells[1, i])
-        h00, h01, h10, h11 = _corner_hashes_2d(h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at))
         gx = offsets[0, i]
         gy = offsets[1, i]
-        values[i] = _blend_2d(gradient, h00, h01, h10, h11, gx, smooth32(gx), gy, smooth32(gy))
-
-
-@inline
-def lattice_block_3d(gradient, dim, xs, ys, zs, seed, frequency, period, params, values):
-    """``values[i] = lattice_3d(gradient, xs[i], ys[i], zs[i], ...)`` (float32) for a block, in two passes
-    (module doc); the block samplers' arguments (``sampling.BLOCK_SAMPLERS``: ``dim`` and ``params`` unused)."""
-    n = values.shape[0]
-    cells = scratch((3, BLOCK), (3, n), np.int32)
-    offsets = scratch((3, BLOCK), (3, n), np.float32)
-    split_cells(xs, frequency, period, cells[0], offsets[0])
-    split_cells(ys, frequency, period, cells[1], offsets[1])
-    split_cells(zs, frequency, period, cells[2], offsets[2])
-    h = hash_seed(seed)
-    wrap_at = wrap_point(period)
-    for i in range(n):
-        x0 = np.int64(cells[0, i])
-        y0 = np.int64(cells[1, i])
-        z0 = np.int64(cells[2, i])
-        corner_hashes = _corner_hashes_3d(
-            h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at), z0, next_point(z0, wrap_at)
-        )
-        gx = offsets[0, i]
-        gy = offsets[1, i]
-        gz = offsets[2, i]
-        values[i] = _blend_3d(gradient, corner_hashes, gx, smooth32(gx), gy, smooth32(gy), gz, smooth32(gz))
+        if dim == 2:
+            h00, h01, h10, h11 = _corner_hashes_2d(h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at))
+            values[i] = _blend_2d(gradient, h00, h01, h10, h11, gx, smooth32(gx), gy, smooth32(gy))
+        else:
+            z0 = np.int64(cells[2, i])
+            gz = offsets[2, i]
+            corner_hashes = _corner_hashes_3d(
+                h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at), z0, next_point(z0, wrap_at)
+            )
+            values[i] = _blend_3d(gradient, corner_hashes, gx, smooth32(gx), gy, smooth32(gy), gz, smooth32(gz))

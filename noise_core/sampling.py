@@ -27,7 +27,7 @@ from ._jit import jit, named
 from .cellular import cellular_block
 from .gabor import gabor_block
 from .hill import hill
-from .lattice_noise import lattice_1d, lattice_2d, lattice_3d, lattice_4d, lattice_block_2d, lattice_block_3d
+from .lattice_noise import lattice_1d, lattice_2d, lattice_3d, lattice_4d, lattice_block
 from .schema import (
     FAMILY_CELLULAR,
     FAMILY_GABOR,
@@ -104,8 +104,8 @@ SAMPLERS = {
 
 
 BLOCK_SAMPLERS = {
-    (FAMILY_LATTICE, 2): lattice_block_2d,
-    (FAMILY_LATTICE, 3): lattice_block_3d,
+    (FAMILY_LATTICE, 2): lattice_block,
+    (FAMILY_LATTICE, 3): lattice_block,
     (FAMILY_SIMPLEX, 2): simplex_block_2d,
     (FAMILY_SIMPLEX, 3): simplex_block_3d,
     (FAMILY_CELLULAR, 2): cellular_block,
