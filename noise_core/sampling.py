@@ -38,7 +38,7 @@ from .schema import (
     FAMILY_WHITE,
 )
 from .simplex import simplex_1d, simplex_2d, simplex_3d, simplex_4d, simplex_block_2d, simplex_block_3d
-from .voronoi import GENERAL, voronoi_1d, voronoi_block_2d, voronoi_block_3d, voronoi_general
+from .voronoi import GENERAL, voronoi_1d, voronoi_block, voronoi_general
 from .white import white
 
 
@@ -110,8 +110,8 @@ BLOCK_SAMPLERS = {
     (FAMILY_SIMPLEX, 3): simplex_block_3d,
     (FAMILY_CELLULAR, 2): cellular_block,
     (FAMILY_CELLULAR, 3): cellular_block,
-    (FAMILY_VORONOI, 2): voronoi_block_2d,
-    (FAMILY_VORONOI, 3): voronoi_block_3d,
+    (FAMILY_VORONOI, 2): voronoi_block,
+    (FAMILY_VORONOI, 3): voronoi_block,
     (FAMILY_GABOR, 2): gabor_block,
     (FAMILY_GABOR, 3): gabor_block,
 }
