@@ -53,7 +53,7 @@ from .gradients import (
 )
 from .hashing import avalanche, eat, floats01a, hash_seed
 from .lattice import offset32, span
-from .lattice_noise import _blend_2d, _blend_3d, _corner_hashes_2d, _corner_hashes_3d
+from .lattice_noise import _blend_2d, _blend_3d, _corner_hashes_2d, _corner_hashes_3d, _lerp, quadrilinear
 from .registry import KINDS
 from .runtime import launch_blocks, range_signature
 from .sampling import lattice_and_simplex_samplers
@@ -135,11 +135,6 @@ def vector_4d(gradient, h):
     gx, gy, gz, gw = hypercube_vectors(h)
     scale = PERLIN_4D_SCALE if gradient == PERLIN else SIMPLEX_4D_SCALE
     return gx * scale, gy * scale, gz * scale, gw * scale
-
-
-@jit
-def _lerp(a, b, t):
-    return a + (b - a) * t
 
 
 @jit
@@ -331,36 +326,19 @@ def _corner_4d(gradient, h, x, y, z, w):
 
 
 @jit
+def _lerp_d_along(a, b, t, g0, axis):
+    """``_lerp_d`` with the slope of ``t`` at ``g0``: ``lattice_noise.quadrilinear``'s blend of values with their
+    gradients."""
+    return _lerp_d(a, b, t, smooth_slope(g0), axis)
+
+
+_lattice_4d_d = quadrilinear(_corner_4d, _lerp_d_along, (0.0, 0.0, 0.0, 0.0, 0.0), "_lattice_4d_d")
+
+
+@jit
 def lattice_4d_d(gradient, x, y, z, w, seed, frequency, period):
     """4D lattice noise and its gradient: the quadrilinear blend of ``lattice_4d``, differentiated."""
-    x0, x1, gx0, gx1, tx = span(x * frequency, period)
-    y0, y1, gy0, gy1, ty = span(y * frequency, period)
-    z0, z1, gz0, gz1, tz = span(z * frequency, period)
-    w0, w1, gw0, gw1, tw = span(w * frequency, period)
-    sy = smooth_slope(gy0)
-    sz = smooth_slope(gz0)
-    sw = smooth_slope(gw0)
-    h = hash_seed(seed)
-    zero = (0.0, 0.0, 0.0, 0.0, 0.0)
-    result = zero
-    for a in range(2):
-        gx = gx0 if a == 0 else gx1
-        hx = eat(h, x0 if a == 0 else x1)
-        along_y = zero
-        for b in range(2):
-            gy = gy0 if b == 0 else gy1
-            hy = eat(hx, y0 if b == 0 else y1)
-            along_z = zero
-            for c in range(2):
-                gz = gz0 if c == 0 else gz1
-                hz = eat(hy, z0 if c == 0 else z1)
-                low = _corner_4d(gradient, avalanche(eat(hz, w0)), gx, gy, gz, gw0)
-                high = _corner_4d(gradient, avalanche(eat(hz, w1)), gx, gy, gz, gw1)
-                along_w = _lerp_d(low, high, tw, sw, 3)
-                along_z = along_w if c == 0 else _lerp_d(along_z, along_w, tz, sz, 2)
-            along_y = along_z if b == 0 else _lerp_d(along_y, along_z, ty, sy, 1)
-        result = along_y if a == 0 else _lerp_d(result, along_y, tx, smooth_slope(gx0), 0)
-    return _scaled(result, frequency)
+    return _scaled(_lattice_4d_d(gradient, x, y, z, w, seed, frequency, period), frequency)
 
 
 @jit

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import exact, fmuladd, inline, jit, scratch
+from ._jit import exact, fmuladd, inline, jit, named, scratch
 from .blocks import BLOCK
 from .gradients import PERLIN, VALUE, evaluate_1d, evaluate_4d, lattice_2d32, lattice_3d32
 from .hashing import avalanche, eat, hash_seed
@@ -162,33 +162,51 @@ def lattice_3d(gradient, x, y, z, seed, frequency, period):
     return np.float64(_blend_3d(gradient, h, gx, tx, gy, ty, gz, tz))
 
 
+def quadrilinear(corner, lerp, zero, name):
+    """``blend(gradient, x, y, z, w, seed, frequency, period)``: 4D lattice noise's walk over the sixteen corners of
+    the cell of ``(x, y, z, w) * frequency``, ``corner(gradient, hash, gx, gy, gz, gw)`` at each (its finished
+    hash, the sample's offsets from it), blended along w, then z, y and x by ``lerp(a, b, t, g0, axis)`` (``t`` the
+    quintic weight of the low corner's offset ``g0`` along ``axis``), from ``zero``: a value (``lattice_4d``) or a
+    value with its gradient (``derivatives.lattice_4d_d``). ``name`` names the compiled code."""
+
+    def blend(gradient, x, y, z, w, seed, frequency, period):
+        x0, x1, gx0, gx1, tx = span(x * frequency, period)
+        y0, y1, gy0, gy1, ty = span(y * frequency, period)
+        z0, z1, gz0, gz1, tz = span(z * frequency, period)
+        w0, w1, gw0, gw1, tw = span(w * frequency, period)
+        h = hash_seed(seed)
+        result = zero
+        for a in range(2):
+            gx = gx0 if a == 0 else gx1
+            hx = eat(h, x0 if a == 0 else x1)
+            along_y = zero
+            for b in range(2):
+                gy = gy0 if b == 0 else gy1
+                hy = eat(hx, y0 if b == 0 else y1)
+                along_z = zero
+                for c in range(2):
+                    gz = gz0 if c == 0 else gz1
+                    hz = eat(hy, z0 if c == 0 else z1)
+                    low = corner(gradient, avalanche(eat(hz, w0)), gx, gy, gz, gw0)
+                    high = corner(gradient, avalanche(eat(hz, w1)), gx, gy, gz, gw1)
+                    along_w = lerp(low, high, tw, gw0, 3)
+                    along_z = along_w if c == 0 else lerp(along_z, along_w, tz, gz0, 2)
+                along_y = along_z if b == 0 else lerp(along_y, along_z, ty, gy0, 1)
+            result = along_y if a == 0 else lerp(result, along_y, tx, gx0, 0)
+        return result
+
+    return jit(named(blend, name))
+
+
 @jit
-def lattice_4d(gradient, x, y, z, w, seed, frequency, period):
-    """4D lattice noise at ``(x, y, z, w)``: quadrilinear blend of sixteen corner gradients."""
-    x0, x1, gx0, gx1, tx = span(x * frequency, period)
-    y0, y1, gy0, gy1, ty = span(y * frequency, period)
-    z0, z1, gz0, gz1, tz = span(z * frequency, period)
-    w0, w1, gw0, gw1, tw = span(w * frequency, period)
-    h = hash_seed(seed)
-    result = 0.0
-    for a in range(2):
-        gx = gx0 if a == 0 else gx1
-        hx = eat(h, x0 if a == 0 else x1)
-        along_y = 0.0
-        for b in range(2):
-            gy = gy0 if b == 0 else gy1
-            hy = eat(hx, y0 if b == 0 else y1)
-            along_z = 0.0
-            for c in range(2):
-                gz = gz0 if c == 0 else gz1
-                hz = eat(hy, z0 if c == 0 else z1)
-                low = evaluate_4d(gradient, avalanche(eat(hz, w0)), gx, gy, gz, gw0)
-                high = evaluate_4d(gradient, avalanche(eat(hz, w1)), gx, gy, gz, gw1)
-                along_w = _lerp(low, high, tw)
-                along_z = along_w if c == 0 else _lerp(along_z, along_w, tz)
-            along_y = along_z if b == 0 else _lerp(along_y, along_z, ty)
-        result = along_y if a == 0 else _lerp(result, along_y, tx)
-    return result
+def _lerp_along(a, b, t, g0, axis):
+    """``_lerp(a, b, t)``: ``quadrilinear``'s blend of values."""
+    return _lerp(a, b, t)
+
+
+lattice_4d = quadrilinear(evaluate_4d, _lerp_along, 0.0, "lattice_4d")
+"""``lattice_4d(gradient, x, y, z, w, seed, frequency, period)``: 4D lattice noise at ``(x, y, z, w)``, the
+quadrilinear blend of sixteen corner gradients (``quadrilinear``)."""
 
 
 @inline
