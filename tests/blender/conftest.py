@@ -26,7 +26,7 @@ def addon(tmp_path_factory):
     checkout staged by ``build_extension.stage_extension`` into a local extension repository, enabled
     the way Blender enables extensions (``bl_ext.<repo>.noisewright``). Staged once per session: Numba
     caches its kernels next to the staged ``noise_core``."""
-    bpy = pytest.importorskip("bpy")
+    import bpy  # here, not at the top: after BLENDER_USER_RESOURCES is set
 
     repository = tmp_path_factory.mktemp("extensions")
     import _blender_addon  # scripts/, on sys.path through pytest's pythonpath (pyproject.toml); imports bpy
@@ -73,3 +73,4 @@ def scene_state(bpy) -> dict:
     }
     selected = sorted(obj.name for obj in bpy.context.selected_objects)
     return {"counts": counts, "meshes": meshes, "images": images, "selected": selected, "mode": bpy.context.mode}
+
