@@ -175,7 +175,7 @@ def _build_launcher(dim, reading, width):
     and calls the block function at ``block_address`` on them (one launcher serves every family, variant, tiling
     and mode). ``reading`` (``ROWS``, ``TRANSFORMED``, ``LATTICE``) says how: from the (N, dim) rows ``source``
     (``by`` None); from the (N, ``width``) rows ``source`` mapped by the (dim, ``width`` + 1) matrix ``by``
-    (``affine.read_block_affine``); or, in the grid mode, the 2D lattice ``(source[0, c], source[1, r])`` of ``by``
+    (``blocks.read_block_affine``); or, in the grid mode, the 2D lattice ``(source[0, c], source[1, r])`` of ``by``
     columns (``_fill_lattice``): the same coordinates as its (N, 2) rows, so the block functions give the same
     bits, without an (N, 2) array or its gathers."""
 
