@@ -245,8 +245,9 @@ def _simplex_corner_1d(gradient, accumulator, corner, x):
 
 
 @jit
-def simplex_1d_d(gradient, x, seed, frequency):
-    """1D simplex noise and its derivative at ``x`` (the ends of ``simplex.segment``)."""
+def simplex_1d_d(gradient, x, seed, frequency, period):
+    """1D simplex noise and its derivative at ``x`` (the ends of ``simplex.segment``); ``period`` is unused (it does not
+    tile)"""
     x, x0, h0, x1, h1 = segment(x, seed, frequency)
     a = _simplex_corner_1d(gradient, h0, x0, x)
     b = _simplex_corner_1d(gradient, h1, x1, x)
@@ -275,8 +276,9 @@ def _simplex_corner_2d(gradient, h, dx, dy):
 
 
 @jit
-def simplex_2d_d(gradient, x, y, seed, frequency):
-    """2D simplex noise and its gradient at ``(x, y)``: the value as ``simplex.simplex_2d`` computes it."""
+def simplex_2d_d(gradient, x, y, seed, frequency, period):
+    """2D simplex noise and its gradient at ``(x, y)``: the value as ``simplex.simplex_2d`` computes it; ``period`` is
+    unused (it does not tile)"""
     scale = frequency * SCALE_2D
     x = x * scale
     y = y * scale
@@ -302,8 +304,9 @@ def _simplex_corner_3d(gradient, h, offset):
 
 
 @jit
-def simplex_3d_d(gradient, x, y, z, seed, frequency):
-    """3D simplex noise and its gradient at ``(x, y, z)``: the value as ``simplex.simplex_3d`` computes it."""
+def simplex_3d_d(gradient, x, y, z, seed, frequency, period):
+    """3D simplex noise and its gradient at ``(x, y, z)``: the value as ``simplex.simplex_3d`` computes it; ``period``
+    is unused (it does not tile)"""
     scale = frequency * SCALE_3D
     x = x * scale
     y = y * scale
@@ -361,8 +364,9 @@ def _simplex_corner_4d(gradient, corner, x, y, z, w):
 
 
 @jit
-def simplex_4d_d(gradient, x, y, z, w, seed, frequency):
-    """4D simplex noise and its gradient at ``(x, y, z, w)`` (the corners of ``simplex.scaled_pentachoron``)."""
+def simplex_4d_d(gradient, x, y, z, w, seed, frequency, period):
+    """4D simplex noise and its gradient at ``(x, y, z, w)`` (the corners of ``simplex.scaled_pentachoron``); ``period``
+    is unused (it does not tile)"""
     scale, (x, y, z, w), (a, b, c, d, e) = scaled_pentachoron(x, y, z, w, seed, frequency)
     ka = _simplex_corner_4d(gradient, a, x, y, z, w)
     kb = _simplex_corner_4d(gradient, b, x, y, z, w)

@@ -42,31 +42,32 @@ from .voronoi import GENERAL, voronoi_1d, voronoi_block, voronoi_general
 from .white import white
 
 
-def _point_sampler(function, dim, periodic, name):
-    """``function(variant, x[, y[, z[, w]]], seed, frequency[, period])``, a family's noise in ``dim`` dimensions
-    (``periodic``: it takes the tiling period), as a point sampler: the ``SAMPLERS``' arguments, the coordinates
-    past ``dim`` ignored. ``name`` names the compiled code."""
+def _point_sampler(function, dim, name):
+    """``function(variant, x[, y[, z[, w]]], seed, frequency, period)``, a family's noise in ``dim`` dimensions, as a
+    point sampler: the ``SAMPLERS``' arguments, the coordinates past ``dim`` ignored (the branches on the constant
+    ``dim`` are pruned before typing: each call is direct, so ``variant`` stays a literal). ``name`` names the
+    compiled code."""
 
     def sample(variant, x, y, z, w, seed, frequency, period, params):
-        coordinates = (x, y, z, w)[:dim]
-        if periodic:
-            return function(variant, *coordinates, seed, frequency, period)
-        return function(variant, *coordinates, seed, frequency)
+        if dim == 1:
+            return function(variant, x, seed, frequency, period)
+        if dim == 2:
+            return function(variant, x, y, seed, frequency, period)
+        if dim == 3:
+            return function(variant, x, y, z, seed, frequency, period)
+        return function(variant, x, y, z, w, seed, frequency, period)
 
     return jit(named(sample, name))
 
 
 def lattice_and_simplex_samplers(lattice, simplex, suffix=""):
-    """Point samplers by ``(family, dim)`` of lattice noise's functions ``lattice`` (1D to 4D, taking the tiling
-    period) and simplex noise's ``simplex`` (1D to 4D), named ``_lattice_2d`` etc. with ``suffix``: the value
-    samplers here, the value-and-gradient ones in ``derivatives``."""
+    """Point samplers by ``(family, dim)`` of lattice noise's functions ``lattice`` and simplex noise's ``simplex``
+    (1D to 4D each), named ``_lattice_2d`` etc. with ``suffix``: the value samplers here, the value-and-gradient
+    ones in ``derivatives``."""
     samplers = {}
-    for family, name, functions, periodic in (
-        (FAMILY_LATTICE, "lattice", lattice, True),
-        (FAMILY_SIMPLEX, "simplex", simplex, False),
-    ):
+    for family, name, functions in ((FAMILY_LATTICE, "lattice", lattice), (FAMILY_SIMPLEX, "simplex", simplex)):
         for dim, function in enumerate(functions, 1):
-            samplers[family, dim] = _point_sampler(function, dim, periodic, f"_{name}_{dim}d{suffix}")
+            samplers[family, dim] = _point_sampler(function, dim, f"_{name}_{dim}d{suffix}")
     return samplers
 
 

@@ -135,8 +135,9 @@ def segment(x, seed, frequency):
 
 
 @jit
-def simplex_1d(gradient, x, seed, frequency):
-    """1D simplex noise: the two kernels of the line segment holding ``x * frequency`` (``segment``)."""
+def simplex_1d(gradient, x, seed, frequency, period):
+    """1D simplex noise: the two kernels of the line segment holding ``x * frequency`` (``segment``); ``period`` is
+    unused (it does not tile)"""
     x, x0, h0, x1, h1 = segment(x, seed, frequency)
     return _kernel_1d(gradient, h0, x0, x) + _kernel_1d(gradient, h1, x1, x)
 
@@ -225,8 +226,9 @@ def triangle_sum(gradient, h0, h1, h2, x_greater, dx, dy):
 
 
 @jit
-def simplex_2d(gradient, x, y, seed, frequency):
-    """2D simplex noise: the three kernels of the triangle holding the (scaled) sample."""
+def simplex_2d(gradient, x, y, seed, frequency, period):
+    """2D simplex noise: the three kernels of the triangle holding the (scaled) sample; ``period`` is unused (it does
+    not tile)"""
     x = x * (frequency * SCALE_2D)
     y = y * (frequency * SCALE_2D)
     i, j, x_greater, dx, dy = triangle_cell(x, y)
@@ -363,8 +365,9 @@ def tetrahedron_offsets(dx, dy, dz):
 
 
 @jit
-def simplex_3d(gradient, x, y, z, seed, frequency):
-    """3D simplex noise: the four kernels of the tetrahedron holding the (scaled) sample."""
+def simplex_3d(gradient, x, y, z, seed, frequency, period):
+    """3D simplex noise: the four kernels of the tetrahedron holding the (scaled) sample; ``period`` is unused (it does
+    not tile)"""
     x = x * (frequency * SCALE_3D)
     y = y * (frequency * SCALE_3D)
     z = z * (frequency * SCALE_3D)
@@ -468,8 +471,9 @@ def scaled_pentachoron(x, y, z, w, seed, frequency):
 
 
 @jit
-def simplex_4d(gradient, x, y, z, w, seed, frequency):
-    """4D simplex noise: the five kernels of the simplex holding the (scaled) sample (``scaled_pentachoron``)."""
+def simplex_4d(gradient, x, y, z, w, seed, frequency, period):
+    """4D simplex noise: the five kernels of the simplex holding the (scaled) sample (``scaled_pentachoron``);
+    ``period`` is unused (it does not tile)"""
     _, (x, y, z, w), (a, b, c, d, e) = scaled_pentachoron(x, y, z, w, seed, frequency)
     return (
         _kernel_4d(gradient, a, x, y, z, w)
