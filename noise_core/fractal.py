@@ -45,7 +45,7 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ._jit import block_function, jit, named, range_kernel, scratch
+from ._jit import block_function, inline, named, range_kernel, scratch
 from .blocks import BLOCK, read_block, read_block_affine
 from .fractal_modes import FBM, MODE_CODES, amplitude_sum, finished, fold, octave_arguments, octave_settings
 from .runtime import ensure_compiled, launch_blocks
@@ -143,7 +143,7 @@ ROWS, TRANSFORMED, LATTICE = 0, 1, 2
 rows by an affine matrix (``affine``), or filled in from the axes of a 2D lattice (the grid mode)."""
 
 
-@jit
+@inline
 def _fill_lattice(axes, width, start, limit, local):
     """The coordinates ``(axes[0, c], axes[1, r])`` of lattice points ``start ..`` (``c`` fastest, ``width``
     columns) into the float64 columns ``local[0]``, ``local[1]``, a run of columns of a row at a time; returns how

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import exact, fmuladd, jit, low_word
+from ._jit import exact, fmuladd, inline, jit, low_word
 
 
 @jit
@@ -150,7 +150,7 @@ def split_cells(coordinates, frequency, period, cells, offsets):
         offsets[i] = np.float32(scaled - floor)
 
 
-@jit
+@inline
 def split_block(dim, xs, ys, zs, frequency, period, cells, offsets):
     """``split_cells`` of a block's ``dim`` (2 or 3) axes: ``cells`` and ``offsets`` (int32 and float32, one row per
     axis and a column per sample); ``zs`` is read in 3D only."""

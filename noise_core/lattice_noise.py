@@ -209,29 +209,33 @@ lattice_4d = quadrilinear(evaluate_4d, _lerp_along, 0.0, "lattice_4d")
 quadrilinear blend of sixteen corner gradients (``quadrilinear``)."""
 
 
-@inline
-def lattice_block(gradient, dim, xs, ys, zs, seed, frequency, period, params, values):
-    """``values[i] = lattice_2d(gradient, xs[i], ys[i], ...)`` (``dim`` 2) or ``lattice_3d(gradient, xs[i], ys[i],
-    zs[i], ...)`` (``dim`` 3), float32, for a block, in two passes (module doc); the block samplers' arguments
-    (``sampling.BLOCK_SAMPLERS``: ``params`` unused, ``zs`` in 2D too)."""
-    n = values.shape[0]
-    cells = scratch((3, BLOCK), (dim, n), np.int32)
-    offsets = scratch((3, BLOCK), (dim, n), np.float32)
-    split_block(dim, xs, ys, zs, frequency, period, cells, offsets)
-    h = hash_seed(seed)
-    wrap_at = wrap_point(period)
-    for i in range(n):
-        x0 = np.int64(cells[0, i])
-        y0 = np.int64(cells[1, i])
-        gx = offsets[0, i]
-        gy = offsets[1, i]
-        if dim == 2:
-            h00, h01, h10, h11 = _corner_hashes_2d(h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at))
-            values[i] = _blend_2d(gradient, h00, h01, h10, h11, gx, smooth32(gx), gy, smooth32(gy))
-        else:
-            z0 = np.int64(cells[2, i])
-            gz = offsets[2, i]
-            corner_hashes = _corner_hashes_3d(
-                h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at), z0, next_point(z0, wrap_at)
-            )
-            values[i] = _blend_3d(gradient, corner_hashes, gx, smooth32(gx), gy, smooth32(gy), gz, smooth32(gz))
+def lattice_block(dim):
+    """The block sampler of lattice noise in ``dim`` (2 or 3) dimensions (``sampling.BLOCK_SAMPLERS``'
+    arguments; ``params`` unused, ``zs`` in 2D too): ``values[i] = lattice_2d(gradient, xs[i], ys[i], ...)`` or
+    ``lattice_3d(gradient, xs[i], ys[i], zs[i], ...)``, float32, for a block, in two passes (module doc). ``dim`` is
+    a closure constant, so the other dimension's branches are pruned before typing."""
+
+    def lattice_block_nd(gradient, _dim, xs, ys, zs, seed, frequency, period, params, values):
+        n = values.shape[0]
+        cells = scratch((3, BLOCK), (dim, n), np.int32)
+        offsets = scratch((3, BLOCK), (dim, n), np.float32)
+        split_block(dim, xs, ys, zs, frequency, period, cells, offsets)
+        h = hash_seed(seed)
+        wrap_at = wrap_point(period)
+        for i in range(n):
+            x0 = np.int64(cells[0, i])
+            y0 = np.int64(cells[1, i])
+            gx = offsets[0, i]
+            gy = offsets[1, i]
+            if dim == 2:
+                h00, h01, h10, h11 = _corner_hashes_2d(h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at))
+                values[i] = _blend_2d(gradient, h00, h01, h10, h11, gx, smooth32(gx), gy, smooth32(gy))
+            else:
+                z0 = np.int64(cells[2, i])
+                gz = offsets[2, i]
+                corner_hashes = _corner_hashes_3d(
+                    h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at), z0, next_point(z0, wrap_at)
+                )
+                values[i] = _blend_3d(gradient, corner_hashes, gx, smooth32(gx), gy, smooth32(gy), gz, smooth32(gz))
+
+    return inline(named(lattice_block_nd, f"lattice_block_{dim}d"))

@@ -105,14 +105,14 @@ SAMPLERS = {
 
 
 BLOCK_SAMPLERS = {
-    (FAMILY_LATTICE, 2): lattice_block,
-    (FAMILY_LATTICE, 3): lattice_block,
+    (FAMILY_LATTICE, 2): lattice_block(2),
+    (FAMILY_LATTICE, 3): lattice_block(3),
     (FAMILY_SIMPLEX, 2): simplex_block_2d,
     (FAMILY_SIMPLEX, 3): simplex_block_3d,
     (FAMILY_CELLULAR, 2): cellular_block,
     (FAMILY_CELLULAR, 3): cellular_block,
-    (FAMILY_VORONOI, 2): voronoi_block,
-    (FAMILY_VORONOI, 3): voronoi_block,
+    (FAMILY_VORONOI, 2): voronoi_block(2),
+    (FAMILY_VORONOI, 3): voronoi_block(3),
     (FAMILY_GABOR, 2): gabor_block,
     (FAMILY_GABOR, 3): gabor_block,
 }
