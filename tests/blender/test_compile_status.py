@@ -256,7 +256,7 @@ def _job_in_the_ui(addon, job, key):
     host = _host(addon, "Bake Noise Texture", key, job)
     context = _context()
     context.workspace = _Workspace()
-    result, _seen, _took = _drive(host, context)
+    result, _seen, _on_escape = _drive(host, context)
     assert result == {"FINISHED"} and host.reports == []
     assert isinstance(context, SimpleNamespace)
     return [text for text in context.workspace.texts if text]

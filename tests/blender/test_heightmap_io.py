@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import png
 import pytest
 
 from .conftest import scene_state
@@ -114,7 +115,6 @@ SPLAT_RULES = [
 
 
 def _rgba(path) -> np.ndarray:
-    png = pytest.importorskip("png")
     width, height, rows, _info = png.Reader(filename=str(path)).asRGBA()
     return np.vstack([np.asarray(row, dtype=np.int64) for row in rows]).reshape(height, width, 4)
 

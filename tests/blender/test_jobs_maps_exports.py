@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from .conftest import scene_state
+from .conftest import ChecksAfterCancel, scene_state
 
 pytestmark = pytest.mark.blender
 
@@ -147,7 +147,7 @@ def test_a_cancel_reaches_the_noise_of_a_terrain_exported_at_another_resolution(
     assert worker.cancelled and chunks and worker.done == 0 and list(tmp_path.iterdir()) == []
 
 
-def test_a_job_export_is_cancelled_within_the_bound_on_its_thread(bpy_empty, addon, tmp_path):
+def test_a_job_export_is_cancelled_at_its_next_tile_on_its_thread(bpy_empty, addon, tmp_path):
     bpy = bpy_empty
     grid = _grid(bpy, 64)
     job = addon.heightmap_export.export_job(bpy.context, grid, str(tmp_path / "t.png"), tile=4)
@@ -156,13 +156,13 @@ def test_a_job_export_is_cancelled_within_the_bound_on_its_thread(bpy_empty, add
     def slow(advance):  # 256 tiles, each made to take 20 ms more: the cancel lands between two
         return compute(lambda n: (time.sleep(0.02), advance(n)))
 
-    worker = addon.jobs.Worker(slow, total).start()
+    watched = ChecksAfterCancel(slow, lambda: worker.cancel_requested)
+    worker = addon.jobs.Worker(watched, total).start()
     deadline = time.monotonic() + 60.0
     while worker.done <= addon.heightmap_export.HEIGHTS_SHARE and time.monotonic() < deadline:
         time.sleep(0.01)
-    began = time.monotonic()
-    assert worker.cancel(wait=5.0)
-    assert time.monotonic() - began < addon.jobs.CANCEL_WAIT
+    assert worker.cancel(wait=60.0)  # it stops (the generous wait only guards against a hang)
+    assert watched.checks <= 1 and worker.done < total  # at the tile after the cancel, not at the end
     assert worker.cancelled and list(tmp_path.iterdir()) == []
 
 
@@ -234,23 +234,21 @@ def _ui_job(addon, label: str, key: str, job):
 
 
 def _until_done(host, context, escape_after: int | None = None):
-    """Ticks until the job ends (Esc once its progress passed ``escape_after``): its result and the seconds the
-    Esc took."""
+    """Ticks until the job ends (Esc once its progress passed ``escape_after``): its result."""
     assert host.start_job(context) == {"RUNNING_MODAL"}
-    took = None
+    escaped = False
     deadline = time.monotonic() + 120.0
     while time.monotonic() < deadline:
-        escape = took is None and escape_after is not None and host._worker.done > escape_after
-        began = time.monotonic()
+        escape = not escaped and escape_after is not None and host._worker.done > escape_after
+        escaped = escaped or escape
         result = host.modal(context, SimpleNamespace(type="ESC" if escape else "TIMER", value="PRESS"))
-        took = time.monotonic() - began if escape else took
         if result != {"PASS_THROUGH"}:
-            return result, took
+            return result
         time.sleep(0.005)
     raise AssertionError("the job did not end")
 
 
-def test_terrain_maps_in_the_ui_way_esc_within_the_bound_or_applied_once_done(bpy_empty, addon):
+def test_terrain_maps_in_the_ui_way_esc_stops_at_the_next_map_or_applied_once_done(bpy_empty, addon):
     bpy = bpy_empty
     grid = _grid(bpy)
     maps = ("slope", "aspect", "curvature", "relative_height")
@@ -261,36 +259,33 @@ def test_terrain_maps_in_the_ui_way_esc_within_the_bound_or_applied_once_done(bp
         return compute(lambda n: (time.sleep(0.05), advance(n)))
 
     before = _state(bpy)
-    host, context = _ui_job(addon, "Terrain Maps", grid.name, addon.jobs.Job(slow, apply, total))
-    result, took = _until_done(host, context, escape_after=0)
-    assert result == {"CANCELLED"} and took < addon.jobs.CANCEL_WAIT
+    watched = ChecksAfterCancel(slow, lambda: host._worker.cancel_requested)
+    host, context = _ui_job(addon, "Terrain Maps", grid.name, addon.jobs.Job(watched, apply, total))
+    assert _until_done(host, context, escape_after=0) == {"CANCELLED"}
+    assert watched.checks <= 1 and host._worker.done < total  # at its first check after the Esc
     assert _state(bpy) == before and host.said == ["Terrain Maps: cancelled; nothing was changed"]
     assert addon.jobs.running(grid.name) is None  # released
 
     host, context = _ui_job(addon, "Terrain Maps", grid.name, job)
-    assert _until_done(host, context) == ({"FINISHED"}, None)  # applied at once: the operator's one undo step
+    assert _until_done(host, context) == {"FINISHED"}  # applied at once: the operator's one undo step
     assert set(maps) <= {a.name for a in grid.data.attributes}
 
 
-CANCEL_BOUND = 2.0
-"""Seconds a cancel may take on a 1025² grid in these tests: the job's promise is 0.5 s (``jobs.CANCEL_WAIT``;
-measured typically 0.01-0.1 s, docs/live.md), this bound is generous for a loaded CI machine."""
-
-
-def _cancel_latency(addon, compute, total: int) -> tuple:
-    """Run ``compute`` in a real worker thread, cancel it once its progress moved, and return the worker and the
-    seconds from the cancel request to the worker's return."""
-    worker = addon.jobs.Worker(compute, total).start()
+def _cancelled_in_the_work(addon, compute, total: int) -> tuple:
+    """Run ``compute`` in a real worker thread, cancel it once its progress moved, and return the worker once it
+    stopped, with ``compute``'s checks after the cancel (``ChecksAfterCancel``; how soon, in seconds: bench_jobs.py's
+    ``terrain``)."""
+    watched = ChecksAfterCancel(compute, lambda: worker.cancel_requested)
+    worker = addon.jobs.Worker(watched, total).start()
     deadline = time.monotonic() + 120.0
     while worker.done == 0 and not worker.finished.is_set() and time.monotonic() < deadline:
         time.sleep(0.002)
-    began = time.monotonic()
-    assert worker.cancel(wait=30.0)
-    return worker, time.monotonic() - began
+    assert worker.cancel(wait=120.0)  # it stops (the generous wait only guards against a hang)
+    return worker, watched
 
 
 @pytest.mark.parametrize("maps", [("flow",), ("occlusion", "slope"), ("wetness", "relative_height")])
-def test_terrain_maps_on_a_1025_grid_are_cancelled_within_the_bound(bpy_empty, addon, maps):
+def test_terrain_maps_on_a_1025_grid_stop_at_their_next_check_after_a_cancel(bpy_empty, addon, maps):
     bpy = bpy_empty
     small = _grid(bpy, 32)  # the kernels compiled first, so the cancel lands in the work
     job = addon.terrain_maps.terrain_maps_job(small, maps, radius=3)
@@ -300,9 +295,8 @@ def test_terrain_maps_on_a_1025_grid_are_cancelled_within_the_bound(bpy_empty, a
     job = addon.terrain_maps.terrain_maps_job(grid, maps)
     compute, _apply, total = job.compute, job.apply, job.total
     before = _state(bpy)
-    worker, took = _cancel_latency(addon, compute, total)
-    print(f"cancel of {'+'.join(maps)} at 1025²: {took * 1000:.0f} ms after {worker.done} of {total}")
-    assert worker.cancelled and took < CANCEL_BOUND
+    worker, watched = _cancelled_in_the_work(addon, compute, total)
+    assert worker.cancelled and watched.checks <= 1  # the maps and the routing stop at their first check
     assert 0 < worker.done < total and _state(bpy) == before  # stopped in the work, nothing applied
 
 
