@@ -17,7 +17,8 @@ from . import (
     displace,
     erode,
     erode_fluvial,
-    heightmap_io,
+    heightmap_export,
+    heightmap_import,
     jobs,
     live,
     panels,
@@ -28,12 +29,14 @@ from . import (
     terrain_maps,
     terrain_material,
     terrain_presets,
+    terrain_settings,
     terrain_water,
 )
 
 CLASSES = (
     properties.CLASSES
-    + erode_fluvial.CLASSES  # its FluvialSettings before terrain's TerrainSettings
+    + erode_fluvial.CLASSES  # its FluvialSettings before TerrainSettings
+    + terrain_settings.CLASSES
     + terrain.CLASSES
     + displace.CLASSES
     + erode.CLASSES
@@ -47,15 +50,16 @@ CLASSES = (
     + bake_uv.CLASSES
     + panels.CLASSES
     + preferences.CLASSES
-    + heightmap_io.CLASSES
+    + heightmap_export.CLASSES
+    + heightmap_import.CLASSES
 )
 MENU_ENTRIES = (
     (bpy.types.VIEW3D_MT_mesh_add, terrain.menu_entry),
     (bpy.types.IMAGE_MT_image, bake.menu_entry),
     (bpy.types.IMAGE_MT_image, bake_uv.menu_entry),
     (bpy.types.VIEW3D_MT_object, bake_uv.menu_entry),
-    (bpy.types.TOPBAR_MT_file_export, heightmap_io.export_menu_entry),
-    (bpy.types.TOPBAR_MT_file_import, heightmap_io.import_menu_entry),
+    (bpy.types.TOPBAR_MT_file_export, heightmap_export.export_menu_entry),
+    (bpy.types.TOPBAR_MT_file_import, heightmap_import.import_menu_entry),
     (bpy.types.VIEW3D_MT_object, terrain_maps.menu_entry),
     (bpy.types.IMAGE_MT_image, terrain_maps.image_menu_entry),
     (bpy.types.VIEW3D_MT_object, terrain_material.menu_entry),
@@ -69,7 +73,7 @@ def register() -> None:
     for cls in CLASSES:
         bpy.utils.register_class(cls)
     properties.attach()
-    terrain.attach()
+    terrain_settings.attach()
     preview.attach()
     for menu, entry in MENU_ENTRIES:
         menu.append(entry)
@@ -81,7 +85,7 @@ def unregister() -> None:
     for menu, entry in reversed(MENU_ENTRIES):
         menu.remove(entry)
     preview.detach()
-    terrain.detach()
+    terrain_settings.detach()
     properties.detach()
     for cls in reversed(CLASSES):
         bpy.utils.unregister_class(cls)

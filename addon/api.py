@@ -6,25 +6,28 @@
     terrain = api.add_terrain(bpy.context, spec, x_subdivisions=256, y_subdivisions=256, height=0.8)
 
 Each function lives in its feature module beside its operator (``displace``, ``terrain``, ``erode``,
-``erode_fluvial``, ``bake``, ``bake_uv``, ``heightmap_io``, ``terrain_water``); this module gathers them. Each checks
-its arguments
-once (its options are ``schema.Option`` rows: the feature module's ``OPTIONS``) and raises ``UserError``
-(``addon/errors.py``) whose message starts with the argument's name and says what is allowed; a failure leaves
-the scene as it was.
+``erode_fluvial``, ``bake``, ``bake_uv``, ``heightmap_export``, ``heightmap_import``, ``terrain_water``); this
+module gathers them. Each checks its arguments once (its options are ``schema.Option`` rows: the feature module's
+``OPTIONS``) and raises ``UserError`` (``addon/errors.py``) whose message starts with the argument's name and says
+what is allowed; a failure leaves the scene as it was.
 """
 
 from __future__ import annotations
 
-from .bake import MAX_PIXELS, bake, normal_method_for
+from .bake import bake, normal_method_for
 from .bake_uv import bake_uv, surface_triangles
 from .displace import displace
 from .erode import erode, erode_image
 from .erode_fluvial import erode_fluvial_image, erode_fluvial_mesh
 from .errors import UserError
-from .heightmap_io import export_heightmap, import_heightmap, import_heightmap_grid
+from .heightmap_export import export_heightmap
+from .heightmap_import import import_heightmap, import_heightmap_grid
+from .image_io import MAX_PIXELS
 from .mapping import Domain
 from .noise_core import NoiseSpec
-from .terrain import MAX_SUBDIVISIONS, MAX_VERTICES, add_terrain, edge_falloff, grid, is_terrain, regenerate_terrain
+from .terrain import add_terrain, regenerate_terrain
+from .terrain_grid import MAX_SUBDIVISIONS, MAX_VERTICES, edge_falloff, grid
+from .terrain_settings import is_terrain
 from .terrain_water import terrain_water
 
 __all__ = [

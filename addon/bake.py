@@ -6,14 +6,12 @@ offset moves Z only) the image is exactly ``evaluate_grid(spec, (H, W))`` (what 
 bake`` writes) and tiles when tiling is on; ``noise_dimensions="SETTINGS"`` reads the settings' dimensions
 instead (3D noise sliced through the plane, at the offset on the third axis, 1D noise along its axis).
 The image-size and file options (``WIDTH``, ``HEIGHT``, ``USE_FLOAT``, ``SAVE_FORMAT``, ``FILEPATH``) and
-the helpers that check and fill images are shared with ``bake_uv``.
+the helpers that check and fill images are ``image_io``'s, shared with ``bake_uv``.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -22,60 +20,27 @@ import numpy as np
 
 from . import image_io
 from .errors import UserError
-from .jobs import Apply, Compute, JobOperator, Steps, Stream, run_foreground
+from .image_io import FILEPATH, HEIGHT, SAVE_FORMAT, USE_FLOAT, WIDTH, check_image, check_pixels, fill_rgba, save_path
+from .jobs import Job, JobOperator, Steps, Stream, run_foreground
 from .mapping import Domain, kind_info, to_domain, to_spec
 from .noise_core import NoiseSpec, loops, normal_maps
 from .noise_core.derivatives import DERIVABLE_KINDS
-from .noise_core.io.files import Staged, check_writable
-from .noise_core.normal_maps import MAX_STRENGTH, METHOD_TEXT
+from .noise_core.io.files import Staged
+from .noise_core.normal_maps import METHOD_TEXT
 from .noise_core.schema import Option
-from .options import LOOP_RADIUS, NoiseOperator, check, check_noise, checked, properties_of
-from .pixels import image_colours, noise01_image, normal_colours, pixel_array, rgba_of, to_rgba
+from .options import LOOP_RADIUS, NoiseOperator, blender_option, check, check_noise, checked, properties_of
+from .pixels import image_colours, noise01_image, normal_colours, rgba_of
 from .properties import NoiseSettings, operator_settings
 from .ui import draw_noise_settings
 
-MAX_PIXELS = 1 << 26
-"""Largest image (8192 x 8192; 1 GiB of float RGBA inside Blender): bigger bakes are refused."""
 NEW_IMAGE = "Noise"
 """The name of the image a bake makes when not told."""
 FRAME_WAIT = 0.02
 """Seconds a step of a loop bake waits for its frame before handing the window back (it asks again)."""
 
-WIDTH = Option("width", int, 1024, "Width in pixels", minimum=1, allowed="a whole number >= 1", soft_maximum=8192)
-HEIGHT = replace(WIDTH, name="height", description="Height in pixels")
-USE_FLOAT = Option(
-    "use_float", bool, True, "A new image stores 32-bit floats (else 8 bits per channel)", title="32-bit Float"
-)
-SAVE_FORMAT = Option(
-    "save_format",
-    str,
-    "NONE",
-    "Also write the image to File Path",
-    title="Save",
-    choices=("NONE", "PNG", "PNG_8", "OPEN_EXR"),
-    choice_text=(
-        ("Don't Save", "Keep the image in Blender only"),
-        ("PNG 16-bit", "16-bit PNG (grey or RGB)"),
-        ("PNG 8-bit", "8-bit PNG (grey or RGB)"),
-        ("OpenEXR", "32-bit float OpenEXR, ZIP compressed"),
-    ),
-)
-FILEPATH = Option(
-    "filepath", str, "", "Where to save (the extension is added if missing)", title="File Path", subtype="FILE_PATH"
-)
-NORMAL_METHOD = Option(
-    "normal_method",
-    str,
-    "AUTO",
-    "How the normals' slopes are computed",
-    title="Slopes",
-    choices=("AUTO", "ANALYTIC", "DIFFERENCES"),
-    choice_text=(
-        ("Auto", "Analytic derivatives where the kind has them, else central differences"),
-        ("Analytic", "The noise's exact gradient (value, Perlin, simplex kinds)"),
-        ("Central Differences", "Differences of the height one pixel apart (every kind)"),
-    ),
-)
+NORMAL_OPTIONS = tuple(blender_option(option) for option in normal_maps.OPTIONS)
+"""``map_type``, ``normal_strength``, ``normal_convention``, ``normal_method``: ``noise_core.normal_maps``' rows."""
+NORMAL_METHOD = NORMAL_OPTIONS[-1]
 OPTIONS = (
     WIDTH,
     HEIGHT,
@@ -91,17 +56,7 @@ OPTIONS = (
     SAVE_FORMAT,
     FILEPATH,
     Option("pack", bool, False, "Pack the image into the .blend file"),
-    Option("map_type", str, "HEIGHT", "What the image holds", title="Map", choices=("HEIGHT", "NORMAL"),
-           choice_text=(("Height", "The noise mapped to 0..1"),
-                        ("Normal Map", "Tangent-space normal map of that height (non-colour RGB, for a Normal Map "
-                                       "node)"))),
-    Option("normal_strength", float, 0.1, "Height of the surface from noise 0 to 1, in image widths",
-           title="Strength", minimum=0.0, maximum=MAX_STRENGTH, soft_maximum=2.0),
-    Option("normal_convention", str, "OPENGL", "Which way the green channel points", title="Green",
-           choices=("OPENGL", "DIRECTX"),
-           choice_text=(("OpenGL (+Y)", "Green up the image: Blender, Godot, Unity"),
-                        ("DirectX (-Y)", "Green down the image: Unreal Engine, Substance's DirectX preset"))),
-    NORMAL_METHOD,
+    *NORMAL_OPTIONS,
     Option("loop_frames", int, 0, "Bake a seamless loop of this many frames, saved as name.0001.png, ... and "
            "loaded as an image sequence (0: one still image). 2D noise loops through 4D noise (value, Perlin, "
            "simplex kinds)", minimum=0, maximum=loops.MAX_FRAMES, soft_maximum=240),
@@ -159,24 +114,8 @@ def bake(
 
     This runs ``bake_job``'s parts here (progress printed in background mode); the operator runs them as a job.
     """
-    return bake_job(spec, domain, image=image, warn=warn, **options).run(context, NOISEWRIGHT_OT_bake_texture.bl_label)
-
-
-@dataclass
-class Job:
-    """A bake in parts, for ``jobs``: ``compute(advance)`` (any thread, no Blender data; ``total`` in all) and
-    ``apply(result)`` (main thread; it may return steps), which sets ``image``, the image made or filled."""
-
-    compute: Compute
-    apply: Apply
-    total: int
-    image: bpy.types.Image | None = None
-
-    def run(self, context: bpy.types.Context, label: str) -> bpy.types.Image:
-        """Run the parts here (``jobs.run_foreground``) and return the image."""
-        run_foreground(context, label, self.compute, self.apply, self.total)
-        assert self.image is not None  # set by apply
-        return self.image
+    job = bake_job(spec, domain, image=image, warn=warn, **options)
+    return run_foreground(context, NOISEWRIGHT_OT_bake_texture.bl_label, job)
 
 
 @checked(*OPTIONS)
@@ -202,12 +141,12 @@ def bake_job(
     loop_frames: int,
     loop_radius: float,
 ) -> Job:
-    """``bake`` as a ``Job``: this checks the arguments (``UserError``, nothing changed) and reads what it needs
-    from Blender; ``compute`` makes the pixels in blocks of rows and the image's RGBA, then encodes the file into
+    """``bake`` as a ``jobs.Job``: this checks the arguments (``UserError``, nothing changed) and reads what it
+    needs from Blender; ``compute`` makes the pixels in blocks of rows and the image's RGBA, then encodes the file into
     a temporary beside its target (``image_io.write_files``) (a loop: nothing, a ``jobs.Stream`` makes and
     encodes its frames while the steps count them); ``apply``'s steps fill the image, then rename the file into
     place, or, for a loop, the frames, all or none: closed early or failing, they leave the image as it was (a
-    new one removed), no file of the set and no sequence."""
+    new one removed), no file of the set and no sequence; they return the image."""
     domain = Domain(dimensions=2) if domain is None else domain
     check_noise(spec, domain)
     loop = _check_loop(spec, domain, loop_frames, loop_radius)
@@ -221,7 +160,7 @@ def bake_job(
                 "save_format: a loop is saved as files name.0001.png, name.0002.png, ...; choose a Save format "
                 "and a File Path"
             )
-    existing = _check_image(image)
+    existing = check_image(image)
     check_pixels(width, height)
     ramp: tuple | None = None if color_mode == "GRAYSCALE" else (color_low, color_high)
     normal = None
@@ -272,10 +211,9 @@ def bake_job(
                 staged.discard()
         if pack:
             target.pack()
-        job.image = target
+        return target
 
-    job = Job(compute, apply, pixels + encoding)
-    return job
+    return Job(compute, apply, pixels + encoding)
 
 
 def _target_image(name: str, existing_name: str | None, width: int, height: int, use_float: bool) -> bpy.types.Image:
@@ -356,76 +294,9 @@ def _loop_job(
         sequence.name = name
         if ramp is None:
             sequence.colorspace_settings.name = "Non-Color"
-        job.image = sequence
+        return sequence
 
-    job = Job(lambda _advance: None, lambda _nothing: steps(), frames)
-    return job
-
-
-def _check_image(image: object) -> bpy.types.Image | None:
-    """An existing image to bake into (None for a new one, named by a string)."""
-    if isinstance(image, str):
-        if not image.strip():
-            raise UserError("image: give the new image a name")
-        return None
-    if not isinstance(image, bpy.types.Image):
-        raise UserError(f"image: expected an image or the name of a new one, got {type(image).__name__}")
-    if not image.is_editable:
-        raise UserError(f"image: {image.name!r} is linked library data and cannot be changed")
-    if 0 in tuple(image.size):
-        raise UserError(f"image: {image.name!r} has no pixels (its file could not be loaded)")
-    if image.source not in ("GENERATED", "FILE"):
-        raise UserError(f"image: {image.name!r} is a {image.source.lower()} image; bake into a still image")
-    return image
-
-
-def save_path(save_format: str, filepath: str) -> str:
-    """The absolute file path to save to ("" for no file), checked to be writable."""
-    if save_format == "NONE":
-        return ""
-    if not filepath.strip():
-        raise UserError("filepath: give a file path to save the image to")
-    if filepath.startswith("//") and not bpy.data.filepath:
-        raise UserError("filepath: a path relative to the .blend (//) needs the .blend saved first")
-    path = image_io.saved_path(filepath, save_format)
-    directory = os.path.dirname(path) or os.curdir
-    if not os.path.isdir(directory):
-        raise UserError(f"filepath: the folder {directory!r} does not exist")
-    if os.path.isdir(path) or (os.path.exists(path) and not os.access(path, os.W_OK)):
-        raise UserError(f"filepath: cannot write {path!r}")
-    try:  # what the save does first: a new file in the folder (os.access cannot tell for root)
-        check_writable(directory)
-    except OSError as error:
-        raise UserError(f"filepath: cannot write into the folder {directory!r} ({error.strerror})") from None
-    return path
-
-
-def fill_image(image: bpy.types.Image, values: np.ndarray, width: int, height: int, ramp: tuple | None) -> None:
-    """``values`` (grey 0..1, or (N, 3) data colours) into ``image``; non-colour data unless ``ramp``."""
-    fill_rgba(image, to_rgba(values, ramp, encode_srgb=not image.is_float), width, height, ramp is None)
-
-
-def fill_rgba(image: bpy.types.Image, rgba: np.ndarray, width: int, height: int, data: bool) -> None:
-    """Flat RGBA ``rgba`` (``pixels.to_rgba``'s, made for ``image.is_float``) into ``image``, resized to
-    ``width`` x ``height``; colour space non-colour when ``data``, else scene linear (float) or sRGB (8 bits)."""
-    # The colour space first: changing it reloads a file image's buffer, which would undo the resize.
-    if data:
-        image.colorspace_settings.name = "Non-Color"
-    else:
-        image.colorspace_settings.name = "Linear Rec.709" if image.is_float else "sRGB"
-    image_io.resize(image, width, height)
-    if tuple(image.size) != (width, height):
-        raise UserError(
-            f"image: {image.name!r} could not be resized to {width}x{height} (it is {image.size[0]}x{image.size[1]})"
-        )
-    pixel_array(image).foreach_set(rgba)
-    image.update()
-
-
-def check_pixels(width: int, height: int) -> None:
-    """``UserError`` when ``width x height`` exceeds ``MAX_PIXELS``."""
-    if width * height > MAX_PIXELS:
-        raise UserError(f"width, height: {width}x{height} exceeds the limit of {MAX_PIXELS} pixels")
+    return Job(lambda _advance: None, lambda _nothing: steps(), frames)
 
 
 def normal_method_for(spec: NoiseSpec, method: str = str(NORMAL_METHOD.default)) -> str:
@@ -520,14 +391,13 @@ class NOISEWRIGHT_OT_bake_texture(JobOperator, NoiseOperator, bpy.types.Operator
             warn=lambda message: self.report({"WARNING"}, message),
             **self.keywords("target", "image_name", "noise_dimensions"),
         )
-        self.job_total = job.total
 
         def apply(result: Any) -> Steps:
-            yield from job.apply(result) or ()
-            assert job.image is not None  # set by the job's apply
-            self._baked(job.image)
+            image = yield from job.apply(result)
+            self._baked(image)
+            return image
 
-        return job.compute, apply
+        return Job(job.compute, apply, job.total)
 
     def _baked(self, image: bpy.types.Image) -> None:
         """Show the baked image in the Image Editor the operator ran from, and say what was made."""

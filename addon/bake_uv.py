@@ -18,9 +18,9 @@ import bpy
 import numpy as np
 
 from . import compile_status, image_io, mesh_io
-from .bake import FILEPATH, HEIGHT, SAVE_FORMAT, USE_FLOAT, WIDTH, Job, check_pixels, fill_image, save_path
 from .errors import UserError
-from .jobs import JobOperator, Steps, share
+from .image_io import FILEPATH, HEIGHT, SAVE_FORMAT, USE_FLOAT, WIDTH, check_pixels, fill_image, save_path
+from .jobs import Job, JobOperator, Steps, run_foreground, share
 from .mapping import Domain, check_finite_values, to_domain, to_spec
 from .noise_core import NoiseSpec, uv_bake
 from .noise_core.io.files import Staged
@@ -149,7 +149,8 @@ def bake_uv(
     tiles (their parts outside are not baked). Defaults and limits of the keyword arguments:
     ``OPTIONS``. This runs ``bake_uv_job``'s parts here; the operator runs them as a job.
     """
-    return bake_uv_job(context, obj, spec, domain, warn=warn, **options).run(context, NOISEWRIGHT_OT_bake_uv.bl_label)
+    job = bake_uv_job(context, obj, spec, domain, warn=warn, **options)
+    return run_foreground(context, NOISEWRIGHT_OT_bake_uv.bl_label, job)
 
 
 @checked(*OPTIONS)
@@ -170,11 +171,11 @@ def bake_uv_job(
     filepath: str,
     warn: Callable[[str], None] | None = None,
 ) -> Job:
-    """``bake_uv`` as a ``bake.Job``: this checks the arguments and reads the mesh (main thread; ``UserError``,
+    """``bake_uv`` as a ``jobs.Job``: this checks the arguments and reads the mesh (main thread; ``UserError``,
     nothing changed); ``compute`` bakes the tiles (``noise_core.uv_bake.bake_uv``, progress per block of points
     and pass of the margin) and encodes each tile's file into a temporary beside it (``image_io.write_file``);
     ``apply``'s steps make the image and put the files in place, all or none (closed early or failing, they
-    leave no file of the set and no image)."""
+    leave no file of the set and no image); they return the image."""
     domain = Domain(dimensions=3) if domain is None else domain
     check_noise(spec, domain)
     if domain.dimensions != 3:
@@ -232,8 +233,7 @@ def bake_uv_job(
                 except BaseException:
                     bpy.data.images.remove(target)
                     raise
-                job.image = target
-                return
+                return target
             assert staged is not None  # several tiles need a file each (checked above)
             yield 0
             image_io.commit(staged)
@@ -244,10 +244,9 @@ def bake_uv_job(
         tiled.name = image
         tiled.source = "TILED"
         tiled.colorspace_settings.name = "Non-Color"
-        job.image = tiled
+        return tiled
 
-    job = Job(compute, apply, noise_share + len(paths))
-    return job
+    return Job(compute, apply, noise_share + len(paths))
 
 
 class NOISEWRIGHT_OT_bake_uv(JobOperator, NoiseOperator, bpy.types.Operator):
@@ -291,16 +290,14 @@ class NOISEWRIGHT_OT_bake_uv(JobOperator, NoiseOperator, bpy.types.Operator):
             warn=lambda message: self.report({"WARNING"}, message),
             **self.keywords("image_name"),
         )
-        self.job_total = job.total
 
         def apply(result: Any) -> Steps:
-            yield from job.apply(result) or ()
-            image = job.image
-            assert image is not None  # set by the job's apply
+            image = yield from job.apply(result)
             tiles = len(image.tiles) if image.source == "TILED" else 1
             self.report({"INFO"}, f"Baked {image.name!r}" + (f" ({tiles} UDIM tiles)" if tiles > 1 else ""))
+            return image
 
-        return job.compute, apply
+        return Job(job.compute, apply, job.total)
 
 
 def menu_entry(menu, _context) -> None:

@@ -9,8 +9,8 @@ meanwhile, so:
   calls ``before_evaluate``, normal maps and UV bakes ``before_plan`` with the kernels they run, as
   ``noise_core.api.plan`` lists them); in background mode the message is printed;
 - the preview says so while its worker thread compiles (``preview.status``);
-- :class:`PrecompileJob` compiles ``KERNELS`` in a background thread, one kernel at a time, and can be
-  cancelled between kernels (the add-on preferences' button, ``preferences.py``).
+- ``preferences.Precompile`` compiles ``KERNELS`` in the background (a ``jobs.Worker``), one kernel at a time,
+  and can be cancelled between kernels (the add-on preferences' button).
 
 This module does not use bpy.
 """
@@ -18,14 +18,13 @@ This module does not use bpy.
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 import numpy as np
 
-from .noise_core import NoiseSpec, compile_state, precompile
+from .noise_core import NoiseSpec, compile_state
 from .noise_core.api import plan
 from .noise_core.registry import KINDS
 from .noise_core.runtime import least_ready
@@ -150,68 +149,6 @@ def before_plan(spec: NoiseSpec, dim: int, steps: Callable[[], Sequence]) -> Non
     show = getattr(_listeners, "show", None)
     if show is not None and least_ready(steps()) == "uncompiled":
         show(notice_text(spec.kind, dim))
-
-
-class PrecompileJob:
-    """Compile ``kernels`` one after another in a daemon thread; ``cancel`` stops it after the current kernel.
-
-    ``compile_kernel(kernel)`` does the work (``noise_core.precompile`` by default). Read ``done``,
-    ``current``, ``finished``, ``cancelled``, ``error`` from any thread.
-    """
-
-    def __init__(self, kernels: Sequence[Kernel] = KERNELS, compile_kernel: Callable[[Kernel], object] | None = None):
-        self.kernels = tuple(kernels)
-        self.compile_kernel = compile_kernel or (
-            lambda kernel: precompile(kernel.spec, kernel.dim, kernel.dtype, transform_width=kernel.transform_width)
-        )
-        self.done = 0
-        self.current: Kernel | None = None
-        self.error: BaseException | None = None
-        self.seconds = 0.0
-        self._cancel = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="noisewright-precompile", daemon=True)
-
-    @property
-    def total(self) -> int:
-        return len(self.kernels)
-
-    @property
-    def finished(self) -> bool:
-        return self._thread.ident is not None and not self._thread.is_alive()
-
-    @property
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
-
-    def start(self) -> PrecompileJob:
-        self._thread.start()
-        return self
-
-    def cancel(self) -> None:
-        self._cancel.set()
-
-    def join(self, timeout: float | None = None) -> None:
-        self._thread.join(timeout)
-
-    def progress_text(self) -> str:
-        if self.current is not None:
-            return f"Compiling {self.current.label} ({self.done + 1} of {self.total})"
-        return f"{self.done} of {self.total} kernels ready"
-
-    def _run(self) -> None:
-        start = time.perf_counter()
-        try:
-            for kernel in self.kernels:
-                if self._cancel.is_set():
-                    break
-                self.current = kernel
-                self.compile_kernel(kernel)
-                self.done += 1
-        except BaseException as error:  # handed to the main thread, which reports it
-            self.error = error
-        finally:
-            self.current = None
-            self.seconds = time.perf_counter() - start
 
 
 def ready_count(kernels: Sequence[Kernel] = KERNELS) -> int:

@@ -19,15 +19,15 @@ from bpy.props import PointerProperty
 
 from . import erosion_io, image_io, mesh_io
 from .errors import UserError
-from .jobs import JobOperator
-from .mapping import check_finite, check_finite_values
+from .jobs import Job, JobOperator
+from .mapping import check_finite_values
 from .mesh_io import check_editable, mesh_of
 from .noise_core.schema import Option
 from .noise_core.terrain.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 from .options import OptionsOperator, checked, properties_of
 from .pixels import pixel_array
 from .progress import window_progress
-from .properties import ErosionSettings, erosion_options
+from .properties import ErosionSettings, check_finite, erosion_options
 
 RELIEF = Option(
     "relief",
@@ -73,25 +73,23 @@ def erode(
     Regenerate rebuilds it uneroded (or with the erosion in its own settings). ``UserError`` naming the problem
     (not a grid, linked data, Edit Mode, bad options); then nothing changes.
     """
-    compute, apply = erode_parts(obj, hydraulic, thermal)
-    with window_progress(context, erosion_io.PROGRESS) as advance:
-        eroded = compute(advance)
-    apply(eroded)
+    job = erode_job(obj, hydraulic, thermal)
+    with window_progress(context, job.total) as advance:
+        job.run(advance)
     return obj
 
 
-def erode_parts(
-    obj: object, hydraulic: dict[str, Any] | None, thermal: dict[str, Any] | None
-) -> tuple[Callable[[Callable[[int], None]], Any], Callable[[Any], None]]:
-    """``erode`` in three parts, for ``jobs``: this reads the grid (main thread; ``UserError`` as ``erode``),
+def erode_job(obj: object, hydraulic: dict[str, Any] | None, thermal: dict[str, Any] | None) -> Job:
+    """``erode`` as a ``jobs.Job``: this reads the grid (main thread; ``UserError`` as ``erode``),
     ``compute(advance)`` erodes it touching no Blender data (any thread; ``advance(n)`` moves the progress on,
     ``erosion_io.PROGRESS`` in all), ``apply(result)`` writes the result (main thread; ``UserError``, changing
     nothing, when the object was removed or its mesh changed meanwhile)."""
     mesh, positions, layout, heights = grid_heights(obj)
     name, mesh_name = cast(bpy.types.Object, obj).name, mesh.name
+    cell_size = layout.square_cell(name, "erosion needs")
 
     def compute(advance: Callable[[int], None]) -> Any:
-        eroded = erosion_io.erode_heights(heights, layout.cell_size, hydraulic, thermal, advance)
+        eroded = erosion_io.erode_heights(heights, cell_size, hydraulic, thermal, advance)
         check_finite_values("heights: eroded heights", eroded.heights)
         return eroded
 
@@ -109,7 +107,7 @@ def erode_parts(
         erosion_io.write_masks(target_mesh, erosion, deposition)
         target_mesh.update()
 
-    return compute, apply
+    return Job(compute, apply, erosion_io.PROGRESS)
 
 
 @checked(RELIEF)
@@ -125,21 +123,20 @@ def erode_image(
     masks as float images ``"<name> Erosion"`` and ``"<name> Deposition"`` (made or replaced; amounts in the
     image's 0..1 units). ``relief``: how many pixels a height of 1 spans (the terrain's steepness; ``RELIEF``).
     ``UserError`` naming the problem; then nothing changes."""
-    compute, apply = erode_image_parts(image, hydraulic, thermal, relief=relief)
-    with window_progress(context, erosion_io.PROGRESS) as advance:
-        eroded = compute(advance)
-    return apply(eroded)
+    job = erode_image_job(image, hydraulic, thermal, relief=relief)
+    with window_progress(context, job.total) as advance:
+        return job.run(advance)
 
 
 @checked(RELIEF)
-def erode_image_parts(
+def erode_image_job(
     image: bpy.types.Image,
     hydraulic: dict[str, Any] | None = None,
     thermal: dict[str, Any] | None = None,
     *,
     relief: float,
-) -> tuple[Callable[[Callable[[int], None]], Any], Callable[[Any], tuple[bpy.types.Image, bpy.types.Image]]]:
-    """``erode_image`` in three parts, for ``jobs``, as ``erode_parts``: this reads the pixels (main thread),
+) -> Job:
+    """``erode_image`` as a ``jobs.Job``, as ``erode_job``: this reads the pixels (main thread),
     ``compute(advance)`` erodes them (any thread, ``erosion_io.PROGRESS`` in all), ``apply(result)`` writes
     the image and the masks (main thread; ``UserError``, changing nothing, when the image went or changed size
     meanwhile)."""
@@ -161,7 +158,7 @@ def erode_image_parts(
         erosion = image_io.data_image(f"{name} Erosion", eroded.erosion)
         return erosion, image_io.data_image(f"{name} Deposition", eroded.deposition)
 
-    return compute, apply
+    return Job(compute, apply, erosion_io.PROGRESS)
 
 
 def draw_erosion(layout: bpy.types.UILayout, settings: ErosionSettings) -> None:
@@ -214,15 +211,13 @@ class NOISEWRIGHT_OT_erode(JobOperator, _ErosionOperator, bpy.types.Operator):
             else "Select a grid mesh in Object Mode"
         )
 
-    job_total = erosion_io.PROGRESS
-
     def job_key(self, context) -> str:
         return context.active_object.name
 
     def prepare(self, context):
         """A job (``jobs``): in the UI it runs in a worker thread and Esc cancels it; in background mode and
         from scripts (``execute``) it runs in the foreground."""
-        return erode_parts(context.active_object, *self.erosion_options(context))
+        return erode_job(context.active_object, *self.erosion_options(context))
 
 
 class NOISEWRIGHT_OT_erode_image(JobOperator, _ErosionOperator, bpy.types.Operator):
@@ -236,15 +231,13 @@ class NOISEWRIGHT_OT_erode_image(JobOperator, _ErosionOperator, bpy.types.Operat
     def unavailable(context) -> str:
         return "" if getattr(context.space_data, "image", None) is not None else "Open an image in the Image Editor"
 
-    job_total = erosion_io.PROGRESS
-
     def job_key(self, context) -> str:
         return f"image {context.space_data.image.name}"
 
     def prepare(self, context):
         """A job (``jobs``), as Erode Terrain's."""
         options = self.erosion_options(context)
-        return erode_image_parts(context.space_data.image, *options, **self.keywords("erosion"))
+        return erode_image_job(context.space_data.image, *options, **self.keywords("erosion"))
 
 
 CLASSES = (NOISEWRIGHT_OT_erode, NOISEWRIGHT_OT_erode_image)

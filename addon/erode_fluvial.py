@@ -110,6 +110,7 @@ def erode_fluvial_mesh(
     (``""``: none) whose weights scale that option per vertex (precipitation: the weight is the rain).
     ``UserError`` naming the problem; then nothing changes."""
     mesh, positions, layout, heights = grid_heights(obj)
+    cell_size = layout.square_cell(obj.name, "river erosion needs")
     shape = (layout.rows, layout.columns)
     groups = {"uplift": uplift_group, "erodibility": erodibility_group, "precipitation": precipitation_group}
     for field, group in groups.items():
@@ -119,9 +120,9 @@ def erode_fluvial_mesh(
             raise UserError(f"{field}_group: {obj.name!r} has no vertex group {group!r}")
         weights = mesh_io.vertex_group_weights(context, mesh, group)[layout.order].reshape(shape).astype(np.float64)
         options[field] = weights if field == "precipitation" else weights * float(options[field])
-    after, result, factor = _carve(context, heights / layout.cell_size, keep_relief, options)
-    scale = layout.cell_size * factor  # of the masks: cells to the mesh's units, times the relief's factor
-    positions[layout.order, 2] = after.ravel() * layout.cell_size
+    after, result, factor = _carve(context, heights / cell_size, keep_relief, options)
+    scale = cell_size * factor  # of the masks: cells to the mesh's units, times the relief's factor
+    positions[layout.order, 2] = after.ravel() * cell_size
     maps = (result.erosion * scale, result.deposition * scale, result.drainage_area, result.rivers)
     erosion, deposition, drainage, river = (np.empty(positions.shape[0], np.float32) for _ in maps)
     for per_vertex, values in zip((erosion, deposition, drainage, river), maps, strict=True):

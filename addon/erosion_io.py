@@ -27,15 +27,45 @@ PROGRESS = 100
 THERMAL_PROGRESS = 10
 
 
+SQUARE_TOLERANCE = 1e-3
+"""Cells whose X and Y spacings differ by at most this fraction count as square (the spacings' own evenness
+tolerance in ``grid_layout``)."""
+
+
 @dataclass(frozen=True)
 class GridLayout:
     """A grid mesh's shape: ``order[r * columns + c]`` is the vertex at column ``c`` (X) and row ``r`` (Y);
-    ``cell_size`` the mean of the X and Y spacings (geometric mean: area-preserving)."""
+    ``x_spacing``/``y_spacing`` the mean distances between its columns and between its rows; ``cell_size`` their
+    geometric mean (area-preserving: the cell size of a square grid)."""
 
     rows: int
     columns: int
     order: np.ndarray
     cell_size: float
+    x_spacing: float
+    y_spacing: float
+
+    @property
+    def square(self) -> bool:
+        """Whether the cells are square (``SQUARE_TOLERANCE``)."""
+        return abs(self.x_spacing - self.y_spacing) <= SQUARE_TOLERANCE * max(self.x_spacing, self.y_spacing)
+
+    @property
+    def spacing(self) -> float | tuple[float, float]:
+        """The cell size ``noise_core``'s terrain maps take: ``cell_size`` for square cells, else ``(dy, dx)`` =
+        ``(y_spacing, x_spacing)`` (rows along Y)."""
+        return self.cell_size if self.square else (self.y_spacing, self.x_spacing)
+
+    def square_cell(self, name: str, what: str) -> float:
+        """``cell_size`` when the cells are square; ``UserError`` naming the object ``name`` and both spacings
+        otherwise (``what``, with its verb, e.g. "erosion needs", says what needs square cells)."""
+        if not self.square:
+            raise UserError(
+                f"{name!r}: its grid cells are {self.x_spacing:.6g} along X by {self.y_spacing:.6g} along Y, not "
+                f"square; {what} square cells (give the grid as many subdivisions per unit of length along X "
+                "as along Y)"
+            )
+        return self.cell_size
 
 
 def _axis_levels(values: np.ndarray, tolerance: float) -> tuple[np.ndarray, np.ndarray]:
@@ -99,8 +129,9 @@ def grid_layout(name: str, positions: np.ndarray) -> GridLayout:
     spacings = [np.diff(levels) for levels in (x_levels, y_levels)]
     if any(np.ptp(spacing) > 1e-3 * spacing.mean() for spacing in spacings):
         raise UserError(f"{name!r}: the grid's rows or columns are not evenly spaced")
-    cell_size = float(np.sqrt(spacings[0].mean() * spacings[1].mean()))
-    return GridLayout(rows, columns, order, cell_size)
+    x_spacing, y_spacing = float(spacings[0].mean()), float(spacings[1].mean())
+    cell_size = float(np.sqrt(x_spacing * y_spacing))
+    return GridLayout(rows, columns, order, cell_size, x_spacing, y_spacing)
 
 
 def erode_heights(

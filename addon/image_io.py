@@ -1,5 +1,6 @@
-"""Blender images: their files written whole or not at all off the main thread, resizing, and undoing a failed
-bake.
+"""Blender images a bake fills: their size and file options (``WIDTH``, ``HEIGHT``, ``USE_FLOAT``,
+``SAVE_FORMAT``, ``FILEPATH``, shared by ``bake`` and ``bake_uv``) and checks, filling them, their files written whole
+or not at all off the main thread, resizing, and undoing a failed bake.
 
 A bake's file is encoded in the job's worker (``noise_core.io.images``: Pillow or pypng for PNG, the OpenEXR bindings
 for OpenEXR) into a temporary file beside the target (``noise_core.io.files.Staged``), and renamed into place on the
@@ -9,16 +10,18 @@ either. The file holds what Blender's own writer would write for the image (``fi
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import bpy
 import numpy as np
 
 from .errors import UserError
-from .noise_core.io.files import Staged
+from .noise_core.io.files import Staged, check_writable
 from .noise_core.io.images import write_image
+from .noise_core.schema import Option
 from .pixels import linear_to_srgb, pixel_array, srgb_to_linear, to_rgba
 
 EXTENSIONS = {"PNG": ".png", "PNG_8": ".png", "OPEN_EXR": ".exr"}
@@ -26,6 +29,30 @@ PNG_BITS = {"PNG": 16, "PNG_8": 8}
 """Our save formats -> the PNG's integer depth (OpenEXR is 32-bit float, ZIP)."""
 PNG_LEVEL = 1
 """zlib level of the PNGs: that of Blender's own default (Compression 15 %)."""
+MAX_PIXELS = 1 << 26
+"""Largest image (8192 x 8192; 1 GiB of float RGBA inside Blender): bigger bakes are refused."""
+WIDTH = Option("width", int, 1024, "Width in pixels", minimum=1, allowed="a whole number >= 1", soft_maximum=8192)
+HEIGHT = replace(WIDTH, name="height", description="Height in pixels")
+USE_FLOAT = Option(
+    "use_float", bool, True, "A new image stores 32-bit floats (else 8 bits per channel)", title="32-bit Float"
+)
+SAVE_FORMAT = Option(
+    "save_format",
+    str,
+    "NONE",
+    "Also write the image to File Path",
+    title="Save",
+    choices=("NONE", "PNG", "PNG_8", "OPEN_EXR"),
+    choice_text=(
+        ("Don't Save", "Keep the image in Blender only"),
+        ("PNG 16-bit", "16-bit PNG (grey or RGB)"),
+        ("PNG 8-bit", "8-bit PNG (grey or RGB)"),
+        ("OpenEXR", "32-bit float OpenEXR, ZIP compressed"),
+    ),
+)
+FILEPATH = Option(
+    "filepath", str, "", "Where to save (the extension is added if missing)", title="File Path", subtype="FILE_PATH"
+)
 
 
 def file_pixels(
@@ -199,3 +226,69 @@ def data_image(name: str, values: np.ndarray) -> bpy.types.Image:
     pixel_array(image).foreach_set(to_rgba(np.asarray(values, dtype=np.float32).ravel()).ravel())
     image.update()
     return image
+
+
+def check_image(image: object) -> bpy.types.Image | None:
+    """An existing image to bake into (None for a new one, named by a string)."""
+    if isinstance(image, str):
+        if not image.strip():
+            raise UserError("image: give the new image a name")
+        return None
+    if not isinstance(image, bpy.types.Image):
+        raise UserError(f"image: expected an image or the name of a new one, got {type(image).__name__}")
+    if not image.is_editable:
+        raise UserError(f"image: {image.name!r} is linked library data and cannot be changed")
+    if 0 in tuple(image.size):
+        raise UserError(f"image: {image.name!r} has no pixels (its file could not be loaded)")
+    if image.source not in ("GENERATED", "FILE"):
+        raise UserError(f"image: {image.name!r} is a {image.source.lower()} image; bake into a still image")
+    return image
+
+
+def save_path(save_format: str, filepath: str) -> str:
+    """The absolute file path to save to ("" for no file), checked to be writable."""
+    if save_format == "NONE":
+        return ""
+    if not filepath.strip():
+        raise UserError("filepath: give a file path to save the image to")
+    if filepath.startswith("//") and not bpy.data.filepath:
+        raise UserError("filepath: a path relative to the .blend (//) needs the .blend saved first")
+    path = saved_path(filepath, save_format)
+    directory = os.path.dirname(path) or os.curdir
+    if not os.path.isdir(directory):
+        raise UserError(f"filepath: the folder {directory!r} does not exist")
+    if os.path.isdir(path) or (os.path.exists(path) and not os.access(path, os.W_OK)):
+        raise UserError(f"filepath: cannot write {path!r}")
+    try:  # what the save does first: a new file in the folder (os.access cannot tell for root)
+        check_writable(directory)
+    except OSError as error:
+        raise UserError(f"filepath: cannot write into the folder {directory!r} ({error.strerror})") from None
+    return path
+
+
+def fill_image(image: bpy.types.Image, values: np.ndarray, width: int, height: int, ramp: tuple | None) -> None:
+    """``values`` (grey 0..1, or (N, 3) data colours) into ``image``; non-colour data unless ``ramp``."""
+    fill_rgba(image, to_rgba(values, ramp, encode_srgb=not image.is_float), width, height, ramp is None)
+
+
+def fill_rgba(image: bpy.types.Image, rgba: np.ndarray, width: int, height: int, data: bool) -> None:
+    """Flat RGBA ``rgba`` (``pixels.to_rgba``'s, made for ``image.is_float``) into ``image``, resized to
+    ``width`` x ``height``; colour space non-colour when ``data``, else scene linear (float) or sRGB (8 bits)."""
+    # The colour space first: changing it reloads a file image's buffer, which would undo the resize.
+    if data:
+        image.colorspace_settings.name = "Non-Color"
+    else:
+        image.colorspace_settings.name = "Linear Rec.709" if image.is_float else "sRGB"
+    resize(image, width, height)
+    if tuple(image.size) != (width, height):
+        raise UserError(
+            f"image: {image.name!r} could not be resized to {width}x{height} (it is {image.size[0]}x{image.size[1]})"
+        )
+    pixel_array(image).foreach_set(rgba)
+    image.update()
+
+
+def check_pixels(width: int, height: int) -> None:
+    """``UserError`` when ``width x height`` exceeds ``MAX_PIXELS``."""
+    if width * height > MAX_PIXELS:
+        raise UserError(f"width, height: {width}x{height} exceeds the limit of {MAX_PIXELS} pixels")

@@ -1,7 +1,7 @@
 """Long work that never freezes Blender: jobs.
 
-A job has three parts. ``prepare`` reads what it needs from Blender (main thread) and returns ``compute`` and
-``apply``; ``compute(advance)`` does the work touching no Blender data, in a worker thread, calling
+A job is a ``Job`` record of three parts, made by a feature's ``*_job`` function, which reads what it needs from
+Blender (main thread): ``compute(advance)`` does the work touching no Blender data, in a worker thread, calling
 ``advance(n)`` as it goes (``total`` in all); ``apply(result)`` writes the result (main thread). In the UI
 (``JobOperator.invoke``) the operator stays modal while the worker runs: a timer shows the progress and the time
 left in the status bar, **Esc** (or ``noisewright.cancel_job``) cancels, and the result is applied at once when
@@ -19,7 +19,8 @@ half a tick's worth per timer tick, so the window stays live, and **Esc** closes
 done. ``Stream`` makes items in a worker thread, a few ahead of the steps that use them (the frames of a loop).
 
 ``Worker`` (the thread, the cancel flag, progress and time left) touches no Blender data, so it is tested
-directly (``tests/blender/test_jobs.py``).
+directly (``tests/blender/test_jobs.py``); it is the add-on's one way to run work in the background (jobs, the
+full rebuilds of Auto Refresh, the preview, compiling the kernels ahead of time).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ import threading
 import time
 from collections.abc import Callable, Generator, Sequence
 from contextlib import closing
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import bpy
@@ -44,10 +46,25 @@ TICK = 0.1
 """Seconds between two looks at a running job (the modal timer)."""
 
 Compute = Callable[[Callable[[int], None]], Any]
-Steps = Generator[int, None, None]
+Steps = Generator[int, None, Any]
 """``apply``'s steps: each piece of main-thread work yields how far it moved the progress."""
 Apply = Callable[[Any], Any]
 """``apply(result)``: a generator it returns is its steps (``Steps``); anything else it returns is not looked at."""
+
+
+@dataclass(frozen=True)
+class Job:
+    """Long work in parts: ``compute(advance)`` (any thread, touching no Blender data; ``advance(n)`` moves the
+    progress on, ``total`` in all) and ``apply(result)`` (main thread; it may return steps, ``Steps``, and what
+    they return, or else what it returns, is the job's outcome)."""
+
+    compute: Compute
+    apply: Apply
+    total: int
+
+    def run(self, advance: Callable[[int], None] = lambda _count: None) -> Any:
+        """The parts one after another here, the progress moving ``advance`` (nothing shown); the outcome."""
+        return drain(self.apply(self.compute(advance)), advance)
 
 
 def steps_of(outcome: object) -> Steps | None:
@@ -248,23 +265,28 @@ def share(advance: Callable[[int], None], total: int) -> Callable[[int, int], No
     return progress
 
 
-def drain(outcome: object, advance: Callable[[int], None]) -> None:
+def drain(outcome: object, advance: Callable[[int], None]) -> Any:
     """Run ``apply``'s steps (when its ``outcome`` is a generator) here, one after another, moving the progress on
-    by what each yields; an error closes them (their ``finally`` undoes what they did)."""
+    by what each yields; an error closes them (their ``finally`` undoes what they did). The value the steps
+    return (the ``outcome`` itself when it is not steps)."""
     steps = steps_of(outcome)
     if steps is None:
-        return
+        return outcome
     with closing(steps):
-        for count in steps:
+        while True:
+            try:
+                count = next(steps)
+            except StopIteration as stop:
+                return stop.value
             advance(count)
 
 
-def run_foreground(context: bpy.types.Context, label: str, compute: Compute, apply: Apply, total: int) -> None:
-    """The job's parts one after another on this thread (background mode, scripts, redo): progress printed in
+def run_foreground(context: bpy.types.Context, label: str, job: Job) -> Any:
+    """The ``job``'s parts one after another on this thread (background mode, scripts, redo): progress printed in
     background mode (every tenth), shown in the window otherwise; ``apply`` (and its steps) only when ``compute``
-    succeeded."""
+    succeeded. The job's outcome."""
     if bpy.app.background:
-        worker = Worker(compute, total)
+        worker = Worker(job.compute, job.total)
         shown = [-1]
 
         def printed(count: int) -> None:
@@ -275,10 +297,9 @@ def run_foreground(context: bpy.types.Context, label: str, compute: Compute, app
                 print(f"Noisewright: {worker.status(label).split(' (')[0]}", flush=True)
 
         with announcing(lambda text: print(f"Noisewright: {text}", flush=True)):  # a compile says so first
-            drain(apply(compute(printed)), printed)
-    else:
-        with window_progress(context, total) as advance:
-            drain(apply(compute(advance)), advance)
+            return job.run(printed)
+    with window_progress(context, job.total) as advance:
+        return job.run(advance)
 
 
 if TYPE_CHECKING:  # the mix-in is an operator to a type checker (Blender wants mix-ins plain classes)
@@ -289,10 +310,9 @@ else:
 
 class JobOperator(_Operator):
     """Mix-in for an operator whose work runs as a job. A subclass defines ``job_key(context)`` (the object's
-    name), ``job_total`` and ``prepare(context) -> (compute, apply)`` (``UserError`` for bad input); its
-    ``bl_label`` names the job. ``execute`` runs it in the foreground, ``invoke`` (the UI) as a job."""
+    name) and ``prepare(context) -> Job`` (``UserError`` for bad input); its ``bl_label`` names the job.
+    ``execute`` runs it in the foreground, ``invoke`` (the UI) as a job."""
 
-    job_total = 100
     _worker: Worker | None = None
     _key = ""
     _apply: Apply | None = None
@@ -302,7 +322,7 @@ class JobOperator(_Operator):
     def job_key(self, context: bpy.types.Context) -> str:
         raise NotImplementedError
 
-    def prepare(self, context: bpy.types.Context) -> tuple[Compute, Apply]:
+    def prepare(self, context: bpy.types.Context) -> Job:
         raise NotImplementedError
 
     def execute(self, context):
@@ -310,8 +330,7 @@ class JobOperator(_Operator):
             key = self.job_key(context)
             if running(key) is not None:
                 raise UserError(f"{key!r}: a job is already running on it (wait for it or press Esc to cancel it)")
-            compute, apply = self.prepare(context)
-            run_foreground(context, self.bl_label, compute, apply, self.job_total)
+            run_foreground(context, self.bl_label, self.prepare(context))
         except UserError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
@@ -326,8 +345,9 @@ class JobOperator(_Operator):
         """The UI's way (``invoke``): the worker started, the operator modal until it is done."""
         try:
             self._key = self.job_key(context)
-            compute, self._apply = self.prepare(context)
-            worker = Worker(compute, self.job_total)
+            job = self.prepare(context)
+            self._apply = job.apply
+            worker = Worker(job.compute, job.total)
             claim(self._key, worker)
         except UserError as error:
             self.report({"ERROR"}, str(error))
@@ -405,11 +425,11 @@ class JobOperator(_Operator):
                 self._steps.close()
             else:
 
-                def when_done() -> None:  # a worker past its last check still returns its files
+                def discard(_advance: Callable[[int], None]) -> None:  # a worker past its last check returns files
                     worker.finished.wait()
                     discard_files(worker.result)
 
-                threading.Thread(target=when_done, name="noisewright-discard", daemon=True).start()
+                Worker(discard, 1).start()
         finally:
             self._end(context, worker)
 

@@ -7,11 +7,11 @@ runs, so the mesh is bit for bit what Regenerate builds:
 
 * in the UI, the object is marked and one ``bpy.app.timers`` callback is scheduled for the burst of changes (a
   dragged slider sends many): it rebuilds each marked terrain once, when Blender is next idle. A terrain whose
-  full rebuild would not fit a frame (``preview_plan``: hydraulic erosion on, or a grid of more than
-  ``FRAME_VERTICES`` vertices) is previewed instead, with 1/``PREVIEW_SHARE`` of its droplets and/or on a
+  full rebuild would not fit a frame (``live_preview.preview_plan``: hydraulic erosion on, or a grid of more
+  than ``FRAME_VERTICES`` vertices) is previewed instead, with 1/``PREVIEW_SHARE`` of its droplets and/or on a
   grid of every ``step``-th row and column (said in the status bar and the panel). Once no change came for
   ``SETTLE`` seconds (the release) the previews are rebuilt in full, as jobs (``in_a_job``: the heights made
-  on a worker thread, ``terrain.regenerate_parts``, written on the main thread by the ``_watch`` timer; the
+  on a worker thread, ``terrain.regenerate_job``, written on the main thread by the ``_watch`` timer; the
   preview stays meanwhile, a new change cancels the job and starts over, Esc cancels it and leaves the
   preview); the rebuilds since the last undo step are pushed as one undo step of their own (a timer runs
   outside any operator, so nothing else would);
@@ -27,68 +27,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 import bpy
-import numpy as np
 
-from . import jobs, mesh_io
-from .erode_fluvial import FLOW_ATTRIBUTES
-from .erosion_io import MASKS
+from . import jobs
+from .erode_fluvial import FluvialSettings
 from .errors import UserError
+from .live_preview import Preview, build_preview, droplets, in_a_job
+from .properties import ErosionSettings, NoiseSettings
+from .terrain import BEFORE_REGENERATE, regenerate_job, regenerate_terrain
+from .terrain_settings import TerrainSettings, is_terrain, recall
 
-PREVIEW_SHARE = 8
-"""While settings change in the UI, a terrain with erosion on is rebuilt with 1/``PREVIEW_SHARE`` of its
-droplets (a preview, said in the status bar), then in full once no change came for ``SETTLE`` seconds."""
 SETTLE = 0.4
-FRAME_VERTICES = 1025 * 1025
-"""The largest grid rebuilt in full while its settings change (Regenerate of 1024² takes about 40 ms on an idle
-2-core machine, ``docs/benchmarks.md``); a larger one is previewed on a grid of every ``step``-th row and
-column, ``step`` the smallest power of two that brings it under this."""
-
-
-@dataclass(frozen=True)
-class Preview:
-    """How a terrain is previewed while its settings change (``preview_plan``): on ``x_subdivisions`` x
-    ``y_subdivisions`` faces (``step`` > 1: every ``step``-th row and column of its grid) with ``droplets``
-    hydraulic droplets (None: no hydraulic erosion)."""
-
-    step: int
-    x_subdivisions: int
-    y_subdivisions: int
-    droplets: int | None
-
-    def describe(self, name: str) -> str:
-        """What the status bar and the panel say."""
-        parts = []
-        if self.step > 1:
-            parts.append(f"{self.x_subdivisions} x {self.y_subdivisions} faces (1/{self.step} resolution)")
-        if self.droplets is not None:
-            parts.append(f"{self.droplets} droplets (1/{PREVIEW_SHARE})")
-        return f"{name}: preview on {' with '.join(parts)}; the full terrain follows"
-
-
-def preview_plan(x_subdivisions: int, y_subdivisions: int, droplets: int | None) -> Preview | None:
-    """How to preview a terrain of ``x_subdivisions`` x ``y_subdivisions`` faces with ``droplets`` hydraulic
-    droplets (None: hydraulic erosion off) while its settings change; None when the full rebuild fits a frame
-    (no hydraulic erosion, at most ``FRAME_VERTICES`` vertices). A grid over ``FRAME_VERTICES`` keeps every
-    ``step``-th row and column (``ceil(subdivisions / step)`` faces, the same size); droplets are scaled by the
-    share of the vertices kept, then divided by ``PREVIEW_SHARE`` (at least 1)."""
-    step = 1
-    while (-(-x_subdivisions // step) + 1) * (-(-y_subdivisions // step) + 1) > FRAME_VERTICES:
-        step *= 2
-    if step == 1 and droplets is None:
-        return None
-    x_kept, y_kept = -(-x_subdivisions // step), -(-y_subdivisions // step)
-    fewer = None
-    if droplets is not None:
-        kept = (x_kept + 1) * (y_kept + 1) / ((x_subdivisions + 1) * (y_subdivisions + 1))
-        fewer = max(1, round(droplets * kept) // PREVIEW_SHARE)
-    return Preview(step, x_kept, y_kept, fewer)
-
-
+"""Seconds without a change after which the previews are rebuilt in full (the release of a dragged slider)."""
 _PENDING: set[str] = set()
 """Names of the terrains to rebuild at the next timer callback (UI)."""
 _PREVIEWED: dict[str, float] = {}
@@ -98,8 +51,8 @@ _UNSAVED: dict[str, float] = {}
 any operator, so ``_settle`` pushes their undo step once they settle (not one per redraw of a dragged slider)."""
 _SAID: dict[str, str] = {}
 """What each previewed terrain's panel says (``previewing``)."""
-_REBUILDS: dict[str, tuple[jobs.Worker, jobs.Apply]] = {}
-"""The full rebuilds running as jobs (``start_rebuild``), by terrain: the worker and what writes its result."""
+_REBUILDS: dict[str, tuple[jobs.Worker, jobs.Job]] = {}
+"""The full rebuilds running as jobs (``start_rebuild``), by terrain: the worker computing the job, and the job."""
 _KEPT: set[str] = set()
 """Terrains whose full rebuild was cancelled (Esc): the preview stays, the panel says so, until the next change."""
 
@@ -109,17 +62,8 @@ def in_background() -> bool:
     return bool(bpy.app.background)
 
 
-def in_a_job(x_subdivisions: int, y_subdivisions: int, droplets: int | None, background: bool) -> bool:
-    """Whether the full rebuild of a terrain of ``x_subdivisions`` x ``y_subdivisions`` faces with ``droplets``
-    hydraulic droplets (None: off) runs as a job: in the UI (not ``background``), when it would not fit a frame
-    (``preview_plan`` previews it)."""
-    return not background and preview_plan(x_subdivisions, y_subdivisions, droplets) is not None
-
-
 def _live(obj: bpy.types.Object) -> bool:
     """Whether a change rebuilds ``obj``: a Noise Terrain with Auto Refresh on, not in Edit Mode, no job on it."""
-    from .terrain import is_terrain
-
     if not is_terrain(obj) or not obj.noisewright_terrain.auto_refresh or obj.mode == "EDIT":  # type: ignore[attr-defined]
         return False
     return jobs.running(obj.name) is None
@@ -130,17 +74,9 @@ def _failed(name: str, error: BaseException) -> None:
     print(f"Noisewright: Auto Refresh of {name!r}: {error}", flush=True)
 
 
-def _droplets(shape: dict, hydraulic: dict | None) -> int | None:
-    """The hydraulic droplets of a terrain of grid ``shape`` (None: erosion off), for ``preview_plan``."""
-    cells = (shape["x_subdivisions"] + 1) * (shape["y_subdivisions"] + 1)
-    return None if hydraulic is None else hydraulic["droplets"] or round(hydraulic["droplet_density"] * cells)
-
-
 def refresh_now(obj: bpy.types.Object) -> bool:
     """Rebuild the live terrain ``obj`` now, unless Auto Refresh is off, it is in Edit Mode or has a job
     running; whether it was rebuilt. A ``UserError`` (invalid settings) is printed; the mesh then stays."""
-    from .terrain import regenerate_terrain
-
     if not _live(obj):
         return False
     try:
@@ -154,91 +90,30 @@ def refresh_now(obj: bpy.types.Object) -> bool:
 def rebuild(obj: bpy.types.Object) -> str:
     """Rebuild the live terrain ``obj`` in full: as a job when ``in_a_job`` says so (``start_rebuild``:
     ``"started"``), else now (``refresh_now``: ``"rebuilt"``); ``""`` when nothing was done."""
-    from .terrain import recall
-
     if not _live(obj):
         return ""
     try:
-        _spec, _domain, shape, hydraulic, *_ = recall(obj)
+        recipe = recall(obj)
     except UserError as error:
         _failed(obj.name, error)
         return ""
-    if in_a_job(shape["x_subdivisions"], shape["y_subdivisions"], _droplets(shape, hydraulic), in_background()):
+    shape = recipe.shape
+    if in_a_job(shape["x_subdivisions"], shape["y_subdivisions"], droplets(recipe), in_background()):
         return "started" if start_rebuild(obj) else ""
     return "rebuilt" if refresh_now(obj) else ""
 
 
 def preview_now(obj: bpy.types.Object) -> Preview | None:
-    """Rebuild the live terrain ``obj`` as ``preview_plan`` says, when its full rebuild would not fit a frame;
-    the ``Preview`` it made, or None (then nothing changed). A reduced grid's heights are spread over the mesh's
-    own grid (``spread``: each vertex at its nearest preview vertex's height; masks left as they were) when it
-    has the full grid's vertices; otherwise (its subdivisions change) the mesh gets the preview grid, when it
-    keeps nothing a new grid would lose: no shape keys, vertex groups or attributes of its own."""
-    from .terrain import grid, grid_positions, recall, terrain_heights, write_maps
-
+    """Rebuild the live terrain ``obj`` as a preview (``live_preview.build_preview``) when its full rebuild would
+    not fit a frame; the ``Preview`` it made, or None (then nothing changed: not live, or invalid settings,
+    printed)."""
     if not _live(obj):
         return None
-    mesh = mesh_io.mesh_of(obj)
     try:
-        spec, domain, shape, hydraulic, thermal, fluvial = recall(obj)
-        plan = preview_plan(shape["x_subdivisions"], shape["y_subdivisions"], _droplets(shape, hydraulic))
-        if plan is None:
-            return None
-        on_full_grid = len(mesh.vertices) == (shape["x_subdivisions"] + 1) * (shape["y_subdivisions"] + 1)
-        if plan.step > 1 and not on_full_grid and not _regrid_loses_nothing(obj, mesh):
-            return None
-        fewer = None if hydraulic is None else {**hydraulic, "droplets": plan.droplets}
-        smaller = {**shape, "x_subdivisions": plan.x_subdivisions, "y_subdivisions": plan.y_subdivisions}
-        heights, masks = terrain_heights(bpy.context, spec, domain, smaller, fewer, thermal, fluvial)
+        return build_preview(obj, recall(obj))
     except UserError as error:
         _failed(obj.name, error)
         return None
-    if plan.step > 1 and on_full_grid:  # its own grid kept: the preview's heights spread over it
-        mesh_io.write_positions(mesh, spread(heights, plan, shape))
-        return plan
-    preview_grid = (plan.x_subdivisions, plan.y_subdivisions, shape["size"])
-    if mesh_io.is_grid(mesh, plan.x_subdivisions + 1, plan.y_subdivisions + 1):  # the preview grid it has: positions
-        mesh_io.write_positions(mesh, grid_positions(*preview_grid, heights, np.float32))
-    elif plan.step > 1 and mesh.shape_keys is None:  # a new grid (subdivisions dragged): the preview's
-        mesh.clear_geometry()
-        mesh_io.build_grid(mesh, *grid(*preview_grid, heights))
-    else:  # the grid changed meanwhile: the full rebuild follows
-        return None
-    write_maps(mesh, masks)
-    mesh.update()
-    return plan
-
-
-def spread(heights: np.ndarray, plan: Preview, shape: dict) -> np.ndarray:
-    """(N, 3) float32 positions of the full grid ``shape`` (``terrain.grid_positions``), each vertex at the height
-    of the nearest vertex of the preview grid ``plan`` (its ``heights``, row-major from -y; halfway between two, the
-    one further along)."""
-    from .terrain import grid_positions
-
-    columns, rows = shape["x_subdivisions"] + 1, shape["y_subdivisions"] + 1
-    kept = np.reshape(heights, (plan.y_subdivisions + 1, plan.x_subdivisions + 1))
-    nearest = lambda count, kept, full: np.floor(np.arange(count) * (kept / full) + 0.5).astype(np.intp)  # noqa: E731 (ties up)
-    across = nearest(columns, plan.x_subdivisions, shape["x_subdivisions"])
-    down = nearest(rows, plan.y_subdivisions, shape["y_subdivisions"])
-    spread_heights = kept.take(down, axis=0).take(across, axis=1)
-    return grid_positions(shape["x_subdivisions"], shape["y_subdivisions"], shape["size"], spread_heights, np.float32)
-
-
-KEPT_ATTRIBUTES = ("position", "sharp_face", "material_index")
-"""Attributes a new grid keeps or rebuilds (besides UV maps and those Noisewright writes)."""
-
-
-def _regrid_loses_nothing(obj: bpy.types.Object, mesh: bpy.types.Mesh) -> bool:
-    """Whether giving ``mesh`` another grid loses nothing the full rebuild would not make again: no shape keys,
-    no vertex groups, only attributes that are internal, UV maps, ``KEPT_ATTRIBUTES`` or written by
-    Noisewright (erosion masks, flow maps, terrain maps)."""
-    from .terrain_maps import _recorded
-
-    if mesh.shape_keys is not None or len(obj.vertex_groups):
-        return False
-    ours = {*KEPT_ATTRIBUTES, *MASKS, *FLOW_ATTRIBUTES, *(name for entry in _recorded(obj) for name in entry["maps"])}
-    ours |= {layer.name for layer in mesh.uv_layers}
-    return all(a.name.startswith(".") or a.name in ours for a in mesh.attributes)
 
 
 def _say(text: str | None) -> None:
@@ -255,22 +130,20 @@ def previewing(name: str) -> str:
 
 
 def start_rebuild(obj: bpy.types.Object) -> bool:
-    """Start the full rebuild of the live terrain ``obj`` as a job: ``terrain.regenerate_parts``' heights made on a
+    """Start the full rebuild of the live terrain ``obj`` as a job: ``terrain.regenerate_job``'s heights made on a
     worker thread, written on the main thread by the ``_watch`` timer (then one undo step); whether it started
     (not when ``refresh_now`` would not rebuild, or its settings are invalid: printed). The job is ``obj``'s
     (``jobs.running``: no other job starts on it meanwhile); ``cancel`` or a new change stops it."""
-    from .terrain import REBUILD_STEPS, regenerate_parts
-
     if not _live(obj):
         return False
     try:
-        compute, apply = regenerate_parts(bpy.context, obj)
+        job = regenerate_job(bpy.context, obj)
     except UserError as error:
         _failed(obj.name, error)
         return False
-    worker = jobs.Worker(compute, REBUILD_STEPS)
+    worker = jobs.Worker(job.compute, job.total)
     jobs.claim(obj.name, worker)
-    _REBUILDS[obj.name] = (worker, apply)
+    _REBUILDS[obj.name] = (worker, job)
     worker.start()
     if not bpy.app.timers.is_registered(_watch):
         bpy.app.timers.register(_watch, first_interval=jobs.TICK)
@@ -281,7 +154,7 @@ def start_rebuild(obj: bpy.types.Object) -> bool:
 def cancel(name: str | None = None, wait: float = 0.0) -> None:
     """Stop the full rebuild running as a job on the terrain ``name`` (None: all of them), as Esc does; the
     worker is given ``wait`` seconds to stop. Nothing is written: the preview stays (``_watch`` says so)."""
-    for key, (worker, _apply) in list(_REBUILDS.items()):
+    for key, (worker, _job) in list(_REBUILDS.items()):
         if name is None or key == name:
             worker.cancel(wait)
 
@@ -305,7 +178,7 @@ def _watch() -> float | None:
     the rebuilds pushed as one undo step; a cancelled one leaves the preview (said in the panel); invalid
     settings are printed, as ``refresh_now`` does; a bug is raised (a timer of its own, so this one goes on)."""
     rebuilt = []
-    for name, (worker, apply) in sorted(_REBUILDS.items()):
+    for name, (worker, job) in sorted(_REBUILDS.items()):
         if not worker.finished.is_set():
             continue
         del _REBUILDS[name]
@@ -319,7 +192,7 @@ def _watch() -> float | None:
             _failed(name, worker.error)
         else:
             try:
-                apply(worker.result)
+                job.apply(worker.result)
             except UserError as error:
                 _failed(name, error)
             else:
@@ -328,7 +201,7 @@ def _watch() -> float | None:
     if rebuilt and bpy.ops.ed.undo_push.poll():  # type: ignore[call-arg]  # (the stubs want a context)
         bpy.ops.ed.undo_push(message=f"Auto Refresh {', '.join(rebuilt)}")
     if _REBUILDS:
-        name, (worker, _apply) = min(_REBUILDS.items())
+        name, (worker, _job) = min(_REBUILDS.items())
         _say(worker.status(f"Auto Refresh: building {name} in full"))  # percent and time left
     elif not _PREVIEWED:
         _say(None)
@@ -339,7 +212,7 @@ def wait(timeout: float = 600.0) -> None:
     """Wait for the full rebuilds running as jobs and write them (``_watch``), for tests and scripts; ``TimeoutError``
     after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout
-    for worker, _apply in list(_REBUILDS.values()):
+    for worker, _job in list(_REBUILDS.values()):
         if not worker.finished.wait(max(deadline - time.monotonic(), 0.0)):
             raise TimeoutError(f"Auto Refresh: a full rebuild still runs after {timeout} s")
     if bpy.app.timers.is_registered(_watch):
@@ -509,8 +382,6 @@ def _loading(*_arguments: Any) -> None:
 
 def detach() -> None:
     """The add-on is disabled: the rebuilds running as jobs cancelled (``_loading``), its handler removed."""
-    from .terrain import BEFORE_REGENERATE
-
     _loading()
     if _loading in bpy.app.handlers.load_pre:
         bpy.app.handlers.load_pre.remove(_loading)
@@ -521,10 +392,6 @@ def detach() -> None:
 def attach_callbacks() -> None:
     """``make_live`` on the terrain's property groups (before registration); ``_loading`` before a file loads;
     ``forget`` before Regenerate."""
-    from .erode_fluvial import FluvialSettings
-    from .properties import ErosionSettings, NoiseSettings
-    from .terrain import BEFORE_REGENERATE, TerrainSettings
-
     if forget not in BEFORE_REGENERATE:
         BEFORE_REGENERATE.append(forget)
     if _loading not in bpy.app.handlers.load_pre:

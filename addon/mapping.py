@@ -12,12 +12,9 @@ any turbulent sum). Displacement is then ``(noise01 - midlevel) * strength``, as
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
-import bpy
 import numpy as np
 from mathutils import Euler
 
@@ -26,40 +23,15 @@ from .errors import UserError
 from .noise_core import NoiseSpec, evaluate
 from .noise_core.affine import affine_points
 from .noise_core.api import evaluate_lattice, grid_coordinates, lattice_axes
-from .noise_core.registry import COMMON_OPTIONS, KINDS, kind_info, options_by_name
+from .noise_core.registry import COMMON_OPTIONS, kind_info, options_by_name
 from .noise_core.schema import Option, Requires
-
-if TYPE_CHECKING:
-    from .properties import NoiseSettings
+from .properties import NoiseSettings, choices, property_name
 
 CHUNK = 1 << 18
 """Points per ``evaluate`` call: the progress bar advances once per chunk."""
 
 AXIS_INDEX = {"X": 0, "Y": 1, "Z": 2}
 PLANE_AXES = {"XY": (0, 1), "XZ": (0, 2), "YZ": (1, 2)}
-
-
-def check_finite(owner) -> None:
-    """``UserError`` naming the first float property of ``owner`` that holds NaN or an infinity.
-
-    ``owner`` is an operator or a property group; float properties (scalars and vectors) are checked,
-    and property groups it points to (an operator's ``noise`` settings) recursively. Blender stores NaN
-    and infinities in float properties as given, and no noise, size or colour option allows them.
-    """
-    if isinstance(owner, bpy.types.Operator):
-        owner = owner.properties  # the operator's own properties (its type's RNA lists none)
-    for prop in owner.bl_rna.properties:
-        name = prop.identifier
-        if prop.type == "POINTER" and name != "rna_type":
-            group = getattr(owner, name)
-            if isinstance(group, bpy.types.PropertyGroup):
-                check_finite(group)
-        elif prop.type == "FLOAT":
-            value = getattr(owner, name)
-            values = tuple(value) if prop.array_length else (value,)
-            if not all(math.isfinite(number) for number in values):
-                shown = ", ".join(f"{number:g}" for number in values)
-                raise UserError(f"{name}: must be a finite number, got {shown}")
 
 
 def check_finite_values(name: str, values: np.ndarray) -> None:
@@ -74,27 +46,6 @@ def non_finite_error(name: str, bad: int, size: int) -> UserError:
     return UserError(
         f"{name}: {bad} of {size} values would be NaN or infinite with these settings; nothing was changed"
     )
-
-
-def choices(kind: str, field: str) -> tuple[str, ...]:
-    """The values the choice option ``field`` (distance, function, distribution) may take for ``kind``,
-    default first (the registry row's ``choices``); empty if ``kind`` has no such option."""
-    option = kind_info(kind).option(field)
-    return option.choices if option is not None else ()
-
-
-def all_choices(field: str) -> tuple[str, ...]:
-    """Every value ``field`` takes for some kind, in a fixed order (their enum numbers)."""
-    seen: dict[str, None] = {}
-    for kind in KINDS:
-        seen.update(dict.fromkeys(choices(kind, field)))
-    return tuple(seen)
-
-
-def property_name(option: Option) -> str:
-    """The add-on's property for a registry option: its own name unless it has an ``addon_name`` (the fractal
-    ``offset`` and ``gain`` are ``fractal_offset``/``fractal_gain``: ``offset`` moves the noise space)."""
-    return option.addon_name or option.name
 
 
 def spec_fields() -> dict[str, str]:

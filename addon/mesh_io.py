@@ -40,7 +40,10 @@ def write_point_floats(mesh: bpy.types.Mesh, name: str, values: np.ndarray) -> N
 
 
 def read_positions(mesh: bpy.types.Mesh) -> np.ndarray:
-    """(N, 3) float32 vertex positions."""
+    """(N, 3) float32 vertex positions ((0, 3) for a mesh without vertices, which has no ``position``
+    attribute)."""
+    if len(mesh.vertices) == 0:
+        return np.empty((0, 3), dtype=np.float32)
     return read_vectors(_position_data(mesh), "vector", len(mesh.vertices))
 
 
@@ -59,6 +62,8 @@ def read_selection(mesh: bpy.types.Mesh) -> np.ndarray:
 def write_positions(mesh: bpy.types.Mesh, positions: np.ndarray) -> None:
     """Set the base mesh's vertex positions (and its reference shape key's, which would override them)."""
     flat = np.ascontiguousarray(positions, dtype=np.float32).ravel()
+    if len(mesh.vertices) == 0 and flat.size == 0:  # no vertices: no position attribute, nothing to write
+        return
     _position_data(mesh).foreach_set("vector", flat)
     if mesh.shape_keys is not None:
         mesh.shape_keys.reference_key.data.foreach_set("co", flat)

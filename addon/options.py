@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import bpy
@@ -149,17 +150,17 @@ def check_noise(spec: object, domain: object) -> None:
         raise UserError(f"domain: kind {spec.kind!r} is defined in {allowed}, not {domain.dimensions}D")
 
 
-LOOP_RADIUS = Option(
-    "loop_radius",
-    float,
-    loops.DEFAULT_RADIUS,
-    "Radius of the loop's circle in the two extra noise dimensions (larger: faster change per frame)",
-    minimum=0.0,
-    above=True,
-    maximum=loops.MAX_RADIUS,
-    ui_minimum=1e-6,
-    soft_maximum=4.0,
-)
+def blender_option(option: Option) -> Option:
+    """The library's row ``option`` as an operator takes it: named ``addon_name`` where it has one, and a menu's
+    choices (and default) in capitals, Blender's custom for enum identifiers, each the library's lowercase value
+    (``"OPENGL"``: ``"opengl"``). Its description, limits and texts are the row's."""
+    changes: dict[str, Any] = {"name": option.addon_name or option.name, "addon_name": None}
+    if option.choices:
+        changes.update(choices=tuple(value.upper() for value in option.choices), default=str(option.default).upper())
+    return replace(option, **changes)
+
+
+LOOP_RADIUS = loops.RADIUS
 """The circle a seamless loop moves around (``noise_core.loops``): Displace's animation and the loop bake."""
 
 

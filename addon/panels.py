@@ -16,8 +16,9 @@ from .errors import UserError
 from .jobs import draw_cancel, running_keys
 from .live import previewing
 from .mapping import to_domain, to_spec
-from .terrain import NOISEWRIGHT_OT_add_terrain, NOISEWRIGHT_OT_regenerate_terrain, draw_shape, is_terrain
+from .terrain import NOISEWRIGHT_OT_add_terrain, NOISEWRIGHT_OT_regenerate_terrain
 from .terrain_presets import NOISEWRIGHT_MT_terrain_presets, NOISEWRIGHT_OT_terrain_preset_add
+from .terrain_settings import draw_shape, is_terrain
 from .ui import draw_noise_settings
 
 CATEGORY = "Noise"

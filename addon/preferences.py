@@ -7,7 +7,8 @@ register time, before anything compiles; if the folder cannot be written, kernel
 warning in the console) and the preferences say so.
 
 *Compile All Noise Kinds* (``noisewright.precompile``) compiles every kind and dimension
-(``compile_status.KERNELS``) in a background thread while Blender stays usable; the preferences show its
+(``compile_status.KERNELS``) in the background (``Precompile``: a ``jobs.Worker``) while Blender stays usable;
+the preferences show its
 progress and a Cancel button (``noisewright.precompile_cancel``, or Esc), which stops it after the kernel
 being compiled. Run from a script (``execute``), the operator compiles in the foreground until done.
 """
@@ -15,13 +16,15 @@ being compiled. Run from a script (``execute``), the operator compiles in the fo
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 
 import bpy
 from bpy.props import EnumProperty
 
 from . import compile_status
-from .compile_status import KERNELS, Kernel, PrecompileJob
-from .noise_core import cache_location, set_cache_dir
+from .compile_status import KERNELS, Kernel
+from .jobs import Cancelled, Worker
+from .noise_core import cache_location, precompile, set_cache_dir
 from .noise_core.registry import KINDS
 
 CACHE_SUBFOLDER = "numba_cache"
@@ -46,25 +49,91 @@ def use_user_cache() -> str | None:
     return set_cache_dir(folder) if folder is not None else cache_location()
 
 
+class Precompile:
+    """Compile ``kernels`` one after another on a ``jobs.Worker``; ``cancel`` stops it after the current kernel.
+
+    ``compile_kernel(kernel)`` does the work (``noise_core.precompile`` by default). Read ``done``, ``current``,
+    ``finished``, ``cancelled``, ``error`` from any thread.
+    """
+
+    def __init__(self, kernels: Sequence[Kernel] = KERNELS, compile_kernel: Callable[[Kernel], object] | None = None):
+        self.kernels = tuple(kernels)
+        self.compile_kernel = compile_kernel or (
+            lambda kernel: precompile(kernel.spec, kernel.dim, kernel.dtype, transform_width=kernel.transform_width)
+        )
+        self.current: Kernel | None = None
+        self.seconds = 0.0
+        self.worker = Worker(self._compile, len(self.kernels))
+
+    def _compile(self, advance: Callable[[int], None]) -> None:
+        start = time.perf_counter()
+        try:
+            for kernel in self.kernels:
+                advance(0)  # ``Cancelled`` once cancelled: between kernels
+                self.current = kernel
+                self.compile_kernel(kernel)
+                self.current = None
+                self.worker.moved(1)  # counted even when a cancel came meanwhile
+        finally:
+            self.current = None
+            self.seconds = time.perf_counter() - start
+
+    @property
+    def total(self) -> int:
+        return self.worker.total
+
+    @property
+    def done(self) -> int:
+        return self.worker.done
+
+    @property
+    def finished(self) -> bool:
+        return self.worker.finished.is_set()
+
+    @property
+    def cancelled(self) -> bool:
+        return self.worker.cancel_requested
+
+    @property
+    def error(self) -> BaseException | None:
+        """What the compile raised (None when it finished or was cancelled)."""
+        return None if isinstance(self.worker.error, Cancelled) else self.worker.error
+
+    def start(self) -> Precompile:
+        self.worker.start()
+        return self
+
+    def cancel(self) -> None:
+        self.worker.cancel(0.0)
+
+    def join(self, timeout: float | None = None) -> None:
+        self.worker.finished.wait(timeout)
+
+    def progress_text(self) -> str:
+        if self.current is not None:
+            return f"Compiling {self.current.label} ({self.done + 1} of {self.total})"
+        return f"{self.done} of {self.total} kernels ready"
+
+
 class _Jobs:
-    job: PrecompileJob | None = None
+    job: Precompile | None = None
     ready: tuple[float, int] | None = None  # (when counted, how many KERNELS are ready)
 
 
 _jobs = _Jobs()
 
 
-def running_job() -> PrecompileJob | None:
+def running_job() -> Precompile | None:
     """The precompile job in progress, if any."""
     job = _jobs.job
     return job if job is not None and not job.finished else None
 
 
-def start_job(kernels: tuple[Kernel, ...] = KERNELS, compile_kernel=None) -> PrecompileJob:
+def start_job(kernels: tuple[Kernel, ...] = KERNELS, compile_kernel=None) -> Precompile:
     """Start compiling ``kernels`` in the background (one job at a time)."""
     if running_job() is not None:
         raise RuntimeError("a precompile job is already running")
-    _jobs.job = PrecompileJob(kernels, compile_kernel).start()
+    _jobs.job = Precompile(kernels, compile_kernel).start()
     _jobs.ready = None
     return _jobs.job
 
@@ -146,7 +215,7 @@ class NOISEWRIGHT_OT_precompile(bpy.types.Operator):
                 return self._finish(job)
         return {"PASS_THROUGH"}
 
-    def _finish(self, job: PrecompileJob):
+    def _finish(self, job: Precompile):
         _jobs.ready = None
         if job.error is not None:
             self.report({"ERROR"}, f"Compiling noise kernels failed after {job.done} of {job.total}: {job.error}")

@@ -1,16 +1,15 @@
 """The live preview: a SIZE x SIZE grey image of the current settings in a preview collection.
 
 Panels call ``icon_for(spec, domain)`` while drawing. When the settings differ from the image shown, a
-worker thread computes the new image (the first use of a kind compiles its kernel, which may take
-seconds, so the interface never waits for it; ``status`` says so meanwhile), and a timer on the main
+``jobs.Worker`` computes the new image in the background (the first use of a kind compiles its kernel, which may
+take seconds, so the interface never waits for it; ``status`` says so meanwhile), and a timer on the main
 thread copies the finished pixels into the preview and redraws. Nothing is computed at register time.
 """
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Hashable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from typing import cast
 
 import bpy
@@ -19,6 +18,7 @@ import numpy as np
 
 from .compile_status import needs_compile, notice_text
 from .errors import UserError
+from .jobs import Worker
 from .mapping import Domain
 from .noise_core import NoiseSpec
 from .noise_core.registry import KINDS
@@ -40,22 +40,17 @@ class _State:
     shown: Hashable = None
     error: str = ""
     compiling: str = ""
-    worker: threading.Thread | None = None
-    result: dict = field(default_factory=dict)
+    worker: Worker | None = None
+    computing: Hashable = None
+    """The key (spec, domain) the worker computes."""
 
 
 _state = _State()
 
 
-def _compute(key: tuple[NoiseSpec, Domain], result: dict) -> None:
-    """Worker thread: no bpy here, only numpy and noise_core."""
-    try:
-        result["pixels"] = render(*key)
-    except UserError as error:
-        result["error"] = str(error)
-    except BaseException as error:  # handed to the main thread, which raises it
-        result["exception"] = error
-    result["key"] = key
+def _compute(key: tuple[NoiseSpec, Domain]) -> Callable[[Callable[[int], None]], np.ndarray]:
+    """The worker's work for ``key``: no bpy there, only numpy and noise_core."""
+    return lambda _advance: render(*key)
 
 
 def _compile_notice(key: Hashable) -> str:
@@ -69,16 +64,17 @@ def _compile_notice(key: Hashable) -> str:
 
 
 def _collect() -> None:
-    result, _state.result, _state.worker = _state.result, {}, None
+    worker, _state.worker = _state.worker, None
+    assert worker is not None  # called once it finished
     _state.compiling = ""
-    if "exception" in result:
-        raise result["exception"]
-    _state.shown = result["key"]
-    _state.error = result.get("error", "")
-    if "pixels" in result and _state.collection is not None:
+    if worker.error is not None and not isinstance(worker.error, UserError):
+        raise worker.error  # a bug: raised here, on the main thread
+    _state.shown = _state.computing
+    _state.error = "" if worker.error is None else str(worker.error)
+    if worker.error is None and _state.collection is not None:
         image = _state.collection.get("noise") or _state.collection.new("noise")
         image.image_size = (SIZE, SIZE)
-        pixel_array(image, "image_pixels_float").foreach_set(result["pixels"])
+        pixel_array(image, "image_pixels_float").foreach_set(worker.result)
     _redraw()
 
 
@@ -92,13 +88,13 @@ def _redraw() -> None:
 def tick() -> float | None:
     """Timer: collect a finished image, start the next one if the settings changed; None when idle."""
     if _state.worker is not None:
-        if _state.worker.is_alive():
+        if not _state.worker.finished.is_set():
             return POLL_SECONDS
         _collect()
     if _state.wanted is not None and _state.wanted != _state.shown:
         _state.compiling = _compile_notice(_state.wanted)
-        _state.worker = threading.Thread(target=_compute, args=(_state.wanted, _state.result), daemon=True)
-        _state.worker.start()
+        _state.computing = _state.wanted
+        _state.worker = Worker(_compute(cast(tuple[NoiseSpec, Domain], _state.wanted)), 1).start()
         if _state.compiling:
             _redraw()
         return POLL_SECONDS
@@ -128,7 +124,7 @@ def wait() -> None:
     """Block until the preview is up to date (scripts and tests, which have no event loop)."""
     while tick() is not None:
         if _state.worker is not None:
-            _state.worker.join()
+            _state.worker.finished.wait()
     if bpy.app.timers.is_registered(tick):
         bpy.app.timers.unregister(tick)
 
@@ -150,7 +146,7 @@ def attach() -> None:
 def detach() -> None:
     global _state
     if _state.worker is not None:
-        _state.worker.join()
+        _state.worker.finished.wait()
     if bpy.app.timers.is_registered(tick):
         bpy.app.timers.unregister(tick)
     if _state.collection is not None:

@@ -8,13 +8,14 @@ add-on shows exactly what ``NoiseSpec`` accepts; a new registry option gets its 
 line of its own. The noise space (``DOMAIN_OPTIONS``) and the erosion switches are rows too.
 """
 
+import math
 from typing import TYPE_CHECKING, Any
 
 import bpy
 from bpy.props import BoolProperty, EnumProperty, FloatProperty, FloatVectorProperty, IntProperty, StringProperty
 
-from .mapping import all_choices, check_finite, choices, property_name
-from .noise_core.registry import COMMON_OPTIONS, KINDS, options_by_name
+from .errors import UserError
+from .noise_core.registry import COMMON_OPTIONS, KINDS, kind_info, options_by_name
 from .noise_core.schema import Option
 from .noise_core.terrain.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
 
@@ -93,6 +94,51 @@ EROSION_SWITCHES = (
     Option("thermal", bool, False, "Material slides off slopes steeper than the talus"),
 )
 """Which erosions run (each with its ``noise_core.terrain.erosion`` options)."""
+
+
+def choices(kind: str, field: str) -> tuple[str, ...]:
+    """The values the choice option ``field`` (distance, function, distribution) may take for ``kind``,
+    default first (the registry row's ``choices``); empty if ``kind`` has no such option."""
+    option = kind_info(kind).option(field)
+    return option.choices if option is not None else ()
+
+
+def all_choices(field: str) -> tuple[str, ...]:
+    """Every value ``field`` takes for some kind, in a fixed order (their enum numbers)."""
+    seen: dict[str, None] = {}
+    for kind in KINDS:
+        seen.update(dict.fromkeys(choices(kind, field)))
+    return tuple(seen)
+
+
+def property_name(option: Option) -> str:
+    """The add-on's property for a registry option: its own name unless it has an ``addon_name`` (the fractal
+    ``offset`` and ``gain`` are ``fractal_offset``/``fractal_gain``: ``offset`` moves the noise space)."""
+    return option.addon_name or option.name
+
+
+def check_finite(owner) -> None:
+    """``UserError`` naming the first float property of ``owner`` that holds NaN or an infinity.
+
+    ``owner`` is an operator or a property group; float properties (scalars and vectors) are checked,
+    and property groups it points to (an operator's ``noise`` settings) recursively. Blender stores NaN
+    and infinities in float properties as given, and no noise, size or colour option allows them.
+    """
+    if isinstance(owner, bpy.types.Operator):
+        owner = owner.properties  # the operator's own properties (its type's RNA lists none)
+    for prop in owner.bl_rna.properties:
+        name = prop.identifier
+        if prop.type == "POINTER" and name != "rna_type":
+            group = getattr(owner, name)
+            if isinstance(group, bpy.types.PropertyGroup):
+                check_finite(group)
+        elif prop.type == "FLOAT":
+            value = getattr(owner, name)
+            values = tuple(value) if prop.array_length else (value,)
+            if not all(math.isfinite(number) for number in values):
+                shown = ", ".join(f"{number:g}" for number in values)
+                raise UserError(f"{name}: must be a finite number, got {shown}")
+
 
 _choice_items: dict[tuple[str, str], list[tuple[str, str, str, int]]] = {}
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, cast
 
@@ -31,10 +32,11 @@ from . import image_io, mesh_io
 from .erosion_io import grid_layout
 from .errors import UserError
 from .image_io import data_image
-from .jobs import JobOperator
+from .jobs import Job, JobOperator
 from .noise_core.io.files import Staged
 from .noise_core.schema import Option, choice
-from .noise_core.terrain.maps import CELL_SIZE, MAP_NAMES, MAP_OPTIONS, compute_maps, progress_total, unit_map
+from .noise_core.terrain.heightfield import CELL_SIZE
+from .noise_core.terrain.maps import HEIGHT_SCALE, MAP_NAMES, MAP_OPTIONS, compute_maps, progress_total, unit_map
 from .options import OptionsOperator, checked, properties_of
 from .progress import steps_of
 
@@ -65,8 +67,7 @@ def write_terrain_maps(
     ``noise_core.terrain.maps.MAP_OPTIONS``. Returns the maps per vertex (float32, in vertex order).
     ``UserError`` naming the problem (not a grid, linked data, Edit Mode, an unknown map, bad settings); then
     nothing changes."""
-    compute, apply, _total = terrain_maps_parts(obj, maps, **options)
-    return apply(compute(lambda _count: None))
+    return terrain_maps_job(obj, maps, **options).run()
 
 
 def _map_names(maps: tuple[str, ...] | list[str]) -> list[str]:
@@ -84,14 +85,12 @@ def _map_names(maps: tuple[str, ...] | list[str]) -> list[str]:
 
 
 @checked(*STORE_OPTIONS, *MAP_OPTIONS)
-def terrain_maps_parts(
-    obj: bpy.types.Object, maps: tuple[str, ...] | list[str] = DEFAULT_MAPS, **options: Any
-) -> tuple[Callable[[Callable[[int], None]], Any], Callable[[Any], dict[str, np.ndarray]], int]:
-    """``write_terrain_maps`` in three parts, for ``jobs``: this reads the grid (main thread; ``UserError`` as
+def terrain_maps_job(obj: bpy.types.Object, maps: tuple[str, ...] | list[str] = DEFAULT_MAPS, **options: Any) -> Job:
+    """``write_terrain_maps`` as a ``jobs.Job``: this reads the grid (main thread; ``UserError`` as
     ``write_terrain_maps``), ``compute(advance)`` computes the maps touching no Blender data (any thread;
-    ``advance`` after each band of rows of a map and while the flow routing runs, ``total`` in all, the third
-    item: ``compute_maps``' progress), ``apply(maps)`` writes them (main thread; ``UserError``, changing
-    nothing, when the object was removed or its mesh changed meanwhile)."""
+    ``advance`` after each band of rows of a map and while the flow routing runs: ``compute_maps``' progress),
+    ``apply(maps)`` writes them (main thread; ``UserError``, changing nothing, when the object was removed or its
+    mesh changed meanwhile) and returns them per vertex."""
     if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
         raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
     mesh = cast(bpy.types.Mesh, obj.data)
@@ -102,13 +101,15 @@ def terrain_maps_parts(
     if not (options["attributes"] or options["vertex_groups"] or options["images"]):
         raise UserError("attributes, vertex_groups, images: choose at least one way to store the maps")
     names = _map_names(maps)
+    if len(mesh.vertices) == 0:
+        raise UserError(f"{obj.name!r}: the mesh has no vertices; terrain maps need a grid mesh")
+    _recorded(obj)  # a damaged record is said now, not after the maps are computed
     positions = mesh_io.read_positions(mesh).astype(np.float64)
-    compute, apply = _grid_parts(obj.name, mesh.name, positions, names, **options)
-    return compute, apply, progress_total(names)
+    return _grid_job(obj.name, mesh.name, positions, names, **options)
 
 
 @checked(*STORE_OPTIONS, *MAP_OPTIONS)
-def _grid_parts(
+def _grid_job(
     object_name: str,
     mesh_name: str,
     positions: np.ndarray,
@@ -121,10 +122,12 @@ def _grid_parts(
     horizon_radius: int,
     directions: int,
     flow_method: str,
-) -> tuple[Callable[[Callable[[int], None]], Any], Callable[[Any], dict[str, np.ndarray]]]:
-    """``terrain_maps_parts``' ``compute`` and ``apply`` for the mesh ``mesh_name`` of the object
-    ``object_name`` whose vertices are at ``positions`` (float64; any thread: it reads no Blender data)."""
+) -> Job:
+    """``terrain_maps_job`` for the mesh ``mesh_name`` of the object ``object_name`` whose vertices are at
+    ``positions`` (float64; any thread: it reads no Blender data)."""
     layout = grid_layout(object_name, positions)
+    if not layout.square and ("flow" in names or "wetness" in names):
+        layout.square_cell(object_name, "the flow and wetness maps (routed in cells) need")  # raises, naming both
     heights = positions[layout.order, 2].reshape(layout.rows, layout.columns)
     settings = {"attributes": attributes, "vertex_groups": vertex_groups, "images": images, "radius": radius,
                 "horizon_radius": horizon_radius, "directions": directions, "flow_method": flow_method}  # fmt: skip
@@ -132,11 +135,12 @@ def _grid_parts(
     def compute(advance: Callable[[int], None]) -> dict[str, np.ndarray]:
         try:
             return compute_maps(
-                heights, names, cell_size=layout.cell_size, radius=radius, horizon_radius=horizon_radius,
+                heights, names, cell_size=layout.spacing, radius=radius, horizon_radius=horizon_radius,
                 directions=directions, flow_method=flow_method, progress=steps_of(advance),
             )  # fmt: skip
-        except (TypeError, ValueError) as error:
-            raise UserError(str(error)) from None
+        except (TypeError, ValueError) as error:  # the heights and cell size are the mesh's: named by it
+            grid = str(error).startswith(("heights", "cell_size"))
+            raise UserError(f"{object_name!r}: {error}" if grid else str(error)) from None
 
     def apply(computed: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         target = bpy.data.objects.get(object_name)
@@ -164,7 +168,7 @@ def _grid_parts(
         cast(Any, target)[RECORD] = json.dumps(record)
         return per_vertex
 
-    return compute, apply
+    return Job(compute, apply, progress_total(names))
 
 
 SOURCES = ("MESH", "IMAGE")
@@ -173,8 +177,7 @@ IMAGE_OPTIONS: tuple[Option, ...] = (
            choice_text=(("Mesh", "The active grid mesh: maps as attributes, vertex groups and/or images"),
                         ("Image", "A baked height image (red channel): maps as float images"))),
     Option("image_name", str, "", "The height image (its red channel); empty: the Image Editor's", title="Image"),
-    Option("height_scale", float, 1.0, "Height of a pixel value of 1, in the cell size's unit", minimum=0.0,
-           above=True, maximum=1e30, soft_maximum=1000.0),
+    HEIGHT_SCALE,
     CELL_SIZE,
     Option("save_folder", str, "", "Also save each map as <image>_<map>.exr in this folder (empty: do not save)",
            subtype="DIR_PATH"),
@@ -192,12 +195,11 @@ def image_terrain_maps(
     Blender path, ``//`` relative to the .blend) also as OpenEXR files ``<image>_<map>.exr`` there, all or none.
     The other options are ``noise_core.terrain.maps.MAP_OPTIONS``. Returns the images by map. ``UserError``
     naming the problem (no pixels, an unknown map, bad settings, an unwritable folder); then nothing changes."""
-    compute, apply, _total = image_terrain_maps_parts(image, maps, **options)
-    return apply(compute(lambda _count: None))
+    return image_terrain_maps_job(image, maps, **options).run()
 
 
 @checked(*IMAGE_OPTIONS[2:], *MAP_OPTIONS)
-def image_terrain_maps_parts(
+def image_terrain_maps_job(
     image: bpy.types.Image,
     maps: tuple[str, ...] | list[str] = DEFAULT_MAPS,
     *,
@@ -208,11 +210,11 @@ def image_terrain_maps_parts(
     horizon_radius: int,
     directions: int,
     flow_method: str,
-) -> tuple[Callable[[Callable[[int], None]], Any], Callable[[Any], dict[str, bpy.types.Image]], int]:
-    """``image_terrain_maps`` in three parts, for ``jobs`` (as ``terrain_maps_parts``): this reads the pixels
-    (main thread), ``compute(advance)`` computes the maps and encodes their files beside their targets (any
-    thread), ``apply(result)`` puts the files in place, all or none, and makes the images (main thread;
-    ``UserError``, changing nothing, when the files cannot be written)."""
+) -> Job:
+    """``image_terrain_maps`` as a ``jobs.Job`` (as ``terrain_maps_job``): this reads the pixels (main thread),
+    ``compute(advance)`` computes the maps and encodes their files beside their targets (any thread),
+    ``apply(result)`` puts the files in place, all or none, and makes the images (main thread; ``UserError``,
+    changing nothing, when the files cannot be written)."""
     if not isinstance(image, bpy.types.Image):
         raise UserError(f"image: expected an image, got {type(image).__name__}")
     names = _map_names(maps)
@@ -234,8 +236,10 @@ def image_terrain_maps_parts(
                 heights * height_scale, names, cell_size=cell_size, radius=radius, horizon_radius=horizon_radius,
                 directions=directions, flow_method=flow_method, progress=steps_of(advance),
             )  # fmt: skip
-        except (TypeError, ValueError) as error:
-            raise UserError(str(error)) from None
+        except (TypeError, ValueError) as error:  # the heights are the pixels times height_scale
+            name, colon, rest = str(error).partition(": ")
+            name = name.replace("heights", "height_scale")
+            raise UserError(f"{name}: {rest}" if colon else str(error)) from None
         for name, values in computed.items():
             if not np.isfinite(values).all():
                 raise UserError(f"height_scale: {height_scale:g} makes the {name} map overflow; use a smaller one")
@@ -255,11 +259,59 @@ def image_terrain_maps_parts(
                 staged.discard()
         return {name: data_image(f"{prefix}_{name}", values) for name, values in computed.items()}
 
-    return compute, apply, total
+    return Job(compute, apply, total)
+
+
+RECORD_OPTIONS = {option.name: option for option in (*STORE_OPTIONS, *MAP_OPTIONS)}  # an entry's, besides its maps
 
 
 def _recorded(obj: bpy.types.Object) -> list[dict[str, Any]]:
-    return json.loads(cast(Any, obj).get(RECORD, "[]"))
+    """The entries of ``obj``'s ``RECORD`` (``[]`` without one), each ``{"maps": [...], settings}``, checked:
+    ``UserError`` saying what is damaged and how to recover (``NOISEWRIGHT_OT_reset_terrain_maps``) when the
+    property is not what ``write_terrain_maps`` stores (edited by hand, or by another tool)."""
+    text = cast(Any, obj).get(RECORD)
+    if text is None:
+        return []
+    try:
+        return _checked_record(text)
+    except (TypeError, ValueError, RecursionError) as error:
+        raise UserError(
+            f"{obj.name!r}: its terrain maps record (custom property {RECORD!r}) is damaged: {error}; reset it "
+            f"(Object > Reset Terrain Maps Record, or delete the property) and run Object > Terrain Maps again"
+        ) from None
+
+
+def _checked_record(text: object) -> list[dict[str, Any]]:
+    """The entries of the record ``text``; ``TypeError``/``ValueError`` saying what is wrong."""
+    if not isinstance(text, str):
+        raise TypeError(f"it is a {type(text).__name__}, not JSON text")
+    entries = json.loads(text)
+    if not isinstance(entries, list):
+        raise TypeError(f"expected a list of entries, got {type(entries).__name__}")
+    checked = []
+    for index, entry in enumerate(entries):
+        if not isinstance(entry, dict):
+            raise TypeError(f"entry {index}: expected an object, got {type(entry).__name__}")
+        maps = entry.get("maps")
+        if not isinstance(maps, list) or not maps or not all(isinstance(name, str) for name in maps):
+            raise TypeError(f"entry {index}: 'maps' must be a list of map names, got {maps!r}")
+        for name in maps:
+            choice(f"entry {index}: maps", name, MAP_NAMES)
+        unknown = sorted(set(entry) - {"maps", *RECORD_OPTIONS})
+        if unknown:
+            raise ValueError(f"entry {index}: {unknown[0]!r} is not a setting of Terrain Maps")
+        settings = {key: RECORD_OPTIONS[key].check(value) for key, value in entry.items() if key != "maps"}
+        checked.append({"maps": list(dict.fromkeys(maps)), **settings})
+    return checked
+
+
+def record_damage(obj: bpy.types.Object) -> str:
+    """What is wrong with ``obj``'s ``RECORD`` ("" when it has none, or a sound one)."""
+    try:
+        _recorded(obj)
+    except UserError as error:
+        return str(error)
+    return ""
 
 
 def rewrite_terrain_maps(obj: bpy.types.Object) -> None:
@@ -269,33 +321,48 @@ def rewrite_terrain_maps(obj: bpy.types.Object) -> None:
         write_terrain_maps(obj, **entry)
 
 
-def rewrite_parts(
-    obj: bpy.types.Object,
-) -> tuple[int, Callable[[np.ndarray, Callable[[int], None]], list], Callable[[bpy.types.Object, list], None]]:
-    """``rewrite_terrain_maps`` in parts, for work that gives ``obj``'s mesh new positions (a Noise Terrain's
-    rebuild, ``terrain.regenerate_parts``): this reads the record (main thread); ``total``, the progress
-    ``compute`` reports; ``compute(positions, advance)`` computes every recorded map of the positions the mesh
-    will have (any thread, touching no Blender data); ``apply(obj, computed)``, once the mesh has them, writes
-    the maps as ``rewrite_terrain_maps`` would (main thread; when the record changed meanwhile, it is that)."""
-    entries = _recorded(obj)
-    object_name, mesh_name = obj.name, cast(bpy.types.Mesh, obj.data).name
+@dataclass(frozen=True)
+class RecordedMaps:
+    """The maps ``write_terrain_maps`` recorded on the object ``object_name`` (``RECORD``: ``entries``), read on the
+    main thread, to make again of the positions its mesh ``mesh_name`` will get (a Noise Terrain's rebuild,
+    ``terrain.regenerate_job``)."""
 
-    def compute(positions: np.ndarray, advance: Callable[[int], None]) -> list:
-        computed = []
-        for entry in entries:
+    object_name: str
+    mesh_name: str
+    entries: tuple[dict[str, Any], ...]
+
+    @property
+    def total(self) -> int:
+        """The progress ``job(positions)``'s ``compute`` reports in all (0: no maps recorded)."""
+        return sum(progress_total(entry["maps"]) for entry in self.entries)
+
+    def job(self, positions: np.ndarray) -> Job:
+        """Every recorded map of the mesh with vertices at ``positions`` as a ``jobs.Job`` (made and computed on
+        any thread, touching no Blender data); its ``apply``, once the mesh has them, writes the maps as
+        ``rewrite_terrain_maps`` would (main thread; when the record changed meanwhile, it is that)."""
+        jobs = []
+        for entry in self.entries:
             settings = {key: value for key, value in entry.items() if key != "maps"}
-            part, write = _grid_parts(object_name, mesh_name, positions.astype(np.float64), entry["maps"], **settings)
-            computed.append((write, part(advance)))
-        return computed
+            at = positions.astype(np.float64)
+            jobs.append(_grid_job(self.object_name, self.mesh_name, at, entry["maps"], **settings))
 
-    def apply(target: bpy.types.Object, computed: list) -> None:
-        if _recorded(target) != entries:
-            rewrite_terrain_maps(target)
-            return
-        for write, maps in computed:
-            write(maps)
+        def compute(advance: Callable[[int], None]) -> list:
+            return [job.compute(advance) for job in jobs]
 
-    return sum(progress_total(entry["maps"]) for entry in entries), compute, apply
+        def apply(computed: list) -> None:
+            target = bpy.data.objects[self.object_name]
+            if tuple(_recorded(target)) != self.entries:
+                rewrite_terrain_maps(target)
+                return
+            for job, maps in zip(jobs, computed, strict=True):
+                job.apply(maps)
+
+        return Job(compute, apply, self.total)
+
+
+def recorded_maps(obj: bpy.types.Object) -> RecordedMaps:
+    """The maps ``write_terrain_maps`` recorded on ``obj`` (``RecordedMaps``), read here (main thread)."""
+    return RecordedMaps(obj.name, cast(bpy.types.Mesh, obj.data).name, tuple(_recorded(obj)))
 
 
 def _write_group(obj: bpy.types.Object, name: str, weights: np.ndarray) -> None:
@@ -382,22 +449,47 @@ class NOISEWRIGHT_OT_terrain_maps(JobOperator, OptionsOperator, bpy.types.Operat
         if self.source == "IMAGE":
             options = self.keywords("source", "image_name", *self.MESH_ONLY)
             options["maps"] = sorted(options["maps"], key=MAP_NAMES.index)
-            calculate, make, self.job_total = image_terrain_maps_parts(self.height_image(context), **options)
+            job = image_terrain_maps_job(self.height_image(context), **options)
 
             def report(computed: dict[str, np.ndarray]) -> dict[str, bpy.types.Image]:
-                made = make(computed)
+                made = job.apply(computed)
                 self.report({"INFO"}, f"Terrain maps as images: {', '.join(image.name for image in made.values())}")
                 return made
 
-            return calculate, report
+            return Job(job.compute, report, job.total)
         options = self.keywords("source", *self.IMAGE_ONLY)
         options["maps"] = sorted(options["maps"], key=MAP_NAMES.index)
-        compute, apply, self.job_total = terrain_maps_parts(context.active_object, **options)
-        return compute, apply
+        return terrain_maps_job(context.active_object, **options)
 
 
-def menu_entry(self, _context) -> None:
+class NOISEWRIGHT_OT_reset_terrain_maps(bpy.types.Operator):
+    """Remove the active object's terrain maps record (when it is damaged); the maps already stored stay"""
+
+    bl_idname = "noisewright.reset_terrain_maps"
+    bl_label = "Reset Terrain Maps Record"
+    bl_options = {"REGISTER", "UNDO"}
+
+    @classmethod
+    def poll(cls, context):
+        obj = context.active_object
+        if obj is None or RECORD not in obj:
+            cls.poll_message_set("The active object has no terrain maps record")
+            return False
+        return True
+
+    def execute(self, context):
+        obj = context.active_object
+        what = "the damaged record" if record_damage(obj) else "the record"
+        del cast(Any, obj)[RECORD]
+        self.report({"INFO"}, f"{obj.name!r}: {what} was removed; its maps stay, Terrain Maps records them again")
+        return {"FINISHED"}
+
+
+def menu_entry(self, context) -> None:
     self.layout.operator(NOISEWRIGHT_OT_terrain_maps.bl_idname)
+    obj = context.active_object
+    if obj is not None and RECORD in obj and record_damage(obj):  # only when there is something to recover from
+        self.layout.operator(NOISEWRIGHT_OT_reset_terrain_maps.bl_idname, icon="ERROR")
 
 
 def image_menu_entry(self, _context) -> None:
@@ -405,4 +497,4 @@ def image_menu_entry(self, _context) -> None:
     self.layout.operator(NOISEWRIGHT_OT_terrain_maps.bl_idname).source = "IMAGE"
 
 
-CLASSES = (NOISEWRIGHT_OT_terrain_maps,)
+CLASSES = (NOISEWRIGHT_OT_terrain_maps, NOISEWRIGHT_OT_reset_terrain_maps)

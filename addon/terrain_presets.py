@@ -20,11 +20,12 @@ import numpy as np
 from bl_operators.presets import AddPresetBase
 from bpy.props import StringProperty
 
-from . import terrain
 from .erode_fluvial import TERRAIN_OPTIONS
 from .errors import UserError
-from .mapping import check_finite
-from .properties import ErosionSettings, NoiseSettings
+from .properties import ErosionSettings, NoiseSettings, check_finite
+from .terrain import regenerate_terrain
+from .terrain_recipe import SHAPE_FIELDS
+from .terrain_settings import is_terrain, restore, snapshot
 
 PRESET_SUBDIR = "noisewright/terrain"
 SHIPPED = Path(__file__).parent / "presets" / "terrain"
@@ -38,7 +39,7 @@ def preset_values() -> list[str]:
     noise.sort(key=lambda name: name != "kind")
     erosion = [p.identifier for p in ErosionSettings.bl_rna.properties if p.identifier not in ("rna_type", "name")]
     return (
-        [f"terrain.{name}" for name in terrain.SHAPE_FIELDS]
+        [f"terrain.{name}" for name in SHAPE_FIELDS]
         + [f"terrain.noise.{name}" for name in noise]
         + [f"terrain.fluvial.{option.name}" for option in TERRAIN_OPTIONS]
         + [f"terrain.erosion.{name}" for name in erosion]
@@ -81,7 +82,7 @@ class NOISEWRIGHT_OT_terrain_preset_add(AddPresetBase, bpy.types.Operator):  # t
 
     @classmethod
     def poll(cls, context):
-        return terrain.is_terrain(context.active_object)
+        return is_terrain(context.active_object)
 
 
 class NOISEWRIGHT_OT_apply_terrain_preset(bpy.types.Operator):
@@ -95,7 +96,7 @@ class NOISEWRIGHT_OT_apply_terrain_preset(bpy.types.Operator):
 
     @classmethod
     def poll(cls, context):
-        if context.mode != "OBJECT" or not terrain.is_terrain(context.active_object):
+        if context.mode != "OBJECT" or not is_terrain(context.active_object):
             cls.poll_message_set("Select a Noise Terrain in Object Mode")
             return False
         return True
@@ -119,26 +120,26 @@ def apply_preset(context: bpy.types.Context, obj: bpy.types.Object, path: Path) 
     ``UserError`` if the file cannot be read or run, or the terrain cannot be rebuilt from its settings;
     then the settings are put back and nothing changes.
     """
-    if not terrain.is_terrain(obj):
+    if not is_terrain(obj):
         raise UserError(f"object: {getattr(obj, 'name', obj)!r} is not a Noise Terrain")
     try:
         source = path.read_text(encoding="utf-8")
     except OSError as error:
         raise UserError(f"filepath: cannot read the preset {str(path)!r}: {error.strerror or error}") from None
     settings = obj.noisewright_terrain  # type: ignore[attr-defined]
-    before = terrain.snapshot(settings)
+    before = snapshot(settings)
     try:
         assigned = _assignments(source)
         with context.temp_override(active_object=obj, object=obj):  # the file reads bpy.context.active_object
             exec(compile(source, str(path), "exec"), {"bpy": bpy, "terrain": settings, "__file__": str(path)})
         _check_kept(settings, assigned)
         check_finite(settings)
-        terrain.regenerate_terrain(context, obj)
+        regenerate_terrain(context, obj)
     except UserError:
-        terrain.restore(settings, before)
+        restore(settings, before)
         raise
     except Exception as error:  # a preset file is a script: report what it raised, then put the settings back
-        terrain.restore(settings, before)
+        restore(settings, before)
         name = _failed_setting(error, path, source) or "filepath"
         raise UserError(f"{name}: the preset {path.name!r} failed: {type(error).__name__}: {error}") from None
 

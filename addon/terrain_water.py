@@ -15,13 +15,14 @@ The maps go to the terrain as float point attributes (``attributes``: ``water_le
 times its speed, in local X/Y) and/or float images ``"<object> <map>"`` (``images``; ``flow`` as RGB in the flow
 map's encoding, R, G = 0.5 + 0.5 x, y). Earlier water objects of the object are replaced. The work runs as a job
 (``jobs``): progress per stage, Esc cancels; cancelled or failing, it leaves the scene as it was. The settings
-are kept on the object (``RECORD``): a Noise Terrain's Regenerate computes its water again (``rewrite_parts``).
+are kept on the object (``RECORD``): a Noise Terrain's Regenerate computes its water again (``recorded_water``).
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, cast
 
 import bpy
@@ -32,7 +33,7 @@ from .erode import grid_heights
 from .erosion_io import grid_layout
 from .errors import UserError
 from .image_io import data_image
-from .jobs import JobOperator
+from .jobs import Job, JobOperator
 from .noise_core.schema import Option
 from .noise_core.terrain.water import WATER_OPTIONS, WATER_STEPS, WaterResult, water
 from .options import OptionsOperator, checked, properties_of
@@ -188,32 +189,28 @@ def terrain_water(obj: bpy.types.Object, **options: Any) -> dict[str, Any]:
     module doc) and add what the options ask for. Returns ``{"result": WaterResult, "surface": object or None,
     "rivers": object or None}``. ``UserError`` naming the problem (not a grid, Edit Mode, bad settings); then nothing
     changes."""
-    compute, apply, _total = terrain_water_parts(obj, **options)
-    return apply(compute(lambda _count: None))
+    return terrain_water_job(obj, **options).run()
 
 
 @checked(*STORE_OPTIONS, *WATER_OPTIONS)
-def terrain_water_parts(
-    obj: bpy.types.Object, **settings: Any
-) -> tuple[Callable[[Callable[[int], None]], Any], Callable[[Any], dict[str, Any]], int]:
-    """``terrain_water`` in three parts, for ``jobs``: this reads the grid (main thread; ``UserError`` as
-    ``terrain_water``), ``compute(advance)`` computes the water and the surface's geometry touching no Blender data
-    (any thread; ``WATER_STEPS`` in all, one per stage), ``apply(result)`` adds the objects and maps and records the
-    settings (``RECORD``; main thread; ``UserError``, changing nothing, when the object was removed or its mesh
-    changed meanwhile)."""
+def terrain_water_job(obj: bpy.types.Object, **settings: Any) -> Job:
+    """``terrain_water`` as a ``jobs.Job``: this reads the grid (main thread; ``UserError`` as ``terrain_water``),
+    ``compute(advance)`` computes the water and the surface's geometry touching no Blender data (any thread;
+    ``WATER_STEPS`` in all, one per stage), ``apply(result)`` adds the objects and maps and records the settings
+    (``RECORD``; main thread; ``UserError``, changing nothing, when the object was removed or its mesh changed
+    meanwhile)."""
     mesh, positions, _layout, _heights = grid_heights(obj)
     if settings["rain"] <= 0.0 and not settings["full"]:
         raise UserError("rain: give some rain (or Full Lakes); with none there is no water")
-    return (*_grid_parts(obj.name, mesh.name, positions, settings), WATER_STEPS)
+    return _grid_job(obj.name, mesh.name, positions, settings)
 
 
-def _grid_parts(
-    object_name: str, mesh_name: str, positions: np.ndarray, settings: dict[str, Any]
-) -> tuple[Callable[[Callable[[int], None]], Any], Callable[[Any], dict[str, Any]]]:
-    """``terrain_water_parts``' ``compute`` and ``apply`` for the mesh ``mesh_name`` of ``object_name`` whose
-    vertices are at ``positions`` (float64; any thread: it reads no Blender data), with ``settings`` (the store
-    options and ``water``'s, checked)."""
+def _grid_job(object_name: str, mesh_name: str, positions: np.ndarray, settings: dict[str, Any]) -> Job:
+    """``terrain_water_job`` for the mesh ``mesh_name`` of ``object_name`` whose vertices are at ``positions``
+    (float64; any thread: it reads no Blender data), with ``settings`` (the store options and ``water``'s,
+    checked); ``UserError`` when the grid's cells are not square (the D8 paths need them)."""
     layout = grid_layout(object_name, positions)
+    cell_size = layout.square_cell(object_name, "water needs")
     grid = positions[layout.order].reshape(layout.rows, layout.columns, 3)
     heights = grid[..., 2]
     options = {option.name: settings[option.name] for option in WATER_OPTIONS}
@@ -222,7 +219,7 @@ def _grid_parts(
 
     def compute(advance: Callable[[int], None]) -> tuple[WaterResult, list | None]:
         try:
-            result = water(heights, cell_size=layout.cell_size, progress=steps_of(advance), **options)
+            result = water(heights, cell_size=cell_size, progress=steps_of(advance), **options)
         except (TypeError, ValueError) as error:
             raise UserError(str(error)) from None
         parts = [_lake_surface(result, grid), _ribbons(result, grid, layout.columns)] if settings["surface"] else None
@@ -265,34 +262,39 @@ def _grid_parts(
         cast(Any, target)[RECORD] = json.dumps(settings)
         return made
 
-    return compute, apply
+    return Job(compute, apply, WATER_STEPS)
 
 
 RECORD = "noisewright_terrain_water"
-"""The terrain's custom property (JSON) holding the settings of its last Terrain Water, for ``rewrite_parts``."""
+"""The terrain's custom property (JSON) holding the settings of its last Terrain Water, for ``recorded_water``."""
 
 
-def rewrite_parts(
-    obj: bpy.types.Object,
-) -> tuple[int, Callable[[np.ndarray, Callable[[int], None]], Any], Callable[[bpy.types.Object, Any], None]]:
-    """The water of a Noise Terrain's recipe, for its rebuild (``terrain.regenerate_parts``), as
-    ``terrain_maps.rewrite_parts``: ``(total, compute(positions, advance), apply(obj, computed))``, the water of
-    the positions the mesh will have with the settings ``RECORD`` holds (total 0 and nothing done without them)."""
+@dataclass(frozen=True)
+class RecordedWater:
+    """The settings of the last Terrain Water of the object ``object_name`` (``RECORD``; None: none), read on the
+    main thread, to make its water again of the positions its mesh ``mesh_name`` will get (a Noise Terrain's
+    rebuild, ``terrain.regenerate_job``), as ``terrain_maps.RecordedMaps`` does its maps."""
+
+    object_name: str
+    mesh_name: str
+    settings: dict[str, Any] | None
+
+    @property
+    def total(self) -> int:
+        """The progress ``job(positions)``'s ``compute`` reports in all (0: no water recorded)."""
+        return WATER_STEPS if self.settings else 0
+
+    def job(self, positions: np.ndarray) -> Job:
+        """The water of the mesh with vertices at ``positions`` as a ``jobs.Job`` (``terrain_water_job``'s)."""
+        assert self.settings is not None
+        return _grid_job(self.object_name, self.mesh_name, positions.astype(np.float64), self.settings)
+
+
+def recorded_water(obj: bpy.types.Object) -> RecordedWater:
+    """The water settings recorded on ``obj`` (``RecordedWater``), read here (main thread)."""
     text = cast(Any, obj).get(RECORD)
-    if not text:
-        return 0, lambda _positions, _advance: None, lambda _target, _computed: None
-    settings = json.loads(text)
-    object_name, mesh_name = obj.name, cast(bpy.types.Mesh, obj.data).name
-
-    def compute(positions: np.ndarray, advance: Callable[[int], None]) -> tuple:
-        make, write = _grid_parts(object_name, mesh_name, positions.astype(np.float64), settings)
-        return write, make(advance)
-
-    def apply(_target: bpy.types.Object, computed: tuple) -> None:
-        write, result = computed
-        write(result)
-
-    return WATER_STEPS, compute, apply
+    settings = json.loads(text) if isinstance(text, str) and text else None
+    return RecordedWater(obj.name, cast(bpy.types.Mesh, obj.data).name, settings)
 
 
 OWNER = "noisewright_water_of"
@@ -411,15 +413,15 @@ class NOISEWRIGHT_OT_terrain_water(JobOperator, OptionsOperator, bpy.types.Opera
     def prepare(self, context):
         """A job (``jobs``): in the UI the water is computed in a worker thread, Esc cancels between stages; in
         background mode and from scripts (``execute``) in the foreground."""
-        compute, apply, self.job_total = terrain_water_parts(context.active_object, **self.keywords())
+        job = terrain_water_job(context.active_object, **self.keywords())
 
         def report(result: Any) -> dict[str, Any]:
-            made = apply(result)
+            made = job.apply(result)
             lakes, reaches = made["result"].lake_level.size, len(made["result"].rivers)
             self.report({"INFO"}, f"Terrain Water: {lakes} lakes, {reaches} river reaches")
             return made
 
-        return compute, report
+        return Job(job.compute, report, job.total)
 
 
 def menu_entry(self, _context) -> None:

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import bpy
 
 from .errors import UserError
-from .mapping import applicable_common, applicable_options, check_finite, property_name, to_domain, to_spec
+from .mapping import applicable_common, applicable_options, to_domain, to_spec
 from .noise_core.registry import KINDS
-
-if TYPE_CHECKING:
-    from .properties import NoiseSettings
+from .properties import NoiseSettings, check_finite, property_name
 
 
 def draw_noise_settings(layout: bpy.types.UILayout, settings: NoiseSettings) -> None:

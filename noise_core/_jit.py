@@ -218,6 +218,14 @@ def scratch(typingctx, room, shape, dtype):
     return array_type(room, shape, dtype), codegen
 
 
+def named(function, name):
+    """``function`` with the qualified name ``name``: Numba names the machine code after it (with a counter that
+    restarts in every process), and ``fractal.block_address`` and the launchers' calls look code up by that name among
+    everything compiled or loaded from the disk cache in the process, so it must differ between kernels."""
+    function.__qualname__ = function.__name__ = name
+    return function
+
+
 def inline(function):
     """Compile a block-level helper that Numba inlines into its caller before typing (``inline="always"``).
 

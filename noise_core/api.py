@@ -186,7 +186,7 @@ def _on_grid(spec: NoiseSpec, xs: np.ndarray, ys: np.ndarray, out: np.ndarray) -
         grid_sum(xs, ys, out, spec, float32_range(spec))
     else:
         family, variant, params = kernel_arguments(spec, 2)
-        fractal_grid_sum(xs, ys, out, family, variant, spec, params, float32_range(spec))
+        fractal_grid_sum(xs, ys, out, family, variant, spec, params, _lattice_limit(spec), float32_range(spec))
     return True
 
 
@@ -217,7 +217,7 @@ def _run_transformed(spec: NoiseSpec, points: np.ndarray, matrix: np.ndarray) ->
         return out
     family, variant, params = kernel_arguments(spec, matrix.shape[0])
     limit, bounds = _lattice_limit(spec), float32_range(spec)
-    if affine.affine_fractal_sum(points, matrix, out, family, variant, spec, params, limit, bounds):
+    if fractal_sum(points, out, family, matrix.shape[0], variant, spec, params, limit, bounds, matrix):
         _reject_coordinates(spec, affine.affine_points(points, matrix))
     return out
 
@@ -463,7 +463,7 @@ def plan(
     if transform_width is not None:  # evaluate(spec, points, transform=A) for (N, transform_width) points
         width = _check_transform_width(transform_width)
         if not is_warped(spec):  # a warped spec runs on the transformed float64 points
-            return tuple(dict.fromkeys(_plan_transformed(spec, int(dim), dtype.type, width)))
+            return tuple(dict.fromkeys(_plan_point(spec, int(dim), dtype.type, width=width)))
         dtype, lattice = np.dtype(np.float64), False
     return tuple(dict.fromkeys(_plan(spec, int(dim), dtype.type, bool(lattice), bool(derivatives))))
 
@@ -474,15 +474,21 @@ def _check_transform_width(width: object) -> int:
     return int(width)
 
 
-def _plan_transformed(spec: NoiseSpec, dim: int, dtype: type, width: int) -> list:
-    """``plan`` of unwarped ``spec`` with the transform: the block function and the affine launcher."""
+def _plan_point(spec: NoiseSpec, dim: int, dtype: type, grid: bool = False, width: int | None = None) -> list:
+    """The block function of unwarped ``spec`` and the launcher that runs it (``fractal.launcher_for``) on (N,
+    ``dim``) ``dtype`` points (``grid``: the grid mode's lattice; ``width``: (N, ``width``) points mapped by a
+    transform), each with its argument types."""
     kind = KINDS[spec.kind]
     block = kernel_for(kind.family, dim, kind.variant_of(spec), spec.tiling, MODE_CODES[spec.fractal])
-    launcher = affine.launcher_for(dim, width)
-    arguments = affine.affine_arguments(
-        np.empty((1, width), dtype), np.empty(1, np.float32), np.zeros(1, np.int64), 0, spec, NO_PARAMS, 1.0,
-        float32_range(spec), np.zeros((dim, width + 1)),
-    )  # fmt: skip
+    launcher = fractal.launcher_for(dim, grid, width)
+    out, outside, bounds = np.empty(1, np.float32), np.zeros(1, np.int64), float32_range(spec)
+    if grid:
+        out = np.empty((1, 1), np.float32)
+        arguments = fractal.grid_arguments(np.empty((2, 1)), out, outside, 0, spec, NO_PARAMS, 1.0, bounds)
+    else:
+        points = np.empty((1, dim if width is None else width), dtype)
+        matrix = None if width is None else np.zeros((dim, width + 1))
+        arguments = fractal.kernel_arguments(points, matrix, out, outside, 0, spec, NO_PARAMS, 1.0, bounds)
     return [(block, fractal.BLOCK_ARGUMENTS), (launcher, runtime.range_signature(launcher, arguments))]
 
 
@@ -506,19 +512,7 @@ def _plan(spec: NoiseSpec, dim: int, dtype: type, lattice: bool, derivatives: bo
         return [*steps, grid_kernel_and_signature(spec)]
     if taken == DERIVATIVES:
         return [*steps, derivative_kernel_and_signature(spec, dim, dtype)]
-    kind = KINDS[spec.kind]
-    block = kernel_for(kind.family, dim, kind.variant_of(spec), spec.tiling, MODE_CODES[spec.fractal])
-    launcher = fractal.launcher_for(dim, taken == GRID)
-    bounds = float32_range(spec)
-    if taken == GRID:
-        arguments = fractal.grid_arguments(
-            np.empty((2, 1), np.float64), np.empty((1, 1), np.float32), 0, spec, NO_PARAMS, bounds
-        )
-    else:
-        arguments = fractal.kernel_arguments(
-            np.empty((1, dim), dtype), np.empty(1, np.float32), np.zeros(1, np.int64), 0, spec, NO_PARAMS, 1.0, bounds
-        )
-    return [*steps, (block, fractal.BLOCK_ARGUMENTS), (launcher, runtime.range_signature(launcher, arguments))]
+    return [*steps, *_plan_point(spec, dim, dtype, grid=taken == GRID)]
 
 
 def compile_state(

@@ -7,7 +7,7 @@ and in the L2 cache.
 
 import numpy as np
 
-from ._jit import jit
+from ._jit import exact, jit
 
 BLOCK = 2048
 
@@ -22,6 +22,30 @@ def read_block(rows, dim, limit, local):
     for i in range(local.shape[1]):
         for axis in range(dim):
             coordinate = np.float64(rows[i * dim + axis])
+            local[axis, i] = coordinate
+            block_outside += 0 if abs(coordinate) < limit else 1
+    return block_outside
+
+
+@exact
+def _coordinate(rows, first, width, matrix, axis):
+    """``q[axis]`` of the point whose ``width`` coordinates start at ``rows[first]`` (``affine``'s docstring): no
+    fast-math flags, so the sums stay in order and no product is fused with them, wherever this is inlined."""
+    total = matrix[axis, 0] * np.float64(rows[first])
+    for i in range(1, width):
+        total = total + matrix[axis, i] * np.float64(rows[first + i])
+    return total + matrix[axis, width]
+
+
+@jit
+def read_block_affine(rows, width, dim, matrix, limit, local):
+    """``read_block`` of the points mapped by ``matrix`` (``affine``): the block's (n, ``width``) rows, flattened,
+    mapped by ``matrix`` into the float64 columns ``local[axis]``; returns how many transformed coordinates are not
+    below ``limit`` in magnitude (NaN counts as outside)."""
+    block_outside = 0
+    for i in range(local.shape[1]):
+        for axis in range(dim):
+            coordinate = _coordinate(rows, i * width, width, matrix, axis)
             local[axis, i] = coordinate
             block_outside += 0 if abs(coordinate) < limit else 1
     return block_outside

@@ -53,16 +53,17 @@ from .gradients import (
 )
 from .hashing import avalanche, eat, floats01a, hash_seed
 from .lattice import offset32, span
-from .lattice_noise import _blend_2d, _blend_3d, _corner_hashes_2d, _corner_hashes_3d
+from .lattice_noise import _blend_2d, _blend_3d, _corner_hashes_2d, _corner_hashes_3d, _lerp, quadrilinear
 from .registry import KINDS
 from .runtime import launch_blocks, range_signature
+from .sampling import lattice_and_simplex_samplers
 from .schema import FAMILY_LATTICE, FAMILY_SIMPLEX
 from .simplex import (
     SCALE_2D,
     SCALE_3D,
-    SCALE_4D,
     corner_offset_4d,
-    pentachoron,
+    scaled_pentachoron,
+    segment,
     tetrahedron_cell,
     tetrahedron_hashes,
     tetrahedron_offsets,
@@ -134,11 +135,6 @@ def vector_4d(gradient, h):
     gx, gy, gz, gw = hypercube_vectors(h)
     scale = PERLIN_4D_SCALE if gradient == PERLIN else SIMPLEX_4D_SCALE
     return gx * scale, gy * scale, gz * scale, gw * scale
-
-
-@jit
-def _lerp(a, b, t):
-    return a + (b - a) * t
 
 
 @jit
@@ -249,14 +245,12 @@ def _simplex_corner_1d(gradient, accumulator, corner, x):
 
 
 @jit
-def simplex_1d_d(gradient, x, seed, frequency):
-    """1D simplex noise and its derivative at ``x``."""
-    h = hash_seed(seed)
-    x = x * frequency
-    x0 = np.floor(x)
-    x1 = x0 + 1.0
-    a = _simplex_corner_1d(gradient, eat(h, np.int64(x0)), x0, x)
-    b = _simplex_corner_1d(gradient, eat(h, np.int64(x1)), x1, x)
+def simplex_1d_d(gradient, x, seed, frequency, period):
+    """1D simplex noise and its derivative at ``x`` (the ends of ``simplex.segment``); ``period`` is unused (it does not
+    tile)"""
+    x, x0, h0, x1, h1 = segment(x, seed, frequency)
+    a = _simplex_corner_1d(gradient, h0, x0, x)
+    b = _simplex_corner_1d(gradient, h1, x1, x)
     return _scaled((a[0] + b[0], a[1] + b[1], 0.0, 0.0, 0.0), frequency)
 
 
@@ -282,8 +276,9 @@ def _simplex_corner_2d(gradient, h, dx, dy):
 
 
 @jit
-def simplex_2d_d(gradient, x, y, seed, frequency):
-    """2D simplex noise and its gradient at ``(x, y)``: the value as ``simplex.simplex_2d`` computes it."""
+def simplex_2d_d(gradient, x, y, seed, frequency, period):
+    """2D simplex noise and its gradient at ``(x, y)``: the value as ``simplex.simplex_2d`` computes it; ``period`` is
+    unused (it does not tile)"""
     scale = frequency * SCALE_2D
     x = x * scale
     y = y * scale
@@ -309,8 +304,9 @@ def _simplex_corner_3d(gradient, h, offset):
 
 
 @jit
-def simplex_3d_d(gradient, x, y, z, seed, frequency):
-    """3D simplex noise and its gradient at ``(x, y, z)``: the value as ``simplex.simplex_3d`` computes it."""
+def simplex_3d_d(gradient, x, y, z, seed, frequency, period):
+    """3D simplex noise and its gradient at ``(x, y, z)``: the value as ``simplex.simplex_3d`` computes it; ``period``
+    is unused (it does not tile)"""
     scale = frequency * SCALE_3D
     x = x * scale
     y = y * scale
@@ -333,36 +329,19 @@ def _corner_4d(gradient, h, x, y, z, w):
 
 
 @jit
+def _lerp_d_along(a, b, t, g0, axis):
+    """``_lerp_d`` with the slope of ``t`` at ``g0``: ``lattice_noise.quadrilinear``'s blend of values with their
+    gradients."""
+    return _lerp_d(a, b, t, smooth_slope(g0), axis)
+
+
+_lattice_4d_d = quadrilinear(_corner_4d, _lerp_d_along, (0.0, 0.0, 0.0, 0.0, 0.0), "_lattice_4d_d")
+
+
+@jit
 def lattice_4d_d(gradient, x, y, z, w, seed, frequency, period):
     """4D lattice noise and its gradient: the quadrilinear blend of ``lattice_4d``, differentiated."""
-    x0, x1, gx0, gx1, tx = span(x * frequency, period)
-    y0, y1, gy0, gy1, ty = span(y * frequency, period)
-    z0, z1, gz0, gz1, tz = span(z * frequency, period)
-    w0, w1, gw0, gw1, tw = span(w * frequency, period)
-    sy = smooth_slope(gy0)
-    sz = smooth_slope(gz0)
-    sw = smooth_slope(gw0)
-    h = hash_seed(seed)
-    zero = (0.0, 0.0, 0.0, 0.0, 0.0)
-    result = zero
-    for a in range(2):
-        gx = gx0 if a == 0 else gx1
-        hx = eat(h, x0 if a == 0 else x1)
-        along_y = zero
-        for b in range(2):
-            gy = gy0 if b == 0 else gy1
-            hy = eat(hx, y0 if b == 0 else y1)
-            along_z = zero
-            for c in range(2):
-                gz = gz0 if c == 0 else gz1
-                hz = eat(hy, z0 if c == 0 else z1)
-                low = _corner_4d(gradient, avalanche(eat(hz, w0)), gx, gy, gz, gw0)
-                high = _corner_4d(gradient, avalanche(eat(hz, w1)), gx, gy, gz, gw1)
-                along_w = _lerp_d(low, high, tw, sw, 3)
-                along_z = along_w if c == 0 else _lerp_d(along_z, along_w, tz, sz, 2)
-            along_y = along_z if b == 0 else _lerp_d(along_y, along_z, ty, sy, 1)
-        result = along_y if a == 0 else _lerp_d(result, along_y, tx, smooth_slope(gx0), 0)
-    return _scaled(result, frequency)
+    return _scaled(_lattice_4d_d(gradient, x, y, z, w, seed, frequency, period), frequency)
 
 
 @jit
@@ -385,14 +364,10 @@ def _simplex_corner_4d(gradient, corner, x, y, z, w):
 
 
 @jit
-def simplex_4d_d(gradient, x, y, z, w, seed, frequency):
-    """4D simplex noise and its gradient at ``(x, y, z, w)`` (the corners of ``simplex.pentachoron``)."""
-    scale = frequency * SCALE_4D
-    x = x * scale
-    y = y * scale
-    z = z * scale
-    w = w * scale
-    a, b, c, d, e = pentachoron(hash_seed(seed), x, y, z, w)
+def simplex_4d_d(gradient, x, y, z, w, seed, frequency, period):
+    """4D simplex noise and its gradient at ``(x, y, z, w)`` (the corners of ``simplex.scaled_pentachoron``); ``period``
+    is unused (it does not tile)"""
+    scale, (x, y, z, w), (a, b, c, d, e) = scaled_pentachoron(x, y, z, w, seed, frequency)
     ka = _simplex_corner_4d(gradient, a, x, y, z, w)
     kb = _simplex_corner_4d(gradient, b, x, y, z, w)
     kc = _simplex_corner_4d(gradient, c, x, y, z, w)
@@ -418,35 +393,25 @@ def sample_d(family, dim, variant, x, y, z, w, seed, frequency, period):
     raise NotImplementedError("sample_d is compiled into the kernels; call noise_core.evaluate")
 
 
-# Each implementation takes sample_d's arguments (Numba requires the same names); as in ``sampling``, an
-# overload resolved by the literal family and dim, so the sampler is inlined into the kernel's point loop.
-# fmt: off
-_SAMPLERS = {
-    (FAMILY_LATTICE, 1): lambda family, dim, variant, x, y, z, w, seed, frequency, period: lattice_1d_d(
-        variant, x, seed, frequency, period),
-    (FAMILY_LATTICE, 2): lambda family, dim, variant, x, y, z, w, seed, frequency, period: lattice_2d_d(
-        variant, x, y, seed, frequency, period),
-    (FAMILY_LATTICE, 3): lambda family, dim, variant, x, y, z, w, seed, frequency, period: lattice_3d_d(
-        variant, x, y, z, seed, frequency, period),
-    (FAMILY_LATTICE, 4): lambda family, dim, variant, x, y, z, w, seed, frequency, period: lattice_4d_d(
-        variant, x, y, z, w, seed, frequency, period),
-    (FAMILY_SIMPLEX, 1): lambda family, dim, variant, x, y, z, w, seed, frequency, period: simplex_1d_d(
-        variant, x, seed, frequency),
-    (FAMILY_SIMPLEX, 2): lambda family, dim, variant, x, y, z, w, seed, frequency, period: simplex_2d_d(
-        variant, x, y, seed, frequency),
-    (FAMILY_SIMPLEX, 3): lambda family, dim, variant, x, y, z, w, seed, frequency, period: simplex_3d_d(
-        variant, x, y, z, seed, frequency),
-    (FAMILY_SIMPLEX, 4): lambda family, dim, variant, x, y, z, w, seed, frequency, period: simplex_4d_d(
-        variant, x, y, z, w, seed, frequency),
-}
-# fmt: on
+_SAMPLERS = lattice_and_simplex_samplers(
+    (lattice_1d_d, lattice_2d_d, lattice_3d_d, lattice_4d_d),
+    (simplex_1d_d, simplex_2d_d, simplex_3d_d, simplex_4d_d),
+    "_d",
+)
+"""The value-and-gradient functions as point samplers, by ``(family, dim)``."""
 
 
 @overload(sample_d, prefer_literal=True, jit_options={**JIT_OPTIONS, "forceinline": True})
 def _sample_d(family, dim, variant, x, y, z, w, seed, frequency, period):
-    """The implementation of ``sample_d`` for literal ``family`` and ``dim``."""
-    key = (getattr(family, "literal_value", None), getattr(dim, "literal_value", None))
-    return _SAMPLERS.get(key)
+    """The implementation of ``sample_d`` for literal ``family`` and ``dim`` (as in ``sampling``, resolved by
+    them, so the sampler is inlined into the kernel's point loop); it takes ``sample_d``'s arguments, as Numba
+    requires, and no parameters."""
+    sampler = _SAMPLERS.get((getattr(family, "literal_value", None), getattr(dim, "literal_value", None)))
+    if sampler is None:
+        return None
+    return lambda family, dim, variant, x, y, z, w, seed, frequency, period: sampler(
+        variant, x, y, z, w, seed, frequency, period, None
+    )
 
 
 @jit

@@ -45,8 +45,8 @@ from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from ._jit import block_function, range_kernel, scratch
-from .blocks import BLOCK, read_block
+from ._jit import block_function, inline, named, range_kernel, scratch
+from .blocks import BLOCK, read_block, read_block_affine
 from .fractal_modes import FBM, MODE_CODES, amplitude_sum, finished, fold, octave_arguments, octave_settings
 from .runtime import ensure_compiled, launch_blocks
 from .sampling import BLOCK_SAMPLERS, SAMPLERS
@@ -107,15 +107,7 @@ def _build_block(family, dim, variant, tiled, mode=FBM):
         for i in range(n):
             ob[i] = finished(mode, ob, total, i, scale, low, high)
 
-    return block_function(_named(fractal_block, f"fractal_block_{family}_{dim}d_{variant}_{int(tiled)}_{mode}"))
-
-
-def _named(function, name):
-    """``function`` with the qualified name ``name``: Numba names the machine code after it (with a counter that
-    restarts in every process), and ``block_address`` and the launchers' calls look code up by that name among
-    everything compiled or loaded from the disk cache in the process, so it must differ between kernels."""
-    function.__qualname__ = function.__name__ = name
-    return function
+    return block_function(named(fractal_block, f"fractal_block_{family}_{dim}d_{variant}_{int(tiled)}_{mode}"))
 
 
 @intrinsic
@@ -146,12 +138,49 @@ def _call_block(typingctx, address, local, ob, seed, frequency, octaves, lacunar
     return types.none(address, *arguments), codegen
 
 
-def _build_launcher(dim):
-    """The range kernel for ``dim``-dimensional points: copies each block's coordinates and calls the block
-    function at ``block_address`` on them (one launcher serves every family, variant, tiling and mode)."""
+ROWS, TRANSFORMED, LATTICE = 0, 1, 2
+"""How a launcher makes a block's coordinates from its ``source``: copied from (N, dim) rows, mapped from (N, k)
+rows by an affine matrix (``affine``), or filled in from the axes of a 2D lattice (the grid mode)."""
 
-    def fractal_kernel(first, last, points, out, outside, limit, block_address, seed, frequency, octaves, lacunarity,
-                       persistence, turbulence, offset, gain, params, low, high):  # fmt: skip
+
+@inline
+def _fill_lattice(axes, width, start, limit, local):
+    """The coordinates ``(axes[0, c], axes[1, r])`` of lattice points ``start ..`` (``c`` fastest, ``width``
+    columns) into the float64 columns ``local[0]``, ``local[1]``, a run of columns of a row at a time; returns how
+    many are not below ``limit`` in magnitude (NaN counts as outside), as ``blocks.read_block`` does."""
+    m = local.shape[1]
+    row = start // width
+    column = start - row * width
+    filled = 0
+    block_outside = 0
+    while filled < m:  # the block's part of each row it touches, a run of columns at a time
+        run = min(width - column, m - filled)
+        y = axes[1, row]
+        # slices from 0, so the loop indices are known to be >= 0 and the copy vectorises
+        run_xs = local[0, filled : filled + run]
+        run_ys = local[1, filled : filled + run]
+        columns = axes[0, column : column + run]
+        for i in range(run):
+            run_xs[i] = columns[i]
+            run_ys[i] = y
+            block_outside += (0 if abs(columns[i]) < limit else 1) + (0 if abs(y) < limit else 1)
+        filled += run
+        column = 0
+        row += 1
+    return block_outside
+
+
+def _build_launcher(dim, reading, width):
+    """The range kernel that makes each block's ``dim``-dimensional coordinates, counting those beyond ``limit``,
+    and calls the block function at ``block_address`` on them (one launcher serves every family, variant, tiling
+    and mode). ``reading`` (``ROWS``, ``TRANSFORMED``, ``LATTICE``) says how: from the (N, dim) rows ``source``
+    (``by`` None); from the (N, ``width``) rows ``source`` mapped by the (dim, ``width`` + 1) matrix ``by``
+    (``blocks.read_block_affine``); or, in the grid mode, the 2D lattice ``(source[0, c], source[1, r])`` of ``by``
+    columns (``_fill_lattice``): the same coordinates as its (N, 2) rows, so the block functions give the same
+    bits, without an (N, 2) array or its gathers."""
+
+    def fractal_kernel(first, last, source, by, out, outside, limit, block_address, seed, frequency, octaves,
+                       lacunarity, persistence, turbulence, offset, gain, params, low, high):  # fmt: skip
         if first < 0:  # the launch: this kernel over blocks 0 .. last - 1 on Numba's threads
             on_threads(last)
             return
@@ -160,51 +189,17 @@ def _build_launcher(dim):
             start = block * BLOCK
             stop = min(start + BLOCK, n)
             local = scratch((dim, BLOCK), (dim, stop - start), np.float64)
-            outside[block] = read_block(points[start:stop].ravel(), dim, limit, local)
+            if reading == ROWS:
+                outside[block] = read_block(source[start:stop].ravel(), dim, limit, local)
+            elif reading == TRANSFORMED:
+                outside[block] = read_block_affine(source[start:stop].ravel(), width, dim, by, limit, local)
+            else:
+                outside[block] = _fill_lattice(source, by, start, limit, local)
             _call_block(block_address, local, out[start:stop], seed, frequency, octaves, lacunarity, persistence,
                         turbulence, offset, gain, params, low, high)  # fmt: skip
 
-    return range_kernel(_named(fractal_kernel, f"fractal_kernel_{dim}d"))
-
-
-def _build_grid_launcher():
-    """The launcher of the grid mode: the points are the 2D lattice ``(axes[0, c], axes[1, r])``, ``c`` fastest,
-    ``width`` columns, made in the kernel (each block copies the columns' x of each row it touches and fills in
-    the row's y, a run of columns at a time) instead of read from (N, 2) rows: the same coordinates, so the block
-    functions give the same bits, without an (N, 2) array or its gathers. The caller checks the coordinates'
-    range."""
-
-    def fractal_grid_kernel(first, last, axes, out, width, block_address, seed, frequency, octaves, lacunarity,
-                            persistence, turbulence, offset, gain, params, low, high):  # fmt: skip
-        if first < 0:  # the launch, as ``fractal_kernel``'s
-            on_threads(last)
-            return
-        n = out.shape[0]
-        for block in range(first, last):
-            start = block * BLOCK
-            stop = min(start + BLOCK, n)
-            m = stop - start
-            local = scratch((2, BLOCK), (2, m), np.float64)
-            row = start // width
-            column = start - row * width
-            filled = 0
-            while filled < m:  # the block's part of each row it touches, a run of columns at a time
-                run = min(width - column, m - filled)
-                y = axes[1, row]
-                # slices from 0, so the loop indices are known to be >= 0 and the copy vectorises
-                run_xs = local[0, filled : filled + run]
-                run_ys = local[1, filled : filled + run]
-                columns = axes[0, column : column + run]
-                for i in range(run):
-                    run_xs[i] = columns[i]
-                    run_ys[i] = y
-                filled += run
-                column = 0
-                row += 1
-            _call_block(block_address, local, out[start:stop], seed, frequency, octaves, lacunarity, persistence,
-                        turbulence, offset, gain, params, low, high)  # fmt: skip
-
-    return range_kernel(_named(fractal_grid_kernel, "fractal_grid_kernel_2d"))
+    name = ("fractal_kernel_{}d", "fractal_kernel_affine_{}d_from_" + str(width), "fractal_grid_kernel_{}d")[reading]
+    return range_kernel(named(fractal_kernel, name.format(dim)))
 
 
 _BLOCKS: dict = {}
@@ -221,13 +216,15 @@ def kernel_for(family, dim, variant, tiled=False, mode=FBM):
     return found
 
 
-def launcher_for(dim, grid=False):
+def launcher_for(dim, grid=False, width=None):
     """The parallel kernel that runs block functions over ``dim``-dimensional points (``grid``: over the 2D
-    lattice of the grid mode, ``_build_grid_launcher``), built on first use."""
-    key = (int(dim), bool(grid))
+    lattice of the grid mode; ``width``: points of ``width`` columns mapped by a matrix, ``affine``), built on
+    first use (``_build_launcher``)."""
+    reading = LATTICE if grid else ROWS if width is None else TRANSFORMED
+    key = (int(dim), reading, 0 if width is None else int(width))
     found = _LAUNCHERS.get(key)
     if found is None:
-        found = _LAUNCHERS[key] = _build_grid_launcher() if grid else _build_launcher(int(dim))
+        found = _LAUNCHERS[key] = _build_launcher(*key)
     return found
 
 
@@ -249,19 +246,20 @@ def block_address(block) -> int:
     return address
 
 
-def kernel_arguments(points, out, outside, address, spec, params, limit, bounds) -> tuple:
+def kernel_arguments(source, by, out, outside, address, spec, params, limit, bounds) -> tuple:
     """The launcher's arguments, in order (see ``fractal_kernel``); ``address`` is the block function's
     (``block_address``); ``bounds`` is the float32 ``(low, high)`` every value is clamped to
     (``ranges.float32_range(spec)``)."""
-    return (points, out, outside, float(limit), address, *octave_arguments(spec), params, np.float32(bounds[0]),
+    return (source, by, out, outside, float(limit), address, *octave_arguments(spec), params, np.float32(bounds[0]),
             np.float32(bounds[1]))  # fmt: skip
 
 
-def fractal_sum(points, out, family, dim, variant, spec, params, limit, bounds):
+def fractal_sum(points, out, family, dim, variant, spec, params, limit, bounds, matrix=None):
     """Fill ``out`` (float32) with the fractal sum of ``spec`` at ``points``, clamped to ``bounds``.
 
     ``bounds`` is the float32 ``(low, high)`` of ``ranges.float32_range(spec)``.
-    ``points`` is a C-contiguous (N, dim) float32 or float64 array (x, y, z columns).
+    ``points`` is a C-contiguous (N, dim) float32 or float64 array (x, y, z columns); with ``matrix`` (a checked
+    (dim, k + 1) float64 one: ``affine``) an (N, k) one, read at ``affine.affine_points(points, matrix)``.
     Returns how many coordinates are not below ``limit`` in magnitude (NaN counts as
     outside), found while the kernel copies the coordinates, so checking them costs no
     extra pass; the caller rejects the result when any are. Such input cannot crash or
@@ -271,27 +269,28 @@ def fractal_sum(points, out, family, dim, variant, spec, params, limit, bounds):
     blocks = (out.shape[0] + BLOCK - 1) // BLOCK
     outside = np.zeros(blocks, dtype=np.int64)
     address = block_address(kernel_for(family, dim, variant, spec.tiling, MODE_CODES[spec.fractal]))
-    arguments = kernel_arguments(points, out, outside, address, spec, params, limit, bounds)
-    launch_blocks(launcher_for(dim), blocks, arguments)
+    arguments = kernel_arguments(points, matrix, out, outside, address, spec, params, limit, bounds)
+    launch_blocks(launcher_for(dim, width=None if matrix is None else points.shape[1]), blocks, arguments)
     return int(outside.sum())
 
 
-def grid_arguments(axes, out, address, spec, params, bounds) -> tuple:
-    """The grid launcher's arguments, in order (see ``fractal_grid_kernel``): ``axes`` (2, K) float64 with the
-    columns' x in row 0 and the rows' y in row 1, ``out`` (rows, cols) float32."""
-    flat = out.reshape(-1)
-    width = np.int64(out.shape[1])
-    return (axes, flat, width, address, *octave_arguments(spec), params, np.float32(bounds[0]),
-            np.float32(bounds[1]))  # fmt: skip
+def grid_arguments(axes, out, outside, address, spec, params, limit, bounds) -> tuple:
+    """The grid launcher's arguments, in order (``kernel_arguments``): ``axes`` (2, K) float64 with the columns'
+    x in row 0 and the rows' y in row 1, ``out`` (rows, cols) float32."""
+    return kernel_arguments(axes, np.int64(out.shape[1]), out.reshape(-1), outside, address, spec, params, limit,
+                            bounds)  # fmt: skip
 
 
-def fractal_grid_sum(xs, ys, out, family, variant, spec, params, bounds):
+def fractal_grid_sum(xs, ys, out, family, variant, spec, params, limit, bounds):
     """Fill ``out`` ((len(ys), len(xs)) float32) with the 2D fractal sum of ``spec`` at ``(xs[c], ys[r])`` by the
-    grid launcher: bit for bit ``fractal_sum`` of the (N, 2) lattice points, which it never builds. The
-    coordinates must be within the lattice range (the caller checks them)."""
+    grid launcher: bit for bit ``fractal_sum`` of the (N, 2) lattice points, which it never builds. Returns how
+    many of those points' coordinates are not below ``limit`` in magnitude, as ``fractal_sum`` does."""
     axes = np.zeros((2, max(xs.shape[0], ys.shape[0])), dtype=np.float64)
     axes[0, : xs.shape[0]] = xs
     axes[1, : ys.shape[0]] = ys
     address = block_address(kernel_for(family, 2, variant, spec.tiling, MODE_CODES[spec.fractal]))
     blocks = (out.size + BLOCK - 1) // BLOCK
-    launch_blocks(launcher_for(2, grid=True), blocks, grid_arguments(axes, out, address, spec, params, bounds))
+    outside = np.zeros(blocks, dtype=np.int64)
+    arguments = grid_arguments(axes, out, outside, address, spec, params, limit, bounds)
+    launch_blocks(launcher_for(2, grid=True), blocks, arguments)
+    return int(outside.sum())

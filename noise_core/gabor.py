@@ -47,7 +47,7 @@ import numpy as np
 from ._jit import inline, jit, scratch
 from .blocks import BLOCK
 from .hashing import avalanche, eat, hash_seed
-from .lattice import split_cells, validate_single_step
+from .lattice import split_block, validate_single_step
 from .schema import FAMILY_GABOR, Kind, Option, numbers_tuple
 
 if TYPE_CHECKING:
@@ -268,10 +268,7 @@ def gabor_block(variant, dim, xs, ys, zs, seed, frequency, period, params, value
     offsets = scratch((3, BLOCK), (3, n), np.float32)
     real = scratch(BLOCK, n, np.float32)
     imaginary = scratch(BLOCK, n, np.float32)
-    split_cells(xs, frequency, period, cells[0], offsets[0])
-    split_cells(ys, frequency, period, cells[1], offsets[1])
-    if dim == 3:
-        split_cells(zs, frequency, period, cells[2], offsets[2])
+    split_block(dim, xs, ys, zs, frequency, period, cells, offsets)
     for i in range(n):
         real[i] = _ZERO
         imaginary[i] = _ZERO

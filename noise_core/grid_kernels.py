@@ -7,7 +7,7 @@ once per column and that of ``y`` once per row, and the hash of a corner, ``aval
 Each pixel then only eats its row's lattice ``y`` into its column's two partial hashes, avalanches the
 four corners and blends them (``lattice_noise._blend_2d``).
 
-The numbers are the point path's (``fractal._build_block`` over ``lattice_noise.lattice_block_2d``), bit for
+The numbers are the point path's (``fractal._build_block`` over ``lattice_noise.lattice_block``), bit for
 bit: the same float64 coordinates (``api.grid_coordinates``) times the same octave frequencies
 (``fractal_modes.octave_settings``) through the same ``span32``, the same hashes and the same float32 blend (an
 ``_jit.exact`` helper, so its bits do not depend on the loop it is inlined into), and the same fold, the point
@@ -35,9 +35,9 @@ import numpy as np
 
 from ._jit import jit, range_kernel, scratch
 from .fractal_modes import FBM, MODE_CODES, amplitude_sum, finished, fold, octave_arguments, octave_settings
-from .hashing import avalanche, eat, hash_seed
+from .hashing import eat, hash_seed
 from .lattice import span32
-from .lattice_noise import _blend_2d
+from .lattice_noise import _blend_2d, _corner_hashes_of_columns
 from .registry import KINDS
 from .runtime import launch_blocks, range_signature
 from .schema import FAMILY_LATTICE
@@ -126,12 +126,7 @@ def _build_grid_kernel(gradient, tiled, mode=FBM):
                     for j in range(count):
                         start = runs[octave, j]
                         stop = runs[octave, j + 1]
-                        h0 = h0s[start]
-                        h1 = h1s[start]
-                        h00 = avalanche(eat(h0, y0))
-                        h01 = avalanche(eat(h0, y1))
-                        h10 = avalanche(eat(h1, y0))
-                        h11 = avalanche(eat(h1, y1))
+                        h00, h01, h10, h11 = _corner_hashes_of_columns(h0s[start], h1s[start], y0, y1)
                         # slices, so the loop index is known to be >= 0: no negative-index wrap, no gathers
                         run_gx = gxs[start:stop]
                         run_tx = txs[start:stop]
@@ -144,12 +139,7 @@ def _build_grid_kernel(gradient, tiled, mode=FBM):
                                  run_weight, i)  # fmt: skip
                 else:
                     for c in range(cols):
-                        h0 = h0s[c]
-                        h1 = h1s[c]
-                        h00 = avalanche(eat(h0, y0))
-                        h01 = avalanche(eat(h0, y1))
-                        h10 = avalanche(eat(h1, y0))
-                        h11 = avalanche(eat(h1, y1))
+                        h00, h01, h10, h11 = _corner_hashes_of_columns(h0s[c], h1s[c], y0, y1)
                         value = _blend_2d(gradient, h00, h01, h10, h11, gxs[c], txs[c], gy, ty)
                         fold(mode, octave, value, amplitude, turbulence, offset, gain, ob, total, weight, c)
             scale = np.float32(1.0 / amplitude_sum(octaves, persistence))

@@ -48,6 +48,13 @@ def next_scaled_word(scaled):
 
 
 @jit
+def scaled_words(data):
+    """``scaled_word(data)`` and ``scaled_word(data + 1)``: a cell's low and high coordinate, multiplied once."""
+    low = scaled_word(data)
+    return low, next_scaled_word(low)
+
+
+@jit
 def eat_scaled(accumulator, scaled):
     """``Eat`` of the word whose ``scaled_word`` is ``scaled``: ``rotl(acc + scaled, 17) * D`` (mod 2**32)."""
     mixed = np.uint32((accumulator + scaled) & _MASK32)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import exact, fmuladd, jit, low_word
+from ._jit import exact, fmuladd, inline, jit, low_word
 
 
 @jit
@@ -148,3 +148,13 @@ def split_cells(coordinates, frequency, period, cells, offsets):
         floor = np.floor(scaled)
         cells[i] = np.int32(wrap(floor, period))  # span's p0 and g0, without compiling the rest of span
         offsets[i] = np.float32(scaled - floor)
+
+
+@inline
+def split_block(dim, xs, ys, zs, frequency, period, cells, offsets):
+    """``split_cells`` of a block's ``dim`` (2 or 3) axes: ``cells`` and ``offsets`` (int32 and float32, one row per
+    axis and a column per sample); ``zs`` is read in 3D only."""
+    split_cells(xs, frequency, period, cells[0], offsets[0])
+    split_cells(ys, frequency, period, cells[1], offsets[1])
+    if dim == 3:
+        split_cells(zs, frequency, period, cells[2], offsets[2])

@@ -12,7 +12,7 @@ stays exact far from the origin, then the offset rounded to float32 and its quin
 the corner hashes (``_corner_hashes_*``, integers only) and the blend (``_blend_*``, float32 like the seeds'
 ``float4`` code, within 4.2e-7 of a float64 blend: docs/benchmarks.md). The float32 pieces are ``_jit.exact``
 helpers, so their bits are the same wherever they are inlined. ``lattice_2d``/``lattice_3d`` chain the pieces per
-point (and the grid kernels per pixel). ``lattice_block_2d``/``_3d`` compute the same numbers for a block of points
+point (and the grid kernels per pixel). ``lattice_block`` computes the same numbers for a block of points
 in two passes: the cells and offsets (``lattice.split_cells``, float64), then the corner hashes and the blend in
 one loop of 32-bit lanes, which LLVM vectorises at full width (8 lanes with AVX2, 16 with AVX-512; a loop with
 float64 in it runs half as wide, and the hashes in a pass of their own made a round trip through memory that cost
@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import exact, fmuladd, inline, jit, scratch
+from ._jit import exact, fmuladd, inline, jit, named, scratch
 from .blocks import BLOCK
 from .gradients import PERLIN, VALUE, evaluate_1d, evaluate_4d, lattice_2d32, lattice_3d32
 from .hashing import avalanche, eat, hash_seed
-from .lattice import next_point, smooth32, span, span32, split_cells, wrap_point
+from .lattice import next_point, smooth32, span, span32, split_block, wrap_point
 from .schema import FAMILY_LATTICE, Kind, signed_unit_range
 
 KINDS = (
@@ -75,8 +75,13 @@ def lattice_1d(gradient, x, seed, frequency, period):
 @jit
 def _corner_hashes_2d(h, x0, x1, y0, y1):
     """Finished hashes of the corners ``(x0, y0), (x0, y1), (x1, y0), (x1, y1)``."""
-    h0 = eat(h, x0)
-    h1 = eat(h, x1)
+    return _corner_hashes_of_columns(eat(h, x0), eat(h, x1), y0, y1)
+
+
+@jit
+def _corner_hashes_of_columns(h0, h1, y0, y1):
+    """``_corner_hashes_2d`` from the columns' partial hashes ``h0 = eat(h, x0)`` and ``h1 = eat(h, x1)`` (the
+    separable grid keeps them per column: ``grid_kernels``)."""
     return avalanche(eat(h0, y0)), avalanche(eat(h0, y1)), avalanche(eat(h1, y0)), avalanche(eat(h1, y1))
 
 
@@ -157,75 +162,80 @@ def lattice_3d(gradient, x, y, z, seed, frequency, period):
     return np.float64(_blend_3d(gradient, h, gx, tx, gy, ty, gz, tz))
 
 
+def quadrilinear(corner, lerp, zero, name):
+    """``blend(gradient, x, y, z, w, seed, frequency, period)``: 4D lattice noise's walk over the sixteen corners of
+    the cell of ``(x, y, z, w) * frequency``, ``corner(gradient, hash, gx, gy, gz, gw)`` at each (its finished
+    hash, the sample's offsets from it), blended along w, then z, y and x by ``lerp(a, b, t, g0, axis)`` (``t`` the
+    quintic weight of the low corner's offset ``g0`` along ``axis``), from ``zero``: a value (``lattice_4d``) or a
+    value with its gradient (``derivatives.lattice_4d_d``). ``name`` names the compiled code."""
+
+    def blend(gradient, x, y, z, w, seed, frequency, period):
+        x0, x1, gx0, gx1, tx = span(x * frequency, period)
+        y0, y1, gy0, gy1, ty = span(y * frequency, period)
+        z0, z1, gz0, gz1, tz = span(z * frequency, period)
+        w0, w1, gw0, gw1, tw = span(w * frequency, period)
+        h = hash_seed(seed)
+        result = zero
+        for a in range(2):
+            gx = gx0 if a == 0 else gx1
+            hx = eat(h, x0 if a == 0 else x1)
+            along_y = zero
+            for b in range(2):
+                gy = gy0 if b == 0 else gy1
+                hy = eat(hx, y0 if b == 0 else y1)
+                along_z = zero
+                for c in range(2):
+                    gz = gz0 if c == 0 else gz1
+                    hz = eat(hy, z0 if c == 0 else z1)
+                    low = corner(gradient, avalanche(eat(hz, w0)), gx, gy, gz, gw0)
+                    high = corner(gradient, avalanche(eat(hz, w1)), gx, gy, gz, gw1)
+                    along_w = lerp(low, high, tw, gw0, 3)
+                    along_z = along_w if c == 0 else lerp(along_z, along_w, tz, gz0, 2)
+                along_y = along_z if b == 0 else lerp(along_y, along_z, ty, gy0, 1)
+            result = along_y if a == 0 else lerp(result, along_y, tx, gx0, 0)
+        return result
+
+    return jit(named(blend, name))
+
+
 @jit
-def lattice_4d(gradient, x, y, z, w, seed, frequency, period):
-    """4D lattice noise at ``(x, y, z, w)``: quadrilinear blend of sixteen corner gradients."""
-    x0, x1, gx0, gx1, tx = span(x * frequency, period)
-    y0, y1, gy0, gy1, ty = span(y * frequency, period)
-    z0, z1, gz0, gz1, tz = span(z * frequency, period)
-    w0, w1, gw0, gw1, tw = span(w * frequency, period)
-    h = hash_seed(seed)
-    result = 0.0
-    for a in range(2):
-        gx = gx0 if a == 0 else gx1
-        hx = eat(h, x0 if a == 0 else x1)
-        along_y = 0.0
-        for b in range(2):
-            gy = gy0 if b == 0 else gy1
-            hy = eat(hx, y0 if b == 0 else y1)
-            along_z = 0.0
-            for c in range(2):
-                gz = gz0 if c == 0 else gz1
-                hz = eat(hy, z0 if c == 0 else z1)
-                low = evaluate_4d(gradient, avalanche(eat(hz, w0)), gx, gy, gz, gw0)
-                high = evaluate_4d(gradient, avalanche(eat(hz, w1)), gx, gy, gz, gw1)
-                along_w = _lerp(low, high, tw)
-                along_z = along_w if c == 0 else _lerp(along_z, along_w, tz)
-            along_y = along_z if b == 0 else _lerp(along_y, along_z, ty)
-        result = along_y if a == 0 else _lerp(result, along_y, tx)
-    return result
+def _lerp_along(a, b, t, g0, axis):
+    """``_lerp(a, b, t)``: ``quadrilinear``'s blend of values."""
+    return _lerp(a, b, t)
 
 
-@inline
-def lattice_block_2d(gradient, dim, xs, ys, zs, seed, frequency, period, params, values):
-    """``values[i] = lattice_2d(gradient, xs[i], ys[i], ...)`` (float32) for a block, in two passes (module
-    doc); the block samplers' arguments (``sampling.BLOCK_SAMPLERS``: ``dim``, ``zs`` and ``params`` unused)."""
-    n = values.shape[0]
-    cells = scratch((2, BLOCK), (2, n), np.int32)
-    offsets = scratch((2, BLOCK), (2, n), np.float32)
-    split_cells(xs, frequency, period, cells[0], offsets[0])
-    split_cells(ys, frequency, period, cells[1], offsets[1])
-    h = hash_seed(seed)
-    wrap_at = wrap_point(period)
-    for i in range(n):
-        x0 = np.int64(cells[0, i])
-        y0 = np.int64(cells[1, i])
-        h00, h01, h10, h11 = _corner_hashes_2d(h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at))
-        gx = offsets[0, i]
-        gy = offsets[1, i]
-        values[i] = _blend_2d(gradient, h00, h01, h10, h11, gx, smooth32(gx), gy, smooth32(gy))
+lattice_4d = quadrilinear(evaluate_4d, _lerp_along, 0.0, "lattice_4d")
+"""``lattice_4d(gradient, x, y, z, w, seed, frequency, period)``: 4D lattice noise at ``(x, y, z, w)``, the
+quadrilinear blend of sixteen corner gradients (``quadrilinear``)."""
 
 
-@inline
-def lattice_block_3d(gradient, dim, xs, ys, zs, seed, frequency, period, params, values):
-    """``values[i] = lattice_3d(gradient, xs[i], ys[i], zs[i], ...)`` (float32) for a block, in two passes
-    (module doc); the block samplers' arguments (``sampling.BLOCK_SAMPLERS``: ``dim`` and ``params`` unused)."""
-    n = values.shape[0]
-    cells = scratch((3, BLOCK), (3, n), np.int32)
-    offsets = scratch((3, BLOCK), (3, n), np.float32)
-    split_cells(xs, frequency, period, cells[0], offsets[0])
-    split_cells(ys, frequency, period, cells[1], offsets[1])
-    split_cells(zs, frequency, period, cells[2], offsets[2])
-    h = hash_seed(seed)
-    wrap_at = wrap_point(period)
-    for i in range(n):
-        x0 = np.int64(cells[0, i])
-        y0 = np.int64(cells[1, i])
-        z0 = np.int64(cells[2, i])
-        corner_hashes = _corner_hashes_3d(
-            h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at), z0, next_point(z0, wrap_at)
-        )
-        gx = offsets[0, i]
-        gy = offsets[1, i]
-        gz = offsets[2, i]
-        values[i] = _blend_3d(gradient, corner_hashes, gx, smooth32(gx), gy, smooth32(gy), gz, smooth32(gz))
+def lattice_block(dim):
+    """The block sampler of lattice noise in ``dim`` (2 or 3) dimensions (``sampling.BLOCK_SAMPLERS``'
+    arguments; ``params`` unused, ``zs`` in 2D too): ``values[i] = lattice_2d(gradient, xs[i], ys[i], ...)`` or
+    ``lattice_3d(gradient, xs[i], ys[i], zs[i], ...)``, float32, for a block, in two passes (module doc). ``dim`` is
+    a closure constant, so the other dimension's branches are pruned before typing."""
+
+    def lattice_block_nd(gradient, _dim, xs, ys, zs, seed, frequency, period, params, values):
+        n = values.shape[0]
+        cells = scratch((3, BLOCK), (dim, n), np.int32)
+        offsets = scratch((3, BLOCK), (dim, n), np.float32)
+        split_block(dim, xs, ys, zs, frequency, period, cells, offsets)
+        h = hash_seed(seed)
+        wrap_at = wrap_point(period)
+        for i in range(n):
+            x0 = np.int64(cells[0, i])
+            y0 = np.int64(cells[1, i])
+            gx = offsets[0, i]
+            gy = offsets[1, i]
+            if dim == 2:
+                h00, h01, h10, h11 = _corner_hashes_2d(h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at))
+                values[i] = _blend_2d(gradient, h00, h01, h10, h11, gx, smooth32(gx), gy, smooth32(gy))
+            else:
+                z0 = np.int64(cells[2, i])
+                gz = offsets[2, i]
+                corner_hashes = _corner_hashes_3d(
+                    h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at), z0, next_point(z0, wrap_at)
+                )
+                values[i] = _blend_3d(gradient, corner_hashes, gx, smooth32(gx), gy, smooth32(gy), gz, smooth32(gz))
+
+    return inline(named(lattice_block_nd, f"lattice_block_{dim}d"))

@@ -24,13 +24,18 @@ from .io.files import replacing_all
 from .io.images import write_image
 from .ranges import to_unit
 from .registry import KINDS, kind_info
-from .schema import integer, number
+from .schema import Option, integer, number
 from .spec import NoiseSpec
 
 MAX_FRAMES = 10_000
 MAX_RADIUS = 1e6
 DEFAULT_RADIUS = 0.25
 """A circle of 0.25 units: at the default frequency 4 a loop travels about 6 lattice cells."""
+RADIUS = Option("loop_radius", float, DEFAULT_RADIUS, "Radius of the loop's circle in the two extra noise dimensions, "
+                "in noise-space units (larger: faster change from frame to frame)", minimum=0.0, above=True,
+                maximum=MAX_RADIUS, ui_minimum=1e-6, soft_maximum=4.0)  # fmt: skip
+"""The circle a seamless loop moves around (``check_loop``'s ``radius``): the command line's ``--loop-radius``, the
+add-on's Displace animation and loop bake."""
 
 
 def check_loop(frames: object, radius: object) -> tuple[int, float]:

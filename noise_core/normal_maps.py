@@ -21,7 +21,7 @@ from .api import _check_points, check_reach, check_shape, evaluate, grid_coordin
 from .derivatives import DERIVABLE_KINDS
 from .loops import check_loop_kind, check_loop_reach, loop_points
 from .ranges import to_unit, value_range
-from .schema import number
+from .schema import Option, number
 from .spec import NoiseSpec
 
 CONVENTIONS = ("opengl", "directx")
@@ -29,6 +29,28 @@ METHODS = ("auto", "analytic", "differences")
 MAX_STRENGTH = 1000.0
 METHOD_TEXT = {"analytic": "analytic derivatives", "differences": "central differences of the height"}
 """How each method is named to users (the CLI's report, the add-on's panel)."""
+
+MAP = Option("map", str, "height", "What the image holds", title="Map", choices=("height", "normal"),
+             choice_text=(("Height", "The noise mapped to 0..1"),
+                          ("Normal Map", "A tangent-space normal map of that height (non-colour RGB, for a Normal "
+                                         "Map node)")),
+             addon_name="map_type")  # fmt: skip
+STRENGTH = Option("normal_strength", float, 0.1, "Height of the surface from noise 0 to 1, in image widths",
+                  title="Strength", minimum=0.0, maximum=MAX_STRENGTH, soft_maximum=2.0)  # fmt: skip
+CONVENTION = Option(
+    "normal_convention", str, "opengl", "Which way the green channel points", title="Green", choices=CONVENTIONS,
+    choice_text=(("OpenGL (+Y)", "Green up the image: Blender, Godot, Unity"),
+                 ("DirectX (-Y)", "Green down the image: Unreal Engine, Substance's DirectX preset")),
+)  # fmt: skip
+METHOD = Option(
+    "normal_method", str, "auto", "How the normals' slopes are computed", title="Slopes", choices=METHODS,
+    choice_text=(("Auto", "Analytic derivatives where the kind has them, else central differences"),
+                 ("Analytic", f"The noise's exact gradient ({', '.join(DERIVABLE_KINDS)})"),
+                 ("Central Differences", "Differences of the height one pixel apart (every kind)")),
+)  # fmt: skip
+OPTIONS = (MAP, STRENGTH, CONVENTION, METHOD)
+"""A bake's normal map options (``grid_normals``' ``strength``, ``convention``, ``method``), one row each for the
+command line and the add-on."""
 
 
 def has_analytic_gradient(spec: NoiseSpec) -> bool:

@@ -23,11 +23,11 @@ LLVM (inlined by Numba, Voronoi 1D's point loop lost its speed: docs/benchmarks.
 
 from __future__ import annotations
 
-from ._jit import jit
+from ._jit import jit, named
 from .cellular import cellular_block
 from .gabor import gabor_block
 from .hill import hill
-from .lattice_noise import lattice_1d, lattice_2d, lattice_3d, lattice_4d, lattice_block_2d, lattice_block_3d
+from .lattice_noise import lattice_1d, lattice_2d, lattice_3d, lattice_4d, lattice_block
 from .schema import (
     FAMILY_CELLULAR,
     FAMILY_GABOR,
@@ -38,48 +38,51 @@ from .schema import (
     FAMILY_WHITE,
 )
 from .simplex import simplex_1d, simplex_2d, simplex_3d, simplex_4d, simplex_block_2d, simplex_block_3d
-from .voronoi import GENERAL, voronoi_1d, voronoi_block_2d, voronoi_block_3d, voronoi_general
+from .voronoi import GENERAL, voronoi_1d, voronoi_block, voronoi_general
 from .white import white
 
 
-@jit
-def _lattice_1d(variant, x, y, z, w, seed, frequency, period, params):
-    return lattice_1d(variant, x, seed, frequency, period)
+def _point_sampler(function, dim, name):
+    """``function(variant, x[, y[, z[, w]]], seed, frequency, period)``, a family's noise in ``dim`` dimensions, as a
+    point sampler: the ``SAMPLERS``' arguments, the coordinates past ``dim`` ignored (the branches on the constant
+    ``dim`` are pruned before typing: each call is direct, so ``variant`` stays a literal). ``name`` names the
+    compiled code."""
+
+    def sample(variant, x, y, z, w, seed, frequency, period, params):
+        if dim == 1:
+            return function(variant, x, seed, frequency, period)
+        if dim == 2:
+            return function(variant, x, y, seed, frequency, period)
+        if dim == 3:
+            return function(variant, x, y, z, seed, frequency, period)
+        return function(variant, x, y, z, w, seed, frequency, period)
+
+    return jit(named(sample, name))
 
 
-@jit
-def _lattice_2d(variant, x, y, z, w, seed, frequency, period, params):
-    return lattice_2d(variant, x, y, seed, frequency, period)
+def lattice_and_simplex_samplers(lattice, simplex, suffix=""):
+    """Point samplers by ``(family, dim)`` of lattice noise's functions ``lattice`` and simplex noise's ``simplex``
+    (1D to 4D each), named ``_lattice_2d`` etc. with ``suffix``: the value samplers here, the value-and-gradient
+    ones in ``derivatives``."""
+    samplers = {}
+    for family, name, functions in ((FAMILY_LATTICE, "lattice", lattice), (FAMILY_SIMPLEX, "simplex", simplex)):
+        for dim, function in enumerate(functions, 1):
+            samplers[family, dim] = _point_sampler(function, dim, f"_{name}_{dim}d{suffix}")
+    return samplers
 
 
-@jit
-def _lattice_3d(variant, x, y, z, w, seed, frequency, period, params):
-    return lattice_3d(variant, x, y, z, seed, frequency, period)
+def _hill_sampler(dim):
+    def sample(variant, x, y, z, w, seed, frequency, period, params):
+        return hill(dim, x, y, z, frequency, params)
+
+    return jit(named(sample, f"_hill_{dim}d"))
 
 
-@jit
-def _lattice_4d(variant, x, y, z, w, seed, frequency, period, params):
-    return lattice_4d(variant, x, y, z, w, seed, frequency, period)
+def _white_sampler(dim):
+    def sample(variant, x, y, z, w, seed, frequency, period, params):
+        return white(dim, x, y, z, w, seed, frequency, period)
 
-
-@jit
-def _simplex_1d(variant, x, y, z, w, seed, frequency, period, params):
-    return simplex_1d(variant, x, seed, frequency)
-
-
-@jit
-def _simplex_2d(variant, x, y, z, w, seed, frequency, period, params):
-    return simplex_2d(variant, x, y, seed, frequency)
-
-
-@jit
-def _simplex_3d(variant, x, y, z, w, seed, frequency, period, params):
-    return simplex_3d(variant, x, y, z, seed, frequency)
-
-
-@jit
-def _simplex_4d(variant, x, y, z, w, seed, frequency, period, params):
-    return simplex_4d(variant, x, y, z, w, seed, frequency)
+    return jit(named(sample, f"_white_{dim}d"))
 
 
 @jit
@@ -89,72 +92,27 @@ def _voronoi_1d(variant, x, y, z, w, seed, frequency, period, params):
     return voronoi_1d(variant, int(params[0]), params[1], x, seed, frequency, period)
 
 
-@jit
-def _hill_1d(variant, x, y, z, w, seed, frequency, period, params):
-    return hill(1, x, y, z, frequency, params)
-
-
-@jit
-def _hill_2d(variant, x, y, z, w, seed, frequency, period, params):
-    return hill(2, x, y, z, frequency, params)
-
-
-@jit
-def _hill_3d(variant, x, y, z, w, seed, frequency, period, params):
-    return hill(3, x, y, z, frequency, params)
-
-
-@jit
-def _white_1d(variant, x, y, z, w, seed, frequency, period, params):
-    return white(1, x, y, z, w, seed, frequency, period)
-
-
-@jit
-def _white_2d(variant, x, y, z, w, seed, frequency, period, params):
-    return white(2, x, y, z, w, seed, frequency, period)
-
-
-@jit
-def _white_3d(variant, x, y, z, w, seed, frequency, period, params):
-    return white(3, x, y, z, w, seed, frequency, period)
-
-
-@jit
-def _white_4d(variant, x, y, z, w, seed, frequency, period, params):
-    return white(4, x, y, z, w, seed, frequency, period)
-
-
 SAMPLERS = {
-    (FAMILY_LATTICE, 1): _lattice_1d,
-    (FAMILY_LATTICE, 2): _lattice_2d,
-    (FAMILY_LATTICE, 3): _lattice_3d,
-    (FAMILY_LATTICE, 4): _lattice_4d,
-    (FAMILY_SIMPLEX, 1): _simplex_1d,
-    (FAMILY_SIMPLEX, 2): _simplex_2d,
-    (FAMILY_SIMPLEX, 3): _simplex_3d,
-    (FAMILY_SIMPLEX, 4): _simplex_4d,
+    **lattice_and_simplex_samplers(
+        (lattice_1d, lattice_2d, lattice_3d, lattice_4d), (simplex_1d, simplex_2d, simplex_3d, simplex_4d)
+    ),
     (FAMILY_VORONOI, 1): _voronoi_1d,
-    (FAMILY_HILL, 1): _hill_1d,
-    (FAMILY_HILL, 2): _hill_2d,
-    (FAMILY_HILL, 3): _hill_3d,
-    (FAMILY_WHITE, 1): _white_1d,
-    (FAMILY_WHITE, 2): _white_2d,
-    (FAMILY_WHITE, 3): _white_3d,
-    (FAMILY_WHITE, 4): _white_4d,
+    **{(FAMILY_HILL, dim): _hill_sampler(dim) for dim in (1, 2, 3)},
+    **{(FAMILY_WHITE, dim): _white_sampler(dim) for dim in (1, 2, 3, 4)},
 }
 """The single-octave noise value at one point, per ``(family, dim)`` without a block sampler (arguments
 ``variant, x, y, z, seed, frequency, period, params``)."""
 
 
 BLOCK_SAMPLERS = {
-    (FAMILY_LATTICE, 2): lattice_block_2d,
-    (FAMILY_LATTICE, 3): lattice_block_3d,
+    (FAMILY_LATTICE, 2): lattice_block(2),
+    (FAMILY_LATTICE, 3): lattice_block(3),
     (FAMILY_SIMPLEX, 2): simplex_block_2d,
     (FAMILY_SIMPLEX, 3): simplex_block_3d,
     (FAMILY_CELLULAR, 2): cellular_block,
     (FAMILY_CELLULAR, 3): cellular_block,
-    (FAMILY_VORONOI, 2): voronoi_block_2d,
-    (FAMILY_VORONOI, 3): voronoi_block_3d,
+    (FAMILY_VORONOI, 2): voronoi_block(2),
+    (FAMILY_VORONOI, 3): voronoi_block(3),
     (FAMILY_GABOR, 2): gabor_block,
     (FAMILY_GABOR, 3): gabor_block,
 }

@@ -26,12 +26,18 @@ FAMILY_GABOR = 6
 """Family codes: which sampling function a kernel compiles (``sampling.py``)."""
 
 
+def _typed(name: str, value: Any, kind: type, expected: str) -> Any:
+    """``value`` if it is a ``kind`` (a bool only where ``kind`` is ``bool``); ``TypeError`` starting with ``name``
+    saying what was ``expected`` and what came otherwise."""
+    if not isinstance(value, kind) or (isinstance(value, bool) and kind is not bool):
+        raise TypeError(f"{name}: expected {expected}, got {type(value).__name__} {value!r}")
+    return value
+
+
 def number(name: str, value: object) -> float:
     """``value`` as a finite float; ``TypeError``/``ValueError`` starting with ``name`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name}: expected a number, got {type(value).__name__} {value!r}")
     try:
-        result = float(value)
+        result = float(_typed(name, value, numbers.Real, "a number"))
     except OverflowError:  # an int or Fraction beyond float range, e.g. 10**400
         result = math.inf
     if not math.isfinite(result):
@@ -41,23 +47,18 @@ def number(name: str, value: object) -> float:
 
 def integer(name: str, value: object) -> int:
     """``value`` as an int (bools refused); ``TypeError`` starting with ``name`` otherwise."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name}: expected an integer, got {type(value).__name__} {value!r}")
-    return int(value)
+    return int(_typed(name, value, numbers.Integral, "an integer"))
 
 
 def boolean(name: str, value: object) -> bool:
     """``value`` if it is True or False; ``TypeError`` starting with ``name`` otherwise."""
-    if not isinstance(value, bool):
-        raise TypeError(f"{name}: expected True or False, got {value!r}")
-    return value
+    return _typed(name, value, bool, "True or False")
 
 
 def choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
     """``value`` if it is one of ``allowed``; ``TypeError``/``ValueError`` starting with ``name`` otherwise."""
     listed = ", ".join(map(repr, allowed))
-    if not isinstance(value, str):
-        raise TypeError(f"{name}: expected one of {listed} (a string), got {type(value).__name__} {value!r}")
+    _typed(name, value, str, f"one of {listed} (a string)")
     if value not in allowed:
         raise ValueError(f"{name}: {value!r} is not allowed; choose one of {listed}")
     return str(value)
@@ -65,9 +66,7 @@ def choice(name: str, value: object, allowed: tuple[str, ...]) -> str:
 
 def text(name: str, value: object) -> str:
     """``value`` if it is a string; ``TypeError`` starting with ``name`` otherwise."""
-    if not isinstance(value, str):
-        raise TypeError(f"{name}: expected a string, got {type(value).__name__} {value!r}")
-    return value
+    return _typed(name, value, str, "a string")
 
 
 _COUNTS = {2: "two", 3: "three", 4: "four"}
@@ -80,10 +79,7 @@ def vector(name: str, value: object, size: int, components: str = "xyzw") -> tup
     if items is None or len(items) != size:
         listed = ", ".join(components[:size])
         raise TypeError(f"{name}: expected {_COUNTS.get(size, size)} numbers ({listed}), got {value!r}")
-    for item in items:
-        if isinstance(item, bool) or not isinstance(item, numbers.Real):
-            raise TypeError(f"{name}: expected a number, got {type(item).__name__} {item!r}")
-    values = tuple(float(item) for item in items)
+    values = tuple(float(_typed(name, item, numbers.Real, "a number")) for item in items)
     if not all(math.isfinite(item) for item in values):
         raise ValueError(f"{name}: must be a finite number, got {', '.join(f'{item:g}' for item in values)}")
     return values

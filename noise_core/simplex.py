@@ -52,7 +52,7 @@ from .gradients import (
     signed_byte32,
     square_vectors32,
 )
-from .hashing import avalanche, eat, eat_scaled, hash_seed, next_scaled_word, scaled_word
+from .hashing import avalanche, eat, eat_scaled, hash_seed, scaled_words
 from .lattice import cell_index
 from .schema import FAMILY_SIMPLEX, Kind, signed_unit_range
 
@@ -124,13 +124,22 @@ def _kernel_4d(gradient, corner, x, y, z, w):
 
 
 @jit
-def simplex_1d(gradient, x, seed, frequency):
-    """1D simplex noise: the two kernels of the line segment holding ``x * frequency``."""
+def segment(x, seed, frequency):
+    """``(x * frequency, x0, h0, x1, h1)``: the scaled sample, the ends ``x0 = floor``, ``x1 = x0 + 1`` of the line
+    segment holding it and their accumulators (the seed's hash having eaten the end)."""
     h = hash_seed(seed)
     x = x * frequency
     x0 = np.floor(x)
     x1 = x0 + 1.0
-    return _kernel_1d(gradient, eat(h, np.int64(x0)), x0, x) + _kernel_1d(gradient, eat(h, np.int64(x1)), x1, x)
+    return x, x0, eat(h, np.int64(x0)), x1, eat(h, np.int64(x1))
+
+
+@jit
+def simplex_1d(gradient, x, seed, frequency, period):
+    """1D simplex noise: the two kernels of the line segment holding ``x * frequency`` (``segment``); ``period`` is
+    unused (it does not tile)"""
+    x, x0, h0, x1, h1 = segment(x, seed, frequency)
+    return _kernel_1d(gradient, h0, x0, x) + _kernel_1d(gradient, h1, x1, x)
 
 
 @exact
@@ -185,11 +194,10 @@ def triangle_hashes(h, i, j, x_greater):
     """Finished hashes of the triangle's corners: the cell's origin ``(i, j)``, its far corner ``(i + 1, j + 1)``
     and the third corner; ``h`` eats x, then y (each coordinate's product with the prime formed once, as in
     ``tetrahedron_hashes``)."""
-    i0 = scaled_word(i)
-    j0 = scaled_word(j)
-    j1 = next_scaled_word(j0)
+    i0, i1 = scaled_words(i)
+    j0, j1 = scaled_words(j)
     h0 = eat_scaled(h, i0)
-    h1 = eat_scaled(h, next_scaled_word(i0))
+    h1 = eat_scaled(h, i1)
     third = h1 if x_greater else h0
     return (
         avalanche(eat_scaled(h0, j0)),
@@ -218,8 +226,9 @@ def triangle_sum(gradient, h0, h1, h2, x_greater, dx, dy):
 
 
 @jit
-def simplex_2d(gradient, x, y, seed, frequency):
-    """2D simplex noise: the three kernels of the triangle holding the (scaled) sample."""
+def simplex_2d(gradient, x, y, seed, frequency, period):
+    """2D simplex noise: the three kernels of the triangle holding the (scaled) sample; ``period`` is unused (it does
+    not tile)"""
     x = x * (frequency * SCALE_2D)
     y = y * (frequency * SCALE_2D)
     i, j, x_greater, dx, dy = triangle_cell(x, y)
@@ -303,13 +312,11 @@ def tetrahedron_hashes(h, i, j, k, dx, dy, dz):
     ``(i + 1, j + 1, k + 1)`` and the corners one and two steps away (``tetrahedron_steps``). Each
     coordinate's product with the hash's prime is formed once (``scaled_word``); a step adds the prime to it."""
     xa, ya, za, xb, yb, zb = tetrahedron_steps(dx, dy, dz)
-    i0 = scaled_word(i)
-    j0 = scaled_word(j)
-    k0 = scaled_word(k)
-    j1 = next_scaled_word(j0)
-    k1 = next_scaled_word(k0)
+    i0, i1 = scaled_words(i)
+    j0, j1 = scaled_words(j)
+    k0, k1 = scaled_words(k)
     h0 = eat_scaled(h, i0)
-    h1 = eat_scaled(h, next_scaled_word(i0))
+    h1 = eat_scaled(h, i1)
     ha = h1 if xa else h0
     hb = h1 if xb else h0
     return (
@@ -358,8 +365,9 @@ def tetrahedron_offsets(dx, dy, dz):
 
 
 @jit
-def simplex_3d(gradient, x, y, z, seed, frequency):
-    """3D simplex noise: the four kernels of the tetrahedron holding the (scaled) sample."""
+def simplex_3d(gradient, x, y, z, seed, frequency, period):
+    """3D simplex noise: the four kernels of the tetrahedron holding the (scaled) sample; ``period`` is unused (it does
+    not tile)"""
     x = x * (frequency * SCALE_3D)
     y = y * (frequency * SCALE_3D)
     z = z * (frequency * SCALE_3D)
@@ -451,14 +459,22 @@ def pentachoron(h, x, y, z, w):
 
 
 @jit
-def simplex_4d(gradient, x, y, z, w, seed, frequency):
-    """4D simplex noise: the five kernels of the simplex holding the (scaled) sample (``pentachoron``)."""
+def scaled_pentachoron(x, y, z, w, seed, frequency):
+    """``(scale, scaled sample, corners)``: the coordinates' scale ``frequency * SCALE_4D``, the sample times it
+    and the five corners of the simplex holding it (``pentachoron``)."""
     scale = frequency * SCALE_4D
     x = x * scale
     y = y * scale
     z = z * scale
     w = w * scale
-    a, b, c, d, e = pentachoron(hash_seed(seed), x, y, z, w)
+    return scale, (x, y, z, w), pentachoron(hash_seed(seed), x, y, z, w)
+
+
+@jit
+def simplex_4d(gradient, x, y, z, w, seed, frequency, period):
+    """4D simplex noise: the five kernels of the simplex holding the (scaled) sample (``scaled_pentachoron``);
+    ``period`` is unused (it does not tile)"""
+    _, (x, y, z, w), (a, b, c, d, e) = scaled_pentachoron(x, y, z, w, seed, frequency)
     return (
         _kernel_4d(gradient, a, x, y, z, w)
         + _kernel_4d(gradient, b, x, y, z, w)

@@ -39,7 +39,7 @@ from pathlib import Path
 import numpy as np
 
 from ._version import __version__
-from .io.files import check_writable, replacing
+from .io.files import ArgumentFileError, check_writable, replacing
 from .io.images import FORMATS, image_format, read_image, write_image, writer_module
 from .ranges import to_unit, value_range
 from .scale import DEFAULT_CHUNK, compute_window, require
@@ -229,7 +229,7 @@ class TileSetOutput:
         return _encode(unit, self.bits)
 
     def read(self, row: int, col: int, window: tuple[int, int, int, int]) -> np.ndarray:
-        values = read_image(self.tile_path(row, col))
+        values = read_image(self.tile_path(row, col), "out")
         return _encode(values, 32) if self.bits == 32 else np.round(values * 65535.0).astype(np.uint16)
 
 
@@ -372,9 +372,9 @@ def bake(
     output = make_output(out, bits)
     overview_path = None if overview is None else Path(overview)
     if overview_path is not None:
-        writer_module(image_format(overview_path))
+        writer_module(image_format(overview_path, "overview"), "overview")
         if not overview_path.parent.is_dir():
-            raise OSError(f"folder {str(overview_path.parent)!r} does not exist")
+            raise ArgumentFileError(f"overview: folder {str(overview_path.parent)!r} does not exist")
         if not 1 <= overview_size <= MAX_TILE:
             raise ValueError(f"overview-size: must be between 1 and {MAX_TILE}, got {overview_size!r}")
     factor = 0 if overview_path is None else max(1, math.ceil(max(shape) / overview_size))

@@ -37,7 +37,7 @@ the finished hash ``h`` of the nearest point's lattice cell and the point's inde
 eating ``n``, top 24 bits. It depends only on seed, cell (wrapped when tiling) and
 ``n``, so it is constant inside each Voronoi cell and jumps across its edges.
 
-2D and 3D are computed per block of samples (``voronoi_block_2d``/``_3d``, the kernel's
+2D and 3D are computed per block of samples (``voronoi_block``, the kernel's
 block sampler): a first pass splits each coordinate into its lattice cell and the
 offset in it (float64, exact far from the origin); the search pass then works in
 int32 hashes and float32 offsets and distances, like the seed's ``float4`` code (why:
@@ -68,10 +68,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._jit import inline, jit, scratch
+from ._jit import inline, jit, named, scratch
 from .blocks import BLOCK
 from .hashing import avalanche, eat, floats01a, get_bits, hash_seed
-from .lattice import span, split_cells, validate_single_step, wrap
+from .lattice import span, split_block, validate_single_step, wrap
 from .schema import FAMILY_VORONOI, Kind, Option, Requires, unit_range
 
 if TYPE_CHECKING:
@@ -281,16 +281,6 @@ def voronoi_1d(metric, function, jitter, x, seed, frequency, period):
 
 
 @jit
-def _split_block(dim, xs, ys, zs, frequency, period, cells, offsets):
-    """Pass 1: each sample's ``cells`` and ``offsets`` (int32 and float32, one row per axis and a column per
-    sample: ``lattice.split_cells``)."""
-    split_cells(xs, frequency, period, cells[0], offsets[0])
-    split_cells(ys, frequency, period, cells[1], offsets[1])
-    if dim == 3:
-        split_cells(zs, frequency, period, cells[2], offsets[2])
-
-
-@jit
 def _block_anchors(jitter):
     """The two points' anchors scaled by ``1 - jitter``, in float32."""
     return np.float32(ANCHOR_FIRST * (1.0 - jitter)), np.float32(ANCHOR_SECOND * (1.0 - jitter))
@@ -318,85 +308,60 @@ def _visit_point(metric, dim, h, point, step, ox, oy, oz, f1, f2, nearest_hash, 
     return _update(f1, f2, nearest_hash, nearest_point, _distance(metric, dx, dy, dz), h, np.uint32(point))
 
 
-@inline
-def voronoi_block_2d(metric, dim, xs, ys, zs, seed, frequency, period, params, values):
-    """2D Voronoi noise of a block: two points per square, the 3x3 squares around each sample searched; the
-    block samplers' arguments (``sampling.BLOCK_SAMPLERS``; ``params`` is ``[function code, jitter]``)."""
-    if metric == GENERAL:
-        voronoi_general_block(2, xs, ys, zs, seed, frequency, period, params, values)
-        return
-    function = int(params[0])
-    jitter = params[1]
-    cells = scratch((2, BLOCK), (2, values.shape[0]), np.int32)
-    offsets = scratch((2, BLOCK), (2, values.shape[0]), np.float32)
-    _split_block(2, xs, ys, ys, frequency, period, cells, offsets)
-    h = hash_seed(seed)
-    first, second = _block_anchors(jitter)
-    step = np.float32(jitter / 255.0)  # Floats01A..D * jitter = byte * step
-    no_z = np.float32(0.0)
-    for i in range(values.shape[0]):
-        px = np.int64(cells[0, i])
-        py = np.int64(cells[1, i])
-        gx = offsets[0, i]
-        gy = offsets[1, i]
-        f1, f2, nearest_hash, nearest_point = _no_minima()
-        for u in range(-1, 2):
-            hx = eat(h, validate_single_step(px + u, period))
-            ox1 = first + (np.float32(u) - gx)
-            ox2 = second + (np.float32(u) - gx)
-            for v in range(-1, 2):
-                hc = avalanche(eat(hx, validate_single_step(py + v, period)))
-                oy = np.float32(v) - gy
-                f1, f2, nearest_hash, nearest_point = _visit_point(
-                    metric, 2, hc, 0, step, ox1, first + oy, no_z, f1, f2, nearest_hash, nearest_point
-                )
-                f1, f2, nearest_hash, nearest_point = _visit_point(
-                    metric, 2, hc, 1, step, ox2, second + oy, no_z, f1, f2, nearest_hash, nearest_point
-                )
-        values[i] = _finish(metric, 2, function, f1, f2, nearest_hash, nearest_point)
+def voronoi_block(dim):
+    """The block sampler of Voronoi noise in ``dim`` (2 or 3) dimensions (``sampling.BLOCK_SAMPLERS``' arguments;
+    ``params`` is ``[function code, jitter]``, ``zs`` unused in 2D): two points per square (cube), the 3x3 squares
+    (3x3x3 cubes) around each sample searched. ``dim`` is a closure constant, so the other dimension's branches
+    are pruned before typing."""
 
+    def voronoi_block_nd(metric, _dim, xs, ys, zs, seed, frequency, period, params, values):
+        if metric == GENERAL:
+            voronoi_general_block(dim, xs, ys, zs, seed, frequency, period, params, values)
+            return
+        function = int(params[0])
+        jitter = params[1]
+        cells = scratch((3, BLOCK), (dim, values.shape[0]), np.int32)
+        offsets = scratch((3, BLOCK), (dim, values.shape[0]), np.float32)
+        split_block(dim, xs, ys, zs, frequency, period, cells, offsets)  # pass 1
+        h = hash_seed(seed)
+        first, second = _block_anchors(jitter)
+        # Floats01A..D * jitter = byte * step (2D), GetBitsAsFloats01(5, .) * jitter = bits * step (3D)
+        step = np.float32(jitter / (255.0 if dim == 2 else 31.0))
+        depth = 1 if dim == 3 else 0  # the cells searched along z: -depth .. depth
+        for i in range(values.shape[0]):
+            px = np.int64(cells[0, i])
+            py = np.int64(cells[1, i])
+            gx = offsets[0, i]
+            gy = offsets[1, i]
+            if dim == 3:
+                pz = np.int64(cells[2, i])
+                gz = offsets[2, i]
+            f1, f2, nearest_hash, nearest_point = _no_minima()
+            for u in range(-1, 2):
+                hx = eat(h, validate_single_step(px + u, period))
+                ox1 = first + (np.float32(u) - gx)
+                ox2 = second + (np.float32(u) - gx)
+                for v in range(-1, 2):
+                    hy = eat(hx, validate_single_step(py + v, period))
+                    oy1 = first + (np.float32(v) - gy)
+                    oy2 = second + (np.float32(v) - gy)
+                    for w in range(-depth, depth + 1):
+                        if dim == 3:
+                            hc = avalanche(eat(hy, validate_single_step(pz + w, period)))
+                            oz1 = first + (np.float32(w) - gz)
+                            oz2 = second + (np.float32(w) - gz)
+                        else:
+                            hc = avalanche(hy)
+                            oz1 = oz2 = np.float32(0.0)
+                        f1, f2, nearest_hash, nearest_point = _visit_point(
+                            metric, dim, hc, 0, step, ox1, oy1, oz1, f1, f2, nearest_hash, nearest_point
+                        )
+                        f1, f2, nearest_hash, nearest_point = _visit_point(
+                            metric, dim, hc, 1, step, ox2, oy2, oz2, f1, f2, nearest_hash, nearest_point
+                        )
+            values[i] = _finish(metric, dim, function, f1, f2, nearest_hash, nearest_point)
 
-@inline
-def voronoi_block_3d(metric, dim, xs, ys, zs, seed, frequency, period, params, values):
-    """3D Voronoi noise of a block: two points per cube, the 3x3x3 cubes around each sample searched; the
-    block samplers' arguments (as ``voronoi_block_2d``)."""
-    if metric == GENERAL:
-        voronoi_general_block(3, xs, ys, zs, seed, frequency, period, params, values)
-        return
-    function = int(params[0])
-    jitter = params[1]
-    cells = scratch((3, BLOCK), (3, values.shape[0]), np.int32)
-    offsets = scratch((3, BLOCK), (3, values.shape[0]), np.float32)
-    _split_block(3, xs, ys, zs, frequency, period, cells, offsets)
-    h = hash_seed(seed)
-    first, second = _block_anchors(jitter)
-    step = np.float32(jitter / 31.0)  # GetBitsAsFloats01(5, .) * jitter = bits * step
-    for i in range(values.shape[0]):
-        px = np.int64(cells[0, i])
-        py = np.int64(cells[1, i])
-        pz = np.int64(cells[2, i])
-        gx = offsets[0, i]
-        gy = offsets[1, i]
-        gz = offsets[2, i]
-        f1, f2, nearest_hash, nearest_point = _no_minima()
-        for u in range(-1, 2):
-            hx = eat(h, validate_single_step(px + u, period))
-            ox1 = first + (np.float32(u) - gx)
-            ox2 = second + (np.float32(u) - gx)
-            for v in range(-1, 2):
-                hy = eat(hx, validate_single_step(py + v, period))
-                oy1 = first + (np.float32(v) - gy)
-                oy2 = second + (np.float32(v) - gy)
-                for w in range(-1, 2):
-                    hc = avalanche(eat(hy, validate_single_step(pz + w, period)))
-                    oz = np.float32(w) - gz
-                    f1, f2, nearest_hash, nearest_point = _visit_point(
-                        metric, 3, hc, 0, step, ox1, oy1, first + oz, f1, f2, nearest_hash, nearest_point
-                    )
-                    f1, f2, nearest_hash, nearest_point = _visit_point(
-                        metric, 3, hc, 1, step, ox2, oy2, second + oz, f1, f2, nearest_hash, nearest_point
-                    )
-        values[i] = _finish(metric, 3, function, f1, f2, nearest_hash, nearest_point)
+    return inline(named(voronoi_block_nd, f"voronoi_block_{dim}d"))
 
 
 MAX_RING = 3

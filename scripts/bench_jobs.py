@@ -1,7 +1,8 @@
-"""Bakes as jobs (issue 33): what the UI's way costs and how fast it lets go; prints one JSON object.
+"""Bakes and terrain work as jobs (issue 33): what the UI's way costs and how fast it lets go; prints one JSON object.
 
-    python scripts/bench_jobs.py                # still 4096², loop 24 x 512², UDIM 2 x 2048² (about a minute)
+    python scripts/bench_jobs.py                # still 4096², loop 24 x 512², UDIM 2 x 2048², terrain jobs
     python scripts/bench_jobs.py --side 2048
+    python scripts/bench_jobs.py --only terrain
 
 For each bake the parts of the operator's job (``bake.bake_job``, ``bake_uv.bake_uv_job``) run as the modal
 operator runs them, without a window: ``compute`` in a ``jobs.Worker`` thread, then ``apply``'s steps one at a
@@ -9,7 +10,9 @@ time on this thread. Reported: the foreground bake's wall time (``api.bake``/``a
 longest piece of main-thread work while the job ran (what the window waits for at worst), and how long a cancel
 took to stop the work (the worker mid-way, or the steps mid-way; for the still also while its 16-bit PNG or
 OpenEXR file is encoded). The loop also times the frames made and written one after the other (no
-``jobs.Stream`` making frames ahead).
+``jobs.Stream`` making frames ahead). ``terrain``: how long a cancel takes to stop the terrain jobs' work in
+their worker once it is under way (the tests check that it stops at its next check, not how soon): erosion of
+4M droplets, a heightmap exported as 256 tiles, and the terrain maps of a 1025² grid.
 """
 
 from __future__ import annotations
@@ -129,18 +132,63 @@ def udim(addon, side: int, folder: Path) -> dict:
     return result
 
 
+def _cancel_ms(addon, compute, total: int) -> dict:
+    """``compute`` in a ``jobs.Worker`` thread, cancelled once its progress moved: the milliseconds from the cancel
+    to the worker's end and the progress it stopped at."""
+    worker = addon.jobs.Worker(compute, total).start()
+    while worker.done == 0 and not worker.finished.is_set():
+        time.sleep(0.002)
+    asked = time.perf_counter()
+    worker.cancel(wait=60.0)
+    return {"cancel_ms": round((time.perf_counter() - asked) * 1e3, 1), "done": worker.done, "total": worker.total}
+
+
+def _grid(side: int):
+    """A plain grid mesh of ``side`` x ``side`` faces with a Noise Terrain's heights (its settings forgotten)."""
+    bpy.ops.noisewright.add_terrain(x_subdivisions=side, y_subdivisions=side, size=2.0, height=0.5)
+    grid = bpy.context.active_object
+    grid.noisewright_terrain.is_terrain = False
+    return grid
+
+
+def terrain(addon, folder: Path) -> dict:
+    """The cancels of the terrain jobs, each once its work is under way (its kernels compiled before)."""
+    small = _grid(64)
+    result = {}
+    compute, _apply = addon.erode.erode_parts(small, {"droplets": 4_000_000, "seed": 1}, None)
+    result["erosion_4M_droplets"] = _cancel_ms(addon, compute, addon.erosion_io.PROGRESS)
+    compute, total = addon.heightmap_io.export_parts(bpy.context, small, str(folder / "t.png"), tile=4)
+    result["export_256_tiles"] = _cancel_ms(addon, compute, total)
+    big = _grid(1024)
+    for maps in (("flow",), ("occlusion", "slope"), ("wetness", "relative_height")):
+        warm, _apply, warm_total = addon.terrain_maps.terrain_maps_parts(small, maps, radius=3)
+        addon.jobs.Worker(warm, warm_total).run()
+        compute, _apply, total = addon.terrain_maps.terrain_maps_parts(big, maps)
+        result[f"maps_{'+'.join(maps)}_1025"] = _cancel_ms(addon, compute, total)
+    return result
+
+
+SECTIONS = ("still", "loop", "udim", "terrain")
+
+
 def main(argv: list[str]) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--side", type=int, default=4096, help="the still bake's side in pixels (default 4096)")
+    parser.add_argument("--only", choices=SECTIONS, nargs="+", default=SECTIONS, help="the sections to run (all)")
     args = parser.parse_args(argv)
     addon = sys.modules[_blender_addon.load_addon(log=lambda _message: None)]
     bpy.ops.wm.read_homefile(use_empty=True)
     result = {"load": os.getloadavg()[0], "blender": bpy.app.version_string}
     with tempfile.TemporaryDirectory() as folder:
         addon.api.bake(bpy.context, addon.api.NoiseSpec(kind="perlin", octaves=6), image="warm", width=64, height=64)
-        result["still"] = still(addon, args.side, Path(folder))
-        result["loop"] = loop(addon, 512, 24, Path(folder))
-        result["udim"] = udim(addon, 2048, Path(folder))
+        sections = {
+            "still": lambda: still(addon, args.side, Path(folder)),
+            "loop": lambda: loop(addon, 512, 24, Path(folder)),
+            "udim": lambda: udim(addon, 2048, Path(folder)),
+            "terrain": lambda: terrain(addon, Path(folder)),
+        }
+        for name in args.only:
+            result[name] = sections[name]()
     print(json.dumps(result, indent=1))
     return result
 

@@ -67,8 +67,8 @@ def measure(addon, size: int, repeat: int, erosion: bool) -> dict:
 
 
 def measure_preview(addon, size: int, repeat: int) -> dict:
-    """A ``size``² terrain over ``live.FRAME_VERTICES``: a change rebuilt in full (background) against the UI's
-    reduced preview while dragging (``live.flush`` after a change, the mesh already on the preview grid) and the
+    """A ``size``² terrain over ``live_preview.FRAME_VERTICES``: a change rebuilt in full (background) against the
+    UI's reduced preview while dragging (``live.flush`` after a change, the mesh already on the preview grid) and the
     full build on release (``live.flush(settle=True)``, a job): its wall time, and the time the main thread is
     held (starting the job, ``release_start_ms``, then writing its heights: ``release_main_ms`` in all; the UI
     runs between)."""
@@ -82,7 +82,7 @@ def measure_preview(addon, size: int, repeat: int) -> dict:
         live.flush()
 
     dragged()  # onto the preview grid
-    plan = live.preview_plan(size - 1, size - 1, None)
+    plan = addon.live_preview.preview_plan(size - 1, size - 1, None)
     result["preview_faces"] = [plan.x_subdivisions, plan.y_subdivisions] if plan else None
     result["preview_ms"] = best_ms(dragged, repeat)
     dragged()
@@ -101,7 +101,7 @@ def measure_preview(addon, size: int, repeat: int) -> dict:
 
 def measure_maps(addon, size: int, repeat: int) -> dict:
     """A ``size``² terrain with the default terrain maps recorded: its full rebuild as a job
-    (``terrain.regenerate_parts``), the worker's ``compute`` (heights and maps) and the main thread's ``apply``
+    (``terrain.regenerate_job``), the worker's ``compute`` (heights and maps) and the main thread's ``apply``
     (writing them), and, for comparison, rewriting the maps on the main thread (``rewrite_terrain_maps``: what
     ``apply`` did before the maps were computed in the worker)."""
     obj, change = terrain(addon, size)
@@ -110,12 +110,12 @@ def measure_maps(addon, size: int, repeat: int) -> dict:
     for _ in range(repeat):
         obj.noisewright_terrain.auto_refresh = False
         change()
-        compute, apply = addon.terrain.regenerate_parts(bpy.context, obj)
+        job = addon.terrain.regenerate_job(bpy.context, obj)
         began = time.perf_counter()
-        result = compute(lambda _count: None)
+        result = job.compute(lambda _count: None)
         timings["worker_ms"].append(time.perf_counter() - began)
         began = time.perf_counter()
-        apply(result)
+        job.apply(result)
         timings["main_thread_ms"].append(time.perf_counter() - began)
         began = time.perf_counter()
         addon.terrain_maps.rewrite_terrain_maps(obj)

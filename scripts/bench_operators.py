@@ -26,7 +26,7 @@ kernels, the flow map's (``hydrology``: depression filling, flow routing) and, f
 ``erode_hydraulic``/``erode_thermal``; "noise space" is ``mapping.Domain.noise_points`` (the numpy transform into
 noise space); "other" is the rest (numpy passes, copies, Displace's one-pass displacement kernel, the operator's own
 overhead); "Blender I/O" the add-on's reads and writes of mesh and image data (``mesh_io``: positions, point
-attributes, the grid check; ``erosion_io.write_masks``, ``bake.fill_rgba``: the image's pixels, ``to_rgba``: the
+attributes, the grid check; ``erosion_io.write_masks``, ``image_io.fill_rgba``: the image's pixels, ``to_rgba``: the
 values laid out as the RGBA floats Blender's ``Image.pixels`` takes, and ``image_io.resize``: a new image's first
 buffer). Times are wall time while at least one wrapped call runs, on any
 thread, under the label of the outermost call. The last column is the issue's measure: the total against the
@@ -121,7 +121,7 @@ def instrument(package, clock: Clock) -> None:
     for name in (*mesh_io_names, "build_grid", "is_grid"):
         setattr(package.mesh_io, name, clock.wrap("blender i/o", getattr(package.mesh_io, name)))
     package.erosion_io.write_masks = clock.wrap("blender i/o", package.erosion_io.write_masks)
-    for module in (package.api, getattr(package, "bake", None), getattr(package, "bake_uv", None)):
+    for module in (package.api, *(getattr(package, name, None) for name in ("bake", "bake_uv", "image_io"))):
         for name in ("_fill", "fill_image", "fill_rgba", "to_rgba"):  # before/after issues 28 and 33
             if module is not None and hasattr(module, name):
                 setattr(module, name, clock.wrap("blender i/o", getattr(module, name)))

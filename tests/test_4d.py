@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import imageio.v3 as iio
 import numpy as np
 import pytest
 
@@ -205,7 +206,6 @@ def test_a_loop_needs_noise_two_dimensions_up() -> None:
 
 
 def test_write_sequence_is_all_or_none(tmp_path: Path) -> None:
-    pytest.importorskip("imageio")
     kept = loops.frame_path(tmp_path / "n.png", 1)
     kept.write_bytes(b"old frame")
 
@@ -222,7 +222,6 @@ def test_write_sequence_is_all_or_none(tmp_path: Path) -> None:
 
 
 def test_cli_writes_a_looping_sequence(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("imageio")
     from noise_core.io.images import read_image
 
     assert main(["bake", "--out", str(tmp_path / "n.png"), "--size", "32", "--frames", "6", "--tiling"]) == 0
@@ -237,7 +236,6 @@ def test_cli_writes_a_looping_sequence(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 def test_cli_loop_of_normal_maps_analytic_matches_differences(tmp_path: Path) -> None:
-    pytest.importorskip("imageio")
     from noise_core.io.images import read_image
 
     for method in ("analytic", "differences"):
@@ -271,7 +269,6 @@ def test_cli_loop_errors_write_nothing(
 
 
 def test_render_loop_writes_the_readme_pictures(tmp_path: Path) -> None:
-    iio = pytest.importorskip("imageio.v3")
     import render_loop
 
     strip, gif = render_loop.main(["--out-dir", str(tmp_path), "--frames", "4", "--strip", "2", "--size", "16"])

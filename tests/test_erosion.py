@@ -168,8 +168,7 @@ def test_input_is_left_alone_and_any_real_dtype_works() -> None:
         (np.zeros((4, 4)), {"droplets": -1}, ValueError, "droplets: must be between 0 and 1e+08"),
         (np.zeros((4, 4)), {"droplets": 2.5}, TypeError, "droplets: expected an integer"),
         (np.zeros((4, 4)), {"brush_radius": -1}, ValueError, "brush_radius: must be between 0 and 1e+30"),
-        (np.zeros((4, 4)), {"radius": 9}, ValueError, "radius: must be between 1 and 8"),
-        (np.zeros((4, 4)), {"radius": 3, "brush_radius": 1.0}, TypeError, "radius: give brush_radius"),
+        (np.zeros((4, 4)), {"radius": 3}, TypeError, "radius: not an erosion option; allowed:"),  # retired
         (np.zeros((4, 4)), {"inertia": float("nan")}, ValueError, "inertia: must be a finite number"),
         (np.zeros((4, 4)), {"cell_size": 0.0}, ValueError, "cell_size: must be in (0, 1e+30]"),
         (np.zeros((4, 4)), {"talus_angle": 30.0}, TypeError, "talus_angle: not an erosion option"),
@@ -408,14 +407,6 @@ def test_compile_state_tells_whether_erosion_would_compile() -> None:
     assert compile_state(hydraulic_kinds((64, 64), brush_radius=6.0)) == "compiled"
     assert compile_state(()) == "compiled"
     assert compile_state() in ("compiled", "cached", "uncompiled")
-
-
-def test_the_former_radius_in_cells_is_brush_radius_times_cell_size() -> None:
-    heights = np.random.default_rng(5).random((40, 40)) * 20.0
-    with pytest.warns(DeprecationWarning, match="radius .cells. is deprecated"):
-        old = erode_hydraulic(heights, droplets=300, radius=2, cell_size=0.5)
-    new = erode_hydraulic(heights, droplets=300, brush_radius=1.0, cell_size=0.5)
-    assert np.array_equal(old.heights, new.heights)
 
 
 def test_the_coarse_grid_splits_the_longer_side_into_whole_cells() -> None:

@@ -82,7 +82,6 @@ def _frame(frame: int) -> np.ndarray:
 
 
 def test_write_sequence_with_a_folder_in_the_way_writes_no_frame(tmp_path: Path) -> None:
-    pytest.importorskip("imageio")
     (tmp_path / "n.0003.png").write_bytes(b"old")
     (tmp_path / "n.0001.png").mkdir()
     before = _state(tmp_path)
@@ -92,7 +91,6 @@ def test_write_sequence_with_a_folder_in_the_way_writes_no_frame(tmp_path: Path)
 
 
 def test_write_tiles_with_a_folder_in_the_way_writes_no_tile(tmp_path: Path) -> None:
-    pytest.importorskip("imageio")
     (tmp_path / "n.1001.png").write_bytes(b"old")
     (tmp_path / "n.1002.png").mkdir()
     before = _state(tmp_path)
@@ -103,7 +101,6 @@ def test_write_tiles_with_a_folder_in_the_way_writes_no_tile(tmp_path: Path) -> 
 
 
 def test_cli_frames_with_a_folder_in_the_way_writes_no_frame(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    pytest.importorskip("imageio")
     (tmp_path / "n.0002.png").write_bytes(b"old")
     (tmp_path / "n.0001.png").mkdir()
     before = _state(tmp_path)

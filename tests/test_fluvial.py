@@ -89,7 +89,6 @@ def test_steady_relief_agrees_with_fastscapelib() -> None:
     """Same grid, parameters and initial heights, both at steady state (reached by step ~100): the height
     distributions agree within 3 % (the highest divides differ more: they depend on where the networks'
     branches end, which ties and routing details decide)."""
-    pytest.importorskip("fastscapelib")
     from fastscapelib.eroders import SPLEroder
     from fastscapelib.flow import FlowGraph, PFloodSinkResolver, SingleFlowRouter
     from fastscapelib.grid import NodeStatus, RasterGrid

@@ -31,7 +31,6 @@ def test_derivatives_beyond_float32_are_refused_naming_the_field(options: dict, 
 
 
 def test_cli_refuses_a_normal_map_whose_gradient_overflows(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
-    pytest.importorskip("imageio")
     out = tmp_path / "n.png"
     steep = "--fractal ridged --offset 1 --gain 2 --persistence 100 --octaves 16 --lacunarity 4 --frequency 1"
     arguments = ["bake", "--out", str(out), "--size", "16", "--map", "normal", *steep.split()]
@@ -132,7 +131,6 @@ def test_grids_check_their_shape_as_evaluate_grid_does(call, shape: object, erro
 
 @pytest.mark.parametrize(("shape", "error", "message"), BAD_SHAPES)
 def test_scale_grid_checks_its_shape(shape: object, error: type, message: str) -> None:
-    pytest.importorskip("dask")
     with pytest.raises(error, match=message):
         scale.grid(LOOP_SPEC, shape)
 

@@ -142,7 +142,6 @@ def _state(folder: Path) -> dict[str, bytes | None]:
 def test_sets_of_files_are_all_or_none_under_a_fault_anywhere(
     tmp_path_factory: pytest.TempPathFactory, count: int, existing: set, fault: str, position: int, tiles: bool
 ) -> None:
-    pytest.importorskip("imageio")
     folder = tmp_path_factory.mktemp("set")
     position %= count
     names = [f"n.{1001 + i}.png" if tiles else f"n.{i + 1:04d}.png" for i in range(count)]

@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 
 import numpy as np
+import png
 import pytest
+import tifffile
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -39,7 +41,6 @@ def test_r32_bytes_are_little_endian_floats(tmp_path: Path) -> None:
 
 
 def test_r16_holds_the_codes_of_the_16_bit_png_bake(tmp_path: Path) -> None:
-    png = pytest.importorskip("png")
     values = _values((7, 11))
     write_heightmap(tmp_path / "h.r16", values)
     write_image(tmp_path / "bake.png", values, 16)
@@ -105,7 +106,7 @@ def test_shape_comes_from_the_sidecar(tmp_path: Path) -> None:
     write_heightmap(tmp_path / "h.r16", _values((2, 8)))
     assert read_heightmap(tmp_path / "h.r16").values.shape == (2, 8)
     (tmp_path / "h.r16").write_bytes(b"\0" * 30)
-    with pytest.raises(ValueError, match=r"^shape: the sidecar's height and width \(2, 8\) needs 32 bytes"):
+    with pytest.raises(ValueError, match=r"^path: the sidecar's height and width \(2, 8\) needs 32 bytes"):
         read_heightmap(tmp_path / "h.r16")
 
 
@@ -137,7 +138,6 @@ def test_normalize_maps_a_range_to_unit() -> None:
 
 
 def test_geotiff_heights_are_mapped_with_their_range(tmp_path: Path) -> None:
-    tifffile = pytest.importorskip("tifffile")
     dem = np.array([[120.0, 180.0], [150.0, 300.0]], dtype=np.float32)
     tifffile.imwrite(tmp_path / "dem.tif", dem)
     back = read_heightmap(tmp_path / "dem.tif")
@@ -313,7 +313,6 @@ def _splat(shape: tuple[int, int], layers: int, seed: int = 4) -> np.ndarray:
 
 def _codes(path: Path) -> np.ndarray:
     """The integer codes of an RGBA PNG, (H, W, 4)."""
-    png = pytest.importorskip("png")
     width, height, rows, info = png.Reader(filename=str(path)).asRGBA()
     dtype = np.uint16 if info["bitdepth"] == 16 else np.uint8
     return np.vstack([np.asarray(row, dtype=dtype) for row in rows]).reshape(height, width, 4)
@@ -390,7 +389,6 @@ def test_replacing_all_keeps_everything_when_one_file_is_empty(tmp_path: Path) -
 
 
 def test_cli_r16_matches_the_png_bake(tmp_path: Path) -> None:
-    png = pytest.importorskip("png")
     common = ["--width", "24", "--height", "16", "--kind", "perlin", "--seed", "3"]
     assert main(["bake", "--out", str(tmp_path / "h.r16"), *common]) == 0
     assert main(["bake", "--out", str(tmp_path / "h.png"), *common]) == 0

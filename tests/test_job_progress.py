@@ -116,7 +116,6 @@ def test_a_margin_pass_by_pass_equals_the_margin_in_one_go(seed, shape, density,
 
 
 def test_a_cancelled_sequence_leaves_no_frame_and_keeps_the_old_files(tmp_path: Path) -> None:
-    pytest.importorskip("imageio")
     (tmp_path / "n.0002.png").write_bytes(b"old")
     frames: list[int] = []
 

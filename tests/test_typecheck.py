@@ -14,10 +14,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-pytest.importorskip("mypy")
-
 ROOT = Path(__file__).resolve().parents[1]
 MYPY_CONFIG = """\
 [mypy]

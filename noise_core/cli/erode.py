@@ -14,28 +14,33 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import time
 from pathlib import Path
 
 import numpy as np
 
-from ..io.files import replacing
+from ..io.files import ArgumentFileError, replacing_all
 from ..io.images import PNG_BITS, image_format, read_image, write_image, writer_module
 from ..schema import Option
 from ..terrain.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS, erode_hydraulic, erode_thermal
 from ..terrain.fluvial import FLUVIAL_OPTIONS, erode_fluvial
+from ..terrain.heightfield import CELL_SIZE
+from .flags import ROW, add_flags, flag
 
 MODES: dict[str, tuple[Option, ...]] = {
     "fluvial": FLUVIAL_OPTIONS,
     "hydraulic": HYDRAULIC_OPTIONS,
     "thermal": THERMAL_OPTIONS,
 }
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 MAPS = ("uplift_map", "erodibility_map", "precipitation_map", "outlets_map")
 OUTPUTS = ("area_out", "rivers_out", "erosion_out", "deposition_out")
 
 
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
+def _name(name: str) -> str:
+    """How messages name the argument ``name``: ``input``, ``out``, ``uplift-map``, ..."""
+    return name.replace("_", "-")
 
 
 def add_erode_command(commands: argparse._SubParsersAction) -> None:
@@ -49,36 +54,59 @@ def add_erode_command(commands: argparse._SubParsersAction) -> None:
     erode.add_argument("--out", type=Path, required=True, help="eroded heightmap (.png, .tif, .tiff, .exr)")
     erode.add_argument("--mode", choices=tuple(MODES), default="fluvial", help="erosion model (default fluvial)")
     erode.add_argument("--relief", type=float, default=100.0, help="height of input value 1 (default 100)")
-    erode.add_argument("--cell-size", type=float, default=1.0, help="distance between pixels (default 1)")
+    add_flags(erode, [CELL_SIZE], unset=ROW)
     erode.add_argument("--png-bits", type=int, choices=PNG_BITS, default=16, help="depth of .png outputs")
     seen: set[str] = set()
-    for mode, options in MODES.items():
+    for mode, options in MODES.items():  # each mode's rows; one flag for a name two modes share
         group = erode.add_argument_group(f"{mode} options")
-        for option in options:
-            if option.name in seen:
-                continue
-            seen.add(option.name)
-            keywords: dict = {"default": argparse.SUPPRESS, "type": option.type if option.type is not str else None}
-            if option.choices:
-                keywords["choices"] = option.choices
-            limits = f"; {option.limits()}" if option.limits() else ""
-            group.add_argument(_flag(option.name), help=f"{option.description}{limits} (default {option.default!r})",
-                               **keywords)  # fmt: skip
+        add_flags(group, [option for option in options if option.name not in seen])
+        seen.update(option.name for option in options)
     maps = erode.add_argument_group("fluvial maps in and flow maps out (images)")
     for name in MAPS:
         what = "base level (a sea) where > 0.5" if name == "outlets_map" else f"{name.split('_')[0]} per pixel"
-        maps.add_argument(_flag(name), type=Path, help=f"{what} (0..1, see above)")
+        maps.add_argument(flag(name), type=Path, help=f"{what} (0..1, see above)")
     for name in OUTPUTS:
-        maps.add_argument(_flag(name), type=Path, help=f"write the {name.split('_')[0]} map here")
+        maps.add_argument(flag(name), type=Path, help=f"write the {name.split('_')[0]} map here")
+
+
+def _read(path: Path, name: str) -> np.ndarray:
+    """The first channel of the image ``path`` given as the argument ``name`` (float64, finite); ``ValueError``
+    naming it when it is missing, cannot be read or holds NaN or infinity."""
+    try:
+        values = read_image(path, _name(name))
+    except FileNotFoundError as error:
+        raise ValueError(str(error)) from None
+    values = np.asarray(values[..., 0] if values.ndim == 3 else values, dtype=np.float64)
+    if not np.isfinite(values).all():
+        raise ValueError(f"{_name(name)}: {str(path)!r} has pixels that are not finite numbers")
+    return values
 
 
 def _read_map(path: Path, shape: tuple[int, ...], name: str) -> np.ndarray:
-    values = read_image(path)
-    values = values[..., 0] if values.ndim == 3 else values
+    values = _read(path, name)
     if values.shape != shape:
         raise ValueError(f"{name.replace('_', '-')}: {path} is {values.shape[1]}x{values.shape[0]} pixels, "
                          f"the heightmap {shape[1]}x{shape[0]}")  # fmt: skip
-    return np.asarray(values, dtype=np.float64)
+    return values
+
+
+def _outputs(args: argparse.Namespace) -> dict[Path, str]:
+    """The output files by the argument naming each (``out``, ``area-out``, ...), checked before any work: a
+    writable format, an existing folder, and no two the same file (``ValueError`` naming both arguments)."""
+    named = [("out", args.out), *((name, getattr(args, name)) for name in OUTPUTS if getattr(args, name) is not None)]
+    seen: dict[str, str] = {}
+    outputs: dict[Path, str] = {}
+    for name, path in named:
+        flag = _name(name)
+        key = os.path.normcase(os.path.abspath(path))
+        if key in seen:
+            raise ValueError(f"{flag}: {str(path)!r} is also --{seen[key]}'s file; give each output its own path")
+        seen[key] = flag
+        writer_module(image_format(path, flag), flag)
+        if not path.parent.is_dir():
+            raise ValueError(f"{flag}: folder {str(path.parent)!r} does not exist")
+        outputs[path] = flag
+    return outputs
 
 
 def erode(args: argparse.Namespace) -> Path:
@@ -93,12 +121,16 @@ def erode(args: argparse.Namespace) -> Path:
         raise ValueError(f"{given_maps[0].replace('_', '-')}: only used with --mode fluvial")
     if not (math.isfinite(args.relief) and args.relief > 0.0):
         raise ValueError(f"relief: must be > 0, got {args.relief!r}")
-    for path in (args.out, *(getattr(args, name) for name in OUTPUTS if getattr(args, name) is not None)):
-        writer_module(image_format(path))
-        if not path.parent.is_dir():
-            raise OSError(f"folder {str(path.parent)!r} does not exist")
-    pixels = read_image(args.input)
-    heights = (pixels[..., 0] if pixels.ndim == 3 else pixels).astype(np.float64) * args.relief
+    outputs = _outputs(args)
+    for name in MAPS:  # every input before any work
+        if getattr(args, name) is not None and not getattr(args, name).is_file():
+            raise ValueError(f"{_name(name)}: no such file {str(getattr(args, name))!r}")
+    pixels = _read(args.input, "input")
+    with np.errstate(over="ignore"):
+        heights = pixels * args.relief
+    largest = float(np.abs(heights).max())
+    if largest > FLOAT32_MAX:  # the output is float32 heights / relief
+        raise ValueError(f"relief: {args.relief:g} makes heights up to {largest:.3g}, beyond float32 (3.4e38)")
     started = time.perf_counter()
     images: dict[Path, np.ndarray] = {}
     if args.mode == "fluvial":
@@ -124,9 +156,14 @@ def erode(args: argparse.Namespace) -> Path:
         result = run(heights, cell_size=args.cell_size, **options)  # type: ignore[assignment]
     unit = result.heights / args.relief
     images = {args.out: unit, **images}
-    for path, values in images.items():
-        with replacing(path) as temporary:
-            write_image(temporary, np.asarray(values, dtype=np.float32), args.png_bits)
+    flags = ", ".join(outputs[path] for path in images)
+    try:
+        with replacing_all(list(images), flags) as temporaries:  # all or none
+            for temporary, values in zip(temporaries, images.values(), strict=True):
+                write_image(temporary, np.asarray(values, dtype=np.float32), args.png_bits)
+    except OSError as error:
+        files = ", ".join(repr(str(path)) for path in images)
+        raise ArgumentFileError(f"{flags}: cannot write {files} (none was written): {error}") from error
     elapsed = time.perf_counter() - started
     print(f"wrote {args.out} ({heights.shape[1]}x{heights.shape[0]}, {args.mode} erosion, heights / relief in "
           f"[{unit.min():.4g}, {unit.max():.4g}], {elapsed:.2f} s)" + (f" and {len(images) - 1} maps" if len(images) > 1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 import time
 from dataclasses import asdict, fields
@@ -19,12 +20,12 @@ import numpy as np
 
 from ..api import evaluate_grid
 from ..io import heightmaps
-from ..io.engines import ENGINE_NAMES, engine
-from ..io.files import replacing
+from ..io.engines import engine
+from ..io.files import ArgumentFileError, replacing
 from ..io.images import FORMATS, PNG_BITS, image_format, write_image, writer_module
 from ..loops import (
-    DEFAULT_RADIUS,
     MAX_FRAMES,
+    RADIUS,
     check_loop,
     check_loop_kind,
     check_loop_reach,
@@ -32,13 +33,15 @@ from ..loops import (
     loop_grid,
     write_sequence,
 )
-from ..normal_maps import CONVENTIONS, METHOD_TEXT, METHODS, encode, grid_normals, normal_method
+from ..normal_maps import METHOD_TEXT, encode, grid_normals, normal_method
+from ..normal_maps import OPTIONS as NORMAL_OPTIONS
 from ..ranges import to_unit, value_range
 from ..registry import COMMON_NAMES, KINDS, option_kinds, options_by_name
 from ..spec import NoiseSpec
 from ..terrain.splat import SplatLayer, check_layers, splat_weights
 from ..tiled_bake import MAX_SIDE, OPTIONS, BakeError, add_options, bake_from_args, check_untiled, is_tiled
 from .erode import add_erode_command, erode
+from .flags import ROW, add_flags
 from .maps import add_maps_command, run_maps
 from .stats import add_stats_command, run_stats
 from .water import add_water_command, run_water
@@ -100,8 +103,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--out",
         type=Path,
         required=True,
-        help="output image path (.png, .tif, .tiff, .exr), a raw heightmap (.r16, .raw, .r32); tiled: a .zarr "
-        "store or a pattern with {row} and {col}",
+        help=f"output image path ({heightmaps.listed(FORMATS)}), a raw heightmap "
+        f"({heightmaps.listed(heightmaps.RAW_TYPES)}); tiled: a .zarr store or a pattern with {{row}} and {{col}}",
     )
     bake.add_argument("--size", type=_positive_size, default=512, help="width and height in pixels (default 512)")
     bake.add_argument("--width", type=_positive_size, help="width in pixels (overrides --size)")
@@ -114,7 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_options(bake)  # tiled bakes: noise_core.tiled_bake
     reader = commands.add_parser(
         "import",
-        help="read a heightmap (.r16, .raw, .r32, .png, .exr, .tif) and print its size, range and engine numbers",
+        help=f"read a heightmap ({heightmaps.listed()}) and print its size, range and engine numbers",
         description="Read a heightmap back (noise_core.read_heightmap): raw files take their size from --shape, "
         "their sidecar NAME.ext.json, or a square of their sample count. A tile set is read by its set name. "
         "--out writes it again in another format (with the same height range).",
@@ -129,19 +132,18 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-HEIGHTMAP_OPTIONS = ("engine", "overlap", "height_range", "cell_size", "splat", "splat_bits")
+HEIGHTMAP_FLAGS = (heightmaps.ENGINE, heightmaps.CELL_SIZE, heightmaps.OVERLAP, heightmaps.SPLAT, heightmaps.SPLAT_BITS)
+"""The heightmap options given as flags (``noise_core.io.heightmaps``' rows); ``--height-range`` is two numbers."""
+HEIGHTMAP_OPTIONS = (*(option.name for option in HEIGHTMAP_FLAGS), "height_range")
 
 
 def _add_heightmap_options(parser: argparse.ArgumentParser) -> None:
+    raw = "/".join(heightmaps.RAW_TYPES)
     group = parser.add_argument_group(
-        "game-engine heightmaps (noise_core.io.heightmaps; with --out NAME.r16/.raw/.r32 or these options: a "
+        f"game-engine heightmaps (noise_core.io.heightmaps; with --out NAME{raw} or these options: a "
         "NAME.ext.json sidecar is written beside the file)"
     )
-    group.add_argument(
-        "--engine",
-        choices=ENGINE_NAMES,
-        help="check the size and format against this engine's importer and put its import numbers in the sidecar",
-    )
+    add_flags(group, HEIGHTMAP_FLAGS, unset=None)
     group.add_argument(
         "--height-range",
         type=float,
@@ -149,51 +151,10 @@ def _add_heightmap_options(parser: argparse.ArgumentParser) -> None:
         metavar=("LOW", "HIGH"),
         help="the heights in metres that 0 and 1 stand for (needed with --engine); default: the noise's range",
     )
-    group.add_argument("--cell-size", type=float, help="metres between samples, for the engine numbers (default 1)")
-    group.add_argument(
-        "--overlap",
-        type=int,
-        choices=(0, 1),
-        help="with --tile N: samples neighbouring tiles share (default 1, or the engine's): tiles of N + 1 samples",
-    )
-    group.add_argument(
-        "--splat",
-        type=Path,
-        help="JSON file of splat layers (docs/terrain-maps.md): their weights go beside the heights (each tile) as "
-        "NAME_splat0.png, ... (RGBA, 4 layers each), over the heights in metres --cell-size apart",
-    )
-    group.add_argument("--splat-bits", type=int, choices=PNG_BITS, help="with --splat: PNG depth (default 8)")
-
-
-DEFAULT_NORMAL_STRENGTH = 0.1
 
 
 def _add_normal_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group("normal maps (noise_core.normal_maps)")
-    group.add_argument(
-        "--map",
-        choices=("height", "normal"),
-        default="height",
-        help="height: the noise mapped to 0..1 (default); normal: a tangent-space normal map of that height (RGB)",
-    )
-    group.add_argument(
-        "--normal-strength",
-        type=float,
-        default=DEFAULT_NORMAL_STRENGTH,
-        help=f"height of the surface from h = 0 to 1, in texture widths (default {DEFAULT_NORMAL_STRENGTH})",
-    )
-    group.add_argument(
-        "--normal-convention",
-        choices=CONVENTIONS,
-        default="opengl",
-        help="green channel: opengl = +Y up the texture (Blender, default), directx = -Y",
-    )
-    group.add_argument(
-        "--normal-method",
-        choices=METHODS,
-        default="auto",
-        help="analytic derivatives, central differences of the height, or auto: analytic where the kind has them",
-    )
+    add_flags(parser.add_argument_group("normal maps (noise_core.normal_maps)"), NORMAL_OPTIONS, unset=ROW)
 
 
 def _add_loop_options(parser: argparse.ArgumentParser) -> None:
@@ -204,23 +165,16 @@ def _add_loop_options(parser: argparse.ArgumentParser) -> None:
         help=f"write a looping image sequence of this many frames (1..{MAX_FRAMES}): --out name.png becomes "
         "name.0001.png, name.0002.png, ...; frame N+1 would be frame 1 again",
     )
-    group.add_argument(
-        "--loop-radius",
-        type=float,
-        default=DEFAULT_RADIUS,
-        help=f"radius of the circle the loop moves around in the two extra dimensions, in noise-space units "
-        f"(default {DEFAULT_RADIUS:g}): larger is faster change from frame to frame",
-    )
+    add_flags(group, (RADIUS,), unset=ROW)
 
 
 def _refuse_unused(args: argparse.Namespace) -> None:
     """``ValueError`` naming an option given where this bake would not use it (rather than dropping it)."""
     unused = {
-        "normal-strength": args.map != "normal" and args.normal_strength != DEFAULT_NORMAL_STRENGTH,
-        "normal-convention": args.map != "normal" and args.normal_convention != "opengl",
-        "normal-method": args.map != "normal" and args.normal_method != "auto",
-        "loop-radius": args.frames is None and args.loop_radius != DEFAULT_RADIUS,
-    }
+        **{option.name.replace("_", "-"): args.map != "normal" and getattr(args, option.name) != option.default
+           for option in NORMAL_OPTIONS[1:]},
+        "loop-radius": args.frames is None and args.loop_radius != RADIUS.default,
+    }  # fmt: skip
     uses = {"normal-strength": "--map normal (a normal map)", "normal-convention": "--map normal (a normal map)",
             "normal-method": "--map normal (a normal map)", "loop-radius": "--frames (a looping sequence)"}  # fmt: skip
     for name in (name for name, given in unused.items() if given):
@@ -318,7 +272,7 @@ def _bake_heightmap(spec: NoiseSpec, shape: tuple[int, int], args: argparse.Name
         raise ValueError("map: a heightmap holds heights; bake a normal map to .png, .tif or .exr")
     if max(shape) > MAX_SIZE:
         raise ValueError(f"size: {shape[1]}x{shape[0]} is larger than {MAX_SIZE} for one heightmap")
-    preset = None if args.engine is None else engine(args.engine)
+    preset = None if args.engine in (None, "none") else engine(args.engine)
     if preset is not None and args.height_range is None:
         raise ValueError(
             "height-range: give the heights in metres that 0 and 1 stand for (e.g. --height-range 0 500), "
@@ -336,7 +290,7 @@ def _bake_heightmap(spec: NoiseSpec, shape: tuple[int, int], args: argparse.Name
         "unit": unit,
         "settings": asdict(spec),
         "engine": preset,
-        "cell_size": 1.0 if args.cell_size is None else args.cell_size,
+        "cell_size": args.cell_size,  # recorded in the sidecar when given (None: the row's default, 1 m)
     }
     if preset is not None:  # the size, format and tiles are checked before the noise is computed
         preset.check_format(heightmaps.heightmap_format(args.out))
@@ -349,8 +303,9 @@ def _bake_heightmap(spec: NoiseSpec, shape: tuple[int, int], args: argparse.Name
     low, high = height_range
     if layers is not None:
         heights = low + values.astype(np.float64) * (high - low)
-        keywords["splat"] = splat_weights(heights, layers, cell_size=keywords["cell_size"], seed=spec.seed)
-        keywords["splat_bits"] = 8 if args.splat_bits is None else args.splat_bits
+        cell = heightmaps.CELL_SIZE.default if args.cell_size is None else args.cell_size
+        keywords["splat"] = splat_weights(heights, layers, cell_size=cell, seed=spec.seed)
+        keywords["splat_bits"] = int(heightmaps.SPLAT_BITS.default if args.splat_bits is None else args.splat_bits)
     if args.tile is None:
         heightmaps.write_heightmap(args.out, values, **keywords)
         what = f"{args.out} and {heightmaps.sidecar_path(args.out).name}"
@@ -388,6 +343,7 @@ def import_heightmap(args: argparse.Namespace) -> Path:
             height_range=found.height_range or (0.0, 1.0),
             unit=found.unit,
             settings=found.sidecar.get("settings"),
+            cell_size=found.cell_size,  # the spacings it records, if any
         )
         print(f"wrote {args.out} and {heightmaps.sidecar_path(args.out).name}")
     return args.path
@@ -422,6 +378,16 @@ def _bake_loop(spec: NoiseSpec, shape: tuple[int, int], method: str, args: argpa
     return frame_path(args.out, 0)
 
 
+def _os_message(args: argparse.Namespace, error: OSError) -> str:
+    """What to say of ``error``: as it is when it names the user's argument (``ArgumentFileError``, an input not
+    found), else as a failure to write ``--out``."""
+    named = isinstance(error, FileNotFoundError) and re.match(r"\w+: ", str(error))
+    if isinstance(error, ArgumentFileError) or named:
+        return str(error)
+    out = getattr(args, "out", None)
+    return f"out: cannot write {str(out)!r}: {error}" if out is not None else str(error)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code (2 for bad arguments, a missing writer or unwritable output).
 
@@ -440,10 +406,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m noise_core: error: {error}", file=sys.stderr)
         return 2
     except OSError as error:
-        if (isinstance(error, FileNotFoundError) and args.command == "import") or not hasattr(args, "out"):
-            print(f"python -m noise_core: error: {error}", file=sys.stderr)
-            return 2
-        print(f"python -m noise_core: error: out: cannot write {str(args.out)!r}: {error}", file=sys.stderr)
+        print(f"python -m noise_core: error: {_os_message(args, error)}", file=sys.stderr)
         return 2
     except BakeError as error:
         print(f"python -m noise_core: error: {error}", file=sys.stderr)

@@ -9,17 +9,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from pathlib import Path
 
 import numpy as np
 
-from ..io.files import replacing_all
+from ..io.files import ArgumentFileError, replacing_all
+from ..io.heightmaps import SPLAT_BITS
 from ..io.images import FORMATS, PNG_BITS, image_format, pack_rgba, read_image, write_image, writer_module
-from ..terrain.maps import FLOW_METHODS, MAP_NAMES, compute_maps, unit_map
+from ..terrain.heightfield import CELL_SIZE
+from ..terrain.maps import HEIGHT_SCALE, MAP_NAMES, MAP_OPTIONS, compute_maps, unit_map
 from ..terrain.splat import splat_paths, splat_weights
+from .flags import ROW, add_flags
 
 HEIGHT_SUFFIXES = (*FORMATS, ".npy")
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def _names(text: str) -> list[str]:
@@ -42,18 +47,13 @@ def add_maps_command(commands) -> None:
     maps.add_argument("heights", type=Path, help=f"height image or array ({', '.join(HEIGHT_SUFFIXES)}), one channel")
     maps.add_argument("--maps", type=_names, default=[], help=f"comma-separated maps: {','.join(MAP_NAMES)}")
     maps.add_argument("--out", help="output path with {map} in it, e.g. out/terrain_{map}.exr (format by suffix)")
-    maps.add_argument("--cell-size", type=float, default=1.0, help="grid spacing in the heights' unit (default 1)")
-    maps.add_argument("--height-scale", type=float, default=1.0, help="multiply the heights read by this (default 1)")
-    maps.add_argument("--radius", type=int, default=16, help="relative_height: neighbourhood radius in cells (16)")
-    maps.add_argument("--horizon-radius", type=int, default=32, help="openness, occlusion: search radius in cells")
-    maps.add_argument("--directions", type=int, default=16, help="openness, occlusion: directions (default 16)")
-    maps.add_argument("--flow-method", choices=FLOW_METHODS, default="mfd", help="flow, wetness: routing (mfd)")
+    add_flags(maps, (CELL_SIZE, HEIGHT_SCALE, *MAP_OPTIONS), unset=ROW)
     maps.add_argument("--png-bits", type=int, choices=PNG_BITS, default=16, help="integer depth of PNG maps (16)")
     maps.add_argument("--splat", type=Path, help="JSON file: a list of splat layers (docs/terrain-maps.md)")
     maps.add_argument(
         "--splat-out", type=Path, help="splat images: NAME.png writes NAME_0.png, ... (RGBA, 4 layers each)"
     )
-    maps.add_argument("--splat-bits", type=int, choices=PNG_BITS, default=8, help="integer depth of PNG splats (8)")
+    add_flags(maps, (SPLAT_BITS,), unset=ROW)
     maps.add_argument("--seed", type=int, default=0, help="splat breakup noise seed (default 0)")
 
 
@@ -63,12 +63,32 @@ def read_heights(path: Path) -> np.ndarray:
         raise ValueError(f"heights: unsupported format {path.suffix or '(none)'!r}; use one of {HEIGHT_SUFFIXES}")
     if not path.is_file():
         raise ValueError(f"heights: no such file {str(path)!r}")
-    values = np.load(path, allow_pickle=False) if path.suffix.lower() == ".npy" else read_image(path)
+    if path.suffix.lower() == ".npy":
+        try:
+            values = np.load(path, allow_pickle=False)
+        except (OSError, ValueError, EOFError) as error:
+            raise ValueError(f"heights: cannot read {str(path)!r} as a numpy array: {error}") from None
+    else:
+        values = read_image(path, "heights")
     if values.ndim == 3 and values.shape[2] in (1, 2):  # grey (and alpha)
         values = values[..., 0]
     if values.ndim != 2:
         raise ValueError(f"heights: expected one channel, got an array of shape {values.shape}")
     return np.asarray(values, dtype=np.float64)
+
+
+def _check_outputs(named: list[tuple[str, Path]]) -> None:
+    """``ValueError`` naming the argument (``out``, ``splat-out``) of an output of an unwritable format, in no
+    folder, or the same file as another (naming both)."""
+    seen: dict[str, str] = {}
+    for flag, path in named:
+        key = os.path.normcase(os.path.abspath(path))
+        if key in seen:
+            raise ValueError(f"{flag}: {str(path)!r} is also a file of --{seen[key]}; give each output its own path")
+        seen[key] = flag
+        writer_module(image_format(path, flag), flag)
+        if not path.parent.is_dir():
+            raise ValueError(f"{flag}: folder {str(path.parent)!r} does not exist")
 
 
 def run_maps(args: argparse.Namespace) -> list[Path]:
@@ -79,32 +99,43 @@ def run_maps(args: argparse.Namespace) -> list[Path]:
         raise ValueError("out: give an output path with {map} in it, e.g. --out terrain_{map}.exr")
     if (args.splat is None) != (args.splat_out is None):
         raise ValueError("splat-out: --splat and --splat-out go together")
+    scale = float(HEIGHT_SCALE.check(args.height_scale))  # type: ignore[arg-type]  # before any file is read
     targets = [Path(args.out.replace("{map}", name)) for name in args.maps]
-    for target in targets:
-        writer_module(image_format(target))
+    named = [*(("out", target) for target in targets)]
+    if args.splat_out is not None:
+        named.append(("splat-out", args.splat_out))
+    _check_outputs(named)
     layers = None
     if args.splat is not None:
-        writer_module(image_format(args.splat_out))
         try:
             layers = json.loads(args.splat.read_text())
         except (OSError, json.JSONDecodeError) as error:
             raise ValueError(f"splat: cannot read {str(args.splat)!r}: {error}") from None
     started = time.perf_counter()
-    heights = read_heights(args.heights) * args.height_scale
-    settings = {
-        "cell_size": args.cell_size, "radius": args.radius, "horizon_radius": args.horizon_radius,
-        "directions": args.directions, "flow_method": args.flow_method,
-    }  # fmt: skip
+    read = read_heights(args.heights)
+    with np.errstate(over="ignore", invalid="ignore"):
+        heights = read * scale
+    if np.isfinite(read).all():  # NaN read is the heights' fault (compute_maps says so); overflow the scale's
+        largest = float(np.abs(heights).max()) if heights.size else 0.0
+        if not largest <= FLOAT32_MAX:
+            raise ValueError(f"height-scale: {args.height_scale:g} makes heights up to {largest:.3g}, beyond float32 "
+                             "(3.4e38)")  # fmt: skip
+    settings = {option.name: getattr(args, option.name) for option in (CELL_SIZE, *MAP_OPTIONS)}
     maps = compute_maps(heights, args.maps, **settings)
     weights = None if layers is None else splat_weights(heights, layers, maps=maps, seed=args.seed, **settings)
     splats = [] if weights is None else splat_paths(args.splat_out, weights.shape[0])
-    with replacing_all([*targets, *splats]) as temporaries:  # all files or none
-        for name, temporary in zip(args.maps, temporaries, strict=False):
-            values = unit_map(name, maps[name]) if temporary.suffix.lower() == ".png" else maps[name]
-            write_image(temporary, values, args.png_bits)
-        if weights is not None:
-            for temporary, image in zip(temporaries[len(targets) :], pack_rgba(weights), strict=True):
-                write_image(temporary, image, args.splat_bits)
+    flags = ", ".join(dict.fromkeys(flag for flag, _ in named))
+    _check_outputs([*(("out", target) for target in targets), *(("splat-out", splat) for splat in splats)])
+    try:
+        with replacing_all([*targets, *splats], flags) as temporaries:  # all files or none
+            for name, temporary in zip(args.maps, temporaries, strict=False):
+                values = unit_map(name, maps[name]) if temporary.suffix.lower() == ".png" else maps[name]
+                write_image(temporary, values, args.png_bits)
+            if weights is not None:
+                for temporary, image in zip(temporaries[len(targets) :], pack_rgba(weights), strict=True):
+                    write_image(temporary, image, int(args.splat_bits))
+    except OSError as error:
+        raise ArgumentFileError(f"{flags}: cannot write the files (none was written): {error}") from error
     written = [*targets, *splats]
     elapsed = time.perf_counter() - started
     shape = f"{heights.shape[1]}x{heights.shape[0]}"

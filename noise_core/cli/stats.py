@@ -58,7 +58,7 @@ def read_metres(args: argparse.Namespace) -> tuple[np.ndarray, float]:
     if args.cell_size is not None:
         cell = _positive("cell-size", args.cell_size)
     else:
-        spacing = sidecar_spacing(found.sidecar, found.values.shape[1])
+        spacing = sidecar_spacing(found.sidecar, found.values.shape[1], found.values.shape[0])
         if spacing is None:
             raise ValueError(
                 f"cell-size: {args.path.name} has no sidecar with the distance between its samples; give "

@@ -18,12 +18,21 @@ import math
 import time
 from pathlib import Path
 
-from ..io.engines import ENGINE_NAMES
 from ..io.files import replacing_all
-from ..io.heightmaps import FORMATS, ROW_ORDER, describe, heightmap_format, normalize, read_heightmap, sidecar_path
+from ..io.heightmaps import (
+    ENGINE,
+    FORMATS,
+    ROW_ORDER,
+    describe,
+    heightmap_format,
+    normalize,
+    read_heightmap,
+    sidecar_path,
+)
 from ..io.images import PNG_BITS, image_format, write_image, writer_module
 from ..io.water_maps import flow_image, level_sidecar, write_level
 from ..terrain.water import WATER_OPTIONS, WaterResult, carve_rivers, water
+from .flags import ROW, add_flags
 from .stats import read_metres
 
 
@@ -38,19 +47,13 @@ def add_water_command(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--cell-size", type=float, help="metres between samples (default: from the sidecar)")
     parser.add_argument("--height-scale", type=float, help="multiply the heights (metres) by this (default 1)")
     parser.add_argument("--sea", type=float, metavar="LEVEL", help="cells at or below LEVEL metres are sea (outlets)")
-    group = parser.add_argument_group("water (noise_core.water)")
-    for option in WATER_OPTIONS:
-        limits = f"; {option.limits()}" if option.limits() else ""
-        extra = "; inf: unlimited, every depression full" if option.name == "rain" else ""
-        group.add_argument(
-            "--" + option.name.replace("_", "-"), type=option.type, default=option.default,
-            help=f"{option.description}{limits}{extra} (default {option.default!r})",
-        )  # fmt: skip
+    group = parser.add_argument_group("water (noise_core.water; --rain inf: unlimited, every depression full)")
+    add_flags(group, WATER_OPTIONS, unset=ROW)
     out = parser.add_argument_group("outputs (all written or none)")
     out.add_argument("--out-level", type=Path, help="the water level as a heightmap (.r16, .r32, .png, .exr, ...)")
     out.add_argument("--out-flow", type=Path, help="the flow map, an RGB .png (R, G: direction and speed)")
     out.add_argument("--flow-bits", type=int, choices=PNG_BITS, default=8, help="PNG depth of the flow map (8)")
-    out.add_argument("--engine", choices=ENGINE_NAMES, help="flow convention and import numbers of this engine")
+    add_flags(out, (ENGINE,), unset=None)  # the flow map's convention and the level's import numbers
     out.add_argument("--rivers", type=Path, help="the river network as JSON polylines (x, y, z in metres)")
     out.add_argument("--carve", type=Path, help="the heights with river beds cut along the rivers, as a heightmap")
     out.add_argument("--carve-depth", type=float, help="depth of the cut beds in metres (default: the rivers')")
@@ -102,6 +105,7 @@ def run_water(args: argparse.Namespace) -> Path:
     if args.out_flow is not None and image_format(args.out_flow) != ".png":
         raise ValueError(f"out-flow: the flow map is an RGB .png, not {args.out_flow.suffix!r}")
     settings = _settings(args)
+    engine = None if args.engine in (None, "none") else args.engine
     heights, cell = read_metres(args)
     found = read_heightmap(args.path)
     scale = 1.0 if args.height_scale is None else args.height_scale
@@ -123,12 +127,12 @@ def run_water(args: argparse.Namespace) -> Path:
     if args.out_level is not None:
         suffix = args.out_level.suffix.lower()
         flow_name = args.out_flow.name if args.out_flow is not None else ""
-        record = level_sidecar((rows, columns), suffix, (low, high), "m", None, args.engine, cell, flow_name)
+        record = level_sidecar((rows, columns), suffix, (low, high), "m", None, engine, cell, flow_name)
         values, _ = normalize(result.level, (low, high))
         targets += [args.out_level, sidecar_path(args.out_level)]
         writers += [lambda path: write_level(path, values, suffix), lambda path: _json(path, record)]
     if args.out_flow is not None:
-        rgb = flow_image(result.flow, args.engine or "grid")
+        rgb = flow_image(result.flow, engine or "grid")
         targets.append(args.out_flow)
         writers.append(lambda path: write_image(path, rgb, args.flow_bits))
     if args.rivers is not None:

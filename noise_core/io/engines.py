@@ -3,7 +3,8 @@ into its import dialog (docs/engines.md has the table and the sources).
 
 One ``Engine`` row per engine: its recommended sizes, the formats its importer reads, how tiles are cut and
 named, which sizes it accepts (``check_size``) and its dialog numbers (``import_settings``) for a heightmap
-whose [0, 1] values stand for heights ``low..high`` metres with ``cell`` metres between samples.
+whose [0, 1] values stand for heights ``low..high`` metres with ``cell`` metres between samples (``(dy, dx)``: between
+rows and between columns, where the engine has a scale per axis; Terrain3D has one vertex spacing).
 
 - Unreal Engine landscapes: a side of ``n`` samples is ``components x sections x quads + 1`` with quads per
   section 7, 15, 31, 63, 127 or 255, 1 or 2 (x 2) sections per component and at most 32 components per side
@@ -19,6 +20,7 @@ whose [0, 1] values stand for heights ``low..high`` metres with ``cell`` metres 
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -74,7 +76,7 @@ def _terrain3d_refusal(width: int, height: int) -> str:
     return f"Terrain3D's world is at most {TERRAIN3D_MAX_SIZE} samples per side (32 regions of 2048)"
 
 
-def _unreal_settings(width: int, height: int, low: float, high: float, cell: float, suffix: str) -> dict:
+def _unreal_settings(width: int, height: int, low: float, high: float, cell: tuple, suffix: str) -> dict:
     layout = unreal_layout(width, height)
     assert layout is not None
     quads, sections, across, down = layout
@@ -85,24 +87,24 @@ def _unreal_settings(width: int, height: int, low: float, high: float, cell: flo
         "Number of Components": [across, down],
         "Overall Resolution": [width, height],
         "Location (cm)": [0.0, 0.0, (low + (high - low) / 2.0) * 100.0],
-        "Scale (cm)": [cell * 100.0, cell * 100.0, unreal_z_scale(high - low)],
+        "Scale (cm)": [cell[1] * 100.0, cell[0] * 100.0, unreal_z_scale(high - low)],
     }
 
 
-def _unity_settings(width: int, height: int, low: float, high: float, cell: float, suffix: str) -> dict:
+def _unity_settings(width: int, height: int, low: float, high: float, cell: tuple, suffix: str) -> dict:
     return {
         "Depth": "Bit 16",
         "Resolution": [width, height],
         "Byte Order": "Windows",
         "Flip Vertically": True,
-        "Terrain Size": [(width - 1) * cell, high - low, (height - 1) * cell],
+        "Terrain Size": [(width - 1) * cell[1], high - low, (height - 1) * cell[0]],
         "Terrain Position Y": low,
     }
 
 
-def _terrain3d_settings(width: int, height: int, low: float, high: float, cell: float, suffix: str) -> dict:
+def _terrain3d_settings(width: int, height: int, low: float, high: float, cell: tuple, suffix: str) -> dict:
     region = next((size for size in TERRAIN3D_REGION_SIZES if size >= max(width, height)), 2048)
-    common = {"vertex_spacing": cell, "region_size": region}
+    common = {"vertex_spacing": cell[0], "region_size": region}
     if suffix in (".r16", ".raw"):
         return {
             **common,
@@ -112,6 +114,16 @@ def _terrain3d_settings(width: int, height: int, low: float, high: float, cell: 
             "import_offset": 0.0,
         }
     return {**common, "import_scale": high - low, "import_offset": low}
+
+
+def _numbers(record: dict) -> list[float]:
+    """The numbers in an import record (lists flattened; text left out)."""
+    values: list[float] = []
+    for value in record.values():
+        for item in value if isinstance(value, list) else [value]:
+            if isinstance(item, (int, float)) and not isinstance(item, bool):
+                values.append(float(item))
+    return values
 
 
 def _indices(x: int, y: int, across: int, down: int) -> dict:
@@ -134,10 +146,18 @@ class Engine:
     """Tile file stem after the output's stem: ``{x}`` column from the left, ``{y}`` row from the first row,
     ``{z}`` row from the last (Unity's z from its first-row edge when the file is flipped)."""
     refusal: Callable[[int, int], str]
-    settings: Callable[[int, int, float, float, float, str], dict]
+    settings: Callable[[int, int, float, float, tuple, str], dict]
     row_note: str
     tile_sizes: tuple[int, ...] = ()
     """Tile sides (N) allowed; empty: any N whose tile of N + overlap samples the engine takes."""
+    one_spacing: bool = False
+    """Whether its importer takes one spacing for both axes (square cells only)."""
+
+    def check_cell(self, cell: tuple[float, float]) -> None:
+        """``ValueError`` starting with ``cell_size:`` if this engine cannot take cells ``(dy, dx)`` apart."""
+        if self.one_spacing and cell[0] != cell[1]:
+            raise ValueError(f"cell_size: {self.title} has one vertex spacing for both axes; got {cell[1]:g} between "
+                             f"columns and {cell[0]:g} between rows (export square cells)")  # fmt: skip
 
     def check_tile(self, tile: int) -> None:
         """``ValueError`` starting with ``tile:`` if tiles of side ``tile`` (+ the overlap) do not suit."""
@@ -163,13 +183,23 @@ class Engine:
             )
 
     def import_settings(
-        self, width: int, height: int, height_range: tuple[float, float], cell: float, suffix: str
+        self, width: int, height: int, height_range: tuple[float, float], cell: float | tuple, suffix: str
     ) -> dict:
         """The numbers to type into this engine's import dialog for a ``width x height`` file whose 0 and 1 are
-        ``height_range`` metres apart ``cell`` metres between samples."""
+        ``height_range`` metres apart ``cell`` metres between samples (or ``(dy, dx)``: between rows, between
+        columns)."""
         self.check_size(width, height)
         low, high = height_range
-        return {"engine": self.title, **self.settings(width, height, low, high, cell, suffix), "rows": self.row_note}
+        pair = (float(cell), float(cell)) if isinstance(cell, (int, float)) else (float(cell[0]), float(cell[1]))
+        self.check_cell(pair)
+        numbers = self.settings(width, height, low, high, pair, suffix)
+        if not all(math.isfinite(value) for value in _numbers(numbers)):  # e.g. Unreal's cm of a huge range
+            ones = self.settings(width, height, low, high, (1.0, 1.0), suffix)
+            finite_cell = all(math.isfinite(value) for value in _numbers(ones))
+            name = "cell_size" if finite_cell else "height_range"
+            raise ValueError(f"{name}: {self.title}'s import numbers for it pass float64; give heights and cell "
+                             "size in metres")  # fmt: skip
+        return {"engine": self.title, **numbers, "rows": self.row_note}
 
     def tile_stem(self, stem: str, x: int, y: int, across: int, down: int) -> str:
         """The file stem of tile (``x``, ``y``) of ``across x down`` tiles."""
@@ -212,6 +242,7 @@ ENGINES = {
             settings=_terrain3d_settings,
             row_note="the first row is the -Z edge (the top in Godot's top view); no flip",
             tile_sizes=TERRAIN3D_REGION_SIZES,
+            one_spacing=True,
         ),
     )
 }

@@ -55,6 +55,11 @@ def replacing_all(targets: Iterable[str | os.PathLike[str]], argument: str = "ou
         staged.discard()
 
 
+class ArgumentFileError(OSError):
+    """A file the user named could not be read or written; the message starts with the user's argument that named
+    it (``splat-out: ...``), so a command line prints it as it is."""
+
+
 class Abandoned(Exception):
     """Raised by a staged writer's ``stop()`` once its write was abandoned (``Staged.write``)."""
 

@@ -28,15 +28,15 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from ..schema import integer, number
-from .engines import Engine
+from ..schema import Option, integer, number
+from .engines import ENGINES, Engine
 from .engines import engine as find_engine
 from .files import replacing_all
 from .images import FORMATS as IMAGE_FORMATS
@@ -50,17 +50,66 @@ FORMATS = {
     ".r32": "32-bit float raw (float32 little-endian)",
     **IMAGE_FORMATS,
 }
+"""Suffix -> what its files hold: every heightmap format read and written (``.tif`` and ``.tiff`` both TIFF)."""
 ROW_ORDER = "row-major; the first row is the grid's row 0 (the top row of the PNG bake), columns left to right"
 SIDECAR_VERSION = 1
 MAX_TILES = 4096
 
+FORMAT_SUFFIXES = {"R16": ".r16", "RAW": ".raw", "R32": ".r32", "PNG": ".png", "EXR": ".exr", "TIFF": ".tif"}
+"""Each format by name (an interface's choice) and the suffix it writes."""
+_FORMAT_LABELS = {"R16": "16-bit raw", "RAW": "16-bit raw", "R32": "32-bit float raw", "PNG": "16-bit",
+                  "EXR": "32-bit float", "TIFF": "32-bit float"}  # fmt: skip
 
-def heightmap_format(path: str | Path) -> str:
-    """The suffix of ``path`` if it is a heightmap format; ``ValueError`` starting with ``out:`` otherwise."""
+
+def _format_text(name: str) -> tuple[str, str]:
+    """The label and description of the format ``name``: what it holds, and the engines that import it."""
+    suffix = FORMAT_SUFFIXES[name]
+    takers = ", ".join(engine.title for engine in ENGINES.values() if suffix in engine.formats)
+    label = "OpenEXR" if name == "EXR" else name
+    return f"{label} ({_FORMAT_LABELS[name]})", f"{suffix}: {FORMATS[suffix]}" + (f"; {takers}" if takers else "")
+
+
+def suffix_patterns(suffixes: Iterable[str] = FORMATS) -> str:
+    """``"*.r16;*.raw;..."``: a file browser's filter for ``suffixes`` (every heightmap format's by default)."""
+    return ";".join(f"*{suffix}" for suffix in suffixes)
+
+
+def listed(suffixes: Iterable[str] = FORMATS) -> str:
+    """``".r16, .raw, ..."``: ``suffixes`` (every heightmap format's by default), for a sentence."""
+    return ", ".join(suffixes)
+
+
+FILE_FORMAT = Option("file_format", str, "R16", "File format (the file name's extension follows it)", title="Format",
+                     choices=tuple(FORMAT_SUFFIXES), choice_text=tuple(map(_format_text, FORMAT_SUFFIXES)))  # fmt: skip
+"""The format an export writes (the add-on's; the command line takes it from ``--out``'s suffix)."""
+ENGINE = Option("engine", str, "none", "Game engine whose sizes and formats the heightmap must fit; its import "
+                "numbers go in the sidecar", choices=("none", *ENGINES),
+                choice_text=(("None", "Any size; no engine numbers"),
+                             *((engine.title, f"Check the size for {engine.title} and give its import numbers")
+                               for engine in ENGINES.values())))  # fmt: skip
+CELL_SIZE = Option("cell_size", float, 1.0, "Metres between samples, for the engine's import numbers", minimum=0.0,
+                   above=True)  # fmt: skip
+OVERLAP = Option("overlap", int, 1, "Samples neighbouring tiles share: tiles of N + 1 samples (the engine's, else 1)",
+                 minimum=0, maximum=1)  # fmt: skip
+SPLAT = Option("splat", str, "", "JSON file of splat layers (docs/terrain-maps.md): their weights go beside each file "
+               "(each tile) as NAME_splat0.png, ... (RGBA, 4 layers each; empty: none)", title="Splat Layers",
+               subtype="FILE_PATH", addon_name="splat_rules")  # fmt: skip
+SPLAT_BITS = Option("splat_bits", str, "8", "Depth of the splat PNGs", choices=tuple(map(str, PNG_BITS)),
+                    choice_text=tuple((f"{bits}-bit", f"{bits} bits per channel") for bits in PNG_BITS),
+                    title="Splat Depth")  # fmt: skip
+"""The options of a heightmap export, one row each for the command line and the add-on (``write_heightmap``'s
+and ``write_tiles``' arguments; the splat weights' JSON layers are ``terrain.splat``'s)."""
+
+
+def heightmap_format(path: str | Path, argument: str = "out") -> str:
+    """The suffix of ``path`` if it is a heightmap format; ``ValueError`` starting with ``argument`` (the user's
+    name for the path) otherwise."""
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
         allowed = ", ".join(FORMATS)
-        raise ValueError(f"out: unsupported heightmap format {suffix or '(none)'!r} in {str(path)!r}; use {allowed}")
+        raise ValueError(
+            f"{argument}: unsupported heightmap format {suffix or '(none)'!r} in {str(path)!r}; use {allowed}"
+        )
     return suffix
 
 
@@ -80,6 +129,8 @@ def normalize(heights: np.ndarray, height_range: tuple[float, float] | None = No
         low, high = float(heights.min()), float(heights.max())
         if high == low:
             high = low + 1.0
+        if not math.isfinite(high - low):
+            raise ValueError(f"heights: they span {low:g} .. {high:g}, a range beyond float64; scale them down")
     else:
         low, high = _range(height_range)
     unit = np.clip((heights - low) / (high - low), 0.0, 1.0).astype(np.float32)
@@ -92,6 +143,8 @@ def _range(height_range: object) -> tuple[float, float]:
     low, high = number("height_range", height_range[0]), number("height_range", height_range[1])
     if not high > low:
         raise ValueError(f"height_range: high must be above low, got ({low:g}, {high:g})")
+    if not math.isfinite(high - low):
+        raise ValueError(f"height_range: high - low must be a finite number, got ({low:g}, {high:g})")
     return low, high
 
 
@@ -133,6 +186,13 @@ class Heightmap:
     height_range: tuple[float, float] | None
     unit: str
     sidecar: dict = field(default_factory=dict)
+
+    @property
+    def cell_size(self) -> tuple[float, float] | None:
+        """``(dy, dx)`` between rows and between columns as the sidecar records them (``cell_size: {x, y}``,
+        checked when read), None without."""
+        spacing = self.sidecar.get("cell_size")
+        return None if spacing is None else (float(spacing["y"]), float(spacing["x"]))
 
     @property
     def heights(self) -> np.ndarray:
@@ -213,7 +273,7 @@ def _check_splat(splat: object, shape: tuple[int, int], bits: object) -> np.ndar
         raise ValueError(f"splat: weights must lie in [0, 1], got {np.nanmin(array):g} .. {np.nanmax(array):g}")
     if bits not in PNG_BITS:
         raise ValueError(f"splat_bits: must be 8 or 16, got {bits!r}")
-    writer_module(".png")
+    writer_module(".png", "splat")
     return array
 
 
@@ -235,7 +295,7 @@ def write_heightmap(
     unit: str = "",
     settings: dict | None = None,
     engine: str | Engine | None = None,
-    cell_size: float = 1.0,
+    cell_size: float | tuple[float, float] | None = None,
     row_order: str = ROW_ORDER,
     splat: np.ndarray | None = None,
     splat_bits: int = 8,
@@ -244,19 +304,22 @@ def write_heightmap(
 
     ``height_range`` is what 0 and 1 stand for in ``unit``; ``settings`` (JSON-ready, e.g. the noise spec) goes
     into the sidecar. With ``engine`` (``engines.ENGINE_NAMES``) the size and format must suit it and the sidecar
-    gets its import numbers, for heights in metres ``cell_size`` apart. ``splat``: weights (N, H, W) in [0, 1]
+    gets its import numbers, for heights in metres ``cell_size`` apart (one number, or ``(dy, dx)``: between rows
+    and between columns; None: 1 m, not recorded); the sidecar records a given one as ``cell_size: {x, y}``.
+    ``splat``: weights (N, H, W) in [0, 1]
     written beside as ``splat_files(path, N)`` (RGBA PNG of ``splat_bits`` 8 or 16), in the same set. Returns
     ``path``.
     """
     path, suffix, array, preset = _prepare(path, values, engine)
     low_high = _range(height_range)
-    cell = _cell(cell_size)
+    cell = _cell(1.0 if cell_size is None else cell_size)
     weights = _check_splat(splat, _shape(array), splat_bits)
     numbers = None
     if preset is not None:
         preset.check_size(array.shape[1], array.shape[0])
         numbers = preset.import_settings(array.shape[1], array.shape[0], low_high, cell, suffix)
     record = describe(_shape(array), suffix, low_high, unit, settings, row_order, numbers)
+    record.update(_spacing_record(cell, cell_size))
     splats = [] if weights is None else splat_files(path, weights.shape[0])
     if weights is not None:
         record["splat"] = {**_splat_record(weights, splat_bits), "files": [target.name for target in splats]}
@@ -272,11 +335,21 @@ def _shape(array: np.ndarray) -> tuple[int, int]:
     return int(array.shape[0]), int(array.shape[1])
 
 
-def _cell(cell_size: object) -> float:
-    cell = number("cell_size", cell_size)
-    if not cell > 0.0:
-        raise ValueError(f"cell_size: must be > 0, got {cell_size!r}")
-    return cell
+def _cell(cell_size: object) -> tuple[float, float]:
+    """``(dy, dx)`` of ``cell_size``: one number (square cells) or ``(dy, dx)``, the distances between rows and
+    between columns, each checked by the ``CELL_SIZE`` row."""
+    if isinstance(cell_size, (tuple, list)):
+        if len(cell_size) != 2:
+            raise TypeError(f"cell_size: expected a number or (dy, dx), got {len(cell_size)} values")
+        return float(CELL_SIZE.check(cell_size[0])), float(CELL_SIZE.check(cell_size[1]))  # type: ignore[arg-type]
+    step = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
+    return step, step
+
+
+def _spacing_record(cell: tuple[float, float], given: object) -> dict:
+    """The sidecar's ``cell_size`` when one was ``given``: the distances between columns (x) and between rows (y),
+    in metres (the engines' unit); nothing otherwise."""
+    return {} if given is None else {"cell_size": {"x": float(cell[1]), "y": float(cell[0])}}
 
 
 def tile_windows(shape: tuple[int, int], tile: int, overlap: int = 1) -> list[tuple[int, int, tuple]]:
@@ -335,7 +408,7 @@ def write_tiles(
     unit: str = "",
     settings: dict | None = None,
     engine: str | Engine | None = None,
-    cell_size: float = 1.0,
+    cell_size: float | tuple[float, float] | None = None,
     row_order: str = ROW_ORDER,
     splat: np.ndarray | None = None,
     splat_bits: int = 8,
@@ -349,7 +422,7 @@ def write_tiles(
     tile; an exception it raises stops the set, and no file is written. Returns the tile paths, row by row."""
     path, suffix, array, preset = _prepare(path, values, engine)
     low_high = _range(height_range)
-    cell = _cell(cell_size)
+    cell = _cell(1.0 if cell_size is None else cell_size)
     weights = _check_splat(splat, _shape(array), splat_bits)
     windows, overlap = check_tiles(_shape(array), tile, overlap, preset)
     across, down = windows[-1][0] + 1, windows[-1][1] + 1
@@ -362,13 +435,15 @@ def write_tiles(
         numbers = (
             preset.import_settings(cols, rows, low_high, cell, suffix) if preset and not preset.tile_sizes else None
         )
-        records.append(describe((rows, cols), suffix, low_high, unit, settings, row_order, numbers))
+        records.append({**describe((rows, cols), suffix, low_high, unit, settings, row_order, numbers),
+                        **_spacing_record(cell, cell_size)})  # fmt: skip
         splats = [] if weights is None else splat_files(target, weights.shape[0])
         tiles.append(target)
         targets += [target, sidecar_path(target), *splats]
         entry: dict[str, Any] = {"file": target.name, "x": x, "y": y, "row": row0, "column": col0}
         listing.append({**entry, "splat": [name.name for name in splats]} if splats else entry)
     whole = describe(_shape(array), suffix, low_high, unit, settings, row_order)
+    whole.update(_spacing_record(cell, cell_size))
     whole["tiles"] = {"tile": tile, "overlap": overlap, "across": across, "down": down, "files": listing}
     if weights is not None:
         whole["splat"] = _splat_record(weights, splat_bits)
@@ -395,8 +470,11 @@ def _read_sidecar(path: Path) -> dict:
     if not sidecar.is_file():
         return {}
     try:
+        size = sidecar.stat().st_size
+        if size > MAX_SIDECAR_BYTES:
+            raise ValueError(f"{size} bytes, more than a sidecar holds ({MAX_SIDECAR_BYTES})")
         record = json.loads(sidecar.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, RecursionError) as error:  # RecursionError: JSON nested too deep
         raise ValueError(f"path: cannot read the sidecar {str(sidecar)!r}: {error}") from None
     if not isinstance(record, dict):
         raise ValueError(f"path: the sidecar {str(sidecar)!r} is not a JSON object")
@@ -411,9 +489,9 @@ def _raw_shape(path: Path, suffix: str, shape: object, record: dict) -> tuple[in
     samples = size // itemsize
     if shape is None and "width" in record and "height" in record:
         shape = (record["height"], record["width"])
-        what = "the sidecar's height and width"
+        what, name = "the sidecar's height and width", "path"  # the user gave the path, not the shape
     else:
-        what = "shape"
+        what, name = "shape", "shape"
     if shape is None:
         side = math.isqrt(samples)
         if side * side != samples:
@@ -427,7 +505,7 @@ def _raw_shape(path: Path, suffix: str, shape: object, record: dict) -> tuple[in
     rows, cols = integer("shape", shape[0]), integer("shape", shape[1])
     if rows < 1 or cols < 1 or rows * cols != samples:
         raise ValueError(
-            f"shape: {what} ({rows}, {cols}) needs {rows * cols * itemsize} bytes, but {str(path)!r} has {size} "
+            f"{name}: {what} ({rows}, {cols}) needs {rows * cols * itemsize} bytes, but {str(path)!r} has {size} "
             f"({samples} samples)"
         )
     return rows, cols
@@ -450,9 +528,7 @@ def _read_values(path: Path, suffix: str, shape: object, record: dict) -> tuple[
         rows_cols = _raw_shape(path, suffix, shape, record)
         return decode(path.read_bytes(), suffix, rows_cols), None
     if suffix in (".tif", ".tiff"):
-        import tifffile
-
-        stored = _grey(np.asarray(tifffile.imread(path)), path)
+        stored = _grey(np.asarray(read_image(path)), path)  # tifffile's samples as stored
         whole = np.issubdtype(stored.dtype, np.integer)
         if whole and stored.dtype.itemsize <= 2 and np.issubdtype(stored.dtype, np.unsignedinteger):
             return stored.astype(np.float32) / np.float32(np.iinfo(stored.dtype).max), None
@@ -466,19 +542,49 @@ def _read_values(path: Path, suffix: str, shape: object, record: dict) -> tuple[
     return values, None
 
 
-def sidecar_spacing(sidecar: dict, columns: int) -> float | None:
-    """The metres between samples that the engine import numbers in a ``sidecar`` give (Terrain3D's vertex
-    spacing, Unity's terrain size over its ``columns - 1`` quads, Unreal's X scale in cm), None without them."""
+def sidecar_spacings(sidecar: dict, shape: tuple[int, int]) -> tuple[float, float] | None:
+    """``(dy, dx)``, the metres between rows and between columns of a ``shape`` heightmap that its ``sidecar``
+    gives: its ``cell_size`` (``{x, y}``), else the engine import numbers (Terrain3D's vertex spacing, Unity's
+    terrain size over its quads, Unreal's X and Y scale in cm); None without them. ``SidecarError`` (``path:``)
+    naming the field when they are not numbers > 0 (a damaged sidecar)."""
+    rows, columns = shape
     numbers = sidecar.get("import", {})
-    if not isinstance(numbers, dict):
+    try:
+        if "cell_size" in sidecar:
+            pair = (sidecar["cell_size"]["y"], sidecar["cell_size"]["x"])
+            field = "cell_size"
+        elif not isinstance(numbers, dict):
+            return None
+        elif "vertex_spacing" in numbers:
+            pair, field = (numbers["vertex_spacing"],) * 2, "import.vertex_spacing"
+        elif "Terrain Size" in numbers and rows > 1 and columns > 1:
+            size = numbers["Terrain Size"]
+            pair, field = (float(size[2]) / (rows - 1), float(size[0]) / (columns - 1)), "import.Terrain Size"
+        elif "Scale (cm)" in numbers:
+            scale = numbers["Scale (cm)"]
+            pair, field = (float(scale[1]) / 100.0, float(scale[0]) / 100.0), "import.Scale (cm)"
+        else:
+            return None
+        spacing = (float(pair[0]), float(pair[1]))
+    except (TypeError, ValueError, IndexError, KeyError) as error:
+        raise SidecarError(f"path: the sidecar is damaged: its spacing cannot be read ({error!r})") from None
+    if not all(0.0 < value < math.inf for value in spacing):
+        raise SidecarError(f"path: the sidecar is damaged: {field} gives a spacing of {spacing[1]:g} x "
+                           f"{spacing[0]:g}; it must be > 0")  # fmt: skip
+    return spacing
+
+
+def sidecar_spacing(sidecar: dict, columns: int, rows: int | None = None) -> float | None:
+    """The one spacing in metres of the samples of a heightmap ``columns`` wide (and ``rows`` high) that its
+    ``sidecar`` gives (``sidecar_spacings``), None without one; ``ValueError`` starting with ``path:`` when its
+    cells are not square."""
+    spacing = sidecar_spacings(sidecar, (columns if rows is None else rows, columns))
+    if spacing is None:
         return None
-    if "vertex_spacing" in numbers:
-        return float(numbers["vertex_spacing"])
-    if "Terrain Size" in numbers and columns > 1:
-        return float(numbers["Terrain Size"][0]) / (columns - 1)
-    if "Scale (cm)" in numbers:
-        return float(numbers["Scale (cm)"][0]) / 100.0
-    return None
+    if spacing[0] != spacing[1]:
+        raise ValueError(f"path: its sidecar gives cells {spacing[1]:g} between columns by {spacing[0]:g} between "
+                         "rows, not square")  # fmt: skip
+    return spacing[1]
 
 
 def read_heightmap(path: str | Path, shape: tuple[int, int] | None = None) -> Heightmap:
@@ -488,33 +594,168 @@ def read_heightmap(path: str | Path, shape: tuple[int, int] | None = None) -> He
     sample count. PNG codes become ``code / 65535`` (``/ 255`` for 8-bit), EXR/TIFF floats stay as they are; a
     TIFF of heights outside [0, 1] (a GeoTIFF DEM, read with ``tifffile``) is mapped to [0, 1] with its minimum
     and maximum as the height range. ``path`` may name a tile set by its set sidecar (``NAME.ext`` need not
-    exist): the tiles are read and put back together (overlapping samples from the later tile).
+    exist): the tiles are read and put back together (overlapping samples from the later tile). Sidecars are
+    untrusted: every field used is checked (``SidecarError``, a ``ValueError`` starting with ``path:`` that names
+    the sidecar and the field) before anything is allocated, a set's size within ``MAX_SAMPLES``.
     """
     path = Path(path)
-    suffix = heightmap_format(path)
+    suffix = heightmap_format(path, "path")
     record = _read_sidecar(path)
     if "tiles" in record and not path.exists():
-        return _read_tiles(path, record)
+        return _read_tiles(path, suffix, record)
     if not path.is_file():
         raise FileNotFoundError(f"path: no file {str(path)!r}")
+    return _read_one(path, suffix, shape, record)
+
+
+def _read_one(path: Path, suffix: str, shape: object, record: dict) -> Heightmap:
+    """One file ``path`` (not a set) with its checked sidecar ``record``."""
+    sidecar = _Sidecar(path, record)
+    if "width" in record or "height" in record:
+        sidecar.size()
+    if "cell_size" in record:
+        sidecar.spacing()
     values, found_range = _read_values(path, suffix, shape, record)
+    if not np.isfinite(values).all():  # a float file's NaN or infinity (no-data): refused by every reader alike
+        raise ValueError(f"path: {str(path)!r} has samples that are not finite numbers (no-data?)")
     if found_range is None and "height_range" in record:
-        found_range = _range(tuple(record["height_range"]))
-    unit = str(record.get("height_unit", ""))
-    return Heightmap(np.ascontiguousarray(values, dtype=np.float32), found_range, unit, record)
+        found_range = sidecar.height_range()
+    return Heightmap(np.ascontiguousarray(values, dtype=np.float32), found_range, sidecar.unit(), record)
 
 
-def _read_tiles(path: Path, record: dict) -> Heightmap:
-    values = np.empty((record["height"], record["width"]), dtype=np.float32)
+MAX_SIDECAR_BYTES = 1 << 24
+"""Largest sidecar read (16 MiB; a set of ``MAX_TILES`` tiles with their splat files needs about 1 MiB)."""
+MAX_SAMPLES = 1 << 28
+"""Largest heightmap a sidecar may claim, in samples (16384 x 16384, 1 GiB of float32): a tile set's size is
+checked against it before its grid is allocated."""
+SET_KEYS = frozenset({"tile", "overlap", "across", "down", "files"})
+"""The keys of a tile set's ``tiles`` record (``write_tiles``), besides the optional ``engine``."""
+TILE_KEYS = frozenset({"file", "x", "y", "row", "column"})
+"""The keys of each tile's entry in ``tiles.files``, besides the optional ``splat`` (its splat files)."""
+
+
+class SidecarError(ValueError):
+    """A sidecar that cannot be what ``write_heightmap``/``write_tiles`` wrote: the message starts with ``path:``
+    and names the sidecar and its field."""
+
+
+class _Sidecar:
+    """Checked reads of the fields of the sidecar ``record`` of ``path`` (untrusted: hand-edited, damaged)."""
+
+    def __init__(self, path: Path, record: dict) -> None:
+        self.path, self.record, self.name = path, record, sidecar_path(path).name
+
+    def fail(self, field: str, problem: str) -> SidecarError:
+        return SidecarError(f"path: the sidecar {self.name!r} is damaged: {field} {problem}")
+
+    def keys(self, where: str, found: object, required: frozenset, optional: frozenset = frozenset()) -> dict:
+        """``found`` if it is a JSON object with every ``required`` key and no others than ``optional``."""
+        if not isinstance(found, dict):
+            raise self.fail(where, f"must be a JSON object, got {type(found).__name__}")
+        missing = sorted(required - set(found))
+        if missing:
+            raise self.fail(where, f"has no {', '.join(map(repr, missing))}")
+        extra = sorted(set(found) - required - optional)
+        if extra:
+            raise self.fail(where, f"has unknown keys {', '.join(map(repr, extra))} (allowed: "
+                            f"{', '.join(sorted(required | optional))})")  # fmt: skip
+        return found
+
+    def whole(self, where: str, value: object, low: int, high: int) -> int:
+        """``value`` if it is a whole number in ``[low, high]``."""
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(where, f"must be a whole number, got {value!r}")
+        if not low <= value <= high:
+            raise self.fail(where, f"must be between {low} and {high}, got {value}")
+        return value
+
+    def size(self) -> tuple[int, int]:
+        """``(height, width)``: whole numbers >= 1, at most ``MAX_SAMPLES`` samples together."""
+        self.keys("the record", self.record, frozenset({"width", "height"}), frozenset(self.record))
+        height = self.whole("height", self.record["height"], 1, MAX_SAMPLES)
+        width = self.whole("width", self.record["width"], 1, MAX_SAMPLES)
+        if height * width > MAX_SAMPLES:
+            raise self.fail("width x height", f"= {width} x {height} exceeds the limit of {MAX_SAMPLES} samples")
+        return height, width
+
+    def height_range(self) -> tuple[float, float]:
+        value = self.record.get("height_range")
+        if not isinstance(value, list) or len(value) != 2:
+            raise self.fail("height_range", f"must be [low, high], got {value!r}")
+        try:
+            return _range(tuple(value))
+        except (TypeError, ValueError) as error:
+            raise self.fail("height_range", str(error).removeprefix("height_range: ")) from None
+
+    def spacing(self) -> None:
+        """Check ``cell_size``: ``{"x": dx, "y": dy}``, both finite and > 0."""
+        spacing = self.keys("cell_size", self.record["cell_size"], frozenset({"x", "y"}))
+        for axis in ("x", "y"):
+            value = spacing[axis]
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 < value < math.inf:
+                raise self.fail(f"cell_size.{axis}", f"must be a number > 0, got {value!r}")
+
+    def unit(self) -> str:
+        unit = self.record.get("height_unit", "")
+        if not isinstance(unit, str):
+            raise self.fail("height_unit", f"must be a string, got {unit!r}")
+        return unit
+
+
+def _read_tiles(path: Path, suffix: str, record: dict) -> Heightmap:
+    """The tile set whose set sidecar is ``record``: every field checked before the grid is allocated (its size,
+    the tiles' names, places and sizes), each tile read as one file (never as a set again)."""
+    sidecar = _Sidecar(path, record)
+    rows, columns = sidecar.size()
+    if "cell_size" in record:
+        sidecar.spacing()
+    low_high = sidecar.height_range()
+    unit = sidecar.unit()
+    if record.get("format", suffix[1:]) != suffix[1:]:
+        raise sidecar.fail("format", f"is {record['format']!r}, but the set is named {path.name!r}")
+    tiles = sidecar.keys("tiles", record["tiles"], SET_KEYS, frozenset({"engine"}))
+    overlap = sidecar.whole("tiles.overlap", tiles["overlap"], 0, 1)
+    side = sidecar.whole("tiles.tile", tiles["tile"], 1, max(rows, columns)) + overlap
+    files = tiles["files"]
+    if not isinstance(files, list) or not 1 <= len(files) <= MAX_TILES:
+        raise sidecar.fail("tiles.files", f"must list 1 to {MAX_TILES} tiles, got {_describe(files)}")
+    if len(files) * min(side, rows) * min(side, columns) < rows * columns:
+        raise sidecar.fail("tiles.files", f"lists {len(files)} tiles of {side} x {side} samples, too few to cover "
+                           f"its {columns} x {rows} grid")  # fmt: skip
+    entries = []
+    for index, entry in enumerate(files):
+        where = f"tiles.files[{index}]"
+        entry = sidecar.keys(where, entry, TILE_KEYS, frozenset({"splat"}))
+        name = entry["file"]
+        if not isinstance(name, str) or Path(name).name != name or name in ("", ".", "..") or "\\" in name:
+            raise sidecar.fail(f"{where}.file", f"must be a file name beside the sidecar, got {name!r}")
+        if Path(name).suffix.lower() != suffix:
+            raise sidecar.fail(f"{where}.file", f"{name!r} is not a {suffix} file as the set is")
+        row = sidecar.whole(f"{where}.row", entry["row"], 0, rows - 1)
+        column = sidecar.whole(f"{where}.column", entry["column"], 0, columns - 1)
+        if not path.with_name(name).is_file():
+            raise FileNotFoundError(f"path: the tile {name!r} listed in {sidecar.name!r} is missing")
+        entries.append((name, row, column))
+    names = [name for name, _, _ in entries]
+    if len(set(names)) != len(names):
+        twice = next(name for name in names if names.count(name) > 1)
+        raise sidecar.fail("tiles.files", f"lists {twice!r} twice")
+    values = np.empty((rows, columns), dtype=np.float32)
     covered = np.zeros(values.shape, dtype=bool)
-    for entry in record["tiles"]["files"]:
-        piece = read_heightmap(path.with_name(entry["file"])).values
-        row, col = entry["row"], entry["column"]
-        if row + piece.shape[0] > values.shape[0] or col + piece.shape[1] > values.shape[1]:
-            raise ValueError(f"path: tile {entry['file']!r} does not fit the set's {values.shape[1]}x{values.shape[0]}")
-        values[row : row + piece.shape[0], col : col + piece.shape[1]] = piece
-        covered[row : row + piece.shape[0], col : col + piece.shape[1]] = True
+    for name, row, column in entries:
+        tile = path.with_name(name)
+        piece = _read_one(tile, suffix, None, _read_sidecar(tile)).values
+        if piece.shape != (min(side, rows), min(side, columns)):
+            raise ValueError(f"path: the tile {name!r} is {piece.shape[1]}x{piece.shape[0]} samples; the set's tiles "
+                             f"are {side}x{side}")  # fmt: skip
+        if row + piece.shape[0] > rows or column + piece.shape[1] > columns:
+            raise ValueError(f"path: tile {name!r} does not fit the set's {columns}x{rows}")
+        values[row : row + piece.shape[0], column : column + piece.shape[1]] = piece
+        covered[row : row + piece.shape[0], column : column + piece.shape[1]] = True
     if not covered.all():
-        raise ValueError(f"path: the tiles listed in {sidecar_path(path).name} do not cover the whole grid")
-    low_high = _range(tuple(record["height_range"]))
-    return Heightmap(values, low_high, str(record.get("height_unit", "")), record)
+        raise ValueError(f"path: the tiles listed in {sidecar.name} do not cover the whole grid")
+    return Heightmap(values, low_high, unit, record)
+
+
+def _describe(value: object) -> str:
+    return f"{len(value)}" if isinstance(value, list) else f"{type(value).__name__} {value!r}"[:80]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import types
+import zlib
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -22,12 +23,15 @@ FORMATS = {
 }
 
 
-def image_format(path: Path) -> str:
-    """The file suffix of ``path`` if it is a supported image format; ``ValueError`` otherwise."""
+def image_format(path: Path, argument: str = "out") -> str:
+    """The file suffix of ``path`` if it is a supported image format; ``ValueError`` starting with ``argument``
+    (the user's name for the path) otherwise."""
     suffix = Path(path).suffix.lower()
     if suffix not in FORMATS:
         allowed = ", ".join(FORMATS)
-        raise ValueError(f"out: unsupported image format {suffix or '(none)'!r} in {str(path)!r}; use one of {allowed}")
+        raise ValueError(
+            f"{argument}: unsupported image format {suffix or '(none)'!r} in {str(path)!r}; use one of {allowed}"
+        )
     return suffix
 
 
@@ -43,23 +47,31 @@ PNG_LEVEL = 6
 """zlib level of the PNGs (Pillow's default)."""
 
 
-def writer_module(suffix: str) -> types.ModuleType:
-    """The module that writes ``suffix`` files; ``ModuleNotFoundError`` saying what to install otherwise.
+def writer_module(suffix: str, argument: str = "out") -> types.ModuleType:
+    """The module that writes ``suffix`` files; ``ModuleNotFoundError`` starting with ``argument`` (the user's name
+    for the file) saying what to install otherwise.
 
     The writers are the optional ``images`` extra (``pip install 'noisewright[images]'``).
     """
-    return _optional(*WRITERS[suffix], suffix)
+    return _optional(*WRITERS[suffix], suffix, argument)
 
 
-def _optional(module: str, package: str, suffix: str) -> types.ModuleType:
+def _optional(module: str, package: str, suffix: str, argument: str = "out", verb: str = "writing") -> types.ModuleType:
+    """The module ``module`` (of the pip package ``package``) ``verb`` ``suffix`` files needs;
+    ``ModuleNotFoundError`` starting with ``argument`` and saying what to install otherwise."""
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as error:
         raise ModuleNotFoundError(
-            f"out: writing {suffix} files needs the optional package {package!r} (missing: {error.name}); "
+            f"{argument}: {verb} {suffix} files needs the optional package {package!r} (missing: {error.name}); "
             f"install the images extra: pip install 'noisewright[images]' (pillow, tifffile, openexr, pypng)",
             name=error.name,
         ) from error
+
+
+READERS = {".png": ("png", "pypng"), ".tif": ("tifffile", "tifffile"), ".tiff": ("tifffile", "tifffile"),
+           ".exr": ("OpenEXR", "openexr")}  # fmt: skip
+"""Suffix -> (module imported to read it, the pip package providing it)."""
 
 
 def write_image(
@@ -130,25 +142,34 @@ def _write_png16_rgb(path: Path, codes: np.ndarray, level: int, check: Callable[
         writer.write_packed(file, packed())
 
 
-def read_image(path: Path) -> np.ndarray:
+def read_image(path: Path, argument: str = "path") -> np.ndarray:
     """Read back an image written by :func:`write_image` as float values in [0, 1] ((H, W), (H, W, 3) or
-    (H, W, 4)); the float formats as they are."""
+    (H, W, 4)); the float formats as they are. Errors start with ``argument``, the user's name for the path:
+    ``FileNotFoundError`` for no file, ``ModuleNotFoundError`` for a missing reader, ``ValueError`` for a file
+    its reader cannot decode (damaged, or not of its suffix's format)."""
     path = Path(path)
-    suffix = image_format(path)
+    suffix = image_format(path, argument)
+    if not path.is_file():
+        raise FileNotFoundError(f"{argument}: no such file {str(path)!r}")
+    reader = _optional(*READERS[suffix], suffix, argument, "reading")
+    damaged = (ValueError, RuntimeError, EOFError, zlib.error, *((reader.Error,) if suffix == ".png" else ()))
+    try:
+        return _decode(reader, path, suffix)
+    except damaged as error:  # pypng's FormatError, tifffile's TiffFileError, OpenEXR's RuntimeError, ...
+        raise ValueError(f"{argument}: cannot read {str(path)!r} as {FORMATS[suffix]}: {error}") from None
+
+
+def _decode(reader: types.ModuleType, path: Path, suffix: str) -> np.ndarray:
+    """The pixels of the image file ``path`` through ``reader`` (``READERS``' module of its ``suffix``)."""
     if suffix == ".png":
-        png = _optional("png", "pypng", ".png")
-        width, height, rows, info = png.Reader(filename=str(path)).asDirect()
+        width, height, rows, info = reader.Reader(filename=str(path)).asDirect()
         planes = info["planes"]
         values = np.vstack([np.asarray(row, dtype=np.float32) for row in rows]).reshape(height, width, planes)
         values /= float(2 ** info["bitdepth"] - 1)
         return values[..., 0] if planes == 1 else values
     if suffix in (".tif", ".tiff"):
-        import tifffile
-
-        return tifffile.imread(path)
-    import OpenEXR
-
-    with OpenEXR.File(str(path)) as exr:
+        return reader.imread(path)
+    with reader.File(str(path)) as exr:
         channels = exr.channels()
         if "Y" in channels:
             return np.asarray(channels["Y"].pixels, dtype=np.float32)
@@ -161,8 +182,12 @@ def read_image(path: Path) -> np.ndarray:
 
 def pack_rgba(weights: np.ndarray) -> list[np.ndarray]:
     """``weights`` (N, H, W) as ``ceil(N / 4)`` float32 images (H, W, 4): layers ``4k .. 4k + 3`` in R, G, B, A
-    of image ``k``; the channels of missing layers are 0."""
+    of image ``k``; the channels of missing layers are 0. ``ValueError`` naming ``weights`` unless it is 3-D
+    with at least one layer."""
     weights = np.asarray(weights, dtype=np.float32)
+    if weights.ndim != 3 or 0 in weights.shape:
+        raise ValueError(f"weights: expected (layers, height, width) with at least one layer, got shape "
+                         f"{weights.shape}")  # fmt: skip
     count = weights.shape[0]
     images = []
     for start in range(0, count, 4):

@@ -85,7 +85,6 @@ rounding. The work runs in float64 and is rounded to float32 once at the end.
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
@@ -98,7 +97,7 @@ from ..hashing import avalanche, eat, hash_seed
 from ..schema import Option
 from ..threads import on_threads
 from . import flow
-from .heightfield import NEIGHBOURS, check_heights
+from .heightfield import CELL_SIZE, NEIGHBOURS, check_heights
 from .resample import bilinear_axis, resample_bilinear
 
 MODEL_CELLS = 1024
@@ -160,10 +159,6 @@ THERMAL_OPTIONS: tuple[Option, ...] = (
     Option("iterations", int, 50, "Relaxation steps", minimum=0, maximum=100_000, soft_maximum=500),
     Option("rate", float, 0.5, "Fraction of the excess moved per step", minimum=0.0, maximum=1.0),
 )
-CELL_SIZE = Option("cell_size", float, 1.0, "Distance between cells, in the heights' unit", minimum=0.0,
-                   above=True, maximum=1e30)  # fmt: skip
-RADIUS_CELLS = Option("radius", int, 3, "Deprecated: brush radius in cells (use brush_radius)", minimum=1, maximum=8)
-"""The former ``radius`` option, still accepted by ``erode_hydraulic`` (see ``_radius_in_cells``)."""
 
 
 @dataclass(frozen=True)
@@ -247,7 +242,7 @@ def erode_hydraulic(
     """Hydraulic (droplet) erosion of ``heights`` (a 2-D array, rows along y); options in ``HYDRAULIC_OPTIONS``
     and ``cell_size``. ``progress(done, total)`` is called after each batch of droplets. ``ValueError``/
     ``TypeError`` naming the option for a bad value."""
-    values = _options(HYDRAULIC_OPTIONS, _radius_in_cells(options))
+    values = _options(HYDRAULIC_OPTIONS, options)
     cells = _cells(heights, values["cell_size"])
     before = cells.copy()
     model = _model(values, cells.shape)
@@ -431,25 +426,6 @@ def _fill_lake(cells, filled, members, amount):
         cells[cell] += part
         placed += part
     return amount - placed
-
-
-def _radius_in_cells(options: dict) -> dict:
-    """``options`` with the former ``radius`` (cells, 1..8) turned into ``brush_radius = radius * cell_size``
-    (a ``DeprecationWarning``): scripts and saved settings from before ``brush_radius`` keep working."""
-    if "radius" not in options:
-        return options
-    options = dict(options)
-    radius = RADIUS_CELLS.check(options.pop("radius"))
-    if "brush_radius" in options:
-        raise TypeError("radius: give brush_radius (in the heights' unit) or the former radius (cells), not both")
-    cell_size = CELL_SIZE.check(options.get("cell_size", CELL_SIZE.default))
-    warnings.warn(
-        "radius (cells) is deprecated: use brush_radius, in the heights' unit (radius * cell_size)",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-    options["brush_radius"] = radius * cell_size
-    return options
 
 
 def _model_cell(shape: tuple[int, ...]) -> float:
@@ -839,9 +815,7 @@ def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal", "
 def hydraulic_kinds(shape: tuple[int, ...], **options: object) -> tuple[str, ...]:
     """The ``compile_state`` kinds ``erode_hydraulic`` of a map of ``shape`` with ``options`` runs: always
     ``"hydraulic"``, ``"gullies"`` when ``gullies`` > 0, ``"coarse"`` when its droplets run on a coarser grid."""
-    with warnings.catch_warnings():  # erode_hydraulic warns of a former radius
-        warnings.simplefilter("ignore", DeprecationWarning)
-        values = _options(HYDRAULIC_OPTIONS, _radius_in_cells(options))
+    values = _options(HYDRAULIC_OPTIONS, options)
     coarse = coarse_shape(_brush_cells(values, shape, math.inf), shape) is not None
     return ("hydraulic",) + ("gullies",) * (values["gullies"] > 0) + ("coarse",) * coarse
 

@@ -30,7 +30,8 @@ Quinn, Beven, Chevallier & Planchon 1991, "The prediction of hillslope flow path
 modelling using digital terrain models") and ``p`` the ``exponent`` (default 1, Quinn et al.'s split; Freeman
 1991, "Calculating catchment area with divergent flow based on a regular grid", used 1.1 without ``L_k``; large
 ``p`` tends to D8). Cells are passed on in a topological order (Kahn 1962: a cell once every higher neighbour
-draining into it has been), so each is visited once. Edge cells, pits and flats keep what they receive, as in D8;
+draining into it has been), so each is visited once; a lower neighbour whose share rounds to 0 (a large ``p``)
+still counts as passed, so it is visited too. Edge cells, pits and flats keep what they receive, as in D8;
 nothing is lost: the rain sums to what the edges, pits and flats hold.
 
 Cells are numbered row-major (``row * columns + column``; int32 in the queues: maps have at most
@@ -112,6 +113,11 @@ def fill_depressions(heights: np.ndarray, epsilon: bool = False, state: np.ndarr
     filled = _floats(checked)
     flat = filled.reshape(-1)
     fill_flat(flat, filled.shape, _edges(filled.shape), False, epsilon, state)
+    if epsilon and not np.isfinite(filled.max()):  # nextafter steps from the dtype's largest number: infinity
+        raise ValueError(
+            f"heights: filling with epsilon steps raises cells past the largest {filled.dtype} "
+            f"({np.finfo(filled.dtype).max:.3g}); keep the heights of lakes and flats below it"
+        )
     return filled
 
 
@@ -177,9 +183,19 @@ def stack_order(receivers: np.ndarray) -> np.ndarray:
 
 def accumulate(receivers: np.ndarray, order: np.ndarray, weights: np.ndarray) -> np.ndarray:
     """Flow accumulation along ``receivers`` in reverse ``order`` (``stack_order``): each cell's ``weights``
-    plus everything draining into it (float64, flat)."""
-    area = np.array(weights, dtype=np.float64, copy=True).reshape(-1)
-    _kernels().accumulate(np.ascontiguousarray(receivers, dtype=np.int64), np.ascontiguousarray(order), area)
+    plus everything draining into it (float64, flat). ``ValueError`` naming the argument unless the three
+    hold one entry per cell and the indices are cells (the kernel does not check its indices)."""
+    receivers = np.ascontiguousarray(receivers, dtype=np.int64).reshape(-1)
+    order = np.ascontiguousarray(order, dtype=np.int64).reshape(-1)
+    size = receivers.shape[0]
+    area = check_weights(np.asarray(weights), np.shape(weights), "weights").reshape(-1).copy()
+    for name, values in (("order", order), ("weights", area)):
+        if values.shape[0] != size:
+            raise ValueError(f"{name}: must hold one entry per cell ({size}), got {values.shape[0]}")
+    for name, values in (("receivers", receivers), ("order", order)):
+        if size and (values.min() < 0 or values.max() >= size):
+            raise ValueError(f"{name}: every entry must be a cell index in [0, {size})")
+    _kernels().accumulate(receivers, order, area)
     return area
 
 
@@ -648,6 +664,7 @@ def _mfd(flat, rows, columns, outlets, exponent, area, donors, ready, state):
     size = rows * columns
     base = state[DONE]
     shares = np.empty(8)
+    lower = np.zeros(8, np.bool_)
     near = np.empty(8, np.int64)
     for row in range(rows):
         if row % (POLL // columns + 1) == 0:
@@ -696,17 +713,26 @@ def _mfd(flat, rows, columns, outlets, exponent, area, donors, ready, state):
                 drop = max(0.0, (height - np.float64(flat[near[k]])) / DISTANCES[k])
             shares[k] = drop
             steepest = max(steepest, drop)
+        if steepest == np.inf:  # a difference beyond float64 (heights near its largest): the drops halved
+            steepest = 0.0
+            for k in range(8):
+                drop = 0.0
+                if near[k] >= 0:
+                    drop = max(0.0, (0.5 * height - 0.5 * np.float64(flat[near[k]])) / DISTANCES[k])
+                shares[k] = drop
+                steepest = max(steepest, drop)
         if steepest == 0.0:  # a pit or a flat
             continue
         total = 0.0
         for k in range(8):
-            if shares[k] > 0.0:
+            lower[k] = shares[k] > 0.0
+            if lower[k]:
                 ratio = shares[k] / steepest
                 shares[k] = CONTOURS[k] * (ratio if exponent == 1.0 else ratio**exponent)
                 total += shares[k]
         part = area[cell] / total
         for k in range(8):
-            if shares[k] > 0.0:
+            if lower[k]:  # a share that underflowed to 0 still counts its receiver's donor off
                 neighbour = near[k]
                 area[neighbour] += part * shares[k]
                 donors[neighbour] -= 1

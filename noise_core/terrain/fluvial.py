@@ -48,9 +48,8 @@ from .._jit import jit, range_kernel, serial_kernel
 from ..runtime import launch_blocks
 from ..schema import Option
 from ..threads import on_threads
-from .erosion import CELL_SIZE
 from .flow import DISTANCES, _accumulate, _donor_bits, _edges, _receivers, _tree_order, check_weights, fill_flat
-from .heightfield import check_heights
+from .heightfield import CELL_SIZE, check_heights
 
 BOUNDARIES = ("edges", "looped")
 PARTS = 2
@@ -164,6 +163,7 @@ def erode_fluvial(
     if outlets is not None:
         base |= _mask("outlets", outlets, shape)
     before = np.array(checked, dtype=np.float64).reshape(-1)
+    _check_ranges(before, rain, cell)
     if not base.any():
         base[int(np.argmin(before))] = 1
     uplifted = np.where(base == 1, 0.0, rising * (values["dt"] * count))  # base cells never rise
@@ -188,6 +188,23 @@ def erode_fluvial(
     routing.step(h, None)
     threshold = values["river_threshold"] * cell * cell
     return _result(before, h, uplifted, routing.area, threshold, shape)
+
+
+def _check_ranges(before: np.ndarray, rain: np.ndarray, cell: float) -> None:
+    """``ValueError`` naming ``heights`` beyond float32 (the result's type), or ``cell_size`` (``precipitation``)
+    so large that the drainage area, at most the rain of every cell times ``cell_size²``, would pass it."""
+    largest = float(np.abs(before).max())
+    if largest > FLOAT32_MAX:
+        raise ValueError(f"heights: values up to {largest:.3g} lie beyond float32 (3.4e38), the eroded heights' type; "
+                         "scale them down")  # fmt: skip
+    total = float(rain.sum()) * (before.shape[0] if rain.shape[0] == 1 else 1)
+    if total * cell * cell > FLOAT32_MAX:
+        name = "cell_size" if total <= before.shape[0] else "cell_size, precipitation"
+        raise ValueError(
+            f"{name}: the drainage area could reach {total * cell * cell:.3g} (the rain of all cells times "
+            f"cell_size² = {cell:g}²), beyond float32 (3.4e38), the drainage area's type; at most "
+            f"{math.sqrt(FLOAT32_MAX / max(total, 1e-300)):.3g} for this map"
+        )
 
 
 def _field_rain(precipitation: object, shape: tuple[int, int]) -> np.ndarray:

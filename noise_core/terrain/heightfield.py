@@ -1,9 +1,16 @@
-"""Heightmaps as erosion, flow routing and the terrain maps take them: the one check of a heights array and the
-8-neighbourhood the D8 and MFD routings and the droplets' settling walk."""
+"""Heightmaps as erosion, flow routing and the terrain maps take them: the one check of a heights array, the
+distance between its cells (``CELL_SIZE``) and the 8-neighbourhood the D8 and MFD routings and the droplets'
+settling walk."""
 
 from __future__ import annotations
 
 import numpy as np
+
+from ..schema import Option
+
+CELL_SIZE = Option("cell_size", float, 1.0, "Distance between cells, in the heights' unit", minimum=0.0,
+                   above=True, maximum=1e30)  # fmt: skip
+"""The grid spacing every eroder and terrain map takes (the command line's ``--cell-size``, the add-on's)."""
 
 MAX_CELLS = 1 << 28
 """Largest heightmap, in cells (16384 x 16384): cell indices fit int32 and the routing arrays stay in memory."""

@@ -1,7 +1,9 @@
 """Terrain maps of a heightmap: slope, aspect, curvature, relative height, openness, occlusion, wetness.
 
 ``heights`` is a 2-D array with rows along +y and columns along +x, as ``evaluate_grid`` makes it; ``cell_size``
-is the grid spacing in the heights' unit. Every map is float32, the shape of ``heights``; the work runs in
+is the grid spacing in the heights' unit: one number for square cells, or ``(dy, dx)``, the distance between rows
+and the distance between columns (slope, aspect, curvature, openness and occlusion use both; the flow and wetness
+maps, routed in cells, need square ones). Every map is float32, the shape of ``heights``; the work runs in
 float64 on Numba's threads (a range kernel over rows, so the bits never depend on the thread count).
 
 **Derivatives.** ``p = ∂z/∂x`` and ``q = ∂z/∂y`` come from Horn's 3x3 stencil (Horn 1981: the central
@@ -27,10 +29,8 @@ from .._jit import jit, range_kernel
 from ..runtime import launch_blocks
 from ..schema import Option, choice, integer
 from ..threads import leaving_one_core, on_threads
-from .heightfield import check_heights
+from .heightfield import CELL_SIZE, check_heights
 
-CELL_SIZE = Option("cell_size", float, 1.0, "Distance between cells, in the heights' unit", minimum=0.0,
-                   above=True, maximum=1e30)  # fmt: skip
 CURVATURE_KINDS = ("mean", "profile", "plan")
 OPENNESS_KINDS = ("positive", "negative")
 FLAT_ASPECT = -1.0
@@ -42,14 +42,56 @@ _SLOPE, _ASPECT, _MEAN, _PROFILE, _PLAN, _TAN = range(6)
 _CODES = {"slope": _SLOPE, "aspect": _ASPECT, "mean": _MEAN, "profile": _PROFILE, "plan": _PLAN, "tan": _TAN}
 
 
+Spacing = float | tuple[float, float]
+"""A ``cell_size``: one number (square cells) or ``(dy, dx)``, the distances between rows and between columns."""
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+MAX_HEIGHT_IN_CELLS = 1e100
+"""Largest ``|heights| / cell_size``: slopes, tangents and their squares then stay far within float64."""
+
+
 def as_heights(heights: object) -> np.ndarray:
-    """``heights`` checked (a finite real 2-D array of at least 3x3) as C-contiguous float64; ``TypeError`` or
-    ``ValueError`` naming ``heights`` otherwise."""
-    return np.ascontiguousarray(check_heights(heights), dtype=np.float64)
+    """``heights`` checked (a finite real 2-D array of at least 3x3, within float32's range: the maps are float32)
+    as C-contiguous float64; ``TypeError`` or ``ValueError`` naming ``heights`` otherwise."""
+    z = np.ascontiguousarray(check_heights(heights), dtype=np.float64)
+    largest = float(np.abs(z).max())
+    if largest > FLOAT32_MAX:
+        raise ValueError(f"heights: values up to {largest:.3g} lie beyond float32 (3.4e38), the maps' type; scale "
+                         "them down")  # fmt: skip
+    return z
 
 
-def _cell_size(cell_size: object) -> float:
-    return float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
+def _spacing(cell_size: object, z: np.ndarray | None = None) -> tuple[float, float]:
+    """``(dy, dx)`` of ``cell_size``: one number (square cells) or ``(dy, dx)``, each checked as ``_cell_size``."""
+    if isinstance(cell_size, (tuple, list, np.ndarray)):
+        if len(cell_size) != 2:
+            raise TypeError(f"cell_size: expected a number or (dy, dx), the distances between rows and between "
+                            f"columns, got {len(cell_size)} values")  # fmt: skip
+        return _cell_size(cell_size[0], z), _cell_size(cell_size[1], z)
+    step = _cell_size(cell_size, z)
+    return step, step
+
+
+def _square(spacing: tuple[float, float], what: str) -> float:
+    """The one cell size of ``spacing`` (dy, dx); ``ValueError`` naming ``cell_size`` when the cells are not
+    square (``what`` needs them)."""
+    if spacing[0] != spacing[1]:
+        raise ValueError(f"cell_size: {what} need square cells (the routing runs in cells); got dy = {spacing[0]:g} "
+                         f"between rows and dx = {spacing[1]:g} between columns")  # fmt: skip
+    return spacing[0]
+
+
+def _cell_size(cell_size: object, z: np.ndarray | None = None) -> float:
+    """``cell_size`` checked (``CELL_SIZE``), and not so small beside the heights ``z`` that ``|z| / cell_size``
+    passes ``MAX_HEIGHT_IN_CELLS``."""
+    step = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
+    largest = float(np.abs(z).max()) if z is not None else 0.0
+    if largest / step > MAX_HEIGHT_IN_CELLS:
+        raise ValueError(
+            f"cell_size: {step:g} is too small for heights up to {largest:g} (heights / cell_size would reach "
+            f"{largest / step:.3g}, at most {MAX_HEIGHT_IN_CELLS:g}); give the distance between cells in the "
+            "heights' unit"
+        )
+    return step
 
 
 _ATAN_P = (
@@ -81,17 +123,18 @@ def _atan(t):
 
 
 @jit
-def _stencil(above, middle, below, cc, step):
+def _stencil(above, middle, below, cc, sy, sx):
     """``(p, q, r, t, s)`` of the 3x3 window centred on column ``cc`` of the rows ``above`` (y - 1), ``middle``
-    and ``below`` (y + 1): Horn's gradient, Zevenbergen & Thorne's second derivatives (module doc)."""
+    and ``below`` (y + 1), rows ``sy`` and columns ``sx`` apart: Horn's gradient, Zevenbergen & Thorne's second
+    derivatives (module doc, with ``L`` the spacing along each axis and ``4·sx·sy`` for ``s``)."""
     a, b, c = above[cc - 1], above[cc], above[cc + 1]
     d, e, f = middle[cc - 1], middle[cc], middle[cc + 1]
     g, h, i = below[cc - 1], below[cc], below[cc + 1]
-    p = ((c + 2.0 * f + i) - (a + 2.0 * d + g)) / (8.0 * step)
-    q = ((g + 2.0 * h + i) - (a + 2.0 * b + c)) / (8.0 * step)
-    r = (d - 2.0 * e + f) / (step * step)
-    t = (b - 2.0 * e + h) / (step * step)
-    s = (i - g - c + a) / (4.0 * step * step)
+    p = ((c + 2.0 * f + i) - (a + 2.0 * d + g)) / (8.0 * sx)
+    q = ((g + 2.0 * h + i) - (a + 2.0 * b + c)) / (8.0 * sy)
+    r = (d - 2.0 * e + f) / (sx * sx)
+    t = (b - 2.0 * e + h) / (sy * sy)
+    s = (i - g - c + a) / (4.0 * sy * sx)
     return p, q, r, t, s
 
 
@@ -122,7 +165,7 @@ def _surface_value(code, p, q, r, t, s):
     return value if gradient2 > 0.0 else 0.0
 
 
-def _surface_kernel(first, last, offset, z, step, code, out):
+def _surface_kernel(first, last, offset, z, sy, sx, code, out):
     """``out[row] = _surface_value(code, derivatives)`` for the rows ``offset + first .. offset + last - 1``
     (edge rule: module doc): a range kernel (``_banded``)."""
     if first < 0:
@@ -131,16 +174,16 @@ def _surface_kernel(first, last, offset, z, step, code, out):
     rows, columns = z.shape
     for row in range(offset + first, offset + last):
         rc = min(max(row, 1), rows - 2)
-        dy = (row - rc) * step
+        dy = (row - rc) * sy
         above, middle, below, line = z[rc - 1], z[rc], z[rc + 1], out[row]
         for column in range(columns):
             cc = min(max(column, 1), columns - 2)
             if cc == column:  # the loop LLVM splits off and vectorises: no edge
-                p, q, r, t, s = _stencil(above, middle, below, column, step)
+                p, q, r, t, s = _stencil(above, middle, below, column, sy, sx)
                 line[column] = _surface_value(code, p + s * dy, q + t * dy, r, t, s)
             else:
-                p, q, r, t, s = _stencil(above, middle, below, cc, step)
-                dx = (column - cc) * step
+                p, q, r, t, s = _stencil(above, middle, below, cc, sy, sx)
+                dx = (column - cc) * sx
                 line[column] = _surface_value(code, p + r * dx + s * dy, q + s * dx + t * dy, r, t, s)
 
 
@@ -171,27 +214,34 @@ def _banded(kernel, blocks: int, arguments: tuple, band: int, tick: Tick, share:
 
 
 def _surface(heights: object, cell_size: object, name: str, tick: Tick = None, band: int | None = None):
+    """The map ``name`` (``_CODES``; float32, ``"tan"`` float64 for the wetness index)."""
     z = as_heights(heights)
-    step = _cell_size(cell_size)
-    out = np.empty(z.shape, dtype=np.float32)
+    sy, sx = _spacing(cell_size, z)
+    out = np.empty(z.shape, dtype=np.float64 if name == "tan" else np.float32)
     rows = _band(z.shape[0], z.shape[1] * SURFACE_WORK, band)
-    _banded(_kernels().surface, z.shape[0], (z, step, _CODES[name], out), rows, tick)
+    _banded(_kernels().surface, z.shape[0], (z, sy, sx, _CODES[name], out), rows, tick)
+    if name in ("mean", "profile", "plan") and not np.isfinite(out).all():
+        raise ValueError(
+            f"cell_size, heights: the {name} curvature passes float32 (3.4e38 per unit) where the heights bend "
+            f"sharply over cells {sy:g} x {sx:g} apart; give the distance between cells in the heights' unit, or scale "
+            "the heights down"
+        )
     return out
 
 
-def slope(heights: np.ndarray, cell_size: float = 1.0) -> np.ndarray:
+def slope(heights: np.ndarray, cell_size: Spacing = 1.0) -> np.ndarray:
     """Slope in degrees, ``atan(√(p² + q²))`` (Horn 1981's gradient; edge rule: module doc). 0 on a flat."""
     return _surface(heights, cell_size, "slope")
 
 
-def aspect(heights: np.ndarray, cell_size: float = 1.0) -> np.ndarray:
+def aspect(heights: np.ndarray, cell_size: Spacing = 1.0) -> np.ndarray:
     """Direction of steepest descent in degrees clockwise from +y, in [0, 360): ``atan2(-p, -q)`` (Horn 1981's
     gradient), so a plane falling towards +y faces 0°, towards +x 90°, towards -x 270°. Flat cells
     (``p = q = 0``) get ``FLAT_ASPECT`` (-1)."""
     return _surface(heights, cell_size, "aspect")
 
 
-def curvature(heights: np.ndarray, cell_size: float = 1.0, kind: str = "mean") -> np.ndarray:
+def curvature(heights: np.ndarray, cell_size: Spacing = 1.0, kind: str = "mean") -> np.ndarray:
     """Surface curvature in 1/(heights' unit), positive where the surface is convex (domes, ridges, the top of a
     slope that steepens) and negative where it is concave (bowls, valleys, a slope's foot); 0 on a plane.
 
@@ -332,26 +382,34 @@ class _Horizon:
     starts: np.ndarray
 
 
-def horizon_samples(radius: int, directions: int) -> _Horizon:
+def horizon_samples(radius: int, directions: int, spacing: tuple[float, float] | None = None) -> _Horizon:
     """Directions ``θ_k = 360°·k/directions`` clockwise from +y; along each, cells at distances 1, 2, 3, ...
     growing by a quarter each step (``d ← max(d + 1, round(1.25 d))``) up to ``radius``, each rounded to the
     nearest cell ``(round(d cos θ), round(d sin θ))`` (duplicates dropped); the exact distance of the cell
-    sampled is used."""
+    sampled is used. With ``spacing`` ``(dy, dx)`` (cells that are not square) the directions and distances are
+    taken on the ground, in units of the smaller spacing, each sample rounded to the nearest cell
+    ``(round(d u cos θ / dy), round(d u sin θ / dx))`` with ``u = min(dy, dx)``, and ``inverse`` holds
+    ``1 / distance`` on the ground (in the heights' unit)."""
     distances = [1]
     while distances[-1] < radius:
         distances.append(min(radius, max(distances[-1] + 1, round(distances[-1] * 1.25))))
+    unit = 1.0 if spacing is None else min(spacing)
+    sy, sx = (unit, unit) if spacing is None else spacing
     dy, dx, inverse, starts = [], [], [], [0]
     for k in range(directions):
         theta = 2.0 * math.pi * k / directions
         seen = set()
         for d in distances:
-            cell = (round(d * math.cos(theta)), round(d * math.sin(theta)))
+            if spacing is None:
+                cell = (round(d * math.cos(theta)), round(d * math.sin(theta)))
+            else:
+                cell = (round(d * unit * math.cos(theta) / sy), round(d * unit * math.sin(theta) / sx))
             if cell in seen or cell == (0, 0):
                 continue
             seen.add(cell)
             dy.append(cell[0])
             dx.append(cell[1])
-            inverse.append(1.0 / math.hypot(*cell))
+            inverse.append(1.0 / math.hypot(*cell) if spacing is None else 1.0 / math.hypot(cell[0] * sy, cell[1] * sx))
         starts.append(len(dy))
     return _Horizon(
         np.array(dy, np.int64), np.array(dx, np.int64), np.array(inverse, np.float64), np.array(starts, np.int64)
@@ -407,14 +465,16 @@ def _horizon_kernel(first, last, offset, padded, radius, dy, dx, inverse, starts
 
 def _horizon(heights, cell_size, radius, directions, code, tick: Tick = None, band: int | None = None) -> np.ndarray:
     z = as_heights(heights)
-    step = _cell_size(cell_size)
+    spacing = _spacing(cell_size, z)
     radius = integer("radius", radius)
     if not 1 <= radius <= 1024:
         raise ValueError(f"radius: must be between 1 and 1024 cells, got {radius}")
     directions = integer("directions", directions)
     if not 4 <= directions <= 256:
         raise ValueError(f"directions: must be between 4 and 256, got {directions}")
-    samples = horizon_samples(radius, directions)
+    square = spacing[0] == spacing[1]  # square cells: distances in cells, divided by the cell size in the kernel
+    samples = horizon_samples(radius, directions, None if square else spacing)
+    step = spacing[0] if square else 1.0
     padded = np.pad(z, radius, mode="edge")
     out = np.empty(z.shape, dtype=np.float32)
     arguments = (padded, radius, samples.dy, samples.dx, samples.inverse, samples.starts, step, code, out)
@@ -424,7 +484,7 @@ def _horizon(heights, cell_size, radius, directions, code, tick: Tick = None, ba
 
 
 def openness(
-    heights: np.ndarray, cell_size: float = 1.0, radius: int = 32, directions: int = 16, kind: str = "positive"
+    heights: np.ndarray, cell_size: Spacing = 1.0, radius: int = 32, directions: int = 16, kind: str = "positive"
 ) -> np.ndarray:
     """Topographic openness in degrees (Yokoyama, Shirasawa & Pike 2002): ``"positive"`` is ``90° - mean_k φ_k``
     with ``φ_k`` the largest elevation angle ``atan((z_sample - z) / distance)`` seen along direction ``k`` within
@@ -435,7 +495,7 @@ def openness(
     return _horizon(heights, cell_size, radius, directions, _POSITIVE if kind == "positive" else _NEGATIVE)
 
 
-def occlusion(heights: np.ndarray, cell_size: float = 1.0, radius: int = 32, directions: int = 16) -> np.ndarray:
+def occlusion(heights: np.ndarray, cell_size: Spacing = 1.0, radius: int = 32, directions: int = 16) -> np.ndarray:
     """Ambient occlusion in [0, 1]: ``1 - SVF``, the sky-view factor ``SVF = 1 - mean_k sin g_k`` of Zakšek,
     Oštir & Kokalj (2011) with ``g_k = max(φ_k, 0)`` the horizon angle along direction ``k`` (as ``openness``):
     0 on a flat plane or a peak, towards 1 at the bottom of a deep narrow valley."""
@@ -450,7 +510,7 @@ def wetness_index(
     given, ``flow_map(heights, method)``: over the heights with their depressions filled); ``β`` the slope
     (``slope``), ``tan β`` at least ``MIN_TAN_SLOPE``."""
     z = as_heights(heights)
-    step = _cell_size(cell_size)
+    step = _square(_spacing(cell_size, z), "the wetness index and its flow accumulation")
     if accumulation is None:
         accumulation = flow_map(z, method)
     area = np.asarray(accumulation, dtype=np.float64)
@@ -462,9 +522,16 @@ def wetness_index(
 
 
 def _wetness(area: np.ndarray, tan_slope: np.ndarray, step: float) -> np.ndarray:
-    """``ln(area · step / max(tan_slope, MIN_TAN_SLOPE))`` as float32 (``wetness_index``)."""
+    """``ln(area · step / max(tan_slope, MIN_TAN_SLOPE))`` as float32 (``wetness_index``); where the quotient
+    overflows or underflows (extreme cell sizes or areas), as ``ln area + ln step - ln tan``."""
     tangent = np.maximum(tan_slope.astype(np.float64), MIN_TAN_SLOPE)
-    return np.log(area * step / tangent).astype(np.float32)
+    with np.errstate(over="ignore", under="ignore"):
+        quotient = area * step / tangent
+    wetness = np.log(quotient, where=(quotient > 0.0) & np.isfinite(quotient), out=np.empty(area.shape))
+    apart = ~((quotient > 0.0) & np.isfinite(quotient))
+    if apart.any():
+        wetness[apart] = np.log(area[apart]) + math.log(step) - np.log(tangent[apart])
+    return wetness.astype(np.float32)
 
 
 FLOW_METHODS = ("d8", "mfd")
@@ -480,6 +547,10 @@ MAP_OPTIONS: tuple[Option, ...] = (
                         ("MFD", "Water shared between all lower neighbours"))),
 )  # fmt: skip
 """The settings of ``compute_maps`` beside the maps and the cell size (the add-on's operator shows them)."""
+HEIGHT_SCALE = Option("height_scale", float, 1.0, "Height of a pixel value of 1, in the cell size's unit", minimum=0.0,
+                      above=True, maximum=1e30, soft_maximum=1000.0)  # fmt: skip
+"""What a height image's values are multiplied by to be heights (the command line's and the add-on's maps of an
+image)."""
 MAP_NAMES = (
     "height", "slope", "aspect", "curvature", "profile_curvature", "plan_curvature", "relative_height",
     "openness", "negative_openness", "occlusion", "flow", "wetness",
@@ -516,7 +587,7 @@ def progress_total(names: Sequence[str]) -> int:
 def compute_maps(
     heights: np.ndarray,
     names: Sequence[str],
-    cell_size: float = 1.0,
+    cell_size: Spacing = 1.0,
     radius: int = 16,
     horizon_radius: int = 32,
     directions: int = 16,
@@ -538,7 +609,9 @@ def compute_maps(
         choice("maps", name, MAP_NAMES)
     z = as_heights(heights)
     flow_method = choice("flow_method", flow_method, FLOW_METHODS)
-    step = _cell_size(cell_size)
+    step = _spacing(cell_size, z)
+    if "flow" in names or "wetness" in names:
+        _square(step, "the flow and wetness maps")
     horizon = (horizon_radius, directions)
     makers: dict[str, Callable[[Tick], np.ndarray]] = {
         "height": lambda _tick: z.astype(np.float32),
@@ -595,7 +668,7 @@ def compute_maps(
     if "flow" in wanted:
         others["flow"] = np.log10(area).astype(np.float32)
     if tangent is not None:
-        others["wetness"] = _wetness(area, tangent, step)
+        others["wetness"] = _wetness(area, tangent, step[0])
     report(total, total)
     for name in wanted:
         maps[name] = others[name]
@@ -605,8 +678,12 @@ def compute_maps(
 def unit_map(name: str, values: np.ndarray) -> np.ndarray:
     """``values`` of the map ``name`` in [0, 1] for a PNG: slope / 90, aspect / 360 (flat cells 0), openness /
     180, relative height and occlusion as they are, flow / its largest value, curvature ``0.5 + k / (2 max|k|)``
-    (0.5 is flat), height and wetness from their smallest to their largest value."""
+    (0.5 is flat), height and wetness from their smallest to their largest value. ``values`` must be finite
+    (``ValueError`` naming ``values``)."""
+    choice("name", name, MAP_NAMES)
     values = np.asarray(values, dtype=np.float64)
+    if not np.isfinite(values).all():
+        raise ValueError(f"values: the {name} map must be finite (no NaN or infinity)")
     if name == "slope":
         return values / 90.0
     if name == "aspect":

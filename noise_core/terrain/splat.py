@@ -172,7 +172,7 @@ def _kernel():
 def splat_weights(
     heights: np.ndarray,
     layers: Sequence[SplatLayer | Mapping],
-    cell_size: float = 1.0,
+    cell_size: float | tuple[float, float] = 1.0,
     maps: Mapping[str, np.ndarray] | None = None,
     seed: int = 0,
     breakup_frequency: float = 8.0,
@@ -187,13 +187,8 @@ def splat_weights(
 
     heights = as_heights(heights)
     checked = check_layers(layers)
-    given = dict(maps or {})
     shape = heights.shape
-    for name, values in given.items():
-        if name not in SPLAT_MAPS:
-            raise ValueError(f"maps: {name!r} is not a map; choose from {', '.join(SPLAT_MAPS)}")
-        if np.shape(values) != shape:
-            raise ValueError(f"maps[{name!r}]: shape {np.shape(values)} differs from the heights' {shape}")
+    given = _check_maps(maps, shape)
     seed = integer("seed", seed)
     breakup_frequency = number("breakup_frequency", breakup_frequency)
     needed = sorted({band.map for layer in checked for band in layer.bands} - set(given))
@@ -223,6 +218,53 @@ def splat_weights(
     return weights
 
 
+FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _check_maps(maps: object, shape: tuple[int, ...]) -> dict[str, np.ndarray]:
+    """``maps`` (None, or map name -> array of ``shape``) as a dict of float32 arrays: real, finite numbers within
+    float32 (the bands read them as float32); ``TypeError``/``ValueError`` naming ``maps`` or ``maps['name']``."""
+    if maps is None:
+        return {}
+    if not isinstance(maps, Mapping):
+        raise TypeError(f"maps: expected a dict of map name -> array, got {type(maps).__name__}")
+    checked = {}
+    for name, values in maps.items():
+        if name not in SPLAT_MAPS:
+            raise ValueError(f"maps: {name!r} is not a map; choose from {', '.join(SPLAT_MAPS)}")
+        array = np.asarray(values)
+        if array.dtype.kind not in "biuf":
+            raise TypeError(f"maps[{name!r}]: expected real numbers, got dtype {array.dtype}")
+        if array.shape != shape:
+            raise ValueError(f"maps[{name!r}]: shape {array.shape} differs from the heights' {shape}")
+        array = array.astype(np.float64)
+        if not np.isfinite(array).all():
+            raise ValueError(f"maps[{name!r}]: must be finite (no NaN or infinity)")
+        if array.size and np.abs(array).max() > FLOAT32_MAX:
+            raise ValueError(f"maps[{name!r}]: values up to {np.abs(array).max():.3g} lie beyond float32 (3.4e38)")
+        checked[name] = array.astype(np.float32)
+    return checked
+
+
+def check_weights(weights: object, name: str = "weights") -> np.ndarray:
+    """``weights`` (N, H, W), N >= 1 layers of at least 1 x 1 real numbers in [0, 1], as float32; ``TypeError``/
+    ``ValueError`` naming ``name`` otherwise."""
+    if not isinstance(weights, np.ndarray):
+        raise TypeError(f"{name}: expected a numpy array (layers, height, width), got {type(weights).__name__}")
+    if weights.dtype.kind not in "uif":
+        raise TypeError(f"{name}: expected real numbers in [0, 1], got dtype {weights.dtype}")
+    if weights.ndim != 3 or 0 in weights.shape:
+        raise ValueError(f"{name}: expected (layers, height, width) with at least one layer, got shape {weights.shape}")
+    if weights.shape[0] > MAX_LAYERS:
+        raise ValueError(f"{name}: {weights.shape[0]} layers exceed the limit of {MAX_LAYERS}")
+    values = weights.astype(np.float64)
+    if not np.isfinite(values).all():
+        raise ValueError(f"{name}: must be finite numbers in [0, 1] (found NaN or infinity)")
+    if values.min() < 0.0 or values.max() > 1.0:
+        raise ValueError(f"{name}: must lie in [0, 1], got {values.min():g} .. {values.max():g}")
+    return values.astype(np.float32)
+
+
 def splat_paths(path: str | Path, count: int) -> list[Path]:
     """The files ``write_splat`` writes for ``count`` layers: ``NAME_0.png``, ``NAME_1.png``, ... beside
     ``path`` (``NAME.png``), one per 4 layers."""
@@ -232,10 +274,11 @@ def splat_paths(path: str | Path, count: int) -> list[Path]:
 
 def write_splat(path: str | Path, weights: np.ndarray, bits: int = 8) -> list[Path]:
     """Write ``pack_rgba(weights)`` to ``splat_paths(path, N)`` (format by suffix; ``bits`` for PNG), all
-    files or none (``files.replacing_all``)."""
+    files or none (``files.replacing_all``). ``weights``: (N, H, W) in [0, 1] (``check_weights``)."""
+    weights = check_weights(weights)
     images = pack_rgba(weights)
     paths = splat_paths(path, weights.shape[0])
-    writer_module(image_format(paths[0]))
+    writer_module(image_format(paths[0], "path"), "path")
     with replacing_all(paths) as temporaries:
         for temporary, image in zip(temporaries, images, strict=True):
             write_image(temporary, image, bits)

@@ -62,8 +62,7 @@ from ..runtime import launch_blocks
 from ..schema import Option, number
 from ..threads import on_threads
 from .flow import DISTANCES, check_weights
-from .heightfield import NEIGHBOURS, check_heights
-from .maps import CELL_SIZE
+from .heightfield import CELL_SIZE, NEIGHBOURS, check_heights
 
 OCEAN = 0
 """The node every outlet belongs to: what reaches it leaves the map."""

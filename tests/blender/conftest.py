@@ -26,7 +26,7 @@ def addon(tmp_path_factory):
     checkout staged by ``build_extension.stage_extension`` into a local extension repository, enabled
     the way Blender enables extensions (``bl_ext.<repo>.noisewright``). Staged once per session: Numba
     caches its kernels next to the staged ``noise_core``."""
-    bpy = pytest.importorskip("bpy")
+    import bpy  # here, not at the top: after BLENDER_USER_RESOURCES is set
 
     repository = tmp_path_factory.mktemp("extensions")
     import _blender_addon  # scripts/, on sys.path through pytest's pythonpath (pyproject.toml); imports bpy
@@ -73,3 +73,24 @@ def scene_state(bpy) -> dict:
     }
     selected = sorted(obj.name for obj in bpy.context.selected_objects)
     return {"counts": counts, "meshes": meshes, "images": images, "selected": selected, "mode": bpy.context.mode}
+
+
+class ChecksAfterCancel:
+    """A job's ``compute`` whose checks for a cancel (its calls of ``advance``, which raises ``Cancelled`` once the
+    cancel is asked for) are counted from the cancel on: ``checks`` is how many began after ``requested()`` said
+    the cancel was asked for. A job that stops at its first check after a cancel makes one such check (none when
+    the cancel came while its check was under way), however long its batches take; one that went on working past
+    a cancel would make more. How soon the first check comes, in seconds, is measured by scripts/bench_jobs.py."""
+
+    def __init__(self, compute, requested) -> None:
+        self._compute = compute
+        self._requested = requested
+        self.checks = 0
+
+    def __call__(self, advance):
+        def check(count: int) -> None:
+            if self._requested():
+                self.checks += 1
+            advance(count)
+
+        return self._compute(check)

@@ -253,10 +253,10 @@ def _job_in_the_ui(addon, job, key):
 
     from .test_jobs_bake import _context, _drive, _host
 
-    host = _host(addon, "Bake Noise Texture", key, job.compute, job.apply, job.total)
+    host = _host(addon, "Bake Noise Texture", key, job)
     context = _context()
     context.workspace = _Workspace()
-    result, _seen, _took = _drive(host, context)
+    result, _seen, _on_escape = _drive(host, context)
     assert result == {"FINISHED"} and host.reports == []
     assert isinstance(context, SimpleNamespace)
     return [text for text in context.workspace.texts if text]
@@ -286,7 +286,7 @@ def test_a_loop_s_frames_say_that_they_compile_in_the_ui_and_in_background(bpy_e
     texts = _job_in_the_ui(addon, made[0], "image simplex_value")
     assert any(", Compiling simplex value noise (4D) - first use only" in text for text in texts), texts
     capfd.readouterr()
-    addon.jobs.run_foreground(bpy.context, "Bake Noise Texture", made[1].compute, made[1].apply, made[1].total)
+    addon.jobs.run_foreground(bpy.context, "Bake Noise Texture", made[1])
     assert "Noisewright: Compiling perlin noise (4D) - first use only" in capfd.readouterr().out
 
 

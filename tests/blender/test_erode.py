@@ -26,7 +26,7 @@ def _attribute(obj, name: str) -> np.ndarray:
 
 def _terrain(bpy, addon, **options):
     spec = addon.api.NoiseSpec(kind="perlin", octaves=4, frequency=2.0)
-    return addon.api.add_terrain(bpy.context, spec, x_subdivisions=40, y_subdivisions=30, size=2.0, **options)
+    return addon.api.add_terrain(bpy.context, spec, x_subdivisions=40, y_subdivisions=40, size=2.0, **options)
 
 
 def test_erode_a_terrain_as_noise_core_does_with_masks(bpy_empty, addon):
@@ -35,7 +35,7 @@ def test_erode_a_terrain_as_noise_core_does_with_masks(bpy_empty, addon):
     before = _positions(obj)
     addon.api.erode(bpy.context, obj, hydraulic=FEW)
     after = _positions(obj)
-    heights = before[:, 2].reshape(31, 41)
+    heights = before[:, 2].reshape(41, 41)
     cell = addon.erosion_io.grid_layout("Noise Terrain", before).cell_size  # from the float32 positions
     expected = addon.noise_core.erode_hydraulic(heights, cell_size=cell, **FEW)
     np.testing.assert_allclose(after[:, 2], expected.heights.ravel(), atol=1e-6)

@@ -21,7 +21,7 @@ def test_rivers_on_a_terrain_as_noise_core_carves_them(bpy_empty, addon):
     addon.api.erode_fluvial_mesh(bpy.context, obj, keep_relief=False, **FEW)
     after = _positions(obj)
     cell = addon.erosion_io.grid_layout("Noise Terrain", before).cell_size
-    heights = before[:, 2].reshape(31, 41).astype(np.float64)
+    heights = before[:, 2].reshape(41, 41).astype(np.float64)
     expected = addon.noise_core.erode_fluvial(heights / cell, **FEW)
     np.testing.assert_allclose(after[:, 2], expected.heights.ravel() * cell, rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(after[:, :2], before[:, :2])
@@ -110,7 +110,7 @@ def test_image_operator_in_the_image_editor(bpy_empty, addon):
 def _plain_terrain_heights(bpy, addon) -> np.ndarray:
     """The uneroded heights of ``_terrain`` (as (rows, columns), float64)."""
     plain = _terrain(bpy, addon)
-    heights = _positions(plain)[:, 2].astype(np.float64).reshape(31, 41)
+    heights = _positions(plain)[:, 2].astype(np.float64).reshape(41, 41)
     bpy.data.objects.remove(plain)
     return heights
 
@@ -122,20 +122,21 @@ def test_a_terrain_carves_rivers_first_then_droplets_and_keeps_the_stages(bpy_em
     before = _plain_terrain_heights(bpy, addon)
     droplets = {"droplets": 2000, "seed": 3}
     obj = _terrain(bpy, addon, fluvial=FEW, hydraulic=droplets)
-    cell = 2.0 / np.sqrt(40 * 30)  # a terrain's cell size: size / sqrt(x * y subdivisions)
+    cell = 2.0 / 40  # a terrain's cell size: size / subdivisions (erosion needs square cells)
     cells = before / cell
     carved = addon.noise_core.erode_fluvial(cells, **FEW)
     kept = cells.min() + (carved.heights - carved.heights.min()) * (np.ptp(cells) / np.ptp(carved.heights))
-    eroded = addon.erosion_io.erode_heights(kept * cell, cell, addon.terrain.as_stored(droplets), None)
+    eroded = addon.erosion_io.erode_heights(kept * cell, cell, addon.terrain_recipe.as_stored(droplets), None)
     after = _positions(obj)
     np.testing.assert_allclose(after[:, 2], eroded.heights.ravel(), rtol=1e-5, atol=1e-6)
     np.testing.assert_array_equal(_attribute(obj, "river"), carved.rivers.ravel().astype(np.float32))
     np.testing.assert_allclose(_attribute(obj, "drainage_area"), carved.drainage_area.ravel())
     change = after[:, 2].astype(np.float64) - before.astype(np.float32).ravel()
     np.testing.assert_allclose(_attribute(obj, "erosion"), np.maximum(-change, 0.0), atol=1e-6)
-    *_, hydraulic, thermal, fluvial = addon.terrain.recall(obj)
+    recipe = addon.terrain_settings.recall(obj)
+    hydraulic, thermal, fluvial = recipe.hydraulic, recipe.thermal, recipe.fluvial
     assert thermal is None and hydraulic["droplets"] == 2000
-    assert fluvial == pytest.approx({**addon.terrain.as_stored(FEW), "m": 0.5, "n": 1.0, "diffusion": 0.0,
+    assert fluvial == pytest.approx({**addon.terrain_recipe.as_stored(FEW), "m": 0.5, "n": 1.0, "diffusion": 0.0,
                                      "boundary": "edges", "river_threshold": 100.0, "keep_relief": True,
                                      "noise_uplift": False})  # fmt: skip
     addon.api.regenerate_terrain(bpy.context, obj)
@@ -151,8 +152,8 @@ def test_a_terrain_stage_can_lift_ranges_where_the_noise_is_high(bpy_empty, addo
     bpy = bpy_empty
     before = _plain_terrain_heights(bpy, addon)
     obj = _terrain(bpy, addon, fluvial={**FEW, "noise_uplift": True, "keep_relief": False})
-    cell = 2.0 / np.sqrt(40 * 30)
-    uplift = addon.terrain.as_stored(FEW["uplift"]) * (before - before.min()) / np.ptp(before)
+    cell = 2.0 / 40
+    uplift = addon.terrain_recipe.as_stored(FEW["uplift"]) * (before - before.min()) / np.ptp(before)
     expected = addon.noise_core.erode_fluvial(before / cell, **{**FEW, "uplift": uplift})
     np.testing.assert_allclose(_positions(obj)[:, 2], expected.heights.ravel() * cell, rtol=1e-5, atol=1e-6)
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import png
 import pytest
 
 from .conftest import scene_state
@@ -28,7 +29,7 @@ def _terrain(bpy, addon, subdivisions: int = 16, size: float = 64.0):
 def test_terrain_exports_regenerated_at_the_preset_size(bpy_empty, addon, tmp_path):
     bpy = bpy_empty
     obj = _terrain(bpy, addon)
-    paths, numbers, how = addon.heightmap_io.export_heightmap(
+    paths, numbers, how = addon.heightmap_export.export_heightmap(
         bpy.context, obj, str(tmp_path / "t.raw"), engine="UNITY", resolution=33
     )
     assert [p.name for p in paths] == ["t.raw"] and "regenerated" in how
@@ -50,8 +51,8 @@ def test_grid_mesh_round_trip_through_r32(bpy_empty, addon, tmp_path):
     bpy = bpy_empty
     obj = _terrain(bpy, addon, subdivisions=12, size=11.0)
     before = _positions(obj)
-    addon.heightmap_io.export_heightmap(bpy.context, obj, str(tmp_path / "g.r32"))
-    back = addon.heightmap_io.import_heightmap_grid(bpy.context, str(tmp_path / "g.r32"), size=11.0)
+    addon.heightmap_export.export_heightmap(bpy.context, obj, str(tmp_path / "g.r32"))
+    back = addon.heightmap_import.import_heightmap_grid(bpy.context, str(tmp_path / "g.r32"), size=11.0)
     after = _positions(back)
     assert after.shape == before.shape
     order = np.lexsort((before[:, 0], before[:, 1]))
@@ -69,7 +70,7 @@ def test_a_grid_mesh_is_resampled_bilinearly(bpy_empty, addon, tmp_path):
     co = _positions(obj)
     co[:, 2] = co[:, 0] * 2.0 + co[:, 1]  # a plane: resampling keeps it
     obj.data.vertices.foreach_set("co", co.ravel())
-    addon.heightmap_io.export_heightmap(bpy.context, obj, str(tmp_path / "p.r32"), resolution=9)
+    addon.heightmap_export.export_heightmap(bpy.context, obj, str(tmp_path / "p.r32"), resolution=9)
     found = addon.noise_core.read_heightmap(tmp_path / "p.r32")
     x = np.linspace(-2.0, 2.0, 9)
     y = np.linspace(2.0, -2.0, 9)[:, None]  # first row at +Y
@@ -80,7 +81,7 @@ def test_a_grid_mesh_is_resampled_bilinearly(bpy_empty, addon, tmp_path):
 def test_unreal_tiles_from_a_terrain(bpy_empty, addon, tmp_path):
     bpy = bpy_empty
     obj = _terrain(bpy, addon)
-    paths, numbers, _how = addon.heightmap_io.export_heightmap(
+    paths, numbers, _how = addon.heightmap_export.export_heightmap(
         bpy.context, obj, str(tmp_path / "w.png"), engine="UNREAL", resolution=253, tile=126
     )
     assert [p.name for p in paths] == ["w_x0_y0.png", "w_x1_y0.png", "w_x0_y1.png", "w_x1_y1.png"]
@@ -94,13 +95,14 @@ def test_refused_size_writes_nothing_and_changes_nothing(bpy_empty, addon, tmp_p
     bpy = bpy_empty
     obj = _terrain(bpy, addon)
     state = scene_state(bpy)
+    export = addon.heightmap_export.export_heightmap
     with pytest.raises(addon.api.UserError, match=r"^resolution: Unity does not take 100x100"):
-        addon.heightmap_io.export_heightmap(bpy.context, obj, str(tmp_path / "t.raw"), engine="UNITY", resolution=100)
-    with pytest.raises(addon.api.UserError, match=r"^out: Unity imports .raw, .r16 heightmaps, not .exr"):
-        addon.heightmap_io.export_heightmap(bpy.context, obj, str(tmp_path / "t.exr"), engine="UNITY")
+        export(bpy.context, obj, str(tmp_path / "t.raw"), engine="UNITY", resolution=100)
+    with pytest.raises(addon.api.UserError, match=r"^filepath: Unity imports .raw, .r16 heightmaps, not .exr"):
+        export(bpy.context, obj, str(tmp_path / "t.exr"), engine="UNITY")
     (tmp_path / "odd.r16").write_bytes(b"\0" * 12)
     with pytest.raises(addon.api.UserError, match=r"^filepath: shape: .* holds 6 samples, not a square"):
-        addon.heightmap_io.import_heightmap(bpy.context, str(tmp_path / "odd.r16"))
+        addon.heightmap_import.import_heightmap(bpy.context, str(tmp_path / "odd.r16"))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["odd.r16"]
     assert scene_state(bpy) == state
 
@@ -113,7 +115,6 @@ SPLAT_RULES = [
 
 
 def _rgba(path) -> np.ndarray:
-    png = pytest.importorskip("png")
     width, height, rows, _info = png.Reader(filename=str(path)).asRGBA()
     return np.vstack([np.asarray(row, dtype=np.int64) for row in rows]).reshape(height, width, 4)
 
@@ -125,7 +126,7 @@ def test_splat_maps_beside_the_tiles(bpy_empty, addon, tmp_path):
     rules.write_text(json.dumps(SPLAT_RULES))
     out = tmp_path / "out"
     out.mkdir()
-    export = addon.heightmap_io.export_heightmap
+    export = addon.heightmap_export.export_heightmap
     export(bpy.context, obj, str(out / "whole.r32"), splat_rules=str(rules), splat_bits="16")
     paths, _, _ = export(bpy.context, obj, str(out / "t.r32"), tile=8, splat_rules=str(rules), splat_bits="16")
     whole = _rgba(out / "whole_splat0.png")
@@ -148,7 +149,7 @@ def test_splat_failures_write_nothing_and_change_nothing(bpy_empty, addon, tmp_p
     bpy = bpy_empty
     obj = _terrain(bpy, addon)
     state = scene_state(bpy)
-    export = addon.heightmap_io.export_heightmap
+    export = addon.heightmap_export.export_heightmap
     (tmp_path / "bad.json").write_text(json.dumps([{"name": "x", "bands": [{"map": "slant"}]}]))
     (tmp_path / "rules.json").write_text(json.dumps(SPLAT_RULES))
     (tmp_path / "t_x1_y1_splat0.png").mkdir()  # the last tile's splat cannot be written

@@ -25,7 +25,8 @@ def _heights(obj) -> np.ndarray:
 
 def _write(addon, path, side: int = 17, engine: str | None = None):
     values = np.random.default_rng(5).random((side, side)).astype(np.float32)
-    addon.noise_core.write_heightmap(path, values, height_range=RANGE, unit="m", engine=engine, cell_size=2.0)
+    spacing = {"cell_size": 2.0} if engine else {}  # without an engine and a cell size: 1 m per sample
+    addon.noise_core.write_heightmap(path, values, height_range=RANGE, unit="m", engine=engine, **spacing)
     return addon.noise_core.read_heightmap(path)
 
 
@@ -67,7 +68,7 @@ def test_noise_on_top_then_export_again(bpy_empty, addon, tmp_path):
     assert np.ptp(noise) > 1.0
     mixed = _heights(obj)
     assert np.allclose(mixed, found.heights + noise, rtol=0, atol=1e-4)  # base + noise x height, float32
-    addon.heightmap_io.export_heightmap(bpy.context, obj, str(tmp_path / "again.r32"))
+    addon.heightmap_export.export_heightmap(bpy.context, obj, str(tmp_path / "again.r32"))
     again = addon.noise_core.read_heightmap(tmp_path / "again.r32")
     assert again.height_range == pytest.approx((mixed.min(), mixed.max()))
     assert np.allclose(again.heights, mixed, rtol=0, atol=1e-6 * np.ptp(mixed))
@@ -101,7 +102,7 @@ def test_bad_files_are_refused_and_change_nothing(bpy_empty, addon, tmp_path):
     with pytest.raises(addon.api.UserError, match=r"^filepath: 'wide.r16' has 9 x 5 samples; a Noise Terrain is"):
         addon.api.import_heightmap(bpy.context, str(tmp_path / "wide.r16"))
     assert scene_state(bpy) == state
-    grid = addon.heightmap_io.import_heightmap_grid(bpy.context, str(tmp_path / "wide.r16"))  # any shape
+    grid = addon.heightmap_import.import_heightmap_grid(bpy.context, str(tmp_path / "wide.r16"))  # any shape
     assert len(grid.data.vertices) == 45 and not addon.api.is_terrain(grid)
 
 
@@ -138,7 +139,7 @@ def test_the_operators_and_menu(bpy_empty, addon, tmp_path):
     class Menu:
         layout = Layout()
 
-    addon.heightmap_io.import_menu_entry(Menu(), bpy.context)
+    addon.heightmap_import.import_menu_entry(Menu(), bpy.context)
     assert labels == [
         ("noisewright.import_heightmap", "Heightmap as Noise Terrain"),
         ("noisewright.import_heightmap_grid", "Heightmap as Grid Mesh"),
@@ -162,5 +163,5 @@ def test_an_imported_terrain_erodes_and_its_panel_shows_the_base(bpy_empty, addo
         def prop(self, _owner, name):
             drawn.append(name)
 
-    addon.terrain.draw_shape(Layout(), obj.noisewright_terrain)
+    addon.terrain_settings.draw_shape(Layout(), obj.noisewright_terrain)
     assert drawn[-4:] == ["base_blend", "base_file", "base_low", "base_high"]

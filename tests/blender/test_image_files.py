@@ -51,7 +51,7 @@ def test_our_files_hold_what_blenders_writer_writes(bpy_empty, addon, tmp_path, 
     ramp = RAMP if kind == "ramp" else None
     grayscale = kind == "grey"
     image = bpy.data.images.new("written", WIDTH, HEIGHT, float_buffer=float_image)
-    addon.bake.fill_image(image, values, WIDTH, HEIGHT, ramp)
+    addon.image_io.fill_image(image, values, WIDTH, HEIGHT, ramp)
     suffix = addon.image_io.EXTENSIONS[file_format]
     _blender_writes(bpy, image, str(tmp_path / f"blender{suffix}"), file_format, grayscale)
 

@@ -4,6 +4,7 @@ once per burst of changes in the UI, bit for bit as Regenerate does."""
 from __future__ import annotations
 
 from contextlib import contextmanager
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -21,7 +22,7 @@ def _positions(obj) -> np.ndarray:
 
 def _terrain(bpy, addon):
     spec = addon.api.NoiseSpec(kind="perlin", octaves=3, seed=4)
-    return addon.api.add_terrain(bpy.context, spec, x_subdivisions=20, y_subdivisions=16, size=3.0)
+    return addon.api.add_terrain(bpy.context, spec, x_subdivisions=20, y_subdivisions=20, size=3.0)
 
 
 def test_a_setting_assigned_in_background_rebuilds_before_it_returns_as_regenerate_does(bpy_empty, addon):
@@ -38,7 +39,8 @@ def test_a_setting_assigned_in_background_rebuilds_before_it_returns_as_regenera
     settings.height = 2.0  # a grid setting
     assert np.abs(_positions(obj)[2::3]).max() > np.abs(after_seed[2::3]).max()
     settings.x_subdivisions = 10  # a new grid
-    assert len(obj.data.vertices) == 11 * 17
+    assert len(obj.data.vertices) == 11 * 21
+    settings.y_subdivisions = 10  # square cells again: erosion needs them
     settings.erosion.hydraulic, settings.erosion.droplets = True, 2000  # erosion settings
     eroded = _positions(obj)
     addon.api.regenerate_terrain(bpy.context, obj)
@@ -118,17 +120,17 @@ def test_in_the_ui_an_eroded_terrain_previews_with_fewer_droplets_then_builds_in
     addon.api.regenerate_terrain(bpy.context, obj)
     np.testing.assert_array_equal(_positions(obj), full)  # the full build is Regenerate's
     settings = obj.noisewright_terrain
-    spec, domain, shape, hydraulic, thermal, fluvial = addon.terrain.recall(obj)
-    fewer = {**hydraulic, "droplets": 4000 // live.PREVIEW_SHARE}
-    expected = addon.terrain.terrain_geometry(bpy.context, spec, domain, shape, fewer, thermal, fluvial)[0]
+    recipe = addon.terrain_settings.recall(obj)
+    fewer = {**recipe.hydraulic, "droplets": 4000 // addon.live_preview.PREVIEW_SHARE}
+    expected = addon.terrain_recipe.terrain_geometry(bpy.context, replace(recipe, hydraulic=fewer))[0]
     np.testing.assert_array_equal(preview, expected[:, :].astype(np.float32).ravel())
     assert settings.auto_refresh
 
 
 def test_the_preview_plan_reduces_huge_grids_and_droplets_only(addon):
-    live = addon.live
-    plan, Preview, share = live.preview_plan, live.Preview, live.PREVIEW_SHARE
-    assert live.FRAME_VERTICES == 1025 * 1025
+    preview = addon.live_preview
+    plan, Preview, share = preview.preview_plan, preview.Preview, preview.PREVIEW_SHARE
+    assert preview.FRAME_VERTICES == 1025 * 1025
     assert plan(128, 128, None) is None and plan(1024, 1024, None) is None  # a full rebuild fits a frame
     assert plan(4096, 2, None) is None  # many subdivisions, few vertices
     assert plan(1025, 1024, None) == Preview(2, 513, 512, None)  # one column too many: every 2nd kept
@@ -144,26 +146,25 @@ def test_the_preview_plan_reduces_huge_grids_and_droplets_only(addon):
 @settings(max_examples=200, deadline=None)
 @given(x=st.integers(1, 16384), y=st.integers(1, 16384), droplets=st.none() | st.integers(1, 10**7))
 def test_a_preview_is_the_smallest_power_of_two_step_within_the_budget(addon, x, y, droplets):
-    live = addon.live
     vertices = (x + 1) * (y + 1)
-    assume(vertices <= addon.terrain.MAX_VERTICES)
-    plan = live.preview_plan(x, y, droplets)
+    assume(vertices <= addon.terrain_grid.MAX_VERTICES)
+    plan = addon.live_preview.preview_plan(x, y, droplets)
     if plan is None:
-        assert droplets is None and vertices <= live.FRAME_VERTICES
+        assert droplets is None and vertices <= addon.live_preview.FRAME_VERTICES
         return
     assert plan.step & (plan.step - 1) == 0  # a power of two
-    assert (plan.x_subdivisions + 1) * (plan.y_subdivisions + 1) <= live.FRAME_VERTICES
+    assert (plan.x_subdivisions + 1) * (plan.y_subdivisions + 1) <= addon.live_preview.FRAME_VERTICES
     assert plan.x_subdivisions == -(-x // plan.step) and plan.y_subdivisions == -(-y // plan.step)
     if plan.step > 1:  # the next smaller step would not fit
         half = plan.step // 2
-        assert (-(-x // half) + 1) * (-(-y // half) + 1) > live.FRAME_VERTICES
+        assert (-(-x // half) + 1) * (-(-y // half) + 1) > addon.live_preview.FRAME_VERTICES
     assert (plan.droplets is None) == (droplets is None) and (droplets is None or 1 <= plan.droplets <= droplets)
 
 
 def test_in_the_ui_a_huge_grid_previews_at_a_reduced_resolution_then_builds_in_full(bpy_empty, addon, monkeypatch):
     bpy = bpy_empty
     live = addon.live
-    monkeypatch.setattr(live, "FRAME_VERTICES", 17 * 17)  # a 32 x 30 grid is "huge" here
+    monkeypatch.setattr(addon.live_preview, "FRAME_VERTICES", 17 * 17)  # a 32 x 30 grid is "huge" here
     spec = addon.api.NoiseSpec(kind="perlin", octaves=3, seed=4)
     obj = addon.api.add_terrain(bpy.context, spec, x_subdivisions=32, y_subdivisions=30, size=3.0)
     settings = obj.noisewright_terrain
@@ -176,9 +177,8 @@ def test_in_the_ui_a_huge_grid_previews_at_a_reduced_resolution_then_builds_in_f
     assert "16 x 15 faces (1/2 resolution)" in live.previewing(obj.name)
     preview = _positions(obj).reshape(-1, 3)
     np.testing.assert_array_equal(preview[:, :2], grid_before)  # the same grid, its vertices kept
-    spec, domain, shape, *erosion = addon.terrain.recall(obj)
-    small = {**shape, "x_subdivisions": 16, "y_subdivisions": 15}
-    coarse = addon.terrain.terrain_geometry(bpy.context, spec, domain, small, *erosion)[0][:, 2].reshape(16, 17)
+    small = addon.terrain_settings.recall(obj).reshaped(x_subdivisions=16, y_subdivisions=15)
+    coarse = addon.terrain_recipe.terrain_geometry(bpy.context, small)[0][:, 2].reshape(16, 17)
     heights = preview[:, 2].reshape(31, 33)
     np.testing.assert_array_equal(heights[::2, ::2], coarse.astype(np.float32))  # the vertices both grids have
     np.testing.assert_array_equal(heights[1::2], heights[2::2])  # the others: their nearest's (halfway: the next)
@@ -242,7 +242,8 @@ def test_the_full_rebuild_runs_as_a_job_in_the_ui_when_it_would_not_fit_a_frame(
 @given(x=st.integers(1, 16384), y=st.integers(1, 16384), droplets=st.none() | st.integers(1, 10**7))
 def test_a_job_exactly_when_a_preview_is_shown(addon, x, y, droplets):
     live = addon.live
-    assert live.in_a_job(x, y, droplets, background=False) == (live.preview_plan(x, y, droplets) is not None)
+    planned = addon.live_preview.preview_plan(x, y, droplets)
+    assert live.in_a_job(x, y, droplets, background=False) == (planned is not None)
     assert not live.in_a_job(x, y, droplets, background=True)
 
 
@@ -383,7 +384,7 @@ def test_the_job_s_progress_is_monotone_reaches_the_total_and_the_status_bar_sho
     live.wait()
     assert worker.finished.is_set() and worker.error is None
     assert seen == sorted(seen) and seen[-1] == worker.total  # monotone, to the total
-    noise_share = worker.total * 1 // (1 + addon.terrain.EROSION_WEIGHT)  # noise 1 part, the droplets 4
+    noise_share = worker.total * 1 // (1 + addon.terrain_recipe.EROSION_WEIGHT)  # noise 1 part, the droplets 4
     assert noise_share in seen and len(set(seen)) >= 3, "the noise, then the erosion, each moved it on"
 
 

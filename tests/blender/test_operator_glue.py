@@ -87,7 +87,8 @@ def test_terrain_same_bits_as_the_numpy_passes(bpy_empty, addon, values, falloff
     spec = spec_for(addon, domain.dimensions)
     shape = {"x_subdivisions": 40, "y_subdivisions": 70, "size": 3.0, "height": 0.7, "offset": (0.5, -2.0),
              "falloff": falloff, "falloff_width": 0.4}  # fmt: skip
-    positions, _quads, _uvs, masks = addon.terrain.terrain_geometry(bpy.context, spec, domain, shape, None, None)
+    recipe = addon.terrain_recipe.TerrainRecipe(spec, domain, shape)
+    positions, _quads, _uvs, masks = addon.terrain_recipe.terrain_geometry(bpy.context, recipe)
     grid, _, _ = addon.api.grid(40, 70, 3.0)
     sample_at = grid.copy()
     sample_at[:, :2] += np.asarray(shape["offset"])

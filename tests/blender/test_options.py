@@ -15,8 +15,8 @@ FEATURES = [  # module, function, operator, rows the function takes
     ("erode", "erode_image", "erode_image", "RELIEF"),
     ("bake", "bake", "bake_texture", "OPTIONS"),
     ("bake_uv", "bake_uv", "bake_uv", "OPTIONS"),
-    ("heightmap_io", "export_heightmap", "export_heightmap", "EXPORT_OPTIONS"),
-    ("heightmap_io", "import_heightmap", "import_heightmap", "IMPORT_OPTIONS"),
+    ("heightmap_export", "export_heightmap", "export_heightmap", "EXPORT_OPTIONS"),
+    ("heightmap_import", "import_heightmap", "import_heightmap", "IMPORT_OPTIONS"),
 ]
 
 
@@ -57,7 +57,7 @@ def test_api_signatures_show_the_defaults(addon):
     assert (bake["width"].default, bake["save_format"].default, bake["image"].default) == (1024, "NONE", "Noise")
     terrain = inspect.signature(addon.api.add_terrain).parameters
     shape = [name for name in terrain if terrain[name].kind is inspect.Parameter.KEYWORD_ONLY]
-    rows = [*addon.terrain.SHAPE_FIELDS, *addon.terrain.BASE_FIELDS]
+    rows = [*addon.terrain_recipe.SHAPE_FIELDS, *addon.terrain_recipe.BASE_FIELDS]
     assert shape[-len(rows) :] == rows  # the rows arrive in **shape, listed for help()
     assert terrain["falloff"].default == "NONE" and terrain["offset"].default == (0.0, 0.0)
 
@@ -90,3 +90,59 @@ def test_checked_needs_a_parameter_for_every_row(addon):
     assert checked(None, strength=3, given=4) == (3.0, 4.0)
     with pytest.raises(addon.api.UserError, match=r"^given: expected a number"):
         checked(None, given="x")
+
+
+def _library_rows(addon) -> dict:
+    """The groups of properties that are ``noise_core`` rows, by operator or property group: the rows as the add-on
+    spells them (``options.blender_option``: its name, its menu identifiers in capitals) or as they are."""
+    core, spelled = addon.noise_core, addon.options.blender_option
+    heightmaps = core.io.heightmaps
+    maps = core.terrain.maps
+    return {
+        "bake_texture": [*map(spelled, core.normal_maps.OPTIONS), core.loops.RADIUS],
+        "displace": [core.loops.RADIUS],
+        "export_heightmap": [
+            heightmaps.FILE_FORMAT,
+            *map(spelled, (heightmaps.ENGINE, heightmaps.SPLAT, heightmaps.SPLAT_BITS)),
+        ],
+        "terrain_maps": [core.terrain.heightfield.CELL_SIZE, maps.HEIGHT_SCALE, *maps.MAP_OPTIONS],
+        "ErosionSettings": [*core.terrain.erosion.HYDRAULIC_OPTIONS, *core.terrain.erosion.THERMAL_OPTIONS],
+        "FluvialSettings": list(core.terrain.fluvial.FLUVIAL_OPTIONS),
+    }
+
+
+def _properties(bpy, addon, owner: str):
+    if owner[0].isupper():
+        group = getattr(addon.properties, owner, None) or getattr(addon.erode_fluvial, owner)
+        return group.bl_rna.properties
+    return getattr(bpy.ops.noisewright, owner).get_rna_type().properties
+
+
+def test_every_property_of_a_library_option_is_its_noise_core_row(bpy_empty, addon):
+    """The add-on's property of each of these options is made from the row the library checks with and the
+    command line's flag is made from (``tests/test_cli_options.py``): label, description, default, limits, menu."""
+    for owner, rows in _library_rows(addon).items():
+        properties = _properties(bpy_empty, addon, owner)
+        for row in rows:
+            prop = properties[row.name]
+            assert (prop.name, prop.description) == (row.label, row.description), (owner, row.name)
+            default = _default(prop)
+            assert default == pytest.approx(row.default) if row.type is float else default == row.default, row.name
+            if prop.type == "ENUM":
+                items = [(item.identifier, item.name, item.description) for item in prop.enum_items]
+                texts = row.choice_text or [(value.replace("_", " ").title(), row.description) for value in row.choices]
+                assert items == [(value, *text) for value, text in zip(row.choices, texts, strict=True)], row.name
+            elif prop.type in ("INT", "FLOAT") and not getattr(prop, "array_length", 0):
+                low = row.ui_minimum if row.above else row.minimum
+                assert low is None or prop.hard_min == pytest.approx(low), row.name
+                assert row.maximum is None or prop.hard_max == pytest.approx(row.maximum), row.name
+
+
+def test_a_menu_in_capitals_means_the_library_s_value(bpy_empty, addon):
+    """``blender_option``: the library's lowercase choices as Blender's capital identifiers, the rest kept."""
+    spelled = addon.options.blender_option(addon.noise_core.normal_maps.MAP)
+    assert (spelled.name, spelled.choices, spelled.default) == ("map_type", ("HEIGHT", "NORMAL"), "HEIGHT")
+    assert spelled.description == addon.noise_core.normal_maps.MAP.description and spelled.label == "Map"
+    image = addon.api.bake(bpy_empty.context, addon.api.NoiseSpec(), width=8, height=8, map_type="NORMAL",
+                           normal_convention="DIRECTX", normal_method="DIFFERENCES")  # fmt: skip
+    assert image.colorspace_settings.name == "Non-Color"

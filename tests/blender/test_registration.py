@@ -58,7 +58,7 @@ def test_settings_mirror_every_noise_spec_field(bpy_empty, addon):
     properties = addon.properties.NoiseSettings.bl_rna.properties
     options = addon.noise_core.registry.options_by_name()
     for field in dataclasses.fields(addon.noise_core.NoiseSpec):
-        name = addon.mapping.property_name(options[field.name])
+        name = addon.properties.property_name(options[field.name])
         assert name in properties.keys(), field.name  # noqa: SIM118 (bl_rna collections are not dicts)
         assert properties[name].type in ("BOOLEAN", "INT", "FLOAT", "ENUM", "STRING"), field.name
         assert not getattr(properties[name], "is_array", False), field.name
@@ -71,12 +71,12 @@ def test_fresh_settings_map_to_the_kinds_default_spec(bpy_empty, addon, kind):
     settings = bpy_empty.context.scene.noisewright
     settings.kind = kind
     assert addon.mapping.to_spec(settings) == addon.noise_core.NoiseSpec(kind=kind)
-    assert int(settings.dimensions) in addon.mapping.KINDS[kind].dims
+    assert int(settings.dimensions) in addon.noise_core.registry.KINDS[kind].dims
 
 
 def test_kind_options_follow_the_kinds_table(bpy_empty, addon):
     settings = bpy_empty.context.scene.noisewright
-    for kind, info in addon.mapping.KINDS.items():
+    for kind, info in addon.noise_core.registry.KINDS.items():
         settings.kind = kind
         enum = [item.identifier for item in settings.bl_rna.properties["kind"].enum_items]
         assert kind in enum
@@ -84,7 +84,7 @@ def test_kind_options_follow_the_kinds_table(bpy_empty, addon):
         assert set(options) <= set(info.option_names())
         for field in ("distance", "function"):
             if info.option(field) is not None:
-                assert getattr(settings, field) == addon.mapping.choices(kind, field)[0]
+                assert getattr(settings, field) == addon.properties.choices(kind, field)[0]
 
 
 def test_foreign_options_are_not_passed(bpy_empty, addon):

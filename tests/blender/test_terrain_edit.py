@@ -26,8 +26,10 @@ def _terrain(bpy, addon, **shape):
 
 def test_a_terrain_remembers_what_it_was_built_from(bpy_empty, addon):
     obj = _terrain(bpy_empty, addon, falloff="RADIAL", offset=(0.25, -1.0))
-    spec, domain, shape, hydraulic, thermal, fluvial = addon.terrain.recall(obj)
-    assert hydraulic is None and thermal is None and fluvial is None
+    recipe = addon.terrain_settings.recall(obj)
+    assert isinstance(recipe, addon.terrain_recipe.TerrainRecipe)
+    spec, domain, shape = recipe.spec, recipe.domain, recipe.shape
+    assert recipe.hydraulic is None and recipe.thermal is None and recipe.fluvial is None
     assert spec == addon.api.NoiseSpec(kind="perlin", octaves=3, seed=4)
     assert domain == addon.api.Domain(offset=(0.125, 0.25, 0.375))
     assert shape == {
@@ -162,16 +164,16 @@ def test_nine_presets_are_shipped_and_each_builds_a_terrain(bpy_empty, addon):
 def test_a_failing_preset_puts_the_settings_back(bpy_empty, addon, tmp_path: Path):
     bpy = bpy_empty
     obj = _terrain(bpy, addon)
-    before = scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)
+    before = scene_state(bpy), addon.terrain_settings.snapshot(obj.noisewright_terrain)
     broken = tmp_path / "broken.py"
     broken.write_text("terrain.noise.octaves = 7\nterrain.noise.tiling = True\nterrain.noise.frequency = 2.5\n")
     with pytest.raises(addon.api.UserError, match=r"^frequency: tiling needs"):
         addon.terrain_presets.apply_preset(bpy.context, obj, broken)
-    assert (scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)) == before
+    assert (scene_state(bpy), addon.terrain_settings.snapshot(obj.noisewright_terrain)) == before
     broken.write_text("terrain.noise.octaves = 7\nraise KeyError('oops')\n")
     with pytest.raises(addon.api.UserError, match=r"^filepath: the preset 'broken.py' failed: KeyError"):
         addon.terrain_presets.apply_preset(bpy.context, obj, broken)
-    assert (scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)) == before
+    assert (scene_state(bpy), addon.terrain_settings.snapshot(obj.noisewright_terrain)) == before
     with pytest.raises(addon.api.UserError, match=r"^filepath: cannot read the preset"):
         addon.terrain_presets.apply_preset(bpy.context, obj, tmp_path / "missing.py")
 
@@ -184,15 +186,15 @@ def test_a_saved_preset_restores_every_setting(bpy_empty, addon):
     settings.noise.function = "f2_minus_f1"
     settings.noise.warp = "independent"
     settings.size = 5.0
-    saved = addon.terrain.snapshot(settings)
+    saved = addon.terrain_settings.snapshot(settings)
     assert bpy.ops.noisewright.terrain_preset_add(name="My Terrain") == {"FINISHED"}
     folder = bpy.utils.user_resource("SCRIPTS", path=f"presets/{addon.terrain_presets.PRESET_SUBDIR}")
     path = Path(folder) / "My_Terrain.py"  # AddPresetBase keeps the case, spaces become underscores
     assert path.is_file()
     addon.terrain_presets.apply_preset(bpy.context, obj, addon.terrain_presets.SHIPPED / "dunes.py")
-    assert addon.terrain.snapshot(settings) != saved
+    assert addon.terrain_settings.snapshot(settings) != saved
     assert bpy.ops.noisewright.apply_terrain_preset(filepath=str(path)) == {"FINISHED"}
-    assert addon.terrain.snapshot(settings) == saved
+    assert addon.terrain_settings.snapshot(settings) == saved
 
 
 def _edge_lengths(obj) -> np.ndarray:
@@ -227,7 +229,7 @@ def test_regenerate_after_sorting_the_elements_rebuilds_a_true_grid(bpy_empty, a
 def test_is_grid_accepts_only_the_grids_own_faces_in_order(bpy_empty, addon):
     """``mesh_io.is_grid``, which lets Regenerate write positions only: the grid's counts and each face's corners
     as ``terrain.grid_quads`` makes them, in order; the same counts with other corners are another mesh."""
-    positions, quads, uvs = addon.terrain.grid(5, 3, 2.0)
+    positions, quads, uvs = addon.terrain_grid.grid(5, 3, 2.0)
 
     def is_grid(faces, columns=6, rows=4) -> bool:
         mesh = bpy_empty.data.meshes.new("grid")
@@ -261,22 +263,22 @@ def test_a_preset_out_of_range_is_refused_and_undone(bpy_empty, addon, tmp_path:
     """Blender clamps out-of-range values as they are set; the preset is refused, naming the setting."""
     bpy = bpy_empty
     obj = _terrain(bpy, addon)
-    before = scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)
+    before = scene_state(bpy), addon.terrain_settings.snapshot(obj.noisewright_terrain)
     preset = tmp_path / "clamped.py"
     preset.write_text(
         f"import bpy\nterrain = bpy.context.active_object.noisewright_terrain\nterrain.height = 0.5\n{line}\n"
     )
     with pytest.raises(addon.api.UserError, match=message):
         addon.terrain_presets.apply_preset(bpy.context, obj, preset)
-    assert (scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)) == before
+    assert (scene_state(bpy), addon.terrain_settings.snapshot(obj.noisewright_terrain)) == before
 
 
 def test_a_preset_of_the_wrong_type_names_the_setting(bpy_empty, addon, tmp_path: Path):
     bpy = bpy_empty
     obj = _terrain(bpy, addon)
-    before = scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)
+    before = scene_state(bpy), addon.terrain_settings.snapshot(obj.noisewright_terrain)
     preset = tmp_path / "typo.py"
     preset.write_text("terrain.noise.octaves = 5\nterrain.noise.persistence = 'high'\n")
     with pytest.raises(addon.api.UserError, match=r"^persistence: the preset 'typo.py' failed: TypeError"):
         addon.terrain_presets.apply_preset(bpy.context, obj, preset)
-    assert (scene_state(bpy), addon.terrain.snapshot(obj.noisewright_terrain)) == before
+    assert (scene_state(bpy), addon.terrain_settings.snapshot(obj.noisewright_terrain)) == before

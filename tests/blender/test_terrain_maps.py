@@ -33,7 +33,7 @@ def test_maps_of_a_terrain_as_noise_core_computes_them(bpy_empty, addon):
     core = addon.noise_core
     for name in maps:
         expected = np.empty(positions.shape[0], np.float32)
-        expected[layout.order] = core.compute_maps(heights, [name], cell_size=layout.cell_size, radius=3)[name].ravel()
+        expected[layout.order] = core.compute_maps(heights, [name], cell_size=layout.spacing, radius=3)[name].ravel()
         np.testing.assert_allclose(_attribute(obj, name), expected, rtol=1e-5, atol=1e-6)
         unit = np.clip(core.terrain.maps.unit_map(name, expected), 0, 1)
         np.testing.assert_allclose(_weights(obj, name), unit, atol=0.5 / addon.terrain_maps.WEIGHT_LEVELS + 1e-6)
@@ -88,7 +88,7 @@ def test_regenerate_writes_the_maps_again(bpy_empty, addon):
     core = addon.noise_core
     for name, radius in (("slope", 16), ("relative_height", 3)):
         expected = np.empty(positions.shape[0], np.float32)
-        computed = core.compute_maps(heights, [name], cell_size=layout.cell_size, radius=radius)[name]
+        computed = core.compute_maps(heights, [name], cell_size=layout.spacing, radius=radius)[name]
         expected[layout.order] = computed.ravel()
         np.testing.assert_allclose(_attribute(obj, name), expected, rtol=1e-5, atol=1e-6)
     assert not np.allclose(_attribute(obj, "slope"), before)
@@ -208,7 +208,8 @@ def test_image_maps_as_a_job_step_by_step_and_a_cancel_changes_nothing(bpy_empty
     bpy = bpy_empty
     image, heights = _height_image(bpy, "J", 20, 16)
     maps = ("slope", "flow", "wetness")
-    compute, apply, total = addon.terrain_maps.image_terrain_maps_parts(image, maps, height_scale=30.0)
+    job = addon.terrain_maps.image_terrain_maps_job(image, maps, height_scale=30.0)
+    compute, apply, total = job.compute, job.apply, job.total
     assert total == addon.noise_core.terrain.maps.progress_total(maps)  # per map, and the routing they share
     seen: list[int] = []
 

@@ -6,9 +6,14 @@ import numpy as np
 import pytest
 
 from .test_erode import _attribute, _positions
-from .test_terrain_maps import _terrain
 
 pytestmark = pytest.mark.blender
+
+
+def _terrain(bpy, addon):
+    """A Noise Terrain with square cells (the flow map the material reads refuses others)."""
+    spec = addon.api.NoiseSpec(kind="perlin", octaves=4, frequency=2.0)
+    return addon.api.add_terrain(bpy.context, spec, x_subdivisions=24, y_subdivisions=24, size=2.0)
 
 
 def _attribute_names(material) -> set[str]:

@@ -110,7 +110,8 @@ def test_the_operator(bpy_empty, addon):
 def test_cancel_and_failure_change_nothing(bpy_empty, addon):
     bpy = bpy_empty
     obj = _terrain(bpy, addon)
-    compute, apply, total = addon.terrain_water.terrain_water_parts(obj, images=True, **OPTIONS)
+    job = addon.terrain_water.terrain_water_job(obj, images=True, **OPTIONS)
+    compute, apply, total = job.compute, job.apply, job.total
     assert total == addon.noise_core.terrain.water.WATER_STEPS
     before = _state(bpy)
     worker, seen = _cancelled_after(addon, compute, total, 2)

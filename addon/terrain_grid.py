@@ -1,0 +1,71 @@
+"""A Noise Terrain's grid: its vertex positions, quads and UVs, and the edge falloff, as numpy arrays.
+
+The grid is centred, ``size`` wide and deep, row-major from -y (``mesh_io.is_grid`` checks a mesh has this
+layout); nothing here touches Blender data, so any thread may build one.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+MAX_SUBDIVISIONS = 16384
+MAX_VERTICES = 1 << 24
+"""Largest terrain (16.7 M vertices, some 2 GB inside Blender): bigger requests are refused."""
+
+
+def grid_positions(
+    x_subdivisions: int, y_subdivisions: int, size: float, heights: np.ndarray | float = 0.0, dtype: Any = np.float64
+) -> np.ndarray:
+    """(N, 3) positions of a centred grid, row-major from -y: x and y evenly from ``-size / 2`` to ``size / 2``
+    (computed in float64, stored as ``dtype``), z ``heights`` ((N,) or one value)."""
+    columns, rows = x_subdivisions + 1, y_subdivisions + 1
+    half = size * 0.5
+    lattice = np.empty((rows, columns, 3), dtype=dtype)
+    lattice[:, :, 0] = np.linspace(-half, half, columns)
+    lattice[:, :, 1] = np.linspace(-half, half, rows)[:, None]
+    lattice[:, :, 2] = np.reshape(heights, (rows, columns)) if np.ndim(heights) else heights
+    return lattice.reshape(-1, 3)
+
+
+def grid_quads(x_subdivisions: int, y_subdivisions: int) -> np.ndarray:
+    """(F, 4) int32 quads of the grid, row-major from -y: face ``(r, c)`` has the corners ``a, a + 1,
+    a + 1 + columns, a + columns`` with ``a = r * columns + c`` (``mesh_io.is_grid`` checks this layout)."""
+    columns, rows = x_subdivisions + 1, y_subdivisions + 1
+    index = np.arange(rows * columns, dtype=np.int32).reshape(rows, columns)  # Blender's vertex indices are int32
+    corners = np.empty((rows - 1, columns - 1, 4), dtype=np.int32)
+    corners[:, :, 0], corners[:, :, 1] = index[:-1, :-1], index[:-1, 1:]
+    corners[:, :, 2], corners[:, :, 3] = index[1:, 1:], index[1:, :-1]
+    return corners.reshape(-1, 4)
+
+
+def grid(
+    x_subdivisions: int, y_subdivisions: int, size: float, heights: np.ndarray | float = 0.0
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(positions (N, 3) with z = heights, quads (F, 4), uvs (N, 2))`` of a centred grid, row-major from -y
+    (``grid_positions``, ``grid_quads``)."""
+    positions = grid_positions(x_subdivisions, y_subdivisions, size, heights)
+    return positions, grid_quads(x_subdivisions, y_subdivisions), positions[:, :2] / size + 0.5
+
+
+def _smoothstep(t: np.ndarray) -> np.ndarray:
+    t = np.clip(t, 0.0, 1.0)
+    return t * t * (3.0 - 2.0 * t)
+
+
+def edge_factor(x: np.ndarray, y: np.ndarray, size: float, mode: str, width: float) -> np.ndarray | None:
+    """``edge_falloff``'s factor at ``x``, ``y`` (arrays that broadcast together); None without a falloff."""
+    if mode not in ("X", "Y", "RADIAL"):
+        return None
+    u = np.abs(x) / (size * 0.5)
+    v = np.abs(y) / (size * 0.5)
+    distance = {"X": u, "Y": v}.get(mode)
+    distance = np.hypot(u, v) if distance is None else distance
+    return _smoothstep((1.0 - distance) / max(width, 1e-6))
+
+
+def edge_falloff(positions: np.ndarray, size: float, mode: str, width: float) -> np.ndarray:
+    """(N,) factor in 0..1: 1 inside, easing to 0 at the edges (``mode`` NONE, X, Y or RADIAL)."""
+    factor = edge_factor(positions[:, 0], positions[:, 1], size, mode, width)
+    return np.ones(positions.shape[0]) if factor is None else factor
