@@ -410,10 +410,13 @@ def test_progress_and_cancel() -> None:
         ({"outlets": np.zeros((8, 8))}, TypeError, "outlets: dtype must be bool"),
         ({"headwaters": np.zeros((4, 4), bool)}, ValueError, "headwaters: must have the heights' shape"),
         ({"progress": 3}, TypeError, "progress: expected a callable"),
+        ({"heights": np.eye(8) * 1e300}, ValueError, "heights, cell_size: heights spanning 1e\\+300"),
+        ({"heights": np.eye(8) * 1e250, "cell_size": 1e30}, ValueError, "heights, cell_size: .* could hold volumes"),
+        ({"rain": np.full((8, 8), 1e299)}, ValueError, "rain: 1e\\+299 on 64 cells"),
     ],
 )
 def test_bad_arguments_are_named(keywords, error, message) -> None:
-    arguments = {"heights": np.zeros((8, 8)), "cell_size": 1.0, **keywords}
+    arguments = {"heights": np.eye(8), "cell_size": 1.0, **keywords}
     with pytest.raises(error, match=message):
         water(arguments.pop("heights"), **arguments)
 
@@ -531,3 +534,22 @@ def test_the_water_command_takes_the_sea_as_outlets(tmp_path: Path) -> None:
     assert expected.lake_level.size != water(read, cell_size=1.0, rain=0.3).lake_level.size  # the sea drains A
     level = read_heightmap(tmp_path / "level.r32").heights
     np.testing.assert_allclose(level, np.clip(expected.level, 0.0, 100.0), atol=1e-5)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(-300, 300), st.floats(1e-30, 1e30), st.floats(0.0, 1e30), st.integers(0, 3), st.booleans())
+def test_finite_at_any_allowed_scale(exponent: int, cell: float, rain: float, seed: int, single: bool) -> None:
+    """Heights from 1e-300 to 1e300, cells from 1e-30 to 1e30, any rain: refused by name (volumes past
+    ``VOLUME_LIMIT``) or every output finite, the level at least the heights and the water balanced."""
+    heights = np.random.default_rng(seed).random((9, 9)) * 10.0**exponent
+    heights = heights.astype(np.float32) if single and abs(exponent) < 30 else heights
+    try:
+        result = water(heights, cell_size=cell, rain=rain)
+    except ValueError as error:
+        assert str(error).startswith(("heights, cell_size:", "rain:"))
+        return
+    for field in ("level", "depth", "discharge", "width", "flow", "lake_level", "lake_volume", "lake_outflow"):
+        assert np.all(np.isfinite(getattr(result, field))), field
+    assert np.all(result.level >= heights) and np.all(result.depth >= 0.0)
+    balance = result.stored_volume + result.evaporated_volume + result.outflow_volume
+    assert balance == pytest.approx(result.rain_volume, rel=1e-9, abs=1e-300)

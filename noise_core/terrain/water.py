@@ -117,10 +117,10 @@ class River:
 @dataclass(frozen=True)
 class WaterResult:
     """What ``water`` computes (module doc). Per cell: ``level`` (the water surface, >= heights; the heights'
-    float type), ``depth`` (``level - heights``, float32), ``lakes`` (int32 lake id, 0: none), ``shore_distance``
-    (float32), ``discharge`` (float64), ``river_mask`` (bool), ``width`` (float32, 0 off rivers), ``flow``
-    ((rows, columns, 2) float32 in [0, 1]). Per lake ``k`` (id ``k + 1``): ``lake_level``, ``lake_volume``,
-    ``lake_area``, ``lake_outflow`` (what it spills on). Totals (heights' unit cubed): ``rain_volume``,
+    float type), ``depth`` (``level - heights``, the same type), ``lakes`` (int32 lake id, 0: none),
+    ``shore_distance`` (float32), ``discharge`` (float64), ``river_mask`` (bool), ``width`` (float64, 0 off
+    rivers), ``flow`` ((rows, columns, 2) float32 in [0, 1]). Per lake ``k`` (id ``k + 1``): ``lake_level``,
+    ``lake_volume``, ``lake_area``, ``lake_outflow`` (what it spills on). Totals (heights' unit cubed): ``rain_volume``,
     ``stored_volume`` (in the lakes), ``evaporated_volume``, ``outflow_volume`` (left the map)."""
 
     level: np.ndarray
@@ -199,8 +199,27 @@ def water(
     heads = None if headwaters is None else _mask("headwaters", headwaters, shape)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress: expected a callable (done, total), got {type(progress).__name__}")
+    _check_volumes(checked, cell, per_cell, unlimited)
     step = _Steps(progress)
     return _water(checked, shape, cell, per_cell, unlimited, sea, heads, values, step)
+
+
+VOLUME_LIMIT = 1e300
+"""The largest volume ``water`` works with (float64 to 1.8e308, with room for the sums)."""
+
+
+def _check_volumes(heights: np.ndarray, cell: float, rain: np.ndarray, unlimited: bool) -> None:
+    """``ValueError`` when the depressions' volumes (the heights' span times the map's area) or the rain's could
+    pass ``VOLUME_LIMIT``, naming ``heights`` and ``cell_size`` or ``rain``."""
+    area = heights.size * cell * cell
+    span = float(np.ptp(heights.astype(np.float64)))
+    if not span * area <= VOLUME_LIMIT:
+        raise ValueError(
+            f"heights, cell_size: heights spanning {span:g} over {heights.size} cells of {cell:g} could hold volumes "
+            f"past {VOLUME_LIMIT:g}; use a smaller cell size or smaller heights"
+        )
+    if not unlimited and not float(rain.max()) * area <= VOLUME_LIMIT:
+        raise ValueError(f"rain: {float(rain.max()):g} on {heights.size} cells of {cell:g} passes {VOLUME_LIMIT:g}")
 
 
 class _Steps:
@@ -277,7 +296,7 @@ def _water(heights, shape, cell, rain, unlimited, sea, heads, values, step) -> W
     a, b = float(values["width_coefficient"]), float(values["width_exponent"])
     c, f = float(values["depth_coefficient"]), float(values["depth_exponent"])
     on_river = river.view(bool)
-    width = np.zeros(size, np.float32)
+    width = np.zeros(size)
     width[on_river] = a * discharge[on_river] ** b
     river_depth = np.zeros(size)
     river_depth[on_river] = c * discharge[on_river] ** f
@@ -301,7 +320,7 @@ def _water(heights, shape, cell, rain, unlimited, sea, heads, values, step) -> W
     lake_outflow[lake_of_node[tops] - 1] = floats[tops, SPILLED] * area
     stored = float(lake_volume.sum())
     held = 0.0 if unlimited else float(floats[1:, HELD].sum()) * area
-    depth = (level - h).astype(np.float32)
+    depth = (level - h).astype(dtype)
     out_level = level.astype(dtype)
     step()
     return WaterResult(

@@ -158,6 +158,12 @@ def test_bad_input_changes_nothing(bpy_empty, addon):
     with pytest.raises(addon.errors.UserError, match="rain: give some rain"):
         addon.terrain_water.terrain_water(obj, rain=0.0)
     assert _state(bpy) == before
+    bpy.ops.mesh.primitive_grid_add(x_subdivisions=10, y_subdivisions=6, size=2.0)
+    oblong = bpy.context.active_object
+    before = _state(bpy)
+    with pytest.raises(addon.errors.UserError, match="not square; water needs square cells"):
+        addon.terrain_water.terrain_water(oblong)
+    assert _state(bpy) == before
 
 
 def test_regenerate_computes_the_water_again(bpy_empty, addon):
