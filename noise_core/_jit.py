@@ -10,7 +10,9 @@ with ``_cache``, which attaches the caches when the first kernel is built, in th
 
 from __future__ import annotations
 
+import functools
 import math
+from types import SimpleNamespace
 
 import llvmlite.binding as llvm
 import numba
@@ -331,3 +333,22 @@ class LazySerialKernel:
 
     def __call__(self, *arguments):
         return self.dispatcher(*arguments)
+
+
+def kernel_table(serial: tuple = (), ranged: tuple = ()):
+    """A cached function that compiles ``serial`` (``serial_kernel``) and ``ranged`` (``range_kernel``) functions on
+    its first call and returns them as attributes named as the functions without their leading ``_`` and trailing
+    ``_kernel`` (``_fill`` -> ``fill``, ``_edt_rows_kernel`` -> ``edt_rows``): a module's kernels are built on first
+    use, so importing never compiles nor fixes the cache folder."""
+
+    def name(function) -> str:
+        text = function.__name__.lstrip("_")
+        return text[: -len("_kernel")] if text.endswith("_kernel") else text
+
+    @functools.cache
+    def kernels() -> SimpleNamespace:
+        built = {name(function): serial_kernel(function) for function in serial}
+        built |= {name(function): range_kernel(function) for function in ranged}
+        return SimpleNamespace(**built)
+
+    return kernels

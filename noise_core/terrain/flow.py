@@ -41,12 +41,10 @@ Cells are numbered row-major (``row * columns + column``; int32 in the queues: m
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
-from .._jit import jit, prefetch, serial_kernel
+from .._jit import jit, kernel_table, prefetch
 from ..schema import choice, number
 from .heightfield import NEIGHBOURS, check_heights
 
@@ -741,24 +739,7 @@ def _mfd(flat, rows, columns, outlets, exponent, area, donors, ready, state):
                     top += 1
 
 
-@dataclass(frozen=True)
-class _Kernels:
-    fill: object
-    fill_plain: object
-    receivers: object
-    stack: object
-    accumulate: object
-    mfd: object
-
-
-@cache
-def _kernels() -> _Kernels:
-    """The compiled kernels, built on first use (so importing never compiles nor fixes the cache folder)."""
-    return _Kernels(
-        fill=serial_kernel(_fill),
-        fill_plain=serial_kernel(_fill_plain),
-        receivers=serial_kernel(_receivers_kernel),
-        stack=serial_kernel(_stack_kernel),
-        accumulate=serial_kernel(_accumulate_kernel),
-        mfd=serial_kernel(_mfd),
-    )
+_kernels = kernel_table(
+    serial=(_fill, _fill_plain, _receivers_kernel, _stack_kernel, _accumulate_kernel, _mfd),
+)
+"""The compiled kernels, built on first use."""

@@ -49,11 +49,10 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, fields
-from functools import cache
 
 import numpy as np
 
-from .._jit import serial_kernel
+from .._jit import kernel_table
 from ..schema import number
 from .flow import SQRT2, _edges, accumulate, d8_receivers, fill_flat, stack_order
 from .heightfield import check_heights
@@ -428,23 +427,10 @@ def _basins(receivers, order, basin):
         basin[c] = c if r == c else basin[r]
 
 
-@dataclass(frozen=True)
-class _Kernels:
-    longest: object
-    reach: object
-    basins: object
-    depressions: object
-
-
-@cache
-def _kernels() -> _Kernels:
-    """The compiled kernels, built on first use (so importing never compiles nor fixes the cache folder)."""
-    return _Kernels(
-        longest=serial_kernel(_longest),
-        reach=serial_kernel(_reach),
-        basins=serial_kernel(_basins),
-        depressions=serial_kernel(_depressions),
-    )
+_kernels = kernel_table(
+    serial=(_longest, _reach, _basins, _depressions),
+)
+"""The compiled kernels, built on first use."""
 
 
 WIDENED: dict[str, tuple[float | None, float | None, str]] = {

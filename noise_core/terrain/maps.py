@@ -21,11 +21,10 @@ import math
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
-from .._jit import jit, range_kernel
+from .._jit import jit, kernel_table
 from ..runtime import launch_blocks
 from ..schema import Option, choice, integer
 from ..threads import leaving_one_core, on_threads
@@ -702,20 +701,7 @@ def unit_map(name: str, values: np.ndarray) -> np.ndarray:
     return (values - low) / (high - low) if high > low else np.zeros(values.shape)
 
 
-@dataclass(frozen=True)
-class _Kernels:
-    surface: object
-    slide_rows: object
-    slide_columns: object
-    horizon: object
-
-
-@cache
-def _kernels() -> _Kernels:
-    """The compiled kernels, built on first use (importing never compiles nor fixes the cache folder)."""
-    return _Kernels(
-        surface=range_kernel(_surface_kernel),
-        slide_rows=range_kernel(_slide_rows_kernel),
-        slide_columns=range_kernel(_slide_columns_kernel),
-        horizon=range_kernel(_horizon_kernel),
-    )
+_kernels = kernel_table(
+    ranged=(_surface_kernel, _slide_rows_kernel, _slide_columns_kernel, _horizon_kernel),
+)
+"""The compiled kernels, built on first use."""

@@ -52,12 +52,11 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 from itertools import pairwise
 
 import numpy as np
 
-from .._jit import jit, prefetch, range_kernel, serial_kernel
+from .._jit import jit, kernel_table, prefetch
 from ..runtime import launch_blocks
 from ..schema import Option, number
 from ..threads import on_threads
@@ -1203,56 +1202,27 @@ def _carve(carved, original, rows, columns, cells, depths, radii):
                         carved[index] = target
 
 
-@dataclass(frozen=True)
-class _Kernels:
-    sort_keys: object
-    radix_sort: object
-    count_pits: object
-    hierarchy: object
-    routes: object
-    topological: object
-    runoff: object
-    fill_spill_merge: object
-    solve_levels: object
-    cover: object
-    lake_cells: object
-    discharge: object
-    headwater_paths: object
-    count_reaches: object
-    trace_reaches: object
-    point_discharge: object
-    edt_rows: object
-    edt_columns: object
-    flow_vectors: object
-    blur_rows: object
-    blur_columns: object
-    carve: object
-
-
-@cache
-def _kernels() -> _Kernels:
-    """The compiled kernels, built on first use (importing never compiles nor fixes the cache folder)."""
-    return _Kernels(
-        sort_keys=serial_kernel(_sort_keys),
-        radix_sort=serial_kernel(_radix_sort),
-        count_pits=serial_kernel(_count_pits),
-        hierarchy=serial_kernel(_hierarchy),
-        routes=serial_kernel(_routes),
-        topological=serial_kernel(_topological),
-        runoff=serial_kernel(_runoff),
-        fill_spill_merge=serial_kernel(_fill_spill_merge),
-        solve_levels=serial_kernel(_solve_levels),
-        cover=serial_kernel(_cover),
-        lake_cells=serial_kernel(_lake_cells),
-        discharge=serial_kernel(_discharge),
-        headwater_paths=serial_kernel(_headwater_paths),
-        count_reaches=serial_kernel(_count_reaches),
-        trace_reaches=serial_kernel(_trace_reaches),
-        point_discharge=serial_kernel(_point_discharge),
-        edt_rows=range_kernel(_edt_rows_kernel),
-        edt_columns=range_kernel(_edt_columns_kernel),
-        flow_vectors=serial_kernel(_flow_vectors),
-        blur_rows=range_kernel(_blur_rows_kernel),
-        blur_columns=range_kernel(_blur_columns_kernel),
-        carve=serial_kernel(_carve),
-    )
+_kernels = kernel_table(
+    serial=(
+        _sort_keys,
+        _radix_sort,
+        _count_pits,
+        _hierarchy,
+        _routes,
+        _topological,
+        _runoff,
+        _fill_spill_merge,
+        _solve_levels,
+        _cover,
+        _lake_cells,
+        _discharge,
+        _headwater_paths,
+        _count_reaches,
+        _trace_reaches,
+        _point_discharge,
+        _flow_vectors,
+        _carve,
+    ),
+    ranged=(_edt_rows_kernel, _edt_columns_kernel, _blur_rows_kernel, _blur_columns_kernel),
+)
+"""The compiled kernels, built on first use."""
