@@ -37,7 +37,6 @@ Timings, not tests: nothing here asserts.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import functools
 import os
 import sys
@@ -45,6 +44,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
 SCRIPTS = Path(__file__).resolve().parent
 ROOT = SCRIPTS.parent
@@ -111,9 +111,10 @@ def instrument(package, clock: Clock) -> None:
         setattr(package.erosion_io, name, clock.wrap("kernel", getattr(package.erosion_io, name)))
     hydrology = core.terrain.flow  # the flow map's serial kernels (depression filling, MFD routing)
     kernels = hydrology._kernels()
-    timed = {field.name: getattr(kernels, field.name) for field in dataclasses.fields(kernels)}
-    timed = {name: _Proxy(kernel, clock.wrap("kernel", kernel)) for name, kernel in timed.items()}
-    hydrology._kernels = functools.partial(dataclasses.replace, kernels, **timed)
+    timed = SimpleNamespace(
+        **{name: _Proxy(kernel, clock.wrap("kernel", kernel)) for name, kernel in vars(kernels).items()}
+    )
+    hydrology._kernels = lambda: timed
     domain = package.mapping.Domain
     domain.noise_points = clock.wrap("noise space", domain.noise_points)
     mesh_io_names = ("read_vectors", "read_selection", "write_positions", "write_point_floats", "add_shape_key")
