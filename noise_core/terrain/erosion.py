@@ -309,7 +309,8 @@ def _droplets(cells: np.ndarray, droplets: int, model: dict, progress: Callable[
         flow_.route(cells)  # the map as these droplets left it
         done = min(end_batch * batch, droplets) - min(first_batch * batch, droplets)
         carrying = done / cells.size * model["capacity"]
-        carried_off += flow_.carry(cells, model["gullies"], carrying, model["deposition"], model["radius"])
+        carried_off += flow_.carry(cells, model["gullies"], carrying, model["deposition"], model["radius"],
+                                   WIDE / _model_cell(cells.shape))  # fmt: skip
     return carried_off + float(carried.sum())
 
 
@@ -338,17 +339,20 @@ class _Flow:
         _kernels().prepare(flat, self.filled, routing.area, _model_cell(self.shape) / STREAM_AREA,
                            self.stream.reshape(-1), self.level)  # fmt: skip
 
-    def carry(self, cells: np.ndarray, strength: float, carrying: float, deposition: float, radius: float) -> float:
+    def carry(
+        self, cells: np.ndarray, strength: float, carrying: float, deposition: float, radius: float, wide: float
+    ) -> float:
         """Along the flow of the last ``route``: with ``strength`` > 0 one stream-power step (``stream_power.incise``
-        with lakes; ``_model``'s ``gullies``), then what it cut and what the droplets handed over carried down,
-        through the lakes, spreading what the flow cannot carry (``carrying``, ``deposition``, ``radius``:
-        ``stream_power.route_sediment``'s) where it runs; returns what left the map."""
+        with lakes; ``_model``'s ``gullies``) cutting valleys up to ``wide`` cells wide (0: the flow's cell only),
+        then what it cut and what the droplets handed over carried down, through the lakes, spreading what the
+        flow cannot carry (``carrying``, ``deposition``, ``radius``: ``stream_power.route_sediment``'s) where it
+        runs; returns what left the map."""
         flat = cells.reshape(-1)
         routing = self.routing
         kernels = stream_power._kernels()
         if strength > 0.0:
             kernels.incise(flat, routing.receivers, routing.codes, routing.order, routing.area, strength, SETTLING,
-                           SILL_SHARE, self.level, self.cut, self.shape[1], WIDE / _model_cell(self.shape),
+                           SILL_SHARE, self.level, self.cut, self.shape[1], wide,
                            _model_cell(self.shape) / WIDE_AREA)  # fmt: skip
         sediment = self.load.reshape(-1)
         if strength > 0.0:
@@ -379,7 +383,7 @@ def _stream_power_step(cells: np.ndarray, strength: float) -> float:
     flow through the lakes; returns what left the map."""
     flow_ = _Flow(cells.shape)
     flow_.route(cells)
-    return flow_.carry(cells, strength, 0.0, 0.0, 0.0)
+    return flow_.carry(cells, strength, 0.0, 0.0, 0.0, 0.0)
 
 
 def coarse_shape(radius: float, shape: tuple[int, ...]) -> tuple[int, int] | None:

@@ -39,6 +39,7 @@ from ..runtime import kernel_signature, launch_blocks, range_signature
 from ..threads import on_threads
 from .flow import DISTANCES, _accumulate, _donor_bits, _receivers, _tree_order, fill_flat
 from .flow import _kernels as flow_kernels
+from .heightfield import NEIGHBOURS
 
 PARTS = 2
 """The parts a step runs in (bands of rows, then shares of the outlets), on up to as many threads."""
@@ -253,12 +254,14 @@ def _incise_all(h, receivers, codes, stack, area, strength, settling, sill, leve
     ``strength``, no uplift, cells one unit apart (the gullies' step), as a serial kernel. The cell a lake drains
     into (its sill) is cut with the erodibility times ``1 - E``, ``E`` the share of sediment the lake traps
     (``route_sediment``): the water leaving a lake has dropped that share of its load there, and a river cuts
-    with the load it carries (Sklar & Dietrich 2001), so a lake that traps all keeps its level."""
+    with the load it carries (Sklar & Dietrich 2001). No cell beside a lake is cut below its level minus ``sill``
+    times the depth of the lake cell beside it (``bottom``): a step drains a lake by at most that share."""
     size = h.shape[0]
     erodibility = np.full(size, strength)
     exits = np.full(size, -1, np.int64)
     members = np.zeros(size)
     bottom = np.full(size, -np.inf)
+    rows = size // columns
     for i in range(size):
         node = stack[i]
         receiver = receivers[node]
@@ -266,7 +269,14 @@ def _incise_all(h, receivers, codes, stack, area, strength, settling, sill, leve
             exit_ = exits[receiver] if exits[receiver] >= 0 else receiver
             exits[node] = exit_
             members[exit_] += 1.0
-            bottom[exit_] = max(bottom[exit_], level[node] - sill * (level[node] - h[node]))
+            keep = level[node] - sill * (level[node] - h[node])
+            y, x = node // columns, node % columns
+            for k in range(8):  # the rim: no cell beside the lake cut below ``keep``
+                j, i_ = y + NEIGHBOURS[k, 0], x + NEIGHBOURS[k, 1]
+                if 0 <= j < rows and 0 <= i_ < columns:
+                    other = j * columns + i_
+                    if not level[other] > h[other]:
+                        bottom[other] = max(bottom[other], keep)
     for node in range(size):
         if members[node] > 0.0:
             erodibility[node] *= 1.0 - min(1.0, settling * members[node] / area[node])
@@ -412,25 +422,8 @@ def plan(lakes: bool) -> tuple:
     kernels, index, small = _kernels(), np.zeros(9, INDEX), np.zeros(10, np.int64)
     fill = flow_kernels().fill
     filling = (real, 3, 3, routing.base, False, True, np.inf, real, index, routing.base, np.zeros(2, np.int64))
-    through = (
-        real,
-        real,
-        index,
-        routing.codes,
-        index,
-        real,
-        1.0,
-        1.0,
-        1.0,
-        1.0,
-        3,
-        real,
-        index,
-        index,
-        small,
-        real,
-        real,
-    )
+    floats = (1.0,) * 5  # settling, carrying, per_cell, deposition, radius
+    through = (real, real, index, routing.codes, index, real, *floats, 3, real, index, index, small, real, real)
     steps = [
         (fill, kernel_signature(fill, filling)),
         (kernels.step, range_signature(kernels.step, routing._arguments(real, None))),
