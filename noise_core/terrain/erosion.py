@@ -1,16 +1,31 @@
 """Hydraulic and thermal erosion of heightmaps.
 
-**Hydraulic** (``erode_hydraulic``): the droplet model of Hans Theobald Beyer, "Implementation of a method
-for hydraulic erosion" (2015), as Sebastian Lague ported it. A droplet starts at a random point with
-``initial_water`` and ``initial_speed``; each step it reads the bilinear height ``h`` and gradient ``g`` at
-its position, turns ``d = d·inertia - g·(1 - inertia)`` (normalised) and moves one cell. With the height
-change ``Δh`` its capacity is ``c = max(-Δh, min_slope)·speed·water·capacity``; it deposits
-``min(Δh, sediment)`` going uphill or ``(sediment - c)·deposition`` when over capacity (bilinearly on the
-four corners of the cell it left), and otherwise erodes ``min((c - sediment)·erosion, -Δh)`` through a disc
-around that cell (weights ``radius - distance``, normalised), no cell of it below the height the droplet
-flows down to, ``h + Δh``. Then ``speed = sqrt(max(0, speed² - Δh·gravity))`` (speed grows downhill, as in
-Beyer; the port has ``+ Δh``) and ``water *= 1 - evaporation``. Nothing vanishes: a droplet that leaves the
-map carries its sediment off the edge.
+**Hydraulic** (``erode_hydraulic``): droplets after Hans Theobald Beyer, "Implementation of a method for hydraulic
+erosion" (2015), as Sebastian Lague ported it, made to carve valleys instead of filling them on real terrain
+(issue 42). The droplets run in parts (``STREAM_STEPS`` with ``gullies``, else one); before each the map is
+routed (``stream_power.Routing``: D8 over its Priority-Flood+ε fill, Barnes, Lehman & Mulla 2014), giving each
+cell its catchment per unit of width ``a`` (model cells) and marking its lakes (cells the fill raises by more than
+``LAKE_DEPTH``, relative). A droplet starts at a random point with ``initial_water`` and ``initial_speed``; each
+step it reads the bilinear height ``h`` and gradient ``g`` at its position, turns ``d = d·inertia -
+g·(1 - inertia)`` (normalised) and moves one cell, to a point of height ``h - δ``. It stops where its next cell is
+a lake, where ``δ <= 0`` (a low point of its path: it reached the flow) or on flat ground. Its capacity is
+``c = max(δ, min_slope)·speed·water·capacity·sqrt(1 + a/STREAM_AREA)``: the flow's discharge raises it, as
+Nick McDonald's SimpleHydrology raises a droplet's equilibrium load with the discharge of its cell
+(``source/water.h``: ``(1 + entrainment·discharge)·Δh``; there a map the droplets fill, here the routed catchment,
+which droplets on parallel tiles can read without racing; its momentum map is left out), and as the pipe models
+tie capacity to the flow (Mei, Decaudin & Hu 2007, "Fast hydraulic erosion simulation and visualization on GPU";
+Št'ava et al. 2008, "Interactive terrain modeling using hydraulic erosion"): fast, gathered water carries more,
+water that slows drops its load. Over capacity it drops ``(sediment - c)·deposition``, under capacity it takes
+``min((c - sediment)·erosion, erosion₁·δ)`` (``erosion₁``: the option per model cell), both through its brush at
+its true position (``_brush``: weights ``bump(dx/R)·bump(dy/R)``, ``bump(t) = (1 - t²)²``, ``R`` at least
+``BRUSH_MIN`` cells, so its trace is smooth, not a comb of cells), no cell moving more than halfway to ``h - δ``
+(a deposit never raises ground above where the water flows on, so it never dams a channel; none goes into a
+lake). Then ``speed = sqrt(speed² + δ·gravity)`` and ``water *= 1 - evaporation``. What a droplet still carries
+when it stops joins the flow at its cell (``load``); after the part the flow carries it down
+(``stream_power.route_sediment``): lakes keep a share (``E·C·I/(C + I)``, ``E`` = their share of their catchment,
+``SETTLING``), the flow drops what it cannot carry where it runs (capacity ``carrying·A·sqrt(1 + a/STREAM_AREA)·S``,
+``carrying`` the droplets' ``capacity`` per cell of the part), never damming anything, and the rest leaves over
+the edges (``carried_off``). Nothing vanishes.
 
 *The same at any resolution.* Beyer's constants are per step of one cell, so the same terrain sampled finer
 eroded less, and a fixed droplet count spread thinner. Here the constants are per **model cell**,
@@ -19,9 +34,10 @@ eroded less, and a fixed droplet count spread thinner. Here the constants are pe
 ``1 - (1 - f)^r`` for ``f`` = erosion, deposition and evaporation, ``gravity·r``, and ``capacity / r`` (a
 droplet stands for the rain on its share of the map, ``r²`` model cells, measured in cells³). The number of
 droplets is ``droplet_density`` per cell (``droplets`` overrides it), and ``brush_radius`` is in the heights'
-unit (0: 3 model cells). So the sediment moved per unit of area, and where, depend on the terrain's shape,
-not on its resolution (tested: 129² against 257² of one terrain; 513² against 1025² in
-``scripts/bench_erosion.py``).
+unit (0: 3 model cells, at least ``BRUSH_MIN`` cells). A droplet takes at most ``erosion`` of the drop per model
+cell it travels; catchments, valley widths and the lakes' shares are in model cells too. So the sediment moved
+per unit of area, and where, depend on the terrain's shape, not on its resolution (tested: 257² against 513² of
+one terrain; 513² against 1025² in ``scripts/bench_erosion.py``).
 
 *Wide brushes on a coarser grid.* When the brush spans ``1.5·COARSE_BRUSH`` cells or more (the default on maps
 over about 1537 cells wide: 12 cells at 4097²), the droplets run on the map sampled ``s`` times coarser
@@ -35,28 +51,25 @@ the erosion's change. ``carried_off`` is then what the map lost: what the drople
 coarse change of the half coarse cell the coarse edge cells reach beyond the map. ``MAX_BRUSH_CELLS`` limits
 only droplets on the map's own cells. Tested against the map's own cells (257², brushes of 5 and 6 cells).
 
-*No pits.* Droplets dig pits: a disc takes most from its centre, and each droplet erodes most where it
-starts. Three rules keep the surface draining: a droplet that stops (flat ground or end of its life)
-spreads what it carries over the disc, not on four cells; a droplet going uphill fills the hollow it leaves
-(Beyer); and after the droplets, sediment settles into closed hollows: every interior cell lower by ``d``
-than the lowest of its 8 neighbours takes ``d / 9`` from each of them (it ends level with the lowest, the
-rim stays above it, mass is kept), repeated up to ``SETTLE_PASSES`` times. No cell is left lower than all
-its neighbours unless four passes were not enough (tested: pit density after default erosion within
-1.5 x before + 5 per 10,000 cells).
+*No pits.* After the droplets, sediment settles into closed one-cell hollows: every interior cell lower by
+``d`` than the lowest of its 8 neighbours takes ``d / 9`` from each of them (it ends level with the lowest, the
+rim stays above it, mass is kept), repeated up to ``SETTLE_PASSES`` times (tested: pit density after default
+erosion within 1.5 x before + 5 per 10,000 cells). ``depressions`` measures closed basins of any size.
 
-*Gullies* (``gullies`` > 0): rivers cut between the droplets. After each ``STREAM_STEPS``-th of the droplets
-comes one step of stream-power incision, ``∂h/∂t = -K·a^0.5·S`` (Howard 1994, "A detachment-limited model of
-drainage basin evolution") for one unit of time, ``K = STREAM_POWER·gullies``, ``a`` the D8 catchment per unit
-of width in model cells and ``S`` the slope to the D8 receiver, solved implicitly along the flow as Braun &
-Willett 2013 do (``_incise``), over the map with its hollows filled (Priority-Flood, Barnes et al. 2014). The
-sediment it cuts runs down the flow; a hollow it reaches keeps ``C·I/(C + I)`` of the inflow ``I``, ``C``
-its room below the spill level (a trap efficiency with the trend of Brune 1953, "Trap efficiency of
-reservoirs"), raising each of its cells by the same share of its depth, so hollows grow shallower but keep
-their shape instead of silting up into flats; the rest runs on, and what reaches an edge leaves the map
-(``carried_off``). Cells that collect more water cut deeper, the
-droplets widen and feed what they cut, and the valleys branch (tested: drainage-network junctions). Each
-step is serial, so the bits still do not depend on the thread count; droplets on a coarser grid have their
-steps there too (``strength`` per grid, ``_model``).
+*Gullies* (``gullies`` > 0): rivers cut between the parts of the droplets. After each part comes one step of
+stream-power incision, ``∂h/∂t = -K·a^0.5·S`` (Howard 1994, "A detachment-limited model of drainage basin
+evolution") for one unit of time, ``K = STREAM_POWER·gullies``, ``S`` the slope to the D8 receiver, solved
+implicitly along the flow as Braun & Willett 2013 do, by ``stream_power.incise`` (the solver ``erode_fluvial``
+uses) with lakes kept: a lake cell is not cut, a receiver in a lake counts at its spill level, the sill a lake
+drains over is cut with ``1 - E`` of ``K`` (the share its lake lets through: a river cuts with the load it
+carries, Sklar & Dietrich 2001, "Sediment and rock strength controls on river incision into bedrock"), and no cell
+beside a lake is cut below its level minus ``SILL_SHARE`` of the lake's depth there, so a step drains a lake by at
+most that share. A river cuts a valley, not a notch: what the solver takes from a cell is taken from the cells
+within ``WIDE·min(1, sqrt(a/WIDE_AREA))`` model cells of it (a channel widens as the square root of its
+discharge: Leopold & Maddock 1953, "The hydraulic geometry of stream channels"), each at most halfway down to the
+cell it drains into (``stream_power._widen``). The sediment cut joins the droplets' load down the flow. Each step
+is serial, so the bits still do not depend on the thread count; droplets on a coarser grid have their steps there
+too (``strength`` per grid, ``_model``).
 
 Heights and ``cell_size`` share one unit: the model runs on heights in cells (``heights / cell_size``), so
 slopes are true slopes. Start points are ``SmallXXHash(seed)`` of the droplet's index. *On every core*: a
@@ -123,14 +136,26 @@ STREAM_STEPS = 4
 STREAM_POWER = 0.02
 """The erodibility ``K`` of those steps per unit of ``gullies`` (catchment in model cells, one unit of time)."""
 STREAM_AREA = 30.0
-"""The catchment per unit of width (model cells) at which a droplet's capacity is doubled... see ``_prepare``."""
+"""The catchment per unit of width (model cells, the droplets' ``lifetime``) from which the flow counts as a
+stream: a droplet's capacity is ``sqrt(1 + a/STREAM_AREA)`` times Beyer's (``_prepare``)."""
 BRUSH_MIN = 1.5
-"""..."""
+"""The narrowest brush, in cells: a bump narrower than that at a droplet's true position would land on one or two
+cells, a comb a cell wide."""
 SETTLING = 1.0
+"""A lake keeps the share ``min(1, SETTLING·cells / catchment)`` of the sediment that can settle in it: the water
+it gathers passes over its surface, and sediment settles in proportion to the surface the flow crosses (the
+overflow rate of an ideal settling basin, Hazen 1904, "On sedimentation"; Camp 1946, "Sedimentation and the design
+of settling tanks"), taken with a settling rate equal to the rain's."""
 LAKE_DEPTH = 1e-9
-WIDE = 8.0
-SILL_SHARE = 0.25
+"""A cell is in a lake when the fill raises it by more than this, relative to ``1 + |height|`` (flats, which
+Priority-Flood+ε slopes by float steps, are not lakes)."""
+WIDE = 5.0
+"""The widest valley a gullies step cuts around a cell, in model cells (its half-width)."""
 WIDE_AREA = 30.0
+"""The catchment per unit of width (model cells) from which a gullies step cuts its widest valley; narrower as the
+square root of the catchment below it."""
+SILL_SHARE = 0.25
+"""A gullies step cuts no cell beside a lake below the lake's level minus this share of its depth there."""
 """The narrowest brush, in cells: a narrower bump at a droplet's true position could miss every cell."""
 COARSE_BRUSH = 3.0
 """A brush wider than ``1.5 * COARSE_BRUSH`` cells runs its droplets on a grid coarse enough for it to be about
