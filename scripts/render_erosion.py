@@ -14,8 +14,9 @@ and the measured pit densities and mean changes are printed.
 
 ``--dem NAME`` renders one of the real DEMs of ``tests/dems.py`` (heights in metres, its cell size) instead, as
 ``erosion/dem_<name>.png``: top, grey hillshades (sun from the north-west) before, after default erosion and with
-``gullies=8`` (the whole tile on ``PANEL`` pixels); below, the change of each (red lowered, blue raised,
-``±DEM_CHANGE`` metres) and a crop of the three at one pixel per cell (``DEM_CROP`` cells). The measures of
+``gullies=8`` (the whole tile on ``PANEL`` pixels); below, the channel cells the tests measure (blue) and the
+change of each (red lowered, blue raised, saturating at ``DEM_RUNS``' metres), then a crop of the three at one
+pixel per cell (``DEM_CROP`` cells). The measures of
 issue 42 are printed (``bench_erosion.py --real`` has them for every DEM).
 """
 
@@ -96,9 +97,9 @@ def to_bytes(rgb: np.ndarray) -> np.ndarray:
     return np.round(255 * np.clip(rgb, 0.0, 1.0) ** (1 / 2.2)).astype(np.uint8)
 
 
-DEM_CHANGE = 50.0
 DEM_CROP = 320
-DEM_RUNS = (("default", {}), ("gullies", {"gullies": 8.0}))
+DEM_RUNS = (("default", {}, 25.0), ("gullies", {"gullies": 8.0}, 150.0))
+"""Label, options and the change (metres) at which the change map saturates."""
 
 
 def _dems():
@@ -113,8 +114,15 @@ def _dems():
 
 
 def grey(heights: np.ndarray, cell_size: float) -> np.ndarray:
-    """The hillshade as grey RGB (0.15..1)."""
-    return np.repeat((0.15 + 0.85 * hillshade(heights, cell_size))[..., None], 3, axis=2)
+    """The hillshade as grey RGB, linear (``to_bytes`` encodes it): 0.1..1 on screen."""
+    return np.repeat(((0.1 + 0.9 * hillshade(heights, cell_size)) ** 2.2)[..., None], 3, axis=2)
+
+
+def channel_map(heights: np.ndarray, cell_size: float, channel: np.ndarray) -> np.ndarray:
+    """The hillshade with the channel cells (``tests/dems.py``'s ``channels``) in blue."""
+    image = grey(heights, cell_size)
+    image[channel] = (0.05, 0.2, 0.8)
+    return image
 
 
 def render_dem(name: str, out_dir: Path, crop: tuple[int, int] | None) -> Path:
@@ -123,17 +131,19 @@ def render_dem(name: str, out_dir: Path, crop: tuple[int, int] | None) -> Path:
     dem = dems.load(name)
     heights, cell = dem.heights, dem.cell_size
     afters = [nc.erode_hydraulic(heights, cell_size=cell, **options).heights.astype(np.float64)
-              for _, options in DEM_RUNS]  # fmt: skip
+              for _, options, _ in DEM_RUNS]  # fmt: skip
     channel = dems.channels(dem)
-    for (label, _), after in zip(DEM_RUNS, afters, strict=True):
+    for (label, _, _), after in zip(DEM_RUNS, afters, strict=True):
         before, later = nc.depressions(heights, outlets=dem.sea), nc.depressions(after, outlets=dem.sea)
         print(f"{name} {label}: channels {float((after - heights)[channel].mean()):+.1f} m, depressions "
               f"{100 * before[0]:.2f} -> {100 * later[0]:.2f} %, roughness x"
               f"{dems.roughness(after) / dems.roughness(heights):.2f}, mean |change| "
               f"{float(np.abs(after - heights).mean()):.1f} m")  # fmt: skip
     top = row([panel(grey(h, cell), PANEL) for h in (heights, *afters)])
-    blank = np.ones((PANEL, PANEL, 3))
-    change = row([blank] + [panel(change_map_scaled(after - heights, DEM_CHANGE), PANEL) for after in afters])
+    channels = panel(channel_map(heights, cell, channel), PANEL)
+    scales = [scale for _, _, scale in DEM_RUNS]
+    change = row([channels] + [panel(change_map_scaled(after - heights, scale), PANEL)
+                               for after, scale in zip(afters, scales, strict=True)])  # fmt: skip
     size = min(heights.shape)
     side = min(DEM_CROP, size)
     first = crop if crop is not None else ((heights.shape[0] - side) // 2, (heights.shape[1] - side) // 2)

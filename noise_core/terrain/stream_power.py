@@ -13,17 +13,21 @@ fluvial incision and landscape evolution", Geomorphology 180-181) solve it: rece
 ``d``), ``h' = h + U·dt - K·dt·A^m·((h' - h'_r)/d)^n``; for ``n = 1`` in closed form
 ``h' = (h + U·dt + F·h'_r) / (1 + F)``, ``F = K·dt·A^m / d``, otherwise Newton's method on ``s - s₀ + F·s^n = 0``
 for ``s = h' - h'_r`` (bracketed in ``(0, s₀]``, ``F = K·dt·A^m / d^n``). Stable for any ``dt``; every cell ends at
-least one ``nextafter`` step above its receiver. With **lakes** (the option the gullies use) the heights keep
-their closed hollows: ``level`` holds each lake cell's spill level (the Priority-Flood fill of the heights, ``-inf``
-outside lakes); a lake cell is not cut, a receiver in a lake counts at its level, a cell is never raised, and what
-each cell loses is kept (``cut``).
+least one ``nextafter`` step above its receiver. With **lakes** (the option the gullies of ``erode_hydraulic`` use)
+the heights keep their closed hollows: ``level`` holds each lake cell's spill level (the Priority-Flood fill of the
+heights; ``-inf`` outside lakes); a lake cell is not cut, a receiver in a lake counts at its level, no cell is cut
+below its ``bottom``, none rises, and what each cell loses is kept (``cut``); with a ``width`` the cut of a cell
+is a valley around it (``_widen``). ``_incise_all`` runs it for the gullies: the sill of a lake is cut with the
+share of the erodibility the lake lets sediment through (the tools effect, Sklar & Dietrich 2001, "Sediment and
+rock strength controls on river incision into bedrock"), and the cells beside a lake get a ``bottom``.
 
 **Sediment through lakes** (``route_sediment``): the sediment of each cell runs down the stack, donors first; a
 lake gathers what reaches it (its cells grouped by the first cell outside it they drain into) and keeps
-``C·I/(C + I)`` of the inflow ``I``, ``C`` its room below the spill level (a trap efficiency with the trend of
-Brune 1953, "Trap efficiency of reservoirs", Transactions of the American Geophysical Union 34(3)), each of its
-cells rising by the same share of its depth, so it grows shallower but keeps its shape; the rest runs on, and what
-reaches an outlet leaves the map (returned). Mass is kept.
+``E·C·I/(C + I)`` of the inflow ``I``, ``C`` its room below the spill level (a trap efficiency with the trend of
+Brune 1953, "Trap efficiency of reservoirs", Transactions of the American Geophysical Union 34(3)), ``E`` the
+share that settles in it at all, each of its cells rising by the same share of its depth, so it grows shallower but
+keeps its shape. Elsewhere the flow carries at most a capacity and spreads a share of the excess where it runs
+(``_beside``), never damming; the rest runs on, and what reaches an outlet leaves the map (returned). Mass is kept.
 """
 
 from __future__ import annotations
