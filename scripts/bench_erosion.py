@@ -128,13 +128,14 @@ def balance(tiles_across: int, droplets: int, threads: int, rounds: int = 20) ->
 
 
 def parts(heights: np.ndarray) -> dict:
-    """One settling pass and one flow accumulation (gullies) over ``heights``, and the whole default run."""
+    """One settling pass and one routing of the droplets' flow (``erosion._Flow.route``: the Priority-Flood+ε
+    fill, D8 routing, lakes) over ``heights``, and the whole default run."""
     kernels = erosion._kernels()
-    cells = heights.astype(np.float64)
-    flow = np.empty_like(cells)
+    cells = np.ascontiguousarray(heights, dtype=np.float64)
+    flow = erosion._Flow(cells.shape)
     return {
-        "settle_pass": timed(lambda: kernels.settle(cells, np.empty_like(cells), 1), 1),
-        "accumulate": timed(lambda: kernels.accumulate(cells, np.argsort(-cells, axis=None, kind="stable"), flow), 1),
+        "settle_pass": timed(lambda: kernels.settle(cells.copy(), np.empty_like(cells), 1), 1),
+        "route": timed(lambda: flow.route(cells), 1),
         "default_now": timed(lambda: nc.erode_hydraulic(heights), 1),
     }
 
@@ -154,12 +155,13 @@ def profile(sizes: tuple[int, ...], sample: int) -> dict:
         values = erosion._options(erosion.HYDRAULIC_OPTIONS, {})
         model = erosion._model(values, heights.shape)
         radius = erosion._brush_cells(values, heights.shape, math.inf)
-        reach = int(np.abs(model["brush_dy"]).max())
+        reach = math.ceil(model["radius"]) + 1
+        brush = (2 * math.ceil(model["radius"])) ** 2  # cells a brush touches, at most
         tile = erosion.tile_width(model["steps"], reach)
         across = (size - 2) // tile + 1
         row: dict = {
-            "brush_radius_cells": round(radius, 2), "brush_cells": int(model["brush_w"].size),
-            "steps": model["steps"], "work_per_droplet": model["steps"] * int(model["brush_w"].size),
+            "brush_radius_cells": round(radius, 2), "brush_cells": brush,
+            "steps": model["steps"], "work_per_droplet": model["steps"] * brush,
             "tile": tile, "tiles": across**2, "droplets": model["droplets"],
             "coarse_grid": erosion.coarse_shape(radius, heights.shape),
         }  # fmt: skip
