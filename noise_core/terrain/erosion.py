@@ -301,8 +301,10 @@ def erode_hydraulic(
 def _droplets(cells: np.ndarray, droplets: int, model: dict, progress: Callable[[int, int], None] | None) -> float:
     """Run ``droplets`` droplets with the per-step constants ``model`` (``_model`` without its count) over
     ``cells`` (float64, C-contiguous, in place), in batches of whole rounds, in parts (``STREAM_STEPS`` with
-    gullies, else one), each on the routing of the map as the part starts (``_Flow``); returns the sediment
-    carried off the map."""
+    gullies, else one). The map is routed before the first part and after each (``_Flow.route``); after each
+    part its flow carries what the part's droplets handed over, with gullies after one stream-power step
+    (``_Flow.carry``), and the next part's droplets read that routing. Returns the sediment carried off the
+    map."""
     if droplets == 0:
         return 0.0
     if not cells.flags.c_contiguous:
