@@ -28,7 +28,7 @@ from .api import compile_state, evaluate, evaluate_grid, kind_names, precompile 
 from .io.heightmaps import Heightmap, read_heightmap, write_heightmap, write_tiles  # noqa: E402
 from .ranges import value_range  # noqa: E402
 from .spec import NoiseSpec  # noqa: E402
-from .terrain.erosion import ErosionResult, erode_hydraulic, erode_thermal  # noqa: E402
+from .terrain.erosion import ErosionResult, depressions, erode_hydraulic, erode_thermal  # noqa: E402
 from .terrain.flow import fill_depressions, flow_accumulation  # noqa: E402
 from .terrain.fluvial import FluvialResult, erode_fluvial  # noqa: E402
 from .terrain.maps import (  # noqa: E402
@@ -61,6 +61,7 @@ __all__ = [
     "compile_state",
     "compute_maps",
     "curvature",
+    "depressions",
     "erode_fluvial",
     "erode_hydraulic",
     "erode_thermal",

@@ -3,6 +3,8 @@
     python scripts/bench_erosion.py                # all three
     python scripts/bench_erosion.py --repeat 1 --skip-speed
     python scripts/bench_erosion.py --threads   # one thread against all, and 4097² with 8 M droplets
+    python scripts/bench_erosion.py --against ../main-before   # speed: that checkout's erosion against this one
+    python scripts/bench_erosion.py --real [--against ../main-before]   # the real DEMs' measures (issue 42)
 
 * Speed: ``erode_hydraulic`` on the 1024² ridged heightmap of ``bench_terrain.py`` (200 cells of relief) with
   500,000 droplets and the other options at their defaults, then with ``gullies=8`` (target <= 3 s on the
@@ -18,20 +20,34 @@
   and smoothed over 5 x 5 cells.
 * Pits: interior cells lower than all 8 neighbours per 10,000, before and after, at both sizes (target: after
   <= 1.5 x before + 5).
+* Against (``--against TREE``): the speed run of another checkout's ``noise_core`` (A) and of this one (B), both
+  copied and imported into this process (``bench_ab.load_tree``), their calls alternating (A B, B A, ...) so
+  both see the same spells of load; the best CPU and wall time of each and the ratio B/A of the best CPU times
+  (target <= 1.2), with the CPU's vector flags.
+* Real (``--real``): every DEM of ``tests/dems.py`` at its cell size in metres, eroded with the defaults and with
+  ``gullies=8``: the mean change on its channel cells (m), the share of cells in closed depressions before and
+  after (%), the cell-scale roughness after over before, the deepest basin of >= 9 cells before and after (m),
+  the flat share before and after (%), and the CPU time; with ``--against TREE`` the same for that checkout's
+  erosion, measured the same way (issue 42's table).
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib.util
 import json
 import math
 import os
+import re
+import sys
 import time
+from pathlib import Path
 
 import numba
 import numpy as np
 import render_erosion
+from bench_ab import ROOT, WORK, load_tree
 
 import noise_core as nc
 from noise_core.terrain import erosion
@@ -112,13 +128,14 @@ def balance(tiles_across: int, droplets: int, threads: int, rounds: int = 20) ->
 
 
 def parts(heights: np.ndarray) -> dict:
-    """One settling pass and one flow accumulation (gullies) over ``heights``, and the whole default run."""
+    """One settling pass and one routing of the droplets' flow (``erosion._Flow.route``: the Priority-Flood+ε
+    fill, D8 routing, lakes) over ``heights``, and the whole default run."""
     kernels = erosion._kernels()
-    cells = heights.astype(np.float64)
-    flow = np.empty_like(cells)
+    cells = np.ascontiguousarray(heights, dtype=np.float64)
+    flow = erosion._Flow(cells.shape)
     return {
-        "settle_pass": timed(lambda: kernels.settle(cells, np.empty_like(cells), 1), 1),
-        "accumulate": timed(lambda: kernels.accumulate(cells, np.argsort(-cells, axis=None, kind="stable"), flow), 1),
+        "settle_pass": timed(lambda: kernels.settle(cells.copy(), np.empty_like(cells), 1), 1),
+        "route": timed(lambda: flow.route(cells), 1),
         "default_now": timed(lambda: nc.erode_hydraulic(heights), 1),
     }
 
@@ -138,12 +155,13 @@ def profile(sizes: tuple[int, ...], sample: int) -> dict:
         values = erosion._options(erosion.HYDRAULIC_OPTIONS, {})
         model = erosion._model(values, heights.shape)
         radius = erosion._brush_cells(values, heights.shape, math.inf)
-        reach = int(np.abs(model["brush_dy"]).max())
+        reach = math.ceil(model["radius"]) + 1
+        brush = (2 * math.ceil(model["radius"])) ** 2  # cells a brush touches, at most
         tile = erosion.tile_width(model["steps"], reach)
         across = (size - 2) // tile + 1
         row: dict = {
-            "brush_radius_cells": round(radius, 2), "brush_cells": int(model["brush_w"].size),
-            "steps": model["steps"], "work_per_droplet": model["steps"] * int(model["brush_w"].size),
+            "brush_radius_cells": round(radius, 2), "brush_cells": brush,
+            "steps": model["steps"], "work_per_droplet": model["steps"] * brush,
             "tile": tile, "tiles": across**2, "droplets": model["droplets"],
             "coarse_grid": erosion.coarse_shape(radius, heights.shape),
         }  # fmt: skip
@@ -230,6 +248,82 @@ def _resolution_and_pits(options: dict) -> dict:
     return result
 
 
+def cpu_flags() -> list[str]:
+    """The CPU's AVX-512, AVX2 and FMA flags (``/proc/cpuinfo``; empty where there is none)."""
+    info = Path("/proc/cpuinfo")
+    return sorted(set(re.findall(r"avx512[a-z]*|avx2|fma", info.read_text()))) if info.exists() else []
+
+
+def against(tree: Path, repeat: int) -> dict:
+    """``speed``'s runs with another checkout's erosion (A) and this one's (B), alternating: the best CPU and wall
+    time of each and the ratio of the best CPU times."""
+    work = WORK.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    sides = {"a": load_tree(tree.resolve(), "noise_core_a", work), "b": load_tree(ROOT, "noise_core_b", work)}
+    heights = ridged(SPEED_GRID)
+    result: dict = {"a": str(tree.resolve()), "b": str(ROOT), "grid": SPEED_GRID, "droplets": SPEED_DROPLETS,
+                    "flags": cpu_flags(), "load_before": os.getloadavg()[0]}  # fmt: skip
+    for module in sides.values():
+        module.erode_hydraulic(heights[:64, :64], droplets=100, gullies=1.0)  # compiles
+    for name, options in (("default", {}), ("gullies", {"gullies": 8.0})):
+        best = {key: (float("inf"), float("inf")) for key in sides}
+        for turn in range(2 * repeat):
+            for key in ("a", "b") if turn % 2 == 0 else ("b", "a"):
+                wall, cpu = time.perf_counter(), time.process_time()
+                sides[key].erode_hydraulic(heights, droplets=SPEED_DROPLETS, **options)
+                best[key] = min(best[key], (time.process_time() - cpu, time.perf_counter() - wall))
+        result[name] = {f"{key}_{unit}": round(best[key][index], 3) for key in sides
+                        for index, unit in enumerate(("cpu_s", "wall_s"))}  # fmt: skip
+        result[name]["cpu_ratio_b_over_a"] = round(best["b"][0] / best["a"][0], 3)
+    result["load_after"] = os.getloadavg()[0]
+    return result
+
+
+def _dems():
+    """``tests/dems.py``, loaded from its file (the tests are no installed package)."""
+    spec = importlib.util.spec_from_file_location("noisewright_test_dems", ROOT / "tests" / "dems.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # before running it: its dataclass looks itself up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def real(tree: Path | None) -> dict:
+    """Issue 42's measures on every real DEM, for this checkout's erosion and, with ``tree``, that checkout's."""
+    dems = _dems()
+    work = WORK.resolve()
+    work.mkdir(parents=True, exist_ok=True)
+    sides = {"this": load_tree(ROOT, "noise_core_b", work)}
+    depressions = sides["this"].depressions
+    if tree is not None:
+        sides["other"] = load_tree(tree.resolve(), "noise_core_a", work)
+    result: dict = {"flags": cpu_flags()}
+    for name in dems.NAMES:
+        dem = dems.load(name)
+        channel = dems.channels(dem)
+        before = depressions(dem.heights, outlets=dem.sea)
+        deepest = depressions(dem.heights, outlets=dem.sea, min_cells=9)[1]
+        flat = dems.flat_share(dem.heights, dem.cell_size, dem.sea)
+        for side, module in sides.items():
+            for run, options in (("default", {}), ("gullies", {"gullies": 8.0})):
+                cpu = time.process_time()
+                after = module.erode_hydraulic(dem.heights, cell_size=dem.cell_size, **options).heights
+                cpu = time.process_time() - cpu
+                after = after.astype(np.float64)
+                row = {
+                    "channel_change_m": round(float((after - dem.heights)[channel].mean()), 1),
+                    "depressions_pct": [round(100 * before[0], 2),
+                                        round(100 * depressions(after, outlets=dem.sea)[0], 2)],
+                    "roughness_ratio": round(dems.roughness(after) / dems.roughness(dem.heights), 2),
+                    "deepest_m": [round(deepest, 1), round(depressions(after, outlets=dem.sea, min_cells=9)[1], 1)],
+                    "flat_pct": [round(100 * flat, 3), round(100 * dems.flat_share(after, dem.cell_size, dem.sea), 3)],
+                    "cpu_s": round(cpu, 2),
+                }  # fmt: skip
+                result[f"{name} {side} {run}"] = row
+                print(json.dumps({f"{name} {side} {run}": row}), flush=True)
+    return result
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=3, help="timed runs, best kept (default 3)")
@@ -251,11 +345,26 @@ def main(argv: list[str] | None = None) -> dict:
         default=100_000,
         help="droplets per size run on the map's own cells in --profile (default 100,000)",
     )
+    parser.add_argument(
+        "--against",
+        type=Path,
+        metavar="TREE",
+        help="another checkout: its speed (or with --real its measures) beside this one's",
+    )
+    parser.add_argument("--real", action="store_true", help="only the real DEMs' measures (issue 42)")
     parser.add_argument("--big-droplets", type=int, default=BIG_DROPLETS,
                         help="droplets of the 4097² run (default 8 M; fewer: scaled to 8 M)")  # fmt: skip
     args = parser.parse_args(argv)
     if args.repeat < 1:
         parser.error(f"--repeat: at least 1, got {args.repeat}")
+    if args.real:
+        result = {"real": real(args.against)}
+        print(json.dumps(result, indent=1))
+        return result
+    if args.against is not None:
+        result = {"against": against(args.against, args.repeat)}
+        print(json.dumps(result, indent=1))
+        return result
     if args.compare:
         result = {"compare": compare(args.compare)}
         print(json.dumps(result, indent=1))

@@ -2,6 +2,8 @@
 
 - ``heightfield``, ``resample``: the grid — checks, the 8-neighbourhood, bilinear resampling.
 - ``flow``: depression filling (Priority-Flood), D8 and MFD routing, the stack order, accumulation.
+- ``stream_power``: the D8 routing in parts and the implicit stream-power solver ``fluvial`` and the gullies of
+  ``erosion`` share, with lakes kept as an option, and sediment carried through lakes.
 - ``erosion``: droplet (hydraulic) and thermal erosion; ``fluvial``: stream-power incision with uplift and
   hillslope diffusion.
 - ``maps``: slope, aspect, curvature, relative height, wetness, openness, occlusion; ``splat``: splat weights.

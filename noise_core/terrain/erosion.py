@@ -1,16 +1,31 @@
 """Hydraulic and thermal erosion of heightmaps.
 
-**Hydraulic** (``erode_hydraulic``): the droplet model of Hans Theobald Beyer, "Implementation of a method
-for hydraulic erosion" (2015), as Sebastian Lague ported it. A droplet starts at a random point with
-``initial_water`` and ``initial_speed``; each step it reads the bilinear height ``h`` and gradient ``g`` at
-its position, turns ``d = d·inertia - g·(1 - inertia)`` (normalised) and moves one cell. With the height
-change ``Δh`` its capacity is ``c = max(-Δh, min_slope)·speed·water·capacity``; it deposits
-``min(Δh, sediment)`` going uphill or ``(sediment - c)·deposition`` when over capacity (bilinearly on the
-four corners of the cell it left), and otherwise erodes ``min((c - sediment)·erosion, -Δh)`` through a disc
-around that cell (weights ``radius - distance``, normalised), no cell of it below the height the droplet
-flows down to, ``h + Δh``. Then ``speed = sqrt(max(0, speed² - Δh·gravity))`` (speed grows downhill, as in
-Beyer; the port has ``+ Δh``) and ``water *= 1 - evaporation``. Nothing vanishes: a droplet that leaves the
-map carries its sediment off the edge.
+**Hydraulic** (``erode_hydraulic``): droplets after Hans Theobald Beyer, "Implementation of a method for hydraulic
+erosion" (2015), as Sebastian Lague ported it, made to carve valleys instead of filling them on real terrain
+(issue 42). The droplets run in parts (``STREAM_STEPS`` with ``gullies``, else one); before each the map is
+routed (``stream_power.Routing``: D8 over its Priority-Flood+ε fill, Barnes, Lehman & Mulla 2014), giving each
+cell its catchment per unit of width ``a`` (model cells) and marking its lakes (cells the fill raises by more than
+``LAKE_DEPTH``, relative). A droplet starts at a random point with ``initial_water`` and ``initial_speed``; each
+step it reads the bilinear height ``h`` and gradient ``g`` at its position, turns ``d = d·inertia -
+g·(1 - inertia)`` (normalised) and moves one cell, to a point of height ``h - δ``. It stops where its next cell is
+a lake, where ``δ <= 0`` (a low point of its path: it reached the flow) or on flat ground. Its capacity is
+``c = max(δ, min_slope)·speed·water·capacity·sqrt(1 + a/STREAM_AREA)``: the flow's discharge raises it, as
+Nick McDonald's SimpleHydrology raises a droplet's equilibrium load with the discharge of its cell
+(``source/water.h``: ``(1 + entrainment·discharge)·Δh``; there a map the droplets fill, here the routed catchment,
+which droplets on parallel tiles can read without racing; its momentum map is left out), and as the pipe models
+tie capacity to the flow (Mei, Decaudin & Hu 2007, "Fast hydraulic erosion simulation and visualization on GPU";
+Št'ava et al. 2008, "Interactive terrain modeling using hydraulic erosion"): fast, gathered water carries more,
+water that slows drops its load. Over capacity it drops ``(sediment - c)·deposition``, under capacity it takes
+``min((c - sediment)·erosion, erosion₁·δ)`` (``erosion₁``: the option per model cell), both through its brush at
+its true position (``_brush``: weights ``bump(dx/R)·bump(dy/R)``, ``bump(t) = (1 - t²)²``, ``R`` at least
+``BRUSH_MIN`` cells, so its trace is smooth, not a comb of cells), no cell moving more than halfway to ``h - δ``
+(a deposit never raises ground above where the water flows on, so it never dams a channel; none goes into a
+lake). Then ``speed = sqrt(speed² + δ·gravity)`` and ``water *= 1 - evaporation``. What a droplet still carries
+when it stops joins the flow at its cell (``load``); after the part the flow carries it down
+(``stream_power.route_sediment``): lakes keep a share (``E·C·I/(C + I)``, ``E`` = their share of their catchment,
+``SETTLING``), the flow drops what it cannot carry where it runs (capacity ``carrying·A·sqrt(1 + a/STREAM_AREA)·S``,
+``carrying`` the droplets' ``capacity`` per cell of the part), never damming anything, and the rest leaves over
+the edges (``carried_off``). Nothing vanishes.
 
 *The same at any resolution.* Beyer's constants are per step of one cell, so the same terrain sampled finer
 eroded less, and a fixed droplet count spread thinner. Here the constants are per **model cell**,
@@ -19,9 +34,10 @@ eroded less, and a fixed droplet count spread thinner. Here the constants are pe
 ``1 - (1 - f)^r`` for ``f`` = erosion, deposition and evaporation, ``gravity·r``, and ``capacity / r`` (a
 droplet stands for the rain on its share of the map, ``r²`` model cells, measured in cells³). The number of
 droplets is ``droplet_density`` per cell (``droplets`` overrides it), and ``brush_radius`` is in the heights'
-unit (0: 3 model cells). So the sediment moved per unit of area, and where, depend on the terrain's shape,
-not on its resolution (tested: 129² against 257² of one terrain; 513² against 1025² in
-``scripts/bench_erosion.py``).
+unit (0: 3 model cells, at least ``BRUSH_MIN`` cells). A droplet takes at most ``erosion`` of the drop per model
+cell it travels; catchments, valley widths and the lakes' shares are in model cells too. So the sediment moved
+per unit of area, and where, depend on the terrain's shape, not on its resolution (tested: 257² against 513² of
+one terrain; 513² against 1025² in ``scripts/bench_erosion.py``).
 
 *Wide brushes on a coarser grid.* When the brush spans ``1.5·COARSE_BRUSH`` cells or more (the default on maps
 over about 1537 cells wide: 12 cells at 4097²), the droplets run on the map sampled ``s`` times coarser
@@ -35,28 +51,25 @@ the erosion's change. ``carried_off`` is then what the map lost: what the drople
 coarse change of the half coarse cell the coarse edge cells reach beyond the map. ``MAX_BRUSH_CELLS`` limits
 only droplets on the map's own cells. Tested against the map's own cells (257², brushes of 5 and 6 cells).
 
-*No pits.* Droplets dig pits: a disc takes most from its centre, and each droplet erodes most where it
-starts. Three rules keep the surface draining: a droplet that stops (flat ground or end of its life)
-spreads what it carries over the disc, not on four cells; a droplet going uphill fills the hollow it leaves
-(Beyer); and after the droplets, sediment settles into closed hollows: every interior cell lower by ``d``
-than the lowest of its 8 neighbours takes ``d / 9`` from each of them (it ends level with the lowest, the
-rim stays above it, mass is kept), repeated up to ``SETTLE_PASSES`` times. No cell is left lower than all
-its neighbours unless four passes were not enough (tested: pit density after default erosion within
-1.5 x before + 5 per 10,000 cells).
+*No pits.* After the droplets, sediment settles into closed one-cell hollows: every interior cell lower by
+``d`` than the lowest of its 8 neighbours takes ``d / 9`` from each of them (it ends level with the lowest, the
+rim stays above it, mass is kept), repeated up to ``SETTLE_PASSES`` times (tested: pit density after default
+erosion within 1.5 x before + 5 per 10,000 cells). ``depressions`` measures closed basins of any size.
 
-*Gullies* (``gullies`` > 0): rivers cut between the droplets. After each ``STREAM_STEPS``-th of the droplets
-comes one step of stream-power incision, ``∂h/∂t = -K·a^0.5·S`` (Howard 1994, "A detachment-limited model of
-drainage basin evolution") for one unit of time, ``K = STREAM_POWER·gullies``, ``a`` the D8 catchment per unit
-of width in model cells and ``S`` the slope to the D8 receiver, solved implicitly along the flow as Braun &
-Willett 2013 do (``_incise``), over the map with its hollows filled (Priority-Flood, Barnes et al. 2014). The
-sediment it cuts runs down the flow; a hollow it reaches keeps ``C·I/(C + I)`` of the inflow ``I``, ``C``
-its room below the spill level (a trap efficiency with the trend of Brune 1953, "Trap efficiency of
-reservoirs"), raising each of its cells by the same share of its depth, so hollows grow shallower but keep
-their shape instead of silting up into flats; the rest runs on, and what reaches an edge leaves the map
-(``carried_off``). Cells that collect more water cut deeper, the
-droplets widen and feed what they cut, and the valleys branch (tested: drainage-network junctions). Each
-step is serial, so the bits still do not depend on the thread count; droplets on a coarser grid have their
-steps there too (``strength`` per grid, ``_model``).
+*Gullies* (``gullies`` > 0): rivers cut between the parts of the droplets. After each part comes one step of
+stream-power incision, ``∂h/∂t = -K·a^0.5·S`` (Howard 1994, "A detachment-limited model of drainage basin
+evolution") for one unit of time, ``K = STREAM_POWER·gullies``, ``S`` the slope to the D8 receiver, solved
+implicitly along the flow as Braun & Willett 2013 do, by ``stream_power.incise`` (the solver ``erode_fluvial``
+uses) with lakes kept: a lake cell is not cut, a receiver in a lake counts at its spill level, the sill a lake
+drains over is cut with ``1 - E`` of ``K`` (the share its lake lets through: a river cuts with the load it
+carries, Sklar & Dietrich 2001, "Sediment and rock strength controls on river incision into bedrock"), and no cell
+beside a lake is cut below its level minus ``SILL_SHARE`` of the lake's depth there, so a step drains a lake by at
+most that share. A river cuts a valley, not a notch: what the solver takes from a cell is taken from the cells
+within ``WIDE·min(1, sqrt(a/WIDE_AREA))`` model cells of it (a channel widens as the square root of its
+discharge: Leopold & Maddock 1953, "The hydraulic geometry of stream channels"), each at most halfway down to the
+cell it drains into (``stream_power._widen``). The sediment cut joins the droplets' load down the flow. Each step
+is serial, so the bits still do not depend on the thread count; droplets on a coarser grid have their steps there
+too (``strength`` per grid, ``_model``).
 
 Heights and ``cell_size`` share one unit: the model runs on heights in cells (``heights / cell_size``), so
 slopes are true slopes. Start points are ``SmallXXHash(seed)`` of the droplet's index. *On every core*: a
@@ -96,9 +109,10 @@ from .._jit import jit, range_kernel, serial_kernel
 from ..hashing import avalanche, eat, hash_seed
 from ..schema import Option
 from ..threads import on_threads
-from . import flow
+from . import flow, stream_power
 from .heightfield import CELL_SIZE, NEIGHBOURS, check_heights
 from .resample import bilinear_axis, resample_bilinear
+from .stream_power import bump, span
 
 MODEL_CELLS = 1024
 """The model cell is this fraction of the map's longer side: rates and path lengths are per model cell."""
@@ -118,8 +132,30 @@ between them)."""
 SETTLE_PASSES = 4
 STREAM_STEPS = 4
 """With ``gullies``, the droplets run in this many parts, each followed by a stream-power step."""
-STREAM_POWER = 0.05
+STREAM_POWER = 0.02
 """The erodibility ``K`` of those steps per unit of ``gullies`` (catchment in model cells, one unit of time)."""
+STREAM_AREA = 30.0
+"""The catchment per unit of width (model cells, the droplets' ``lifetime``) from which the flow counts as a
+stream: a droplet's capacity is ``sqrt(1 + a/STREAM_AREA)`` times Beyer's (``_prepare``)."""
+BRUSH_MIN = 1.5
+"""The narrowest brush, in cells: a bump narrower than that at a droplet's true position would land on one or two
+cells, a comb a cell wide."""
+SETTLING = 1.0
+"""A lake keeps the share ``min(1, SETTLING·cells / catchment)`` of the sediment that can settle in it: the water
+it gathers passes over its surface, and sediment settles in proportion to the surface the flow crosses (the
+overflow rate of an ideal settling basin, Hazen 1904, "On sedimentation"; Camp 1946, "Sedimentation and the design
+of settling tanks"), taken with a settling rate equal to the rain's."""
+LAKE_DEPTH = 1e-9
+"""A cell is in a lake when the fill raises it by more than this, relative to ``1 + |height|`` (flats, which
+Priority-Flood+ε slopes by float steps, are not lakes)."""
+WIDE = 5.0
+"""The widest valley a gullies step cuts around a cell, in model cells (its half-width)."""
+WIDE_AREA = 30.0
+"""The catchment per unit of width (model cells) from which a gullies step cuts its widest valley; narrower as the
+square root of the catchment below it."""
+SILL_SHARE = 0.25
+"""A gullies step cuts no cell beside a lake below the lake's level minus this share of its depth there."""
+"""The narrowest brush, in cells: a narrower bump at a droplet's true position could miss every cell."""
 COARSE_BRUSH = 3.0
 """A brush wider than ``1.5 * COARSE_BRUSH`` cells runs its droplets on a grid coarse enough for it to be about
 ``COARSE_BRUSH`` cells wide (``coarse_shape``)."""
@@ -142,13 +178,13 @@ HYDRAULIC_OPTIONS: tuple[Option, ...] = (
            soft_maximum=0.1),
     Option("deposition", float, 0.3, "Fraction of the excess sediment dropped per model cell", minimum=0.0,
            maximum=1.0),
-    Option("erosion", float, 0.3, "Fraction of the free capacity taken from the ground per model cell",
-           minimum=0.0, maximum=1.0),
+    Option("erosion", float, 0.1, "Fraction of the free capacity, and at most of the drop, taken from the ground "
+           "per model cell", minimum=0.0, maximum=1.0),
     Option("evaporation", float, 0.01, "Fraction of the water lost per model cell", minimum=0.0, maximum=1.0),
     Option("gravity", float, 4.0, "Acceleration along the slope", minimum=0.0, maximum=1000.0, soft_maximum=20.0),
     Option("brush_radius", float, 0.0, "Radius of the disc a droplet erodes, in the heights' unit (0: 3 model "
            "cells)", minimum=0.0, maximum=1e30, soft_maximum=1.0),
-    Option("gullies", float, 0.0, "Rivers cut between batches of droplets: stream-power erodibility 0.05 x "
+    Option("gullies", float, 0.0, "Rivers cut between batches of droplets: stream-power erodibility 0.02 x "
            "gullies (0: off)", minimum=0.0, maximum=100.0, soft_maximum=16.0),
     Option("initial_water", float, 1.0, "Water of a new droplet", minimum=0.0, above=True, maximum=1000.0,
            ui_minimum=1e-3, soft_maximum=10.0),
@@ -259,46 +295,117 @@ def erode_hydraulic(
 
 def _droplets(cells: np.ndarray, droplets: int, model: dict, progress: Callable[[int, int], None] | None) -> float:
     """Run ``droplets`` droplets with the per-step constants ``model`` (``_model`` without its count) over
-    ``cells`` (float64, in place), in batches of whole rounds; returns the sediment carried off the map."""
+    ``cells`` (float64, C-contiguous, in place), in batches of whole rounds, in parts (``STREAM_STEPS`` with
+    gullies, else one). The map is routed before the first part and after each (``_Flow.route``); after each
+    part its flow carries what the part's droplets handed over, with gullies after one stream-power step
+    (``_Flow.carry``), and the next part's droplets read that routing. Returns the sediment carried off the
+    map."""
+    if droplets == 0:
+        return 0.0
+    if not cells.flags.c_contiguous:
+        raise AssertionError("erosion: the droplets' map must be C-contiguous (its flat view is routed)")
     kernels = _kernels()
-    tile = tile_width(model["steps"], int(np.abs(model["brush_dy"]).max()))
+    tile = tile_width(model["steps"], math.ceil(model["radius"]) + 1)
     tiles = ((cells.shape[0] - 2) // tile + 1) * ((cells.shape[1] - 2) // tile + 1)
     span = np.zeros(3, dtype=np.int64)
     carried = np.zeros(tiles, dtype=np.float64)
-    work = model["steps"] * model["brush_w"].shape[0]  # per droplet
+    work = model["steps"] * (2 * math.ceil(model["radius"])) ** 2  # brush cells touched per droplet, at most
     size = min(max(min(ROUND_PER_TILE * tiles, BATCH_WORK // work), ROUNDS[0]), ROUNDS[1])
     scratch = (np.empty(size), np.empty(size), np.empty(size, np.int64), np.empty(tiles + 1, np.int64),
                np.empty(tiles, np.int64), carried, tile, model["seed"])  # fmt: skip
     constants = [value for name, value in model.items() if name not in ("seed", "gullies")]
     batch = size * max(1, min(-(-droplets // (BATCHES * size)), BATCH_WORK // (work * size)))
-    batches = -(-droplets // batch) if droplets else 0
+    batches = -(-droplets // batch)
+    parts = STREAM_STEPS if model["gullies"] > 0.0 else 1
+    flow_ = _Flow(cells.shape)
+    flow_.route(cells)
     carried_off = 0.0
-    for index, first in enumerate(range(0, droplets, batch)):
-        last = min(first + batch, droplets)
-        span[:2] = first, last
-        runtime.launch_blocks(kernels.hydraulic, 1, (cells, span, *scratch, *constants))
-        if model["gullies"] > 0.0:  # rivers cut along the flow after each STREAM_STEPS-th of the droplets
-            for _ in range((index + 1) * STREAM_STEPS // batches - index * STREAM_STEPS // batches):
-                carried_off += _stream_power_step(cells, model["gullies"])
-        if progress is not None:
-            progress(last, droplets)
+    for part in range(parts):
+        first_batch, end_batch = part * batches // parts, (part + 1) * batches // parts
+        for index in range(first_batch, end_batch):
+            first, last = index * batch, min((index + 1) * batch, droplets)
+            span[:2] = first, last
+            runtime.launch_blocks(kernels.hydraulic, 1, (cells, flow_.stream, flow_.load, span, *scratch, *constants))
+            if progress is not None:
+                progress(last, droplets)
+        flow_.route(cells)  # the map as these droplets left it
+        done = min(end_batch * batch, droplets) - min(first_batch * batch, droplets)
+        carrying = done / cells.size * model["capacity"]
+        carried_off += flow_.carry(cells, model["gullies"], carrying, model["deposition"], model["radius"],
+                                   WIDE / _model_cell(cells.shape))  # fmt: skip
     return carried_off + float(carried.sum())
 
 
+class _Flow:
+    """The flow of a map between parts of the droplets: its Priority-Flood+ε fill, the D8 routing over it
+    (``stream_power.Routing``), its lakes and the map droplets read (``_prepare``), and the sediment the droplets
+    hand over (``load``)."""
+
+    def __init__(self, shape: tuple[int, int]) -> None:
+        size = shape[0] * shape[1]
+        self.shape = shape
+        self.edges = flow._edges(shape)
+        self.routing = stream_power.Routing(shape, self.edges, False, np.ones(1))
+        self.filled, self.level, self.cut = np.empty(size), np.empty(size), np.zeros(size)
+        self.stream, self.load = np.empty(shape), np.zeros(shape)
+        self._scratch = (np.empty(size, np.int32), np.empty(size, np.int32), np.empty(size + 1, np.int64),
+                         np.empty(size), np.empty(size))  # fmt: skip
+
+    def route(self, cells: np.ndarray) -> None:
+        """Route ``cells`` (C-contiguous) as they are, over their fill, and mark their lakes."""
+        flat = cells.reshape(-1)
+        self.filled[:] = flat
+        flow.fill_flat(self.filled, self.shape, self.edges, False, True)
+        routing = self.routing
+        routing.step(self.filled, None)
+        _kernels().prepare(flat, self.filled, routing.area, _model_cell(self.shape) / STREAM_AREA,
+                           self.stream.reshape(-1), self.level)  # fmt: skip
+
+    def carry(
+        self, cells: np.ndarray, strength: float, carrying: float, deposition: float, radius: float, wide: float
+    ) -> float:
+        """Along the flow of the last ``route``: with ``strength`` > 0 one stream-power step (``stream_power.incise``
+        with lakes; ``_model``'s ``gullies``) cutting valleys up to ``wide`` cells wide (0: the flow's cell only),
+        then what it cut and what the droplets handed over carried down, through the lakes, spreading what the
+        flow cannot carry (``carrying``, ``deposition``, ``radius``: ``stream_power.route_sediment``'s) where it
+        runs; returns what left the map."""
+        flat = cells.reshape(-1)
+        routing = self.routing
+        kernels = stream_power._kernels()
+        if strength > 0.0:
+            kernels.incise(flat, routing.receivers, routing.codes, routing.order, routing.area, strength, SETTLING,
+                           SILL_SHARE, self.level, self.cut, self.shape[1], wide,
+                           _model_cell(self.shape) / WIDE_AREA)  # fmt: skip
+        sediment = self.load.reshape(-1)
+        if strength > 0.0:
+            sediment += self.cut
+        return float(kernels.sediment(
+            flat, self.level, routing.receivers, routing.codes, routing.order, routing.area, SETTLING, carrying,
+            _model_cell(self.shape) / STREAM_AREA, deposition, radius, self.shape[1], sediment, *self._scratch,
+        ))  # fmt: skip
+
+
+def _prepare(h, filled, area, per_cell, stream, level):
+    """The lakes of ``h`` (cells its fill ``filled`` raises by more than ``LAKE_DEPTH``, relative: not the flats
+    Priority-Flood+ε slopes by float steps): ``level`` = their spill level there, ``-inf``
+    elsewhere; ``stream``: 0 in a lake, else ``sqrt(1 + a / STREAM_AREA)``, ``a = area·r`` the catchment per unit
+    of width in model cells (``per_cell`` = ``r / STREAM_AREA``)."""
+    for c in range(h.shape[0]):
+        if filled[c] - h[c] > LAKE_DEPTH * (1.0 + abs(filled[c])):
+            level[c] = filled[c]
+            stream[c] = 0.0
+        else:
+            level[c] = -np.inf
+            stream[c] = math.sqrt(1.0 + area[c] * per_cell)
+
+
 def _stream_power_step(cells: np.ndarray, strength: float) -> float:
-    """One implicit stream-power step over ``cells`` (float64, in place; ``strength`` = ``K / sqrt(r)``, see
-    ``_incise``), routed by D8 over the depression-filled map; returns the sediment carried off the edges."""
-    filled = flow.fill_depressions(cells, epsilon=True).reshape(-1)
-    receivers = flow.d8_receivers(filled.reshape(cells.shape))
-    order = flow.stack_order(receivers)
-    area = flow.accumulate(receivers, order, np.ones(cells.size))
-    size = cells.size
-    scratch = (np.empty(size), np.empty(size, np.int64), np.empty(size, np.int64), np.empty(size + 1, np.int64))
-    flat = cells.reshape(-1)  # a view of a C-contiguous map, else a copy (written back)
-    carried = _kernels().incise(flat, filled, receivers, order, area, cells.shape[1], strength, *scratch)
-    if not np.shares_memory(flat, cells):
-        cells[...] = flat.reshape(cells.shape)
-    return float(carried)
+    """One gullies step over ``cells`` (float64, C-contiguous, in place) on its own: routing, one implicit
+    stream-power step of erodibility ``strength`` (``_model``'s ``gullies``), and the cut sediment carried down the
+    flow through the lakes; returns what left the map."""
+    flow_ = _Flow(cells.shape)
+    flow_.route(cells)
+    return flow_.carry(cells, strength, 0.0, 0.0, 0.0, 0.0)
 
 
 def coarse_shape(radius: float, shape: tuple[int, ...]) -> tuple[int, int] | None:
@@ -320,7 +427,7 @@ def _droplets_coarse(
     """Run the droplets of ``cells`` (float64, in place) on the grid ``shape`` (``coarse_shape``) and add the
     change back, bilinearly interpolated; returns what the map lost (see the module docstring)."""
     s = (max(cells.shape) - 1) / (max(shape) - 1)  # map cells per coarse cell
-    small = resample_bilinear(cells, shape) / s  # in coarse cells
+    small = np.ascontiguousarray(resample_bilinear(cells, shape) / s)  # in coarse cells
     start = small.copy()
     count = max(1, round(droplets * (shape[0] * shape[1]) / cells.size))
     model = _model(
@@ -339,95 +446,6 @@ def _droplets_coarse(
     return -float(sums.sum())
 
 
-def _incise(cells, filled, receivers, order, area, columns, strength, sediment, lake, members, starts):
-    """Stream-power incision ``dh/dt = -K·sqrt(a)·S`` for one unit of time, implicit along the stack
-    (Braun & Willett 2013): receiver first, ``h' = (h + F·h_r) / (1 + F)`` with ``F = strength·sqrt(A)/d``
-    (``A`` the D8 area in cells over ``filled``, the map with its hollows filled; ``d`` the distance in cells;
-    ``strength = K / sqrt(r)`` for cells of ``r`` model cells: ``F = K·sqrt(a)/d'`` with ``a = A·r`` the
-    catchment per unit of width and ``d' = d·r`` in model cells).
-    ``h_r`` is the receiver's height, or its lake level (``filled``) when it lies in a hollow, so no cell
-    falls below what its receiver may become; cells in hollows are not cut. Then the sediment runs down the
-    flow, donors first; a hollow (its cells grouped by the cell outside it they drain into, ``lake``) gathers
-    what reaches it and keeps part of it (``_fill_lake``), passing on the rest; what reaches an edge leaves the
-    map (returned). Mass is kept."""
-    size = order.shape[0]
-    for i in range(size):
-        node = order[i]
-        sediment[node] = 0.0
-        receiver = receivers[node]
-        lake[node] = -1
-        h = cells[node]
-        if filled[node] > h:  # in a hollow: one lake with the receiver's, or draining into the receiver
-            lake[node] = lake[receiver] if lake[receiver] >= 0 else receiver
-            continue
-        if receiver == node:
-            continue
-        lower = max(cells[receiver], filled[receiver])
-        if h <= lower:
-            continue
-        diagonal = receiver // columns != node // columns and receiver % columns != node % columns
-        factor = strength * math.sqrt(area[node]) * (0.7071067811865476 if diagonal else 1.0)
-        new = (h + factor * lower) / (1.0 + factor)
-        if not new > lower:
-            new = lower
-        sediment[node] = h - new
-        cells[node] = filled[node] = new
-    starts[:] = 0
-    for node in range(size):
-        if lake[node] >= 0:
-            starts[lake[node] + 1] += 1
-    for node in range(size):
-        starts[node + 1] += starts[node]
-    for node in range(size):
-        if lake[node] >= 0:
-            key = lake[node]
-            members[starts[key]] = node
-            starts[key] += 1
-    for node in range(size - 1, -1, -1):  # back to the first member of each lake
-        starts[node + 1] = starts[node]
-    starts[0] = 0
-    carried = 0.0
-    pool = area  # no longer needed: what each lake gathers, at its exit
-    for node in range(size):
-        if lake[node] >= 0:
-            pool[lake[node]] = 0.0
-    for i in range(size - 1, -1, -1):
-        node = order[i]
-        if lake[node] >= 0:
-            pool[lake[node]] += sediment[node]
-            continue
-        if starts[node + 1] > starts[node]:  # the lake that drains here, its sediment all gathered
-            sediment[node] += _fill_lake(cells, filled, members[starts[node] : starts[node + 1]], pool[node])
-        receiver = receivers[node]
-        if receiver == node:
-            carried += sediment[node]
-        else:
-            sediment[receiver] += sediment[node]
-    return carried
-
-
-@jit
-def _fill_lake(cells, filled, members, amount):
-    """Let the hollow ``members`` keep ``C·I / (C + I)`` of the ``I = amount`` of sediment that reaches it,
-    ``C`` the room below its lake level (``filled``): a trap efficiency that falls as the hollow fills, the
-    trend of Brune's (1953) curve of trapped share over capacity/inflow, so a hollow never silts up flat in one
-    step. Every cell rises by the same share of its depth below the lake level, so the hollow keeps its shape,
-    only shallower (the deepest water gets most). Returns what passes on."""
-    room = 0.0
-    for k in range(members.shape[0]):
-        room += max(0.0, filled[members[k]] - cells[members[k]])
-    if not room > 0.0 or not amount > 0.0:
-        return amount
-    share = amount / (amount + room)  # of each cell's depth: keeps C·I / (C + I)
-    placed = 0.0
-    for k in range(members.shape[0]):
-        cell = members[k]
-        part = share * max(0.0, filled[cell] - cells[cell])
-        cells[cell] += part
-        placed += part
-    return amount - placed
-
-
 def _model_cell(shape: tuple[int, ...]) -> float:
     """``r``: the map's cell in model cells."""
     return MODEL_CELLS / (max(shape) - 1)
@@ -435,9 +453,9 @@ def _model_cell(shape: tuple[int, ...]) -> float:
 
 def _brush_cells(values: dict, shape: tuple[int, ...], most: float = MAX_BRUSH_CELLS) -> float:
     """The brush radius in cells of a map of ``shape``: ``brush_radius / cell_size`` (0: 3 model cells), within
-    half a cell and ``most``."""
+    ``BRUSH_MIN`` and ``most``."""
     radius = values["brush_radius"] / values["cell_size"] if values["brush_radius"] else 3.0 / _model_cell(shape)
-    return min(max(radius, 0.5), most)
+    return min(max(radius, BRUSH_MIN), most)
 
 
 def _model(values: dict, shape: tuple[int, int]) -> dict:
@@ -459,10 +477,11 @@ def _model(values: dict, shape: tuple[int, int]) -> dict:
         "min_slope": values["min_slope"],
         "deposition": per_step(values["deposition"]),
         "erosion": per_step(values["erosion"]),
+        "cutting": values["erosion"],
         "evaporation": per_step(values["evaporation"]),
         "gravity": values["gravity"] * r,
         "gullies": values["gullies"] * STREAM_POWER / math.sqrt(r),
-        **dict(zip(("brush_dy", "brush_dx", "brush_w"), _brush(_brush_cells(values, shape)), strict=True)),
+        "radius": _brush_cells(values, shape),
         "initial_water": values["initial_water"],
         "initial_speed": values["initial_speed"],
     }
@@ -503,87 +522,46 @@ def _sample(cells, x, y):
 
 
 @jit
-def _deposit(cells, x, y, amount):
-    """Add ``amount`` at ``(x, y)``, split bilinearly over the cell's four corners."""
-    ix, iy = int(x), int(y)
-    u, v = x - ix, y - iy
-    cells[iy, ix] += amount * (1.0 - u) * (1.0 - v)
-    cells[iy, ix + 1] += amount * u * (1.0 - v)
-    cells[iy + 1, ix] += amount * (1.0 - u) * v
-    cells[iy + 1, ix + 1] += amount * u * v
-
-
-def _brush(radius: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(dy, dx, weight)`` of the cells within ``radius`` (in cells, > 0) of a cell, weights
-    ``radius - distance`` > 0 (float64); the cell itself always."""
-    reach = math.ceil(radius)
-    dy, dx = np.mgrid[-reach : reach + 1, -reach : reach + 1]
-    weight = np.maximum(0.0, radius - np.sqrt(dx * dx + dy * dy))
-    keep = weight > 0.0
-    return dy[keep].astype(np.int64), dx[keep].astype(np.int64), weight[keep]
-
-
-@jit
-def _lowest_neighbour(cells, x, y):
-    """The lowest of the (up to 8) neighbours of cell ``(x, y)`` inside the map."""
+def _brush(cells, stream, x, y, radius, amount, limit, sign):
+    """Move ``amount`` at ``(x, y)`` through the brush, cell ``(i, j)`` weighted by
+    ``bump((i - x)/radius)·bump((j - y)/radius)`` normalised over the cells inside the map: taken (``sign`` < 0)
+    or added (``sign`` > 0; none in a lake: ``stream`` 0; a lake takes its share through the flow, ``_Flow.carry``),
+    no cell moving more than halfway to ``limit`` (so none is levelled with it). Returns what was moved."""
     rows, columns = cells.shape
-    lowest = math.inf
-    for ny in range(max(y - 1, 0), min(y + 2, rows)):
-        for nx in range(max(x - 1, 0), min(x + 2, columns)):
-            if (nx != x or ny != y) and cells[ny, nx] < lowest:
-                lowest = cells[ny, nx]
-    return lowest
-
-
-@jit
-def _brush_total(cells, ix, iy, brush_dy, brush_dx, brush_w, reach, full):
-    """The sum of the brush's weights over its cells around ``(ix, iy)`` inside the map (``full`` when the
-    brush, ``reach`` cells from its centre, is all inside)."""
-    rows, columns = cells.shape
-    if reach <= ix < columns - reach and reach <= iy < rows - reach:
-        return full
-    total = 0.0
-    for k in range(brush_w.shape[0]):
-        x, y = ix + brush_dx[k], iy + brush_dy[k]
-        if 0 <= x < columns and 0 <= y < rows:
-            total += brush_w[k]
-    return total
-
-
-@jit
-def _erode_disc(cells, ix, iy, brush_dy, brush_dx, brush_w, reach, full, amount, floor):
-    """Take ``amount`` from the brush's cells around ``(ix, iy)``, by weight over the cells inside the map,
-    none below ``floor``; returns what was taken (at most ``amount``)."""
-    rows, columns = cells.shape
-    scale = amount / _brush_total(cells, ix, iy, brush_dy, brush_dx, brush_w, reach, full)
-    taken = 0.0
-    for k in range(brush_w.shape[0]):
-        x, y = ix + brush_dx[k], iy + brush_dy[k]
-        if 0 <= x < columns and 0 <= y < rows:
-            part = min(scale * brush_w[k], max(0.0, cells[y, x] - floor))
-            cells[y, x] -= part
-            taken += part
-    return taken
-
-
-@jit
-def _spread(cells, ix, iy, brush_dy, brush_dx, brush_w, reach, full, amount):
-    """Add ``amount`` over the brush's cells around ``(ix, iy)`` inside the map, by weight."""
-    rows, columns = cells.shape
-    scale = amount / _brush_total(cells, ix, iy, brush_dy, brush_dx, brush_w, reach, full)
-    for k in range(brush_w.shape[0]):
-        x, y = ix + brush_dx[k], iy + brush_dy[k]
-        if 0 <= x < columns and 0 <= y < rows:
-            cells[y, x] += scale * brush_w[k]
+    inverse = 1.0 / radius
+    left, right = span(x, radius, columns)
+    top, bottom = span(y, radius, rows)
+    across = 0.0
+    for i in range(left, right):
+        across += bump((i - x) * inverse)
+    down = 0.0
+    for j in range(top, bottom):
+        down += bump((j - y) * inverse)
+    if not across * down > 0.0:
+        return 0.0
+    scale = amount / (across * down)
+    moved = 0.0
+    for j in range(top, bottom):
+        row = scale * bump((j - y) * inverse)
+        for i in range(left, right):
+            share = row * bump((i - x) * inverse)
+            if sign > 0.0 and stream[j, i] == 0.0:
+                continue
+            h = cells[j, i]
+            part = min(share, 0.5 * max(0.0, h - limit if sign < 0.0 else limit - h))
+            cells[j, i] = h - part if sign < 0.0 else h + part
+            moved += part
+    return moved
 
 
 @jit
 def _droplet(
-    cells, x, y, steps, inertia, capacity, min_slope, deposition, erosion, evaporation, gravity, brush_dy, brush_dx,
-    brush_w, reach, full, initial_water, initial_speed,
+    cells, stream, load, x, y, steps, inertia, capacity, min_slope, deposition, erosion, cutting, evaporation, gravity,
+    radius, initial_water, initial_speed,
 ):  # fmt: skip
     """Run one droplet from ``(x, y)`` over ``cells`` (float64, in place) with the per-step constants of
-    ``_model``. Returns the sediment it carried off the map."""
+    ``_model``, reading the flow factor (0 in lakes) from ``stream``; what it carries when its run ends is added
+    to ``load`` at its cell. Returns the sediment it carried off the map."""
     rows, columns = cells.shape
     dx = dy = 0.0
     speed, water, sediment = initial_speed, initial_water, 0.0
@@ -592,27 +570,29 @@ def _droplet(
         dx = dx * inertia - gx * (1.0 - inertia)
         dy = dy * inertia - gy * (1.0 - inertia)
         length = math.sqrt(dx * dx + dy * dy)
-        if length == 0.0:  # flat: the droplet stops here
+        if length == 0.0:  # flat: the water stays here
             break
         dx /= length
         dy /= length
         nx, ny = x + dx, y + dy
         if not (0.0 <= nx < columns - 1 and 0.0 <= ny < rows - 1):  # off the map, with its sediment
             return sediment
-        delta = _sample(cells, nx, ny)[0] - h
-        carry = max(-delta, min_slope) * speed * water * capacity
-        if delta > 0.0 or sediment > carry:  # uphill (fill the hollow it leaves) or over capacity
-            amount = min(delta, sediment) if delta > 0.0 else (sediment - carry) * deposition
-            _deposit(cells, x, y, amount)
-            sediment -= amount
-        else:
-            amount = min((carry - sediment) * erosion, -delta)
-            sediment += _erode_disc(cells, int(x), int(y), brush_dy, brush_dx, brush_w, reach, full, amount, h + delta)
-        speed = math.sqrt(max(0.0, speed * speed - delta * gravity))
+        factor = stream[int(ny + 0.5), int(nx + 0.5)]
+        below = _sample(cells, nx, ny)[0]
+        drop = h - below
+        if factor == 0.0 or not drop > 0.0:  # into a lake, or at a low point of its path: it joins the flow
+            break
+        carry = max(drop, min_slope) * speed * water * capacity * factor
+        if sediment > carry:  # over capacity: drop some, filling only what lies below where it flows to
+            sediment -= _brush(cells, stream, x, y, radius, (sediment - carry) * deposition, below, 1.0)
+        else:  # take a share of the free capacity and at most ``cutting`` of the drop, none below where it flows to
+            taken = min(erosion * (carry - sediment), cutting * drop)
+            sediment += _brush(cells, stream, x, y, radius, taken, below, -1.0)
+        speed = math.sqrt(speed * speed + drop * gravity)
         water *= 1.0 - evaporation
         x, y = nx, ny
-    if sediment != 0.0:  # stopped: spread what it carries
-        _spread(cells, int(x + 0.5), int(y + 0.5), brush_dy, brush_dx, brush_w, reach, full, sediment)
+    if sediment != 0.0:  # its water joins the flow, which carries what it still holds (``_Flow.finish``)
+        load[int(y + 0.5), int(x + 0.5)] += sediment
     return 0.0
 
 
@@ -624,8 +604,8 @@ def tile_width(steps: int, reach: int) -> int:
 
 
 def _hydraulic(
-    first, last, cells, span, xs, ys, order, offsets, cursor, carried, tile, seed, steps, inertia, capacity,
-    min_slope, deposition, erosion, evaporation, gravity, brush_dy, brush_dx, brush_w, initial_water, initial_speed,
+    first, last, cells, stream, load, span, xs, ys, order, offsets, cursor, carried, tile, seed, steps, inertia,
+    capacity, min_slope, deposition, erosion, cutting, evaporation, gravity, radius, initial_water, initial_speed,
 ):  # fmt: skip
     """Run droplets ``span[0]`` to ``span[1] - 1`` over ``cells`` (float64, in place), a range kernel over the
     tiles (``tile`` cells wide, ``tile_width``) of one phase. Launched (``first < 0``), it takes the droplets in
@@ -633,12 +613,11 @@ def _hydraulic(
     start in, keeping their order (``order``, ``offsets``), then runs four phases, telling the threads which by
     ``span[2]``: the tiles at even rows and columns, even rows and odd columns, odd and even, odd and odd. A
     tile's droplets run one after another; the tiles of one phase never touch a common cell, so they run at once
-    and the bits never depend on the thread count. ``carried[t]`` adds up what tile ``t``'s droplets carry off."""
+    and the bits never depend on the thread count. ``carried[t]`` adds up what tile ``t``'s droplets carry off;
+    ``stream`` and ``load``: ``_droplet``'s."""
     rows, columns = cells.shape
     across = (columns - 2) // tile + 1
     down = (rows - 2) // tile + 1
-    reach = np.abs(brush_dy).max()
-    full = brush_w.sum()
     if first < 0:  # the launch
         base = hash_seed(seed)
         for start in range(span[0], span[1], xs.shape[0]):
@@ -670,8 +649,8 @@ def _hydraulic(
         for k in range(offsets[t], offsets[t + 1]):
             i = order[k]
             carried[t] += _droplet(
-                cells, xs[i], ys[i], steps, inertia, capacity, min_slope, deposition, erosion, evaporation, gravity,
-                brush_dy, brush_dx, brush_w, reach, full, initial_water, initial_speed,
+                cells, stream, load, xs[i], ys[i], steps, inertia, capacity, min_slope, deposition, erosion, cutting,
+                evaporation, gravity, radius, initial_water, initial_speed,
             )  # fmt: skip
 
 
@@ -693,6 +672,18 @@ def _add_change(first, last, cells, change, top, fy, left, fx, sums):
             cells[y, x] += part
             total += part
         sums[y] = total
+
+
+@jit
+def _lowest_neighbour(cells, x, y):
+    """The lowest of the (up to 8) neighbours of cell ``(x, y)`` inside the map."""
+    rows, columns = cells.shape
+    lowest = math.inf
+    for ny in range(max(y - 1, 0), min(y + 2, rows)):
+        for nx in range(max(x - 1, 0), min(x + 2, columns)):
+            if (nx != x or ny != y) and cells[ny, nx] < lowest:
+                lowest = cells[ny, nx]
+    return lowest
 
 
 def _settle(cells, before, passes):
@@ -770,9 +761,10 @@ def _thermal(first, last, cells, flows, phase, talus, iterations, rate):
 class _Kernels:
     hydraulic: object
     add_change: object
-    incise: object
+    prepare: object
     settle: object
     thermal: object
+    depressions: object
 
 
 def pit_density(heights: np.ndarray) -> float:
@@ -786,6 +778,66 @@ def pit_density(heights: np.ndarray) -> float:
     return float(lower.sum()) / max(inner.size, 1) * 1e4
 
 
+def depressions(
+    heights: np.ndarray, *, outlets: np.ndarray | None = None, min_cells: int = 1
+) -> tuple[float, float, float]:
+    """The closed depressions of ``heights`` (2-D): the cells its Priority-Flood fill (Barnes, Lehman & Mulla
+    2014; the map's edges and ``outlets``, a boolean map, drain) raises, grouped into basins of 8-connected cells,
+    counting the basins of at least ``min_cells`` cells. Returns ``(share, deepest, mean_depth)``: the fraction of
+    the map's cells in them, the largest depth below the spill level and the mean depth over their cells (0 when
+    there are none); depths in the heights' unit. Unlike ``pit_density`` it sees basins of any size."""
+    checked = check_heights(heights)
+    shape = (int(checked.shape[0]), int(checked.shape[1]))
+    if isinstance(min_cells, bool) or not isinstance(min_cells, (int, np.integer)) or min_cells < 1:
+        raise ValueError(f"min_cells: expected a whole number >= 1, got {min_cells!r}")
+    drains = flow._edges(shape)
+    if outlets is not None:
+        if not isinstance(outlets, np.ndarray) or outlets.dtype != np.bool_:
+            raise TypeError(f"outlets: expected a boolean numpy array of shape {shape}, got {type(outlets).__name__}")
+        if outlets.shape != shape:
+            raise ValueError(f"outlets: must have the heights' shape {shape}, got {outlets.shape}")
+        drains |= outlets.reshape(-1)
+    values = np.array(checked, dtype=np.float64).reshape(-1)
+    filled = values.copy()
+    flow.fill_flat(filled, shape, drains, False, False)
+    size = values.size
+    cells, deepest, total = _kernels().depressions(
+        filled - values, shape[0], shape[1], int(min_cells), np.zeros(size, np.uint8), np.empty(size, np.int64)
+    )
+    return cells / size, float(deepest), float(total / cells) if cells else 0.0
+
+
+def _basins(depth, rows, columns, min_cells, seen, members):
+    """The basins of the cells with ``depth`` > 0 (8-connected) of at least ``min_cells`` cells: their cell count,
+    their deepest depth and the sum of their depths. ``seen``, ``members``: scratch of a cell each."""
+    counted, deepest, total = 0, 0.0, 0.0
+    for first in range(depth.shape[0]):
+        if seen[first] or not depth[first] > 0.0:
+            continue
+        seen[first] = 1
+        members[0] = first
+        count, next_, most, summed = 1, 0, 0.0, 0.0
+        while next_ < count:
+            cell = members[next_]
+            next_ += 1
+            most = max(most, depth[cell])
+            summed += depth[cell]
+            row, column = cell // columns, cell % columns
+            for k in range(8):
+                y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
+                if 0 <= y < rows and 0 <= x < columns:
+                    other = y * columns + x
+                    if not seen[other] and depth[other] > 0.0:
+                        seen[other] = 1
+                        members[count] = other
+                        count += 1
+        if count >= min_cells:
+            counted += count
+            deepest = max(deepest, most)
+            total += summed
+    return counted, deepest, total
+
+
 def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal", "coarse")) -> str:
     """How ready the least ready kernel of ``kinds`` (``"hydraulic"``: the droplets; ``"gullies"``: the
     stream-power steps ``gullies`` > 0 adds; ``"thermal"``; ``"coarse"``: adding back the change of droplets run
@@ -797,15 +849,17 @@ def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal", "
     model = _model(_options(HYDRAULIC_OPTIONS, {}), cells.shape)
     del model["droplets"], model["seed"], model["gullies"]
     thermal = (cells, np.zeros((3, 3, 8)), np.zeros(1, np.int64), 0.5, 1, 0.5)
-    index, real = np.zeros(1, np.int64), np.zeros(1)
-    hydraulic = (cells, index, real, real, index, index, index, real, 1, 0, *model.values())
+    index, real, flat = np.zeros(1, np.int64), np.zeros(1), np.zeros(9)
+    hydraulic = (cells, cells, cells, index, real, real, index, index, index, real, 1, 0, *model.values())
     coarse = (cells, cells, index, real, index, real, real)
     pairs = {
         "hydraulic": (
             (kernels.hydraulic, runtime.range_signature(kernels.hydraulic, hydraulic)),
+            (kernels.prepare, runtime.kernel_signature(kernels.prepare, (flat, flat, flat, 1.0, flat, flat))),
             (kernels.settle, runtime.kernel_signature(kernels.settle, (cells, cells, SETTLE_PASSES))),
+            *stream_power.plan(lakes=False),
         ),
-        "gullies": _stream_power_plan(kernels),
+        "gullies": stream_power.plan(lakes=True),
         "thermal": ((kernels.thermal, runtime.range_signature(kernels.thermal, thermal)),),
         "coarse": ((kernels.add_change, runtime.range_signature(kernels.add_change, coarse)),),
     }
@@ -820,27 +874,14 @@ def hydraulic_kinds(shape: tuple[int, ...], **options: object) -> tuple[str, ...
     return ("hydraulic",) + ("gullies",) * (values["gullies"] > 0) + ("coarse",) * coarse
 
 
-def _stream_power_plan(kernels: _Kernels) -> tuple:
-    """The kernels ``_stream_power_step`` runs (``hydrology``'s routing, then ``_incise``), with their types."""
-    routing = flow._kernels()
-    real, index, mask, small = np.zeros(9), np.zeros(9, np.int64), np.zeros(9, np.uint8), np.zeros(9, np.int8)
-    calls = (
-        (routing.fill, (real, 3, 3, mask, False, True, np.inf, real, np.zeros(9, np.int32), mask, index[:2])),
-        (routing.receivers, (real, 3, 3, mask, False, index, small)),
-        (routing.stack, (index, index, index, index, index)),
-        (routing.accumulate, (index, index, real)),
-        (kernels.incise, (real, real, index, index, real, 3, 0.5, real, index, index, index)),
-    )
-    return tuple((kernel, runtime.kernel_signature(kernel, arguments)) for kernel, arguments in calls)
-
-
 @cache
 def _kernels() -> _Kernels:
     """The compiled kernels, built on first use (so importing never compiles nor fixes the cache folder)."""
     return _Kernels(
         hydraulic=range_kernel(_hydraulic),
         add_change=range_kernel(_add_change),
-        incise=serial_kernel(_incise),
+        prepare=serial_kernel(_prepare),
         settle=serial_kernel(_settle),
         thermal=range_kernel(_thermal),
+        depressions=serial_kernel(_basins),
     )

@@ -8,8 +8,9 @@ Generation from Tectonic Uplift and Fluvial Erosion") use it for terrains. Each 
 
 1. D8 receivers (steepest drop per distance) of the current heights, the stack (every cell after its receiver)
    and the drainage area ``A`` = the sum of ``precipitation * cell_size²`` over the cell and everything upstream
-   (``hydrology.py``).
-2. Uplift and incision, implicit, along the stack (receiver ``r`` already solved, distance ``d``):
+   (``stream_power.Routing``, which the gullies of ``erode_hydraulic`` share).
+2. Uplift and incision, implicit, along the stack (receiver ``r`` already solved, distance ``d``;
+   ``stream_power.incise``, the solver the gullies of ``erode_hydraulic`` share):
    ``h' = h + U·dt - K·dt·A^m·((h' - h'_r)/d)^n``. For ``n = 1`` in closed form,
    ``h' = (h + U·dt + F·h'_r) / (1 + F)`` with ``F = K·dt·A^m / d``; otherwise Newton's method on
    ``s - s₀ + F·s^n = 0`` for ``s = h' - h'_r`` (bracketed in ``(0, s₀]``, ``F = K·dt·A^m / d^n``). Stable
@@ -44,19 +45,14 @@ from functools import cache
 
 import numpy as np
 
-from .._jit import jit, range_kernel, serial_kernel
-from ..runtime import launch_blocks
+from .._jit import jit, serial_kernel
 from ..schema import Option
-from ..threads import on_threads
-from .flow import DISTANCES, _accumulate, _donor_bits, _edges, _receivers, _tree_order, check_weights, fill_flat
+from .flow import _edges, check_weights, fill_flat
 from .heightfield import CELL_SIZE, check_heights
+from .stream_power import Routing
+from .stream_power import index_mask as _index_mask
 
 BOUNDARIES = ("edges", "looped")
-PARTS = 2
-"""The parts a step runs in (bands of rows, then shares of the outlets), on up to as many threads."""
-INDEX = np.int32
-"""Cell indices in the routing arrays (maps have at most ``heightfield.MAX_CELLS`` = 2^28 cells): half the memory
-traffic of int64 in the serial passes along the stack, which are bound by it."""
 FLUVIAL_OPTIONS: tuple[Option, ...] = (
     Option("steps", int, 200, "Time steps", minimum=0, maximum=1_000_000, soft_maximum=2000),
     Option("dt", float, 5000.0, "Length of a time step (in the time unit of uplift and erodibility)", minimum=0.0,
@@ -74,10 +70,7 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
            maximum=1e30, soft_maximum=10_000.0),
 )  # fmt: skip
 OPTIONS_BY_NAME = {option.name: option for option in FLUVIAL_OPTIONS}
-NEWTON_ITERATIONS = 60
 FLOAT32_MAX = float(np.finfo(np.float32).max)
-HUGE = 1e200
-"""Incision factors ``F`` beyond this (or infinite) drop the cell to its receiver (``1 / (1 + F)`` is then 0)."""
 DIFFUSION_CAP = 1e8
 """``D·dt / cell²`` beyond this is taken as this: the lines are then relaxed to within 1e-8 of their steady state
 (and the tridiagonal solves stay well conditioned)."""
@@ -109,11 +102,6 @@ def _field(name: str, value: object, shape: tuple[int, int]) -> np.ndarray:
             raise ValueError(f"{name}: must be {option.limits()}, got a maximum of {values.max()!r}")
         return values.reshape(-1).copy()
     return np.full(1, float(option.check(value)))  # type: ignore[arg-type]
-
-
-def _index_mask(values: np.ndarray) -> int:
-    """The mask a kernel ands a cell index with to read ``values``: all bits for a map, 0 for one value."""
-    return -1 if values.shape[0] > 1 else 0
 
 
 def _mask(name: str, value: object, shape: tuple[int, int]) -> np.ndarray:
@@ -172,7 +160,7 @@ def erode_fluvial(
     if float(np.abs(h).max()) + float(uplifted.max()) > FLOAT32_MAX:
         rise = float(uplifted.max())
         raise ValueError(f"uplift: uplift * dt * steps = {rise:g} would lift heights beyond the float32 range")
-    routing = _Routing(shape, base, looped, rain * (cell * cell))
+    routing = Routing(shape, base, looped, rain * (cell * cell))
     incision = (rising, _index_mask(rising), hardness, _index_mask(hardness), values["dt"], values["m"], values["n"],
                 cell)  # fmt: skip
     kernels = _kernels()
@@ -211,48 +199,6 @@ def _field_rain(precipitation: object, shape: tuple[int, int]) -> np.ndarray:
     return check_weights(precipitation, shape, "precipitation").reshape(-1)
 
 
-class _Routing:
-    """The flow routing of one map, its arrays allocated once: receivers, their directions, the stack and
-    the drainage area (``weights``: each cell's own, one value or a map)."""
-
-    def __init__(self, shape: tuple[int, int], base: np.ndarray, looped: bool, weights: np.ndarray) -> None:
-        size = shape[0] * shape[1]
-        self.shape, self.base, self.looped, self.weights = shape, base, looped, weights
-        self.receivers = np.empty(size, dtype=INDEX)
-        self.codes = np.empty(size, dtype=np.int8)
-        self.order = np.empty(size, dtype=INDEX)
-        self.area = np.empty(size, dtype=np.float64)
-        self._buffers = (np.empty(size, dtype=np.uint8), np.empty((PARTS, size), dtype=INDEX))
-        self._phase, self._pits = np.zeros(1, dtype=np.int64), np.zeros(PARTS, dtype=np.int64)
-        self._outlets = np.flatnonzero(base)
-        self._split = np.array([0, size // 2, size], dtype=np.int64)
-
-    def step(self, h: np.ndarray, incision: tuple | None) -> None:
-        """Route ``h`` (receivers, stack, area; depressions are filled first if any cell cannot drain), then
-        uplift and incise it when ``incision`` (``_step``'s arguments) is given."""
-        rows, columns = self.shape
-        arguments = incision if incision is not None else (np.zeros(1), 0, np.zeros(1), 0, 0.0, 0.5, 1.0, 1.0)
-        for _ in range(2):
-            launch_blocks(_kernels().step, PARTS, (
-                self._phase, self._pits, self._split, h, rows, columns, self.base, self.looped, self.weights,
-                _index_mask(self.weights), self.receivers, self.codes, self.order, *self._buffers, self.area,
-                incision is not None, *arguments, np.inf,
-            ))  # fmt: skip
-            if self._pits.sum() == 0:
-                self._balance()
-                return
-            fill_flat(h, self.shape, self.base, self.looped, True)
-        raise AssertionError("fluvial routing: cells still without a receiver after filling")  # pragma: no cover
-
-    def _balance(self) -> None:
-        """Split the outlets for the next step where the areas of their trees (this step's) reach half: the
-        parts then get about as many cells each (a choice made from the data, not the threads)."""
-        drained = np.cumsum(self.area[self._outlets])
-        if drained.size > 1 and drained[-1] > 0.0:
-            middle = min(int(np.searchsorted(drained, drained[-1] / 2)) + 1, drained.size - 1)
-            self._split[1] = self._outlets[middle]
-
-
 def _result(before, after, uplifted, area, threshold, shape) -> FluvialResult:
     change = after - before - uplifted
     erosion = np.maximum(-change, 0.0)
@@ -266,100 +212,6 @@ def _result(before, after, uplifted, area, threshold, shape) -> FluvialResult:
         eroded=float(erosion.sum()),
         deposited=float(deposition.sum()),
     )
-
-
-def _step(first, last, phase, pits, split, h, rows, columns, base, looped, weights, weight_mask, receivers, codes,
-          order, donors, pending, area, incise, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell,
-          infinity):  # fmt: skip
-    """One step, a range kernel over ``PARTS`` parts: D8 receivers and donor bits of each part's band of rows
-    (``hydrology``); if no cell is a pit (``pits``: per part), each part's share of the outlets (by index)
-    (``split[p] .. split[p + 1] - 1``) builds its trees' stack, sums their areas and, if ``incise``, uplifts
-    and incises them (``_incise``). The trees are disjoint, so the parts run on Numba's threads without sharing
-    a cell, and the bits do not depend on the thread count. Part 0 writes its stack at the start of ``order``,
-    part 1 at the end."""
-    if first < 0:
-        phase[0] = 0
-        on_threads(last)
-        if pits.sum() == 0:
-            phase[0] = 1
-            on_threads(last)
-            phase[0] = 2
-            on_threads(last)
-        return
-    size = h.shape[0]
-    for part in range(first, last):
-        low, high = part * rows // PARTS, (part + 1) * rows // PARTS
-        if phase[0] == 0:
-            pits[part] = _receivers(h, rows, columns, base, looped, receivers, codes, low, high)
-        elif phase[0] == 1:
-            _donor_bits(codes, rows, columns, donors, low, high)
-        else:
-            outlets = (split[part], split[part + 1])
-            if part == 0:
-                count = _tree_order(receivers, donors, rows, columns, looped, order, pending[part], *outlets)
-                stack = order[:count]
-            else:  # backwards from the end, then turned around
-                count = _tree_order(receivers, donors, rows, columns, looped, order[::-1], pending[part], *outlets)
-                stack = order[size - count :]
-                for i in range(count // 2):
-                    stack[i], stack[count - 1 - i] = stack[count - 1 - i], stack[i]
-            for i in range(count):
-                area[stack[i]] = weights[stack[i] & weight_mask]
-            _accumulate(receivers, stack, area)
-            if incise:
-                _incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m,
-                        n, cell, infinity)  # fmt: skip
-
-
-@jit
-def _incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell,
-            infinity):  # fmt: skip
-    """Uplift and stream power incision along ``stack``, implicit (closed form for n = 1, else Newton), every
-    cell ending at least one ``nextafter`` step above its receiver. Maps are read at ``index & mask`` (mask 0:
-    one value for all cells)."""
-    for i in range(stack.shape[0]):
-        node = stack[i]
-        receiver = receivers[node]
-        if receiver == node:
-            continue
-        lower = h[receiver]
-        start = h[node] + uplift[node & uplift_mask] * dt
-        power = math.sqrt(area[node]) if m == 0.5 else area[node] ** m
-        distance = DISTANCES[codes[node]] * cell
-        factor = erodibility[node & erodibility_mask] * dt * power / (distance if n == 1.0 else distance**n)
-        if start <= lower:
-            new = start
-        elif not factor < HUGE:  # also inf: the cell falls to its receiver
-            new = lower
-        elif n == 1.0:
-            new = (start + factor * lower) / (1.0 + factor)
-        else:
-            new = lower + _newton(start - lower, factor, n)
-        h[node] = new if new > lower else np.nextafter(lower, infinity)
-
-
-@jit
-def _newton(s0, factor, n):
-    """The root ``s`` in ``(0, s0]`` of ``s - s0 + factor·s^n`` (increasing in ``s``): Newton steps, bisection
-    where a step leaves the bracket."""
-    low, high = 0.0, s0
-    s = min(s0, (s0 / factor) ** (1.0 / n)) if factor > 0.0 else s0  # both bound the root from above
-    for _ in range(NEWTON_ITERATIONS):
-        power = s ** (n - 1.0)
-        value = s - s0 + factor * power * s
-        if value == 0.0:
-            return s
-        if value > 0.0:
-            high = s
-        else:
-            low = s
-        following = s - value / (1.0 + n * factor * power)
-        if not low <= following <= high:
-            following = 0.5 * (low + high)
-        if abs(following - s) <= 1e-12 * s0:
-            return following
-        s = following
-    return s
 
 
 def _drain(h, receivers, order, infinity):
@@ -431,7 +283,6 @@ def _thomas(x, fixed, count, factor, first_shift, last_shift, scratch):
 
 @dataclass(frozen=True)
 class _Kernels:
-    step: object
     drain: object
     diffuse: object
 
@@ -439,4 +290,4 @@ class _Kernels:
 @cache
 def _kernels() -> _Kernels:
     """The compiled kernels, built on first use (so importing never compiles nor fixes the cache folder)."""
-    return _Kernels(step=range_kernel(_step), drain=serial_kernel(_drain), diffuse=serial_kernel(_diffuse))
+    return _Kernels(drain=serial_kernel(_drain), diffuse=serial_kernel(_diffuse))
