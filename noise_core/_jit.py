@@ -335,20 +335,23 @@ class LazySerialKernel:
         return self.dispatcher(*arguments)
 
 
-def kernel_table(serial: tuple = (), ranged: tuple = ()):
+def kernel_table(serial: tuple | dict = (), ranged: tuple | dict = ()):
     """A cached function that compiles ``serial`` (``serial_kernel``) and ``ranged`` (``range_kernel``) functions on
-    its first call and returns them as attributes named as the functions without their leading ``_`` and trailing
-    ``_kernel`` (``_fill`` -> ``fill``, ``_edt_rows_kernel`` -> ``edt_rows``): a module's kernels are built on first
-    use, so importing never compiles nor fixes the cache folder."""
+    its first call and returns them as attributes: named by the dict's keys, or for a tuple as the functions
+    without their leading ``_`` and trailing ``_kernel`` (``_fill`` -> ``fill``, ``_edt_rows_kernel`` ->
+    ``edt_rows``). A module's kernels are built on first use, so importing never compiles nor fixes the cache
+    folder."""
 
-    def name(function) -> str:
-        text = function.__name__.lstrip("_")
-        return text[: -len("_kernel")] if text.endswith("_kernel") else text
+    def named(functions: tuple | dict) -> dict:
+        if isinstance(functions, dict):
+            return functions
+        names = (function.__name__.lstrip("_") for function in functions)
+        return {n[: -len("_kernel")] if n.endswith("_kernel") else n: f for n, f in zip(names, functions, strict=True)}
 
     @functools.cache
     def kernels() -> SimpleNamespace:
-        built = {name(function): serial_kernel(function) for function in serial}
-        built |= {name(function): range_kernel(function) for function in ranged}
+        built = {name: serial_kernel(function) for name, function in named(serial).items()}
+        built |= {name: range_kernel(function) for name, function in named(ranged).items()}
         return SimpleNamespace(**built)
 
     return kernels

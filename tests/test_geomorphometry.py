@@ -260,7 +260,7 @@ def test_other_bad_arguments_name_themselves() -> None:
         terrain_statistics(heights, cell_size="90")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"^heights: expected a 2-D numpy array"):
         terrain_statistics([[0.0] * 5] * 5, cell_size=1.0)  # type: ignore[arg-type]
-    with pytest.raises(TypeError, match=r"^outlets: dtype must be bool"):
+    with pytest.raises(TypeError, match=r"^outlets: expected a boolean numpy array"):
         terrain_statistics(heights, cell_size=1.0, outlets=np.zeros((5, 5)))
     with pytest.raises(ValueError, match=r"^outlets: must have the heights' shape"):
         terrain_statistics(heights, cell_size=1.0, outlets=np.zeros((4, 5), dtype=bool))

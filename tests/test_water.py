@@ -407,7 +407,7 @@ def test_progress_and_cancel() -> None:
         ({"width_exponent": 2.0}, ValueError, "width_exponent: must be between 0 and 1"),
         ({"flow_blur": 1.5}, TypeError, "flow_blur: expected an integer"),
         ({"outlets": np.ones((8, 8), bool)}, ValueError, "outlets: every cell is an outlet"),
-        ({"outlets": np.zeros((8, 8))}, TypeError, "outlets: dtype must be bool"),
+        ({"outlets": np.zeros((8, 8))}, TypeError, "outlets: expected a boolean numpy array"),
         ({"headwaters": np.zeros((4, 4), bool)}, ValueError, "headwaters: must have the heights' shape"),
         ({"progress": 3}, TypeError, "progress: expected a callable"),
         ({"heights": np.eye(8) * 1e300}, ValueError, "heights, cell_size: heights spanning 1e\\+300"),

@@ -100,17 +100,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
 from .. import runtime
-from .._jit import jit, range_kernel, serial_kernel
+from .._jit import jit, kernel_table
 from ..hashing import avalanche, eat, hash_seed
 from ..schema import Option
 from ..threads import on_threads
 from . import flow, stream_power
-from .heightfield import CELL_SIZE, NEIGHBOURS, check_heights
+from .heightfield import CELL_SIZE, NEIGHBOURS, check_heights, check_mask
 from .resample import bilinear_axis, resample_bilinear
 from .stream_power import bump, span
 
@@ -757,16 +756,6 @@ def _thermal(first, last, cells, flows, phase, talus, iterations, rate):
                 cells[row, column] += change
 
 
-@dataclass(frozen=True)
-class _Kernels:
-    hydraulic: object
-    add_change: object
-    prepare: object
-    settle: object
-    thermal: object
-    depressions: object
-
-
 def pit_density(heights: np.ndarray) -> float:
     """Closed one-cell hollows of ``heights`` (2-D): interior cells lower than all 8 neighbours, per 10,000
     interior cells (the measure of pitting the settling rule keeps down)."""
@@ -792,11 +781,7 @@ def depressions(
         raise ValueError(f"min_cells: expected a whole number >= 1, got {min_cells!r}")
     drains = flow._edges(shape)
     if outlets is not None:
-        if not isinstance(outlets, np.ndarray) or outlets.dtype != np.bool_:
-            raise TypeError(f"outlets: expected a boolean numpy array of shape {shape}, got {type(outlets).__name__}")
-        if outlets.shape != shape:
-            raise ValueError(f"outlets: must have the heights' shape {shape}, got {outlets.shape}")
-        drains |= outlets.reshape(-1)
+        drains |= check_mask("outlets", outlets, shape).reshape(-1)
     values = np.array(checked, dtype=np.float64).reshape(-1)
     filled = values.copy()
     flow.fill_flat(filled, shape, drains, False, False)
@@ -874,14 +859,8 @@ def hydraulic_kinds(shape: tuple[int, ...], **options: object) -> tuple[str, ...
     return ("hydraulic",) + ("gullies",) * (values["gullies"] > 0) + ("coarse",) * coarse
 
 
-@cache
-def _kernels() -> _Kernels:
-    """The compiled kernels, built on first use (so importing never compiles nor fixes the cache folder)."""
-    return _Kernels(
-        hydraulic=range_kernel(_hydraulic),
-        add_change=range_kernel(_add_change),
-        prepare=serial_kernel(_prepare),
-        settle=serial_kernel(_settle),
-        thermal=range_kernel(_thermal),
-        depressions=serial_kernel(_basins),
-    )
+_kernels = kernel_table(
+    serial={"prepare": _prepare, "settle": _settle, "depressions": _basins},
+    ranged=(_hydraulic, _add_change, _thermal),
+)
+"""The compiled kernels, built on first use."""

@@ -41,14 +41,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
-from .._jit import jit, serial_kernel
+from .._jit import jit, kernel_table
 from ..schema import Option
 from .flow import _edges, check_weights, fill_flat
-from .heightfield import CELL_SIZE, check_heights
+from .heightfield import CELL_SIZE, check_heights, check_mask
 from .stream_power import Routing
 from .stream_power import index_mask as _index_mask
 
@@ -105,11 +104,7 @@ def _field(name: str, value: object, shape: tuple[int, int]) -> np.ndarray:
 
 
 def _mask(name: str, value: object, shape: tuple[int, int]) -> np.ndarray:
-    if not isinstance(value, np.ndarray) or value.dtype != np.bool_:
-        raise TypeError(f"{name}: expected a boolean numpy array of shape {shape}, got {type(value).__name__}")
-    if value.shape != shape:
-        raise ValueError(f"{name}: must have the heights' shape {shape}, got {value.shape}")
-    return value.reshape(-1)
+    return check_mask(name, value, shape).reshape(-1)
 
 
 def erode_fluvial(
@@ -281,13 +276,5 @@ def _thomas(x, fixed, count, factor, first_shift, last_shift, scratch):
         x[j] -= scratch[j] * x[j + 1]
 
 
-@dataclass(frozen=True)
-class _Kernels:
-    drain: object
-    diffuse: object
-
-
-@cache
-def _kernels() -> _Kernels:
-    """The compiled kernels, built on first use (so importing never compiles nor fixes the cache folder)."""
-    return _Kernels(drain=serial_kernel(_drain), diffuse=serial_kernel(_diffuse))
+_kernels = kernel_table(serial=(_drain, _diffuse))
+"""The compiled kernels, built on first use."""

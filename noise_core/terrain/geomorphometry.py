@@ -55,7 +55,7 @@ import numpy as np
 from .._jit import kernel_table
 from ..schema import number
 from .flow import SQRT2, _edges, accumulate, d8_receivers, fill_flat, stack_order
-from .heightfield import check_heights
+from .heightfield import check_heights, check_mask
 
 CHANNEL_AREA = 1.0e6
 """Drainage area (m²) from which a cell is a channel: 1 km² (about 123 cells of 90 m)."""
@@ -112,12 +112,7 @@ STATISTICS = tuple(field.name for field in fields(TerrainStatistics))
 
 
 def _check_outlets(outlets: object, shape: tuple[int, int]) -> np.ndarray:
-    if not isinstance(outlets, np.ndarray):
-        raise TypeError(f"outlets: expected a numpy bool array of shape {shape}, got {type(outlets).__name__}")
-    if outlets.dtype != np.bool_:
-        raise TypeError(f"outlets: dtype must be bool (True on sea/outlet cells), got {outlets.dtype}")
-    if outlets.shape != shape:
-        raise ValueError(f"outlets: must have the heights' shape {shape}, got {outlets.shape}")
+    outlets = check_mask("outlets", outlets, shape)
     if outlets.all():
         raise ValueError("outlets: every cell is an outlet; at least one land cell is needed")
     return outlets

@@ -31,3 +31,14 @@ def check_heights(heights: object) -> np.ndarray:
     if not np.isfinite(heights).all():
         raise ValueError("heights: must be finite (no NaN or infinity)")
     return heights
+
+
+def check_mask(name: str, value: object, shape: tuple[int, int]) -> np.ndarray:
+    """``value``, a boolean map of the heights' ``shape`` (outlets, headwaters, ...); ``TypeError``/``ValueError``
+    naming ``name``."""
+    if not isinstance(value, np.ndarray) or value.dtype != np.bool_:
+        found = f"dtype {value.dtype}" if isinstance(value, np.ndarray) else type(value).__name__
+        raise TypeError(f"{name}: expected a boolean numpy array of shape {shape}, got {found}")
+    if value.shape != shape:
+        raise ValueError(f"{name}: must have the heights' shape {shape}, got {value.shape}")
+    return value

@@ -33,12 +33,10 @@ keeps its shape. Elsewhere the flow carries at most a capacity and spreads a sha
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from functools import cache
 
 import numpy as np
 
-from .._jit import jit, range_kernel, serial_kernel
+from .._jit import jit, kernel_table
 from ..runtime import kernel_signature, launch_blocks, range_signature
 from ..threads import on_threads
 from .flow import DISTANCES, _accumulate, _donor_bits, _receivers, _tree_order, fill_flat
@@ -439,14 +437,5 @@ def plan(lakes: bool) -> tuple:
     return tuple(steps)
 
 
-@dataclass(frozen=True)
-class _Kernels:
-    step: object
-    incise: object
-    sediment: object
-
-
-@cache
-def _kernels() -> _Kernels:
-    """The compiled kernels, built on first use (so importing never compiles nor fixes the cache folder)."""
-    return _Kernels(step=range_kernel(_step), incise=serial_kernel(_incise_all), sediment=serial_kernel(route_sediment))
+_kernels = kernel_table(serial={"incise": _incise_all, "sediment": route_sediment}, ranged=(_step,))
+"""The compiled kernels, built on first use."""

@@ -61,7 +61,7 @@ from ..runtime import launch_blocks
 from ..schema import Option, number
 from ..threads import on_threads
 from .flow import DISTANCES, check_weights
-from .heightfield import CELL_SIZE, NEIGHBOURS, check_heights
+from .heightfield import CELL_SIZE, NEIGHBOURS, check_heights, check_mask
 
 OCEAN = 0
 """The node every outlet belongs to: what reaches it leaves the map."""
@@ -143,13 +143,7 @@ class WaterResult:
 
 def _mask(name: str, value: object, shape: tuple[int, int]) -> np.ndarray:
     """``value`` as a flat uint8 mask; ``TypeError``/``ValueError`` naming ``name``."""
-    if not isinstance(value, np.ndarray):
-        raise TypeError(f"{name}: expected a numpy bool array of shape {shape}, got {type(value).__name__}")
-    if value.dtype != np.bool_:
-        raise TypeError(f"{name}: dtype must be bool, got {value.dtype}")
-    if value.shape != shape:
-        raise ValueError(f"{name}: must have the heights' shape {shape}, got {value.shape}")
-    return np.ascontiguousarray(value, dtype=np.uint8).reshape(-1)
+    return np.ascontiguousarray(check_mask(name, value, shape), dtype=np.uint8).reshape(-1)
 
 
 def _rain(rain: object, shape: tuple[int, int]) -> tuple[np.ndarray, bool]:
