@@ -157,7 +157,7 @@ def render_dem(name: str, out_dir: Path, crop: tuple[int, int] | None) -> Path:
     path = out_dir / "erosion" / f"dem_{name}.png"
     path.parent.mkdir(parents=True, exist_ok=True)
     with replacing(path) as temporary:
-        Image.fromarray(to_bytes(image)).save(temporary, format="PNG")
+        Image.fromarray(to_bytes(image)).save(temporary, format="PNG", optimize=True)
     return path
 
 

@@ -5,7 +5,7 @@ channels (D8 area >= 100 cells over the filled DEM) are not raised on average; t
 depressions grows by at most 1 point; cell-scale roughness (the std of the Laplacian) grows at most 1.5x. With
 gullies the deepest real depression (the deepest basin of at least 9 cells: one or two cells of a tile are voids
 of the data, not landforms at 90 m) keeps at least a quarter of its depth, and the flat area does not double.
-Each erosion runs once (``eroded``); the whole file takes about 20 s of CPU time.
+Each erosion runs once (``eroded``); the whole file takes about 13 s of CPU time once compiled.
 """
 
 from __future__ import annotations

@@ -154,10 +154,11 @@ def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, e
     """Uplift and stream power incision along ``stack``, implicit (closed form for n = 1, else Newton), every
     cell ending at least one ``nextafter`` step above its receiver. Maps are read at ``index & mask`` (mask 0:
     one value for all cells). ``lakes``: a cell below its ``level`` is in a lake and not cut, a receiver counts
-    at ``max(h, level)``, no cell rises and ``cut[c]`` gets what the flow at cell ``c`` took (``level``, ``cut``:
-    maps; unused otherwise); with ``width`` > 0 (cells; ``columns`` the map's) it takes that from the cells within
-    ``width·min(1, sqrt(A·per_width))`` of ``c`` (``_widen``; the width of a channel grows as the square root of
-    its discharge, Leopold & Maddock 1953), when that is a cell or more, instead of from ``c`` alone."""
+    at ``max(h, level, bottom)`` (``bottom``: the lowest a cell may be cut to), no cell rises and ``cut[c]`` gets
+    what the flow at cell ``c`` took (``level``, ``cut``, ``bottom``: maps; unused otherwise); with ``width`` > 0
+    (cells; ``columns`` the map's) the flow's cut at ``c`` is a valley ``width·min(1, sqrt(A·per_width))`` cells
+    wide, at least half a cell (``_widen``, each cell's share scaled by its erodibility over ``strength``; the
+    width of a channel grows as the square root of its discharge, Leopold & Maddock 1953)."""
     for i in range(stack.shape[0]):
         node = stack[i]
         receiver = receivers[node]
@@ -199,9 +200,10 @@ def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, e
 def _widen(h, receivers, level, bottom, node, columns, width, depth, erodibility, erodibility_mask, strength):
     """Cut a valley ``width`` cells wide where the flow at ``node`` cuts ``depth``: each cell within ``width`` of
     it by ``depth·bump(dx/width)·bump(dy/width) / Σₖ bump(k/width)`` (the sum over whole offsets ``k``, so the
-    overlapping cuts of the cells along a channel add up to about ``depth`` on its line), none in a lake, none
-    more than halfway down to the cell it drains into (``receivers``; at its ``level`` if that is in a lake), so
-    every cell still drains. Narrower than a cell, it is ``node``'s own cut. Returns what was taken."""
+    overlapping cuts of the cells along a channel add up to about ``depth`` on its line) times its erodibility over
+    ``strength``, none in a lake, none more than halfway down to the cell it drains into (``receivers``; at its
+    ``level`` if that is in a lake) or to its ``bottom``, so every cell still drains. Narrower than a cell, it is
+    ``node``'s own cut. Returns what was taken."""
     rows = h.shape[0] // columns
     y, x = node // columns, node % columns
     first_row, end_row = span(y, width, rows)
