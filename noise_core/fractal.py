@@ -46,7 +46,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ._jit import block_function, inline, named, range_kernel, scratch
-from .blocks import BLOCK, read_block, read_block_affine
+from .blocks import BLOCK, block_span, read_block, read_block_affine
 from .fractal_modes import FBM, MODE_CODES, amplitude_sum, finished, fold, octave_arguments, octave_settings
 from .runtime import ensure_compiled, launch_blocks
 from .sampling import BLOCK_SAMPLERS, SAMPLERS
@@ -184,10 +184,8 @@ def _build_launcher(dim, reading, width):
         if first < 0:  # the launch: this kernel over blocks 0 .. last - 1 on Numba's threads
             on_threads(last)
             return
-        n = out.shape[0]
         for block in range(first, last):
-            start = block * BLOCK
-            stop = min(start + BLOCK, n)
+            start, stop = block_span(block, BLOCK, out.shape[0])
             local = scratch((dim, BLOCK), (dim, stop - start), np.float64)
             if reading == ROWS:
                 outside[block] = read_block(source[start:stop].ravel(), dim, limit, local)
