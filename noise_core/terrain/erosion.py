@@ -785,42 +785,8 @@ def depressions(
     values = np.array(checked, dtype=np.float64).reshape(-1)
     filled = values.copy()
     flow.fill_flat(filled, shape, drains, False, False)
-    size = values.size
-    cells, deepest, total = _kernels().depressions(
-        filled - values, shape[0], shape[1], int(min_cells), np.zeros(size, np.uint8), np.empty(size, np.int64)
-    )
-    return cells / size, float(deepest), float(total / cells) if cells else 0.0
-
-
-def _basins(depth, rows, columns, min_cells, seen, members):
-    """The basins of the cells with ``depth`` > 0 (8-connected) of at least ``min_cells`` cells: their cell count,
-    their deepest depth and the sum of their depths. ``seen``, ``members``: scratch of a cell each."""
-    counted, deepest, total = 0, 0.0, 0.0
-    for first in range(depth.shape[0]):
-        if seen[first] or not depth[first] > 0.0:
-            continue
-        seen[first] = 1
-        members[0] = first
-        count, next_, most, summed = 1, 0, 0.0, 0.0
-        while next_ < count:
-            cell = members[next_]
-            next_ += 1
-            most = max(most, depth[cell])
-            summed += depth[cell]
-            row, column = cell // columns, cell % columns
-            for k in range(8):
-                y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
-                if 0 <= y < rows and 0 <= x < columns:
-                    other = y * columns + x
-                    if not seen[other] and depth[other] > 0.0:
-                        seen[other] = 1
-                        members[count] = other
-                        count += 1
-        if count >= min_cells:
-            counted += count
-            deepest = max(deepest, most)
-            total += summed
-    return counted, deepest, total
+    cells, deepest, total = flow.depression_basins(filled - values, shape, int(min_cells))
+    return cells / values.size, deepest, total / cells if cells else 0.0
 
 
 def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal", "coarse")) -> str:
@@ -860,7 +826,7 @@ def hydraulic_kinds(shape: tuple[int, ...], **options: object) -> tuple[str, ...
 
 
 _kernels = kernel_table(
-    serial={"prepare": _prepare, "settle": _settle, "depressions": _basins},
+    serial={"prepare": _prepare, "settle": _settle},
     ranged=(_hydraulic, _add_change, _thermal),
 )
 """The compiled kernels, built on first use."""
