@@ -40,7 +40,7 @@ from .engines import ENGINES, Engine
 from .engines import engine as find_engine
 from .files import replacing_all
 from .images import FORMATS as IMAGE_FORMATS
-from .images import PNG_BITS, integer_codes, pack_rgba, read_image, write_image, writer_module
+from .images import PNG_BITS, checked_suffix, integer_codes, pack_rgba, read_image, write_image, writer_module
 
 RAW_TYPES = {".r16": "<u2", ".raw": "<u2", ".r32": "<f4"}
 """Raw suffix -> numpy type of its samples (little-endian)."""
@@ -104,13 +104,7 @@ and ``write_tiles``' arguments; the splat weights' JSON layers are ``terrain.spl
 def heightmap_format(path: str | Path, argument: str = "out") -> str:
     """The suffix of ``path`` if it is a heightmap format; ``ValueError`` starting with ``argument`` (the user's
     name for the path) otherwise."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in FORMATS:
-        allowed = ", ".join(FORMATS)
-        raise ValueError(
-            f"{argument}: unsupported heightmap format {suffix or '(none)'!r} in {str(path)!r}; use {allowed}"
-        )
-    return suffix
+    return checked_suffix(path, FORMATS, "heightmap", argument)
 
 
 def sidecar_path(path: str | Path) -> Path:
