@@ -27,6 +27,12 @@ over rows: ``threads.on_threads``); within a row the octave loop is outermost an
 innermost, a straight run over contiguous tables that LLVM vectorises. Loops index slices from 0 (``run[i]``,
 not ``row[start + i]``): a loop index Numba cannot prove non-negative gets a negative-index wrap per element,
 which LLVM vectorises with gathers and scatters (measured 3.6-4x slower here).
+
+The 3D lattice ``(xs[c], ys[r], zs[s])`` (``api.evaluate_lattice`` with ``zs``) runs the same way with a row per
+``(slice, row)`` pair (``grid_sum_3d``): the column tables are the 2D kernel's, each row's ``y`` and ``z`` spans
+are computed once per octave, and a cell's eight corner hashes (``lattice_noise._corner_hashes_of_columns_3d``)
+come from its columns' partial hashes; for fBm a chunk of rows goes cell by cell, so a cell's corners and their
+gradient vectors (``lattice_noise.corner_vectors_3d``) are computed once for all its rows in the chunk.
 """
 
 from __future__ import annotations
