@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import noise_core as nc
-from noise_core import api, fractal
+from noise_core import api, fractal, grid_kernels
 from noise_core.api import evaluate_lattice
 from noise_core.fractal import fractal_sum
 from noise_core.lattice import smooth32
@@ -55,9 +55,10 @@ SEPARABLE = (
     nc.NoiseSpec(kind="value", fractal="ridged", offset=1.0, gain=2.0, octaves=3, frequency=37.0),
 )
 AXES = (
-    ((np.arange(40) + 0.5) / 40, (np.arange(9) + 0.5) / 9, (np.arange(5) + 0.5) / 5),  # runs of columns per cell
+    ((np.arange(40) + 0.5) / 40, (np.arange(33) + 0.5) / 33, (np.arange(5) + 0.5) / 5),  # runs; 165 rows: 3 chunks
     (np.linspace(-3.3, 7.1, 13), np.linspace(9.0, 2.0, 4), np.array([-0.25])),  # pixels hash their own corners
     (np.linspace(0.0, 1.0, fractal.BLOCK + 3), np.array([0.5]), np.array([0.1, 0.9])),  # blocks of the grid mode
+    (np.linspace(-1.0, 1.0, grid_kernels.STRIP + 5), np.array([0.3, 0.7]), np.array([0.2])),  # two strips
 )
 
 
