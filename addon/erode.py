@@ -2,7 +2,8 @@
 their operators ``noisewright.erode`` and ``noisewright.erode_image``.
 
 *Erode* works on the active mesh when it is a regular grid (a Noise Terrain, Add > Mesh > Grid); the masks go to
-its ``erosion``/``deposition`` attributes. *Erode Image* works on the Image Editor's image (a baked height
+its ``erosion``/``deposition`` attributes, and the depth of what each stage left to ``sediment``/``talus``
+(``erosion_io``). *Erode Image* works on the Image Editor's image (a baked height
 map), with the masks as two new float images. A run starts from the scene's erosion settings
 (``scene.noisewright_erosion``, hydraulic and thermal; hydraulic erosion when neither is on); every option is in
 Adjust Last Operation (the erosion options are ``noise_core.terrain.erosion``'s rows, ``ErosionSettings``).
@@ -101,10 +102,12 @@ def erode_job(obj: object, hydraulic: dict[str, Any] | None, thermal: dict[str, 
         if len(target_mesh.vertices) != positions.shape[0]:
             raise UserError(f"{name!r}: the mesh changed while eroding; nothing was changed")
         positions[layout.order, 2] = eroded.heights.ravel()
-        erosion, deposition = (np.empty(positions.shape[0], np.float32) for _ in range(2))
-        erosion[layout.order], deposition[layout.order] = eroded.erosion.ravel(), eroded.deposition.ravel()
+        maps = (eroded.erosion, eroded.deposition, eroded.sediment, eroded.talus)
+        per_vertex = [np.empty(positions.shape[0], np.float32) for _ in maps]
+        for values, grid in zip(per_vertex, maps, strict=True):
+            values[layout.order] = grid.ravel()
         mesh_io.write_positions(target_mesh, positions)
-        erosion_io.write_masks(target_mesh, erosion, deposition)
+        erosion_io.write_masks(target_mesh, *per_vertex)
         target_mesh.update()
 
     return Job(compute, apply, erosion_io.PROGRESS)

@@ -92,7 +92,14 @@ count). The map's edges are closed: no material leaves.
 Both return an ``ErosionResult``: the new heights (float32; the input is not changed), the masks
 ``erosion = max(0, before - after)`` and ``deposition = max(0, after - before)`` per cell, and their totals,
 with ``carried_off`` (what droplets took over the edges): ``eroded - deposited = carried_off`` up to float
-rounding. The work runs in float64 and is rounded to float32 once at the end.
+rounding, and the deposition's depth as ``sediment`` (hydraulic) or ``talus`` (thermal) for the material layers
+(``layers.deposits``). The work runs in float64 and is rounded to float32 once at the end.
+
+*Rock of varying hardness* (``erodibility=``, a map of multipliers in ``(0, MAX_ERODIBILITY]``, e.g.
+``layers.erodibility`` of ``layers.strata``): a droplet takes ``erodibility`` times as much from the cell it is on,
+and a cell's talus slope is ``tan(talus_angle) / erodibility``: hard bands stand steep, soft ones slump, and a
+slope breaks into cliffs and benches (Forte, Yanites & Whipple 2016). Without it (or with ones) the bits are
+today's.
 """
 
 from __future__ import annotations
@@ -106,7 +113,7 @@ import numpy as np
 from .. import runtime
 from .._jit import jit, kernel_table
 from ..hashing import avalanche, eat, hash_seed
-from ..schema import Option
+from ..schema import Option, choice
 from ..threads import on_threads
 from . import flow, stream_power
 from .heightfield import CELL_SIZE, NEIGHBOURS, check_heights, check_mask
@@ -201,9 +208,10 @@ class ErosionResult:
     """Eroded ``heights`` (float32, new array), per-cell ``erosion`` and ``deposition`` masks (float32, >= 0) and
     totals: ``eroded`` = sum of erosion, ``deposited`` = sum of deposition, ``carried_off`` = sediment that left
     over the edges (0 for thermal erosion). ``kind``: ``"hydraulic"`` (droplets, their gullies and the flow lay
-    sediment) or ``"thermal"`` (what slides lies as talus); ``sediment`` and ``talus`` are the deposition's depth
-    in the heights' unit as that material (the other is 0): how deep, per cell, this stage laid it down
-    (``layers.deposits`` stacks the stages)."""
+    sediment), ``"thermal"`` (what slides lies as talus) or ``"stages"`` (several run one after another);
+    ``sediment`` and ``talus`` (float32, >= 0, the heights' unit): how deep each loose material lies per cell after
+    the run, by default the deposition as the ``kind``'s material and 0 of the other (``layers.deposits`` stacks
+    stages, and gives them for ``"stages"``)."""
 
     heights: np.ndarray
     erosion: np.ndarray
@@ -212,16 +220,17 @@ class ErosionResult:
     deposited: float
     carried_off: float
     kind: str = "hydraulic"
+    sediment: np.ndarray = None  # type: ignore[assignment]
+    talus: np.ndarray = None  # type: ignore[assignment]
 
-    @property
-    def sediment(self) -> np.ndarray:
-        """The depth of sediment this stage laid down per cell (float32): its deposition when hydraulic, else 0."""
-        return self.deposition if self.kind == "hydraulic" else np.zeros_like(self.deposition)
+    def __post_init__(self) -> None:
+        choice("kind", self.kind, EROSION_KINDS)
+        for name, own in (("sediment", "hydraulic"), ("talus", "thermal")):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, self.deposition if self.kind == own else np.zeros_like(self.deposition))
 
-    @property
-    def talus(self) -> np.ndarray:
-        """The depth of talus this stage laid down per cell (float32): its deposition when thermal, else 0."""
-        return self.deposition if self.kind == "thermal" else np.zeros_like(self.deposition)
+
+EROSION_KINDS = ("hydraulic", "thermal", "stages")
 
 
 MAX_HEIGHT = 1e38

@@ -254,24 +254,23 @@ def snow(heights: np.ndarray, cell_size: float = 1.0, **options: object) -> np.n
     return cover
 
 
-def _stack(sediment, talus, eroded, laid, thermal):
-    """One erosion stage on the loose cover (module doc): ``eroded`` takes sediment and talus in proportion,
-    ``laid`` is added to talus when ``thermal``, else to sediment; in place."""
+def _stack(sediment, talus, eroded, laid_sediment, laid_talus):
+    """One erosion stage on the loose cover (module doc): ``eroded`` takes sediment and talus in proportion, then
+    ``laid_sediment`` and ``laid_talus`` are added; in place."""
     for c in range(sediment.shape[0]):
         loose = sediment[c] + talus[c]
         if loose > 0.0 and eroded[c] > 0.0:
             kept = 1.0 - min(1.0, eroded[c] / loose)
             sediment[c] *= kept
             talus[c] *= kept
-        if thermal:
-            talus[c] += laid[c]
-        else:
-            sediment[c] += laid[c]
+        sediment[c] += laid_sediment[c]
+        talus[c] += laid_talus[c]
 
 
 def deposits(results: Sequence[ErosionResult | FluvialResult]) -> tuple[np.ndarray, np.ndarray]:
     """``(sediment, talus)``: the depth of each loose material (float32, heights' unit) left by the erosion
-    ``results`` in the order their stages ran (module doc). ``TypeError``/``ValueError`` naming ``results``."""
+    ``results`` in the order their stages ran (module doc; a ``FluvialResult``'s deposition is sediment).
+    ``TypeError``/``ValueError`` naming ``results``."""
     if isinstance(results, (ErosionResult, FluvialResult)) or not isinstance(results, Sequence) or not results:
         raise TypeError(f"results: expected a non-empty list of erosion results, got {type(results).__name__}")
     shape = None
@@ -283,11 +282,14 @@ def deposits(results: Sequence[ErosionResult | FluvialResult]) -> tuple[np.ndarr
             raise ValueError(f"results[{index}]: shape {result.heights.shape} differs from the first's {shape}")
         shape = result.heights.shape
     sediment, talus = np.zeros(results[0].heights.size), np.zeros(results[0].heights.size)
+
+    def flat(values: np.ndarray) -> np.ndarray:
+        return np.ascontiguousarray(values, dtype=np.float64).reshape(-1)
+
     for result in results:
-        thermal = isinstance(result, ErosionResult) and result.kind == "thermal"
-        eroded = np.ascontiguousarray(result.erosion, dtype=np.float64).reshape(-1)
-        laid = np.ascontiguousarray(result.deposition, dtype=np.float64).reshape(-1)
-        _kernels().stack(sediment, talus, eroded, laid, thermal)
+        laid = (result.sediment, result.talus) if isinstance(result, ErosionResult) else (result.deposition, None)
+        laid_talus = np.zeros(sediment.shape) if laid[1] is None else flat(laid[1])
+        _kernels().stack(sediment, talus, flat(result.erosion), flat(laid[0]), laid_talus)
     return sediment.reshape(shape).astype(np.float32), talus.reshape(shape).astype(np.float32)
 
 
