@@ -205,3 +205,20 @@ def test_the_layers_command_writes_each_layer(tmp_path):
     np.testing.assert_array_equal(np.asarray(read_image(tmp_path / "t_strata.exr", "hard")).reshape(z.shape), hard)
     with pytest.raises(SystemExit):
         main(["layers", str(tmp_path / "h.npy"), "--out", out, "--melt", "2"])
+
+
+def test_splat_channels_paint_the_material_layers():
+    from noise_core.terrain.splat import MATERIAL_SPLAT, material_splat, splat_weights
+
+    z = ridge(math.tan(math.radians(20.0)), size=17)
+    snowy = [{"name": "ground"}, {"name": "snow", "bands": [{"map": "snow", "low": 0.5}]}]
+    weights = splat_weights(z, snowy, snow_line=-1.0, wind=0.0, melt=0.0)
+    np.testing.assert_array_equal(weights[1], 1.0)
+    weights = splat_weights(z, MATERIAL_SPLAT, wind_distance=4)
+    np.testing.assert_allclose(weights.sum(axis=0), 1.0, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"^maps: the bands use 'sediment'"):
+        splat_weights(z, material_splat(sediment=0.1))
+    sediment = np.zeros(z.shape, np.float32)
+    sediment[:, 0] = 1.0
+    weights = splat_weights(z, material_splat(sediment=0.1), maps={"sediment": sediment}, snow_line=2.0)
+    assert (weights[2][:, 0] == 1.0).all() and not weights[2][:, 3:].any()

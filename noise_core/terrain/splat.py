@@ -232,10 +232,10 @@ def splat_weights(
 LAYER_NAMES_OPTIONS = frozenset(option.name for option in LAYER_OPTIONS)
 MATERIAL_SPLAT: tuple[SplatLayer, ...] = (
     SplatLayer("grass"),
-    SplatLayer("wet", (Band("moisture", 0.55, math.inf, 0.2),), breakup=0.3),
+    SplatLayer("wet", (Band("moisture", 0.55, math.inf, 0.2),)),
     SplatLayer("rock", (Band("slope", 36.0, math.inf, 10.0),)),
     SplatLayer("strata", (Band("slope", 30.0, math.inf, 10.0), Band("strata", 0.2, math.inf, 0.2))),
-    SplatLayer("snow", (Band("snow", 0.5, math.inf, 0.3),), breakup=0.2),
+    SplatLayer("snow", (Band("snow", 0.5, math.inf, 0.3),)),
 )
 """Ready splat layers from the material layers (docs/layers.md): grass, wet ground along water, rock on steep
 slopes, its hard strata bands, snow; ``material_splat`` adds the erosion's sediment and talus."""
