@@ -1,0 +1,35 @@
+"""Material layers in Blender: ``terrain_layers.write_terrain_layers`` on grid meshes, the Erode depths."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from .test_erode import _attribute, _positions
+
+pytestmark = pytest.mark.blender
+
+
+def test_layers_of_a_terrain_as_noise_core_computes_them(bpy_empty, addon):
+    bpy = bpy_empty
+    spec = addon.api.NoiseSpec(kind="perlin", octaves=3, frequency=2.0)
+    obj = addon.api.add_terrain(bpy.context, spec, x_subdivisions=20, y_subdivisions=20, size=2.0)
+    addon.api.erode(bpy.context, obj, hydraulic={"droplets": 200}, thermal={"iterations": 3})
+    positions = _positions(obj)
+    layout = addon.erosion_io.grid_layout(obj.name, positions)
+    heights = positions[layout.order, 2].reshape(layout.rows, layout.columns).astype(np.float64)
+    names = ("snow", "sediment", "talus", "strata", "strata_band")
+    found = addon.terrain_layers.write_terrain_layers(obj, names, images=True, wind_distance=4)
+    expected = addon.noise_core.terrain.layers.compute_layers(
+        heights, ["snow", "strata", "strata_band"], layout.cell_size, wind_distance=4
+    )
+    for name, values in expected.items():
+        per_vertex = np.empty(positions.shape[0], np.float32)
+        per_vertex[layout.order] = values.ravel()
+        np.testing.assert_allclose(_attribute(obj, name), per_vertex, rtol=1e-5, atol=1e-6)
+        assert bpy.data.images[f"{obj.name} {name}"].size[:] == (layout.columns, layout.rows)
+    assert found["sediment"].any() and np.array_equal(found["talus"], _attribute(obj, "talus"))
+    with pytest.raises(addon.api.UserError, match=r"^layers: 'rock'"):
+        addon.terrain_layers.write_terrain_layers(obj, ["rock"])
+    assert bpy.ops.noisewright.terrain_layers(layers={"moisture"}) == {"FINISHED"}
+    assert "moisture" in obj.data.attributes
