@@ -127,9 +127,10 @@ MAPS_WEIGHT = 2
 
 
 def write_maps(mesh: bpy.types.Mesh, maps: tuple) -> None:
-    """Store ``terrain_geometry``'s masks and flow maps as point attributes (None removes one)."""
-    erosion_io.write_masks(mesh, *maps[:2])
-    write_flow(mesh, *maps[2:])
+    """Store ``terrain_geometry``'s masks, flow maps and depths of sediment and talus as point attributes (None
+    removes one)."""
+    erosion_io.write_masks(mesh, *maps[:2], *maps[4:])
+    write_flow(mesh, *maps[2:4])
 
 
 def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy.types.Object:

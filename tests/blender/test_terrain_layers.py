@@ -33,3 +33,17 @@ def test_layers_of_a_terrain_as_noise_core_computes_them(bpy_empty, addon):
         addon.terrain_layers.write_terrain_layers(obj, ["rock"])
     assert bpy.ops.noisewright.terrain_layers(layers={"moisture"}) == {"FINISHED"}
     assert "moisture" in obj.data.attributes
+
+
+def test_a_noise_terrain_with_erosion_keeps_its_sediment_and_talus_depths(bpy_empty, addon):
+    bpy = bpy_empty
+    spec = addon.api.NoiseSpec(kind="perlin", octaves=3, frequency=2.0)
+    thermal = {"iterations": 3, "talus_angle": 10.0}
+    shape = {"x_subdivisions": 16, "y_subdivisions": 16, "size": 2.0}
+    obj = addon.api.add_terrain(bpy.context, spec, hydraulic={"droplets": 200}, thermal=thermal, **shape)
+    sediment, talus = _attribute(obj, "sediment"), _attribute(obj, "talus")
+    assert sediment.min() >= 0.0 and talus.min() >= 0.0 and sediment.any() and talus.any()
+    obj.noisewright_terrain.erosion.hydraulic = False
+    obj.noisewright_terrain.erosion.thermal = False
+    addon.terrain.regenerate_terrain(bpy.context, obj)
+    assert not {"sediment", "talus", "erosion"} & set(obj.data.attributes.keys())
