@@ -222,3 +222,25 @@ def test_splat_channels_paint_the_material_layers():
     sediment[:, 0] = 1.0
     weights = splat_weights(z, material_splat(sediment=0.1), maps={"sediment": sediment}, snow_line=2.0)
     assert (weights[2][:, 0] == 1.0).all() and not weights[2][:, 3:].any()
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["hydraulic", "thermal", "fluvial"]), st.integers(0, 2**31 - 1)),
+                min_size=1, max_size=4))  # fmt: skip
+def test_deposits_are_never_negative_nor_more_than_was_laid(stages):
+    from noise_core.terrain.fluvial import FluvialResult
+
+    results, laid = [], np.zeros((1, 5))
+    for kind, seed in stages:
+        rng = np.random.default_rng(seed)
+        e, d = (rng.random((1, 5)).astype(np.float32) * rng.integers(0, 2, (1, 5)) for _ in range(2))
+        laid += d
+        if kind == "fluvial":
+            results.append(FluvialResult(np.zeros_like(e), e, e > 0, e, d, float(e.sum()), float(d.sum())))
+        else:
+            results.append(ErosionResult(np.zeros_like(e), e, d, float(e.sum()), float(d.sum()), 0.0, kind))
+    sediment, talus = layers.deposits(results)
+    assert sediment.min() >= 0.0 and talus.min() >= 0.0
+    assert ((sediment + talus) <= laid + 1e-6).all()
+    if stages[-1][0] == "fluvial":
+        assert (sediment >= results[-1].deposition - 1e-7).all()
