@@ -244,3 +244,19 @@ def test_deposits_are_never_negative_nor_more_than_was_laid(stages):
     assert ((sediment + talus) <= laid + 1e-6).all()
     if stages[-1][0] == "fluvial":
         assert (sediment >= results[-1].deposition - 1e-7).all()
+
+
+def test_the_engine_export_paints_a_snow_channel(tmp_path):
+    import json
+
+    import imageio.v3 as iio
+
+    from noise_core.cli.main import main
+
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps([{"name": "grass"}, {"name": "snow", "bands": [{"map": "snow", "low": 0.5}]}]))
+    common = ["--size", "33", "--kind", "perlin", "--height-range", "0", "300", "--cell-size", "4"]
+    assert main(["bake", "--out", str(tmp_path / "t.r16"), "--splat", str(rules), *common]) == 0
+    codes = iio.imread(tmp_path / "t_splat0.png")
+    assert codes[..., 1].max() == 255 and codes[..., 1].min() == 0  # snow on the heights, none below the snow line
+    assert (np.abs(codes[..., :2].astype(int).sum(axis=2) - 255) <= 1).all()
