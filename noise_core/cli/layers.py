@@ -16,12 +16,12 @@ from pathlib import Path
 import numpy as np
 
 from ..io.files import ArgumentFileError, replacing_all
-from ..io.images import PNG_BITS, write_image
+from ..io.images import PNG_BITS, image_format, write_image, writer_module
 from ..terrain.heightfield import CELL_SIZE
 from ..terrain.layers import LAYER_OPTIONS, compute_layers
 from ..terrain.maps import HEIGHT_SCALE
 from .flags import ROW, add_flags
-from .maps import HEIGHT_SUFFIXES, _check_outputs, read_heights
+from .maps import HEIGHT_SUFFIXES, read_heights
 
 IMAGE_LAYERS = ("snow", "moisture", "strata", "strata_band")
 """The layers of a height image alone (``sediment`` and ``talus`` need an erosion run)."""
@@ -72,7 +72,10 @@ def run_layers(args: argparse.Namespace) -> list[Path]:
     scale = float(HEIGHT_SCALE.check(args.height_scale))  # type: ignore[arg-type]
     cell = float(CELL_SIZE.check(args.cell_size))  # type: ignore[arg-type]
     targets = [Path(args.out.replace("{layer}", name)) for name in args.layers]
-    _check_outputs([("out", target) for target in targets])
+    for target in targets:  # before any work: a format that cannot be written, a missing folder
+        writer_module(image_format(target, "out"), "out")
+        if not target.parent.is_dir():
+            raise ValueError(f"out: folder {str(target.parent)!r} does not exist")
     settings = {option.name: getattr(args, option.name) for option in LAYER_OPTIONS}
     started = time.perf_counter()
     heights = read_heights(args.heights) * scale
