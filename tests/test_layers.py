@@ -260,3 +260,14 @@ def test_the_engine_export_paints_a_snow_channel(tmp_path):
     codes = iio.imread(tmp_path / "t_splat0.png")
     assert codes[..., 1].max() == 255 and codes[..., 1].min() == 0  # snow on the heights, none below the snow line
     assert (np.abs(codes[..., :2].astype(int).sum(axis=2) - 255) <= 1).all()
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**31 - 1), st.floats(0.01, 1000.0), st.floats(0.1, 100.0))
+def test_layers_of_any_terrain_lie_in_their_ranges(seed, relief, cell):
+    z = np.random.default_rng(seed).random((9, 11)) * relief
+    wet = np.zeros(z.shape, bool)
+    wet[4, 2:5] = True
+    found = layers.compute_layers(z, ["snow", "moisture", "strata"], cell, level=z.copy(), wet=wet, wind_distance=3)
+    for name in ("snow", "moisture", "strata"):
+        assert np.isfinite(found[name]).all() and found[name].min() >= 0.0 and found[name].max() <= 1.0, name
