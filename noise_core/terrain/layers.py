@@ -19,9 +19,10 @@ model's, as the avalanche's is); the bits never depend on the thread count.
 3. *Sliding*: SnowSlide (Bernhardt & Schulz 2010, "SnowSlide: A simple routine for calculating gravitational
    snow transport", Geophys. Res. Lett. 37, L11502): cells are taken from the highest down; each keeps the share
    ``r = 1 - smoothstep((β - repose_angle + repose_blend/2) / repose_blend)`` of the snow it holds (its own plus
-   what slid into it) and passes the rest to its steepest-descent neighbour (D8), so snow leaves faces steeper
-   than the angle of repose and is added at their feet; snow is conserved (none leaves the map: a cell with no
-   lower neighbour keeps it all).
+   what slid into it; SnowSlide's holding depth falls with the slope, here the share) and shares the rest among
+   its lower neighbours in proportion to the slope to each (multiple flow directions, as SnowSlide routes it),
+   so snow leaves faces steeper than the angle of repose and is added at their feet; snow is conserved (none
+   leaves the map: a cell with no lower neighbour keeps it all).
 4. *Melt*: the sun's incidence on the slope, ``cos i = cos Z·cos β + sin Z·sin β·cos(A_sun - A)`` (slope ``β``,
    aspect ``A``, the sun at zenith angle ``Z = 90° - sun_elevation`` and azimuth ``A_sun``, both clockwise from
    +y; Iqbal 1983, "An Introduction to Solar Radiation", §1.6), against flat ground's ``cos Z``: the excess
@@ -187,22 +188,27 @@ def _snowfall_kernel(first, last, z, low, span, line, blend, wx, wy, reach, cell
 
 def _slide(z, order, keep, snow):
     """SnowSlide (module doc, 3): the cells in ``order`` (highest first) keep the share ``keep`` of their snow
-    and pass the rest to their steepest-descent neighbour; ``snow`` (flat, float64) in place."""
+    and share the rest among their lower neighbours in proportion to the slope to each; ``snow`` (flat, float64)
+    in place."""
     rows, columns = z.shape
     flat = z.reshape(-1)
     for c in order:
+        moved = snow[c] * (1.0 - keep[c])
+        if not moved > 0.0:
+            continue
         row, column = c // columns, c % columns
-        best, target = 0.0, -1
+        total = 0.0
         for k in range(8):
             y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
-            if 0 <= y < rows and 0 <= x < columns:
-                drop = (flat[c] - z[y, x]) / math.sqrt(np.float64(NEIGHBOURS[k, 0] ** 2 + NEIGHBOURS[k, 1] ** 2))
-                if drop > best:
-                    best, target = drop, y * columns + x
-        if target >= 0:
-            moved = snow[c] * (1.0 - keep[c])
+            if 0 <= y < rows and 0 <= x < columns and z[y, x] < flat[c]:
+                total += (flat[c] - z[y, x]) / math.sqrt(np.float64(NEIGHBOURS[k, 0] ** 2 + NEIGHBOURS[k, 1] ** 2))
+        if total > 0.0:
             snow[c] -= moved
-            snow[target] += moved
+            for k in range(8):
+                y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
+                if 0 <= y < rows and 0 <= x < columns and z[y, x] < flat[c]:
+                    drop = (flat[c] - z[y, x]) / math.sqrt(np.float64(NEIGHBOURS[k, 0] ** 2 + NEIGHBOURS[k, 1] ** 2))
+                    snow[y * columns + x] += moved * drop / total
 
 
 def _melt_kernel(first, last, snow, slope, aspect, cos_z, sin_z, azimuth, melt, repose, blend, out):
