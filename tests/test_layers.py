@@ -197,12 +197,14 @@ def test_the_layers_command_writes_each_layer(tmp_path):
     z = np.tile(np.arange(17, dtype=np.float32)[:, None], (1, 17))
     np.save(tmp_path / "h.npy", z)
     out = str(tmp_path / "t_{layer}.exr")
-    assert main(["layers", str(tmp_path / "h.npy"), "--layers", "strata,strata_band", "--out", out,
+    assert main(["layers", str(tmp_path / "h.npy"), "--layers", "strata,strata_band,erodibility", "--out", out,
                  "--strata-warp", "0", "--strata-tilt", "0", "--strata-spacing", "0.25"]) == 0  # fmt: skip
     band = read_image(tmp_path / "t_strata_band.exr", "band")
     hard, expected = layers.strata(z, strata_warp=0.0, strata_tilt=0.0, strata_spacing=0.25)
     np.testing.assert_array_equal(np.asarray(band).reshape(z.shape), expected)
     np.testing.assert_array_equal(np.asarray(read_image(tmp_path / "t_strata.exr", "hard")).reshape(z.shape), hard)
+    rock = np.asarray(read_image(tmp_path / "t_erodibility.exr", "rock")).reshape(z.shape)
+    np.testing.assert_allclose(rock, 1.0 - 0.8 * hard, rtol=1e-6)
     with pytest.raises(SystemExit):
         main(["layers", str(tmp_path / "h.npy"), "--out", out, "--melt", "2"])
 

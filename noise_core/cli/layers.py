@@ -4,7 +4,9 @@ layers of a height image, headlessly (``terrain.layers``; docs/layers.md).
 The layers a height image alone gives: ``snow``, ``moisture`` (along the water ``terrain.water`` finds),
 ``strata`` and ``strata_band``; ``sediment`` and ``talus`` need the erosion run that made the heights (the
 library's ``layers.deposits``, the add-on's Erode). Float formats (.exr, .tif) store the values; a PNG stores
-them in [0, 1]: snow, moisture and strata as they are, the band ids from their smallest to their largest.
+them in [0, 1]: snow, moisture, strata and erodibility as they are, the band ids from their smallest to their
+largest. ``erodibility`` (``1 - strata_contrast x strata``) is what ``erode --erodibility-map`` takes, so a
+heightmap erodes over its own strata.
 """
 
 from __future__ import annotations
@@ -18,13 +20,14 @@ import numpy as np
 from ..io.files import ArgumentFileError, replacing_all
 from ..io.images import PNG_BITS, image_format, write_image, writer_module
 from ..terrain.heightfield import CELL_SIZE
-from ..terrain.layers import LAYER_OPTIONS, compute_layers
+from ..terrain.layers import LAYER_OPTIONS, compute_layers, erodibility
 from ..terrain.maps import HEIGHT_SCALE
 from .flags import ROW, add_flags
 from .maps import HEIGHT_SUFFIXES, read_heights
 
-IMAGE_LAYERS = ("snow", "moisture", "strata", "strata_band")
-"""The layers of a height image alone (``sediment`` and ``talus`` need an erosion run)."""
+IMAGE_LAYERS = ("snow", "moisture", "strata", "strata_band", "erodibility")
+"""The layers of a height image alone (``sediment`` and ``talus`` need an erosion run), and ``erodibility``:
+``layers.erodibility`` of the strata (``1 - strata_contrast x strata``), for ``erode --erodibility-map``."""
 
 
 def _names(text: str) -> list[str]:
@@ -79,7 +82,12 @@ def run_layers(args: argparse.Namespace) -> list[Path]:
     settings = {option.name: getattr(args, option.name) for option in LAYER_OPTIONS}
     started = time.perf_counter()
     heights = read_heights(args.heights) * scale
-    found = compute_layers(heights, args.layers, cell, **settings)
+    wanted = [name for name in args.layers if name != "erodibility"]
+    if "erodibility" in args.layers and "strata" not in wanted:
+        wanted.append("strata")
+    found = compute_layers(heights, wanted, cell, **settings)
+    if "erodibility" in args.layers:
+        found["erodibility"] = erodibility(found["strata"], settings["strata_contrast"]).astype(np.float32)
     try:
         with replacing_all(targets, "out") as temporaries:  # all files or none
             for name, temporary in zip(args.layers, temporaries, strict=True):
