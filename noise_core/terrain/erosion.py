@@ -337,8 +337,7 @@ def _droplets(
     gullies, else one). The map is routed before the first part and after each (``_Flow.route``); after each
     part its flow carries what the part's droplets handed over, with gullies after one stream-power step
     (``_Flow.carry``), and the next part's droplets read that routing. ``hard``: the erodibility (``_droplet``; one
-    value, or a map of ``cells``' shape). Returns the sediment carried off the
-    map."""
+    value, or a map of ``cells``' shape). Returns the sediment carried off the map."""
     if droplets == 0:
         return 0.0
     if not cells.flags.c_contiguous:
