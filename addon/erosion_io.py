@@ -21,7 +21,8 @@ from . import mesh_io
 from .compile_status import before_erosion
 from .errors import UserError
 from .noise_core.terrain.erosion import ErosionResult, erode_hydraulic, erode_thermal, hydraulic_kinds
-from .noise_core.terrain.layers import deposits
+from .noise_core.terrain.layers import deposits, erodibility
+from .noise_core.terrain.layers import strata as layer_strata
 
 MASKS = ("erosion", "deposition")
 """The mask attributes (and image name suffixes) erosion writes."""
@@ -145,11 +146,13 @@ def erode_heights(
     hydraulic: dict[str, Any] | None,
     thermal: dict[str, Any] | None,
     advance: Callable[[int], None] = lambda _steps: None,
+    strata: float = 0.0,
 ) -> ErosionResult:
     """``heights`` (2-D) eroded by hydraulic then thermal erosion (each when its options are given), masks and
     totals over both; ``UserError`` with ``noise_core``'s message (it names the option) for bad options.
     ``advance(n)`` moves the progress on, ``PROGRESS`` in all (per batch of droplets); a first use that
-    compiles is announced first (``compile_status.before_erosion``)."""
+    compiles is announced first (``compile_status.before_erosion``). ``strata`` > 0: both erode over the rock
+    strata of ``heights`` (``layers.strata`` at its defaults), ``layers.erodibility`` with that contrast."""
     if hydraulic is None and thermal is None:
         raise UserError("hydraulic, thermal: turn on at least one kind of erosion")
     before = np.asarray(heights, dtype=np.float32)
@@ -165,14 +168,15 @@ def erode_heights(
         shown = now
 
     try:
+        rock = {} if not strata else {"erodibility": erodibility(layer_strata(heights, cell_size)[0], strata)}
         if hydraulic is not None:
             before_erosion(hydraulic_kinds(before.shape, cell_size=cell_size, **hydraulic))
-            result = erode_hydraulic(current, progress, cell_size=cell_size, **hydraulic)
+            result = erode_hydraulic(current, progress, cell_size=cell_size, **hydraulic, **rock)
             current, carried_off = result.heights, result.carried_off
             stages.append(result)
         if thermal is not None:
             before_erosion(("thermal",))
-            stages.append(erode_thermal(current, cell_size=cell_size, **thermal))
+            stages.append(erode_thermal(current, cell_size=cell_size, **thermal, **rock))
             current = stages[-1].heights
     except (TypeError, ValueError) as error:
         raise UserError(str(error)) from None

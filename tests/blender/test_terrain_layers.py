@@ -47,3 +47,22 @@ def test_a_noise_terrain_with_erosion_keeps_its_sediment_and_talus_depths(bpy_em
     obj.noisewright_terrain.erosion.thermal = False
     addon.terrain.regenerate_terrain(bpy.context, obj)
     assert not {"sediment", "talus", "erosion"} & set(obj.data.attributes.keys())
+
+
+def test_erode_terrain_over_strata_as_noise_core_does(bpy_empty, addon):
+    bpy = bpy_empty
+    spec = addon.api.NoiseSpec(kind="perlin", octaves=3, frequency=2.0)
+    obj = addon.api.add_terrain(bpy.context, spec, x_subdivisions=16, y_subdivisions=16, size=2.0, height=1.5)
+    positions = _positions(obj).astype(np.float64)
+    layout = addon.erosion_io.grid_layout(obj.name, positions)
+    heights = positions[layout.order, 2].reshape(layout.rows, layout.columns)
+    thermal = {"iterations": 10, "talus_angle": 20.0}
+    addon.api.erode(bpy.context, obj, thermal=thermal, strata=0.7)
+    core = addon.noise_core.terrain
+    rock = core.layers.erodibility(core.layers.strata(heights, layout.cell_size)[0], 0.7)
+    expected = core.erosion.erode_thermal(heights, cell_size=layout.cell_size, erodibility=rock, **thermal)
+    per_vertex = np.empty(positions.shape[0], np.float32)
+    per_vertex[layout.order] = expected.heights.ravel()
+    np.testing.assert_allclose(_positions(obj)[:, 2], per_vertex, atol=1e-6)
+    with pytest.raises(addon.api.UserError, match=r"^strata"):
+        addon.api.erode(bpy.context, obj, thermal=thermal, strata=1.5)
