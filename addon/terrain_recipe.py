@@ -147,12 +147,14 @@ def terrain_geometry(
 
 
 def terrain_heights(context: bpy.types.Context, recipe: TerrainRecipe) -> tuple[np.ndarray, tuple]:
-    """``(heights (N,), (erosion, deposition, drainage_area, river))`` of the terrain of ``recipe`` at the
-    vertices of its grid (``grid_positions``, row-major from -y): ``(base + noise * height) * falloff``
-    (``base_heights``: 0 without a base), eroded by the stages it has, in this order: rivers (``fluvial``,
-    ``erode_fluvial.carve_terrain``), hydraulic droplets, thermal. The masks are what all stages took and left
-    (None without erosion), the flow maps the rivers' (None without them); all checked first. Touches no
-    Blender data but the base heightmap's file (a job's worker runs it)."""
+    """``(heights (N,), (erosion, deposition, drainage_area, river, sediment, talus))`` of the terrain of
+    ``recipe`` at the vertices of its grid (``grid_positions``, row-major from -y): ``(base + noise * height) *
+    falloff`` (``base_heights``: 0 without a base), eroded by the stages it has, in this order: rivers (``fluvial``,
+    ``erode_fluvial.carve_terrain``), hydraulic droplets, thermal. The masks are what all stages took and left (None
+    without erosion), the flow maps the rivers' (None without them), the depths of sediment and talus the droplets
+    and thermal erosion left (``erosion_io.erode_heights``; the rivers' deposition as sediment when they ran alone;
+    None without erosion); all checked first. Touches no Blender data but the base heightmap's file (a job's worker
+    runs it)."""
     if not isinstance(recipe, TerrainRecipe):
         raise UserError(f"recipe: expected a TerrainRecipe, got {type(recipe).__name__}")
     spec, domain = recipe.spec, recipe.domain
@@ -178,7 +180,7 @@ def terrain_heights(context: bpy.types.Context, recipe: TerrainRecipe) -> tuple[
     if factor is not None:  # the float64 factor's product, as stored in float64 positions
         heights = (heights.reshape(rows, columns) * factor).ravel()
     check_finite_values("height: vertex heights", np.asarray(heights, dtype=np.float32))
-    masks: tuple = (None, None, None, None)
+    masks: tuple = (None,) * 6
     if hydraulic is not None or thermal is not None or fluvial is not None:
         across, down, size = shape["x_subdivisions"], shape["y_subdivisions"], shape["size"]
         if across != down:  # a square of size x size: its cells are square only then
@@ -189,17 +191,21 @@ def terrain_heights(context: bpy.types.Context, recipe: TerrainRecipe) -> tuple[
             )
         cell_size = shape["size"] / math.sqrt(shape["x_subdivisions"] * shape["y_subdivisions"])
         eroded = before = heights.astype(np.float64).reshape(rows, columns)  # the heights as float64 positions hold
-        drainage = river = None
+        drainage = river = sediment = talus = None
         if fluvial is not None:
             eroded, drainage, river = carve_terrain(context, eroded, cell_size, cast(dict, fluvial))
         if hydraulic is not None or thermal is not None:
             with window_progress(context, erosion_io.PROGRESS) as advance:
-                eroded = erosion_io.erode_heights(
+                stages = erosion_io.erode_heights(
                     eroded, cell_size, cast(dict, hydraulic), cast(dict, thermal), advance
-                ).heights
+                )
+            eroded, sediment, talus = stages.heights, stages.sediment.ravel(), stages.talus.ravel()
         change = eroded.astype(np.float64).ravel() - before.astype(np.float32).ravel()  # as erode_heights'
         heights = eroded.ravel()
-        masks = (np.maximum(-change, 0.0), np.maximum(change, 0.0), drainage, river)
+        deposition = np.maximum(change, 0.0)
+        if sediment is None:  # the rivers alone: what they laid down is sediment
+            sediment = deposition.astype(np.float32)
+        masks = (np.maximum(-change, 0.0), deposition, drainage, river, sediment, talus)
     return heights, masks
 
 
