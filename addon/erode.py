@@ -24,6 +24,7 @@ from .mapping import check_finite_values
 from .mesh_io import check_editable, mesh_of
 from .noise_core.schema import Option
 from .noise_core.terrain.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
+from .noise_core.terrain.recipe import Stage
 from .options import OptionsOperator, checked, properties_of
 from .pixels import pixel_array
 from .progress import window_progress
@@ -67,11 +68,11 @@ def erode(
 ) -> bpy.types.Object:
     """Erode the grid mesh ``obj`` (a Noise Terrain or any regular grid in local X/Y, heights along local Z).
 
-    ``hydraulic``/``thermal`` are keyword arguments of ``noise_core.erode_hydraulic``/``erode_thermal``
-    (``{}``: their defaults; ``None``: not run); the cell size is the grid's. The vertices move along Z, the
-    masks go to the ``erosion``/``deposition`` point attributes. A Noise Terrain keeps its settings, so
-    Regenerate rebuilds it uneroded (or with the erosion in its own settings). ``UserError`` naming the problem
-    (not a grid, linked data, Edit Mode, bad options); then nothing changes.
+    ``hydraulic``/``thermal`` are keyword arguments of ``noise_core.erode_hydraulic``/``erode_thermal`` (``{}``:
+    their defaults; ``None``: not run); the cell size is the grid's. The vertices move along Z, the masks go to the
+    ``erosion``/``deposition`` point attributes. A Noise Terrain's recipe gets each erosion as a stage
+    (``erosion_io.record_stage``), so Regenerate and an export at another resolution replay it. ``UserError`` naming
+    the problem (not a grid, linked data, Edit Mode, bad options); then nothing changes.
     """
     job = erode_job(obj, hydraulic, thermal)
     with window_progress(context, job.total) as advance:
@@ -106,6 +107,15 @@ def erode_job(obj: object, hydraulic: dict[str, Any] | None, thermal: dict[str, 
         mesh_io.write_positions(target_mesh, positions)
         erosion_io.write_masks(target_mesh, erosion, deposition)
         target_mesh.update()
+        for kind, options in (("droplets", hydraulic), ("thermal", thermal)):  # a Noise Terrain's recipe keeps them
+            if options is None:
+                continue
+            try:
+                stage = Stage.of(kind, options, kind)
+            except (TypeError, ValueError):  # options the erosion took but a recipe cannot hold: never lost silently
+                erosion_io.mark_unreplayable(target, f"Erode Terrain ({kind} with options a recipe cannot hold)")
+            else:
+                erosion_io.record_stage(target, stage)
 
     return Job(compute, apply, erosion_io.PROGRESS)
 

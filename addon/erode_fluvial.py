@@ -28,7 +28,7 @@ from .errors import UserError
 from .mapping import check_finite_values
 from .noise_core.schema import Option
 from .noise_core.terrain.fluvial import FLUVIAL_OPTIONS, erode_fluvial
-from .noise_core.terrain.recipe import KEEP_RELIEF, NOISE_UPLIFT
+from .noise_core.terrain.recipe import KEEP_RELIEF, NOISE_UPLIFT, Stage
 from .options import OptionsOperator, checked, properties_of, reports
 from .pixels import pixel_array
 from .progress import window_progress
@@ -105,6 +105,7 @@ def erode_fluvial_mesh(
     cell_size = layout.square_cell(obj.name, "river erosion needs")
     shape = (layout.rows, layout.columns)
     groups = {"uplift": uplift_group, "erodibility": erodibility_group, "precipitation": precipitation_group}
+    stage = {**options, "keep_relief": keep_relief}  # the terrain's rivers stage, before the groups' maps
     for field, group in groups.items():
         if not group:
             continue
@@ -123,6 +124,11 @@ def erode_fluvial_mesh(
     erosion_io.write_masks(mesh, erosion, deposition)
     write_flow(mesh, drainage, river)
     mesh.update()
+    used = [f"{field}_group" for field, group in groups.items() if group]
+    if used:  # per-vertex weights: a recipe at another resolution cannot replay them
+        erosion_io.mark_unreplayable(obj, f"Erode Terrain (Rivers) with {', '.join(used)}")
+    else:
+        erosion_io.record_stage(obj, Stage.of("rivers", stage, "rivers"))
     return obj
 
 

@@ -8,6 +8,7 @@ order. Heights are the local Z. The masks go into float point attributes ``erosi
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ from . import mesh_io
 from .compile_status import before_erosion
 from .errors import UserError
 from .noise_core.terrain.erosion import ErosionResult, erode_hydraulic, erode_thermal, hydraulic_kinds
+from .noise_core.terrain.recipe import Stage
 
 MASKS = ("erosion", "deposition")
 """The mask attributes (and image name suffixes) erosion writes."""
@@ -193,3 +195,27 @@ def write_maps(mesh: bpy.types.Mesh, maps: dict[str, np.ndarray | None]) -> None
             mesh_io.write_point_floats(mesh, name, values)
         elif (attribute := mesh.attributes.get(name)) is not None:
             mesh.attributes.remove(attribute)
+
+
+def _terrain(obj: bpy.types.Object) -> Any:
+    """The terrain settings of ``obj`` when it is a Noise Terrain, else None."""
+    settings = getattr(obj, "noisewright_terrain", None)
+    return settings if settings is not None and settings.is_terrain else None
+
+
+def record_stage(obj: bpy.types.Object, stage: Stage) -> None:
+    """Remember on ``obj``, when it is a Noise Terrain, that ``stage`` was applied to its mesh: it becomes a stage
+    of its recipe (``terrain_settings.applied_stages``), run after the settings' stages by every later rebuild
+    (Regenerate, an export at another resolution, a saved recipe)."""
+    terrain = _terrain(obj)
+    if terrain is not None:
+        records = json.loads(terrain.applied_stages or "[]")
+        terrain.applied_stages = json.dumps([*records, {"stage": stage.kind, **stage.options}])
+
+
+def mark_unreplayable(obj: bpy.types.Object, what: str) -> None:
+    """Remember on ``obj``, when it is a Noise Terrain, that ``what`` changed its mesh in a way its recipe cannot
+    replay: an export at another resolution then refuses, naming it."""
+    terrain = _terrain(obj)
+    if terrain is not None:
+        terrain.unreplayable = what

@@ -224,3 +224,31 @@ def stage_weights(recipe: TerrainRecipe) -> list[int]:
     shape = recipe.shape
     noise = shape["base_blend"] == "NONE" or shape["height"] != 0.0
     return [1] * noise + [EROSION_WEIGHT] * len(stages_of(recipe))
+
+
+SETTINGS_STAGES = (("rivers", "fluvial"), ("droplets", "hydraulic"), ("thermal", "thermal"))
+"""The stages a terrain's settings switch on, in their order: (the library's stage, the ``TerrainRecipe`` field)."""
+
+
+def from_recipe(recipe: Recipe, samples: int | None = None) -> TerrainRecipe:
+    """The ``TerrainRecipe`` of the library ``recipe`` at ``samples`` per side (default its ``export.samples``):
+    its leading rivers, droplets and thermal stages (each at most once, in that order) become the settings'
+    stages, the others ``extra``."""
+    samples = recipe.export["samples"] if samples is None else samples
+    stages = list(recipe.stages)
+    switched: dict[str, dict] = {}
+    for kind, name in SETTINGS_STAGES:
+        if stages and stages[0].kind == kind:
+            switched[name] = dict(stages.pop(0).options)
+    base = recipe.base or {option.name: option.default for option in BASE_OPTIONS}
+    shape = {"x_subdivisions": samples - 1, "y_subdivisions": samples - 1}
+    shape |= {option.name: getattr(recipe, option.name) for option in TERRAIN_OPTIONS} | dict(base)
+    return TerrainRecipe(recipe.noise, recipe.domain, shape, extra=tuple(stages), **switched)
+
+
+def library_recipe(recipe: TerrainRecipe) -> Recipe:
+    """``to_recipe(recipe)`` with its grid's samples per side as ``export.samples`` (a square grid's; the larger
+    side's otherwise): what a terrain saves as a recipe file."""
+    library = to_recipe(recipe)
+    samples = max(recipe.shape["x_subdivisions"], recipe.shape["y_subdivisions"]) + 1
+    return replace(library, export={**library.export, "samples": samples})

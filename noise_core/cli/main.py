@@ -44,6 +44,7 @@ from .erode import add_erode_command, erode
 from .flags import ROW, add_flags
 from .maps import add_maps_command, run_maps
 from .stats import add_stats_command, run_stats
+from .terrain import add_terrain_command, run_terrain
 from .water import add_water_command, run_water
 
 MAX_SIZE = 16384
@@ -129,6 +130,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_maps_command(commands)  # terrain maps: noise_core.cli.maps
     add_stats_command(commands)  # geomorphometry: noise_core.cli.stats
     add_water_command(commands)  # lakes, rivers, flow maps: noise_core.cli.water
+    add_terrain_command(commands)  # a recipe or preset to a heightmap: noise_core.cli.terrain
     return parser
 
 
@@ -398,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         run = {"bake": bake, "erode": erode, "import": import_heightmap, "maps": run_maps, "stats": run_stats,
-               "water": run_water}  # fmt: skip
+               "water": run_water, "terrain": run_terrain}  # fmt: skip
         run[args.command](args)
     except (ValueError, TypeError) as error:
         parser.error(str(error))
