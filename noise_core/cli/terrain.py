@@ -100,15 +100,15 @@ def add_terrain_command(commands: argparse._SubParsersAction) -> None:
     terrain.add_argument("--save-recipe", type=Path, help="also write the recipe used to this JSON file")
 
 
-def _progress(stream=sys.stderr):
-    """``build_terrain``'s progress as lines on ``stream``: each stage's start and every 10 % of it."""
+def _progress():
+    """``build_terrain``'s progress as lines on stderr: each stage's start and every 10 % of it."""
     shown: dict[str, int] = {}
 
     def progress(stage: str, done: int, total: int) -> None:
         tenth = 10 * done // max(total, 1)
         if shown.get(stage, -1) < tenth:
             shown[stage] = tenth
-            print(f"terrain: {stage} {10 * tenth}%", file=stream, flush=True)
+            print(f"terrain: {stage} {10 * tenth}%", file=sys.stderr, flush=True)
 
     return progress
 
@@ -181,7 +181,7 @@ def run_terrain(args: argparse.Namespace) -> list[Path]:
             raise
         raise ArgumentFileError(f"out: cannot write {str(args.out)!r} (nothing was written): {error}") from error
     elapsed = time.perf_counter() - started
-    low, high = height_range
+    low, high = (value + 0.0 for value in height_range)  # no "-0"
     what = f"{written[0]}" if len(written) == 1 else f"{len(written)} tiles {written[0].name} .. {written[-1].name}"
     source = args.preset if args.preset is not None else str(args.recipe)
     print(f"wrote {what} and {heightmaps.sidecar_path(args.out).name} ({samples}x{samples} of {source}, heights "

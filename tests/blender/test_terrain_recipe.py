@@ -10,12 +10,16 @@ import numpy as np
 import pytest
 
 from noise_core.cli.main import main
-from noise_core.terrain import recipe as library
 
 pytestmark = pytest.mark.blender
 
 N = 17
 """Samples per side: small, so the tests are cheap."""
+
+
+def _library(addon):
+    """The add-on's own ``noise_core.terrain.recipe`` (its records are that copy's classes)."""
+    return addon.noise_core.terrain.recipe
 
 
 def _z(obj) -> np.ndarray:
@@ -32,6 +36,7 @@ def _r32(path) -> tuple[np.ndarray, dict]:
 @pytest.mark.parametrize("preset", ["alpine_ridges", "river_valleys"])
 def test_cli_heights_equal_the_blender_terrain_and_its_export(bpy_empty, addon, tmp_path, capsys, preset):
     bpy = bpy_empty
+    library = _library(addon)
     assert main(["terrain", "--preset", preset, "--size", str(N), "--out", str(tmp_path / "cli.r32")]) == 0
     capsys.readouterr()
     obj = addon.api.add_terrain(bpy.context, preset=preset, x_subdivisions=N - 1, y_subdivisions=N - 1)
@@ -52,6 +57,7 @@ def test_cli_heights_equal_the_blender_terrain_and_its_export(bpy_empty, addon, 
 
 def test_erosion_by_an_operator_is_kept_by_an_export_at_another_resolution(bpy_empty, addon, tmp_path):
     bpy = bpy_empty
+    library = _library(addon)
     obj = addon.api.add_terrain(bpy.context, preset="alpine_ridges", x_subdivisions=N - 1, y_subdivisions=N - 1)
     before = _z(obj).copy()
     addon.api.erode(bpy.context, obj, thermal={"talus_angle": 20.0, "iterations": 8})
@@ -91,6 +97,7 @@ def test_an_edit_a_recipe_cannot_replay_refuses_the_export_naming_it(bpy_empty, 
 
 def test_a_terrain_saves_and_loads_its_recipe(bpy_empty, addon, tmp_path):
     bpy = bpy_empty
+    library = _library(addon)
     obj = addon.api.add_terrain(bpy.context, preset="dunes", x_subdivisions=8, y_subdivisions=8, height=0.25)
     bpy.context.view_layer.objects.active = obj
     path = tmp_path / "mine.json"
