@@ -69,6 +69,7 @@ recipes = st.builds(
     falloff=st.sampled_from(["NONE", "X", "Y", "RADIAL"]),
     stages=st.lists(stages, max_size=3),
     maps=st.lists(st.sampled_from(["slope", "aspect", "flow"]), max_size=2, unique=True),
+    water=st.none() | st.fixed_dictionaries({"rain": st.floats(0.0, 100.0).map(_f32), "flow_blur": st.integers(0, 8)}),
 )
 
 
@@ -107,6 +108,8 @@ def test_numbers_are_kept_as_float32() -> None:
         ({"base": {"blend": "ADD", "files": "x.png"}}, r"^recipe\.base\.files: unknown key"),
         ({"maps": ["slope", "steepness"]}, r"^recipe\.maps: expected a list of map names"),
         ({"splat": [{"name": "rock", "colour": 1}]}, r"^recipe\.splat: layers\[0\]\.colour"),
+        ({"water": {"rain": -1.0}}, r"^recipe\.water\.rain: must be between 0"),
+        ({"water": {"snow": 1.0}}, r"^recipe\.water\.snow: unknown key"),
     ],
 )
 def test_unknown_keys_and_bad_values_are_refused_by_their_path(change: dict, message: str) -> None:
@@ -230,3 +233,17 @@ def test_cli_recipe_file_maps_and_saved_recipe(tmp_path: Path, capsys) -> None:
     assert (tmp_path / "mine_slope.png").is_file() and (tmp_path / "mine_aspect.png").is_file()
     assert rc.read_recipe(tmp_path / "used.json") == rc.read_recipe(recipe)
     assert _sidecar(out)["cell_size"] == {"x": 12.5, "y": 12.5}
+
+
+def test_cli_writes_the_recipe_s_water(tmp_path: Path, capsys) -> None:
+    recipe = tmp_path / "wet.json"
+    rc.write_recipe(rc.recipe(rc.read_preset("dunes").noise, rc.read_preset("dunes").domain, water={"rain": 2.0}),
+                    recipe)  # fmt: skip
+    out = tmp_path / "wet.r32"
+    assert main(["terrain", "--recipe", str(recipe), "--size", "17", "--out", str(out)]) == 0
+    capsys.readouterr()
+    level = heightmaps.read_heightmap(tmp_path / "wet_water.r32")
+    heights = heightmaps.read_heightmap(out)
+    assert level.sidecar["height_range"] == heights.sidecar["height_range"]
+    assert (level.values >= heights.values).all()  # the water level is never below the ground
+    assert (tmp_path / "wet_flow.png").is_file()

@@ -23,6 +23,7 @@ from ..io import heightmaps
 from ..io.engines import engine as engine_of
 from ..io.files import ArgumentFileError, replacing_all
 from ..io.images import write_image
+from ..io.water_maps import write_water_maps
 from ..terrain.maps import MAP_NAMES, compute_maps, unit_map
 from ..terrain.recipe import (
     MAX_SAMPLES,
@@ -34,6 +35,7 @@ from ..terrain.recipe import (
     to_dict,
 )
 from ..terrain.splat import check_layers, splat_weights
+from ..terrain.water import WATER_OPTIONS, water
 
 ENGINES = tuple(heightmaps.ENGINE.choices)
 MAPS_TEXT = ", ".join(MAP_NAMES)
@@ -98,6 +100,13 @@ def add_terrain_command(commands: argparse._SubParsersAction) -> None:
     terrain.add_argument("--splat-bits", choices=heightmaps.SPLAT_BITS.choices, default=heightmaps.SPLAT_BITS.default,
                          help="depth of the splat PNGs (default 8)")  # fmt: skip
     terrain.add_argument("--save-recipe", type=Path, help="also write the recipe used to this JSON file")
+    terrain.add_argument(
+        "--water",
+        action="store_true",
+        help="also write the water level (NAME_water.ext, with its sidecar) and flow map (NAME_flow.png) of the "
+        "terrain (the recipe's water settings, or the defaults; lakes by Fill-Spill-Merge, docs/water.md); "
+        "with a recipe that has water, it is written without this flag",
+    )
 
 
 def _progress():
@@ -164,6 +173,12 @@ def run_terrain(args: argparse.Namespace) -> list[Path]:
                                           seed=recipe.noise.seed)  # fmt: skip
         keywords["splat_bits"] = int(args.splat_bits)
     images = compute_maps(heights.astype(np.float64), maps, cell_size=built.cell_size) if maps else {}
+    water_options = recipe.water
+    if water_options is None and args.water:
+        water_options = {option.name: option.default for option in WATER_OPTIONS}
+    flooded = None
+    if water_options is not None:
+        flooded = water(heights.astype(np.float64), cell_size=built.cell_size, **water_options)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     extra = map_paths + ([args.save_recipe] if args.save_recipe is not None else [])
     try:
@@ -176,6 +191,10 @@ def run_terrain(args: argparse.Namespace) -> list[Path]:
                 written = heightmaps.write_tiles(args.out, values, tile, None, **keywords)
             else:
                 written = [heightmaps.write_heightmap(args.out, values, **keywords)]
+            if flooded is not None:  # the whole terrain's water, beside the file or the tile set
+                extra += write_water_maps(args.out, flooded.level, flooded.flow, height_range=height_range,
+                                          engine=None if preset is None else preset.name, cell_size=built.cell_size,
+                                          settings=water_options)  # fmt: skip
     except OSError as error:
         if isinstance(error, ArgumentFileError):
             raise

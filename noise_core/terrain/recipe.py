@@ -6,7 +6,8 @@ A ``Recipe`` holds the terrain's width and depth ``size`` and the height of nois
 Blender units at unit scale 1), where its grid sits in the noise (``offset``), the noise (a ``NoiseSpec`` read
 on a ``Domain``), an edge ``falloff``, an optional base heightmap (``base``), the ordered erosion ``stages``
 (each a row of ``STAGES``: name, ``schema.Option`` rows, the function that runs it), the terrain maps and splat
-layers to write with it (``maps``, ``splat``) and export settings (``export``: samples per side, engine, tile).
+layers to write with it (``maps``, ``splat``), export settings (``export``: samples per side, engine, tile) and the
+water to write with it (``water``: lakes, rivers, the flow map; ``terrain.water``).
 
 The heights at ``N x N`` samples (``build_terrain``): vertex ``(x, y)`` of a centred ``size`` square grid (row 0
 at ``y = -size / 2``) gets ``z = (base + to_unit(noise(domain(x + offset_x, y + offset_y, 0))) * height) *
@@ -40,6 +41,7 @@ from .erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS, erode_hydraulic, erode_
 from .fluvial import FLUVIAL_OPTIONS, erode_fluvial
 from .maps import MAP_NAMES
 from .splat import check_layers
+from .water import WATER_OPTIONS
 
 VERSION = 1
 """The recipe file format's version (the ``version`` key); files of another version are refused."""
@@ -261,6 +263,8 @@ class Recipe:
     splat: tuple | None = None
     """Splat layers (``terrain.splat.check_layers``' dicts) to write with the heights, or None."""
     export: dict = field(default_factory=lambda: {option.name: option.default for option in EXPORT_OPTIONS})
+    water: dict | None = None
+    """``terrain.water.WATER_OPTIONS`` by name: lakes, rivers and the flow map to write with the heights, or None."""
 
     def with_stages(self, *stages: Stage) -> Recipe:
         """This recipe with ``stages`` run after its own."""
@@ -324,11 +328,13 @@ def to_dict(recipe: Recipe) -> dict:
     if recipe.splat is not None:
         record["splat"] = list(recipe.splat)
     record["export"] = dict(recipe.export)
+    if recipe.water is not None:
+        record["water"] = dict(recipe.water)
     return _plain(record)
 
 
 TOP_KEYS = ("version", *(option.name for option in TERRAIN_OPTIONS), "noise", "base", "stages", "maps", "splat",
-            "export")  # fmt: skip
+            "export", "water")  # fmt: skip
 
 
 def _section(record: object, path: str, allowed: Sequence[str]) -> dict:
@@ -393,9 +399,14 @@ def from_dict(record: object, path: str = "recipe") -> Recipe:
     export = _section(top.get("export", {}), f"{path}.export", [option.name for option in EXPORT_OPTIONS])
     export = {option.name: _check(option, export.get(option.name, option.default), f"{path}.export")
               for option in EXPORT_OPTIONS}  # fmt: skip
+    water = None
+    if top.get("water") is not None:
+        given = _section(top["water"], f"{path}.water", [option.name for option in WATER_OPTIONS])
+        water = as_stored({option.name: _check(option, given.get(option.name, option.default), f"{path}.water")
+                           for option in WATER_OPTIONS})  # fmt: skip
     return Recipe(
         noise=stored_spec(spec), domain=stored_domain(domain), **as_stored(values), base=as_stored(base),
-        stages=tuple(checked_stages), maps=tuple(maps), splat=splat, export=export,
+        stages=tuple(checked_stages), maps=tuple(maps), splat=splat, export=export, water=water,
     )  # fmt: skip
 
 
