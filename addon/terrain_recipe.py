@@ -109,8 +109,9 @@ def stages_of(recipe: TerrainRecipe) -> tuple[Stage, ...]:
             raise UserError(f"{name}: expected a dict of erosion options or None, got {type(options).__name__}")
         try:
             stages.append(Stage.of(kind, options, name))
-        except (TypeError, ValueError) as error:
-            raise UserError(str(error).removeprefix(f"{name}.")) from None
+        except (TypeError, ValueError) as error:  # a bad value is named as the erosion names it, a bad key by path
+            message = str(error)
+            raise UserError(message if "not an option" in message else message.removeprefix(f"{name}.")) from None
     return (*stages, *recipe.extra)
 
 

@@ -607,7 +607,10 @@ def build_terrain(
             done[0] += count
             report("noise", done[0], rows * columns)
 
-        noise = noise_heights(recipe, xs, ys, advance, tell)
+        try:
+            noise = noise_heights(recipe, xs, ys, advance, tell)
+        except ValueError as error:  # coordinates beyond the lattice: the noise space (offset, scale) says why
+            raise ValueError(f"noise space {error}") from None
         _finite("noise", noise)
         raised = to_unit(recipe.noise, noise) * recipe.height
         heights = raised if base is None else base + raised
