@@ -75,12 +75,18 @@ def add_terrain_command(commands: argparse._SubParsersAction) -> None:
         description=__doc__.split("\n\n", 1)[1].replace("``", ""),
     )
     source = terrain.add_mutually_exclusive_group(required=True)
-    source.add_argument("--preset", choices=preset_names(), help="a shipped preset (a recipe file of the library)")
-    source.add_argument("--recipe", type=Path, help="a terrain recipe file (JSON, docs/cli.md)")
+    source.add_argument(
+        "--preset",
+        choices=preset_names(),
+        metavar="NAME",
+        help=f"a shipped preset (a recipe file of the library): {', '.join(preset_names())}",
+    )
+    source.add_argument("--recipe", type=Path, metavar="FILE", help="a terrain recipe file (JSON, docs/cli.md)")
     terrain.add_argument(
         "--out",
         type=Path,
         required=True,
+        metavar="FILE",
         help=f"heightmap file ({heightmaps.listed()}); with --tile the tile set's name",
     )
     terrain.add_argument("--size", type=_samples, help="samples per side (default: the recipe's export.samples)")
