@@ -15,17 +15,21 @@ write and read a recipe file anywhere.
 from __future__ import annotations
 
 import ast
+import json
 import traceback
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import bpy
 import numpy as np
 from bpy.props import BoolProperty, StringProperty
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
+from . import terrain_water
 from .errors import UserError
 from .noise_core.terrain.recipe import PRESETS, Recipe, read_recipe, write_recipe
+from .noise_core.terrain.water import WATER_OPTIONS
 from .properties import check_finite
 from .terrain import regenerate_terrain
 from .terrain_recipe import from_recipe, library_recipe
@@ -74,8 +78,12 @@ def save_recipe(obj: bpy.types.Object, path: Path) -> Path:
     if unreplayable:
         raise UserError(f"{obj.name!r}: was changed by {unreplayable}, which a recipe cannot hold; Regenerate it "
                         "first (that drops the change) to save its recipe")  # fmt: skip
+    recipe = library_recipe(recall(obj))
+    recorded = terrain_water.recorded_water(obj).settings  # Object > Terrain Water: part of the recipe
+    if recorded:
+        recipe = replace(recipe, water={option.name: recorded[option.name] for option in WATER_OPTIONS})
     try:
-        return write_recipe(library_recipe(recall(obj)), path)
+        return write_recipe(recipe, path)
     except OSError as error:
         raise UserError(f"filepath: cannot write {str(path)!r}: {error.strerror or error}") from None
 
@@ -202,19 +210,34 @@ class NOISEWRIGHT_OT_load_terrain_recipe(bpy.types.Operator, ImportHelper):
         return {"FINISHED"}
 
 
+def _put_back(obj: bpy.types.Object, recorded: object) -> None:
+    """Restore the Terrain Water record ``recorded`` (None: none) of ``obj``."""
+    if recorded is None:
+        cast(Any, obj).pop(terrain_water.RECORD, None)
+    else:
+        cast(Any, obj)[terrain_water.RECORD] = recorded
+
+
 def apply_recipe(context: bpy.types.Context, obj: bpy.types.Object, recipe: Recipe) -> None:
     """Set the Noise Terrain ``obj``'s settings to the library ``recipe`` (``terrain_recipe.from_recipe``) and
-    regenerate it; ``UserError`` (and the settings put back) when it cannot be rebuilt."""
+    regenerate it, with its water (``recipe.water``: recorded as Object > Terrain Water records it, so the rebuild
+    adds the water too); ``UserError`` (and the settings put back) when it cannot be rebuilt."""
     if not is_terrain(obj):
         raise UserError(f"object: {getattr(obj, 'name', obj)!r} is not a Noise Terrain")
     settings = obj.noisewright_terrain  # type: ignore[attr-defined]
     before = snapshot(settings)
+    recorded = cast(Any, obj).get(terrain_water.RECORD)
+    if recipe.water is not None:  # its water is made with the terrain (Object > Terrain Water's, recorded)
+        defaults = {option.name: option.default for option in terrain_water.STORE_OPTIONS}
+        cast(Any, obj)[terrain_water.RECORD] = json.dumps({**defaults, **recipe.water})
     try:
         store(obj, from_recipe(recipe))
         check_finite(settings)
         regenerate_terrain(context, obj)
     except UserError:
         restore(settings, before)
+        if recipe.water is not None:
+            _put_back(obj, recorded)
         raise
 
 

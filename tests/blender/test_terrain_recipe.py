@@ -99,16 +99,19 @@ def test_a_terrain_saves_and_loads_its_recipe(bpy_empty, addon, tmp_path):
     bpy = bpy_empty
     library = _library(addon)
     obj = addon.api.add_terrain(bpy.context, preset="dunes", x_subdivisions=8, y_subdivisions=8, height=0.25)
+    addon.api.terrain_water(obj, rain=2.0, surface=False)  # Object > Terrain Water: part of its recipe
     bpy.context.view_layer.objects.active = obj
     path = tmp_path / "mine.json"
     assert bpy.ops.noisewright.save_terrain_recipe(filepath=str(path)) == {"FINISHED"}
     saved = library.read_recipe(path)
-    assert saved.height == 0.25 and saved.export["samples"] == 9
+    assert saved.height == 0.25 and saved.export["samples"] == 9 and saved.water["rain"] == 2.0
     other = addon.api.add_terrain(bpy.context, preset="islands", x_subdivisions=4, y_subdivisions=4)
     bpy.context.view_layer.objects.active = other
     assert bpy.ops.noisewright.load_terrain_recipe(filepath=str(path)) == {"FINISHED"}
     assert addon.terrain_settings.recall(other) == addon.terrain_settings.recall(obj)
     assert _z(other).tobytes() == _z(obj).tobytes()
+    assert json.loads(other[addon.terrain_water.RECORD])["rain"] == 2.0  # its water is made with it
+    assert "water_level" in other.data.attributes
     made = addon.api.add_terrain(bpy.context, recipe=str(path))
     assert _z(made).tobytes() == _z(obj).tobytes()
 
@@ -118,3 +121,16 @@ def test_add_terrain_names_a_bad_preset(bpy_empty, addon):
         addon.api.add_terrain(bpy_empty.context, preset="alpine")
     with pytest.raises(addon.api.UserError, match=r"^spec: give a NoiseSpec"):
         addon.api.add_terrain(bpy_empty.context)
+
+
+def test_displace_on_a_terrain_is_named_when_an_export_would_lose_it(bpy_empty, addon, tmp_path):
+    bpy = bpy_empty
+    obj = addon.api.add_terrain(bpy.context, preset="dunes", x_subdivisions=8, y_subdivisions=8)
+    addon.api.displace(bpy.context, [obj], addon.api.NoiseSpec(), strength=0.1, direction="Z")
+    with pytest.raises(addon.api.UserError, match=r"^resolution: 'Noise Terrain' was changed by Displace"):
+        addon.api.export_heightmap(bpy.context, obj, str(tmp_path / "lost.r32"), resolution=17)
+    bpy.context.view_layer.objects.active = obj
+    with pytest.raises(RuntimeError, match=r"changed by Displace, which a recipe cannot hold"):
+        bpy.ops.noisewright.save_terrain_recipe(filepath=str(tmp_path / "lost.json"))
+    addon.api.regenerate_terrain(bpy.context, obj)  # the mesh is its recipe's again
+    addon.api.export_heightmap(bpy.context, obj, str(tmp_path / "kept.r32"), resolution=17)
