@@ -80,9 +80,9 @@ def _add_terrain(
     fluvial = _erosion_options("fluvial", fluvial, TERRAIN_OPTIONS[1:])
     if not isinstance(extra, tuple) or not all(isinstance(stage, Stage) for stage in extra):
         raise UserError("extra: expected a tuple of noise_core.terrain.recipe.Stage records")
-    recipe = TerrainRecipe(
-        stored_spec(spec), stored_domain(domain), as_stored(shape), *as_stored((hydraulic, thermal, fluvial)), extra
-    )
+    hydraulic, thermal, fluvial = as_stored((hydraulic, thermal, fluvial))
+    shape = as_stored(shape)
+    recipe = TerrainRecipe(stored_spec(spec), stored_domain(domain), shape, hydraulic, thermal, fluvial, extra)
     positions, quads, uvs, masks = terrain_geometry(context, recipe)
     layer_collection = _target_collection(context, warn)
     mesh = bpy.data.meshes.new("Noise Terrain")
@@ -249,7 +249,7 @@ def regenerate_job(context: bpy.types.Context, obj: object) -> Job:
         _check_regenerable(target)
         heights, masks, positions, maps_job, maps, water_job, flooded = result
         _write_terrain(target, shape, heights, masks, positions)
-        target.noisewright_terrain.unreplayable = ""  # type: ignore[attr-defined]  # the mesh is its recipe's again
+        target.noisewright_terrain.unreplayable = ""  # the mesh is its recipe's again
         if maps_job is not None:
             maps_job.apply(maps)  # the maps Object > Terrain Maps wrote, of the new heights
         if water_job is not None:

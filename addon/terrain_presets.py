@@ -165,13 +165,14 @@ class NOISEWRIGHT_OT_apply_terrain_preset(bpy.types.Operator):
         return {"FINISHED"}
 
 
-class NOISEWRIGHT_OT_save_terrain_recipe(bpy.types.Operator, ExportHelper):
+class NOISEWRIGHT_OT_save_terrain_recipe(bpy.types.Operator, ExportHelper):  # type: ignore[misc]
     """Save the active Noise Terrain's recipe (noise, grid, erosion stages) as a JSON file the command line,
     the Python API and the preset menu read"""
 
     bl_idname = "noisewright.save_terrain_recipe"
     bl_label = "Save Terrain Recipe"
     filename_ext = ".json"
+    filepath: StringProperty(name="File Path", subtype="FILE_PATH", maxlen=1024)  # type: ignore[valid-type]
     filter_glob: StringProperty(default="*.json", options={"HIDDEN"})  # type: ignore[valid-type]
 
     @classmethod
@@ -188,13 +189,14 @@ class NOISEWRIGHT_OT_save_terrain_recipe(bpy.types.Operator, ExportHelper):
         return {"FINISHED"}
 
 
-class NOISEWRIGHT_OT_load_terrain_recipe(bpy.types.Operator, ImportHelper):
+class NOISEWRIGHT_OT_load_terrain_recipe(bpy.types.Operator, ImportHelper):  # type: ignore[misc]
     """Set the active Noise Terrain to a recipe file and regenerate it"""
 
     bl_idname = "noisewright.load_terrain_recipe"
     bl_label = "Load Terrain Recipe"
     bl_options = {"REGISTER", "UNDO"}
     filename_ext = ".json"
+    filepath: StringProperty(name="File Path", subtype="FILE_PATH", maxlen=1024)  # type: ignore[valid-type]
     filter_glob: StringProperty(default="*.json", options={"HIDDEN"})  # type: ignore[valid-type]
 
     @classmethod

@@ -12,6 +12,7 @@ them. The heights are made touching no Blender data (but the base file), so a jo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -150,7 +151,7 @@ class _Blocks:
         self.context, self.stack = context, stack
         self.stage: str | None = None
         self.block: ExitStack | None = None
-        self.advance = None
+        self.advance: Callable[[int], None] | None = None
         self.shown = 0
 
     def __call__(self, stage: str, done: int, total: int) -> None:
