@@ -83,6 +83,10 @@ def test_a_recipe_round_trips_through_its_file(tmp_path_factory, recipe: rc.Reci
     assert json.loads(path.read_text())["version"] == rc.VERSION
 
 
+def test_the_export_engine_is_read_in_any_case() -> None:
+    assert rc.from_dict({"version": 1, "export": {"engine": "Unreal"}}).export["engine"] == "unreal"
+
+
 def test_numbers_are_kept_as_float32() -> None:
     made = rc.recipe(height=0.45, stages=[{"stage": "thermal", "rate": 0.1}])
     assert made.height == float(np.float32(0.45)) != 0.45

@@ -397,6 +397,8 @@ def from_dict(record: object, path: str = "recipe") -> Recipe:
             raise type(error)(f"{path}.splat: {error}") from None
         splat = tuple(splat)
     export = _section(top.get("export", {}), f"{path}.export", [option.name for option in EXPORT_OPTIONS])
+    if isinstance(export.get("engine"), str):  # an engine's name in any case, as the command line takes it
+        export["engine"] = export["engine"].lower()
     export = {option.name: _check(option, export.get(option.name, option.default), f"{path}.export")
               for option in EXPORT_OPTIONS}  # fmt: skip
     water = None
