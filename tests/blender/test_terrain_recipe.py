@@ -134,3 +134,17 @@ def test_displace_on_a_terrain_is_named_when_an_export_would_lose_it(bpy_empty, 
         bpy.ops.noisewright.save_terrain_recipe(filepath=str(tmp_path / "lost.json"))
     addon.api.regenerate_terrain(bpy.context, obj)  # the mesh is its recipe's again
     addon.api.export_heightmap(bpy.context, obj, str(tmp_path / "kept.r32"), resolution=17)
+
+
+def test_live_previews_reduce_the_droplet_stages_operators_applied(bpy_empty, addon):
+    library = _library(addon)
+    shape = {"x_subdivisions": 8, "y_subdivisions": 8, "size": 2.0, "height": 0.5}
+    applied = library.Stage.of("droplets", {"droplets": 500})
+    recipe = addon.terrain_recipe.TerrainRecipe(
+        addon.api.NoiseSpec(), addon.api.Domain(), shape, hydraulic=library.Stage.of("droplets", {}).options,
+        extra=(library.Stage.of("thermal", {}), applied),
+    )  # fmt: skip
+    assert addon.live_preview.droplets(recipe) == round(0.5 * 81) + 500
+    fewer = addon.live_preview._fewer(recipe, 0.1)
+    assert fewer.hydraulic["droplets"] == 4 and fewer.extra[1].options["droplets"] == 50
+    assert fewer.extra[0] == recipe.extra[0]
