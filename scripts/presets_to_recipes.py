@@ -2,7 +2,7 @@
 them for a Noise Terrain) into terrain recipe files (``noise_core.terrain.recipe``), one ``NAME.json`` per
 ``NAME.py``. Re-runnable: each run rewrites the recipes from the preset files it is given.
 
-    python scripts/presets_to_recipes.py addon/presets/terrain/*.py --out noise_core/terrain/presets
+    python -m scripts.presets_to_recipes addon/presets/terrain/*.py --out noise_core/terrain/presets
 
 The grid's subdivisions become ``export.samples`` (subdivisions + 1; both must be equal), the noise properties
 the ``noise`` section (only the options that apply to the kind, as the add-on's ``to_spec`` reads them), the
@@ -17,7 +17,7 @@ import ast
 from pathlib import Path
 from types import SimpleNamespace
 
-from noise_core.registry import COMMON_OPTIONS, kind_info
+from noise_core.registry import COMMON_OPTIONS, kind_info, options_by_name
 from noise_core.terrain.recipe import DOMAIN_OPTIONS, STAGES, TERRAIN_OPTIONS, from_dict, write_recipe
 
 STAGE_SWITCHES = (
@@ -77,7 +77,21 @@ def record_of(values: dict[tuple[str, ...], object], name: str) -> dict:
             stages.append({"stage": stage, **options})
     record["stages"] = stages
     record["export"] = {"samples": int(across) + 1}
+    _refuse_unknown(values, name)
     return record
+
+
+def _refuse_unknown(values: dict[tuple[str, ...], object], name: str) -> None:
+    """``ValueError`` naming the first setting of the preset no part of a recipe holds: nothing is dropped
+    silently (a noise option that does not apply to the kind is left out, as the add-on's ``to_spec`` does)."""
+    known = {("x_subdivisions",), ("y_subdivisions",), *((option.name,) for option in TERRAIN_OPTIONS)}
+    known |= {("noise", option.addon_name or option.name) for option in options_by_name().values()}
+    known |= {("noise", option.name) for option in DOMAIN_OPTIONS}
+    for group, switch, stage in STAGE_SWITCHES:
+        known |= {(group, switch), *((group, option.name) for option in STAGES[stage].options)}
+    for key in values:
+        if key not in known:
+            raise ValueError(f"{name}: terrain.{'.'.join(key)} is no setting a recipe holds; add it to a stage's rows")
 
 
 def main(argv: list[str] | None = None) -> int:
