@@ -12,6 +12,7 @@ import bpy
 from bpy.props import BoolProperty, PointerProperty, StringProperty
 
 from .erode_fluvial import FluvialSettings, fluvial_options
+from .errors import UserError
 from .mapping import from_domain, from_spec, to_domain, to_spec
 from .noise_core.terrain.recipe import Stage
 from .options import properties_of
@@ -83,12 +84,16 @@ def store(obj: bpy.types.Object, recipe: TerrainRecipe) -> None:
 
 
 def applied_stages(terrain: TerrainSettings) -> tuple[Stage, ...]:
-    """The stages operators applied to the terrain of ``terrain`` (its ``applied_stages``), checked."""
-    records = json.loads(terrain.applied_stages or "[]")  # type: ignore[attr-defined]
-    return tuple(
-        Stage.of(record["stage"], {k: v for k, v in record.items() if k != "stage"}, "applied_stages")
-        for record in records
-    )
+    """The stages operators applied to the terrain of ``terrain`` (its ``applied_stages``), checked; ``UserError``
+    naming the stage when one cannot be read (e.g. an option an older version wrote)."""
+    try:
+        records = json.loads(terrain.applied_stages or "[]")  # type: ignore[attr-defined]
+        return tuple(
+            Stage.of(record["stage"], {k: v for k, v in record.items() if k != "stage"}, f"applied_stages[{index}]")
+            for index, record in enumerate(records)
+        )
+    except (TypeError, ValueError, KeyError, AttributeError) as error:
+        raise UserError(f"applied_stages: cannot read the erosion applied to this terrain: {error}") from None
 
 
 def recall(obj: bpy.types.Object) -> TerrainRecipe:
