@@ -220,6 +220,14 @@ def test_cli_engine_tiles(tmp_path: Path, capsys, engine: str, size: int, tile: 
     assert heightmaps.read_heightmap(out).values.shape == (size, size)
 
 
+def test_cli_names_a_bad_recipe_file(tmp_path: Path, capsys) -> None:
+    (tmp_path / "typo.json").write_text(json.dumps({"version": 1, "heigth": 3}))
+    for name, message in (("missing.json", "cannot read the recipe"), ("typo.json", "typo.json.heigth: unknown key")):
+        with pytest.raises(SystemExit):
+            main(["terrain", "--recipe", str(tmp_path / name), "--out", str(tmp_path / "a.r16")])
+        assert f"error: recipe: {message}" in capsys.readouterr().err.replace(str(tmp_path / name), name)
+
+
 def test_cli_unreal_size_is_checked_before_any_work(tmp_path: Path, capsys) -> None:
     with pytest.raises(SystemExit):
         main(["terrain", "--preset", "dunes", "--size", "100", "--engine", "unreal", "--out", str(tmp_path / "a.r16")])

@@ -129,7 +129,13 @@ def _progress():
 
 
 def _recipe(args: argparse.Namespace) -> Recipe:
-    return read_preset(args.preset) if args.preset is not None else read_recipe(args.recipe)
+    """The recipe of ``--preset`` or ``--recipe``; ``ValueError`` naming the flag."""
+    if args.preset is not None:
+        return read_preset(args.preset)
+    try:
+        return read_recipe(args.recipe)
+    except ValueError as error:
+        raise ValueError(f"recipe: {str(error).removeprefix('path: ')}") from None
 
 
 def _splat_layers(args: argparse.Namespace, recipe: Recipe) -> tuple | None:
