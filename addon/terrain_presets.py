@@ -32,7 +32,7 @@ from .noise_core.terrain.recipe import PRESETS, Recipe, read_recipe, write_recip
 from .noise_core.terrain.water import WATER_OPTIONS
 from .properties import check_finite
 from .terrain import regenerate_terrain
-from .terrain_recipe import from_recipe, library_recipe
+from .terrain_recipe import from_recipe, library_recipe, resolved
 from .terrain_settings import is_terrain, recall, restore, snapshot, store
 
 PRESET_SUBDIR = "noisewright/terrain"
@@ -78,7 +78,7 @@ def save_recipe(obj: bpy.types.Object, path: Path) -> Path:
     if unreplayable:
         raise UserError(f"{obj.name!r}: was changed by {unreplayable}, which a recipe cannot hold; Regenerate it "
                         "first (that drops the change) to save its recipe")  # fmt: skip
-    recipe = library_recipe(recall(obj))
+    recipe = library_recipe(resolved(recall(obj)))  # a base file "//" relative to the .blend: its full path
     recorded = terrain_water.recorded_water(obj).settings  # Object > Terrain Water: part of the recipe
     if recorded:
         recipe = replace(recipe, water={option.name: recorded[option.name] for option in WATER_OPTIONS})
