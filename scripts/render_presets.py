@@ -47,7 +47,7 @@ def render_preset(package, preset: Path, out: Path, args: argparse.Namespace) ->
 def main(argv: Sequence[str] | None = None) -> int:
     parser, args = addon.parse_arguments(__doc__.split("\n\n")[0], _add_arguments, argv)
     package = addon.addon_package()
-    presets = sorted(package.terrain_presets.SHIPPED.glob("*.py"))
+    presets = sorted(package.terrain_presets.SHIPPED.glob("*.json"))
     if args.only:
         unknown = sorted(set(args.only) - {p.stem for p in presets})
         if unknown:

@@ -45,6 +45,7 @@ from .flags import ROW, add_flags
 from .layers import add_layers_command, run_layers
 from .maps import add_maps_command, run_maps
 from .stats import add_stats_command, run_stats
+from .terrain import add_terrain_command, run_terrain
 from .water import add_water_command, run_water
 
 MAX_SIZE = 16384
@@ -131,6 +132,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_layers_command(commands)  # material layers: noise_core.cli.layers
     add_stats_command(commands)  # geomorphometry: noise_core.cli.stats
     add_water_command(commands)  # lakes, rivers, flow maps: noise_core.cli.water
+    add_terrain_command(commands)  # a recipe or preset to a heightmap: noise_core.cli.terrain
     return parser
 
 
@@ -400,8 +402,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         run = {"bake": bake, "erode": erode, "import": import_heightmap, "maps": run_maps, "layers": run_layers,
-               "stats": run_stats,
-               "water": run_water}  # fmt: skip
+               "stats": run_stats, "water": run_water, "terrain": run_terrain}  # fmt: skip
         run[args.command](args)
     except (ValueError, TypeError) as error:
         parser.error(str(error))
