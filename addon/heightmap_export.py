@@ -346,7 +346,7 @@ class NOISEWRIGHT_OT_export_heightmap(JobOperator, OptionsOperator, bpy.types.Op
         thread, tile by tile, and Esc cancels (no file written); from scripts it runs in the foreground. A file
         name whose extension is not the Format's is refused, not renamed (the file browser renames it as the Format
         changes, before the export)."""
-        path = Path(self.filepath)  # type: ignore[has-type]  # ExportHelper's stub
+        path = Path(self.filepath)
         wanted = SUFFIXES[self.file_format]
         if path.suffix.lower() not in (wanted, ".tiff" if wanted == ".tif" else wanted):
             raise UserError(

@@ -207,10 +207,12 @@ def _run_process(step: Step) -> None:
 
 
 BLENDER_PRELUDE = """
-import addon_utils, bpy, importlib.util, sys
+import importlib.util, sys
 from pathlib import Path
+import bpy
+import addon_utils  # Blender's own: importable once bpy is
 _spec = importlib.util.spec_from_file_location("build_extension", Path("scripts/build_extension.py").resolve())
-_build = importlib.util.module_from_spec(_spec)
+_build = sys.modules["build_extension"] = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(_build)
 _build.stage_extension(Path(bpy.utils.user_resource("EXTENSIONS", path="user_default", create=True)))
 bpy.ops.extensions.repo_refresh_all()
@@ -245,7 +247,8 @@ def run_steps(path: Path) -> None:
 # --- the tests ------------------------------------------------------------------------------------------------
 
 
-def _run_document(document: Path, tmp_path: Path, blender: bool) -> None:
+def _run_document(document: Path, tmp_path: Path, blender_user: Path | None) -> None:
+    blender = blender_user is not None
     chosen = [step for step in steps(document) if step.blender == blender]
     if not chosen:
         pytest.skip(f"{document.name}: no snippet {'needs' if blender else 'runs without'} Blender")
@@ -253,9 +256,8 @@ def _run_document(document: Path, tmp_path: Path, blender: bool) -> None:
     record = tmp_path / "steps.json"
     record.write_text(json.dumps([asdict(step) for step in chosen]), encoding="utf-8")
     environment = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
-    if blender:
-        (tmp_path / "blender-user").mkdir()
-        environment["BLENDER_USER_RESOURCES"] = str(tmp_path / "blender-user")
+    if blender_user is not None:  # one for the session: the extension's kernels compile once
+        environment["BLENDER_USER_RESOURCES"] = str(blender_user)
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     done = subprocess.run(
         [sys.executable, "-m", "tests.test_docs_snippets", str(record)],
@@ -273,13 +275,19 @@ def _run_document(document: Path, tmp_path: Path, blender: bool) -> None:
 
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.name)
 def test_snippets_run_as_written(document: Path, tmp_path: Path) -> None:
-    _run_document(document, tmp_path, blender=False)
+    _run_document(document, tmp_path, None)
+
+
+@pytest.fixture(scope="session")
+def blender_user(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A throw-away Blender user folder (``BLENDER_USER_RESOURCES``) for the documents' Blender snippets."""
+    return tmp_path_factory.mktemp("docs-blender-user")
 
 
 @pytest.mark.blender
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.name)
-def test_blender_snippets_run_as_written(document: Path, tmp_path: Path) -> None:
-    _run_document(document, tmp_path, blender=True)
+def test_blender_snippets_run_as_written(document: Path, tmp_path: Path, blender_user: Path) -> None:
+    _run_document(document, tmp_path, blender_user)
 
 
 def test_every_block_has_a_language_and_every_command_a_form() -> None:
