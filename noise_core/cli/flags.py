@@ -5,16 +5,22 @@ A row ``name`` is the flag ``--name`` (underscores as hyphens; ``flag``). A ``bo
 ``--no-name``, a vector row (``size``) that many numbers, a ``str`` row with ``choices`` a choice among them and one
 without a path (``subtype`` ``FILE_PATH``/``DIR_PATH``) or text; the help is the row's description, its choices'
 texts (``choice_text``), its limits and its default (``help_text``).
+
+What every command shares: ``Parser`` (errors in one line naming the flag, "did you mean" by ``difflib``),
+``WRITES`` (the help's word on how outputs are written) and ``make_folders``/``remove_folders`` (an output's missing
+folders, made before a command runs and removed again when it fails).
 """
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import re
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NoReturn
 
+from ..io.files import ArgumentFileError
 from ..schema import Option
 
 ROW = object()
@@ -73,8 +79,6 @@ TYPE_TEXT = {"int": "a whole number", "float": "a number"}
 
 def close_matches(word: str, choices: Iterable[str]) -> str:
     """``"; did you mean 'x'?"`` naming the choices closest to ``word`` (``difflib``), or ``""``."""
-    import difflib
-
     found = difflib.get_close_matches(word, [str(choice) for choice in choices], n=3, cutoff=0.6)
     return f"; did you mean {' or '.join(map(repr, found))}?" if found else ""
 
@@ -161,8 +165,6 @@ def _folders(args: argparse.Namespace) -> dict[Path, str]:
 def make_folders(args: argparse.Namespace) -> list[Path]:
     """Make the missing folders of every output ``args`` names (``OUTPUTS``); return those made, outermost first.
     ``ArgumentFileError`` naming the flag when one cannot be made (a file in its place)."""
-    from ..io.files import ArgumentFileError
-
     made: list[Path] = []
     try:
         for folder, name in _folders(args).items():
