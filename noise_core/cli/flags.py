@@ -119,6 +119,9 @@ class Parser(argparse.ArgumentParser):
         """``message`` with its leading argument name as the flag the user typed: ``octaves: ...`` becomes
         ``--octaves: ...`` (a name that is no flag of this parser, e.g. a positional ``heights``, stays)."""
         message = re.sub(r"^the following arguments are required: (.*)$", r"\1: required", message)
+        for action in self._actions:  # a missing command: the commands there are
+            if isinstance(action, argparse._SubParsersAction) and message == f"{action.dest}: required":
+                message += f" (choose from {', '.join(action.choices)})"
         message = re.sub(r"^argument ([^:]+): ", lambda match: match.group(1).split("/")[-1] + ": ", message)
         found = re.match(r"([A-Za-z][\w-]*(?:, [A-Za-z][\w-]*)*): ", message)
         if found:
