@@ -143,7 +143,7 @@ class Parser(argparse.ArgumentParser):
 
 
 OUTPUTS = ("out", "splat_out", "area_out", "rivers_out", "erosion_out", "deposition_out", "out_level", "out_flow",
-           "rivers", "carve", "overview")  # fmt: skip
+           "rivers", "carve", "overview", "save_recipe")  # fmt: skip
 """The arguments (``argparse`` destinations) that name files a command writes: their folders are made."""
 
 
