@@ -157,6 +157,23 @@ def test_maps_reads_the_sidecar_s_heights_and_cell_size(tmp_path: Path) -> None:
     np.testing.assert_allclose(read_image(tmp_path / "m_height.exr"), heights, rtol=1e-6)
 
 
+def test_maps_writes_raw_heightmaps_with_their_sidecars(tmp_path: Path) -> None:
+    land = tmp_path / "land.exr"
+    main(["bake", "--size", "20", "--octaves", "4", "--out", str(land), "--height-range", "0", "500", "--cell-size",
+          "30"])  # fmt: skip
+    assert main(["maps", str(land), "--maps", "slope,aspect", "--out", str(tmp_path / "m" / "{map}.r16")]) == 0
+    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == ["aspect.r16", "aspect.r16.json", "slope.r16",
+                                                                  "slope.r16.json"]  # fmt: skip
+    heights = heightmaps.read_heightmap(land).heights
+    for name, expected in (("slope", nc.slope(heights, cell_size=30.0)), ("aspect", None)):
+        found = heightmaps.read_heightmap(tmp_path / "m" / f"{name}.r16")
+        assert found.cell_size == (30.0, 30.0) and found.sidecar["settings"]["map"] == name
+        if expected is not None:
+            low, high = found.height_range
+            assert (low, high) == (float(expected.min()), float(expected.max()))
+            np.testing.assert_allclose(found.heights, expected, atol=(high - low) / 65535 + 1e-4)
+
+
 def test_the_documented_splat_example_gives_the_documented_mix(tmp_path: Path, monkeypatch) -> None:
     """docs/terrain-maps.md's commands, as written, give the layer shares its comment states (within 3 %)."""
     text = (ROOT / "docs" / "terrain-maps.md").read_text(encoding="utf-8")

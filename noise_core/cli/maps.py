@@ -4,8 +4,9 @@ of a heightmap, headlessly (``terrain_maps``, ``splat``).
 HEIGHT is any heightmap (.r16, .raw, .r32, .png, .exr, .tif, .tiff) or a .npy array: its heights are the
 sidecar's height range (``NAME.ext.json``, as ``bake``, ``erode`` and ``import`` write it; without one, the values
 as they are) times ``--height-scale``, its cells ``--cell-size`` apart, else its sidecar's cell size, else 1.
-Float formats (.exr, .tif) store each map's values as they are; a PNG stores them mapped to [0, 1] by
-``unit_map`` (slope / 90°, aspect / 360°, ...), since PNG holds integers only.
+Float formats (.exr, .tif) store each map's values as they are; a raw heightmap (.r16, .raw, .r32) stores them
+over their smallest to largest value, which its sidecar records with the cell size; a PNG stores them mapped to
+[0, 1] by ``unit_map`` (slope / 90°, aspect / 360°, ...), since PNG holds integers only.
 """
 
 from __future__ import annotations
@@ -50,7 +51,9 @@ def add_maps_command(commands) -> None:
     )
     maps.add_argument("heights", type=Path, help=f"height image or array ({', '.join(HEIGHT_SUFFIXES)}), one channel")
     maps.add_argument("--maps", type=_names, default=[], help=f"comma-separated maps: {','.join(MAP_NAMES)}")
-    maps.add_argument("--out", help="output path with {map} in it, e.g. out/terrain_{map}.exr (format by suffix)")
+    maps.add_argument("--out", help="output path with {map} in it, e.g. out/terrain_{map}.exr (format by suffix: "
+                      ".exr/.tif the values, .png mapped to 0..1, .r16/.raw/.r32 the values over their range, with a "
+                      "sidecar)")  # fmt: skip
     add_flags(maps, (CELL_SIZE,), unset=None)
     add_flags(maps, (HEIGHT_SCALE, *MAP_OPTIONS), unset=ROW)
     maps.add_argument("--png-bits", type=int, choices=PNG_BITS, default=16, help="integer depth of PNG maps (16)")
@@ -92,7 +95,20 @@ def _check_outputs(named: list[tuple[str, Path]]) -> None:
         if key in seen:
             raise ValueError(f"{flag}: {str(path)!r} is also a file of --{seen[key]}; give each output its own path")
         seen[key] = flag
-        writer_module(image_format(path, flag), flag)
+        if not (flag == "out" and path.suffix.lower() in heightmaps.RAW_TYPES):
+            writer_module(image_format(path, flag), flag)
+
+
+def _raw_map(path: Path, name: str, values: np.ndarray, cell: float, source: Path) -> dict[Path, bytes]:
+    """The files of the map ``name`` as the raw heightmap ``path`` (.r16, .raw, .r32): its values over their
+    smallest to largest, and the sidecar that records that range and the cell size."""
+    suffix = path.suffix.lower()
+    unit, span = heightmaps.normalize(values)
+    settings = {"map": name, "heights": source.name}
+    record = heightmaps.describe(unit.shape, suffix, span, "", settings, heightmaps.ROW_ORDER)
+    record["cell_size"] = {"x": float(cell), "y": float(cell)}
+    sidecar = json.dumps(record, indent=1).encode("utf-8")
+    return {path: heightmaps.encode(unit, suffix), heightmaps.sidecar_path(path): sidecar}
 
 
 def run_maps(args: argparse.Namespace) -> list[Path]:
@@ -131,17 +147,28 @@ def run_maps(args: argparse.Namespace) -> list[Path]:
     splats = [] if weights is None else splat_paths(args.splat_out, weights.shape[0])
     flags = ", ".join(dict.fromkeys(flag for flag, _ in named))
     _check_outputs([*(("out", target) for target in targets), *(("splat-out", splat) for splat in splats)])
+    raw: dict[Path, bytes] = {}
+    for name, target in zip(args.maps, targets, strict=True):
+        if target.suffix.lower() in heightmaps.RAW_TYPES:
+            raw.update(_raw_map(target, name, maps[name], args.cell_size, args.heights))
+    files: list[Path] = []  # each map's file (and a raw one's sidecar after it)
+    for target in targets:
+        files += [target, heightmaps.sidecar_path(target)] if target in raw else [target]
     try:
-        with replacing_all([*targets, *splats], flags) as temporaries:  # all files or none
-            for name, temporary in zip(args.maps, temporaries, strict=False):
+        with replacing_all([*files, *splats], flags) as temporaries:  # all files or none
+            for path, temporary in zip(files, temporaries, strict=False):
+                if path in raw:
+                    temporary.write_bytes(raw[path])
+                    continue
+                name = args.maps[targets.index(path)]
                 values = unit_map(name, maps[name]) if temporary.suffix.lower() == ".png" else maps[name]
                 write_image(temporary, values, args.png_bits)
             if weights is not None:
-                for temporary, image in zip(temporaries[len(targets) :], pack_rgba(weights), strict=True):
+                for temporary, image in zip(temporaries[len(files) :], pack_rgba(weights), strict=True):
                     write_image(temporary, image, int(args.splat_bits))
     except OSError as error:
         raise ArgumentFileError(f"{flags}: cannot write the files (none was written): {error}") from error
-    written = [*targets, *splats]
+    written = [*files, *splats]
     elapsed = time.perf_counter() - started
     shape = f"{heights.shape[1]}x{heights.shape[0]}"
     print(f"wrote {len(written)} files ({shape}, {', '.join(args.maps) or 'splat only'}, {elapsed:.2f} s)")
