@@ -412,7 +412,7 @@ def main(argv: list[str] | None = None) -> int:
     except (ValueError, TypeError) as error:
         command.error(str(error))
     except ModuleNotFoundError as error:
-        print(f"{command.prog}: error: {error}", file=sys.stderr)
+        print(f"{command.prog}: error: {command.flag_message(str(error))}", file=sys.stderr)
     except OSError as error:
         print(f"{command.prog}: error: {command.flag_message(_os_message(args, error))}", file=sys.stderr)
     except BakeError as error:
