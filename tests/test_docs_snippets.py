@@ -167,7 +167,7 @@ def steps(path: Path) -> list[Step]:
 
 
 def _copy_root(folder: Path) -> Path:
-    """A copy of the repository root in ``folder`` (its files linked, ``.venv`` the interpreter's)."""
+    """A copy of the repository root in ``folder``: its files linked (a command's ``python`` is this interpreter)."""
     for name in LINKED:
         (folder / name).symlink_to(ROOT / name)
     return folder
