@@ -10,6 +10,7 @@ and the depth of the loose material each stage left, ``sediment`` (the droplets'
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -21,8 +22,8 @@ from . import mesh_io
 from .compile_status import before_erosion
 from .errors import UserError
 from .noise_core.terrain.erosion import ErosionResult, erode_hydraulic, erode_thermal, hydraulic_kinds
-from .noise_core.terrain.layers import deposits, erodibility
-from .noise_core.terrain.layers import strata as layer_strata
+from .noise_core.terrain.layers import deposits, rock
+from .noise_core.terrain.recipe import Stage
 
 MASKS = ("erosion", "deposition")
 """The mask attributes (and image name suffixes) erosion writes."""
@@ -151,8 +152,8 @@ def erode_heights(
     """``heights`` (2-D) eroded by hydraulic then thermal erosion (each when its options are given), masks and
     totals over both; ``UserError`` with ``noise_core``'s message (it names the option) for bad options.
     ``advance(n)`` moves the progress on, ``PROGRESS`` in all (per batch of droplets); a first use that
-    compiles is announced first (``compile_status.before_erosion``). ``strata`` > 0: both erode over the rock
-    strata of ``heights`` (``layers.strata`` at its defaults), ``layers.erodibility`` with that contrast."""
+    compiles is announced first (``compile_status.before_erosion``). ``strata`` > 0: each erodes over the rock
+    strata of the heights it starts from (``layers.rock``), as a recipe's stages replay it."""
     if hydraulic is None and thermal is None:
         raise UserError("hydraulic, thermal: turn on at least one kind of erosion")
     before = np.asarray(heights, dtype=np.float32)
@@ -168,15 +169,16 @@ def erode_heights(
         shown = now
 
     try:
-        rock = {} if not strata else {"erodibility": erodibility(layer_strata(heights, cell_size)[0], strata)}
         if hydraulic is not None:
             before_erosion(hydraulic_kinds(before.shape, cell_size=cell_size, **hydraulic))
-            result = erode_hydraulic(current, progress, cell_size=cell_size, **hydraulic, **rock)
+            result = erode_hydraulic(
+                current, progress, cell_size=cell_size, **hydraulic, **rock(current, cell_size, strata)
+            )
             current, carried_off = result.heights, result.carried_off
             stages.append(result)
         if thermal is not None:
             before_erosion(("thermal",))
-            stages.append(erode_thermal(current, cell_size=cell_size, **thermal, **rock))
+            stages.append(erode_thermal(current, cell_size=cell_size, **thermal, **rock(current, cell_size, strata)))
             current = stages[-1].heights
     except (TypeError, ValueError) as error:
         raise UserError(str(error)) from None
@@ -216,3 +218,27 @@ def write_maps(mesh: bpy.types.Mesh, maps: dict[str, np.ndarray | None]) -> None
             mesh_io.write_point_floats(mesh, name, values)
         elif (attribute := mesh.attributes.get(name)) is not None:
             mesh.attributes.remove(attribute)
+
+
+def _terrain(obj: bpy.types.Object) -> Any:
+    """The terrain settings of ``obj`` when it is a Noise Terrain, else None."""
+    settings = getattr(obj, "noisewright_terrain", None)
+    return settings if settings is not None and settings.is_terrain else None
+
+
+def record_stage(obj: bpy.types.Object, stage: Stage) -> None:
+    """Remember on ``obj``, when it is a Noise Terrain, that ``stage`` was applied to its mesh: it becomes a stage
+    of its recipe (``terrain_settings.applied_stages``), run after the settings' stages by every later rebuild
+    (Regenerate, an export at another resolution, a saved recipe)."""
+    terrain = _terrain(obj)
+    if terrain is not None:
+        records = json.loads(terrain.applied_stages or "[]")
+        terrain.applied_stages = json.dumps([*records, {"stage": stage.kind, **stage.options}])
+
+
+def mark_unreplayable(obj: bpy.types.Object, what: str) -> None:
+    """Remember on ``obj``, when it is a Noise Terrain, that ``what`` changed its mesh in a way its recipe cannot
+    replay: an export at another resolution then refuses, naming it."""
+    terrain = _terrain(obj)
+    if terrain is not None:
+        terrain.unreplayable = what

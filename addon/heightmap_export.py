@@ -1,14 +1,15 @@
 """Heightmaps for game engines: *File > Export > Heightmap* (``export_heightmap``).
 
-``export_heightmap`` writes the active Noise Terrain or grid mesh as a heightmap (``SUFFIXES``: raw 16-bit or
-32-bit float, 16-bit PNG, float EXR or TIFF; or a tile set) with its JSON sidecar, all or none, through
+``export_heightmap`` writes the active Noise Terrain or grid mesh as a heightmap (``SUFFIXES``: raw 16-bit or 32-bit
+float, 16-bit PNG, float EXR or TIFF; or a tile set) with its JSON sidecar, all or none, through
 ``noise_core.io.heightmaps``; an engine preset checks the size and gives the numbers for its import dialog
-(``noise_core.io.engines``). A Noise Terrain at another resolution is regenerated there from its settings (its
-noise, falloff and erosion evaluated on the new grid, no resampling; its base heightmap, if it has one, resampled
-bilinearly); any other grid mesh, or a terrain asked for another shape than its grid's aspect, is resampled
-bilinearly (``resample.resample_bilinear``). Heights are local Z in metres (Blender units times the scene's unit
-scale); the file's first row is the mesh's +Y edge, its first column the -X edge. ``heightmap_import`` reads them
-back.
+(``noise_core.io.engines``). A Noise Terrain at another resolution is regenerated there from its settings (its noise,
+falloff and erosion stages evaluated on the new grid by ``noise_core.terrain.recipe.build_terrain``, no resampling;
+its base heightmap, if it has one, resampled bilinearly; one whose mesh an operator changed in a way its recipe
+cannot replay is refused, naming it); any other grid mesh, or a terrain asked for another shape than its grid's
+aspect, is resampled bilinearly (``resample.resample_bilinear``). Heights are local Z in metres (Blender units times
+the scene's unit scale); the file's first row is the mesh's +Y edge, its first column the -X edge.
+``heightmap_import`` reads them back.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from .noise_core.terrain.water import WATER_OPTIONS, WATER_STEPS, water
 from .options import OptionsOperator, blender_option, checked, properties_of
 from .progress import staged, steps_of
 from .terrain_grid import MAX_SUBDIVISIONS
-from .terrain_recipe import TerrainRecipe, resolved, stage_weights, terrain_geometry
+from .terrain_recipe import TerrainRecipe, resolved, stage_weights, terrain_heights
 from .terrain_settings import is_terrain, recall
 from .terrain_water import FULL, water_arguments
 
@@ -111,8 +112,8 @@ def _terrain_heights(context: bpy.types.Context, recipe: TerrainRecipe, samples:
     """The Noise Terrain of ``recipe`` regenerated on a ``samples x samples`` grid of the same size (row 0 at +Y);
     touches no Blender data (a job's worker runs it)."""
     recipe = recipe.reshaped(x_subdivisions=samples - 1, y_subdivisions=samples - 1)
-    positions, _quads, _uvs, _masks = terrain_geometry(context, recipe)
-    return positions[:, 2].reshape(samples, samples)[::-1]
+    heights, _masks = terrain_heights(context, recipe)  # as a mesh of that grid holds them: float32
+    return heights.astype(np.float32).astype(np.float64).reshape(samples, samples)[::-1]
 
 
 @checked(*EXPORT_OPTIONS)
@@ -191,6 +192,15 @@ def export_job(
     regenerate = is_terrain(obj) and resolution
     if not regenerate and len(cast(bpy.types.Mesh, obj.data).vertices) == 0:
         raise UserError(f"{obj.name!r}: the mesh has no vertices; export a grid mesh")
+    unreplayable = obj.noisewright_terrain.unreplayable if regenerate else ""  # type: ignore[attr-defined]
+    own = obj.noisewright_terrain.x_subdivisions + 1  # type: ignore[attr-defined]
+    if unreplayable and resolution == own == obj.noisewright_terrain.y_subdivisions + 1:  # type: ignore[attr-defined]
+        regenerate = False  # its own grid: the mesh as it is
+    elif unreplayable:
+        raise UserError(
+            f"resolution: {obj.name!r} was changed by {unreplayable}, which its recipe cannot replay at another "
+            "resolution; export at resolution 0 (its own grid), or Regenerate it first (that drops the change)"
+        )
     if regenerate:
         recipe = resolved(recall(obj))
         cell = obj.noisewright_terrain.size / (resolution - 1)  # type: ignore[attr-defined]
@@ -367,7 +377,6 @@ class NOISEWRIGHT_OT_export_heightmap(JobOperator, OptionsOperator, bpy.types.Op
         return ExportHelper.invoke(self, context, event)
 
     def execute(self, context):
-        self.check(context)
         if self._browsed and not bpy.app.background and context.window is not None:
             return self.start_job(context)  # the UI's way, as invoke's
         return JobOperator.execute(self, context)
@@ -377,7 +386,16 @@ class NOISEWRIGHT_OT_export_heightmap(JobOperator, OptionsOperator, bpy.types.Op
 
     def prepare(self, context):
         """A job (``jobs``): after the file browser the heights are made and the files written in a worker
-        thread, tile by tile, and Esc cancels (no file written); from scripts it runs in the foreground."""
+        thread, tile by tile, and Esc cancels (no file written); from scripts it runs in the foreground. A file
+        name whose extension is not the Format's is refused, not renamed (the file browser renames it as the Format
+        changes, before the export)."""
+        path = Path(self.filepath)
+        wanted = SUFFIXES[self.file_format]
+        if path.suffix.lower() not in (wanted, ".tiff" if wanted == ".tif" else wanted):
+            raise UserError(
+                f"filepath: {path.name!r} does not end in {wanted}, the extension of Format {self.file_format}; "
+                f"name it {path.stem}{wanted} or choose the format of {path.suffix or 'its extension'}"
+            )
         job = export_job(
             context,
             context.active_object,
