@@ -2,7 +2,8 @@
 their operators ``noisewright.erode`` and ``noisewright.erode_image``.
 
 *Erode* works on the active mesh when it is a regular grid (a Noise Terrain, Add > Mesh > Grid); the masks go to
-its ``erosion``/``deposition`` attributes. *Erode Image* works on the Image Editor's image (a baked height
+its ``erosion``/``deposition`` attributes, and the depth of what each stage left to ``sediment``/``talus``
+(``erosion_io``). *Erode Image* works on the Image Editor's image (a baked height
 map), with the masks as two new float images. A run starts from the scene's erosion settings
 (``scene.noisewright_erosion``, hydraulic and thermal; hydraulic erosion when neither is on); every option is in
 Adjust Last Operation (the erosion options are ``noise_core.terrain.erosion``'s rows, ``ErosionSettings``).
@@ -43,6 +44,10 @@ RELIEF = Option(
     soft_maximum=1024.0,
 )
 """``erode_image``'s one option beside the erosion's."""
+STRATA = Option("strata", float, 0.0, "Erode over rock strata (Terrain Layers' bands): hard rock erodes 1 - this as "
+                "fast (0: uniform rock)", minimum=0.0, maximum=0.99)  # fmt: skip
+"""``erode``'s option beside the erosion's: the ``strata_contrast`` of ``noise_core.terrain.layers.erodibility``,
+0 for none (``erosion_io.erode_heights``)."""
 
 
 def grid_heights(obj: object) -> tuple[bpy.types.Mesh, np.ndarray, erosion_io.GridLayout, np.ndarray]:
@@ -65,22 +70,31 @@ def erode(
     obj: bpy.types.Object,
     hydraulic: dict[str, Any] | None = None,
     thermal: dict[str, Any] | None = None,
+    strata: float = 0.0,
 ) -> bpy.types.Object:
     """Erode the grid mesh ``obj`` (a Noise Terrain or any regular grid in local X/Y, heights along local Z).
 
-    ``hydraulic``/``thermal`` are keyword arguments of ``noise_core.erode_hydraulic``/``erode_thermal`` (``{}``:
-    their defaults; ``None``: not run); the cell size is the grid's. The vertices move along Z, the masks go to the
-    ``erosion``/``deposition`` point attributes. A Noise Terrain's recipe gets each erosion as a stage
-    (``erosion_io.record_stage``), so Regenerate and an export at another resolution replay it. ``UserError`` naming
-    the problem (not a grid, linked data, Edit Mode, bad options); then nothing changes.
+    ``hydraulic``/``thermal`` are keyword arguments of ``noise_core.erode_hydraulic``/``erode_thermal``
+    (``{}``: their defaults; ``None``: not run); the cell size is the grid's. The vertices move along Z, the
+    masks go to the ``erosion``/``deposition`` point attributes. A Noise Terrain's recipe gets each erosion as a
+    stage (``erosion_io.record_stage``), so Regenerate and an export at another resolution replay it; with
+    ``strata`` (``STRATA``) > 0, which erodes over rock strata, it is marked as a change its recipe cannot
+    replay (``erosion_io.mark_unreplayable``: such an export is refused, naming it). ``UserError`` naming the
+    problem (not a grid, linked data, Edit Mode, bad options); then nothing changes.
     """
-    job = erode_job(obj, hydraulic, thermal)
+    try:
+        contrast = float(STRATA.check(strata))  # type: ignore[arg-type]
+    except (TypeError, ValueError) as error:
+        raise UserError(str(error)) from None
+    job = erode_job(obj, hydraulic, thermal, contrast)
     with window_progress(context, job.total) as advance:
         job.run(advance)
     return obj
 
 
-def erode_job(obj: object, hydraulic: dict[str, Any] | None, thermal: dict[str, Any] | None) -> Job:
+def erode_job(
+    obj: object, hydraulic: dict[str, Any] | None, thermal: dict[str, Any] | None, strata: float = 0.0
+) -> Job:
     """``erode`` as a ``jobs.Job``: this reads the grid (main thread; ``UserError`` as ``erode``),
     ``compute(advance)`` erodes it touching no Blender data (any thread; ``advance(n)`` moves the progress on,
     ``erosion_io.PROGRESS`` in all), ``apply(result)`` writes the result (main thread; ``UserError``, changing
@@ -90,7 +104,7 @@ def erode_job(obj: object, hydraulic: dict[str, Any] | None, thermal: dict[str, 
     cell_size = layout.square_cell(name, "erosion needs")
 
     def compute(advance: Callable[[int], None]) -> Any:
-        eroded = erosion_io.erode_heights(heights, cell_size, hydraulic, thermal, advance)
+        eroded = erosion_io.erode_heights(heights, cell_size, hydraulic, thermal, advance, strata)
         check_finite_values("heights: eroded heights", eroded.heights)
         return eroded
 
@@ -102,11 +116,16 @@ def erode_job(obj: object, hydraulic: dict[str, Any] | None, thermal: dict[str, 
         if len(target_mesh.vertices) != positions.shape[0]:
             raise UserError(f"{name!r}: the mesh changed while eroding; nothing was changed")
         positions[layout.order, 2] = eroded.heights.ravel()
-        erosion, deposition = (np.empty(positions.shape[0], np.float32) for _ in range(2))
-        erosion[layout.order], deposition[layout.order] = eroded.erosion.ravel(), eroded.deposition.ravel()
+        maps = (eroded.erosion, eroded.deposition, eroded.sediment, eroded.talus)
+        per_vertex = [np.empty(positions.shape[0], np.float32) for _ in maps]
+        for values, grid in zip(per_vertex, maps, strict=True):
+            values[layout.order] = grid.ravel()
         mesh_io.write_positions(target_mesh, positions)
-        erosion_io.write_masks(target_mesh, erosion, deposition)
+        erosion_io.write_masks(target_mesh, *per_vertex)
         target_mesh.update()
+        if strata:  # erosion over the rock strata of these heights: no recipe stage replays it
+            erosion_io.mark_unreplayable(target, "Erode Terrain with Strata")
+            return
         for kind, options in (("droplets", hydraulic), ("thermal", thermal)):  # a Noise Terrain's recipe keeps them
             if options is None:
                 continue
@@ -211,6 +230,7 @@ class NOISEWRIGHT_OT_erode(JobOperator, _ErosionOperator, bpy.types.Operator):
 
     bl_idname = "noisewright.erode"
     bl_label = "Erode Terrain"
+    __annotations__ = properties_of(STRATA)
 
     @staticmethod
     def unavailable(context) -> str:
@@ -227,7 +247,7 @@ class NOISEWRIGHT_OT_erode(JobOperator, _ErosionOperator, bpy.types.Operator):
     def prepare(self, context):
         """A job (``jobs``): in the UI it runs in a worker thread and Esc cancels it; in background mode and
         from scripts (``execute``) it runs in the foreground."""
-        return erode_job(context.active_object, *self.erosion_options(context))
+        return erode_job(context.active_object, *self.erosion_options(context), self.strata)
 
 
 class NOISEWRIGHT_OT_erode_image(JobOperator, _ErosionOperator, bpy.types.Operator):

@@ -8,11 +8,11 @@ local Z. The model runs in cells (heights ÷ the grid spacing, ``cell_size = 1``
 any size of grid; with *Keep Relief* the result is scaled back to the input's lowest and highest heights. Vertex
 groups (optional) scale the uplift, the erodibility and the rain per vertex: where ranges rise, where rock is
 soft, where it rains. Results: the vertices move along Z; point attributes ``erosion`` and ``deposition`` (as
-*Erode Terrain*), ``drainage_area`` (in cells) and ``river`` (1 on river cells, else 0) for materials and
-Geometry Nodes. The image's red channel times *Relief* (pixels a height of 1 spans) is the height in cells; it
-is written back as grey (alpha kept), and the flow maps become float images ``"<name> Drainage"``
-(``log(1 + A) / log(1 + max A)``) and ``"<name> Rivers"`` (0/1). Options: ``noise_core.terrain.fluvial``'s rows
-(``FLUVIAL_OPTIONS``) and this module's.
+*Erode Terrain*; the deposition also as the ``sediment`` depth, ``talus`` removed), ``drainage_area`` (in
+cells) and ``river`` (1 on river cells, else 0) for materials and Geometry Nodes. The image's red channel times
+*Relief* (pixels a height of 1 spans) is the height in cells; it is written back as grey (alpha kept), and the
+flow maps become float images ``"<name> Drainage"`` (``log(1 + A) / log(1 + max A)``) and ``"<name> Rivers"``
+(0/1). Options: ``noise_core.terrain.fluvial``'s rows (``FLUVIAL_OPTIONS``) and this module's.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def erode_fluvial_mesh(
     for per_vertex, values in zip((erosion, deposition, drainage, river), maps, strict=True):
         per_vertex[layout.order] = values.ravel()
     mesh_io.write_positions(mesh, positions)
-    erosion_io.write_masks(mesh, erosion, deposition)
+    erosion_io.write_masks(mesh, erosion, deposition, deposition)  # its deposits are sediment
     write_flow(mesh, drainage, river)
     mesh.update()
     used = [f"{field}_group" for field, group in groups.items() if group]

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import mesh_io
 from .erode_fluvial import FLOW_ATTRIBUTES
-from .erosion_io import MASKS
+from .erosion_io import DEPOSITS, MASKS
 from .terrain import write_maps
 from .terrain_grid import grid, grid_positions
 from .terrain_maps import recorded_maps
@@ -162,6 +162,7 @@ def _regrid_loses_nothing(obj: bpy.types.Object, mesh: bpy.types.Mesh) -> bool:
     if mesh.shape_keys is not None or len(obj.vertex_groups):
         return False
     recorded = recorded_maps(obj).entries
-    ours = {*KEPT_ATTRIBUTES, *MASKS, *FLOW_ATTRIBUTES, *(name for entry in recorded for name in entry["maps"])}
+    ours = {*KEPT_ATTRIBUTES, *MASKS, *DEPOSITS, *FLOW_ATTRIBUTES}
+    ours |= {name for entry in recorded for name in entry["maps"]}
     ours |= {layer.name for layer in mesh.uv_layers}
     return all(a.name.startswith(".") or a.name in ours for a in mesh.attributes)

@@ -18,7 +18,7 @@ import bpy
 import numpy as np
 from bpy_extras.object_utils import AddObjectHelper, object_data_add
 
-from . import erosion_io, mesh_io, terrain_maps, terrain_water
+from . import erosion_io, mesh_io, terrain_layers, terrain_maps, terrain_water
 from .erode_fluvial import TERRAIN_OPTIONS, write_flow
 from .errors import UserError
 from .jobs import Job
@@ -187,9 +187,10 @@ MAPS_WEIGHT = 2
 
 
 def write_maps(mesh: bpy.types.Mesh, maps: tuple) -> None:
-    """Store ``terrain_geometry``'s masks and flow maps as point attributes (None removes one)."""
-    erosion_io.write_masks(mesh, *maps[:2])
-    write_flow(mesh, *maps[2:])
+    """Store ``terrain_geometry``'s masks, flow maps and depths of sediment and talus as point attributes (None
+    removes one)."""
+    erosion_io.write_masks(mesh, *maps[:2], *maps[4:])
+    write_flow(mesh, *maps[2:4])
 
 
 def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy.types.Object:
@@ -210,11 +211,11 @@ def regenerate_job(context: bpy.types.Context, obj: object) -> Job:
     """``regenerate_terrain`` as a ``jobs.Job`` (``live`` runs it on a worker): this checks ``obj`` and reads its
     settings (main thread; ``UserError`` as ``regenerate_terrain``); ``compute(advance)`` makes the heights and
     masks (``terrain_heights``: any thread, touching no Blender data; on a job's worker its noise chunks and
-    droplet batches check for a cancel), and the terrain maps and water recorded on it
-    (``terrain_maps.recorded_maps``, ``terrain_water.recorded_water``) of the new heights; ``apply(result)`` writes
-    them (main thread; ``UserError``, changing nothing, when the object was removed or renamed, is in Edit Mode, or
-    its settings changed meanwhile). On a job's worker ``compute`` moves ``advance`` on through ``REBUILD_STEPS``
-    in all, monotone (``progress.staged``)."""
+    droplet batches check for a cancel), and the terrain maps, water and material layers recorded on it
+    (``terrain_maps.recorded_maps``, ``terrain_water.recorded_water``, ``terrain_layers.recorded_layers``) of the
+    new heights; ``apply(result)`` writes them (main thread; ``UserError``, changing nothing, when the object was
+    removed or renamed, is in Edit Mode, or its settings changed meanwhile). On a job's worker ``compute`` moves
+    ``advance`` on through ``REBUILD_STEPS`` in all, monotone (``progress.staged``)."""
     _check_regenerable(obj)
     obj = cast(bpy.types.Object, obj)
     recalled = recall(obj)
@@ -223,7 +224,9 @@ def regenerate_job(context: bpy.types.Context, obj: object) -> Job:
     name, mesh_name = obj.name, mesh_of(obj).name
     recorded = terrain_maps.recorded_maps(obj)
     water = terrain_water.recorded_water(obj)
+    layers = terrain_layers.recorded_layers(obj)
     weights = stage_weights(recipe) + [MAPS_WEIGHT] * (recorded.total > 0) + [MAPS_WEIGHT] * (water.total > 0)
+    weights += [MAPS_WEIGHT] * (layers.total > 0)
 
     def compute(advance: Callable[[int], None]) -> tuple:
         with staged(advance, REBUILD_STEPS, weights):  # a job's progress, stage by stage
@@ -240,20 +243,27 @@ def regenerate_job(context: bpy.types.Context, obj: object) -> Job:
                 water_job = water.job(positions)
                 with window_progress(context, water_job.total) as water_advance:
                     flooded = water_job.compute(water_advance)
-        return heights, masks, positions, maps_job, maps, water_job, flooded
+            layers_job = layered = None
+            if layers.total:  # and its recorded material layers (Object > Terrain Layers)
+                layers_job = layers.job(positions)
+                with window_progress(context, layers_job.total) as layers_advance:
+                    layered = layers_job.compute(layers_advance)
+        return heights, masks, positions, maps_job, maps, water_job, flooded, layers_job, layered
 
     def apply(result: tuple) -> None:
         target = bpy.data.objects.get(name)
         if target is None or not is_terrain(target) or mesh_of(target).name != mesh_name or recall(target) != recalled:
             raise UserError(f"{name!r}: the terrain was removed, renamed or changed meanwhile; nothing was changed")
         _check_regenerable(target)
-        heights, masks, positions, maps_job, maps, water_job, flooded = result
+        heights, masks, positions, maps_job, maps, water_job, flooded, layers_job, layered = result
         _write_terrain(target, shape, heights, masks, positions)
         target.noisewright_terrain.unreplayable = ""  # the mesh is its recipe's again
         if maps_job is not None:
             maps_job.apply(maps)  # the maps Object > Terrain Maps wrote, of the new heights
         if water_job is not None:
             water_job.apply(flooded)  # the water Object > Terrain Water added, of the new heights
+        if layers_job is not None:
+            layers_job.apply(layered)  # the layers Object > Terrain Layers wrote (after the new depths)
 
     return Job(compute, apply, REBUILD_STEPS)
 

@@ -174,12 +174,14 @@ def _notice(text: str) -> None:
 
 
 def terrain_heights(context: bpy.types.Context, recipe: TerrainRecipe) -> tuple[np.ndarray, tuple]:
-    """``(heights (N,), (erosion, deposition, drainage_area, river))`` of the terrain of ``recipe`` at the
-    vertices of its grid (``grid_positions``, row-major from -y): ``noise_core.terrain.recipe.build_terrain`` of
-    ``to_recipe(recipe)`` at its subdivisions + 1 samples: ``(base + noise * height) * falloff``, eroded by its
-    stages in order (``stages_of``). The masks are what all stages took and left (None without erosion), the
-    flow maps the rivers' (None without them); all checked first. Touches no Blender data but the base
-    heightmap's file (a job's worker runs it)."""
+    """``(heights (N,), (erosion, deposition, drainage_area, river, sediment, talus))`` of the terrain of
+    ``recipe`` at the vertices of its grid (``grid_positions``, row-major from -y):
+    ``noise_core.terrain.recipe.build_terrain`` of ``to_recipe(recipe)`` at its subdivisions + 1 samples: ``(base +
+    noise * height) * falloff``, eroded by its stages in order (``stages_of``). The masks are what all stages took
+    and left (None without erosion), the flow maps the rivers' (None without them), the depths of sediment and talus
+    the droplet and thermal stages left (``layers.deposits``; the rivers' deposition as sediment when they ran
+    alone; None without erosion); all checked first. Touches no Blender data but the base heightmap's file (a job's
+    worker runs it)."""
     library = to_recipe(recipe)
     across, down = recipe.shape["x_subdivisions"], recipe.shape["y_subdivisions"]
     if library.stages and across != down:  # a square of size x size: its cells are square only then
@@ -196,9 +198,10 @@ def terrain_heights(context: bpy.types.Context, recipe: TerrainRecipe) -> tuple[
             built = build_terrain(library, across + 1, down + 1, progress=_Blocks(context, stack), notice=_notice)
         except (TypeError, ValueError) as error:
             raise UserError(str(error)) from None
-    masks: tuple = (None, None, None, None)
+    masks: tuple = (None,) * 6
     if library.stages:
-        masks = (built.erosion.ravel(), built.deposition.ravel(), _flat(built.drainage_area), _flat(built.river))
+        masks = (built.erosion.ravel(), built.deposition.ravel(), _flat(built.drainage_area), _flat(built.river),
+                 _flat(built.sediment), _flat(built.talus))  # fmt: skip
     return built.heights.ravel(), masks
 
 

@@ -32,6 +32,7 @@ from .spec import NoiseSpec  # noqa: E402
 from .terrain.erosion import ErosionResult, depressions, erode_hydraulic, erode_thermal  # noqa: E402
 from .terrain.flow import fill_depressions, flow_accumulation  # noqa: E402
 from .terrain.fluvial import FluvialResult, erode_fluvial  # noqa: E402
+from .terrain.layers import compute_layers, deposits  # noqa: E402
 from .terrain.maps import (  # noqa: E402
     aspect,
     compute_maps,
@@ -64,8 +65,10 @@ __all__ = [
     "cache_location",
     "carve_rivers",
     "compile_state",
+    "compute_layers",
     "compute_maps",
     "curvature",
+    "deposits",
     "depressions",
     "erode_fluvial",
     "erode_hydraulic",

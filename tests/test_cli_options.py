@@ -17,6 +17,7 @@ from noise_core.cli.main import HEIGHTMAP_FLAGS
 from noise_core.io import heightmaps
 from noise_core.schema import Option
 from noise_core.terrain.heightfield import CELL_SIZE
+from noise_core.terrain.layers import LAYER_OPTIONS
 from noise_core.terrain.maps import HEIGHT_SCALE, MAP_OPTIONS
 from noise_core.terrain.water import WATER_OPTIONS
 
@@ -25,9 +26,11 @@ ROWS = {
     "erode": (CELL_SIZE, *{option.name: option for rows in MODES.values() for option in rows}.values()),
     "bake": (*normal_maps.OPTIONS, loops.RADIUS, *HEIGHTMAP_FLAGS),
     "water": (*WATER_OPTIONS, heightmaps.ENGINE),
+    "layers": (CELL_SIZE, HEIGHT_SCALE, *LAYER_OPTIONS),
 }
 """The rows each command's flags come from."""
 NOT_ROWS = {
+    "layers": {"heights", "layers", "out", "png_bits"},
     "maps": {"heights", "maps", "out", "png_bits", "splat", "splat_out", "seed"},
     "erode": {"input", "out", "mode", "relief", "png_bits", *MAPS, *OUTPUTS},
     "bake": {"out", "size", "width", "height", "png_bits", "frames", "height_range"},

@@ -7,7 +7,9 @@ to keep heights that uplift raised above the relief). Each mode's options come f
 [0, 1] times ``--uplift`` (``--uplift-map``) or ``--erodibility`` (``--erodibility-map``), the rain per cell
 (``--precipitation-map``), base-level cells where above 0.5 (``--outlets-map``, a sea); flow maps out: drainage
 area as ``log(1 + A) / log(1 + max A)``, the river mask (0/1), erosion and deposition divided by their common
-maximum. Every file is written whole or not at all.
+maximum. ``--erodibility-map`` works in the hydraulic and thermal modes too: the multiplier itself, in (0, 1]
+(``erode_hydraulic``/``erode_thermal``'s ``erodibility``: harder rock where smaller, e.g. ``1 - contrast x`` the
+``layers`` command's ``strata``). Every file is written whole or not at all.
 """
 
 from __future__ import annotations
@@ -116,7 +118,7 @@ def erode(args: argparse.Namespace) -> Path:
         for option in rows:
             if mode != args.mode and hasattr(args, option.name) and option.name not in options:
                 raise ValueError(f"{option.name}: not an option of --mode {args.mode} (only of {mode})")
-    given_maps = [name for name in (*MAPS, *OUTPUTS) if getattr(args, name) is not None]
+    given_maps = [name for name in (*MAPS, *OUTPUTS) if getattr(args, name) is not None and name != "erodibility_map"]
     if args.mode != "fluvial" and given_maps:
         raise ValueError(f"{given_maps[0].replace('_', '-')}: only used with --mode fluvial")
     if not (math.isfinite(args.relief) and args.relief > 0.0):
@@ -153,6 +155,8 @@ def erode(args: argparse.Namespace) -> Path:
         images.update({getattr(args, name): maps[name] for name in OUTPUTS if getattr(args, name) is not None})
     else:
         run = erode_hydraulic if args.mode == "hydraulic" else erode_thermal
+        if args.erodibility_map is not None:  # the multiplier itself (its own checks name it erodibility)
+            options["erodibility"] = _read_map(args.erodibility_map, heights.shape, "erodibility_map")
         result = run(heights, cell_size=args.cell_size, **options)  # type: ignore[assignment]
     unit = result.heights / args.relief
     images = {args.out: unit, **images}

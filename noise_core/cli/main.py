@@ -42,6 +42,7 @@ from ..terrain.splat import SplatLayer, check_layers, splat_weights
 from ..tiled_bake import MAX_SIDE, OPTIONS, BakeError, add_options, bake_from_args, check_untiled, is_tiled
 from .erode import add_erode_command, erode
 from .flags import ROW, add_flags
+from .layers import add_layers_command, run_layers
 from .maps import add_maps_command, run_maps
 from .stats import add_stats_command, run_stats
 from .terrain import add_terrain_command, run_terrain
@@ -89,8 +90,8 @@ def _positive_size(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``noise_core`` argument parser with its ``bake``, ``import``, ``erode``, ``maps``, ``stats`` and ``water``
-    commands."""
+    """The ``noise_core`` argument parser with its ``bake``, ``import``, ``erode``, ``maps``, ``layers``, ``stats``
+    and ``water`` commands."""
     parser = argparse.ArgumentParser(prog="python -m noise_core", description="Procedural noise, headless.")
     commands = parser.add_subparsers(dest="command", required=True)
     bake = commands.add_parser(
@@ -128,6 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
     reader.add_argument("--out", type=Path, help="write it again to this heightmap file (format by extension)")
     add_erode_command(commands)
     add_maps_command(commands)  # terrain maps: noise_core.cli.maps
+    add_layers_command(commands)  # material layers: noise_core.cli.layers
     add_stats_command(commands)  # geomorphometry: noise_core.cli.stats
     add_water_command(commands)  # lakes, rivers, flow maps: noise_core.cli.water
     add_terrain_command(commands)  # a recipe or preset to a heightmap: noise_core.cli.terrain
@@ -399,8 +401,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
-        run = {"bake": bake, "erode": erode, "import": import_heightmap, "maps": run_maps, "stats": run_stats,
-               "water": run_water, "terrain": run_terrain}  # fmt: skip
+        run = {"bake": bake, "erode": erode, "import": import_heightmap, "maps": run_maps, "layers": run_layers,
+               "stats": run_stats, "water": run_water, "terrain": run_terrain}  # fmt: skip
         run[args.command](args)
     except (ValueError, TypeError) as error:
         parser.error(str(error))

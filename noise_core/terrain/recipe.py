@@ -37,8 +37,9 @@ from ..runtime import least_ready
 from ..schema import Option
 from ..spec import NoiseSpec
 from . import erosion, resample
-from .erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS, erode_hydraulic, erode_thermal, hydraulic_kinds
+from .erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS, ErosionResult, erode_hydraulic, erode_thermal, hydraulic_kinds
 from .fluvial import FLUVIAL_OPTIONS, erode_fluvial
+from .layers import deposits
 from .maps import MAP_NAMES
 from .splat import check_layers
 from .water import WATER_OPTIONS
@@ -119,11 +120,13 @@ Notice = Callable[[str], None]
 
 @dataclass(frozen=True)
 class StageResult:
-    """What a stage made: the heights (rows, columns, float64 or float32) and the rivers' flow maps (or None)."""
+    """What a stage made: the heights (rows, columns, float64 or float32), the rivers' flow maps (or None) and
+    the eroder's own record (``erosion.ErosionResult``: its sediment and talus, for ``layers.deposits``; None)."""
 
     heights: np.ndarray
     drainage_area: np.ndarray | None = None
     river: np.ndarray | None = None
+    eroded: ErosionResult | None = None
 
 
 @dataclass(frozen=True)
@@ -168,18 +171,18 @@ def _droplets(heights: np.ndarray, cell_size: float, options: dict, advance, not
         advance(now - shown[0])
         shown[0] = now
 
-    heights = erode_hydraulic(cells, progress, cell_size=cell_size, **options).heights
+    result = erode_hydraulic(cells, progress, cell_size=cell_size, **options)
     advance(DROPLET_STEPS - shown[0])
-    return StageResult(heights)
+    return StageResult(result.heights, eroded=result)
 
 
 def _thermal(heights: np.ndarray, cell_size: float, options: dict, advance, notice: Notice) -> StageResult:
     """Thermal erosion (``erosion.erode_thermal``) of the heights as float32."""
     if erosion.compile_state(("thermal",)) == "uncompiled":
         notice(EROSION_NOTICE)
-    heights = erode_thermal(np.asarray(heights, dtype=np.float32), cell_size=cell_size, **options).heights
+    result = erode_thermal(np.asarray(heights, dtype=np.float32), cell_size=cell_size, **options)
     advance(1)
-    return StageResult(heights)
+    return StageResult(result.heights, eroded=result)
 
 
 DROPLET_STEPS = 100
@@ -464,7 +467,9 @@ def write_recipe(recipe: Recipe, path: str | Path) -> Path:
 class TerrainHeights:
     """``build_terrain``'s result: ``heights`` (rows, columns) float64, row 0 at ``y = -size / 2`` (``float32``
     gives what a mesh or a file holds); what all stages took and left (``erosion``, ``deposition``, None without
-    stages); the rivers' ``drainage_area`` (cells) and ``river`` mask (None without rivers); ``cell_size``."""
+    stages); the rivers' ``drainage_area`` (cells) and ``river`` mask (None without rivers); the depths of the
+    loose material the droplet and thermal stages left, ``sediment`` and ``talus`` (``layers.deposits`` of their
+    results in order; rivers alone: their deposition as sediment, no talus; None without stages); ``cell_size``."""
 
     heights: np.ndarray
     cell_size: float
@@ -472,6 +477,8 @@ class TerrainHeights:
     deposition: np.ndarray | None = None
     drainage_area: np.ndarray | None = None
     river: np.ndarray | None = None
+    sediment: np.ndarray | None = None
+    talus: np.ndarray | None = None
 
     @property
     def float32(self) -> np.ndarray:
@@ -631,6 +638,7 @@ def build_terrain(
     cell_size = recipe.size / (columns - 1)
     before = heights
     drainage = river = None
+    eroded: list[ErosionResult] = []
     for index, stage in enumerate(recipe.stages):
         row = STAGES[stage.kind]
         total = row.steps(stage.options)
@@ -649,9 +657,13 @@ def build_terrain(
         _finite(f"stages[{index}] ({stage.kind}): heights", np.asarray(heights, dtype=np.float32))
         if result.drainage_area is not None:
             drainage, river = result.drainage_area, result.river
+        if result.eroded is not None:
+            eroded.append(result.eroded)
     change = heights.astype(np.float64) - before.astype(np.float32)
+    deposition = np.maximum(change, 0.0)
+    sediment, talus = deposits(eroded) if eroded else (deposition.astype(np.float32), None)
     return TerrainHeights(
-        heights.astype(np.float64), cell_size, np.maximum(-change, 0.0), np.maximum(change, 0.0), drainage, river
+        heights.astype(np.float64), cell_size, np.maximum(-change, 0.0), deposition, drainage, river, sediment, talus
     )
 
 
