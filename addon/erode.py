@@ -25,6 +25,7 @@ from .mapping import check_finite_values
 from .mesh_io import check_editable, mesh_of
 from .noise_core.schema import Option
 from .noise_core.terrain.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
+from .noise_core.terrain.layers import STRATA
 from .noise_core.terrain.recipe import Stage
 from .options import OptionsOperator, checked, properties_of
 from .pixels import pixel_array
@@ -44,10 +45,6 @@ RELIEF = Option(
     soft_maximum=1024.0,
 )
 """``erode_image``'s one option beside the erosion's."""
-STRATA = Option("strata", float, 0.0, "Erode over rock strata (Terrain Layers' bands): hard rock erodes 1 - this as "
-                "fast (0: uniform rock)", minimum=0.0, maximum=0.99)  # fmt: skip
-"""``erode``'s option beside the erosion's: the ``strata_contrast`` of ``noise_core.terrain.layers.erodibility``,
-0 for none (``erosion_io.erode_heights``)."""
 
 
 def grid_heights(obj: object) -> tuple[bpy.types.Mesh, np.ndarray, erosion_io.GridLayout, np.ndarray]:
@@ -74,13 +71,12 @@ def erode(
 ) -> bpy.types.Object:
     """Erode the grid mesh ``obj`` (a Noise Terrain or any regular grid in local X/Y, heights along local Z).
 
-    ``hydraulic``/``thermal`` are keyword arguments of ``noise_core.erode_hydraulic``/``erode_thermal``
-    (``{}``: their defaults; ``None``: not run); the cell size is the grid's. The vertices move along Z, the
-    masks go to the ``erosion``/``deposition`` point attributes. A Noise Terrain's recipe gets each erosion as a
-    stage (``erosion_io.record_stage``), so Regenerate and an export at another resolution replay it; with
-    ``strata`` (``STRATA``) > 0, which erodes over rock strata, it is marked as a change its recipe cannot
-    replay (``erosion_io.mark_unreplayable``: such an export is refused, naming it). ``UserError`` naming the
-    problem (not a grid, linked data, Edit Mode, bad options); then nothing changes.
+    ``hydraulic``/``thermal`` are keyword arguments of ``noise_core.erode_hydraulic``/``erode_thermal`` (``{}``:
+    their defaults; ``None``: not run); the cell size is the grid's. The vertices move along Z, the masks go to the
+    ``erosion``/``deposition`` point attributes, the depths of loose material to ``sediment``/``talus``. A Noise
+    Terrain's recipe gets each erosion as a stage (``erosion_io.record_stage``), so Regenerate and an export at
+    another resolution replay it. ``strata`` (``STRATA``) > 0 erodes over rock strata (a stage option too).
+    ``UserError`` naming the problem (not a grid, linked data, Edit Mode, bad options); then nothing changes.
     """
     try:
         contrast = float(STRATA.check(strata))  # type: ignore[arg-type]
@@ -123,14 +119,11 @@ def erode_job(
         mesh_io.write_positions(target_mesh, positions)
         erosion_io.write_masks(target_mesh, *per_vertex)
         target_mesh.update()
-        if strata:  # erosion over the rock strata of these heights: no recipe stage replays it
-            erosion_io.mark_unreplayable(target, "Erode Terrain with Strata")
-            return
         for kind, options in (("droplets", hydraulic), ("thermal", thermal)):  # a Noise Terrain's recipe keeps them
             if options is None:
                 continue
             try:
-                stage = Stage.of(kind, options, kind)
+                stage = Stage.of(kind, {**options, STRATA.name: strata}, kind)
             except (TypeError, ValueError):  # options the erosion took but a recipe cannot hold: never lost silently
                 erosion_io.mark_unreplayable(target, f"Erode Terrain ({kind} with options a recipe cannot hold)")
             else:

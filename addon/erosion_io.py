@@ -22,8 +22,7 @@ from . import mesh_io
 from .compile_status import before_erosion
 from .errors import UserError
 from .noise_core.terrain.erosion import ErosionResult, erode_hydraulic, erode_thermal, hydraulic_kinds
-from .noise_core.terrain.layers import deposits, erodibility
-from .noise_core.terrain.layers import strata as layer_strata
+from .noise_core.terrain.layers import deposits, rock
 from .noise_core.terrain.recipe import Stage
 
 MASKS = ("erosion", "deposition")
@@ -153,8 +152,8 @@ def erode_heights(
     """``heights`` (2-D) eroded by hydraulic then thermal erosion (each when its options are given), masks and
     totals over both; ``UserError`` with ``noise_core``'s message (it names the option) for bad options.
     ``advance(n)`` moves the progress on, ``PROGRESS`` in all (per batch of droplets); a first use that
-    compiles is announced first (``compile_status.before_erosion``). ``strata`` > 0: both erode over the rock
-    strata of ``heights`` (``layers.strata`` at its defaults), ``layers.erodibility`` with that contrast."""
+    compiles is announced first (``compile_status.before_erosion``). ``strata`` > 0: each erodes over the rock
+    strata of the heights it starts from (``layers.rock``), as a recipe's stages replay it."""
     if hydraulic is None and thermal is None:
         raise UserError("hydraulic, thermal: turn on at least one kind of erosion")
     before = np.asarray(heights, dtype=np.float32)
@@ -170,15 +169,16 @@ def erode_heights(
         shown = now
 
     try:
-        rock = {} if not strata else {"erodibility": erodibility(layer_strata(heights, cell_size)[0], strata)}
         if hydraulic is not None:
             before_erosion(hydraulic_kinds(before.shape, cell_size=cell_size, **hydraulic))
-            result = erode_hydraulic(current, progress, cell_size=cell_size, **hydraulic, **rock)
+            result = erode_hydraulic(
+                current, progress, cell_size=cell_size, **hydraulic, **rock(current, cell_size, strata)
+            )
             current, carried_off = result.heights, result.carried_off
             stages.append(result)
         if thermal is not None:
             before_erosion(("thermal",))
-            stages.append(erode_thermal(current, cell_size=cell_size, **thermal, **rock))
+            stages.append(erode_thermal(current, cell_size=cell_size, **thermal, **rock(current, cell_size, strata)))
             current = stages[-1].heights
     except (TypeError, ValueError) as error:
         raise UserError(str(error)) from None

@@ -377,7 +377,6 @@ class NOISEWRIGHT_OT_export_heightmap(JobOperator, OptionsOperator, bpy.types.Op
         return ExportHelper.invoke(self, context, event)
 
     def execute(self, context):
-        self.check(context)
         if self._browsed and not bpy.app.background and context.window is not None:
             return self.start_job(context)  # the UI's way, as invoke's
         return JobOperator.execute(self, context)
@@ -387,7 +386,16 @@ class NOISEWRIGHT_OT_export_heightmap(JobOperator, OptionsOperator, bpy.types.Op
 
     def prepare(self, context):
         """A job (``jobs``): after the file browser the heights are made and the files written in a worker
-        thread, tile by tile, and Esc cancels (no file written); from scripts it runs in the foreground."""
+        thread, tile by tile, and Esc cancels (no file written); from scripts it runs in the foreground. A file
+        name whose extension is not the Format's is refused, not renamed (the file browser renames it as the Format
+        changes, before the export)."""
+        path = Path(self.filepath)
+        wanted = SUFFIXES[self.file_format]
+        if path.suffix.lower() not in (wanted, ".tiff" if wanted == ".tif" else wanted):
+            raise UserError(
+                f"filepath: {path.name!r} does not end in {wanted}, the extension of Format {self.file_format}; "
+                f"name it {path.stem}{wanted} or choose the format of {path.suffix or 'its extension'}"
+            )
         job = export_job(
             context,
             context.active_object,

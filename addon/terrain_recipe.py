@@ -178,9 +178,8 @@ def terrain_heights(context: bpy.types.Context, recipe: TerrainRecipe) -> tuple[
     ``recipe`` at the vertices of its grid (``grid_positions``, row-major from -y):
     ``noise_core.terrain.recipe.build_terrain`` of ``to_recipe(recipe)`` at its subdivisions + 1 samples: ``(base +
     noise * height) * falloff``, eroded by its stages in order (``stages_of``). The masks are what all stages took
-    and left (None without erosion), the flow maps the rivers' (None without them), the depths of sediment and talus
-    the droplet and thermal stages left (``layers.deposits``; the rivers' deposition as sediment when they ran
-    alone; None without erosion); all checked first. Touches no Blender data but the base heightmap's file (a job's
+    and left (None without erosion), the flow maps the rivers' (None without them), the depths of sediment and
+    talus the stages left; all checked first. Touches no Blender data but the base heightmap's file (a job's
     worker runs it)."""
     library = to_recipe(recipe)
     across, down = recipe.shape["x_subdivisions"], recipe.shape["y_subdivisions"]

@@ -1,6 +1,6 @@
 r"""Generate a noise terrain, or displace existing meshes, with the Noisewright add-on and save a .blend, headless.
 
-    PYTHONPATH=scripts blender --background --python-use-system-env --python scripts/make_terrain.py -- \
+    blender --background --python scripts/make_terrain.py -- \
         --out terrain.blend --subdivisions 512 --octaves 6
     python scripts/make_terrain.py --out terrain.blend --falloff radial --kind simplex --frequency 3
     python scripts/make_terrain.py --out canyon.blend --preset eroded_canyon --subdivisions 128
@@ -18,12 +18,31 @@ whole or not at all; bad options exit with status 2 (``error: --option: ...``), 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
-import _blender_addon as addon
 import bpy
+
+
+def _sibling(name: str) -> ModuleType:
+    """``scripts/<name>.py`` imported by its path: ``blender --background --python scripts/<this>.py`` runs this
+    file without putting ``scripts/`` on ``sys.path`` (docs/cli.md); one module, shared through ``sys.modules``."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().with_name(f"{name}.py"))
+        assert spec is not None and spec.loader is not None
+        module = sys.modules[name] = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    return sys.modules[name]
+
+
+addon = _sibling("_blender_addon")
 
 MIN_SIZE = 1e-4
 """The terrain operator's smallest size."""

@@ -99,9 +99,11 @@ def test_the_flags_keep_their_behaviour() -> None:
     assert (bake.engine, bake.cell_size, bake.overlap, bake.splat, bake.splat_bits) == (None,) * 5  # not given
     maps = build_parser().parse_args(["maps", "h.png"])
     settings = (maps.cell_size, maps.height_scale, maps.radius, maps.horizon_radius, maps.directions)
-    assert settings == (1.0, 1.0, 16, 32, 16) and (maps.flow_method, maps.splat_bits) == ("mfd", "8")
+    # --cell-size not given: the input's sidecar's, else the row's default (1)
+    assert settings == (None, 1.0, 16, 32, 16) and (maps.flow_method, maps.splat_bits) == ("mfd", "8")
     erode = build_parser().parse_args(["erode", "in.png", "--out", "o.png", "--steps", "3"])
-    assert erode.cell_size == 1.0 and erode.steps == 3 and not hasattr(erode, "dt")  # the library's default
+    assert erode.cell_size is None and erode.relief is None and erode.steps == 3
+    assert not hasattr(erode, "dt")  # the library's default
 
 
 def test_add_flags_reads_every_kind_of_row() -> None:

@@ -536,7 +536,7 @@ def test_the_water_command(tmp_path: Path, capsys) -> None:
         (["--out-level", "l.jpg"], "out-level: unsupported heightmap format '.jpg'"),
         (["--rivers", "r.json", "--carve-depth", "1"], "carve-depth: only used with --carve"),
         (["--rivers", "r.json", "--rain", "-1"], "rain: must be between 0"),
-        (["--rivers", "r.json", "--width-exponent", "3"], "width_exponent: must be between 0 and 1"),
+        (["--rivers", "r.json", "--width-exponent", "3"], "--width-exponent: must be between 0 and 1"),
     ],
 )
 def test_the_water_command_refuses_bad_options(tmp_path: Path, capsys, arguments, message) -> None:

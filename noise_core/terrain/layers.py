@@ -411,6 +411,19 @@ def _strata_kernel(first, last, z, warp, low, span, slope_x, slope_y, spacing, s
                 hard[row, column] = 0.0
 
 
+STRATA = Option("strata", float, 0.0, "Erode over rock strata (Terrain Layers' bands): hard rock erodes 1 - this as "
+                "fast (0: uniform rock)", minimum=0.0, maximum=0.99)  # fmt: skip
+"""An erosion stage's option (Erode Terrain, a recipe's droplets and thermal stages): the ``strata_contrast`` of
+``erodibility`` over the ``strata`` of the heights the stage starts from at their defaults, 0 for none."""
+
+
+def rock(heights: np.ndarray, cell_size: float, contrast: float) -> dict[str, np.ndarray]:
+    """The eroders' keyword arguments for erosion over rock strata of ``contrast`` (``STRATA``): ``{}`` for 0,
+    else ``{"erodibility": erodibility(strata(heights, cell_size)[0], contrast)}``."""
+    value = float(STRATA.check(contrast))  # type: ignore[arg-type]
+    return {} if not value else {"erodibility": erodibility(strata(heights, cell_size)[0], value)}
+
+
 def strata(heights: np.ndarray, cell_size: float = 1.0, **options: object) -> tuple[np.ndarray, np.ndarray]:
     """``(hardness, band)``: the rock hardness 0..1 (float32) and the band id (int32) of each cell of ``heights``
     (module doc). ``options``: ``STRATA_OPTIONS`` (``strata_contrast`` is ``erodibility``'s)."""

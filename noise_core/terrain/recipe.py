@@ -37,9 +37,16 @@ from ..runtime import least_ready
 from ..schema import Option
 from ..spec import NoiseSpec
 from . import erosion, resample
-from .erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS, ErosionResult, erode_hydraulic, erode_thermal, hydraulic_kinds
+from .erosion import (
+    HYDRAULIC_OPTIONS,
+    THERMAL_OPTIONS,
+    ErosionResult,
+    erode_hydraulic,
+    erode_thermal,
+    hydraulic_kinds,
+)
 from .fluvial import FLUVIAL_OPTIONS, erode_fluvial
-from .layers import deposits
+from .layers import STRATA, deposits, rock
 from .maps import MAP_NAMES
 from .splat import check_layers
 from .water import WATER_OPTIONS
@@ -120,13 +127,14 @@ Notice = Callable[[str], None]
 
 @dataclass(frozen=True)
 class StageResult:
-    """What a stage made: the heights (rows, columns, float64 or float32), the rivers' flow maps (or None) and
-    the eroder's own record (``erosion.ErosionResult``: its sediment and talus, for ``layers.deposits``; None)."""
+    """What a stage made: the heights (rows, columns, float64 or float32) and the rivers' flow maps (or None)."""
 
     heights: np.ndarray
     drainage_area: np.ndarray | None = None
     river: np.ndarray | None = None
     eroded: ErosionResult | None = None
+    """The eroder's own result (metres), for the depths of sediment and talus (``layers.deposits``); None: the
+    stage's change lies as sediment where it raised the ground."""
 
 
 @dataclass(frozen=True)
@@ -162,6 +170,7 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
 def _droplets(heights: np.ndarray, cell_size: float, options: dict, advance, notice: Notice) -> StageResult:
     """Droplet (hydraulic) erosion (``erosion.erode_hydraulic``) of the heights as float32."""
     cells = np.asarray(heights, dtype=np.float32)
+    contrast = options.pop(STRATA.name)
     if erosion.compile_state(hydraulic_kinds(cells.shape, cell_size=cell_size, **options)) == "uncompiled":
         notice(EROSION_NOTICE)
     shown = [0]
@@ -171,7 +180,7 @@ def _droplets(heights: np.ndarray, cell_size: float, options: dict, advance, not
         advance(now - shown[0])
         shown[0] = now
 
-    result = erode_hydraulic(cells, progress, cell_size=cell_size, **options)
+    result = erode_hydraulic(cells, progress, cell_size=cell_size, **options, **rock(cells, cell_size, contrast))
     advance(DROPLET_STEPS - shown[0])
     return StageResult(result.heights, eroded=result)
 
@@ -180,7 +189,9 @@ def _thermal(heights: np.ndarray, cell_size: float, options: dict, advance, noti
     """Thermal erosion (``erosion.erode_thermal``) of the heights as float32."""
     if erosion.compile_state(("thermal",)) == "uncompiled":
         notice(EROSION_NOTICE)
-    result = erode_thermal(np.asarray(heights, dtype=np.float32), cell_size=cell_size, **options)
+    cells = np.asarray(heights, dtype=np.float32)
+    contrast = options.pop(STRATA.name)
+    result = erode_thermal(cells, cell_size=cell_size, **options, **rock(cells, cell_size, contrast))
     advance(1)
     return StageResult(result.heights, eroded=result)
 
@@ -192,10 +203,10 @@ STAGES: dict[str, StageKind] = {
     for kind in (
         StageKind("rivers", RIVER_OPTIONS, "Rivers and uplift: the stream power law", _rivers,
                   lambda options: int(options["steps"])),
-        StageKind("droplets", HYDRAULIC_OPTIONS, "Hydraulic erosion by droplets", _droplets,
+        StageKind("droplets", (*HYDRAULIC_OPTIONS, STRATA), "Hydraulic erosion by droplets", _droplets,
                   lambda _options: DROPLET_STEPS),
-        StageKind("thermal", THERMAL_OPTIONS, "Thermal erosion: slopes above the talus angle slide", _thermal,
-                  lambda _options: 1),
+        StageKind("thermal", (*THERMAL_OPTIONS, STRATA), "Thermal erosion: slopes above the talus angle slide",
+                  _thermal, lambda _options: 1),
     )
 }  # fmt: skip
 """The stages a recipe may list, by name: a new stage is one more row."""
@@ -467,9 +478,9 @@ def write_recipe(recipe: Recipe, path: str | Path) -> Path:
 class TerrainHeights:
     """``build_terrain``'s result: ``heights`` (rows, columns) float64, row 0 at ``y = -size / 2`` (``float32``
     gives what a mesh or a file holds); what all stages took and left (``erosion``, ``deposition``, None without
-    stages); the rivers' ``drainage_area`` (cells) and ``river`` mask (None without rivers); the depths of the
-    loose material the droplet and thermal stages left, ``sediment`` and ``talus`` (``layers.deposits`` of their
-    results in order; rivers alone: their deposition as sediment, no talus; None without stages); ``cell_size``."""
+    stages); the rivers' ``drainage_area`` (cells) and ``river`` mask (None without rivers); ``cell_size``; the
+    depths of loose ``sediment`` and ``talus`` the stages left, stacked in their order (``layers.deposits``; None
+    without stages)."""
 
     heights: np.ndarray
     cell_size: float
@@ -638,7 +649,7 @@ def build_terrain(
     cell_size = recipe.size / (columns - 1)
     before = heights
     drainage = river = None
-    eroded: list[ErosionResult] = []
+    results: list[ErosionResult] = []
     for index, stage in enumerate(recipe.stages):
         row = STAGES[stage.kind]
         total = row.steps(stage.options)
@@ -653,18 +664,31 @@ def build_terrain(
             result = row.run(heights, cell_size, dict(stage.options), step, tell)
         except (TypeError, ValueError) as error:
             raise type(error)(f"stages[{index}].{error}") from None
+        results.append(result.eroded or _laid(heights, result.heights))
         heights = result.heights
         _finite(f"stages[{index}] ({stage.kind}): heights", np.asarray(heights, dtype=np.float32))
         if result.drainage_area is not None:
             drainage, river = result.drainage_area, result.river
-        if result.eroded is not None:
-            eroded.append(result.eroded)
     change = heights.astype(np.float64) - before.astype(np.float32)
-    deposition = np.maximum(change, 0.0)
-    sediment, talus = deposits(eroded) if eroded else (deposition.astype(np.float32), None)
+    sediment, talus = deposits(results)
     return TerrainHeights(
-        heights.astype(np.float64), cell_size, np.maximum(-change, 0.0), deposition, drainage, river, sediment, talus
+        heights.astype(np.float64),
+        cell_size,
+        np.maximum(-change, 0.0),
+        np.maximum(change, 0.0),
+        drainage,
+        river,
+        sediment,
+        talus,
     )
+
+
+def _laid(before: np.ndarray, after: np.ndarray) -> ErosionResult:
+    """A stage's change as an eroder's result: lowered ground eroded, raised ground sediment (the rivers')."""
+    change = np.asarray(after, dtype=np.float64) - np.asarray(before, dtype=np.float64)
+    erosion, deposition = np.maximum(-change, 0.0).astype(np.float32), np.maximum(change, 0.0).astype(np.float32)
+    return ErosionResult(np.asarray(after, dtype=np.float32), erosion, deposition, float(erosion.sum()),
+                         float(deposition.sum()), 0.0)  # fmt: skip
 
 
 def build_heights(recipe: Recipe, samples: int, *, progress: Progress | None = None,

@@ -148,12 +148,3 @@ def test_live_previews_reduce_the_droplet_stages_operators_applied(bpy_empty, ad
     fewer = addon.live_preview._fewer(recipe, 0.1)
     assert fewer.hydraulic["droplets"] == 4 and fewer.extra[1].options["droplets"] == 50
     assert fewer.extra[0] == recipe.extra[0]
-
-
-def test_erosion_over_strata_is_named_when_an_export_would_lose_it(bpy_empty, addon, tmp_path):
-    bpy = bpy_empty
-    obj = addon.api.add_terrain(bpy.context, preset="dunes", x_subdivisions=8, y_subdivisions=8)
-    addon.api.erode(bpy.context, obj, thermal={"iterations": 2}, strata=0.5)
-    assert addon.terrain_settings.recall(obj).extra == ()  # not a stage: a recipe cannot replay the strata
-    with pytest.raises(addon.api.UserError, match=r"^resolution: .*Erode Terrain with Strata"):
-        addon.api.export_heightmap(bpy.context, obj, str(tmp_path / "lost.r32"), resolution=17)
