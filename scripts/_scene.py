@@ -131,8 +131,9 @@ def add_render_arguments(parser: argparse.ArgumentParser, integer: Callable, wid
     parser.add_argument("--samples", type=integer(1, 4096), default=16, help="Cycles samples (default 16)")
 
 
-def stage(target: bpy.types.Object, distance: float, sun_angle: float = 0.5) -> None:
-    """A camera looking down at ``target`` from ``distance`` (south-west, 35 degrees up) and a low sun."""
+def stage(target: bpy.types.Object, distance: float, sun_angle: float = 0.5, outdoors: bool = False) -> None:
+    """A camera looking down at ``target`` from ``distance`` (south-west, 35 degrees up) and a low sun (or, with
+    ``outdoors``, a physical sky, its sun and haze: ``outdoors``)."""
     scene = bpy.context.scene
     camera = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
     camera.data.lens = 40.0
@@ -150,12 +151,69 @@ def stage(target: bpy.types.Object, distance: float, sun_angle: float = 0.5) -> 
     for obj in (camera, sun):
         scene.collection.objects.link(obj)
     scene.camera = camera
+    if outdoors:
+        sky_and_haze(target, sun)
+        return
     world = scene.world or bpy.data.worlds.new("World")
     scene.world = world
     if world.node_tree is None:
         world.use_nodes = True
     world.node_tree.nodes["Background"].inputs["Color"].default_value = (0.55, 0.65, 0.8, 1.0)
     world.node_tree.nodes["Background"].inputs["Strength"].default_value = 0.6
+
+
+SKY_TYPES = ("MULTIPLE_SCATTERING", "NISHITA")
+"""The physical sky models, preferred first: Blender 5.0's multiple scattering, else the single scattering of 4.x
+(Nishita; 5.0 calls it ``SINGLE_SCATTERING``)."""
+SUN_ELEVATION, SUN_ROTATION = math.radians(16.0), math.radians(-62.0)
+"""The sun: 16 degrees up, west-south-west (the sky's rotation 0 puts it in the south, -Y)."""
+SKY_STRENGTH, SKY_SEEN, SUN_STRENGTH = 0.15, 0.6, 4.5
+"""The sky's strength as it lights the scene and as the camera sees it, and the sun's (W/m²)."""
+HAZE_DENSITY = 0.04
+"""Haze: the extinction coefficient of the volume around the terrain per terrain width (about 11 % lost per
+width of air)."""
+
+
+def sky_and_haze(target: bpy.types.Object, sun: bpy.types.Object) -> None:
+    """A physical sky (Sky Texture, ``SKY_TYPES``; its sun disc off), ``sun`` turned to the sky's sun, and a box
+    of thin haze (Principled Volume) around ``target`` up to the camera."""
+    scene = bpy.context.scene
+    world = bpy.data.worlds.new("Sky")
+    scene.world = world
+    if world.node_tree is None:
+        world.use_nodes = True
+    nodes = world.node_tree.nodes
+    sky = nodes.new("ShaderNodeTexSky")
+    kinds = {item.identifier for item in sky.bl_rna.properties["sky_type"].enum_items}
+    sky.sky_type = next(kind for kind in SKY_TYPES if kind in kinds)
+    sky.sun_disc = False
+    sky.sun_elevation, sky.sun_rotation = SUN_ELEVATION, SUN_ROTATION
+    sky.altitude = 800.0
+    background = nodes["Background"]
+    world.node_tree.links.new(sky.outputs["Color"], background.inputs["Color"])
+    strength = nodes.new("ShaderNodeMapRange")  # the sky as the camera sees it, dimmer as it lights the ground
+    strength.inputs["To Min"].default_value, strength.inputs["To Max"].default_value = SKY_STRENGTH, SKY_SEEN
+    world.node_tree.links.new(nodes.new("ShaderNodeLightPath").outputs["Is Camera Ray"], strength.inputs["Value"])
+    world.node_tree.links.new(strength.outputs["Result"], background.inputs["Strength"])
+    sun.data.energy = SUN_STRENGTH
+    sun.data.color = (1.0, 0.93, 0.85)
+    sun.data.angle = math.radians(1.0)
+    sun.rotation_euler = (math.pi / 2 - SUN_ELEVATION, 0.0, SUN_ROTATION)
+    size = max(target.dimensions.x, target.dimensions.y)
+    bpy.ops.mesh.primitive_cube_add(location=target.location, scale=(2.0 * size, 2.0 * size, 1.5 * size))
+    haze = bpy.context.active_object
+    haze.name = "Haze"
+    material = bpy.data.materials.new("Haze")
+    if material.node_tree is None:
+        material.use_nodes = True
+    tree = material.node_tree
+    tree.nodes.remove(tree.nodes["Principled BSDF"])
+    volume = tree.nodes.new("ShaderNodeVolumePrincipled")
+    volume.inputs["Density"].default_value = HAZE_DENSITY / size
+    volume.inputs["Color"].default_value = (0.75, 0.82, 0.95, 1.0)
+    tree.links.new(volume.outputs["Volume"], tree.nodes["Material Output"].inputs["Volume"])
+    haze.data.materials.append(material)
+    haze.visible_shadow = False
 
 
 def render_png(

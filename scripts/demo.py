@@ -27,8 +27,8 @@ import _blender_addon as addon
 import _scene as scene
 import bpy
 
-SIZES = {"small": (64, 128, (320, 200)), "medium": (256, 1024, (800, 500)), "large": (1024, 4096, (1600, 1000))}
-"""Preset -> (terrain subdivisions per side, texture width and height in pixels, preview size)."""
+SIZES = {"small": (64, 128), "medium": (256, 1024), "large": (1024, 4096)}
+"""Preset -> (terrain subdivisions per side, texture width and height in pixels)."""
 TERRAIN_NOISE = {
     "kind": "perlin",
     "seed": 7,
@@ -45,7 +45,6 @@ DROPLETS_PER_VERTEX = 1
 GULLIES = {"gullies": 8.0, "lifetime": 60}
 """Erosion along the flow, as the Eroded Canyon preset has it (docs/erosion.md)."""
 THERMAL = {"talus_angle": 40.0, "iterations": 10}
-SAMPLES = 16
 RAMP = {"color_low": (0.01, 0.05, 0.01), "color_high": (0.8, 0.7, 0.55)}
 FILES = {"blend": "terrain.blend", "height": "height.exr", "color": "color.png", "preview": "preview.png"}
 
@@ -53,6 +52,7 @@ FILES = {"blend": "terrain.blend", "height": "height.exr", "color": "color.png",
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=Path("out/demo"), help="output folder (default ./out/demo)")
     parser.add_argument("--size", choices=list(SIZES), default="medium", help="terrain and texture resolution preset")
+    scene.add_render_arguments(parser, addon.integer, 1600, 900)
 
 
 def _bake(name: str, path: Path, pixels: int, file_format: str, **properties) -> None:
@@ -74,7 +74,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, 
     """Make the demo's files in ``args.out``; return them by kind (blend, height, color, preview)."""
     paths = {kind: args.out / name for kind, name in FILES.items()}
     paths = {kind: addon.output_file(parser, "--out", path, (path.suffix,)) for kind, path in paths.items()}
-    subdivisions, pixels, (width, height) = SIZES[args.size]
+    subdivisions, pixels = SIZES[args.size]
     bpy.ops.wm.read_homefile(use_empty=True)
     addon.apply_noise_arguments(parser, args, TERRAIN_NOISE)
     droplets = DROPLETS_PER_VERTEX * (subdivisions + 1) ** 2
@@ -97,10 +97,11 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, 
             package.terrain_material.terrain_material(terrain)
         except package.errors.UserError as error:
             raise addon.AddonError(f"terrain_material: {error}") from None
-    scene.stage(terrain, distance=1.6)
+    scene.stage(terrain, distance=1.6, outdoors=True)
     replacing = package.noise_core.io.files.replacing
-    with addon.step(f"rendering {paths['preview']} ({width}x{height}, Cycles on the CPU, {SAMPLES} samples)"):
-        scene.render_png(paths["preview"], width, height, SAMPLES, replacing)
+    size = f"{args.width}x{args.height}"
+    with addon.step(f"rendering {paths['preview']} ({size}, Cycles on the CPU, {args.samples} samples, denoised)"):
+        scene.render_png(paths["preview"], args.width, args.height, args.samples, replacing, denoise=True)
     addon.save_blend(paths["blend"])
     return paths
 
