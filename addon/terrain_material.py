@@ -63,7 +63,7 @@ COLOUR_OPTIONS: tuple[Option, ...] = (
 """The colours of the covers."""
 MATERIAL_OPTIONS: tuple[Option, ...] = (
     Option("rock_slope", float, 35.0, "Slope (degrees) above which the ground is rock", minimum=0.0, maximum=90.0),
-    Option("sand_height", float, 0.15, "Fraction of the height range below which the ground is sand",
+    Option("sand_height", float, 0.15, "Fraction of the height range below which the ground is sand (0: none)",
            minimum=0.0, maximum=1.0, subtype="FACTOR"),
     Option("wet_flow", float, 2.5, "Flow (log10 of the cells draining through a point) above which the ground "
            "is wet, on a mesh without a moisture layer", minimum=0.0, maximum=12.0),
@@ -135,7 +135,9 @@ def _covers(tree, mesh: bpy.types.Mesh, s: dict[str, Any]):
         return sh.math(tree, "MULTIPLY_ADD", wobble, amount * max(blend, 0.05), value)
 
     has = {name: _point_floats(mesh, name) for name in (*LAYERS, DEPOSITION)}
-    covers: dict[str, Any] = {"sand": sh.step(tree, wobbled(height, 0.2), s["sand_height"], blend * 0.2, below=True)}
+    covers: dict[str, Any] = {}
+    if s["sand_height"] > 0.0:
+        covers["sand"] = sh.step(tree, wobbled(height, 0.2), s["sand_height"], blend * 0.2, below=True)
     if has["sediment"]:
         covers["sediment"] = sh.scaled(tree, wobbled(sh.attribute(tree, "sediment"), s["sediment_depth"]),
                                        s["sediment_depth"])  # fmt: skip
@@ -148,12 +150,12 @@ def _covers(tree, mesh: bpy.types.Mesh, s: dict[str, Any]):
         covers["wet"] = sh.step(tree, sh.attribute(tree, "flow"), s["wet_flow"], blend * 2.0)
         if has[DEPOSITION]:
             covers["wet"] = sh.math(tree, "MAXIMUM", covers["wet"], _deposition(tree, mesh))
-    if has["snow"]:
-        snow = sh.attribute(tree, "snow")
-    else:
+    snow = sh.attribute(tree, "snow") if has["snow"] else None
+    if snow is None and s["snow_height"] < 1.0:
         snow = sh.math(tree, "MULTIPLY", sh.step(tree, height, s["snow_height"], blend * 0.2),
                        sh.math(tree, "SUBTRACT", 1.0, rock))  # fmt: skip
-    covers["snow"] = sh.step(tree, wobbled(snow, 0.6), 0.5, max(blend, 0.05))
+    if snow is not None:
+        covers["snow"] = sh.step(tree, wobbled(snow, 0.6), 0.5, max(blend, 0.05))
 
     rock_colour, rock_relief = _rock(tree, texture, coordinates.outputs["Normal"], height, has["strata"], s)
     patches = sh.noise(tree, texture, 0.05, 3.0)
@@ -172,7 +174,7 @@ def _covers(tree, mesh: bpy.types.Mesh, s: dict[str, Any]):
         "rock": rock_colour,
         "snow": sh.varied(tree, s["snow_color"], sh.noise(tree, texture, 0.4), 0.05),
     }
-    colour: Any = paint["grass"]
+    colour: Any = paint["grass"]  # then each cover over it, in the order of ``covers``
     rough: Any = ROUGHNESS["grass"]
     relief: Any = sh.math(tree, "MULTIPLY", fine, 0.3)
     for name, cover in covers.items():

@@ -1,0 +1,163 @@
+"""Build the extension's asset library, ``addon/assets/noisewright.blend`` and its ``blender_assets.cats.txt``.
+
+    python scripts/build_assets.py                    # into addon/assets (commit the result)
+    python scripts/build_assets.py --out /tmp/assets --preview-size 64 --samples 4
+
+The file holds, marked as assets with catalogs and rendered previews (Cycles on the CPU, physical sky):
+
+- catalog *Noisewright/Scatter*: the node groups ``Noisewright Scatter Rocks``, ``... Trees`` and ``... Grass``
+  (``scatter.scatter_group``, Geometry Nodes modifiers) with their materials;
+- catalog *Noisewright/Terrain Presets*: one Noise Terrain object per shipped preset, named after it, holding the
+  preset's settings (the grid at the preset's resolution) and a ``PREVIEW_SUBDIVISIONS`` mesh of it with the
+  Terrain Material; dragged into a scene it regenerates at full resolution from its panel (Regenerate).
+
+The file is committed (the extension zip takes ``addon/`` as it is, so the library ships without a build step),
+and rebuilt with this script when the scatter groups, the presets or the material change. Written with the bpy
+module (Blender 5.0): Blender reads it from 4.5 on (``assets.MIN_VERSION``). Files are written whole or not at all.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+import _blender_addon as addon
+import _scene as scene
+import bpy
+import numpy as np
+
+DEFAULT_OUT = Path(__file__).resolve().parents[1] / "addon" / "assets"
+PREVIEW_SUBDIVISIONS = 64
+"""The mesh each preset asset carries (its settings keep the preset's own grid)."""
+PATCH = {"x_subdivisions": 32, "y_subdivisions": 32, "size": 1.0, "height": 0.12}
+"""The terrain patch the scatter previews show."""
+PREVIEW_SCATTER = {"rocks": (6.0, 0.06), "trees": (1.0, 0.12), "grass": (1.0, 0.05)}
+"""Scatter previews: density multiple and instance scale on the 1-unit patch."""
+
+
+def _add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
+    parser.add_argument("--preview-size", type=addon.integer(16, 512), default=128, help="preview pixels (128)")
+    parser.add_argument("--samples", type=addon.integer(1, 4096), default=8, help="Cycles samples (default 8)")
+
+
+def _set_input(modifier, name: str, value) -> None:
+    group = modifier.node_group
+    item = next(i for i in group.interface.items_tree if i.item_type == "SOCKET" and i.name == name)
+    modifier[item.identifier] = value
+
+
+def _preset_terrain(package, preset: Path):
+    """A Noise Terrain with ``preset``'s settings, generated at ``PREVIEW_SUBDIVISIONS`` and then given the
+    preset's own grid size back (not regenerated), with the Terrain Material."""
+    terrain = addon.run_api("add_terrain", x_subdivisions=8, y_subdivisions=8)
+    source = preset.read_text(encoding="utf-8")
+    grid = {axis: int(value) for axis, value in re.findall(r"terrain\.(\w)_subdivisions = (\d+)", source)}
+    reduced = re.sub(r"(terrain\.\w_subdivisions = )\d+", rf"\g<1>{PREVIEW_SUBDIVISIONS}", source)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / preset.name
+        path.write_text(reduced, encoding="utf-8")
+        package.terrain_presets.apply_preset(bpy.context, terrain, path)
+    settings = terrain.noisewright_terrain
+    refresh, settings.auto_refresh = settings.auto_refresh, False
+    for axis, value in grid.items():
+        setattr(settings, f"{axis}_subdivisions", value)
+    settings.auto_refresh = refresh
+    terrain.name = terrain.data.name = bpy.path.display_name(preset.stem, title_case=True)
+    package.terrain_material.terrain_material(terrain)
+    return terrain
+
+
+def _scatter_patch(package, kind: str):
+    """The patch with ``kind`` scattered on it, its group and its instance scale raised to show at preview size."""
+    terrain = addon.run_api("add_terrain", **PATCH)
+    package.terrain_material.terrain_material(terrain)
+    density, size = PREVIEW_SCATTER[kind]
+    modifier = package.assets.add_scatter(terrain, instances=kind.upper(), density_scale=density)
+    _set_input(modifier, "Scale", size)
+    if kind == "rocks":
+        _set_input(modifier, "Weight", "")  # the patch has no talus layer
+    return terrain, modifier.node_group
+
+
+def _render_preview(target, size: int, samples: int, replacing) -> np.ndarray:
+    """Render ``target`` (staged outdoors) at ``size`` pixels square; its RGBA pixels, float, bottom row first."""
+    scene.stage(target, distance=1.7 * max(target.dimensions.x, target.dimensions.y), outdoors=True)
+    with tempfile.TemporaryDirectory() as folder:
+        path = scene.render_png(Path(folder) / "preview.png", size, size, samples, replacing, denoise=True)
+        image = bpy.data.images.load(str(path))
+        pixels = np.array(image.pixels[:], dtype=np.float32)
+        bpy.data.images.remove(image)
+    return pixels
+
+
+def _mark(datablock, catalog: tuple[str, str], description: str, pixels: np.ndarray, size: int) -> None:
+    datablock.asset_mark()
+    datablock.asset_data.catalog_id = catalog[0]
+    datablock.asset_data.description = description
+    datablock.asset_data.author = "Noisewright"
+    preview = datablock.preview_ensure()
+    preview.image_size = (size, size)
+    preview.image_pixels_float = pixels
+
+
+def _catalogs(package) -> str:
+    lines = ["# Blender asset catalog definition file (Noisewright's library, scripts/build_assets.py)", "VERSION 1", ""]
+    for uuid, path in package.assets.CATALOGS.values():
+        lines.append(f"{uuid}:{path}:{path.replace('/', '-')}")
+    return "\n".join(lines) + "\n"
+
+
+def build(package, out: Path, size: int, samples: int) -> list[Path]:
+    """Render the previews, then build the assets in a clean file and write the library into ``out``."""
+    replacing = package.noise_core.io.files.replacing
+    presets = sorted(package.terrain_presets.SHIPPED.glob("*.py"))
+    previews: dict[str, np.ndarray] = {}
+    for kind in package.scatter.KINDS:
+        with addon.step(f"rendering the preview of the {kind} scatter"):
+            bpy.ops.wm.read_homefile(use_empty=True)
+            previews[kind] = _render_preview(_scatter_patch(package, kind)[0], size, samples, replacing)
+    for preset in presets:
+        with addon.step(f"rendering the preview of the preset {preset.stem}"):
+            bpy.ops.wm.read_homefile(use_empty=True)
+            previews[preset.stem] = _render_preview(_preset_terrain(package, preset), size, samples, replacing)
+    bpy.ops.wm.read_homefile(use_empty=True)
+    catalogs = package.assets.CATALOGS
+    datablocks: set = set()
+    for kind, spec in package.scatter.KINDS.items():
+        group = package.scatter.scatter_group(kind)
+        text = f"Scatter {kind} by the layer in Weight ({spec.weight or 'none'}), not where {spec.avoid} is, not in "
+        _mark(group, catalogs["scatter"], text + "water nor on slopes above Max Slope", previews[kind], size)
+        datablocks.add(group)
+    for preset in presets:
+        terrain = _preset_terrain(package, preset)
+        text = f"Noise Terrain with the {terrain.name} preset's settings: Regenerate for its full resolution"
+        _mark(terrain, catalogs["presets"], text, previews[preset.stem], size)
+        datablocks.add(terrain)
+    paths = [out / "noisewright.blend", out / "blender_assets.cats.txt"]
+    with package.noise_core.io.files.replacing_all(paths) as (blend, cats):
+        bpy.data.libraries.write(str(blend), datablocks, fake_user=True, compress=True)
+        cats.write_text(_catalogs(package), encoding="utf-8")
+    return paths
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser, args = addon.parse_arguments(__doc__.split("\n\n")[0], _add_arguments, argv)
+    package = addon.addon_package()
+    out = addon.output_file(parser, "--out", args.out / "noisewright.blend", (".blend",)).parent
+    try:
+        written = build(package, out, args.preview_size, args.samples)
+    except (addon.AddonError, package.errors.UserError, OSError, RuntimeError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
+    for path in written:
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
