@@ -5,8 +5,8 @@ painted from the bottom up, each over the ones before (the rules of ``noise_core
 
 - grass everywhere, in patches of a drier tint;
 - sand below ``sand_height`` of the mesh's height range;
-- sediment where the ``sediment`` attribute (depth, m) is deep (full at ``sediment_depth``), and talus (scree)
-  where ``talus`` is (full at ``talus_depth``);
+- sediment where the ``sediment`` attribute (depth, in the mesh's units) is deep (full at ``sediment_depth`` of the
+  height range), and talus (scree) where ``talus`` is (full at ``talus_depth``);
 - rock where the ``slope`` attribute is above ``rock_slope`` degrees: box-mapped cracks over strata bands, toned by
   the ``strata`` attribute (hardness band 0..1) when the mesh has it;
 - wet ground (darker, glossier) by the ``moisture`` attribute (0..1), or, on a mesh without it, where the ``flow``
@@ -69,10 +69,10 @@ MATERIAL_OPTIONS: tuple[Option, ...] = (
            "is wet, on a mesh without a moisture layer", minimum=0.0, maximum=12.0),
     Option("snow_height", float, 0.8, "Fraction of the height range above which there is snow, on a mesh "
            "without a snow layer (1: none)", minimum=0.0, maximum=1.0, subtype="FACTOR"),
-    Option("sediment_depth", float, 0.5, "Sediment depth (m) that covers the ground fully", minimum=1e-6,
-           soft_maximum=10.0),
-    Option("talus_depth", float, 0.5, "Talus depth (m) that covers the ground fully", minimum=1e-6,
-           soft_maximum=10.0),
+    Option("sediment_depth", float, 0.004, "Sediment depth, as a fraction of the height range, that covers the "
+           "ground fully", minimum=1e-6, maximum=1.0, soft_maximum=0.05),
+    Option("talus_depth", float, 0.004, "Talus depth, as a fraction of the height range, that covers the ground "
+           "fully", minimum=1e-6, maximum=1.0, soft_maximum=0.05),
     Option("blend", float, 0.5, "Width of the soft edges, as a fraction of each threshold's scale",
            minimum=0.0, maximum=1.0, subtype="FACTOR"),
     Option("detail", float, 150.0, "Close-range detail: texture features across the terrain", minimum=1.0,
@@ -138,11 +138,10 @@ def _covers(tree, mesh: bpy.types.Mesh, s: dict[str, Any]):
     covers: dict[str, Any] = {}
     if s["sand_height"] > 0.0:
         covers["sand"] = sh.step(tree, wobbled(height, 0.2), s["sand_height"], blend * 0.2, below=True)
-    if has["sediment"]:
-        covers["sediment"] = sh.scaled(tree, wobbled(sh.attribute(tree, "sediment"), s["sediment_depth"]),
-                                       s["sediment_depth"])  # fmt: skip
-    if has["talus"]:
-        covers["talus"] = sh.scaled(tree, wobbled(sh.attribute(tree, "talus"), s["talus_depth"]), s["talus_depth"])
+    for layer in ("sediment", "talus"):  # depths in the mesh's units, full at their share of the height range
+        if has[layer]:
+            full = s[f"{layer}_depth"] * span
+            covers[layer] = sh.scaled(tree, wobbled(sh.attribute(tree, layer), full), full)
     covers["rock"] = rock = sh.step(tree, wobbled(sh.attribute(tree, "slope"), 20.0), s["rock_slope"], blend * 20.0)
     if has["moisture"]:
         covers["wet"] = sh.attribute(tree, "moisture")
@@ -202,7 +201,7 @@ def _rock(tree, texture, normal, height, strata: bool, s: dict[str, Any]):
     bands = sh.strata_bands(tree, height, warp, s["strata_bands"])
     layered = sh.attribute(tree, "strata") if strata else bands
     hue = sh.two_tone(tree, layered, s["rock_color"], s["strata_color"], (0.0, 0.3, 0.5, 0.85))
-    tone = sh.two_tone(tree, sh.strata_bands(tree, height, warp, 4.0 * s["strata_bands"]), (0.88, 0.88, 0.88),
+    tone = sh.two_tone(tree, sh.strata_bands(tree, height, warp, 2.0 * s["strata_bands"]), (0.93, 0.93, 0.93),
                        (1.0, 1.0, 1.0))  # fmt: skip
     toned = sh.mix(tree, "RGBA", hue, tone, 1.0, blend="MULTIPLY")
     cracks = sh.triplanar_cracks(tree, texture, normal, 0.8)

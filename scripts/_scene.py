@@ -243,3 +243,57 @@ def render_png(
         if not temporary.is_file() or temporary.stat().st_size == 0:
             raise OSError(f"Cycles wrote nothing to {temporary}")
     return path
+
+
+def optimise_png(path: Path, replacing: Callable[[Path], AbstractContextManager[Path]], colours: int = 256) -> Path:
+    """Rewrite the 8-bit RGB PNG ``path`` with at most ``colours`` colours (a palette by median cut, dithered) and
+    zlib's best compression: about a third of the size, for pictures in the repository."""
+    from PIL import Image  # the README pictures' scripts run where Pillow is (the add-on bundles it)
+
+    with Image.open(path) as image:
+        palette = image.convert("RGB").quantize(
+            colours, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.FLOYDSTEINBERG
+        )
+    with replacing(path) as temporary:
+        palette.save(temporary, format="PNG", optimize=True)
+    return path
+
+
+REAL_TILES = ("himalaya-annapurna", "karakoram", "norway", "highlands", "colorado")
+"""The SRTM tiles of ``tests/data/dems`` (16-bit PNG, elevation in feet, 648 x 648 cells of about 90 m)."""
+TILE_CELL = 90.0
+FOOT = 0.3048
+
+
+def real_tile(name: str) -> tuple[np.ndarray, float]:
+    """The SRTM tile ``name`` (``REAL_TILES``): heights in metres and the cell size."""
+    from PIL import Image
+
+    with Image.open(Path(__file__).resolve().parents[1] / "tests" / "data" / "dems" / f"{name}.png") as image:
+        return np.asarray(image, dtype=np.float64) * FOOT, TILE_CELL
+
+
+def hillshade(heights: np.ndarray, cell_size: float, pixels: int) -> np.ndarray:
+    """Grey Lambertian shading of ``heights`` (rows southwards) under a sun from the north-west, 45 degrees up,
+    area-averaged to ``pixels`` square, as 8-bit RGB (0.1..1 of white)."""
+    gy, gx = np.gradient(heights, cell_size)
+    sun = np.array([-1.0, -1.0, math.sqrt(2.0)]) / 2.0
+    shade = np.clip((-gx * sun[0] - gy * sun[1] + sun[2]) / np.sqrt(gx * gx + gy * gy + 1.0), 0.0, 1.0)
+    edges = np.linspace(0, shade.shape[0], pixels + 1).astype(int)
+    if shade.shape[0] < pixels:
+        nearest = np.arange(pixels) * shade.shape[0] // pixels
+        shade = shade[nearest][:, nearest]
+    else:
+        shade = np.add.reduceat(shade, edges[:-1], axis=0) / np.diff(edges)[:, None]
+        shade = np.add.reduceat(shade, edges[:-1], axis=1) / np.diff(edges)[None, :]
+    return np.repeat(np.round(255 * (0.1 + 0.9 * shade))[..., None], 3, axis=2).astype(np.uint8)
+
+
+def grid_heights(obj: bpy.types.Object) -> np.ndarray:
+    """The heights of the grid mesh ``obj`` as rows (north first) by columns (west first)."""
+    positions = np.empty(len(obj.data.vertices) * 3, dtype=np.float64)
+    obj.data.vertices.foreach_get("co", positions)
+    x, y, z = positions.reshape(-1, 3).T
+    columns = len(np.unique(np.round(x, 6)))
+    order = np.lexsort((x, -y))
+    return z[order].reshape(-1, columns)

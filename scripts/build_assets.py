@@ -106,7 +106,11 @@ def _mark(datablock, catalog: tuple[str, str], description: str, pixels: np.ndar
 
 
 def _catalogs(package) -> str:
-    lines = ["# Blender asset catalog definition file (Noisewright's library, scripts/build_assets.py)", "VERSION 1", ""]
+    lines = [
+        "# Blender asset catalog definition file (Noisewright's library, scripts/build_assets.py)",
+        "VERSION 1",
+        "",
+    ]
     for uuid, path in package.assets.CATALOGS.values():
         lines.append(f"{uuid}:{path}:{path.replace('/', '-')}")
     return "\n".join(lines) + "\n"
