@@ -26,7 +26,7 @@ def _ours(bpy, addon) -> list:
 def test_the_library_ships_in_the_staged_extension_and_is_registered(bpy_empty, addon):
     bpy = bpy_empty
     folder = Path(addon.__file__).parent / "assets"  # the add-on as staged for the zip (build_extension)
-    assert (folder / "noisewright.blend").is_file() and addon.assets.BLEND == folder / "noisewright.blend"
+    assert (folder / "noisewright.blend").is_file() and folder / "noisewright.blend" == addon.assets.BLEND
     libraries = _ours(bpy, addon)
     assert len(libraries) == 1 and libraries[0].name == "Noisewright"
     assert libraries[0].import_method == "APPEND_REUSE"
