@@ -1,7 +1,7 @@
 """The extension's asset library: the scatter node groups and the terrain presets, in ``assets/noisewright.blend``.
 
 ``register_library`` (on enable) adds the folder ``assets`` beside this module to the Preferences' asset libraries
-as *Noisewright* (imported by Append (Reuse Data)); ``unregister_library`` (on disable) removes it. Blender 4.2-5.x
+as *Noisewright* (imported by Append, reusing data); ``unregister_library`` (on disable) removes it. Blender 4.2-5.x
 has no manifest entry for an extension's asset library, so the add-on registers it as add-ons did before
 extensions. The file is written by ``scripts/build_assets.py`` with Blender 5.0; Blender reads files of a newer
 version only from 4.5 on, so older Blenders get no library (``MIN_VERSION``) but can still make the same groups
@@ -28,6 +28,9 @@ from .options import OptionsOperator, checked, properties_of, reports
 LIBRARY_NAME = "Noisewright"
 FOLDER = Path(__file__).resolve().parent / "assets"
 BLEND = FOLDER / "noisewright.blend"
+IMPORT_METHODS = ("APPEND_REUSE", "APPEND")
+"""How the Asset Browser brings an asset in, preferred first: Append (Reuse Data) where Blender offers it (4.x),
+else Append (5.0, whose default would be Pack: linked, so a node group could not be edited)."""
 MIN_VERSION = (4, 5, 0)
 """The first Blender that reads the library's file (written by 5.0)."""
 CATALOGS = {
@@ -53,7 +56,12 @@ def register_library() -> Any:
         if _ours(library):
             return library
     library = _libraries().new(name=LIBRARY_NAME, directory=str(FOLDER))
-    library.import_method = "APPEND_REUSE"
+    for method in IMPORT_METHODS:  # the enum lists Append (Reuse Data) in 5.0 too, but refuses it there
+        try:
+            library.import_method = method
+        except TypeError:
+            continue
+        break
     return library
 
 

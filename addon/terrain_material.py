@@ -42,7 +42,7 @@ DEPOSITION = "deposition"
 """The erosion mask the material also reads when the mesh has it and no ``moisture`` (``api.erode``)."""
 LAYERS = ("snow", "sediment", "talus", "moisture", "strata")
 """The material layers (float point attributes) the material reads when the mesh has them."""
-ROUGHNESS = {"grass": 0.85, "sand": 0.9, "sediment": 0.8, "talus": 0.8, "rock": 0.7, "wet": 0.3, "snow": 0.5}
+ROUGHNESS = {"grass": 0.85, "sand": 0.9, "sediment": 0.8, "talus": 0.8, "rock": 0.7, "wet": 0.55, "snow": 0.5}
 """Roughness of each cover."""
 
 

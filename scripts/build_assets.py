@@ -8,8 +8,9 @@ The file holds, marked as assets with catalogs and rendered previews (Cycles on 
 - catalog *Noisewright/Scatter*: the node groups ``Noisewright Scatter Rocks``, ``... Trees`` and ``... Grass``
   (``scatter.scatter_group``, Geometry Nodes modifiers) with their materials;
 - catalog *Noisewright/Terrain Presets*: one Noise Terrain object per shipped preset, named after it, holding the
-  preset's settings (the grid at the preset's resolution) and a ``PREVIEW_SUBDIVISIONS`` mesh of it with the
-  Terrain Material; dragged into a scene it regenerates at full resolution from its panel (Regenerate).
+  preset's settings (the grid at the preset's resolution, Auto Refresh off) and a ``PREVIEW_SUBDIVISIONS`` mesh of
+  it with the Terrain Material in the preset's colours (``render_presets.COLOURS``); dragged into a scene it is
+  rebuilt at full resolution by Regenerate (its panel).
 
 The file is committed (the extension zip takes ``addon/`` as it is, so the library ships without a build step),
 and rebuilt with this script when the scatter groups, the presets or the material change. Written with the bpy
@@ -29,6 +30,7 @@ import _blender_addon as addon
 import _scene as scene
 import bpy
 import numpy as np
+import render_presets
 
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "addon" / "assets"
 PREVIEW_SUBDIVISIONS = 64
@@ -63,12 +65,11 @@ def _preset_terrain(package, preset: Path):
         path.write_text(reduced, encoding="utf-8")
         package.terrain_presets.apply_preset(bpy.context, terrain, path)
     settings = terrain.noisewright_terrain
-    refresh, settings.auto_refresh = settings.auto_refresh, False
+    settings.auto_refresh = False  # kept off: on, the grid size below would rebuild the mesh at full size
     for axis, value in grid.items():
         setattr(settings, f"{axis}_subdivisions", value)
-    settings.auto_refresh = refresh
     terrain.name = terrain.data.name = bpy.path.display_name(preset.stem, title_case=True)
-    package.terrain_material.terrain_material(terrain)
+    package.terrain_material.terrain_material(terrain, **render_presets.COLOURS.get(preset.stem, {}))
     return terrain
 
 
