@@ -42,7 +42,7 @@ DEPOSITION = "deposition"
 """The erosion mask the material also reads when the mesh has it and no ``moisture`` (``api.erode``)."""
 LAYERS = ("snow", "sediment", "talus", "moisture", "strata")
 """The material layers (float point attributes) the material reads when the mesh has them."""
-ROUGHNESS = {"grass": 0.85, "sand": 0.9, "sediment": 0.8, "talus": 0.8, "rock": 0.7, "wet": 0.55, "snow": 0.5}
+ROUGHNESS = {"grass": 0.85, "sand": 0.9, "sediment": 0.8, "talus": 0.8, "rock": 0.7, "wet": 0.6, "snow": 0.5}
 """Roughness of each cover."""
 
 
@@ -52,7 +52,7 @@ def _colour(name: str, default: tuple[float, float, float], what: str) -> Option
 
 
 COLOUR_OPTIONS: tuple[Option, ...] = (
-    _colour("grass", (0.10, 0.17, 0.05), "grass"),
+    _colour("grass", (0.07, 0.12, 0.035), "grass"),
     _colour("sand", (0.55, 0.46, 0.30), "sand low down"),
     _colour("sediment", (0.24, 0.19, 0.12), "sediment"),
     _colour("talus", (0.33, 0.31, 0.28), "talus (scree below cliffs)"),
@@ -158,7 +158,7 @@ def _covers(tree, mesh: bpy.types.Mesh, s: dict[str, Any]):
 
     rock_colour, rock_relief = _rock(tree, texture, coordinates.outputs["Normal"], height, has["strata"], s)
     patches = sh.noise(tree, texture, 0.05, 3.0)
-    dry = tuple(c * f for c, f in zip(s["grass_color"], (1.6, 1.35, 0.8), strict=True))
+    dry = tuple(c * f for c, f in zip(s["grass_color"], (1.5, 1.3, 0.9), strict=True))
     paint: dict[str, Any] = {
         "grass": sh.mix(
             tree,
@@ -196,7 +196,8 @@ def _covers(tree, mesh: bpy.types.Mesh, s: dict[str, Any]):
 def _rock(tree, texture, normal, height, strata: bool, s: dict[str, Any]):
     """The rock's colour and relief: strata bands (of the ``strata`` layer when the mesh has it, else of the
     height, warped by noise) in the rock and strata colours, toned by finer bands and darkened in box-mapped
-    cracks."""
+    cracks; the relief (bump) is the bands and noise (the cracks stay out of it: a Bump node evaluates its input
+    three times, and the cracks are the material's most costly part)."""
     warp = sh.math(tree, "MULTIPLY", sh.noise(tree, texture, 0.08, 2.0), 0.6)
     bands = sh.strata_bands(tree, height, warp, s["strata_bands"])
     layered = sh.attribute(tree, "strata") if strata else bands
@@ -204,10 +205,12 @@ def _rock(tree, texture, normal, height, strata: bool, s: dict[str, Any]):
     tone = sh.two_tone(tree, sh.strata_bands(tree, height, warp, 2.0 * s["strata_bands"]), (0.93, 0.93, 0.93),
                        (1.0, 1.0, 1.0))  # fmt: skip
     toned = sh.mix(tree, "RGBA", hue, tone, 1.0, blend="MULTIPLY")
-    cracks = sh.triplanar_cracks(tree, texture, normal, 0.8)
-    colour = sh.mix(tree, "RGBA", toned, (0.35, 0.35, 0.35, 1.0), sh.math(tree, "SUBTRACT", 1.0, cracks),
+    cracks = sh.triplanar_cracks(tree, texture, normal, 5.0)
+    colour = sh.mix(tree, "RGBA", toned, (0.6, 0.6, 0.6, 1.0), sh.math(tree, "SUBTRACT", 1.0, cracks),
                     blend="MULTIPLY")  # fmt: skip
-    return colour, sh.math(tree, "MULTIPLY_ADD", cracks, 0.7, sh.math(tree, "MULTIPLY", bands, 0.3))
+    return colour, sh.math(
+        tree, "MULTIPLY_ADD", bands, 0.5, sh.math(tree, "MULTIPLY", sh.noise(tree, texture, 3.0), 0.5)
+    )
 
 
 def _point_floats(mesh: bpy.types.Mesh, name: str) -> bool:

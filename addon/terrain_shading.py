@@ -115,7 +115,7 @@ def triplanar_cracks(tree, coordinates: Socket, normal: Socket, scale: float) ->
         plane = node(tree, "ShaderNodeCombineXYZ", axes[u], axes[v], float(axis) * 17.0).outputs[0]
         voronoi = node(tree, "ShaderNodeTexVoronoi", plane, voronoi_dimensions="2D", feature="DISTANCE_TO_EDGE")
         voronoi.inputs["Scale"].default_value = scale
-        crack = step(tree, voronoi.outputs["Distance"], 0.05, 0.08)
+        crack = step(tree, voronoi.outputs["Distance"], 0.04, 0.05)
         part = math(tree, "MULTIPLY", crack, math(tree, "DIVIDE", weights[axis], norm))
         total = part if total is None else math(tree, "ADD", total, part)
     return total

@@ -124,11 +124,13 @@ def _mask(tree, obj: bpy.types.Object, attribute: str, location: tuple[float, fl
     return scale.outputs[0]
 
 
-def add_render_arguments(parser: argparse.ArgumentParser, integer: Callable, width: int, height: int) -> None:
+def add_render_arguments(
+    parser: argparse.ArgumentParser, integer: Callable, width: int, height: int, samples: int = 16
+) -> None:
     """The picture scripts' ``--width``, ``--height`` and ``--samples`` (``integer`` is ``_blender_addon``'s)."""
     parser.add_argument("--width", type=integer(16, 4096), default=width, help=f"picture width (default {width})")
     parser.add_argument("--height", type=integer(16, 4096), default=height, help=f"picture height (default {height})")
-    parser.add_argument("--samples", type=integer(1, 4096), default=16, help="Cycles samples (default 16)")
+    parser.add_argument("--samples", type=integer(1, 4096), default=samples, help=f"Cycles samples (default {samples})")
 
 
 def stage(target: bpy.types.Object, distance: float, sun_angle: float = 0.5, outdoors: bool = False) -> None:
@@ -225,12 +227,17 @@ def render_png(
     denoise: bool = False,
 ) -> Path:
     """Render the scene's camera with Cycles on the CPU into the PNG ``path``, written whole or not at all
-    through ``replacing`` (the add-on's ``noise_core.io.files.replacing``); ``denoise``: Cycles' denoiser on."""
+    through ``replacing`` (the add-on's ``noise_core.io.files.replacing``); ``denoise``: Cycles' denoiser on, and
+    at most one diffuse and one glossy bounce (the outdoor renders)."""
     scene = bpy.context.scene
     scene.render.engine = "CYCLES"
     scene.cycles.device = "CPU"
     scene.cycles.samples = samples
     scene.cycles.use_denoising = denoise
+    if denoise:  # few light bounces: an outdoor scene lit by the sun and the sky needs little more
+        cycles = scene.cycles
+        cycles.max_bounces, cycles.diffuse_bounces, cycles.glossy_bounces = 3, 1, 1
+        cycles.transmission_bounces, cycles.volume_bounces, cycles.transparent_max_bounces = 0, 0, 2
     scene.render.resolution_x, scene.render.resolution_y = width, height
     scene.render.resolution_percentage = 100
     scene.render.image_settings.file_format = "PNG"

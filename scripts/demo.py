@@ -9,8 +9,10 @@ as a user would have it (see ``_blender_addon``). Steps: add a Noise Terrain of 
 noise, eroded by droplets (hydraulic, one per vertex, with gullies) and then by thermal erosion, both kept in the
 terrain's settings (re-editable in its panel); bake the terrain's noise as a 32-bit float height map
 (``height.exr``) and as a colour ramp (``color.png``, 16-bit); give the terrain the add-on's Terrain Material
-(grass, sand low down, rock by its slope map, wet sediment by its flow map and the erosion's deposition mask);
-add a camera and a sun; render ``preview.png`` with Cycles on the CPU; save ``terrain.blend``. The terrain
+(Terrain Material v2: grass, sand low down, strata-banded rock by its slope map, wet ground by its flow map and
+the erosion's deposition mask, snow high up); add a camera, a physical sky with its sun and haze
+(``_scene.sky_and_haze``); render ``preview.png`` (1600x900 unless ``--width``/``--height``; 8 samples and
+Cycles' denoiser, on the CPU; an optimised PNG); save ``terrain.blend``. The terrain
 spans the noise square 0..1 that the textures are baked on, so ``height.exr`` is its height field before
 erosion. The noise options (``--kind``, ``--seed``, ``--octaves`` ...) change the terrain noise. Every file is
 written whole or not at all.
@@ -42,6 +44,8 @@ TERRAIN_NOISE = {
 }
 TERRAIN_HEIGHT = 0.25
 DROPLETS_PER_VERTEX = 1
+SAMPLES = 8
+"""Cycles samples of the preview, denoised: the quick start's budget (docs: 90 s from a fresh clone)."""
 GULLIES = {"gullies": 8.0, "lifetime": 60}
 """Erosion along the flow, as the Eroded Canyon preset has it (docs/erosion.md)."""
 THERMAL = {"talus_angle": 40.0, "iterations": 10}
@@ -52,7 +56,7 @@ FILES = {"blend": "terrain.blend", "height": "height.exr", "color": "color.png",
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=Path("out/demo"), help="output folder (default ./out/demo)")
     parser.add_argument("--size", choices=list(SIZES), default="medium", help="terrain and texture resolution preset")
-    scene.add_render_arguments(parser, addon.integer, 1600, 900)
+    scene.add_render_arguments(parser, addon.integer, 1600, 900, samples=SAMPLES)
 
 
 def _bake(name: str, path: Path, pixels: int, file_format: str, **properties) -> None:
@@ -102,6 +106,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, 
     size = f"{args.width}x{args.height}"
     with addon.step(f"rendering {paths['preview']} ({size}, Cycles on the CPU, {args.samples} samples, denoised)"):
         scene.render_png(paths["preview"], args.width, args.height, args.samples, replacing, denoise=True)
+        scene.optimise_png(paths["preview"], replacing)  # README's docs/images/demo.png is this file
     addon.save_blend(paths["blend"])
     return paths
 
