@@ -1,7 +1,7 @@
 """Build the extension's asset library, ``addon/assets/noisewright.blend`` and its ``blender_assets.cats.txt``.
 
     python scripts/build_assets.py                    # into addon/assets (commit the result)
-    python scripts/build_assets.py --out /tmp/assets --preview-size 64 --samples 4
+    python scripts/build_assets.py --out /tmp/assets --sheet /tmp/assets.png --preview-size 64 --samples 4
 
 The file holds, marked as assets with catalogs and rendered previews (Cycles on the CPU, physical sky):
 
@@ -14,7 +14,8 @@ The file holds, marked as assets with catalogs and rendered previews (Cycles on 
 
 The file is committed (the extension zip takes ``addon/`` as it is, so the library ships without a build step),
 and rebuilt with this script when the scatter groups, the presets or the material change. Written with the bpy
-module (Blender 5.0): Blender reads it from 4.5 on (``assets.MIN_VERSION``). Files are written whole or not at all.
+module (Blender 5.0): Blender reads it from 4.5 on (``assets.MIN_VERSION``). ``--sheet`` (``docs/images/assets.png``)
+gets the previews side by side, for the README. Files are written whole or not at all.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import numpy as np
 import render_presets
 
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "addon" / "assets"
+SHEET = Path(__file__).resolve().parents[1] / "docs" / "images" / "assets.png"
 PREVIEW_SUBDIVISIONS = 64
 """The mesh each preset asset carries (its settings keep the preset's own grid)."""
 PATCH = {"x_subdivisions": 32, "y_subdivisions": 32, "size": 1.0, "height": 0.12}
@@ -45,6 +47,7 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
     parser.add_argument("--preview-size", type=addon.integer(16, 512), default=128, help="preview pixels (128)")
     parser.add_argument("--samples", type=addon.integer(1, 4096), default=8, help="Cycles samples (default 8)")
+    parser.add_argument("--sheet", type=Path, default=SHEET, help=f"the previews side by side (default {SHEET})")
 
 
 def _set_input(modifier, name: str, value) -> None:
@@ -117,8 +120,9 @@ def _catalogs(package) -> str:
     return "\n".join(lines) + "\n"
 
 
-def build(package, out: Path, size: int, samples: int) -> list[Path]:
-    """Render the previews, then build the assets in a clean file and write the library into ``out``."""
+def build(package, out: Path, size: int, samples: int, sheet: Path) -> list[Path]:
+    """Render the previews, then build the assets in a clean file and write the library into ``out`` and the
+    previews side by side into ``sheet``."""
     replacing = package.noise_core.io.files.replacing
     presets = sorted(package.terrain_presets.SHIPPED.glob("*.py"))
     previews: dict[str, np.ndarray] = {}
@@ -143,11 +147,24 @@ def build(package, out: Path, size: int, samples: int) -> list[Path]:
         text = f"Noise Terrain with the {terrain.name} preset's settings: Regenerate for its full resolution"
         _mark(terrain, catalogs["presets"], text, previews[preset.stem], size)
         datablocks.add(terrain)
-    paths = [out / "noisewright.blend", out / "blender_assets.cats.txt"]
-    with package.noise_core.io.files.replacing_all(paths) as (blend, cats):
+    paths = [out / "noisewright.blend", out / "blender_assets.cats.txt", sheet]
+    with package.noise_core.io.files.replacing_all(paths) as (blend, cats, picture):
         bpy.data.libraries.write(str(blend), datablocks, fake_user=True, compress=True)
         cats.write_text(_catalogs(package), encoding="utf-8")
+        _contact_sheet(list(previews.values()), size, picture)
     return paths
+
+
+def _contact_sheet(previews: list[np.ndarray], size: int, path: Path, columns: int = 6) -> None:
+    """The previews side by side, ``columns`` a row, as an 8-bit PNG (sRGB, as Blender shows them)."""
+    from PIL import Image
+
+    tiles = [np.clip(pixels.reshape(size, size, 4)[::-1, :, :3], 0.0, 1.0) for pixels in previews]
+    tiles += [np.ones_like(tiles[0])] * (-len(tiles) % columns)
+    rows = [np.concatenate(tiles[i : i + columns], axis=1) for i in range(0, len(tiles), columns)]
+    Image.fromarray(np.round(255 * np.concatenate(rows, axis=0)).astype(np.uint8)).save(
+        path, format="PNG", optimize=True
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -155,7 +172,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     package = addon.addon_package()
     out = addon.output_file(parser, "--out", args.out / "noisewright.blend", (".blend",)).parent
     try:
-        written = build(package, out, args.preview_size, args.samples)
+        written = build(package, out, args.preview_size, args.samples, args.sheet)
     except (addon.AddonError, package.errors.UserError, OSError, RuntimeError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
