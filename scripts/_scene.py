@@ -169,7 +169,7 @@ SKY_TYPES = ("MULTIPLE_SCATTERING", "NISHITA")
 (Nishita; 5.0 calls it ``SINGLE_SCATTERING``)."""
 SUN_ELEVATION, SUN_ROTATION = math.radians(16.0), math.radians(-62.0)
 """The sun: 16 degrees up, west-south-west (the sky's rotation 0 puts it in the south, -Y)."""
-SKY_STRENGTH, SKY_SEEN, SUN_STRENGTH = 0.15, 0.6, 4.5
+SKY_STRENGTH, SKY_SEEN, SUN_STRENGTH = 0.1, 0.5, 3.0
 """The sky's strength as it lights the scene and as the camera sees it, and the sun's (W/m²)."""
 HAZE_DENSITY = 0.04
 """Haze: the extinction coefficient of the volume around the terrain per terrain width (about 11 % lost per

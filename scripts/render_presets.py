@@ -31,7 +31,7 @@ import numpy as np
 DESERT = {"grass_color": (0.36, 0.22, 0.11), "sand_color": (0.55, 0.36, 0.19), "rock_color": (0.33, 0.15, 0.07),
           "strata_color": (0.52, 0.30, 0.15), "talus_color": (0.42, 0.25, 0.13), "snow_height": 1.0}  # fmt: skip
 COLOURS = {
-    "dunes": {**DESERT, "grass_color": (0.60, 0.44, 0.25), "sand_color": (0.66, 0.50, 0.29), "rock_slope": 45.0},
+    "dunes": {**DESERT, "grass_color": (0.55, 0.37, 0.18), "sand_color": (0.6, 0.42, 0.22), "rock_slope": 70.0},
     "eroded_canyon": {**DESERT, "strata_bands": 10.0},
     "badlands": {**DESERT, "strata_bands": 16.0},
     "islands": {"snow_height": 1.0, "sand_height": 0.12},
