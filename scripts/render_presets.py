@@ -86,7 +86,8 @@ def hillshades(shades: list[np.ndarray], path: Path, replacing) -> Path:
         rows.append(np.concatenate([p for panel in panels[start : start + len(real)] for p in (panel, gap)][:-1], 1))
         rows.append(np.full((GAP, rows[-1].shape[1], 3), 255, dtype=np.uint8))
     with replacing(path) as temporary:
-        Image.fromarray(np.concatenate(rows[:-1], axis=0)).save(temporary, format="PNG", optimize=True)
+        grey = np.concatenate(rows[:-1], axis=0)[..., 0]  # the panels are grey: one channel
+        Image.fromarray(grey).save(temporary, format="PNG", optimize=True)
     return path
 
 
