@@ -21,17 +21,37 @@ gets the previews side by side, for the README. Files are written whole or not a
 from __future__ import annotations
 
 import argparse
-import re
+import dataclasses
+import importlib.util
 import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
-import _blender_addon as addon
-import _scene as scene
 import bpy
 import numpy as np
-import render_presets
+
+
+def _sibling(name: str) -> ModuleType:
+    """``scripts/<name>.py`` imported by its path: ``blender --background --python scripts/<this>.py`` runs this
+    file without putting ``scripts/`` on ``sys.path`` (docs/cli.md); one module, shared through ``sys.modules``."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().with_name(f"{name}.py"))
+        assert spec is not None and spec.loader is not None
+        module = sys.modules[name] = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    return sys.modules[name]
+
+
+addon = _sibling("_blender_addon")
+scene = _sibling("_scene")
+render_presets = _sibling("render_presets")
+
 
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "addon" / "assets"
 SHEET = Path(__file__).resolve().parents[1] / "docs" / "images" / "assets.png"
@@ -57,20 +77,16 @@ def _set_input(modifier, name: str, value) -> None:
 
 
 def _preset_terrain(package, preset: Path):
-    """A Noise Terrain with ``preset``'s settings, generated at ``PREVIEW_SUBDIVISIONS`` and then given the
-    preset's own grid size back (not regenerated), with the Terrain Material."""
+    """A Noise Terrain with the recipe file ``preset``'s settings, generated at ``PREVIEW_SUBDIVISIONS`` and then
+    given the recipe's own grid size back (not regenerated), with the Terrain Material in the preset's colours."""
     terrain = addon.run_api("add_terrain", x_subdivisions=8, y_subdivisions=8)
-    source = preset.read_text(encoding="utf-8")
-    grid = {axis: int(value) for axis, value in re.findall(r"terrain\.(\w)_subdivisions = (\d+)", source)}
-    reduced = re.sub(r"(terrain\.\w_subdivisions = )\d+", rf"\g<1>{PREVIEW_SUBDIVISIONS}", source)
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / preset.name
-        path.write_text(reduced, encoding="utf-8")
-        package.terrain_presets.apply_preset(bpy.context, terrain, path)
+    recipe = package.noise_core.terrain.recipe.read_recipe(preset)
+    samples = recipe.export["samples"]
+    small = dataclasses.replace(recipe, export={**recipe.export, "samples": PREVIEW_SUBDIVISIONS + 1})
+    package.terrain_presets.apply_recipe(bpy.context, terrain, small)
     settings = terrain.noisewright_terrain
     settings.auto_refresh = False  # kept off: on, the grid size below would rebuild the mesh at full size
-    for axis, value in grid.items():
-        setattr(settings, f"{axis}_subdivisions", value)
+    settings.x_subdivisions = settings.y_subdivisions = samples - 1
     terrain.name = terrain.data.name = bpy.path.display_name(preset.stem, title_case=True)
     package.terrain_material.terrain_material(terrain, **render_presets.COLOURS.get(preset.stem, {}))
     return terrain
@@ -124,7 +140,7 @@ def build(package, out: Path, size: int, samples: int, sheet: Path) -> list[Path
     """Render the previews, then build the assets in a clean file and write the library into ``out`` and the
     previews side by side into ``sheet``."""
     replacing = package.noise_core.io.files.replacing
-    presets = sorted(package.terrain_presets.SHIPPED.glob("*.py"))
+    presets = sorted(package.terrain_presets.SHIPPED.glob("*.json"))
     previews: dict[str, np.ndarray] = {}
     for kind in package.scatter.KINDS:
         with addon.step(f"rendering the preview of the {kind} scatter"):
