@@ -80,12 +80,12 @@ def _preset_terrain(package, preset: Path):
     """A Noise Terrain with the recipe file ``preset``'s settings, generated at ``PREVIEW_SUBDIVISIONS`` and then
     given the recipe's own grid size back (not regenerated), with the Terrain Material in the preset's colours."""
     terrain = addon.run_api("add_terrain", x_subdivisions=8, y_subdivisions=8)
+    terrain.noisewright_terrain.auto_refresh = False  # apply_recipe regenerates once, with every setting in place
     recipe = package.noise_core.terrain.recipe.read_recipe(preset)
     samples = recipe.export["samples"]
     small = dataclasses.replace(recipe, export={**recipe.export, "samples": PREVIEW_SUBDIVISIONS + 1})
     package.terrain_presets.apply_recipe(bpy.context, terrain, small)
-    settings = terrain.noisewright_terrain
-    settings.auto_refresh = False  # kept off: on, the grid size below would rebuild the mesh at full size
+    settings = terrain.noisewright_terrain  # Auto Refresh stays off: on, the grid size below would rebuild the mesh
     settings.x_subdivisions = settings.y_subdivisions = samples - 1
     terrain.name = terrain.data.name = bpy.path.display_name(preset.stem, title_case=True)
     package.terrain_material.terrain_material(terrain, **render_presets.COLOURS.get(preset.stem, {}))
