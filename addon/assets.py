@@ -107,11 +107,22 @@ def add_scatter(obj: bpy.types.Object, *, instances: str, density_scale: float, 
     group = scatter_node_group(instances.lower())
     modifier: Any = obj.modifiers.new(group.name, "NODES")
     modifier.node_group = group
-    sockets = {item.name: item for item in group.interface.items_tree if item.item_type == "SOCKET"}
-    modifier[sockets["Density"].identifier] = sockets["Density"].default_value * density_scale
-    modifier[sockets["Seed"].identifier] = seed
-    obj.update_tag()
+    density = next(item for item in group.interface.items_tree if item.item_type == "SOCKET" and item.name == "Density")
+    set_input(modifier, "Density", density.default_value * density_scale)
+    set_input(modifier, "Seed", seed)
     return modifier
+
+
+def set_input(modifier: Any, name: str, value: Any) -> None:
+    """Set the input ``name`` of the Geometry Nodes ``modifier`` to ``value``: through ``properties.inputs`` (Blender
+    5.1 on) or the modifier's ID property named after the socket (before), then re-evaluate its object."""
+    item = next(i for i in modifier.node_group.interface.items_tree if i.item_type == "SOCKET" and i.name == name)
+    properties = getattr(modifier, "properties", None)
+    if properties is not None:
+        getattr(properties.inputs, item.identifier).value = value
+    else:
+        modifier[item.identifier] = value
+    modifier.id_data.update_tag()
 
 
 class NOISEWRIGHT_OT_add_scatter(OptionsOperator, bpy.types.Operator):

@@ -70,12 +70,6 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sheet", type=Path, default=SHEET, help=f"the previews side by side (default {SHEET})")
 
 
-def _set_input(modifier, name: str, value) -> None:
-    group = modifier.node_group
-    item = next(i for i in group.interface.items_tree if i.item_type == "SOCKET" and i.name == name)
-    modifier[item.identifier] = value
-
-
 def _preset_terrain(package, preset: Path):
     """A Noise Terrain with the recipe file ``preset``'s settings, generated at ``PREVIEW_SUBDIVISIONS`` and then
     given the recipe's own grid size back (not regenerated), with the Terrain Material in the preset's colours."""
@@ -98,9 +92,9 @@ def _scatter_patch(package, kind: str):
     package.terrain_material.terrain_material(terrain)
     density, size = PREVIEW_SCATTER[kind]
     modifier = package.assets.add_scatter(terrain, instances=kind.upper(), density_scale=density)
-    _set_input(modifier, "Scale", size)
+    package.assets.set_input(modifier, "Scale", size)
     if kind == "rocks":
-        _set_input(modifier, "Weight", "")  # the patch has no talus layer
+        package.assets.set_input(modifier, "Weight", "")  # the patch has no talus layer
     return terrain, modifier.node_group
 
 

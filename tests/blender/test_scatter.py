@@ -80,20 +80,15 @@ def test_weight_and_avoid_layers_set_the_density(bpy_empty, addon):
     addon.mesh_io.write_point_floats(obj.data, "talus", (x > 0).astype(np.float32))  # rocks east only
     addon.mesh_io.write_point_floats(obj.data, "snow", (x > 0.5).astype(np.float32))  # but none under snow
     modifier = addon.assets.add_scatter(obj, instances="ROCKS", density_scale=3.0)
-    group = modifier.node_group
-    sockets = {item.name: item.identifier for item in group.interface.items_tree if item.item_type == "SOCKET"}
-    modifier[sockets["Max Slope"]] = math.radians(90.0)
-    obj.update_tag()
+    addon.assets.set_input(modifier, "Max Slope", math.radians(90.0))
     points = _instances(bpy, obj)
     spacing = 2.0 / 12
     assert len(points) > 20
     assert (points[:, 0] > -spacing).all() and (points[:, 0] < 0.5 + spacing).all()
-    modifier[sockets["Weight"]] = ""  # no weight layer: everywhere but under snow
-    obj.update_tag()
+    addon.assets.set_input(modifier, "Weight", "")  # no weight layer: everywhere but under snow
     everywhere = _instances(bpy, obj)
     assert (everywhere[:, 0] < -0.5).any() and (everywhere[:, 0] < 0.5 + spacing).all()
-    modifier[sockets["Density"]] = 0.0
-    obj.update_tag()
+    addon.assets.set_input(modifier, "Density", 0.0)
     assert len(_instances(bpy, obj)) == 0
 
 
