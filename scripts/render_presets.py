@@ -69,7 +69,7 @@ DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "images" / "presets
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
-    scene.add_render_arguments(parser, addon.integer, 1600, 900)
+    scene.add_render_arguments(parser, addon.integer, 1600, 900, samples=8)
     parser.add_argument("--only", nargs="+", metavar="PRESET", help="render just these presets (file names)")
     parser.add_argument(
         "--hillshades", action="store_true", help="also write hillshades.png (presets beside real tiles)"
