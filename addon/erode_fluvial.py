@@ -28,6 +28,7 @@ from .errors import UserError
 from .mapping import check_finite_values
 from .noise_core.schema import Option
 from .noise_core.terrain.fluvial import FLUVIAL_OPTIONS, erode_fluvial
+from .noise_core.terrain.landscape import FILL, LANDSCAPE_OPTIONS, evolve_landscape, fill_valleys
 from .options import OptionsOperator, check, checked, properties_of, reports
 from .pixels import pixel_array
 from .progress import window_progress
@@ -48,18 +49,28 @@ NOISE_UPLIFT = Option(
     "where the noise is high",
     title="Noise as Uplift",
 )
-TERRAIN_OPTIONS = (FLUVIAL, *FLUVIAL_OPTIONS, KEEP_RELIEF, NOISE_UPLIFT)
-"""A Noise Terrain's river stage (``FluvialSettings``): the switch, the model's options and the terrain's own."""
+UPLIFT_CONTRAST = Option(
+    "uplift_contrast", float, 1.0, "With Noise as Uplift: the share of the uplift the noise sets; the rest is "
+    "the same everywhere (1: all from the noise)", minimum=0.0, maximum=1.0,
+)  # fmt: skip
+TERRAIN_OPTIONS = (FLUVIAL, *FLUVIAL_OPTIONS, *LANDSCAPE_OPTIONS, KEEP_RELIEF, NOISE_UPLIFT, UPLIFT_CONTRAST,
+                   FILL)  # fmt: skip
+"""A Noise Terrain's river stage (``FluvialSettings``): the switch, the model's options, the coarse-to-fine
+stages of ``evolve_landscape``, the terrain's own and, after the relief is kept, valley floors
+(``fill_valleys``)."""
 FLOW_ATTRIBUTES = ("drainage_area", "river")
 
 
 def _carve(context: bpy.types.Context, heights: np.ndarray, keep_relief: bool, options: dict[str, Any]):
     """``erode_fluvial`` of ``heights`` (in cells) with the window's progress, as ``(heights, result, factor)``:
     the new heights (float64, scaled back to the input's lowest and highest with ``keep_relief``), the result
-    and the factor the relief was scaled by; ``UserError`` with noise_core's message for bad options."""
-    with window_progress(context, int(options["steps"])) as advance:
+    and the factor the relief was scaled by; ``UserError`` with noise_core's message for bad options. With
+    ``LANDSCAPE_OPTIONS`` among ``options``: ``evolve_landscape`` (coarse to fine)."""
+    run = evolve_landscape if LANDSCAPE_OPTIONS[0].name in options else erode_fluvial
+    steps = int(options["steps"]) + int(options.get("refine_steps", 0))
+    with window_progress(context, steps) as advance:
         try:
-            result = erode_fluvial(heights, progress=lambda *_: advance(1), **options)
+            result = run(heights, progress=lambda *_: advance(1), **options)
         except (ValueError, TypeError) as error:
             raise UserError(str(error)) from None
     after = result.heights.astype(np.float64)
@@ -139,18 +150,24 @@ def carve_terrain(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """A Noise Terrain's river stage: ``(heights, drainage_area, river)`` of the (rows, columns) ``heights`` (in
     the mesh's units, grid spacing ``cell_size``) carved by ``fluvial`` (``TERRAIN_OPTIONS`` but the switch, by
-    name; those left out take their defaults); the maps flattened. With ``noise_uplift`` the uplift is scaled by
-    the heights' 0..1 range. ``UserError`` naming a bad or unknown option."""
+    name; those left out take their defaults; ``evolve_landscape``, coarse to fine), then its valleys filled
+    (``valley_fill``); the maps flattened (of the carved heights).
+    With ``noise_uplift`` the uplift is scaled by ``1 - c + c·t``, ``t`` the heights' 0..1 range and ``c`` the
+    ``uplift_contrast``. ``UserError`` naming a bad or unknown option."""
     rows = {option.name: option for option in TERRAIN_OPTIONS[1:]}
     unknown = sorted(set(fluvial) - set(rows))
     if unknown:
         raise UserError(f"fluvial: no option {unknown[0]!r} (the options: {', '.join(rows)})")
     fluvial = {name: check(option, fluvial.get(name, option.default)) for name, option in rows.items()}
-    options = {option.name: fluvial[option.name] for option in FLUVIAL_OPTIONS}
+    options = {option.name: fluvial[option.name] for option in (*FLUVIAL_OPTIONS, *LANDSCAPE_OPTIONS)}
     if fluvial[NOISE_UPLIFT.name]:
         low, span = float(heights.min()), float(np.ptp(heights))
-        options["uplift"] = float(options["uplift"]) * ((heights - low) / span if span > 0.0 else heights * 0.0)
+        share = (heights - low) / span if span > 0.0 else heights * 0.0
+        contrast = float(fluvial[UPLIFT_CONTRAST.name])
+        options["uplift"] = float(options["uplift"]) * ((1.0 - contrast) + contrast * share)
     after, result, _ = _carve(context, heights / cell_size, bool(fluvial[KEEP_RELIEF.name]), options)
+    if fluvial[FILL.name] > 0.0:
+        after = fill_valleys(after, depth=fluvial[FILL.name])
     return after * cell_size, result.drainage_area.ravel(), result.rivers.ravel().astype(np.float32)
 
 

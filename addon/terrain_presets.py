@@ -23,12 +23,12 @@ from bpy.props import StringProperty
 from .erode_fluvial import TERRAIN_OPTIONS
 from .errors import UserError
 from .properties import ErosionSettings, NoiseSettings, check_finite
-from .terrain import regenerate_terrain
+from .terrain import APPLY_PRESET, PRESETS, regenerate_terrain
 from .terrain_recipe import SHAPE_FIELDS
 from .terrain_settings import is_terrain, restore, snapshot
 
 PRESET_SUBDIR = "noisewright/terrain"
-SHIPPED = Path(__file__).parent / "presets" / "terrain"
+SHIPPED = PRESETS
 """The presets that come with the extension (read-only: *-* removes only the user's own)."""
 
 
@@ -104,7 +104,7 @@ class NOISEWRIGHT_OT_apply_terrain_preset(bpy.types.Operator):
     def execute(self, context):
         obj = context.active_object
         try:
-            apply_preset(context, obj, Path(self.filepath))
+            apply_and_show(context, obj, Path(self.filepath))
         except UserError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
@@ -206,5 +206,19 @@ def _same(stored: Any, value: object) -> bool:
 def _shown(stored: Any) -> object:
     return stored if isinstance(stored, (str, int, float, bool)) else tuple(stored)
 
+
+def apply_and_show(context: bpy.types.Context, obj: bpy.types.Object, path: Path) -> None:
+    """``apply_preset``, then the 3D View's clip distances widened to hold the whole terrain (the natural
+    presets are tens of kilometres across: Blender's default Clip End is 1 km)."""
+    apply_preset(context, obj, path)
+    space = getattr(context, "space_data", None)
+    if space is not None and getattr(space, "type", "") == "VIEW_3D":
+        reach = 4.0 * max(obj.dimensions)
+        if space.clip_end < reach:
+            space.clip_end = reach
+            space.clip_start = max(space.clip_start, reach * 1e-6)
+
+
+APPLY_PRESET[:] = [apply_and_show]  # Add Terrain builds its preset through it
 
 CLASSES = (NOISEWRIGHT_MT_terrain_presets, NOISEWRIGHT_OT_terrain_preset_add, NOISEWRIGHT_OT_apply_terrain_preset)

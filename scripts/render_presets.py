@@ -20,8 +20,8 @@ import _blender_addon as addon
 import _scene as scene
 import bpy
 
-PALETTES = {"dunes": "sand", "islands": "island", "eroded_canyon": "canyon", "rolling_hills": "meadow",
-            "badlands": "canyon", "river_valleys": "meadow"}  # fmt: skip
+PALETTES = {"stylised_dunes": "sand", "stylised_islands": "island", "eroded_canyon": "canyon",
+            "rolling_hills": "meadow", "badlands": "canyon", "river_valleys": "meadow"}  # fmt: skip
 """The height ramp (``_scene.PALETTES``) of presets that are not alpine."""
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "images" / "presets"
 
