@@ -6,9 +6,13 @@ noise on the grid of its size (``noise_core.api.evaluate_lattice``, or the rotat
 ``noise_core.evaluate``), times its height, and its river stage (``evolve_landscape`` in cells of the grid with
 the noise as uplift, the relief kept, valleys filled); ``--size`` overrides its subdivisions. The five SRTM
 tiles (``tests/dems.py``) and each preset are shaded alike: Horn's gradient in metres, light from the north-west
-at 45°, no vertical exaggeration, one pixel per cell (the presets' cells are ~90 m, the tiles' 90 m). Writes
-``realism.png`` (real tiles in the top row, the natural presets below, each labelled) and prints the statistics
-table (``scripts/terrain_stats.py``'s) of the tiles and presets in Markdown.
+at 45°, no vertical exaggeration, one pixel per cell (the presets' cells are ~90 m, the tiles' 90 m, Jacksboro's
+92.7 m, so it is drawn at its own, smaller, extent). Writes ``realism.png`` (the six real tiles in the top row, the
+natural presets below, each labelled) and ``realism.md`` (the statistics table, ``scripts/terrain_stats.py``'s,
+of the tiles and presets in Markdown), and prints the table. ``--seeds N`` instead builds each preset with its
+noise seed and its routing seed both moved by 0 .. N - 1 (0: as shipped) and prints, per preset and seed, its
+8-fold harmonic, whether it passes and the statistics outside the real range: how far the shipped seeds were
+picked.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import noise_core as nc
 from noise_core.api import evaluate_lattice
 from noise_core.ranges import to_unit
 from noise_core.terrain.fluvial import FLUVIAL_OPTIONS
-from noise_core.terrain.geomorphometry import terrain_statistics
+from noise_core.terrain.geomorphometry import passes, realism, terrain_statistics
 from noise_core.terrain.landscape import LANDSCAPE_OPTIONS, evolve_landscape, fill_valleys
 from scripts.terrain_stats import real_tiles, table
 from tests import dems
@@ -115,7 +119,8 @@ def hillshade(heights: np.ndarray, cell: float) -> np.ndarray:
 
 
 def sheet(rows: list[list[tuple[str, np.ndarray]]], tile: int) -> Image.Image:
-    """The shaded tiles in rows, each cropped or padded to ``tile`` pixels and labelled below."""
+    """The shaded tiles in rows, each at its own size (cropped to ``tile`` pixels) in a ``tile``-pixel square,
+    labelled below."""
     gap, label = 6, 16
     columns = max(len(row) for row in rows)
     image = Image.new("L", (columns * (tile + gap) - gap, len(rows) * (tile + label + gap) - gap), 255)
@@ -128,14 +133,37 @@ def sheet(rows: list[list[tuple[str, np.ndarray]]], tile: int) -> Image.Image:
     return image
 
 
+def spread(names: list[str], seeds: int, size: int | None) -> None:
+    """Per preset: ``harmonic8``, ``passes`` and the statistics outside the real range for its noise and routing
+    seeds moved by ``0 .. seeds - 1``, and the 8-fold harmonic's range over them."""
+    for name in names:
+        values = read_preset(PRESETS / f"{name}.py")
+        harmonics = []
+        for shift in range(seeds):
+            moved = {**values, "noise.seed": int(values["noise.seed"]) + shift}  # type: ignore[call-overload]
+            moved["fluvial.routing_seed"] = int(values["fluvial.routing_seed"]) + shift  # type: ignore[call-overload]
+            heights, cell = build(moved, size)
+            stats = terrain_statistics(heights, cell_size=cell)
+            outside = [check.name for check in realism(stats) if not check.passed]
+            harmonics.append(stats.harmonic8)
+            print(f"{name} +{shift}: harmonic8 {stats.harmonic8:.4f}, passes {passes(stats)}, outside {outside}",
+                  flush=True)  # fmt: skip
+        print(f"{name}: harmonic8 {min(harmonics):.4f} .. {max(harmonics):.4f}, mean {np.mean(harmonics):.4f}",
+              flush=True)  # fmt: skip
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n", 1)[0])
     parser.add_argument("--size", type=int, default=None, help="subdivisions of every preset (default: its own)")
     parser.add_argument("--out", type=Path, default=OUT, help=f"folder of realism.png (default {OUT})")
     parser.add_argument("--only", nargs="*", default=NATURAL, help="presets to build (default: the natural ones)")
+    parser.add_argument("--seeds", type=int, default=0, help="build N seeds of each preset and print the spread")
     args = parser.parse_args()
+    if args.seeds > 0:
+        spread(args.only, args.seeds, args.size)
+        return
     args.out.mkdir(parents=True, exist_ok=True)
-    real = [(name, hillshade(dems.load(name).heights, dems.load(name).cell_size)) for name in dems.SRTM]
+    real = [(name, hillshade(dems.load(name).heights, dems.load(name).cell_size)) for name in dems.NAMES]
     ours, stats = [], {}
     for name in args.only:
         started = time.process_time()
@@ -144,9 +172,11 @@ def main() -> None:
         print(f"{name}: {heights.shape[1]}x{heights.shape[0]}, cell {cell:.1f} m, relief {np.ptp(heights):.0f} m, "
               f"{time.process_time() - started:.1f} s CPU")  # fmt: skip
         ours.append((name.replace("_", " "), hillshade(heights, cell)))
-    tile = min(shaded.shape[0] for _, shaded in real + ours)
+    tile = max(max(shaded.shape) for _, shaded in real + ours)
     sheet([real, ours], tile).save(args.out / "realism.png", optimize=True)
-    print(table({**real_tiles(), **stats}, set(stats), markdown=True))
+    measured = table({**real_tiles(), **stats}, set(stats), markdown=True)
+    (args.out / "realism.md").write_text(measured + "\n", encoding="utf-8")
+    print(measured)
 
 
 if __name__ == "__main__":
