@@ -190,15 +190,15 @@ def _sidecar(path: Path) -> dict:
 @pytest.mark.parametrize("suffix", [".r16", ".raw", ".r32", ".png", ".exr", ".tif"])
 def test_cli_writes_every_heightmap_format_with_its_sidecar(tmp_path: Path, capsys, suffix: str) -> None:
     out = tmp_path / "new" / f"land{suffix}"  # the folder is made
-    assert main(["terrain", "--preset", "alpine_ridges", "--size", "17", "--out", str(out)]) == 0
+    assert main(["terrain", "--preset", "stylised_dunes", "--size", "17", "--out", str(out)]) == 0
     printed = capsys.readouterr()
     assert "terrain: noise 100%" in printed.err
-    heights = rc.build_heights(rc.read_preset("alpine_ridges"), 17)[::-1]
+    heights = rc.build_heights(rc.read_preset("stylised_dunes"), 17)[::-1]
     sidecar = _sidecar(out)
     low, high = sidecar["height_range"]
     assert (low, high) == (float(heights.min()), float(heights.max())) and sidecar["height_unit"] == "m"
     assert sidecar["cell_size"] == {"x": 2.0 / 16, "y": 2.0 / 16}
-    assert rc.from_dict(sidecar["settings"]) == rc.read_preset("alpine_ridges")
+    assert rc.from_dict(sidecar["settings"]) == rc.read_preset("stylised_dunes")
     values = heightmaps.read_heightmap(out).values
     exact = suffix in (".r32", ".exr", ".tif")
     tolerance = 1e-7 if exact else 0.5 / 65535 + 1e-7

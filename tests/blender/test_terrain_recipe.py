@@ -51,7 +51,8 @@ def test_cli_heights_equal_the_blender_terrain_and_its_export(bpy_empty, addon, 
         values, sidecar = _r32(tmp_path / name)
         assert values.tobytes() == cli.tobytes(), name
         assert sidecar["height_range"] == cli_sidecar["height_range"], name
-    assert cli_sidecar["cell_size"] == {"x": 2.0 / (N - 1), "y": 2.0 / (N - 1)}
+    size = float(library.read_preset(preset).size)
+    assert cli_sidecar["cell_size"] == {"x": size / (N - 1), "y": size / (N - 1)}
     assert tuple(cli_sidecar["height_range"]) == (float(heights.min()), float(heights.max()))
 
 
