@@ -23,8 +23,14 @@ import bpy
 
 
 def _sized(preset: Path, size: int, folder: Path) -> Path:
-    """A copy of ``preset`` in ``folder`` with both subdivisions set to ``size``."""
-    text = re.sub(r"(terrain\.[xy]_subdivisions = )\d+", rf"\g<1>{size}", preset.read_text(encoding="utf-8"))
+    """A copy of ``preset`` in ``folder`` with both subdivisions set to ``size``: a recipe file's
+    ``export.samples`` (``size + 1``), or an older Blender preset file's subdivisions (a checkout before the
+    recipes, for the before-and-after timings)."""
+    text = preset.read_text(encoding="utf-8")
+    if preset.suffix == ".json":
+        text = re.sub(r'("samples": )\d+', rf"\g<1>{size + 1}", text)
+    else:
+        text = re.sub(r"(terrain\.[xy]_subdivisions = )\d+", rf"\g<1>{size}", text)
     path = folder / preset.name
     path.write_text(text, encoding="utf-8")
     return path
@@ -39,7 +45,9 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     _, args = addon.parse_arguments(__doc__.split("\n\n")[0], _add_arguments, argv)
     package = addon.addon_package()
-    presets = sorted(package.terrain_presets.SHIPPED.glob("*.py"))
+    presets = sorted(package.terrain_presets.SHIPPED.glob("*.json")) or sorted(
+        package.terrain_presets.SHIPPED.glob("*.py")
+    )
     presets = [p for p in presets if not args.only or p.stem in args.only]
     timings = {}
     with tempfile.TemporaryDirectory(prefix="noisewright-bench-presets-") as temporary:
