@@ -50,7 +50,12 @@ scene = _sibling("_scene")
 DESERT = {"grass_color": (0.36, 0.22, 0.11), "sand_color": (0.55, 0.36, 0.19), "rock_color": (0.33, 0.15, 0.07),
           "strata_color": (0.52, 0.30, 0.15), "talus_color": (0.42, 0.25, 0.13), "snow_height": 1.0}  # fmt: skip
 COLOURS = {
-    "stylised_dunes": {**DESERT, "grass_color": (0.55, 0.37, 0.18), "sand_color": (0.6, 0.42, 0.22), "rock_slope": 70.0},
+    "stylised_dunes": {
+        **DESERT,
+        "grass_color": (0.55, 0.37, 0.18),
+        "sand_color": (0.6, 0.42, 0.22),
+        "rock_slope": 70.0,
+    },
     "eroded_canyon": {**DESERT, "strata_bands": 10.0},
     "badlands": {**DESERT, "strata_bands": 16.0},
     "stylised_islands": {"snow_height": 1.0, "sand_height": 0.12},
