@@ -1,13 +1,12 @@
 """``python -m noise_core layers HEIGHT --layers snow,moisture,strata --out NAME_{layer}.exr``: the material
 layers of a height image, headlessly (``terrain.layers``; docs/layers.md).
 
-The heights are read as ``maps`` reads them (a heightmap's sidecar gives the height range and, without
-``--cell-size``, the cell size; a ``.npy`` array its values). The layers a height image alone gives: ``snow``,
-``moisture`` (along the water ``terrain.water`` finds), ``strata`` and ``strata_band``; ``sediment`` and ``talus``
-need the erosion run that made the heights (the library's ``layers.deposits``, the add-on's Erode). Float formats
-(.exr, .tif) store the values; a PNG stores them in [0, 1]: snow, moisture, strata and erodibility as they are, the
-band ids from their smallest to their largest. ``erodibility`` (``1 - strata_contrast x strata``) is what ``erode
---erodibility-map`` takes, so a heightmap erodes over its own strata.
+The layers a height image alone gives: ``snow``, ``moisture`` (along the water ``terrain.water`` finds),
+``strata`` and ``strata_band``; ``sediment`` and ``talus`` need the erosion run that made the heights (the
+library's ``layers.deposits``, the add-on's Erode). Float formats (.exr, .tif) store the values; a PNG stores
+them in [0, 1]: snow, moisture, strata and erodibility as they are, the band ids from their smallest to their
+largest. ``erodibility`` (``1 - strata_contrast x strata``) is what ``erode --erodibility-map`` takes, so a
+heightmap erodes over its own strata.
 """
 
 from __future__ import annotations
@@ -50,12 +49,13 @@ def add_layers_command(commands) -> None:
         "along water, rock strata hardness and band ids. Float formats (.exr, .tif) store the values; PNG stores "
         "them in [0, 1] (docs/layers.md).",
     )
-    layers.add_argument("heights", type=Path, help=f"height image or array ({', '.join(HEIGHT_SUFFIXES)})")
+    layers.add_argument("heights", type=Path, help=f"heightmap or array ({', '.join(HEIGHT_SUFFIXES)}); its heights "
+                        "and cell size from its sidecar, as maps reads them")  # fmt: skip
     listed = ",".join(IMAGE_LAYERS)
     layers.add_argument("--layers", type=_names, default=list(IMAGE_LAYERS[:3]),
                         help=f"comma-separated layers: {listed} (default snow,moisture,strata)")  # fmt: skip
     layers.add_argument("--out", required=True, help="output path with {layer} in it, e.g. out/t_{layer}.exr")
-    add_flags(layers, (CELL_SIZE,), unset=None)  # not given: the heightmap's sidecar's, else 1
+    add_flags(layers, (CELL_SIZE,), unset=None)  # the sidecar's, else the row's default
     add_flags(layers, (HEIGHT_SCALE, *LAYER_OPTIONS), unset=ROW)
     layers.add_argument("--png-bits", type=int, choices=PNG_BITS, default=16, help="integer depth of PNG layers (16)")
 
@@ -77,17 +77,15 @@ def run_layers(args: argparse.Namespace) -> list[Path]:
         raise ValueError("layers: name at least one layer")
     scale = float(HEIGHT_SCALE.check(args.height_scale))  # type: ignore[arg-type]
     if args.cell_size is not None:
-        CELL_SIZE.check(args.cell_size)  # before any file is read
+        CELL_SIZE.check(args.cell_size)  # before any work
     targets = [Path(args.out.replace("{layer}", name)) for name in args.layers]
     for target in targets:  # before any work: a format that cannot be written, a missing folder
         writer_module(image_format(target, "out"), "out")
-        if not target.parent.is_dir():
-            raise ValueError(f"out: folder {str(target.parent)!r} does not exist")
     settings = {option.name: getattr(args, option.name) for option in LAYER_OPTIONS}
     started = time.perf_counter()
-    read, found = read_heights(args.heights)
-    cell = cell_size_of(args.cell_size, found)
+    read, heightmap = read_heights(args.heights)
     heights = read * scale
+    cell = cell_size_of(args.cell_size, heightmap)
     wanted = [name for name in args.layers if name != "erodibility"]
     if "erodibility" in args.layers and "strata" not in wanted:
         wanted.append("strata")
