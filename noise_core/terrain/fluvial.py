@@ -24,6 +24,10 @@ kept at least one ``nextafter`` step above its receiver after each pass (step 2 
 the clamp undoes rounding, and lifts a cell that diffusion or uneven uplift dropped below its receiver: a
 local fill along the flow path), so every cell keeps a strictly descending path to base level.
 
+**Coarse to fine** (``model_size``, ``refine_steps``): the first ``steps - refine_steps`` steps run on the map
+sampled to a grid of ``model_size`` cells along its longer side (``multiscale``: Schott et al. 2023 and 2024), and
+their change, interpolated, is added to the map; the last ``refine_steps`` run on the map's own cells.
+
 **Boundaries**: ``"edges"``: the map's edge cells are at base level (they neither uplift nor erode) and take the
 water that leaves. ``"looped"``: the map wraps around (left-right and top-bottom neighbours), so the result
 tiles; the base level is then the lowest cell of the input. ``outlets`` (a boolean map) adds base-level cells
@@ -46,8 +50,10 @@ import numpy as np
 
 from .._jit import jit, kernel_table
 from ..schema import Option
+from . import multiscale
 from .flow import _edges, check_weights, fill_flat
 from .heightfield import CELL_SIZE, check_heights, check_mask
+from .resample import resample_bilinear
 from .stream_power import Routing
 from .stream_power import index_mask as _index_mask
 
@@ -67,6 +73,9 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
     Option("boundary", str, "edges", "Edges at base level, or looped (the result tiles)", choices=BOUNDARIES),
     Option("river_threshold", float, 100.0, "Drainage area, in cells, from which a cell is a river", minimum=0.0,
            maximum=1e30, soft_maximum=10_000.0),
+    multiscale.MODEL_SIZE,
+    Option("refine_steps", int, 0, "With model_size: the last of the steps, run on the map's own cells",
+           minimum=0, maximum=1_000_000, soft_maximum=50),
 )  # fmt: skip
 OPTIONS_BY_NAME = {option.name: option for option in FLUVIAL_OPTIONS}
 FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -122,19 +131,33 @@ def erode_fluvial(
     boundary: str = "edges",
     outlets: np.ndarray | None = None,
     river_threshold: float = 100.0,
+    model_size: int = 0,
+    refine_steps: int = 0,
     progress: Callable[[int, int], object] | None = None,
 ) -> FluvialResult:
     """Fluvial erosion of ``heights`` (2-D, rows along y) by the stream power law, ``steps`` implicit steps of
     ``dt`` (Braun & Willett 2013; the module docstring gives the scheme). ``uplift``/``erodibility``: numbers
     or maps of ``heights``' shape; ``precipitation``: rain per cell (a map >= 0, default 1) weighting the
     drainage area; ``outlets``: a boolean map of extra base-level cells; ``progress(done, steps)`` is called
-    after each step. ``ValueError``/``TypeError`` naming the argument for a bad value."""
+    after each step. With ``model_size`` (``multiscale.model_shape``) the first ``steps - refine_steps`` steps
+    run on the map sampled to that grid (rain, uplift, erodibility and outlets too) and their change is added to
+    the map, which keeps its finer detail; the last ``refine_steps`` run on its own cells, which also route the
+    result (``drainage_area``, ``rivers``) and fill what the coarse grid left closed. ``ValueError``/``TypeError``
+    naming the argument for a bad value."""
     checked = check_heights(heights)
     shape = (int(checked.shape[0]), int(checked.shape[1]))
     count = OPTIONS_BY_NAME["steps"].check(steps)
     values = {name: OPTIONS_BY_NAME[name].check(value) for name, value in
               (("dt", dt), ("m", m), ("n", n), ("diffusion", diffusion), ("boundary", boundary),
-               ("river_threshold", river_threshold))}  # fmt: skip
+               ("river_threshold", river_threshold), ("model_size", model_size),
+               ("refine_steps", refine_steps))}  # fmt: skip
+    coarse = multiscale.model_shape(shape, values["model_size"])
+    if coarse is not None:
+        if values["boundary"] == "looped":
+            raise ValueError("model_size: needs boundary 'edges' (a looped map is not sampled corner to corner); "
+                             "set it to 0 or the boundary to edges")  # fmt: skip
+        if values["refine_steps"] > count:
+            raise ValueError(f"refine_steps: must be at most steps ({count}), got {values['refine_steps']}")
     cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
     rising = _field("uplift", uplift, shape)
     hardness = _field("erodibility", erodibility, shape)
@@ -150,6 +173,18 @@ def erode_fluvial(
     if not base.any():
         base[int(np.argmin(before))] = 1
     uplifted = np.where(base == 1, 0.0, rising * (values["dt"] * count))  # base cells never rise
+    if coarse is not None:
+        arguments = {"dt": values["dt"], "m": values["m"], "n": values["n"], "diffusion": values["diffusion"],
+                     "river_threshold": values["river_threshold"]}  # fmt: skip
+        fields = {"uplift": uplift, "erodibility": erodibility, "precipitation": precipitation, "outlets": outlets}
+        h = _coarse_steps(before.reshape(shape), coarse, count - values["refine_steps"], cell, arguments, fields,
+                          None if progress is None else (lambda done, _total: progress(done, count)))  # fmt: skip
+        refine = values["refine_steps"]
+        report = None if progress is None else (lambda done, _total: progress(count - refine + done, count))
+        fine = erode_fluvial(h.reshape(shape), steps=refine, cell_size=cell, **arguments, **fields, progress=report)
+        after = fine.heights.astype(np.float64).reshape(-1)
+        return _result(before, after, uplifted, fine.drainage_area.astype(np.float64).reshape(-1),
+                       values["river_threshold"] * cell * cell, shape)  # fmt: skip
     h = before.copy()
     fill_flat(h, shape, base, looped, True)
     if float(np.abs(h).max()) + float(uplifted.max()) > FLOAT32_MAX:
@@ -171,6 +206,23 @@ def erode_fluvial(
     routing.step(h, None)
     threshold = values["river_threshold"] * cell * cell
     return _result(before, h, uplifted, routing.area, threshold, shape)
+
+
+def _coarse_steps(
+    before: np.ndarray, coarse: tuple[int, int], steps: int, cell: float, arguments: dict, fields: dict, progress
+) -> np.ndarray:
+    """``before`` (2-D float64) with the change of ``steps`` steps of ``erode_fluvial`` on the grid ``coarse``
+    (its maps in ``fields`` sampled there, outlets where at least half a coarse cell's weight is outlet) added,
+    interpolated (``multiscale.coarse_to_fine``); flat."""
+
+    def run(small: np.ndarray, s: float) -> np.ndarray:
+        sampled = {name: resample_bilinear(value, coarse) if isinstance(value, np.ndarray) else value
+                   for name, value in fields.items()}  # fmt: skip
+        if sampled["outlets"] is not None:
+            sampled["outlets"] = sampled["outlets"] >= 0.5
+        return erode_fluvial(small, steps=steps, cell_size=cell * s, **arguments, **sampled, progress=progress).heights
+
+    return multiscale.coarse_to_fine(before, run, coarse).reshape(-1)
 
 
 def _check_ranges(before: np.ndarray, rain: np.ndarray, cell: float) -> None:
