@@ -179,3 +179,21 @@ def test_a_preview_matches_the_full_build_downsampled() -> None:
     assert np.corrcoef(preview.ravel(), down.ravel())[0, 1] >= 0.98
     assert np.corrcoef(smooth3(preview_change).ravel(), smooth3(change).ravel())[0, 1] >= 0.9
     assert np.abs(preview_change).max() > 0.1 * np.ptp(preview)
+
+
+def test_rivers_on_a_model_grid_take_their_maps_there() -> None:
+    """Uplift, erodibility and rain maps and an outlet map are sampled to the model grid: a sea along the left
+    edge and rain on the right half only give the same rivers on the model grid as the map of that size."""
+    heights, _ = terrain(129, 0.3)
+    small, _ = terrain(65, 0.3)
+    sea, small_sea = np.zeros(heights.shape, bool), np.zeros(small.shape, bool)
+    sea[:, :9], small_sea[:, :5] = True, True
+    rain, small_rain = np.zeros(heights.shape), np.zeros(small.shape)
+    rain[:, 64:], small_rain[:, 32:] = 1.0, 1.0
+    options = {"steps": 10, "dt": 2000.0, "uplift": 5e-4, "erodibility": 5e-5}
+    coarse = fluvial.erode_fluvial(heights * 64, cell_size=0.5, model_size=65, refine_steps=0, outlets=sea,
+                                   precipitation=rain, **options)  # fmt: skip
+    own = fluvial.erode_fluvial(small * 64, cell_size=1.0, outlets=small_sea, precipitation=small_rain, **options)
+    down = resample_bilinear(coarse.heights, small.shape)
+    assert np.corrcoef(down.ravel(), own.heights.ravel())[0, 1] > 0.98
+    assert np.all(coarse.heights[sea] == (heights * 64)[sea].astype(np.float32))  # the sea stays at base level

@@ -220,7 +220,8 @@ def _coarse_steps(
                    for name, value in fields.items()}  # fmt: skip
         if sampled["outlets"] is not None:
             sampled["outlets"] = sampled["outlets"] >= 0.5
-        return erode_fluvial(small, steps=steps, cell_size=cell * s, **arguments, **sampled, progress=progress).heights
+        after = erode_fluvial(small, steps=steps, cell_size=cell * s, **arguments, **sampled, progress=progress).heights
+        return small + (after.astype(np.float64) - small.astype(np.float32))  # a cell left alone changes by 0
 
     return multiscale.coarse_to_fine(before, run, coarse).reshape(-1)
 
