@@ -14,7 +14,8 @@
   load average is printed beside it.
 * Parity (``--parity SMALL LARGE``): the preset at both sizes, the large one downsampled (bilinear, corner to
   corner) to the small: the correlation of the heights (target >= 0.98) and of the erosion change maps after
-  3 x 3 smoothing (target >= 0.9).
+  3 x 3 smoothing (target >= 0.9); and the realism checks (``geomorphometry.realism``) each fails, the map taken as
+  ``EXTENT_M`` wide.
 """
 
 from __future__ import annotations
@@ -49,6 +50,8 @@ RIVERS = {"steps": 100, "dt": 2000.0, "uplift": 5e-4, "erodibility": 5e-5, "diff
           "model_size": 505, "refine_steps": 2}  # fmt: skip
 DROPLETS = {"droplet_density": 1.0, "lifetime": 60, "erosion": 0.3, "gullies": 8.0, "model_size": 1009}
 THERMAL = {"talus_angle": 45.0, "iterations": 10}
+EXTENT_M = 30_000.0
+"""For the realism statistics (metres): the map is 30 km wide, its relief about 5 km (Badlands' 0.35 on 2)."""
 PRESET = "Badlands' noise and rivers, Eroded Canyon's droplets (1 per model cell) and thermal erosion"
 
 
@@ -152,7 +155,18 @@ def parity(small: int, large: int) -> dict:
     heights = float(np.corrcoef(a.heights.ravel(), down.ravel())[0, 1])
     changes = float(np.corrcoef(smooth3(a.change).ravel(), smooth3(change).ravel())[0, 1])
     return {"small": small, "large": large, "heights": round(heights, 4), "change_smoothed": round(changes, 4),
-            "heights_ok": heights >= TARGET_HEIGHTS, "change_ok": changes >= TARGET_CHANGE}  # fmt: skip
+            "heights_ok": heights >= TARGET_HEIGHTS, "change_ok": changes >= TARGET_CHANGE,
+            "realism": {str(small): realism(a.heights), str(large): realism(b.heights)}}  # fmt: skip
+
+
+def realism(heights: np.ndarray) -> dict:
+    """The realism checks of ``geomorphometry`` for the preset as a map ``EXTENT_M`` wide: the failed ones."""
+    from noise_core.terrain import geomorphometry
+
+    metres = EXTENT_M / (REFERENCE - 1)  # one reference cell
+    stats = geomorphometry.terrain_statistics(heights * metres, cell_size=EXTENT_M / (heights.shape[0] - 1))
+    failed = {c.name: [round(c.value, 4), c.low, c.high] for c in geomorphometry.realism(stats) if not c.passed}
+    return {"passes": geomorphometry.passes(stats), "failed": failed}
 
 
 def main(argv: list[str] | None = None) -> dict:
