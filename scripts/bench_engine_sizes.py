@@ -3,6 +3,7 @@
     PYTHONPATH=. python scripts/bench_engine_sizes.py           # 2017² and 4033², this checkout's noise_core
     python scripts/bench_engine_sizes.py --sizes 2017 4033 8129 # each size in a process of its own
     python scripts/bench_engine_sizes.py --parity 1009 4033     # preview parity at those sizes
+    python scripts/bench_engine_sizes.py --tiled 16129 4096     # tile by tile on Dask, and resumed
 
 * Sizes: the preset (``PRESET``, Eroded Canyon's noise and droplets, with rivers and thermal erosion) built at each
   size with its stages on the grids their features need (``multiscale``: the rivers and the droplets on a grid of
@@ -16,6 +17,10 @@
   corner) to the small: the correlation of the heights (target >= 0.98) and of the erosion change maps after
   3 x 3 smoothing (target >= 0.9); and the realism checks (``geomorphometry.realism``) each fails, the map taken as
   ``EXTENT_M`` wide.
+* Tiled (``--tiled SIZE TILE``): the preset by ``terrain.tiled`` (the global pass, rivers and droplets, on the
+  1009² model grid; settling and thermal erosion per tile with its halo) baked into a Zarr store on a Dask cluster
+  of threads in this process, its wall and CPU time, the store's size and the peak memory; then again, which
+  resumes and writes nothing.
 """
 
 from __future__ import annotations
@@ -169,14 +174,54 @@ def realism(heights: np.ndarray) -> dict:
     return {"passes": geomorphometry.passes(stats), "failed": failed}
 
 
+def tiled_bake(size: int, tile: int) -> dict:
+    """The preset at ``size``² tile by tile (``terrain.tiled``): the global pass on the droplets' model grid, then
+    the tiles on a Dask cluster of threads in this process (so its CPU time counts them all) into a Zarr store in
+    a temporary folder; and a re-run, which finds every tile finished."""
+    import logging
+
+    import distributed
+
+    import noise_core as nc
+    from noise_core.terrain import tiled
+
+    cell = (REFERENCE - 1) / (size - 1)
+    rivers = {name: value for name, value in RIVERS.items() if name not in ("model_size", "refine_steps")}
+    plan_options = {"relief": RELIEF, "cell_size": cell, "rivers": rivers, "thermal": THERMAL,
+                    "droplets": {name: value for name, value in DROPLETS.items() if name != "model_size"}}  # fmt: skip
+    tiled.plan_terrain(nc.NoiseSpec(**NOISE), 129, model_size=65, **plan_options)  # compiles
+    wall, cpu = time.perf_counter(), time.process_time()
+    plan = tiled.plan_terrain(nc.NoiseSpec(**NOISE), size, model_size=DROPLETS["model_size"], **plan_options)
+    planned = [round(time.perf_counter() - wall, 2), round(time.process_time() - cpu, 2)]
+    with (
+        tempfile.TemporaryDirectory(prefix="noisewright-tiled-") as folder,
+        distributed.LocalCluster(n_workers=1, threads_per_worker=os.cpu_count() or 1, processes=False,
+                                 dashboard_address=":0", silence_logs=logging.ERROR) as cluster,
+        distributed.Client(cluster, set_as_default=False) as client,
+    ):  # fmt: skip
+        wall, cpu = time.perf_counter(), time.process_time()
+        first = tiled.bake_terrain(plan, Path(folder) / "terrain.zarr", client, tile=tile)
+        baked = [round(time.perf_counter() - wall, 2), round(time.process_time() - cpu, 2)]
+        again = tiled.bake_terrain(plan, Path(folder) / "terrain.zarr", client, tile=tile)
+        stored = sum(path.stat().st_size for path in Path(folder).rglob("*") if path.is_file())
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    return {"size": size, "tile": tile, "halo": plan.halo, "model_grid": list(plan.change.shape),
+            "global_pass_s": planned, "tiles_s": baked, "tiles": first.written, "resumed_written": again.written,
+            "resumed_skipped": again.skipped, "stored_gb": round(stored / 2**30, 2), "peak_gb": round(peak, 2),
+            "load": os.getloadavg()}  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--parity", type=int, nargs=2, metavar=("SMALL", "LARGE"))
+    parser.add_argument("--tiled", type=int, nargs=2, metavar=("SIZE", "TILE"))
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         result = child(args.child, None)
+    elif args.tiled:
+        result = {"cpu_flags": cpu_flags(), "tiled": tiled_bake(*args.tiled)}
     elif args.parity:
         result = {"cpu_flags": cpu_flags(), "parity": parity(*args.parity)}
     else:
