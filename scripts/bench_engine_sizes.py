@@ -4,6 +4,7 @@
     python scripts/bench_engine_sizes.py --sizes 2017 4033 8129 # each size in a process of its own
     python scripts/bench_engine_sizes.py --parity 1009 4033     # preview parity at those sizes
     python scripts/bench_engine_sizes.py --tiled 16129 4096     # tile by tile on Dask, and resumed
+    python scripts/bench_engine_sizes.py --recipe river_valleys  # a shipped recipe (terrain.recipe) instead
 
 * Sizes: the preset (``PRESET``, Eroded Canyon's noise and droplets, with rivers and thermal erosion) built at each
   size with its stages on the grids their features need (``multiscale``: the rivers and the droplets on a grid of
@@ -94,17 +95,37 @@ def build(size: int, timings: dict | None = None) -> Built:
     return Built(heights.astype(np.float64), heights - noise, np.empty(0))
 
 
+def build_recipe(name: str, size: int, timings: dict | None = None) -> Built:
+    """The shipped recipe ``name`` (``terrain.recipe.read_preset``) at ``size``² by ``build_terrain``, its rivers on
+    ``RIVERS``' model grid with its refining steps and its droplets on ``DROPLETS``' (the stages' ``model_size``)."""
+    from dataclasses import replace
+
+    from noise_core.terrain import recipe as recipes
+
+    grids = {"rivers": {key: RIVERS[key] for key in ("model_size", "refine_steps")},
+             "droplets": {"model_size": DROPLETS["model_size"]}}  # fmt: skip
+    base = recipes.read_preset(name)
+    stages = [recipes.Stage.of(stage.kind, {**stage.options, **grids.get(stage.kind, {})}) for stage in base.stages]
+    wall, cpu = time.perf_counter(), time.process_time()
+    built = recipes.build_terrain(replace(base, stages=stages), size)
+    if timings is not None:
+        timings["recipe"] = [round(time.perf_counter() - wall, 2), round(time.process_time() - cpu, 2)]
+    change = built.deposition - built.erosion if built.erosion is not None else np.zeros_like(built.heights)
+    return Built(built.heights, change, np.empty(0))
+
+
 def cpu_flags() -> list[str]:
     info = Path("/proc/cpuinfo")
     return sorted(set(re.findall(r"avx512[a-z]*|avx2|fma", info.read_text()))) if info.exists() else []
 
 
-def child(size: int, out: Path | None) -> dict:
+def child(size: int, recipe: str | None) -> dict:
     """The preset at ``size``² in this process: each step's wall and CPU seconds, and the peak memory."""
     from noise_core.io.heightmaps import write_heightmap
     from noise_core.terrain import maps
 
-    build(129)  # compiles
+    make = build if recipe is None else (lambda n, times=None: build_recipe(recipe, n, times))
+    make(129)  # compiles
     times: dict[str, list[float]] = {}
 
     def step(name, run):
@@ -113,24 +134,29 @@ def child(size: int, out: Path | None) -> dict:
         times[name] = [round(time.perf_counter() - wall, 2), round(time.process_time() - cpu, 2)]
         return value
 
-    built = step("build", lambda: build(size, times))
-    cell = (REFERENCE - 1) / (size - 1)
+    built = step("build", lambda: make(size, times))
+    cell = (REFERENCE - 1) / (size - 1)  # the maps' slopes: any unit will do for their cost
     step("maps", lambda: maps.compute_maps(built.heights, MAPS, cell_size=cell))
     low, high = float(built.heights.min()), float(built.heights.max())
     unit = (built.heights - low) / max(high - low, 1e-12)
     with tempfile.TemporaryDirectory(prefix="noisewright-engine-") as folder:
         step("r16", lambda: write_heightmap(Path(folder) / "terrain.r16", unit, height_range=(low, high)))
     total = [round(sum(times[name][k] for name in ("build", "maps", "r16")), 2) for k in (0, 1)]
-    times["preset"] = PRESET
+    times["preset"] = (
+        PRESET
+        if recipe is None
+        else f"recipe {recipe} (rivers on {RIVERS['model_size']}, droplets on {DROPLETS['model_size']})"
+    )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     return {"size": size, "steps": times, "wall_s": total[0], "cpu_s": total[1], "peak_gb": round(peak, 2),
             "load": os.getloadavg()}  # fmt: skip
 
 
-def sizes(values: list[int]) -> dict:
+def sizes(values: list[int], recipe: str | None) -> dict:
     result = {}
     for size in values:
-        run = subprocess.run([sys.executable, __file__, "--child", str(size)], capture_output=True, text=True,
+        named = [] if recipe is None else ["--recipe", recipe]
+        run = subprocess.run([sys.executable, __file__, "--child", str(size), *named], capture_output=True, text=True,
                              cwd=ROOT, check=True)  # fmt: skip
         row = json.loads(run.stdout.strip().splitlines()[-1])
         target = TARGETS_S.get(size)
@@ -216,16 +242,17 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--parity", type=int, nargs=2, metavar=("SMALL", "LARGE"))
     parser.add_argument("--tiled", type=int, nargs=2, metavar=("SIZE", "TILE"))
+    parser.add_argument("--recipe", help="a shipped recipe (terrain.recipe.preset_names) instead of PRESET")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
-        result = child(args.child, None)
+        result = child(args.child, args.recipe)
     elif args.tiled:
         result = {"cpu_flags": cpu_flags(), "tiled": tiled_bake(*args.tiled)}
     elif args.parity:
         result = {"cpu_flags": cpu_flags(), "parity": parity(*args.parity)}
     else:
-        result = {"cpu_flags": cpu_flags(), "cpu_count": os.cpu_count(), "sizes": sizes(args.sizes)}
+        result = {"cpu_flags": cpu_flags(), "cpu_count": os.cpu_count(), "sizes": sizes(args.sizes, args.recipe)}
     print(json.dumps(result))
     return result
 
