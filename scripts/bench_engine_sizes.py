@@ -53,7 +53,7 @@ REFERENCE = 257
 NOISE = {"kind": "perlin", "seed": 7, "frequency": 3.0, "octaves": 6, "fractal": "fbm"}
 RELIEF = 0.35 * (REFERENCE - 1) / 2  # the preset's height 0.35 on a grid 2 wide, in reference cells
 RIVERS = {"steps": 100, "dt": 2000.0, "uplift": 5e-4, "erodibility": 5e-5, "diffusion": 2e-5, "river_threshold": 30.0,
-          "model_size": 505, "refine_steps": 2}  # fmt: skip
+          "model_size": 505, "fine_steps": 2}  # fmt: skip
 DROPLETS = {"droplet_density": 1.0, "lifetime": 60, "erosion": 0.3, "gullies": 8.0, "model_size": 1009}
 THERMAL = {"talus_angle": 45.0, "iterations": 10}
 EXTENT_M = 30_000.0
@@ -102,7 +102,7 @@ def build_recipe(name: str, size: int, timings: dict | None = None) -> Built:
 
     from noise_core.terrain import recipe as recipes
 
-    grids = {"rivers": {key: RIVERS[key] for key in ("model_size", "refine_steps")},
+    grids = {"rivers": {key: RIVERS[key] for key in ("model_size", "fine_steps")},
              "droplets": {"model_size": DROPLETS["model_size"]}}  # fmt: skip
     base = recipes.read_preset(name)
     stages = [recipes.Stage.of(stage.kind, {**stage.options, **grids.get(stage.kind, {})}) for stage in base.stages]
@@ -212,7 +212,7 @@ def tiled_bake(size: int, tile: int) -> dict:
     from noise_core.terrain import tiled
 
     cell = (REFERENCE - 1) / (size - 1)
-    rivers = {name: value for name, value in RIVERS.items() if name not in ("model_size", "refine_steps")}
+    rivers = {name: value for name, value in RIVERS.items() if name not in ("model_size", "fine_steps")}
     plan_options = {"relief": RELIEF, "cell_size": cell, "rivers": rivers, "thermal": THERMAL,
                     "droplets": {name: value for name, value in DROPLETS.items() if name != "model_size"}}  # fmt: skip
     tiled.plan_terrain(nc.NoiseSpec(**NOISE), 129, model_size=65, **plan_options)  # compiles

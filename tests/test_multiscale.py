@@ -93,7 +93,7 @@ def test_rivers_on_a_model_grid_carve_the_map_of_that_size_and_refine_on_its_own
     fine, fine_cell = terrain(129, 0.3)
     small, small_cell = terrain(65, 0.3)
     scale = 64  # heights in cells of the 65² map, as the terrain's rivers take them
-    coarse = fluvial.erode_fluvial(fine * scale, cell_size=fine_cell * scale, model_size=65, refine_steps=1, **options)
+    coarse = fluvial.erode_fluvial(fine * scale, cell_size=fine_cell * scale, model_size=65, fine_steps=1, **options)
     own = fluvial.erode_fluvial(small * scale, cell_size=small_cell * scale, **options)
     down = resample_bilinear(coarse.heights, small.shape)
     assert np.corrcoef(down.ravel(), own.heights.ravel())[0, 1] > 0.98
@@ -109,7 +109,7 @@ def test_rivers_on_a_model_grid_report_every_step() -> None:
     heights, cell = terrain(65)
     seen: list[tuple[int, int]] = []
     fluvial.erode_fluvial(heights, steps=5, dt=1.0, uplift=0.0, erodibility=1e-3, cell_size=cell, model_size=33,
-                          refine_steps=2, progress=lambda done, total: seen.append((done, total)))  # fmt: skip
+                          fine_steps=2, progress=lambda done, total: seen.append((done, total)))  # fmt: skip
     assert seen == [(done, 5) for done in range(1, 6)]
 
 
@@ -117,7 +117,7 @@ def test_rivers_on_a_model_grid_report_every_step() -> None:
     ("options", "message"),
     [
         ({"model_size": 33, "boundary": "looped"}, r"^model_size: needs boundary 'edges'"),
-        ({"model_size": 33, "refine_steps": 6}, r"^refine_steps: must be at most steps \(5\)"),
+        ({"model_size": 33, "fine_steps": 6}, r"^fine_steps: must be at most steps \(5\)"),
         ({"model_size": 7}, r"^model_size: must be 0, or a whole number"),
         ({"model_size": -1}, r"^model_size: "),
     ],
@@ -141,7 +141,7 @@ def test_thermal_in_bands_of_rows_keeps_its_bits(monkeypatch: pytest.MonkeyPatch
 
 
 PARITY_RIVERS = {"steps": 100, "dt": 2000.0, "uplift": 5e-4, "erodibility": 5e-5, "diffusion": 2e-5,
-                 "model_size": 65, "refine_steps": 2}  # fmt: skip
+                 "model_size": 65, "fine_steps": 2}  # fmt: skip
 PARITY_DROPLETS = {"droplet_density": 1.0, "lifetime": 60, "erosion": 0.3, "gullies": 8.0, "model_size": 129}
 
 
@@ -191,7 +191,7 @@ def test_rivers_on_a_model_grid_take_their_maps_there() -> None:
     rain, small_rain = np.zeros(heights.shape), np.zeros(small.shape)
     rain[:, 64:], small_rain[:, 32:] = 1.0, 1.0
     options = {"steps": 10, "dt": 2000.0, "uplift": 5e-4, "erodibility": 5e-5}
-    coarse = fluvial.erode_fluvial(heights * 64, cell_size=0.5, model_size=65, refine_steps=0, outlets=sea,
+    coarse = fluvial.erode_fluvial(heights * 64, cell_size=0.5, model_size=65, fine_steps=0, outlets=sea,
                                    precipitation=rain, **options)  # fmt: skip
     own = fluvial.erode_fluvial(small * 64, cell_size=1.0, outlets=small_sea, precipitation=small_rain, **options)
     down = resample_bilinear(coarse.heights, small.shape)

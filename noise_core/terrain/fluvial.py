@@ -24,9 +24,9 @@ kept at least one ``nextafter`` step above its receiver after each pass (step 2 
 the clamp undoes rounding, and lifts a cell that diffusion or uneven uplift dropped below its receiver: a
 local fill along the flow path), so every cell keeps a strictly descending path to base level.
 
-**Coarse to fine** (``model_size``, ``refine_steps``): the first ``steps - refine_steps`` steps run on the map
+**Coarse to fine** (``model_size``, ``fine_steps``): the first ``steps - fine_steps`` steps run on the map
 sampled to a grid of ``model_size`` cells along its longer side (``multiscale``: Schott et al. 2023 and 2024), and
-their change, interpolated, is added to the map; the last ``refine_steps`` run on the map's own cells.
+their change, interpolated, is added to the map; the last ``fine_steps`` run on the map's own cells.
 
 **Boundaries**: ``"edges"``: the map's edge cells are at base level (they neither uplift nor erode) and take the
 water that leaves. ``"looped"``: the map wraps around (left-right and top-bottom neighbours), so the result
@@ -74,7 +74,7 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
     Option("river_threshold", float, 100.0, "Drainage area, in cells, from which a cell is a river", minimum=0.0,
            maximum=1e30, soft_maximum=10_000.0),
     multiscale.MODEL_SIZE,
-    Option("refine_steps", int, 0, "With model_size: the last of the steps, run on the map's own cells",
+    Option("fine_steps", int, 0, "With model_size: the last of the steps, run on the map's own cells",
            minimum=0, maximum=1_000_000, soft_maximum=50),
 )  # fmt: skip
 OPTIONS_BY_NAME = {option.name: option for option in FLUVIAL_OPTIONS}
@@ -132,16 +132,16 @@ def erode_fluvial(
     outlets: np.ndarray | None = None,
     river_threshold: float = 100.0,
     model_size: int = 0,
-    refine_steps: int = 0,
+    fine_steps: int = 0,
     progress: Callable[[int, int], object] | None = None,
 ) -> FluvialResult:
     """Fluvial erosion of ``heights`` (2-D, rows along y) by the stream power law, ``steps`` implicit steps of
     ``dt`` (Braun & Willett 2013; the module docstring gives the scheme). ``uplift``/``erodibility``: numbers
     or maps of ``heights``' shape; ``precipitation``: rain per cell (a map >= 0, default 1) weighting the
     drainage area; ``outlets``: a boolean map of extra base-level cells; ``progress(done, steps)`` is called
-    after each step. With ``model_size`` (``multiscale.model_shape``) the first ``steps - refine_steps`` steps
+    after each step. With ``model_size`` (``multiscale.model_shape``) the first ``steps - fine_steps`` steps
     run on the map sampled to that grid (rain, uplift, erodibility and outlets too) and their change is added to
-    the map, which keeps its finer detail; the last ``refine_steps`` run on its own cells, which also route the
+    the map, which keeps its finer detail; the last ``fine_steps`` run on its own cells, which also route the
     result (``drainage_area``, ``rivers``) and fill what the coarse grid left closed. ``ValueError``/``TypeError``
     naming the argument for a bad value."""
     checked = check_heights(heights)
@@ -150,14 +150,14 @@ def erode_fluvial(
     values = {name: OPTIONS_BY_NAME[name].check(value) for name, value in
               (("dt", dt), ("m", m), ("n", n), ("diffusion", diffusion), ("boundary", boundary),
                ("river_threshold", river_threshold), ("model_size", model_size),
-               ("refine_steps", refine_steps))}  # fmt: skip
+               ("fine_steps", fine_steps))}  # fmt: skip
     coarse = multiscale.model_shape(shape, values["model_size"])
     if coarse is not None:
         if values["boundary"] == "looped":
             raise ValueError("model_size: needs boundary 'edges' (a looped map is not sampled corner to corner); "
                              "set it to 0 or the boundary to edges")  # fmt: skip
-        if values["refine_steps"] > count:
-            raise ValueError(f"refine_steps: must be at most steps ({count}), got {values['refine_steps']}")
+        if values["fine_steps"] > count:
+            raise ValueError(f"fine_steps: must be at most steps ({count}), got {values['fine_steps']}")
     cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
     rising = _field("uplift", uplift, shape)
     hardness = _field("erodibility", erodibility, shape)
@@ -177,9 +177,9 @@ def erode_fluvial(
         arguments = {"dt": values["dt"], "m": values["m"], "n": values["n"], "diffusion": values["diffusion"],
                      "river_threshold": values["river_threshold"]}  # fmt: skip
         fields = {"uplift": uplift, "erodibility": erodibility, "precipitation": precipitation, "outlets": outlets}
-        h = _coarse_steps(before.reshape(shape), coarse, count - values["refine_steps"], cell, arguments, fields,
+        h = _coarse_steps(before.reshape(shape), coarse, count - values["fine_steps"], cell, arguments, fields,
                           None if progress is None else (lambda done, _total: progress(done, count)))  # fmt: skip
-        refine = values["refine_steps"]
+        refine = values["fine_steps"]
         report = None if progress is None else (lambda done, _total: progress(count - refine + done, count))
         fine = erode_fluvial(h.reshape(shape), steps=refine, cell_size=cell, **arguments, **fields, progress=report)
         after = fine.heights.astype(np.float64).reshape(-1)

@@ -94,7 +94,7 @@ def plan_terrain(
 ) -> TerrainPlan:
     """The global pass of a terrain of ``size``² cells: ``relief`` times the noise of ``spec`` on the model grid
     (``model_size``), carved by ``rivers`` (``erode_fluvial``'s keyword arguments but ``model_size`` and
-    ``refine_steps``; the relief kept) and ``droplets`` (``erode_hydraulic``'s options), each None when off;
+    ``fine_steps``; the relief kept) and ``droplets`` (``erode_hydraulic``'s options), each None when off;
     ``thermal`` (``erode_thermal``'s options) runs per tile. ``ValueError``/``TypeError`` naming a bad argument."""
     if not isinstance(spec, NoiseSpec):
         raise TypeError(f"spec: expected a NoiseSpec, got {type(spec).__name__}")

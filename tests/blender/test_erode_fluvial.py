@@ -138,7 +138,7 @@ def test_a_terrain_carves_rivers_first_then_droplets_and_keeps_the_stages(bpy_em
     assert thermal is None and hydraulic["droplets"] == 2000
     assert fluvial == pytest.approx({**addon.terrain_recipe.as_stored(FEW), "m": 0.5, "n": 1.0, "diffusion": 0.0,
                                      "boundary": "edges", "river_threshold": 100.0, "model_size": 0,
-                                     "refine_steps": 0, "keep_relief": True, "noise_uplift": False})  # fmt: skip
+                                     "fine_steps": 0, "keep_relief": True, "noise_uplift": False})  # fmt: skip
     addon.api.regenerate_terrain(bpy.context, obj)
     np.testing.assert_array_equal(_positions(obj), after)
     obj.noisewright_terrain.fluvial.fluvial = False
