@@ -26,6 +26,7 @@ from . import (
     preview,
     properties,
     terrain,
+    terrain_layers,
     terrain_maps,
     terrain_material,
     terrain_presets,
@@ -41,6 +42,7 @@ CLASSES = (
     + displace.CLASSES
     + erode.CLASSES
     + terrain_maps.CLASSES
+    + terrain_layers.CLASSES
     + terrain_material.CLASSES
     + terrain_water.CLASSES
     + jobs.CLASSES
@@ -61,6 +63,7 @@ MENU_ENTRIES = (
     (bpy.types.TOPBAR_MT_file_export, heightmap_export.export_menu_entry),
     (bpy.types.TOPBAR_MT_file_import, heightmap_import.import_menu_entry),
     (bpy.types.VIEW3D_MT_object, terrain_maps.menu_entry),
+    (bpy.types.VIEW3D_MT_object, terrain_layers.menu_entry),
     (bpy.types.IMAGE_MT_image, terrain_maps.image_menu_entry),
     (bpy.types.VIEW3D_MT_object, terrain_material.menu_entry),
     (bpy.types.VIEW3D_MT_object, terrain_water.menu_entry),

@@ -6,10 +6,10 @@
     terrain = api.add_terrain(bpy.context, spec, x_subdivisions=256, y_subdivisions=256, height=0.8)
 
 Each function lives in its feature module beside its operator (``displace``, ``terrain``, ``erode``,
-``erode_fluvial``, ``bake``, ``bake_uv``, ``heightmap_export``, ``heightmap_import``, ``terrain_water``); this
-module gathers them. Each checks its arguments once (its options are ``schema.Option`` rows: the feature module's
-``OPTIONS``) and raises ``UserError`` (``addon/errors.py``) whose message starts with the argument's name and says
-what is allowed; a failure leaves the scene as it was.
+``erode_fluvial``, ``bake``, ``bake_uv``, ``heightmap_export``, ``heightmap_import``, ``terrain_water``,
+``terrain_layers``); this module gathers them. Each checks its arguments once (its options are ``schema.Option``
+rows: the feature module's ``OPTIONS``) and raises ``UserError`` (``addon/errors.py``) whose message starts with
+the argument's name and says what is allowed; a failure leaves the scene as it was.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from .mapping import Domain
 from .noise_core import NoiseSpec
 from .terrain import add_terrain, regenerate_terrain
 from .terrain_grid import MAX_SUBDIVISIONS, MAX_VERTICES, edge_falloff, grid
+from .terrain_layers import write_terrain_layers
 from .terrain_settings import is_terrain
 from .terrain_water import terrain_water
 
@@ -55,4 +56,5 @@ __all__ = [
     "regenerate_terrain",
     "surface_triangles",
     "terrain_water",
+    "write_terrain_layers",
 ]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 import bpy
 import numpy as np
 
-from . import mesh_io
+from . import erosion_io, mesh_io
 from .errors import UserError
 from .mapping import Domain, evaluate_chunked, evaluate_mapped, non_finite_error, to_domain, to_spec
 from .mesh_io import check_editable, mesh_of
@@ -183,6 +183,7 @@ def displace(
                 mesh_io.add_shape_key(obj, shape_key, positions)
             else:
                 mesh_io.write_positions(mesh_of(obj), positions)
+                erosion_io.mark_unreplayable(obj, "Displace")  # a Noise Terrain's recipe cannot replay it
     finally:
         if edit_mode:
             bpy.ops.object.mode_set(mode="EDIT")

@@ -2,7 +2,8 @@
 their operators ``noisewright.erode`` and ``noisewright.erode_image``.
 
 *Erode* works on the active mesh when it is a regular grid (a Noise Terrain, Add > Mesh > Grid); the masks go to
-its ``erosion``/``deposition`` attributes. *Erode Image* works on the Image Editor's image (a baked height
+its ``erosion``/``deposition`` attributes, and the depth of what each stage left to ``sediment``/``talus``
+(``erosion_io``). *Erode Image* works on the Image Editor's image (a baked height
 map), with the masks as two new float images. A run starts from the scene's erosion settings
 (``scene.noisewright_erosion``, hydraulic and thermal; hydraulic erosion when neither is on); every option is in
 Adjust Last Operation (the erosion options are ``noise_core.terrain.erosion``'s rows, ``ErosionSettings``).
@@ -24,6 +25,8 @@ from .mapping import check_finite_values
 from .mesh_io import check_editable, mesh_of
 from .noise_core.schema import Option
 from .noise_core.terrain.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
+from .noise_core.terrain.layers import STRATA
+from .noise_core.terrain.recipe import Stage
 from .options import OptionsOperator, checked, properties_of
 from .pixels import pixel_array
 from .progress import window_progress
@@ -64,22 +67,30 @@ def erode(
     obj: bpy.types.Object,
     hydraulic: dict[str, Any] | None = None,
     thermal: dict[str, Any] | None = None,
+    strata: float = 0.0,
 ) -> bpy.types.Object:
     """Erode the grid mesh ``obj`` (a Noise Terrain or any regular grid in local X/Y, heights along local Z).
 
-    ``hydraulic``/``thermal`` are keyword arguments of ``noise_core.erode_hydraulic``/``erode_thermal``
-    (``{}``: their defaults; ``None``: not run); the cell size is the grid's. The vertices move along Z, the
-    masks go to the ``erosion``/``deposition`` point attributes. A Noise Terrain keeps its settings, so
-    Regenerate rebuilds it uneroded (or with the erosion in its own settings). ``UserError`` naming the problem
-    (not a grid, linked data, Edit Mode, bad options); then nothing changes.
+    ``hydraulic``/``thermal`` are keyword arguments of ``noise_core.erode_hydraulic``/``erode_thermal`` (``{}``:
+    their defaults; ``None``: not run); the cell size is the grid's. The vertices move along Z, the masks go to the
+    ``erosion``/``deposition`` point attributes, the depths of loose material to ``sediment``/``talus``. A Noise
+    Terrain's recipe gets each erosion as a stage (``erosion_io.record_stage``), so Regenerate and an export at
+    another resolution replay it. ``strata`` (``STRATA``) > 0 erodes over rock strata (a stage option too).
+    ``UserError`` naming the problem (not a grid, linked data, Edit Mode, bad options); then nothing changes.
     """
-    job = erode_job(obj, hydraulic, thermal)
+    try:
+        contrast = float(STRATA.check(strata))  # type: ignore[arg-type]
+    except (TypeError, ValueError) as error:
+        raise UserError(str(error)) from None
+    job = erode_job(obj, hydraulic, thermal, contrast)
     with window_progress(context, job.total) as advance:
         job.run(advance)
     return obj
 
 
-def erode_job(obj: object, hydraulic: dict[str, Any] | None, thermal: dict[str, Any] | None) -> Job:
+def erode_job(
+    obj: object, hydraulic: dict[str, Any] | None, thermal: dict[str, Any] | None, strata: float = 0.0
+) -> Job:
     """``erode`` as a ``jobs.Job``: this reads the grid (main thread; ``UserError`` as ``erode``),
     ``compute(advance)`` erodes it touching no Blender data (any thread; ``advance(n)`` moves the progress on,
     ``erosion_io.PROGRESS`` in all), ``apply(result)`` writes the result (main thread; ``UserError``, changing
@@ -89,7 +100,7 @@ def erode_job(obj: object, hydraulic: dict[str, Any] | None, thermal: dict[str, 
     cell_size = layout.square_cell(name, "erosion needs")
 
     def compute(advance: Callable[[int], None]) -> Any:
-        eroded = erosion_io.erode_heights(heights, cell_size, hydraulic, thermal, advance)
+        eroded = erosion_io.erode_heights(heights, cell_size, hydraulic, thermal, advance, strata)
         check_finite_values("heights: eroded heights", eroded.heights)
         return eroded
 
@@ -101,11 +112,22 @@ def erode_job(obj: object, hydraulic: dict[str, Any] | None, thermal: dict[str, 
         if len(target_mesh.vertices) != positions.shape[0]:
             raise UserError(f"{name!r}: the mesh changed while eroding; nothing was changed")
         positions[layout.order, 2] = eroded.heights.ravel()
-        erosion, deposition = (np.empty(positions.shape[0], np.float32) for _ in range(2))
-        erosion[layout.order], deposition[layout.order] = eroded.erosion.ravel(), eroded.deposition.ravel()
+        maps = (eroded.erosion, eroded.deposition, eroded.sediment, eroded.talus)
+        per_vertex = [np.empty(positions.shape[0], np.float32) for _ in maps]
+        for values, grid in zip(per_vertex, maps, strict=True):
+            values[layout.order] = grid.ravel()
         mesh_io.write_positions(target_mesh, positions)
-        erosion_io.write_masks(target_mesh, erosion, deposition)
+        erosion_io.write_masks(target_mesh, *per_vertex)
         target_mesh.update()
+        for kind, options in (("droplets", hydraulic), ("thermal", thermal)):  # a Noise Terrain's recipe keeps them
+            if options is None:
+                continue
+            try:
+                stage = Stage.of(kind, {**options, STRATA.name: strata}, kind)
+            except (TypeError, ValueError):  # options the erosion took but a recipe cannot hold: never lost silently
+                erosion_io.mark_unreplayable(target, f"Erode Terrain ({kind} with options a recipe cannot hold)")
+            else:
+                erosion_io.record_stage(target, stage)
 
     return Job(compute, apply, erosion_io.PROGRESS)
 
@@ -201,6 +223,7 @@ class NOISEWRIGHT_OT_erode(JobOperator, _ErosionOperator, bpy.types.Operator):
 
     bl_idname = "noisewright.erode"
     bl_label = "Erode Terrain"
+    __annotations__ = properties_of(STRATA)
 
     @staticmethod
     def unavailable(context) -> str:
@@ -217,7 +240,7 @@ class NOISEWRIGHT_OT_erode(JobOperator, _ErosionOperator, bpy.types.Operator):
     def prepare(self, context):
         """A job (``jobs``): in the UI it runs in a worker thread and Esc cancels it; in background mode and
         from scripts (``execute``) it runs in the foreground."""
-        return erode_job(context.active_object, *self.erosion_options(context))
+        return erode_job(context.active_object, *self.erosion_options(context), self.strata)
 
 
 class NOISEWRIGHT_OT_erode_image(JobOperator, _ErosionOperator, bpy.types.Operator):

@@ -1,18 +1,18 @@
 """Rivers: fluvial erosion of a grid mesh (``erode_fluvial_mesh``) or a height image (``erode_fluvial_image``) by
 ``noise_core.erode_fluvial`` (stream power law, Braun & Willett 2013; docs/erosion.md), their operators
 ``noisewright.erode_fluvial`` and ``noisewright.erode_fluvial_image``, and a Noise Terrain's river stage
-(``FluvialSettings``, ``carve_terrain``).
+(``FluvialSettings``; the library runs it: ``noise_core.terrain.recipe``'s ``rivers`` stage).
 
 The mesh is a regular grid in local X/Y as for *Erode Terrain* (a Noise Terrain, Add > Mesh > Grid); heights are
 local Z. The model runs in cells (heights ÷ the grid spacing, ``cell_size = 1``), so its options mean the same on
 any size of grid; with *Keep Relief* the result is scaled back to the input's lowest and highest heights. Vertex
 groups (optional) scale the uplift, the erodibility and the rain per vertex: where ranges rise, where rock is
 soft, where it rains. Results: the vertices move along Z; point attributes ``erosion`` and ``deposition`` (as
-*Erode Terrain*), ``drainage_area`` (in cells) and ``river`` (1 on river cells, else 0) for materials and
-Geometry Nodes. The image's red channel times *Relief* (pixels a height of 1 spans) is the height in cells; it
-is written back as grey (alpha kept), and the flow maps become float images ``"<name> Drainage"``
-(``log(1 + A) / log(1 + max A)``) and ``"<name> Rivers"`` (0/1). Options: ``noise_core.terrain.fluvial``'s rows
-(``FLUVIAL_OPTIONS``) and this module's.
+*Erode Terrain*; the deposition also as the ``sediment`` depth, ``talus`` removed), ``drainage_area`` (in
+cells) and ``river`` (1 on river cells, else 0) for materials and Geometry Nodes. The image's red channel times
+*Relief* (pixels a height of 1 spans) is the height in cells; it is written back as grey (alpha kept), and the
+flow maps become float images ``"<name> Drainage"`` (``log(1 + A) / log(1 + max A)``) and ``"<name> Rivers"``
+(0/1). Options: ``noise_core.terrain.fluvial``'s rows (``FLUVIAL_OPTIONS``) and this module's.
 """
 
 from __future__ import annotations
@@ -28,11 +28,11 @@ from .errors import UserError
 from .mapping import check_finite_values
 from .noise_core.schema import Option
 from .noise_core.terrain.fluvial import FLUVIAL_OPTIONS, erode_fluvial
-from .options import OptionsOperator, check, checked, properties_of, reports
+from .noise_core.terrain.recipe import KEEP_RELIEF, NOISE_UPLIFT, Stage
+from .options import OptionsOperator, checked, properties_of, reports
 from .pixels import pixel_array
 from .progress import window_progress
 
-KEEP_RELIEF = Option("keep_relief", bool, True, "Scale the result to the input's lowest and highest heights")
 GROUPS = tuple(
     Option(f"{name}_group", str, "", f"Vertex group whose weights scale the {name} per vertex (empty: none)")
     for name in ("uplift", "erodibility", "precipitation")
@@ -40,14 +40,6 @@ GROUPS = tuple(
 """The mesh operator's vertex groups, each scaling the option named before ``_group`` (precipitation: the
 weight is the rain)."""
 FLUVIAL = Option("fluvial", bool, False, "Carve rivers (stream power law) before the other erosion", title="Rivers")
-NOISE_UPLIFT = Option(
-    "noise_uplift",
-    bool,
-    False,
-    "Scale the uplift by the terrain's height before erosion (0 at its lowest, 1 at its highest): ranges rise "
-    "where the noise is high",
-    title="Noise as Uplift",
-)
 TERRAIN_OPTIONS = (FLUVIAL, *FLUVIAL_OPTIONS, KEEP_RELIEF, NOISE_UPLIFT)
 """A Noise Terrain's river stage (``FluvialSettings``): the switch, the model's options and the terrain's own."""
 FLOW_ATTRIBUTES = ("drainage_area", "river")
@@ -113,6 +105,7 @@ def erode_fluvial_mesh(
     cell_size = layout.square_cell(obj.name, "river erosion needs")
     shape = (layout.rows, layout.columns)
     groups = {"uplift": uplift_group, "erodibility": erodibility_group, "precipitation": precipitation_group}
+    stage = {**options, "keep_relief": keep_relief}  # the terrain's rivers stage, before the groups' maps
     for field, group in groups.items():
         if not group:
             continue
@@ -128,30 +121,15 @@ def erode_fluvial_mesh(
     for per_vertex, values in zip((erosion, deposition, drainage, river), maps, strict=True):
         per_vertex[layout.order] = values.ravel()
     mesh_io.write_positions(mesh, positions)
-    erosion_io.write_masks(mesh, erosion, deposition)
+    erosion_io.write_masks(mesh, erosion, deposition, deposition)  # its deposits are sediment
     write_flow(mesh, drainage, river)
     mesh.update()
+    used = [f"{field}_group" for field, group in groups.items() if group]
+    if used:  # per-vertex weights: a recipe at another resolution cannot replay them
+        erosion_io.mark_unreplayable(obj, f"Erode Terrain (Rivers) with {', '.join(used)}")
+    else:
+        erosion_io.record_stage(obj, Stage.of("rivers", stage, "rivers"))
     return obj
-
-
-def carve_terrain(
-    context: bpy.types.Context, heights: np.ndarray, cell_size: float, fluvial: dict[str, Any]
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A Noise Terrain's river stage: ``(heights, drainage_area, river)`` of the (rows, columns) ``heights`` (in
-    the mesh's units, grid spacing ``cell_size``) carved by ``fluvial`` (``TERRAIN_OPTIONS`` but the switch, by
-    name; those left out take their defaults); the maps flattened. With ``noise_uplift`` the uplift is scaled by
-    the heights' 0..1 range. ``UserError`` naming a bad or unknown option."""
-    rows = {option.name: option for option in TERRAIN_OPTIONS[1:]}
-    unknown = sorted(set(fluvial) - set(rows))
-    if unknown:
-        raise UserError(f"fluvial: no option {unknown[0]!r} (the options: {', '.join(rows)})")
-    fluvial = {name: check(option, fluvial.get(name, option.default)) for name, option in rows.items()}
-    options = {option.name: fluvial[option.name] for option in FLUVIAL_OPTIONS}
-    if fluvial[NOISE_UPLIFT.name]:
-        low, span = float(heights.min()), float(np.ptp(heights))
-        options["uplift"] = float(options["uplift"]) * ((heights - low) / span if span > 0.0 else heights * 0.0)
-    after, result, _ = _carve(context, heights / cell_size, bool(fluvial[KEEP_RELIEF.name]), options)
-    return after * cell_size, result.drainage_area.ravel(), result.rivers.ravel().astype(np.float32)
 
 
 def fluvial_options(settings: FluvialSettings) -> dict[str, Any] | None:

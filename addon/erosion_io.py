@@ -3,11 +3,14 @@
 A mesh can be eroded when its vertices are a regular grid in local X/Y: ``columns x rows`` vertices on
 evenly spaced X and Y values (Add > Mesh > Grid, Noise Terrain, a plane subdivided evenly), in any vertex
 order. Heights are the local Z. The masks go into float point attributes ``erosion`` and ``deposition``
-(what each vertex lost or gained, in the mesh's units), for materials (an Attribute node) and Geometry Nodes.
+(what each vertex lost or gained, in the mesh's units), for materials (an Attribute node) and Geometry Nodes,
+and the depth of the loose material each stage left, ``sediment`` (the droplets', the rivers') and ``talus``
+(thermal erosion's), stacked in the order the stages ran (``noise_core.terrain.layers.deposits``).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,9 +22,13 @@ from . import mesh_io
 from .compile_status import before_erosion
 from .errors import UserError
 from .noise_core.terrain.erosion import ErosionResult, erode_hydraulic, erode_thermal, hydraulic_kinds
+from .noise_core.terrain.layers import deposits, rock
+from .noise_core.terrain.recipe import Stage
 
 MASKS = ("erosion", "deposition")
 """The mask attributes (and image name suffixes) erosion writes."""
+DEPOSITS = ("sediment", "talus")
+"""The depth attributes of the loose material erosion leaves (``noise_core.terrain.layers.LAYER_NAMES``')."""
 PROGRESS = 100
 """The progress ``erode_heights`` reports in all: hydraulic erosion batch by batch, then thermal erosion."""
 THERMAL_PROGRESS = 10
@@ -140,15 +147,18 @@ def erode_heights(
     hydraulic: dict[str, Any] | None,
     thermal: dict[str, Any] | None,
     advance: Callable[[int], None] = lambda _steps: None,
+    strata: float = 0.0,
 ) -> ErosionResult:
     """``heights`` (2-D) eroded by hydraulic then thermal erosion (each when its options are given), masks and
     totals over both; ``UserError`` with ``noise_core``'s message (it names the option) for bad options.
     ``advance(n)`` moves the progress on, ``PROGRESS`` in all (per batch of droplets); a first use that
-    compiles is announced first (``compile_status.before_erosion``)."""
+    compiles is announced first (``compile_status.before_erosion``). ``strata`` > 0: each erodes over the rock
+    strata of the heights it starts from (``layers.rock``), as a recipe's stages replay it."""
     if hydraulic is None and thermal is None:
         raise UserError("hydraulic, thermal: turn on at least one kind of erosion")
     before = np.asarray(heights, dtype=np.float32)
     current, carried_off = before, 0.0
+    stages: list[ErosionResult] = []
     shown = 0
     hydraulic_share = PROGRESS if thermal is None else PROGRESS - THERMAL_PROGRESS
 
@@ -161,16 +171,21 @@ def erode_heights(
     try:
         if hydraulic is not None:
             before_erosion(hydraulic_kinds(before.shape, cell_size=cell_size, **hydraulic))
-            result = erode_hydraulic(current, progress, cell_size=cell_size, **hydraulic)
+            result = erode_hydraulic(
+                current, progress, cell_size=cell_size, **hydraulic, **rock(current, cell_size, strata)
+            )
             current, carried_off = result.heights, result.carried_off
+            stages.append(result)
         if thermal is not None:
             before_erosion(("thermal",))
-            current = erode_thermal(current, cell_size=cell_size, **thermal).heights
+            stages.append(erode_thermal(current, cell_size=cell_size, **thermal, **rock(current, cell_size, strata)))
+            current = stages[-1].heights
     except (TypeError, ValueError) as error:
         raise UserError(str(error)) from None
     advance(PROGRESS - shown)
     change = current.astype(np.float64) - before
     erosion, deposition = np.maximum(-change, 0.0), np.maximum(change, 0.0)
+    sediment, talus = deposits(stages)
     return ErosionResult(
         heights=current,
         erosion=erosion.astype(np.float32),
@@ -178,12 +193,22 @@ def erode_heights(
         eroded=float(erosion.sum()),
         deposited=float(deposition.sum()),
         carried_off=carried_off,
+        kind="stages",
+        sediment=sediment,
+        talus=talus,
     )
 
 
-def write_masks(mesh: bpy.types.Mesh, erosion: np.ndarray | None, deposition: np.ndarray | None) -> None:
-    """Store the per-vertex masks as float point attributes; ``None`` removes them (a terrain without erosion)."""
-    write_maps(mesh, dict(zip(MASKS, (erosion, deposition), strict=True)))
+def write_masks(
+    mesh: bpy.types.Mesh,
+    erosion: np.ndarray | None,
+    deposition: np.ndarray | None,
+    sediment: np.ndarray | None = None,
+    talus: np.ndarray | None = None,
+) -> None:
+    """Store the per-vertex masks and the depths of sediment and talus (``DEPOSITS``) as float point attributes;
+    ``None`` removes one (a terrain without erosion; masks written without depths leave no stale depths)."""
+    write_maps(mesh, dict(zip((*MASKS, *DEPOSITS), (erosion, deposition, sediment, talus), strict=True)))
 
 
 def write_maps(mesh: bpy.types.Mesh, maps: dict[str, np.ndarray | None]) -> None:
@@ -193,3 +218,27 @@ def write_maps(mesh: bpy.types.Mesh, maps: dict[str, np.ndarray | None]) -> None
             mesh_io.write_point_floats(mesh, name, values)
         elif (attribute := mesh.attributes.get(name)) is not None:
             mesh.attributes.remove(attribute)
+
+
+def _terrain(obj: bpy.types.Object) -> Any:
+    """The terrain settings of ``obj`` when it is a Noise Terrain, else None."""
+    settings = getattr(obj, "noisewright_terrain", None)
+    return settings if settings is not None and settings.is_terrain else None
+
+
+def record_stage(obj: bpy.types.Object, stage: Stage) -> None:
+    """Remember on ``obj``, when it is a Noise Terrain, that ``stage`` was applied to its mesh: it becomes a stage
+    of its recipe (``terrain_settings.applied_stages``), run after the settings' stages by every later rebuild
+    (Regenerate, an export at another resolution, a saved recipe)."""
+    terrain = _terrain(obj)
+    if terrain is not None:
+        records = json.loads(terrain.applied_stages or "[]")
+        terrain.applied_stages = json.dumps([*records, {"stage": stage.kind, **stage.options}])
+
+
+def mark_unreplayable(obj: bpy.types.Object, what: str) -> None:
+    """Remember on ``obj``, when it is a Noise Terrain, that ``what`` changed its mesh in a way its recipe cannot
+    replay: an export at another resolution then refuses, naming it."""
+    terrain = _terrain(obj)
+    if terrain is not None:
+        terrain.unreplayable = what

@@ -1,14 +1,15 @@
 """Heightmaps for game engines: *File > Export > Heightmap* (``export_heightmap``).
 
-``export_heightmap`` writes the active Noise Terrain or grid mesh as a heightmap (``SUFFIXES``: raw 16-bit or
-32-bit float, 16-bit PNG, float EXR or TIFF; or a tile set) with its JSON sidecar, all or none, through
+``export_heightmap`` writes the active Noise Terrain or grid mesh as a heightmap (``SUFFIXES``: raw 16-bit or 32-bit
+float, 16-bit PNG, float EXR or TIFF; or a tile set) with its JSON sidecar, all or none, through
 ``noise_core.io.heightmaps``; an engine preset checks the size and gives the numbers for its import dialog
-(``noise_core.io.engines``). A Noise Terrain at another resolution is regenerated there from its settings (its
-noise, falloff and erosion evaluated on the new grid, no resampling; its base heightmap, if it has one, resampled
-bilinearly); any other grid mesh, or a terrain asked for another shape than its grid's aspect, is resampled
-bilinearly (``resample.resample_bilinear``). Heights are local Z in metres (Blender units times the scene's unit
-scale); the file's first row is the mesh's +Y edge, its first column the -X edge. ``heightmap_import`` reads them
-back.
+(``noise_core.io.engines``). A Noise Terrain at another resolution is regenerated there from its settings (its noise,
+falloff and erosion stages evaluated on the new grid by ``noise_core.terrain.recipe.build_terrain``, no resampling;
+its base heightmap, if it has one, resampled bilinearly; one whose mesh an operator changed in a way its recipe
+cannot replay is refused, naming it); any other grid mesh, or a terrain asked for another shape than its grid's
+aspect, is resampled bilinearly (``resample.resample_bilinear``). Heights are local Z in metres (Blender units times
+the scene's unit scale); the file's first row is the mesh's +Y edge, its first column the -X edge.
+``heightmap_import`` reads them back.
 """
 
 from __future__ import annotations
@@ -30,14 +31,17 @@ from .errors import UserError
 from .jobs import Job, JobOperator
 from .noise_core.io import heightmaps
 from .noise_core.io.engines import ENGINES
+from .noise_core.io.water_maps import water_files
 from .noise_core.schema import Option
 from .noise_core.terrain import resample
 from .noise_core.terrain.splat import SplatLayer, check_layers, splat_weights
+from .noise_core.terrain.water import WATER_OPTIONS, WATER_STEPS, water
 from .options import OptionsOperator, blender_option, checked, properties_of
 from .progress import staged, steps_of
 from .terrain_grid import MAX_SUBDIVISIONS
-from .terrain_recipe import TerrainRecipe, resolved, stage_weights, terrain_geometry
+from .terrain_recipe import TerrainRecipe, resolved, stage_weights, terrain_heights
 from .terrain_settings import is_terrain, recall
+from .terrain_water import FULL, water_arguments
 
 SUFFIXES = heightmaps.FORMAT_SUFFIXES
 """The formats an export writes, by name, and their suffixes (``noise_core.io.heightmaps``)."""
@@ -62,8 +66,19 @@ EXPORT_OPTIONS = (
     ),
     blender_option(heightmaps.SPLAT),
     blender_option(heightmaps.SPLAT_BITS),
+    Option(
+        "water_maps",
+        bool,
+        False,
+        "Also write the water level (NAME_water, the heightmap's format, with its sidecar) and the flow map "
+        "(NAME_flow.png) of the exported heights (noise_core.water, in metres), all or none with the heightmap",
+        title="Water Maps",
+    ),
+    FULL,
+    *WATER_OPTIONS,
 )
-"""The options of ``export_heightmap`` the operator has too (``height_range`` it makes from its own)."""
+"""The options of ``export_heightmap`` the operator has too (``height_range`` it makes from its own); the water
+maps' settings are Terrain Water's (``terrain_water.FULL``, ``water``'s ``WATER_OPTIONS``)."""
 EXPORT_OPERATOR_OPTIONS = (
     heightmaps.FILE_FORMAT,
     Option(
@@ -97,8 +112,8 @@ def _terrain_heights(context: bpy.types.Context, recipe: TerrainRecipe, samples:
     """The Noise Terrain of ``recipe`` regenerated on a ``samples x samples`` grid of the same size (row 0 at +Y);
     touches no Blender data (a job's worker runs it)."""
     recipe = recipe.reshaped(x_subdivisions=samples - 1, y_subdivisions=samples - 1)
-    positions, _quads, _uvs, _masks = terrain_geometry(context, recipe)
-    return positions[:, 2].reshape(samples, samples)[::-1]
+    heights, _masks = terrain_heights(context, recipe)  # as a mesh of that grid holds them: float32
+    return heights.astype(np.float32).astype(np.float64).reshape(samples, samples)[::-1]
 
 
 @checked(*EXPORT_OPTIONS)
@@ -117,9 +132,11 @@ def export_heightmap(
     (``noise_core.io.heightmaps.write_tiles``) named as ``engine`` expects. ``splat_rules``: a JSON file of splat
     layers (``noise_core.terrain.splat``) whose weights over the exported heights (metres, their spacing) are written
     beside each file or tile as ``NAME_splat0.png``, ... (RGBA, ``splat_bits`` 8 or 16), in the same all-or-none
-    set. Returns ``(written files, the engine's
-    import numbers (empty without an engine), how the heights were made)``; ``UserError`` naming the problem,
-    and then no file is written. Defaults and limits: ``EXPORT_OPTIONS``.
+    set. ``water_maps`` (one file, not tiles): ``noise_core.water`` of the exported heights in metres on their cells
+    (square ones; ``full``, ``rain``, ... as Terrain Water's) written beside as ``NAME_water.ext`` with its sidecar
+    and ``NAME_flow.png`` (``noise_core.io.water_maps.water_files``, the engine's flow convention), in the same set.
+    Returns ``(written files, the engine's import numbers (empty without an engine), how the heights were made)``;
+    ``UserError`` naming the problem, and then no file is written. Defaults and limits: ``EXPORT_OPTIONS``.
     """
     return export_job(context, obj, filepath, height_range=height_range, **options).run()
 
@@ -143,12 +160,14 @@ def export_job(
     tile: int,
     splat_rules: str,
     splat_bits: str,
+    water_maps: bool,
+    **water_settings: Any,
 ) -> Job:
     """``export_heightmap`` as a ``jobs.Job``: this checks the arguments and reads the mesh or the terrain's
     settings (main thread; ``UserError`` as ``export_heightmap``), ``compute(advance)`` makes the heights and
     writes the files touching no Blender data (any thread; ``advance`` moves the progress on, ``EXPORT_STEPS`` in
-    all); an exception ``advance`` raises (a cancel) stops it, and then no file is written (a tile set is all or
-    none). Its ``apply`` hands the result on: ``export_heightmap``'s."""
+    all, ``WATER_STEPS`` more with ``water_maps``); an exception ``advance`` raises (a cancel) stops it, and then no
+    file is written (a tile set is all or none). Its ``apply`` hands the result on: ``export_heightmap``'s."""
     if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
         raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
     if obj.mode == "EDIT":
@@ -166,10 +185,22 @@ def export_job(
     except ValueError as error:
         raise _named(error) from None
     layers = _splat_layers(splat_rules)
+    if water_maps and tile:
+        raise UserError("water_maps: written beside one heightmap, not beside a tile set (export with tile 0)")
+    water_options = water_arguments(water_settings) if water_maps else None
     scale = metres(context)
     regenerate = is_terrain(obj) and resolution
     if not regenerate and len(cast(bpy.types.Mesh, obj.data).vertices) == 0:
         raise UserError(f"{obj.name!r}: the mesh has no vertices; export a grid mesh")
+    unreplayable = obj.noisewright_terrain.unreplayable if regenerate else ""  # type: ignore[attr-defined]
+    own = obj.noisewright_terrain.x_subdivisions + 1  # type: ignore[attr-defined]
+    if unreplayable and resolution == own == obj.noisewright_terrain.y_subdivisions + 1:  # type: ignore[attr-defined]
+        regenerate = False  # its own grid: the mesh as it is
+    elif unreplayable:
+        raise UserError(
+            f"resolution: {obj.name!r} was changed by {unreplayable}, which its recipe cannot replay at another "
+            "resolution; export at resolution 0 (its own grid), or Regenerate it first (that drops the change)"
+        )
     if regenerate:
         recipe = resolved(recall(obj))
         cell = obj.noisewright_terrain.size / (resolution - 1)  # type: ignore[attr-defined]
@@ -178,7 +209,7 @@ def export_job(
         grid_heights, x_cell, y_cell = _grid_heights(obj)
         how = f"the mesh's {grid_heights.shape[1]} x {grid_heights.shape[0]} grid"
         if not resolution or grid_heights.shape == (resolution, resolution):  # its own grid, its own cells
-            cell = _cell(obj.name, x_cell, y_cell, preset, layers)
+            cell = _cell(obj.name, x_cell, y_cell, preset, layers, water_maps)
         else:
             width, depth = x_cell * (grid_heights.shape[1] - 1), y_cell * (grid_heights.shape[0] - 1)
             if abs(width - depth) > 1e-3 * max(width, depth):
@@ -201,6 +232,7 @@ def export_job(
                 heights = grid_heights
             advance(HEIGHTS_SHARE)
         progress = steps_of(advance, EXPORT_STEPS - HEIGHTS_SHARE)
+        written: list[Path] = []
 
         try:
             values, low_high = heightmaps.normalize(heights * scale, height_range)
@@ -218,6 +250,14 @@ def export_job(
                 weights = splat_weights(metres, layers, cell_size=_scaled(cell, scale), progress=checks)
                 keywords["splat"] = weights[:, ::-1]
                 keywords["splat_bits"] = int(splat_bits)
+            if water_options is not None:  # the file's rows (+Y edge first): the flow map lies as the heightmap
+                square = cast(float, _scaled(cell, scale))  # ``_cell`` refuses others for the water maps
+                result = water(heights * scale, cell_size=square, progress=steps_of(advance), **water_options)
+                beside = water_files(path, result.level, result.flow, height_range=low_high, unit="m",
+                                     engine=None if preset is None else preset.name, cell_size=square,
+                                     settings=settings)  # fmt: skip
+                keywords["beside"] = beside
+                written = [beside[0][0], beside[0][2]]  # the level, the flow map (their sidecar besides)
             if tile:
                 paths = heightmaps.write_tiles(path, values, tile, progress=progress, **keywords)
                 sidecar = heightmaps.sidecar_path(paths[0])
@@ -230,22 +270,25 @@ def export_job(
             raise UserError(f"filepath: cannot write {str(path)!r}: {error}") from None
         progress(1, 1)  # the rest of the files' share
         numbers = json.loads(sidecar.read_text(encoding="utf-8")).get("import", {})
-        return paths, numbers, how
+        return [*paths, *written], numbers, how
 
-    return Job(compute, lambda result: result, EXPORT_STEPS)
+    return Job(compute, lambda result: result, EXPORT_STEPS + (WATER_STEPS if water_maps else 0))
 
 
-def _cell(name: str, x_cell: float, y_cell: float, preset: Any, layers: tuple | None) -> float | tuple[float, float]:
+def _cell(
+    name: str, x_cell: float, y_cell: float, preset: Any, layers: tuple | None, water_maps: bool = False
+) -> float | tuple[float, float]:
     """The cell size of the grid mesh ``name`` whose columns are ``x_cell`` and rows ``y_cell`` apart: one number
     for square cells (``erosion_io.SQUARE_TOLERANCE``; their geometric mean), else ``(dy, dx)`` (its rows run
     along Y), recorded as both spacings in the sidecar and the engine's numbers. ``UserError`` naming the object
-    and both spacings when the engine (``preset``) or the splat ``layers`` (on the flow or wetness map) need
-    square cells."""
+    and both spacings when the engine (``preset``), the splat ``layers`` (on the flow or wetness map) or the
+    ``water_maps`` need square cells."""
     if abs(x_cell - y_cell) <= erosion_io.SQUARE_TOLERANCE * max(x_cell, y_cell):
         return math.sqrt(x_cell * y_cell)
     routed = layers is not None and any(band.map in ("flow", "wetness") for layer in layers for band in layer.bands)
     need = (f"{preset.title} has one vertex spacing" if preset is not None and preset.one_spacing else "") or (
-        "splat layers on the flow or wetness map need square cells" if routed else "")  # fmt: skip
+        "splat layers on the flow or wetness map need square cells" if routed else "") or (
+        "the water maps need square cells" if water_maps else "")  # fmt: skip
     if need:
         raise UserError(f"{name!r}: its grid cells are {x_cell:.6g} along X by {y_cell:.6g} along Y, not square; "
                         f"{need} (give the grid as many subdivisions per unit along X as along Y)")  # fmt: skip
@@ -334,7 +377,6 @@ class NOISEWRIGHT_OT_export_heightmap(JobOperator, OptionsOperator, bpy.types.Op
         return ExportHelper.invoke(self, context, event)
 
     def execute(self, context):
-        self.check(context)
         if self._browsed and not bpy.app.background and context.window is not None:
             return self.start_job(context)  # the UI's way, as invoke's
         return JobOperator.execute(self, context)
@@ -344,7 +386,16 @@ class NOISEWRIGHT_OT_export_heightmap(JobOperator, OptionsOperator, bpy.types.Op
 
     def prepare(self, context):
         """A job (``jobs``): after the file browser the heights are made and the files written in a worker
-        thread, tile by tile, and Esc cancels (no file written); from scripts it runs in the foreground."""
+        thread, tile by tile, and Esc cancels (no file written); from scripts it runs in the foreground. A file
+        name whose extension is not the Format's is refused, not renamed (the file browser renames it as the Format
+        changes, before the export)."""
+        path = Path(self.filepath)
+        wanted = SUFFIXES[self.file_format]
+        if path.suffix.lower() not in (wanted, ".tiff" if wanted == ".tif" else wanted):
+            raise UserError(
+                f"filepath: {path.name!r} does not end in {wanted}, the extension of Format {self.file_format}; "
+                f"name it {path.stem}{wanted} or choose the format of {path.suffix or 'its extension'}"
+            )
         job = export_job(
             context,
             context.active_object,
@@ -356,7 +407,8 @@ class NOISEWRIGHT_OT_export_heightmap(JobOperator, OptionsOperator, bpy.types.Op
         def apply(result: tuple[list[Path], dict, str]) -> None:
             paths, numbers, how = result
             _report_numbers(self, numbers)
-            self.report({"INFO"}, f"Wrote {len(paths)} heightmap file(s), {how}")
+            water = " with its water level and flow map" if self.water_maps else ""
+            self.report({"INFO"}, f"Wrote {len(paths)} file(s){water}, {how}")
 
         return Job(job.compute, apply, job.total)
 

@@ -1,7 +1,7 @@
 """Heightmaps in: *File > Import > Heightmap as Noise Terrain* and *Heightmap as Grid Mesh*.
 
 ``import_heightmap`` reads one back (``heightmaps.read_heightmap``) as a Noise Terrain whose base heightmap it
-is (``terrain_recipe.base_heights``): one vertex per sample, the base's range from the sidecar (or ``height`` per
+is (``terrain.recipe.base_heights``): one vertex per sample, the base's range from the sidecar (or ``height`` per
 unit value), Height 0, so it stays re-editable (add noise on top, erode, regenerate, export again). A Noise Terrain
 is square; ``import_heightmap_grid`` adds a heightmap of any shape as a plain grid mesh (Erode, Displace and the
 export work on it).

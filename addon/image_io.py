@@ -25,6 +25,9 @@ from .noise_core.schema import Option
 from .pixels import linear_to_srgb, pixel_array, srgb_to_linear, to_rgba
 
 EXTENSIONS = {"PNG": ".png", "PNG_8": ".png", "OPEN_EXR": ".exr"}
+OTHER_SUFFIXES = (".png", ".exr", ".tif", ".tiff", ".jpg", ".jpeg", ".bmp", ".tga", ".webp", ".r16", ".raw", ".r32")
+"""Image and heightmap extensions: a file path ending in one the Save format does not write is refused, not given
+the format's extension after it (a path with no extension, or another, gets the format's added)."""
 PNG_BITS = {"PNG": 16, "PNG_8": 8}
 """Our save formats -> the PNG's integer depth (OpenEXR is 32-bit float, ZIP)."""
 PNG_LEVEL = 1
@@ -253,6 +256,12 @@ def save_path(save_format: str, filepath: str) -> str:
         raise UserError("filepath: give a file path to save the image to")
     if filepath.startswith("//") and not bpy.data.filepath:
         raise UserError("filepath: a path relative to the .blend (//) needs the .blend saved first")
+    suffix = os.path.splitext(filepath)[1].lower()
+    wanted = EXTENSIONS[save_format]
+    if suffix in OTHER_SUFFIXES and suffix != wanted:
+        name = os.path.basename(filepath)
+        raise UserError(f"filepath: {name!r} ends in {suffix}, but the Save format writes {wanted}; name it "
+                        f"{os.path.splitext(name)[0]}{wanted} or choose the format of {suffix}")  # fmt: skip
     path = saved_path(filepath, save_format)
     directory = os.path.dirname(path) or os.curdir
     if not os.path.isdir(directory):

@@ -397,7 +397,7 @@ def attach_callbacks() -> None:
     if _loading not in bpy.app.handlers.load_pre:
         bpy.app.handlers.load_pre.append(_loading)
 
-    make_live(TerrainSettings, skip=("is_terrain",))
+    make_live(TerrainSettings, skip=("is_terrain", "applied_stages", "unreplayable"))
     make_live(NoiseSettings)
     make_live(ErosionSettings)
     make_live(FluvialSettings)

@@ -12,7 +12,7 @@ import numpy as np
 
 from . import mesh_io
 from .erode_fluvial import FLOW_ATTRIBUTES
-from .erosion_io import MASKS
+from .erosion_io import DEPOSITS, MASKS
 from .terrain import write_maps
 from .terrain_grid import grid, grid_positions
 from .terrain_maps import recorded_maps
@@ -74,11 +74,33 @@ def in_a_job(x_subdivisions: int, y_subdivisions: int, droplets: int | None, bac
     return not background and preview_plan(x_subdivisions, y_subdivisions, droplets) is not None
 
 
-def droplets(recipe: TerrainRecipe) -> int | None:
-    """The hydraulic droplets of the terrain of ``recipe`` (None: erosion off), for ``preview_plan``."""
-    shape, hydraulic = recipe.shape, recipe.hydraulic
+def _droplet_counts(recipe: TerrainRecipe) -> list[int]:
+    """The droplets of each hydraulic stage of ``recipe``: its settings' and those operators applied (``extra``)."""
+    shape = recipe.shape
     cells = (shape["x_subdivisions"] + 1) * (shape["y_subdivisions"] + 1)
-    return None if hydraulic is None else hydraulic["droplets"] or round(hydraulic["droplet_density"] * cells)
+    stages = [recipe.hydraulic] if recipe.hydraulic is not None else []
+    stages += [stage.options for stage in recipe.extra if stage.kind == "droplets"]
+    return [options["droplets"] or round(options["droplet_density"] * cells) for options in stages]
+
+
+def droplets(recipe: TerrainRecipe) -> int | None:
+    """The hydraulic droplets of the terrain of ``recipe``, all its droplet stages' (None: none), for
+    ``preview_plan``."""
+    counts = _droplet_counts(recipe)
+    return sum(counts) if counts else None
+
+
+def _fewer(recipe: TerrainRecipe, share: float) -> TerrainRecipe:
+    """``recipe`` with each hydraulic stage's droplets times ``share`` (at least 1)."""
+    counts = iter(_droplet_counts(recipe))
+    fewer = None if recipe.hydraulic is None else {**recipe.hydraulic, "droplets": max(1, round(next(counts) * share))}
+    extra = tuple(
+        replace(stage, options={**stage.options, "droplets": max(1, round(next(counts) * share))})
+        if stage.kind == "droplets"
+        else stage
+        for stage in recipe.extra
+    )
+    return replace(recipe, hydraulic=fewer, extra=extra)
 
 
 def build_preview(obj: bpy.types.Object, recipe: TerrainRecipe) -> Preview | None:
@@ -96,10 +118,9 @@ def build_preview(obj: bpy.types.Object, recipe: TerrainRecipe) -> Preview | Non
     on_full_grid = len(mesh.vertices) == (shape["x_subdivisions"] + 1) * (shape["y_subdivisions"] + 1)
     if plan.step > 1 and not on_full_grid and not _regrid_loses_nothing(obj, mesh):
         return None
-    fewer = None if recipe.hydraulic is None else {**recipe.hydraulic, "droplets": plan.droplets}
-    smaller = replace(recipe, hydraulic=fewer).reshaped(
-        x_subdivisions=plan.x_subdivisions, y_subdivisions=plan.y_subdivisions
-    )
+    total = droplets(recipe)
+    fewer = recipe if total is None or plan.droplets is None else _fewer(recipe, plan.droplets / total)
+    smaller = fewer.reshaped(x_subdivisions=plan.x_subdivisions, y_subdivisions=plan.y_subdivisions)
     heights, masks = terrain_heights(bpy.context, smaller)
     if plan.step > 1 and on_full_grid:  # its own grid kept: the preview's heights spread over it
         mesh_io.write_positions(mesh, spread(heights, plan, shape))
@@ -141,6 +162,7 @@ def _regrid_loses_nothing(obj: bpy.types.Object, mesh: bpy.types.Mesh) -> bool:
     if mesh.shape_keys is not None or len(obj.vertex_groups):
         return False
     recorded = recorded_maps(obj).entries
-    ours = {*KEPT_ATTRIBUTES, *MASKS, *FLOW_ATTRIBUTES, *(name for entry in recorded for name in entry["maps"])}
+    ours = {*KEPT_ATTRIBUTES, *MASKS, *DEPOSITS, *FLOW_ATTRIBUTES}
+    ours |= {name for entry in recorded for name in entry["maps"]}
     ours |= {layer.name for layer in mesh.uv_layers}
     return all(a.name.startswith(".") or a.name in ours for a in mesh.attributes)

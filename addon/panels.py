@@ -17,7 +17,12 @@ from .jobs import draw_cancel, running_keys
 from .live import previewing
 from .mapping import to_domain, to_spec
 from .terrain import NOISEWRIGHT_OT_add_terrain, NOISEWRIGHT_OT_regenerate_terrain
-from .terrain_presets import NOISEWRIGHT_MT_terrain_presets, NOISEWRIGHT_OT_terrain_preset_add
+from .terrain_presets import (
+    NOISEWRIGHT_MT_terrain_presets,
+    NOISEWRIGHT_OT_load_terrain_recipe,
+    NOISEWRIGHT_OT_save_terrain_recipe,
+    NOISEWRIGHT_OT_terrain_preset_add,
+)
 from .terrain_settings import draw_shape, is_terrain
 from .ui import draw_noise_settings
 
@@ -108,6 +113,13 @@ class VIEW3D_PT_noisewright_terrain(_SidebarPanel, bpy.types.Panel):
         row.operator(NOISEWRIGHT_OT_terrain_preset_add.bl_idname, text="", icon="ADD")
         remove = row.operator(NOISEWRIGHT_OT_terrain_preset_add.bl_idname, text="", icon="REMOVE")
         remove.remove_active = True
+        row = self.layout.row(align=True)
+        row.operator(NOISEWRIGHT_OT_load_terrain_recipe.bl_idname, text="Load Recipe", icon="IMPORT")
+        row.operator(NOISEWRIGHT_OT_save_terrain_recipe.bl_idname, text="Save Recipe", icon="EXPORT")
+        if settings.unreplayable:
+            self.layout.label(text=f"Changed by {settings.unreplayable}: not in its recipe", icon="ERROR")
+        elif settings.applied_stages not in ("", "[]"):
+            self.layout.label(text="Erosion applied by operators is kept in its recipe", icon="INFO")
         row = self.layout.row(align=True)
         row.operator(NOISEWRIGHT_OT_regenerate_terrain.bl_idname, icon="FILE_REFRESH")
         row.prop(settings, "auto_refresh", text="", icon="AUTO", toggle=True)

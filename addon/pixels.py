@@ -9,9 +9,10 @@ import numpy as np
 
 from . import compile_status
 from .errors import UserError
-from .mapping import CHUNK, PLANE_AXES, Domain, evaluate_chunked, evaluate_mapped, evaluate_plane
+from .mapping import CHUNK, Domain, evaluate_chunked, evaluate_mapped, evaluate_plane
 from .noise_core import NoiseSpec, loops, normal_maps
 from .noise_core.api import lattice_axes
+from .noise_core.domain import PLANE_AXES
 from .noise_core.ranges import to_unit
 
 

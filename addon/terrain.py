@@ -10,6 +10,7 @@ own Add > Mesh objects through ``AddObjectHelper``) and stores on it what it was
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any, cast
 
@@ -17,7 +18,7 @@ import bpy
 import numpy as np
 from bpy_extras.object_utils import AddObjectHelper, object_data_add
 
-from . import erosion_io, mesh_io, terrain_maps, terrain_water
+from . import erosion_io, mesh_io, terrain_layers, terrain_maps, terrain_water
 from .erode_fluvial import TERRAIN_OPTIONS, write_flow
 from .errors import UserError
 from .jobs import Job
@@ -25,6 +26,7 @@ from .mapping import Domain, to_domain, to_spec
 from .mesh_io import mesh_of
 from .noise_core import NoiseSpec
 from .noise_core.terrain.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
+from .noise_core.terrain.recipe import Recipe, Stage, read_preset, read_recipe
 from .options import NoiseOperator, OptionsOperator, check_noise, checked, properties_of, reports
 from .progress import staged, window_progress
 from .properties import check_finite, operator_settings
@@ -34,6 +36,7 @@ from .terrain_recipe import (
     SHAPE_OPTIONS,
     TerrainRecipe,
     as_stored,
+    from_recipe,
     resolved,
     stage_weights,
     stored_domain,
@@ -56,7 +59,7 @@ def _target_collection(context: bpy.types.Context, warn: Callable[[str], None] |
 
 
 @checked(*SHAPE_OPTIONS, *BASE_OPTIONS)
-def add_terrain(
+def _add_terrain(
     context: bpy.types.Context,
     spec: NoiseSpec,
     domain: Domain | None = None,
@@ -66,9 +69,68 @@ def add_terrain(
     fluvial: dict[str, Any] | None = None,
     operator: bpy.types.Operator | None = None,
     warn: Callable[[str], None] | None = None,
+    extra: tuple[Stage, ...] = (),
     **shape: Any,
 ) -> bpy.types.Object:
+    """``add_terrain`` once the preset or recipe is read: every argument given."""
+    domain = Domain() if domain is None else domain
+    check_noise(spec, domain)
+    hydraulic = _erosion_options("hydraulic", hydraulic, HYDRAULIC_OPTIONS)
+    thermal = _erosion_options("thermal", thermal, THERMAL_OPTIONS)
+    fluvial = _erosion_options("fluvial", fluvial, TERRAIN_OPTIONS[1:])
+    if not isinstance(extra, tuple) or not all(isinstance(stage, Stage) for stage in extra):
+        raise UserError("extra: expected a tuple of noise_core.terrain.recipe.Stage records")
+    hydraulic, thermal, fluvial = as_stored((hydraulic, thermal, fluvial))
+    shape = as_stored(shape)
+    recipe = TerrainRecipe(stored_spec(spec), stored_domain(domain), shape, hydraulic, thermal, fluvial, extra)
+    positions, quads, uvs, masks = terrain_geometry(context, recipe)
+    layer_collection = _target_collection(context, warn)
+    mesh = bpy.data.meshes.new("Noise Terrain")
+    try:
+        mesh_io.build_grid(mesh, positions, quads, uvs)
+        write_maps(mesh, masks)
+        with context.temp_override(layer_collection=layer_collection):
+            obj = object_data_add(context, mesh, operator=operator)
+    except RuntimeError as error:
+        for obj in [obj for obj in bpy.data.objects if obj.data == mesh]:
+            bpy.data.objects.remove(obj)
+        bpy.data.meshes.remove(mesh)
+        raise UserError(f"Could not add the terrain to {layer_collection.collection.name!r}: {error}") from None
+    store(obj, recipe)
+    return obj
+
+
+def read_library_recipe(preset: object = None, recipe: object = None) -> Recipe:
+    """The library recipe of the shipped ``preset`` (a name, ``noise_core.terrain.recipe.preset_names``) or of the
+    recipe file ``recipe``; ``UserError`` naming the argument."""
+    if (preset is None) == (recipe is None):
+        raise UserError("preset, recipe: give one of them (a shipped preset's name, or a recipe file)")
+    try:
+        if preset is not None:
+            return read_preset(preset)
+        return read_recipe(bpy.path.abspath(str(recipe)))
+    except (TypeError, ValueError) as error:
+        name = "preset" if preset is not None else "recipe"
+        message = str(error)
+        raise UserError(message if message.startswith(f"{name}:") else f"{name}: {message}") from None
+
+
+def add_terrain(
+    context: bpy.types.Context,
+    spec: NoiseSpec | None = None,
+    domain: Domain | None = None,
+    *,
+    preset: str | None = None,
+    recipe: str | None = None,
+    **keywords: Any,
+) -> bpy.types.Object:
     """Add a "Noise Terrain": a ``size`` wide grid raised along Z by ``spec``, placed as Blender adds objects.
+
+    With ``preset`` (a shipped preset's name) or ``recipe`` (a recipe file, ``noise_core.terrain.recipe``) the
+    terrain is that recipe's (its noise, grid, stages and ``export.samples`` as the subdivisions + 1), with the
+    arguments given here in its place (``x_subdivisions=N - 1`` builds it at N x N samples, as ``python -m
+    noise_core terrain --preset NAME --size N`` does, bit for bit). ``extra``: library ``Stage`` records run
+    after the erosion stages below.
 
     Vertex ``(x, y)`` reads the noise at ``domain.noise_points((x + offset_x, y + offset_y, 0))`` and gets
     ``z = to_unit(noise) * height * edge_falloff``, then the erosion stages whose options are given (``{}``:
@@ -86,29 +148,27 @@ def add_terrain(
     ``height``, ``offset``, ``falloff``, ``falloff_width``), their defaults and limits: ``SHAPE_OPTIONS``; the
     base heightmap's (``base_blend``, ``base_file``, ``base_low``, ``base_high``): ``BASE_OPTIONS``.
     """
-    domain = Domain() if domain is None else domain
-    check_noise(spec, domain)
-    hydraulic = _erosion_options("hydraulic", hydraulic, HYDRAULIC_OPTIONS)
-    thermal = _erosion_options("thermal", thermal, THERMAL_OPTIONS)
-    fluvial = _erosion_options("fluvial", fluvial, TERRAIN_OPTIONS[1:])
-    recipe = TerrainRecipe(
-        stored_spec(spec), stored_domain(domain), as_stored(shape), *as_stored((hydraulic, thermal, fluvial))
+    if preset is None and recipe is None:
+        if spec is None:
+            raise UserError("spec: give a NoiseSpec (or a preset or recipe to build)")
+        return _add_terrain(context, spec, domain, **keywords)
+    made = from_recipe(read_library_recipe(preset, recipe))
+    values = {**made.shape, "hydraulic": made.hydraulic, "thermal": made.thermal, "fluvial": made.fluvial,
+              "extra": made.extra} | keywords  # fmt: skip
+    return _add_terrain(
+        context, made.spec if spec is None else spec, made.domain if domain is None else domain, **values
     )
-    positions, quads, uvs, masks = terrain_geometry(context, recipe)
-    layer_collection = _target_collection(context, warn)
-    mesh = bpy.data.meshes.new("Noise Terrain")
-    try:
-        mesh_io.build_grid(mesh, positions, quads, uvs)
-        write_maps(mesh, masks)
-        with context.temp_override(layer_collection=layer_collection):
-            obj = object_data_add(context, mesh, operator=operator)
-    except RuntimeError as error:
-        for obj in [obj for obj in bpy.data.objects if obj.data == mesh]:
-            bpy.data.objects.remove(obj)
-        bpy.data.meshes.remove(mesh)
-        raise UserError(f"Could not add the terrain to {layer_collection.collection.name!r}: {error}") from None
-    store(obj, recipe)
-    return obj
+
+
+_SIGNATURE = inspect.signature(_add_terrain)
+add_terrain.__signature__ = _SIGNATURE.replace(  # type: ignore[attr-defined]
+    parameters=[
+        *(p.replace(default=None) if p.name == "spec" else p for p in list(_SIGNATURE.parameters.values())[:3]),
+        inspect.Parameter("preset", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="str | None"),
+        inspect.Parameter("recipe", inspect.Parameter.KEYWORD_ONLY, default=None, annotation="str | None"),
+        *list(_SIGNATURE.parameters.values())[3:],
+    ]
+)
 
 
 def _erosion_options(name: str, options: object, schema: tuple) -> dict[str, Any] | None:
@@ -127,9 +187,10 @@ MAPS_WEIGHT = 2
 
 
 def write_maps(mesh: bpy.types.Mesh, maps: tuple) -> None:
-    """Store ``terrain_geometry``'s masks and flow maps as point attributes (None removes one)."""
-    erosion_io.write_masks(mesh, *maps[:2])
-    write_flow(mesh, *maps[2:])
+    """Store ``terrain_geometry``'s masks, flow maps and depths of sediment and talus as point attributes (None
+    removes one)."""
+    erosion_io.write_masks(mesh, *maps[:2], *maps[4:])
+    write_flow(mesh, *maps[2:4])
 
 
 def regenerate_terrain(context: bpy.types.Context, obj: bpy.types.Object) -> bpy.types.Object:
@@ -150,11 +211,11 @@ def regenerate_job(context: bpy.types.Context, obj: object) -> Job:
     """``regenerate_terrain`` as a ``jobs.Job`` (``live`` runs it on a worker): this checks ``obj`` and reads its
     settings (main thread; ``UserError`` as ``regenerate_terrain``); ``compute(advance)`` makes the heights and
     masks (``terrain_heights``: any thread, touching no Blender data; on a job's worker its noise chunks and
-    droplet batches check for a cancel), and the terrain maps and water recorded on it
-    (``terrain_maps.recorded_maps``, ``terrain_water.recorded_water``) of the new heights; ``apply(result)`` writes
-    them (main thread; ``UserError``, changing nothing, when the object was removed or renamed, is in Edit Mode, or
-    its settings changed meanwhile). On a job's worker ``compute`` moves ``advance`` on through ``REBUILD_STEPS``
-    in all, monotone (``progress.staged``)."""
+    droplet batches check for a cancel), and the terrain maps, water and material layers recorded on it
+    (``terrain_maps.recorded_maps``, ``terrain_water.recorded_water``, ``terrain_layers.recorded_layers``) of the
+    new heights; ``apply(result)`` writes them (main thread; ``UserError``, changing nothing, when the object was
+    removed or renamed, is in Edit Mode, or its settings changed meanwhile). On a job's worker ``compute`` moves
+    ``advance`` on through ``REBUILD_STEPS`` in all, monotone (``progress.staged``)."""
     _check_regenerable(obj)
     obj = cast(bpy.types.Object, obj)
     recalled = recall(obj)
@@ -163,7 +224,9 @@ def regenerate_job(context: bpy.types.Context, obj: object) -> Job:
     name, mesh_name = obj.name, mesh_of(obj).name
     recorded = terrain_maps.recorded_maps(obj)
     water = terrain_water.recorded_water(obj)
+    layers = terrain_layers.recorded_layers(obj)
     weights = stage_weights(recipe) + [MAPS_WEIGHT] * (recorded.total > 0) + [MAPS_WEIGHT] * (water.total > 0)
+    weights += [MAPS_WEIGHT] * (layers.total > 0)
 
     def compute(advance: Callable[[int], None]) -> tuple:
         with staged(advance, REBUILD_STEPS, weights):  # a job's progress, stage by stage
@@ -180,19 +243,27 @@ def regenerate_job(context: bpy.types.Context, obj: object) -> Job:
                 water_job = water.job(positions)
                 with window_progress(context, water_job.total) as water_advance:
                     flooded = water_job.compute(water_advance)
-        return heights, masks, positions, maps_job, maps, water_job, flooded
+            layers_job = layered = None
+            if layers.total:  # and its recorded material layers (Object > Terrain Layers)
+                layers_job = layers.job(positions)
+                with window_progress(context, layers_job.total) as layers_advance:
+                    layered = layers_job.compute(layers_advance)
+        return heights, masks, positions, maps_job, maps, water_job, flooded, layers_job, layered
 
     def apply(result: tuple) -> None:
         target = bpy.data.objects.get(name)
         if target is None or not is_terrain(target) or mesh_of(target).name != mesh_name or recall(target) != recalled:
             raise UserError(f"{name!r}: the terrain was removed, renamed or changed meanwhile; nothing was changed")
         _check_regenerable(target)
-        heights, masks, positions, maps_job, maps, water_job, flooded = result
+        heights, masks, positions, maps_job, maps, water_job, flooded, layers_job, layered = result
         _write_terrain(target, shape, heights, masks, positions)
+        target.noisewright_terrain.unreplayable = ""  # the mesh is its recipe's again
         if maps_job is not None:
             maps_job.apply(maps)  # the maps Object > Terrain Maps wrote, of the new heights
         if water_job is not None:
             water_job.apply(flooded)  # the water Object > Terrain Water added, of the new heights
+        if layers_job is not None:
+            layers_job.apply(layered)  # the layers Object > Terrain Layers wrote (after the new depths)
 
     return Job(compute, apply, REBUILD_STEPS)
 

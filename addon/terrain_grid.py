@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from .noise_core.terrain.recipe import edge_factor
+
 MAX_SUBDIVISIONS = 16384
 MAX_VERTICES = 1 << 24
 """Largest terrain (16.7 M vertices, some 2 GB inside Blender): bigger requests are refused."""
@@ -47,22 +49,6 @@ def grid(
     (``grid_positions``, ``grid_quads``)."""
     positions = grid_positions(x_subdivisions, y_subdivisions, size, heights)
     return positions, grid_quads(x_subdivisions, y_subdivisions), positions[:, :2] / size + 0.5
-
-
-def _smoothstep(t: np.ndarray) -> np.ndarray:
-    t = np.clip(t, 0.0, 1.0)
-    return t * t * (3.0 - 2.0 * t)
-
-
-def edge_factor(x: np.ndarray, y: np.ndarray, size: float, mode: str, width: float) -> np.ndarray | None:
-    """``edge_falloff``'s factor at ``x``, ``y`` (arrays that broadcast together); None without a falloff."""
-    if mode not in ("X", "Y", "RADIAL"):
-        return None
-    u = np.abs(x) / (size * 0.5)
-    v = np.abs(y) / (size * 0.5)
-    distance = {"X": u, "Y": v}.get(mode)
-    distance = np.hypot(u, v) if distance is None else distance
-    return _smoothstep((1.0 - distance) / max(width, 1e-6))
 
 
 def edge_falloff(positions: np.ndarray, size: float, mode: str, width: float) -> np.ndarray:

@@ -1,49 +1,46 @@
-"""Terrain presets: the Noise Terrain panel's preset menu (Blender's ``AddPresetBase``), with shipped presets.
+"""Terrain presets and recipe files: the Noise Terrain panel's preset menu, its *+*/*-*, and Save/Load Recipe.
 
-A preset is a Python file of assignments to the active terrain's settings (``terrain.<field> = value``), as
-Blender writes for its own presets. The menu lists the presets shipped in ``presets/terrain`` beside this
-module, then the user's own (``<user scripts>/presets/noisewright/terrain``, where *+* saves the active
-terrain's settings). Picking one sets the settings and regenerates the terrain; if that fails, or the preset
-sets a value outside a setting's range (which Blender would clamp: every ``terrain.<setting> = <literal>`` is
-compared with what the setting holds afterwards), the settings are put back and the terrain is left as it was.
+A preset is a terrain recipe file (``noise_core.terrain.recipe``: JSON, versioned, every value checked by its
+option row), the same file ``python -m noise_core terrain --preset NAME`` and ``api.add_terrain(context,
+preset=NAME)`` read. The menu lists the presets shipped with the library (``noise_core/terrain/presets``), then
+the user's own (``<user scripts>/presets/noisewright/terrain``, where *+* saves the active terrain's recipe and
+*-* removes the selected one); older user presets written by Blender (``.py`` assignment files) still apply.
+Picking one sets the active terrain's settings to it (its ``export.samples`` as the subdivisions + 1) and
+regenerates the terrain; if that fails, or a ``.py`` preset sets a value outside a setting's range (which
+Blender would clamp: every ``terrain.<setting> = <literal>`` is compared with what the setting holds afterwards),
+the settings are put back and the terrain is left as it was. *Save Terrain Recipe* and *Load Terrain Recipe*
+write and read a recipe file anywhere.
 """
 
 from __future__ import annotations
 
 import ast
+import json
 import traceback
+from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import bpy
 import numpy as np
-from bl_operators.presets import AddPresetBase
-from bpy.props import StringProperty
+from bpy.props import BoolProperty, StringProperty
+from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from .erode_fluvial import TERRAIN_OPTIONS
+from . import terrain_water
 from .errors import UserError
-from .properties import ErosionSettings, NoiseSettings, check_finite
+from .noise_core.terrain.recipe import PRESETS, Recipe, read_recipe, write_recipe
+from .noise_core.terrain.water import WATER_OPTIONS
+from .properties import check_finite
 from .terrain import regenerate_terrain
-from .terrain_recipe import SHAPE_FIELDS
-from .terrain_settings import is_terrain, restore, snapshot
+from .terrain_recipe import from_recipe, library_recipe, resolved
+from .terrain_settings import is_terrain, recall, restore, snapshot, store
 
 PRESET_SUBDIR = "noisewright/terrain"
-SHIPPED = Path(__file__).parent / "presets" / "terrain"
-"""The presets that come with the extension (read-only: *-* removes only the user's own)."""
-
-
-def preset_values() -> list[str]:
-    """The settings a preset holds: the grid, every noise property (the kind first: menus depend on it) and
-    every property of the erosion stages (rivers, then hydraulic and thermal)."""
-    noise = [p.identifier for p in NoiseSettings.bl_rna.properties if p.identifier not in ("rna_type", "name")]
-    noise.sort(key=lambda name: name != "kind")
-    erosion = [p.identifier for p in ErosionSettings.bl_rna.properties if p.identifier not in ("rna_type", "name")]
-    return (
-        [f"terrain.{name}" for name in SHAPE_FIELDS]
-        + [f"terrain.noise.{name}" for name in noise]
-        + [f"terrain.fluvial.{option.name}" for option in TERRAIN_OPTIONS]
-        + [f"terrain.erosion.{name}" for name in erosion]
-    )
+SHIPPED = PRESETS
+"""The presets that come with the extension: the library's recipe files (read-only: *-* removes only the
+user's own)."""
+SUFFIXES = (".json", ".py")
+"""A recipe file, or an older Blender preset file."""
 
 
 def preset_paths() -> list[str]:
@@ -62,27 +59,81 @@ class NOISEWRIGHT_MT_terrain_presets(bpy.types.Menu):
             preset_paths(),
             NOISEWRIGHT_OT_apply_terrain_preset.bl_idname,
             props_default={"menu_idname": self.bl_idname},
-            filter_ext=lambda ext: ext.lower() == ".py",
+            filter_ext=lambda ext: ext.lower() in SUFFIXES,
             display_name=lambda name: bpy.path.display_name(name, title_case=True),
         )
 
 
-class NOISEWRIGHT_OT_terrain_preset_add(AddPresetBase, bpy.types.Operator):  # type: ignore[misc]
-    """Save the active Noise Terrain's settings as a preset, or remove the selected user preset"""
+def user_folder(create: bool = False) -> Path:
+    """The folder of the user's own presets (made when ``create``)."""
+    return Path(bpy.utils.user_resource("SCRIPTS", path=f"presets/{PRESET_SUBDIR}", create=create))
+
+
+def save_recipe(obj: bpy.types.Object, path: Path) -> Path:
+    """Write the recipe of the Noise Terrain ``obj`` (``terrain_recipe.library_recipe``: its settings and the
+    stages operators applied) to ``path``, whole or not at all; ``UserError`` naming the problem."""
+    if not is_terrain(obj):
+        raise UserError(f"object: {getattr(obj, 'name', obj)!r} is not a Noise Terrain")
+    unreplayable = obj.noisewright_terrain.unreplayable  # type: ignore[attr-defined]
+    if unreplayable:
+        raise UserError(f"{obj.name!r}: was changed by {unreplayable}, which a recipe cannot hold; Regenerate it "
+                        "first (that drops the change) to save its recipe")  # fmt: skip
+    recipe = library_recipe(resolved(recall(obj)))  # a base file "//" relative to the .blend: its full path
+    recorded = terrain_water.recorded_water(obj).settings  # Object > Terrain Water: part of the recipe
+    if recorded:
+        recipe = replace(recipe, water={option.name: recorded[option.name] for option in WATER_OPTIONS})
+    try:
+        return write_recipe(recipe, path)
+    except OSError as error:
+        raise UserError(f"filepath: cannot write {str(path)!r}: {error.strerror or error}") from None
+
+
+class NOISEWRIGHT_OT_terrain_preset_add(bpy.types.Operator):
+    """Save the active Noise Terrain's recipe as a preset, or remove the selected user preset"""
 
     bl_idname = "noisewright.terrain_preset_add"
     bl_label = "Add Terrain Preset"
-    preset_menu = "NOISEWRIGHT_MT_terrain_presets"
-    preset_subdir = PRESET_SUBDIR
-    preset_defines = ["terrain = bpy.context.active_object.noisewright_terrain"]
-
-    @property
-    def preset_values(self) -> list[str]:
-        return preset_values()
+    name: StringProperty(name="Name", description="Name of the preset", maxlen=64)  # type: ignore[valid-type]
+    remove_active: BoolProperty(default=False, options={"HIDDEN", "SKIP_SAVE"})  # type: ignore[valid-type]
 
     @classmethod
     def poll(cls, context):
         return is_terrain(context.active_object)
+
+    def invoke(self, context, _event):
+        if self.remove_active:
+            return self.execute(context)
+        return context.window_manager.invoke_props_dialog(self)
+
+    def execute(self, context):
+        menu = getattr(bpy.types, NOISEWRIGHT_MT_terrain_presets.__name__)
+        try:
+            if self.remove_active:
+                remove_user_preset(menu.bl_label)
+            else:
+                path = save_recipe(context.active_object, user_folder(create=True) / f"{_file_name(self.name)}.json")
+                menu.bl_label = bpy.path.display_name(path.name, title_case=True)
+        except UserError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        return {"FINISHED"}
+
+
+def _file_name(name: str) -> str:
+    """A preset's file name for ``name`` (as Blender's presets: spaces as underscores, no path characters)."""
+    cleaned = bpy.path.clean_name(name.strip()) if name.strip() else ""
+    if not cleaned:
+        raise UserError("name: give the preset a name")
+    return cleaned
+
+
+def remove_user_preset(label: str) -> Path:
+    """Remove the user's preset shown as ``label``; ``UserError`` when it is a shipped one or not found."""
+    for path in sorted(user_folder().glob("*")):
+        if path.suffix.lower() in SUFFIXES and bpy.path.display_name(path.name, title_case=True) == label:
+            path.unlink()
+            return path
+    raise UserError(f"preset: {label!r} is not one of your presets (the shipped presets cannot be removed)")
 
 
 class NOISEWRIGHT_OT_apply_terrain_preset(bpy.types.Operator):
@@ -114,14 +165,100 @@ class NOISEWRIGHT_OT_apply_terrain_preset(bpy.types.Operator):
         return {"FINISHED"}
 
 
+class NOISEWRIGHT_OT_save_terrain_recipe(bpy.types.Operator, ExportHelper):  # type: ignore[misc]
+    """Save the active Noise Terrain's recipe (noise, grid, erosion stages) as a JSON file the command line,
+    the Python API and the preset menu read"""
+
+    bl_idname = "noisewright.save_terrain_recipe"
+    bl_label = "Save Terrain Recipe"
+    filename_ext = ".json"
+    filepath: StringProperty(name="File Path", subtype="FILE_PATH", maxlen=1024)  # type: ignore[valid-type]
+    filter_glob: StringProperty(default="*.json", options={"HIDDEN"})  # type: ignore[valid-type]
+
+    @classmethod
+    def poll(cls, context):
+        return is_terrain(context.active_object)
+
+    def execute(self, context):
+        try:
+            path = save_recipe(context.active_object, Path(bpy.path.abspath(self.filepath)))
+        except UserError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        self.report({"INFO"}, f"Saved {path}")
+        return {"FINISHED"}
+
+
+class NOISEWRIGHT_OT_load_terrain_recipe(bpy.types.Operator, ImportHelper):  # type: ignore[misc]
+    """Set the active Noise Terrain to a recipe file and regenerate it"""
+
+    bl_idname = "noisewright.load_terrain_recipe"
+    bl_label = "Load Terrain Recipe"
+    bl_options = {"REGISTER", "UNDO"}
+    filename_ext = ".json"
+    filepath: StringProperty(name="File Path", subtype="FILE_PATH", maxlen=1024)  # type: ignore[valid-type]
+    filter_glob: StringProperty(default="*.json", options={"HIDDEN"})  # type: ignore[valid-type]
+
+    @classmethod
+    def poll(cls, context):
+        return context.mode == "OBJECT" and is_terrain(context.active_object)
+
+    def execute(self, context):
+        try:
+            apply_preset(context, context.active_object, Path(bpy.path.abspath(self.filepath)))
+        except UserError as error:
+            self.report({"ERROR"}, str(error))
+            return {"CANCELLED"}
+        return {"FINISHED"}
+
+
+def _put_back(obj: bpy.types.Object, recorded: object) -> None:
+    """Restore the Terrain Water record ``recorded`` (None: none) of ``obj``."""
+    if recorded is None:
+        cast(Any, obj).pop(terrain_water.RECORD, None)
+    else:
+        cast(Any, obj)[terrain_water.RECORD] = recorded
+
+
+def apply_recipe(context: bpy.types.Context, obj: bpy.types.Object, recipe: Recipe) -> None:
+    """Set the Noise Terrain ``obj``'s settings to the library ``recipe`` (``terrain_recipe.from_recipe``) and
+    regenerate it, with its water (``recipe.water``: recorded as Object > Terrain Water records it, so the rebuild
+    adds the water too); ``UserError`` (and the settings put back) when it cannot be rebuilt."""
+    if not is_terrain(obj):
+        raise UserError(f"object: {getattr(obj, 'name', obj)!r} is not a Noise Terrain")
+    settings = obj.noisewright_terrain  # type: ignore[attr-defined]
+    before = snapshot(settings)
+    recorded = cast(Any, obj).get(terrain_water.RECORD)
+    if recipe.water is not None:  # its water is made with the terrain (Object > Terrain Water's, recorded)
+        defaults = {option.name: option.default for option in terrain_water.STORE_OPTIONS}
+        cast(Any, obj)[terrain_water.RECORD] = json.dumps({**defaults, **recipe.water})
+    try:
+        store(obj, from_recipe(recipe))
+        check_finite(settings)
+        regenerate_terrain(context, obj)
+    except UserError:
+        restore(settings, before)
+        if recipe.water is not None:
+            _put_back(obj, recorded)
+        raise
+
+
 def apply_preset(context: bpy.types.Context, obj: bpy.types.Object, path: Path) -> None:
-    """Run the preset file ``path`` on ``obj``'s terrain settings and regenerate ``obj``.
+    """Set ``obj``'s terrain settings to the recipe file ``path`` (``.json``: ``apply_recipe``), or run the older
+    Blender preset file ``path`` (``.py``) on them, and regenerate ``obj``.
 
     ``UserError`` if the file cannot be read or run, or the terrain cannot be rebuilt from its settings;
     then the settings are put back and nothing changes.
     """
     if not is_terrain(obj):
         raise UserError(f"object: {getattr(obj, 'name', obj)!r} is not a Noise Terrain")
+    if path.suffix.lower() == ".json":  # a recipe file
+        try:
+            recipe = read_recipe(path)
+        except (TypeError, ValueError) as error:
+            raise UserError(f"filepath: {str(error).removeprefix('path: ')}") from None
+        apply_recipe(context, obj, recipe)
+        return
     try:
         source = path.read_text(encoding="utf-8")
     except OSError as error:
@@ -207,4 +344,10 @@ def _shown(stored: Any) -> object:
     return stored if isinstance(stored, (str, int, float, bool)) else tuple(stored)
 
 
-CLASSES = (NOISEWRIGHT_MT_terrain_presets, NOISEWRIGHT_OT_terrain_preset_add, NOISEWRIGHT_OT_apply_terrain_preset)
+CLASSES = (
+    NOISEWRIGHT_MT_terrain_presets,
+    NOISEWRIGHT_OT_terrain_preset_add,
+    NOISEWRIGHT_OT_apply_terrain_preset,
+    NOISEWRIGHT_OT_save_terrain_recipe,
+    NOISEWRIGHT_OT_load_terrain_recipe,
+)

@@ -5,13 +5,16 @@ and erosion stages, kept as Blender properties made from their rows, and read ba
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import bpy
-from bpy.props import BoolProperty, PointerProperty
+from bpy.props import BoolProperty, PointerProperty, StringProperty
 
 from .erode_fluvial import FluvialSettings, fluvial_options
+from .errors import UserError
 from .mapping import from_domain, from_spec, to_domain, to_spec
+from .noise_core.terrain.recipe import Stage
 from .options import properties_of
 from .properties import ErosionSettings, NoiseSettings, erosion_options
 from .terrain_recipe import BASE_FIELDS, BASE_OPTIONS, SHAPE_FIELDS, SHAPE_OPTIONS, TerrainRecipe
@@ -43,6 +46,18 @@ class TerrainSettings(bpy.types.PropertyGroup):
         "noise": PointerProperty(type=NoiseSettings),  # type: ignore[func-returns-value]
         "erosion": PointerProperty(type=ErosionSettings),  # type: ignore[func-returns-value]
         "fluvial": PointerProperty(type=FluvialSettings),  # type: ignore[func-returns-value]
+        "applied_stages": StringProperty(  # type: ignore[func-returns-value]
+            name="Applied Stages",
+            description="Erosion applied by operators since (JSON list of recipe stages), run after the settings'",
+            default="[]",
+            options={"HIDDEN"},
+        ),
+        "unreplayable": StringProperty(  # type: ignore[func-returns-value]
+            name="Not Replayable",
+            description="An edit of the mesh its recipe cannot replay (a rebuild at another size would lose it)",
+            default="",
+            options={"HIDDEN"},
+        ),
     }
 
 
@@ -63,7 +78,22 @@ def store(obj: bpy.types.Object, recipe: TerrainRecipe) -> None:
         setattr(terrain, name, recipe.shape[name])
     for option in BASE_OPTIONS:
         setattr(terrain, option.name, recipe.shape.get(option.name, option.default))
+    terrain.applied_stages = json.dumps([{"stage": stage.kind, **stage.options} for stage in recipe.extra])
+    terrain.unreplayable = ""
     terrain.is_terrain = True
+
+
+def applied_stages(terrain: TerrainSettings) -> tuple[Stage, ...]:
+    """The stages operators applied to the terrain of ``terrain`` (its ``applied_stages``), checked; ``UserError``
+    naming the stage when one cannot be read (e.g. an option an older version wrote)."""
+    try:
+        records = json.loads(terrain.applied_stages or "[]")  # type: ignore[attr-defined]
+        return tuple(
+            Stage.of(record["stage"], {k: v for k, v in record.items() if k != "stage"}, f"applied_stages[{index}]")
+            for index, record in enumerate(records)
+        )
+    except (TypeError, ValueError, KeyError, AttributeError) as error:
+        raise UserError(f"applied_stages: cannot read the erosion applied to this terrain: {error}") from None
 
 
 def recall(obj: bpy.types.Object) -> TerrainRecipe:
@@ -73,7 +103,8 @@ def recall(obj: bpy.types.Object) -> TerrainRecipe:
     shape = {name: _plain(getattr(terrain, name)) for name in (*SHAPE_FIELDS, *BASE_FIELDS)}
     hydraulic, thermal = erosion_options(terrain.erosion)
     fluvial = fluvial_options(terrain.fluvial)
-    return TerrainRecipe(to_spec(terrain.noise), to_domain(terrain.noise), shape, hydraulic, thermal, fluvial)
+    extra = applied_stages(terrain)
+    return TerrainRecipe(to_spec(terrain.noise), to_domain(terrain.noise), shape, hydraulic, thermal, fluvial, extra)
 
 
 def snapshot(group: bpy.types.PropertyGroup) -> dict[str, Any]:

@@ -41,8 +41,10 @@ from .pixels import pixel_array
 from .progress import steps_of
 from .terrain_maps import mesh_unavailable
 
+FULL = Option("full", bool, False, "Unlimited water: every depression full to its spill level", title="Full Lakes")
+"""Rain without limit (``water``'s ``rain=inf``), here and in the heightmap export's water maps."""
 STORE_OPTIONS: tuple[Option, ...] = (
-    Option("full", bool, False, "Unlimited water: every depression full to its spill level", title="Full Lakes"),
+    FULL,
     Option("surface", bool, True, "Add the water surface mesh (lakes and rivers) with a water material"),
     Option("curves", bool, True, "Add the river network as curves (radius: half the river's width)"),
     Option("attributes", bool, True, "Store the water maps as point attributes of the terrain"),
@@ -200,9 +202,19 @@ def terrain_water_job(obj: bpy.types.Object, **settings: Any) -> Job:
     (``RECORD``; main thread; ``UserError``, changing nothing, when the object was removed or its mesh changed
     meanwhile)."""
     mesh, positions, _layout, _heights = grid_heights(obj)
+    water_arguments(settings)
+    return _grid_job(obj.name, mesh.name, positions, settings)
+
+
+def water_arguments(settings: dict[str, Any]) -> dict[str, Any]:
+    """``water``'s keyword arguments from ``settings`` (``FULL`` and ``WATER_OPTIONS``, checked): rain without limit
+    when ``full``; ``UserError`` when there is no rain."""
     if settings["rain"] <= 0.0 and not settings["full"]:
         raise UserError("rain: give some rain (or Full Lakes); with none there is no water")
-    return _grid_job(obj.name, mesh.name, positions, settings)
+    options = {option.name: settings[option.name] for option in WATER_OPTIONS}
+    if settings["full"]:
+        options["rain"] = float("inf")
+    return options
 
 
 def _grid_job(object_name: str, mesh_name: str, positions: np.ndarray, settings: dict[str, Any]) -> Job:
@@ -213,9 +225,7 @@ def _grid_job(object_name: str, mesh_name: str, positions: np.ndarray, settings:
     cell_size = layout.square_cell(object_name, "water needs")
     grid = positions[layout.order].reshape(layout.rows, layout.columns, 3)
     heights = grid[..., 2]
-    options = {option.name: settings[option.name] for option in WATER_OPTIONS}
-    if settings["full"]:
-        options["rain"] = float("inf")
+    options = water_arguments(settings)
 
     def compute(advance: Callable[[int], None]) -> tuple[WaterResult, list | None]:
         try:

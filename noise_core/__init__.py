@@ -9,6 +9,7 @@ Public API::
     rivers = erode_fluvial(image * 100.0, steps=200, dt=5e3, uplift=1e-3, erodibility=2e-5, cell_size=10.0)
     write_heightmap("land.r16", values01, height_range=(0, 500), unit="m", engine="unreal")  # + .json sidecar
     lakes = water(image * 100.0, cell_size=10.0, rain=0.5)      # lakes, water level, rivers, flow map
+    land = build_heights(read_preset("alpine_ridges"), 257)   # a terrain recipe's heights, (257, 257) float32
 
 Compiled kernels are cached on disk (``set_cache_dir`` chooses where); ``compile_state`` and
 ``precompile`` tell whether a call would compile first and do it ahead of time. Importing checks that
@@ -31,6 +32,7 @@ from .spec import NoiseSpec  # noqa: E402
 from .terrain.erosion import ErosionResult, depressions, erode_hydraulic, erode_thermal  # noqa: E402
 from .terrain.flow import fill_depressions, flow_accumulation  # noqa: E402
 from .terrain.fluvial import FluvialResult, erode_fluvial  # noqa: E402
+from .terrain.layers import compute_layers, deposits  # noqa: E402
 from .terrain.maps import (  # noqa: E402
     aspect,
     compute_maps,
@@ -41,6 +43,7 @@ from .terrain.maps import (  # noqa: E402
     slope,
     wetness_index,
 )
+from .terrain.recipe import Recipe, build_heights, build_terrain, read_preset, read_recipe, write_recipe  # noqa: E402
 from .terrain.splat import Band, SplatLayer, splat_weights, write_splat  # noqa: E402
 from .terrain.water import River, WaterResult, carve_rivers, water  # noqa: E402
 
@@ -52,15 +55,20 @@ __all__ = [
     "Heightmap",
     "NoiseSpec",
     "NumbaVersionError",
+    "Recipe",
     "River",
     "SplatLayer",
     "WaterResult",
     "aspect",
+    "build_heights",
+    "build_terrain",
     "cache_location",
     "carve_rivers",
     "compile_state",
+    "compute_layers",
     "compute_maps",
     "curvature",
+    "deposits",
     "depressions",
     "erode_fluvial",
     "erode_hydraulic",
@@ -74,6 +82,8 @@ __all__ = [
     "openness",
     "precompile",
     "read_heightmap",
+    "read_preset",
+    "read_recipe",
     "relative_height",
     "set_cache_dir",
     "slope",
@@ -82,6 +92,7 @@ __all__ = [
     "water",
     "wetness_index",
     "write_heightmap",
+    "write_recipe",
     "write_splat",
     "write_tiles",
 ]

@@ -27,9 +27,9 @@ import numpy as np
 from . import affine, fractal, runtime
 from ._jit import LazySerialKernel
 from .derivatives import DERIVABLE_KINDS, derivative_kernel_and_signature, derivative_sum
-from .fractal import fractal_grid_sum, fractal_sum, kernel_for
+from .fractal import fractal_grid_sum, fractal_grid_sum_3d, fractal_sum, kernel_for
 from .fractal_modes import MODE_CODES
-from .grid_kernels import grid_kernel_and_signature, grid_sum, separable
+from .grid_kernels import grid_kernel_and_signature, grid_sum, grid_sum_3d, separable
 from .ranges import float32_range
 from .registry import KINDS, NO_PARAMS, kernel_arguments, kind_info
 from .spec import NoiseSpec
@@ -310,16 +310,26 @@ def evaluate(
 
 
 def evaluate_lattice(
-    spec: NoiseSpec, xs: np.ndarray, ys: np.ndarray, progress: Callable[[int, int], None] | None = None
+    spec: NoiseSpec,
+    xs: np.ndarray,
+    ys: np.ndarray,
+    progress: Callable[[int, int], None] | None = None,
+    zs: np.ndarray | None = None,
 ) -> np.ndarray:
     """Noise of ``spec`` at the 2D lattice ``(xs[c], ys[r])``: (len(ys), len(xs)) float32, bit for bit ``evaluate``
     of the (N, 2) points in rows (x fastest), computed by the grid kernels (as ``evaluate`` does when it finds such
     a lattice) without making the points: a transformed plane, a terrain.
 
-    With ``progress``, the rows are computed in blocks of about ``LATTICE_BLOCK`` points (each point's value
-    depends on it alone: the same bits) and ``progress(rows_done, rows)`` is called after each block; an
+    With ``zs``, the 3D noise at the lattice ``(xs[c], ys[r], zs[s])``: (len(zs), len(ys), len(xs)) float32, bit for
+    bit ``evaluate`` of the (N, 3) points with x fastest and z slowest (value and Perlin noise by the separable 3D
+    grid kernel, ``grid_kernels.grid_sum_3d``; the other kinds by the point path at those points).
+
+    With ``progress``, the rows (slices with ``zs``) are computed in blocks of about ``LATTICE_BLOCK`` points (each
+    point's value depends on it alone: the same bits) and ``progress(done, total)`` is called after each block; an
     exception it raises (a cancel) stops the work there."""
     spec = _check_spec(spec)
+    if zs is not None:
+        return _evaluate_lattice_3d(spec, xs, ys, zs, progress)
     _check_dimension(spec, 2)
     axes = []
     for name, values in (("xs", xs), ("ys", ys)):
@@ -341,6 +351,44 @@ def evaluate_lattice(
     if is_warped(spec) or not (finite and _on_grid(spec, xs, ys, out)):  # the point path, which raises if need be
         points = np.column_stack([np.tile(xs, ys.shape[0]), np.repeat(ys, xs.shape[0])])
         out.reshape(-1)[:] = _run(spec, points)
+    return out
+
+
+def _lattice_axis(name: str, values: object) -> np.ndarray:
+    """``values`` as a 1-D C-contiguous float64 array; ``ValueError`` starting with ``name`` otherwise."""
+    array = np.ascontiguousarray(values, dtype=np.float64)
+    if array.ndim != 1:
+        raise ValueError(f"{name}: expected a 1-D array of coordinates, got shape {array.shape}")
+    return array
+
+
+def _evaluate_lattice_3d(
+    spec: NoiseSpec, xs: object, ys: object, zs: object, progress: Callable[[int, int], None] | None
+) -> np.ndarray:
+    """``evaluate_lattice`` with ``zs``: the 3D lattice."""
+    _check_dimension(spec, 3)
+    xs, ys, zs = (_lattice_axis(name, values) for name, values in (("xs", xs), ("ys", ys), ("zs", zs)))
+    out = np.empty((zs.shape[0], ys.shape[0], xs.shape[0]), dtype=np.float32)
+    if out.size == 0:
+        return out
+    if progress is not None:
+        step = max(1, LATTICE_BLOCK // (xs.shape[0] * ys.shape[0]))
+        for first in range(0, zs.shape[0], step):
+            out[first : first + step] = _evaluate_lattice_3d(spec, xs, ys, zs[first : first + step], None)
+            progress(min(first + step, zs.shape[0]), zs.shape[0])
+        return out
+    axes = (xs, ys, zs)
+    finite = all(np.isfinite(axis).all() for axis in axes)
+    if finite and not is_warped(spec) and max(np.abs(axis).max() for axis in axes) < _lattice_limit(spec):
+        if separable(spec):
+            grid_sum_3d(xs, ys, zs, out, spec, float32_range(spec))
+        else:
+            family, variant, params = kernel_arguments(spec, 3)
+            fractal_grid_sum_3d(xs, ys, zs, out, family, variant, spec, params, _lattice_limit(spec),
+                                float32_range(spec))  # fmt: skip
+        return out
+    z, y, x = np.meshgrid(zs, ys, xs, indexing="ij")  # the point path, which raises if need be
+    out.reshape(-1)[:] = _run(spec, np.column_stack([x.reshape(-1), y.reshape(-1), z.reshape(-1)]))
     return out
 
 

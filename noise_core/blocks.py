@@ -13,6 +13,14 @@ BLOCK = 2048
 
 
 @jit
+def block_span(block, size, n):
+    """``(start, stop)``: the items ``start .. stop - 1`` of block ``block`` of ``size`` items among ``n``
+    (the last block may be shorter)."""
+    start = block * size
+    return start, min(start + size, n)
+
+
+@jit
 def read_block(rows, dim, limit, local):
     """Copy a block's points (its (n, ``dim``) rows, flattened) into the float64 columns ``local[axis]``;
     returns how many coordinates are not below ``limit`` in magnitude (NaN counts as outside). Row by row,

@@ -19,7 +19,7 @@ import numpy as np
 from numba.extending import overload
 
 from ._jit import JIT_OPTIONS, jit, range_kernel, scratch
-from .blocks import read_block
+from .blocks import block_span, read_block
 from .fractal_modes import (
     FBM,
     HETERO_TERRAIN,
@@ -475,10 +475,8 @@ def _build_kernel(family, dim, variant, tiled, mode):
         if first < 0:  # the launch: this kernel over blocks 0 .. last - 1 on Numba's threads
             on_threads(last)
             return
-        n = out.shape[0]
         for block in range(first, last):
-            start = block * DERIVATIVE_BLOCK
-            stop = min(start + DERIVATIVE_BLOCK, n)
+            start, stop = block_span(block, DERIVATIVE_BLOCK, out.shape[0])
             m = stop - start
             local = scratch((dim, DERIVATIVE_BLOCK), (dim, m), np.float64)
             outside[block] = read_block(points[start:stop].ravel(), dim, limit, local)

@@ -20,7 +20,7 @@ from functools import cache
 import numpy as np
 
 from ._jit import exact, range_kernel, scratch
-from .blocks import BLOCK
+from .blocks import BLOCK, block_span
 from .fractal import launch_blocks
 from .threads import on_threads
 
@@ -47,22 +47,21 @@ def _displace_blocks(first, last, positions, values, low, scale, midlevel, stren
     if first < 0:  # the launch: this kernel over blocks 0 .. last - 1 on Numba's threads
         on_threads(last)
         return
-    n = values.shape[0]
     for block in range(first, last):
-        start = block * BLOCK
-        m = min(start + BLOCK, n) - start
+        start, stop = block_span(block, BLOCK, values.shape[0])
+        block_values = values[start:stop]
+        m = stop - start
         amounts = scratch(BLOCK, m, np.float32)
-        block_values = values[start : start + m]
         if weights.shape[0] > 1:
-            block_weights = weights[start : start + m]
+            block_weights = weights[start:stop]
             for j in range(m):
                 amounts[j] = _amount(block_values[j], low, scale, midlevel, strength, block_weights[j])
         else:
             for j in range(m):
                 amounts[j] = _amount(block_values[j], low, scale, midlevel, strength, weights[0])
-        moved = positions[start : start + m]
+        moved = positions[start:stop]
         if every_axis:
-            along = directions[start : start + m]
+            along = directions[start:stop]
             for j in range(m):
                 moved[j, 0] = _moved(moved[j, 0], amounts[j], along[j, 0])
                 moved[j, 1] = _moved(moved[j, 1], amounts[j], along[j, 1])

@@ -46,7 +46,7 @@ from numba.core import cgutils
 from numba.extending import intrinsic
 
 from ._jit import block_function, inline, named, range_kernel, scratch
-from .blocks import BLOCK, read_block, read_block_affine
+from .blocks import BLOCK, block_span, read_block, read_block_affine
 from .fractal_modes import FBM, MODE_CODES, amplitude_sum, finished, fold, octave_arguments, octave_settings
 from .runtime import ensure_compiled, launch_blocks
 from .sampling import BLOCK_SAMPLERS, SAMPLERS
@@ -138,9 +138,9 @@ def _call_block(typingctx, address, local, ob, seed, frequency, octaves, lacunar
     return types.none(address, *arguments), codegen
 
 
-ROWS, TRANSFORMED, LATTICE = 0, 1, 2
+ROWS, TRANSFORMED, LATTICE, LATTICE_3D = 0, 1, 2, 3
 """How a launcher makes a block's coordinates from its ``source``: copied from (N, dim) rows, mapped from (N, k)
-rows by an affine matrix (``affine``), or filled in from the axes of a 2D lattice (the grid mode)."""
+rows by an affine matrix (``affine``), or filled in from the axes of a 2D or 3D lattice (the grid mode)."""
 
 
 @inline
@@ -170,6 +170,43 @@ def _fill_lattice(axes, width, start, limit, local):
     return block_outside
 
 
+@inline
+def _fill_lattice_3d(axes, shape, start, limit, local):
+    """``_fill_lattice`` of the 3D lattice ``(axes[0, c], axes[1, r], axes[2, s])`` of ``shape[0]`` columns and
+    ``shape[1]`` rows per slice (``c`` fastest, then ``r``): its points ``start ..`` into ``local[0..2]``."""
+    m = local.shape[1]
+    width = shape[0]
+    height = shape[1]
+    row = start // width
+    column = start - row * width
+    plane = row // height
+    row = row - plane * height
+    filled = 0
+    block_outside = 0
+    while filled < m:
+        run = min(width - column, m - filled)
+        y = axes[1, row]
+        z = axes[2, plane]
+        run_xs = local[0, filled : filled + run]
+        run_ys = local[1, filled : filled + run]
+        run_zs = local[2, filled : filled + run]
+        columns = axes[0, column : column + run]
+        for i in range(run):
+            run_xs[i] = columns[i]
+            run_ys[i] = y
+            run_zs[i] = z
+            block_outside += (
+                (0 if abs(columns[i]) < limit else 1) + (0 if abs(y) < limit else 1) + (0 if abs(z) < limit else 1)
+            )
+        filled += run
+        column = 0
+        row += 1
+        if row == height:
+            row = 0
+            plane += 1
+    return block_outside
+
+
 def _build_launcher(dim, reading, width):
     """The range kernel that makes each block's ``dim``-dimensional coordinates, counting those beyond ``limit``,
     and calls the block function at ``block_address`` on them (one launcher serves every family, variant, tiling
@@ -184,21 +221,22 @@ def _build_launcher(dim, reading, width):
         if first < 0:  # the launch: this kernel over blocks 0 .. last - 1 on Numba's threads
             on_threads(last)
             return
-        n = out.shape[0]
         for block in range(first, last):
-            start = block * BLOCK
-            stop = min(start + BLOCK, n)
+            start, stop = block_span(block, BLOCK, out.shape[0])
             local = scratch((dim, BLOCK), (dim, stop - start), np.float64)
             if reading == ROWS:
                 outside[block] = read_block(source[start:stop].ravel(), dim, limit, local)
             elif reading == TRANSFORMED:
                 outside[block] = read_block_affine(source[start:stop].ravel(), width, dim, by, limit, local)
-            else:
+            elif reading == LATTICE:
                 outside[block] = _fill_lattice(source, by, start, limit, local)
+            else:
+                outside[block] = _fill_lattice_3d(source, by, start, limit, local)
             _call_block(block_address, local, out[start:stop], seed, frequency, octaves, lacunarity, persistence,
                         turbulence, offset, gain, params, low, high)  # fmt: skip
 
-    name = ("fractal_kernel_{}d", "fractal_kernel_affine_{}d_from_" + str(width), "fractal_grid_kernel_{}d")[reading]
+    name = ("fractal_kernel_{}d", "fractal_kernel_affine_{}d_from_" + str(width), "fractal_grid_kernel_{}d",
+            "fractal_grid_kernel_{}d")[reading]  # fmt: skip
     return range_kernel(named(fractal_kernel, name.format(dim)))
 
 
@@ -220,7 +258,7 @@ def launcher_for(dim, grid=False, width=None):
     """The parallel kernel that runs block functions over ``dim``-dimensional points (``grid``: over the 2D
     lattice of the grid mode; ``width``: points of ``width`` columns mapped by a matrix, ``affine``), built on
     first use (``_build_launcher``)."""
-    reading = LATTICE if grid else ROWS if width is None else TRANSFORMED
+    reading = (LATTICE if dim == 2 else LATTICE_3D) if grid else ROWS if width is None else TRANSFORMED
     key = (int(dim), reading, 0 if width is None else int(width))
     found = _LAUNCHERS.get(key)
     if found is None:
@@ -293,4 +331,21 @@ def fractal_grid_sum(xs, ys, out, family, variant, spec, params, limit, bounds):
     outside = np.zeros(blocks, dtype=np.int64)
     arguments = grid_arguments(axes, out, outside, address, spec, params, limit, bounds)
     launch_blocks(launcher_for(2, grid=True), blocks, arguments)
+    return int(outside.sum())
+
+
+def fractal_grid_sum_3d(xs, ys, zs, out, family, variant, spec, params, limit, bounds):
+    """``fractal_grid_sum`` on the 3D lattice ``(xs[c], ys[r], zs[s])``: fill ``out`` ((len(zs), len(ys),
+    len(xs)) float32) by the 3D grid launcher, bit for bit ``fractal_sum`` of the (N, 3) lattice points (x fastest,
+    z slowest), which it never builds. Returns how many of their coordinates are not below ``limit``."""
+    axes = np.zeros((3, max(xs.shape[0], ys.shape[0], zs.shape[0])), dtype=np.float64)
+    axes[0, : xs.shape[0]] = xs
+    axes[1, : ys.shape[0]] = ys
+    axes[2, : zs.shape[0]] = zs
+    address = block_address(kernel_for(family, 3, variant, spec.tiling, MODE_CODES[spec.fractal]))
+    blocks = (out.size + BLOCK - 1) // BLOCK
+    outside = np.zeros(blocks, dtype=np.int64)
+    shape = np.array([xs.shape[0], ys.shape[0]], dtype=np.int64)
+    arguments = kernel_arguments(axes, shape, out.reshape(-1), outside, address, spec, params, limit, bounds)
+    launch_blocks(launcher_for(3, grid=True), blocks, arguments)
     return int(outside.sum())

@@ -189,6 +189,24 @@ def lattice_3d32(gradient, h, x, y, z):
     return dot3(gx, gy, gz, x, y, z) * _PERLIN_3D_SCALE_32
 
 
+@exact
+def lattice_vector_3d32(gradient, h):
+    """What ``lattice_3d32`` reads of the hash ``h``: the value noise constant (in all three) or the octahedron
+    gradient ``octahedron_vectors32(h)``, for kernels that reuse a corner over many samples."""
+    if gradient == VALUE:
+        v = signed_byte32(h, 0)
+        return v, v, v
+    return octahedron_vectors32(h)
+
+
+@exact
+def lattice_from_vector_3d32(gradient, gx, gy, gz, x, y, z):
+    """``lattice_3d32`` from ``lattice_vector_3d32``'s ``(gx, gy, gz)``: the same operations, the same bits."""
+    if gradient == VALUE:
+        return gx
+    return dot3(gx, gy, gz, x, y, z) * _PERLIN_3D_SCALE_32
+
+
 @jit
 def evaluate_1d(gradient, h, x):
     """1D gradient ``gradient`` of the point with hash ``h`` at offset ``x``."""

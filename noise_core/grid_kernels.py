@@ -27,6 +27,12 @@ over rows: ``threads.on_threads``); within a row the octave loop is outermost an
 innermost, a straight run over contiguous tables that LLVM vectorises. Loops index slices from 0 (``run[i]``,
 not ``row[start + i]``): a loop index Numba cannot prove non-negative gets a negative-index wrap per element,
 which LLVM vectorises with gathers and scatters (measured 3.6-4x slower here).
+
+The 3D lattice ``(xs[c], ys[r], zs[s])`` (``api.evaluate_lattice`` with ``zs``) runs the same way with a row per
+``(slice, row)`` pair (``grid_sum_3d``): the column tables are the 2D kernel's, each row's ``y`` and ``z`` spans
+are computed once per octave, and a cell's eight corner hashes (``lattice_noise._corner_hashes_of_columns_3d``)
+come from its columns' partial hashes; for fBm a chunk of rows goes cell by cell, so a cell's corners and their
+gradient vectors (``lattice_noise.corner_vectors_3d``) are computed once for all its rows in the chunk.
 """
 
 from __future__ import annotations
@@ -37,7 +43,14 @@ from ._jit import jit, range_kernel, scratch
 from .fractal_modes import FBM, MODE_CODES, amplitude_sum, finished, fold, octave_arguments, octave_settings
 from .hashing import eat, hash_seed
 from .lattice import span32
-from .lattice_noise import _blend_2d, _corner_hashes_of_columns
+from .lattice_noise import (
+    _blend_2d,
+    _blend_3d,
+    _corner_hashes_of_columns,
+    _corner_hashes_of_columns_3d,
+    blend_3d_of_vectors,
+    corner_vectors_3d,
+)
 from .registry import KINDS
 from .runtime import launch_blocks, range_signature
 from .schema import FAMILY_LATTICE
@@ -149,15 +162,148 @@ def _build_grid_kernel(gradient, tiled, mode=FBM):
     return grid_kernel
 
 
+ROW_CHUNK = 64
+"""Rows of the 3D grid kernel's fBm path taken together: their ``y`` and ``z`` spans are tabled per octave, and a
+cell's corner hashes are computed once for the run of consecutive rows in the same ``y`` and ``z`` cells."""
+
+
+def _build_grid_kernel_3d(gradient, tiled, mode=FBM):
+    """The 3D grid kernel of ``(gradient, tiled, mode)``: ``_build_grid_kernel``'s with a row for each
+    ``(slice, row)`` pair of the (slices, rows, cols) lattice, whose ``y`` and ``z`` spans are computed once per
+    row and octave; the eight corner hashes of a run of columns in one cell (``_corner_hashes_of_columns_3d``
+    from the columns' partial hashes), the trilinear blend per sample (``lattice_noise._blend_3d``). For fBm the
+    rows go ``ROW_CHUNK`` at a time, run (cell) by run, so a cell's corners are hashed once for all the rows of
+    the chunk that share its ``y`` and ``z`` cells; a Musgrave mode, whose running totals are per row, goes row by
+    row, hashing a cell's corners once per row."""
+    musgrave = mode != FBM
+
+    @range_kernel
+    def grid_kernel_3d(
+        first, last, xs, ys, zs, out, strip, column_hashes, column_spans, runs, run_counts, seed, frequency, octaves,
+        lacunarity, persistence, turbulence, offset, gain, low, high,
+    ):  # fmt: skip
+        if first < 0:  # the launch: strip by strip, its column tables, then its rows on Numba's threads
+            for left in range(0, xs.shape[0], STRIP):
+                strip[0] = left
+                _column_tables(
+                    xs[left : left + STRIP], seed, frequency, octaves, lacunarity, tiled, column_hashes,
+                    column_spans, runs, run_counts,
+                )  # fmt: skip
+                on_threads(last)
+            return
+        left = strip[0]
+        cols = min(STRIP, xs.shape[0] - left)
+        rows = ys.shape[0]
+        scale = np.float32(1.0 / amplitude_sum(octaves, persistence))
+        if not musgrave:
+            for chunk in range(first, last, ROW_CHUNK):
+                count_rows = min(ROW_CHUNK, last - chunk)
+                cells = scratch((4, ROW_CHUNK), (4, count_rows), np.int64)  # y0, y1, z0, z1 per row
+                spans = scratch((4, ROW_CHUNK), (4, count_rows), np.float32)  # gy, ty, gz, tz per row
+                vectors = scratch(24, 24, np.float32)  # a cell's corner_vectors_3d
+                for octave in range(octaves):
+                    _, octave_frequency, period, amplitude = octave_settings(
+                        seed, frequency, lacunarity, persistence, tiled, octave
+                    )
+                    for k in range(count_rows):
+                        r = chunk + k
+                        cells[0, k], cells[1, k], spans[0, k], spans[1, k] = span32(
+                            ys[r % rows], octave_frequency, period
+                        )
+                        cells[2, k], cells[3, k], spans[2, k], spans[3, k] = span32(
+                            zs[r // rows], octave_frequency, period
+                        )
+                    h0s = column_hashes[octave, 0]
+                    h1s = column_hashes[octave, 1]
+                    gxs = column_spans[octave, 0]
+                    txs = column_spans[octave, 1]
+                    count = run_counts[octave]
+                    if count * RUN_LENGTH <= cols:
+                        for j in range(count):
+                            start = runs[octave, j]
+                            stop = runs[octave, j + 1]
+                            run_gx = gxs[start:stop]
+                            run_tx = txs[start:stop]
+                            for k in range(count_rows):
+                                if k == 0 or cells[0, k] != cells[0, k - 1] or cells[2, k] != cells[2, k - 1]:
+                                    corners = _corner_hashes_of_columns_3d(
+                                        h0s[start], h1s[start], cells[0, k], cells[1, k], cells[2, k], cells[3, k]
+                                    )
+                                    corner_vectors_3d(gradient, corners, vectors)
+                                gy, ty, gz, tz = spans[0, k], spans[1, k], spans[2, k], spans[3, k]
+                                run_ob = out[chunk + k][left + start : left + stop]
+                                for i in range(run_ob.shape[0]):
+                                    value = blend_3d_of_vectors(gradient, vectors, run_gx[i], run_tx[i], gy, ty, gz,
+                                                                tz)  # fmt: skip
+                                    fold(mode, octave, value, amplitude, turbulence, offset, gain, run_ob, run_ob,
+                                         run_ob, i)  # fmt: skip
+                    else:
+                        for k in range(count_rows):
+                            y0, y1, z0, z1 = cells[0, k], cells[1, k], cells[2, k], cells[3, k]
+                            gy, ty, gz, tz = spans[0, k], spans[1, k], spans[2, k], spans[3, k]
+                            ob = out[chunk + k][left : left + cols]
+                            for c in range(cols):
+                                corners = _corner_hashes_of_columns_3d(h0s[c], h1s[c], y0, y1, z0, z1)
+                                value = _blend_3d(gradient, corners, gxs[c], txs[c], gy, ty, gz, tz)
+                                fold(mode, octave, value, amplitude, turbulence, offset, gain, ob, ob, ob, c)
+                for k in range(count_rows):
+                    ob = out[chunk + k][left : left + cols]
+                    for c in range(cols):
+                        ob[c] = finished(mode, ob, ob, c, scale, low, high)
+            return
+        for r in range(first, last):
+            ob = out[r][left : left + cols]
+            y = ys[r % rows]
+            z = zs[r // rows]
+            total = scratch(STRIP, cols, np.float64)
+            weight = scratch(STRIP, cols, np.float64)
+            for octave in range(octaves):
+                _, octave_frequency, period, amplitude = octave_settings(
+                    seed, frequency, lacunarity, persistence, tiled, octave
+                )
+                y0, y1, gy, ty = span32(y, octave_frequency, period)
+                z0, z1, gz, tz = span32(z, octave_frequency, period)
+                h0s = column_hashes[octave, 0]
+                h1s = column_hashes[octave, 1]
+                gxs = column_spans[octave, 0]
+                txs = column_spans[octave, 1]
+                count = run_counts[octave]
+                if count * RUN_LENGTH <= cols:
+                    for j in range(count):
+                        start = runs[octave, j]
+                        stop = runs[octave, j + 1]
+                        corners = _corner_hashes_of_columns_3d(h0s[start], h1s[start], y0, y1, z0, z1)
+                        run_gx = gxs[start:stop]
+                        run_tx = txs[start:stop]
+                        run_ob = ob[start:stop]
+                        run_total = total[start:stop]
+                        run_weight = weight[start:stop]
+                        for i in range(run_ob.shape[0]):
+                            value = _blend_3d(gradient, corners, run_gx[i], run_tx[i], gy, ty, gz, tz)
+                            fold(mode, octave, value, amplitude, turbulence, offset, gain, run_ob, run_total,
+                                 run_weight, i)  # fmt: skip
+                else:
+                    for c in range(cols):
+                        corners = _corner_hashes_of_columns_3d(h0s[c], h1s[c], y0, y1, z0, z1)
+                        value = _blend_3d(gradient, corners, gxs[c], txs[c], gy, ty, gz, tz)
+                        fold(mode, octave, value, amplitude, turbulence, offset, gain, ob, total, weight, c)
+            for c in range(cols):
+                ob[c] = finished(mode, ob, total, c, scale, low, high)
+
+    return grid_kernel_3d
+
+
 _KERNELS = {}
 
 
-def grid_kernel_for(gradient, tiled=False, mode=FBM):
-    """The compiled grid kernel of ``(gradient, tiled, mode)``, built on first use."""
-    key = (int(gradient), bool(tiled), int(mode))
+def grid_kernel_for(gradient, tiled=False, mode=FBM, dim=2):
+    """The compiled grid kernel of ``(gradient, tiled, mode)`` in ``dim`` (2 or 3) dimensions, built on first
+    use."""
+    key = (int(gradient), bool(tiled), int(mode), int(dim))
     found = _KERNELS.get(key)
     if found is None:
-        found = _KERNELS[key] = _build_grid_kernel(*key)
+        build = _build_grid_kernel if dim == 2 else _build_grid_kernel_3d
+        found = _KERNELS[key] = build(*key[:3])
     return found
 
 
@@ -191,3 +337,11 @@ def grid_sum(xs, ys, out, spec, bounds) -> None:
     columns and rows, each below ``2**31 / spec.highest_frequency`` in magnitude (``api`` checks them)."""
     kernel = grid_kernel_for(KINDS[spec.kind].variant_of(spec), spec.tiling, MODE_CODES[spec.fractal])
     launch_blocks(kernel, ys.shape[0], grid_arguments(xs, ys, out, spec, bounds))
+
+
+def grid_sum_3d(xs, ys, zs, out, spec, bounds) -> None:
+    """``grid_sum`` on the 3D lattice ``(xs[c], ys[r], zs[s])``: fill ``out`` (slices, rows, cols) float32; the
+    same bits as the point path at those points (``tests/test_grid_path.py``)."""
+    kernel = grid_kernel_for(KINDS[spec.kind].variant_of(spec), spec.tiling, MODE_CODES[spec.fractal], 3)
+    arguments = grid_arguments(xs, ys, out.reshape(-1, out.shape[-1]), spec, bounds)
+    launch_blocks(kernel, zs.shape[0] * ys.shape[0], (*arguments[:2], zs, *arguments[2:]))

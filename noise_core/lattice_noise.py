@@ -25,7 +25,16 @@ import numpy as np
 
 from ._jit import exact, fmuladd, inline, jit, named, scratch
 from .blocks import BLOCK
-from .gradients import PERLIN, VALUE, evaluate_1d, evaluate_4d, lattice_2d32, lattice_3d32
+from .gradients import (
+    PERLIN,
+    VALUE,
+    evaluate_1d,
+    evaluate_4d,
+    lattice_2d32,
+    lattice_3d32,
+    lattice_from_vector_3d32,
+    lattice_vector_3d32,
+)
 from .hashing import avalanche, eat, hash_seed
 from .lattice import next_point, smooth32, span, span32, split_block, wrap_point
 from .schema import FAMILY_LATTICE, Kind, signed_unit_range
@@ -114,8 +123,13 @@ def lattice_2d(gradient, x, y, seed, frequency, period):
 @jit
 def _corner_hashes_3d(h, x0, x1, y0, y1, z0, z1):
     """Finished hashes of the eight corners, x slowest and z fastest: ``(x0, y0, z0), (x0, y0, z1), ...``."""
-    h0 = eat(h, x0)
-    h1 = eat(h, x1)
+    return _corner_hashes_of_columns_3d(eat(h, x0), eat(h, x1), y0, y1, z0, z1)
+
+
+@jit
+def _corner_hashes_of_columns_3d(h0, h1, y0, y1, z0, z1):
+    """``_corner_hashes_3d`` from the columns' partial hashes ``h0 = eat(h, x0)`` and ``h1 = eat(h, x1)`` (the
+    separable 3D grid keeps them per column: ``grid_kernels``)."""
     h00 = eat(h0, y0)
     h01 = eat(h0, y1)
     h10 = eat(h1, y0)
@@ -147,6 +161,38 @@ def _blend_3d(gradient, h, gx, tx, gy, ty, gz, tz):
     b = _lerp32(
         _lerp32(lattice_3d32(gradient, h[4], gx1, gy, gz), lattice_3d32(gradient, h[5], gx1, gy, gz1), tz),
         _lerp32(lattice_3d32(gradient, h[6], gx1, gy1, gz), lattice_3d32(gradient, h[7], gx1, gy1, gz1), tz),
+        ty,
+    )
+    return _lerp32(a, b, tx)
+
+
+@jit
+def corner_vectors_3d(gradient, h, vectors):
+    """``lattice_vector_3d32`` of the eight corner hashes ``h`` into ``vectors[3 k .. 3 k + 2]``."""
+    for k in range(8):
+        vectors[3 * k], vectors[3 * k + 1], vectors[3 * k + 2] = lattice_vector_3d32(gradient, h[k])
+
+
+@exact
+def _corner_3d(gradient, vectors, k, x, y, z):
+    return lattice_from_vector_3d32(gradient, vectors[3 * k], vectors[3 * k + 1], vectors[3 * k + 2], x, y, z)
+
+
+@exact
+def blend_3d_of_vectors(gradient, vectors, gx, tx, gy, ty, gz, tz):
+    """``_blend_3d`` of the corners whose ``corner_vectors_3d`` are ``vectors``: the same operations, the same
+    bits, for kernels that blend many samples in one cell."""
+    gx1 = gx - _ONE
+    gy1 = gy - _ONE
+    gz1 = gz - _ONE
+    a = _lerp32(
+        _lerp32(_corner_3d(gradient, vectors, 0, gx, gy, gz), _corner_3d(gradient, vectors, 1, gx, gy, gz1), tz),
+        _lerp32(_corner_3d(gradient, vectors, 2, gx, gy1, gz), _corner_3d(gradient, vectors, 3, gx, gy1, gz1), tz),
+        ty,
+    )
+    b = _lerp32(
+        _lerp32(_corner_3d(gradient, vectors, 4, gx1, gy, gz), _corner_3d(gradient, vectors, 5, gx1, gy, gz1), tz),
+        _lerp32(_corner_3d(gradient, vectors, 6, gx1, gy1, gz), _corner_3d(gradient, vectors, 7, gx1, gy1, gz1), tz),
         ty,
     )
     return _lerp32(a, b, tx)

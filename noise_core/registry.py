@@ -36,6 +36,28 @@ _WARPED = Requires("warp", WARP_MODES[1:], "only used with warp 'independent' or
 SEED_MIN = -(2**31)
 SEED_MAX = 2**31 - 1
 
+MAX_MODE_PARAMETER = 1000.0
+"""Largest magnitude of a fractal mode's ``offset`` and ``gain``."""
+_FREQUENCY_SLIDER = (1e-6, 0.1, 64.0)
+"""``ui_minimum``, ``soft_minimum`` and ``soft_maximum`` of a lattice frequency (the noise's, the warp's)."""
+
+
+def _whole_when_tiling(
+    name: str, default: float, doc: str, ui_minimum: float, soft_minimum: float, soft_maximum: float, **more
+) -> Option:
+    """A float option > 0 that tiling needs whole (``NoiseSpec``'s tiling checks): a frequency or a factor of one."""
+    return Option(name, float, default, f"{doc} (a whole number when tiling)", minimum=0.0, above=True,
+                  ui_minimum=ui_minimum, soft_minimum=soft_minimum, soft_maximum=soft_maximum, **more)  # fmt: skip
+
+
+def _mode_option(name: str, default: float, doc: str, modes: tuple[str, ...], **limits) -> Option:
+    """A parameter of the Musgrave fractal ``modes`` (``fractal_modes``): at most ``MAX_MODE_PARAMETER``, the add-on's
+    ``fractal_<name>``, used only with those modes."""
+    used = f"only used with fractal {', '.join(map(repr, modes))}"
+    return Option(name, float, default, doc, maximum=MAX_MODE_PARAMETER, addon_name=f"fractal_{name}",
+                  requires=Requires("fractal", modes, used), **limits)  # fmt: skip
+
+
 COMMON_OPTIONS: tuple[Option, ...] = (
     Option("kind", str, "perlin", "Which noise", choices=tuple(KINDS)),
     Option(
@@ -47,29 +69,9 @@ COMMON_OPTIONS: tuple[Option, ...] = (
         maximum=SEED_MAX,
         allowed=f"a 32-bit signed integer ({SEED_MIN}..{SEED_MAX})",
     ),
-    Option(
-        "frequency",
-        float,
-        4.0,
-        "Lattice cells per unit of noise space (a whole number when tiling)",
-        minimum=0.0,
-        above=True,
-        ui_minimum=1e-6,
-        soft_minimum=0.1,
-        soft_maximum=64.0,
-    ),
+    _whole_when_tiling("frequency", 4.0, "Lattice cells per unit of noise space", *_FREQUENCY_SLIDER),
     Option("octaves", int, 1, "Fractal octaves summed", minimum=1, maximum=MAX_OCTAVES),
-    Option(
-        "lacunarity",
-        float,
-        2.0,
-        "Frequency factor per octave (a whole number when tiling)",
-        minimum=0.0,
-        above=True,
-        ui_minimum=1e-3,
-        soft_minimum=1.0,
-        soft_maximum=4.0,
-    ),
+    _whole_when_tiling("lacunarity", 2.0, "Frequency factor per octave", 1e-3, 1.0, 4.0),
     Option(
         "persistence",
         float,
@@ -94,28 +96,17 @@ COMMON_OPTIONS: tuple[Option, ...] = (
         "How octaves combine: fBm (averaged) or a Musgrave mode as in Blender's Noise Texture",
         choices=tuple(MODE_CODES),
     ),
-    Option(
+    _mode_option(
         "offset",
-        float,
         0.0,
         "Added to each octave (hetero terrain, hybrid) or the ridge height (ridged)",
-        minimum=-1000.0,
-        maximum=1000.0,
+        USES_OFFSET,
+        minimum=-MAX_MODE_PARAMETER,
         soft_minimum=-2.0,
         soft_maximum=2.0,
-        addon_name="fractal_offset",
-        requires=Requires("fractal", USES_OFFSET, f"only used with fractal {', '.join(map(repr, USES_OFFSET))}"),
     ),
-    Option(
-        "gain",
-        float,
-        1.0,
-        "How much each octave weights the next (hybrid, ridged)",
-        minimum=0.0,
-        maximum=1000.0,
-        soft_maximum=10.0,
-        addon_name="fractal_gain",
-        requires=Requires("fractal", USES_GAIN, f"only used with fractal {', '.join(map(repr, USES_GAIN))}"),
+    _mode_option(
+        "gain", 1.0, "How much each octave weights the next (hybrid, ridged)", USES_GAIN, minimum=0.0, soft_maximum=10.0
     ),
     Option(
         "warp",
@@ -142,17 +133,8 @@ COMMON_OPTIONS: tuple[Option, ...] = (
         soft_maximum=1.0,
         requires=_WARPED,
     ),
-    Option(
-        "warp_frequency",
-        float,
-        2.0,
-        "Lattice cells per unit of the warp noise (a whole number when tiling)",
-        minimum=0.0,
-        above=True,
-        ui_minimum=1e-6,
-        soft_minimum=0.1,
-        soft_maximum=64.0,
-        requires=_WARPED,
+    _whole_when_tiling(
+        "warp_frequency", 2.0, "Lattice cells per unit of the warp noise", *_FREQUENCY_SLIDER, requires=_WARPED
     ),
     Option(
         "warp_octaves",

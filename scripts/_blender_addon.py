@@ -14,7 +14,7 @@ the operators read when called without their own.
 Entry points import this module (``import _blender_addon``) and their other siblings. ``python scripts/x.py`` puts
 ``scripts/`` first on ``sys.path``; ``blender --python scripts/x.py`` does not (it runs the file without touching
 ``sys.path``, and Blender's Python ignores ``PYTHONPATH`` unless started with ``--python-use-system-env``), so inside
-the Blender binary run them as ``PYTHONPATH=scripts blender --background --python-use-system-env --python
+the Blender binary run them as ``blender --background --python
 scripts/<name>.py -- <args>`` (docs/cli.md). The tests import them through pytest's ``pythonpath``.
 """
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import math
 import re
 import sys
@@ -30,12 +31,29 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from types import ModuleType
 
 import bpy
-import build_extension
 import numpy as np
 
 SCRIPTS = Path(__file__).resolve().parent
+
+
+def sibling(name: str) -> ModuleType:
+    """``scripts/<name>.py`` imported by its path (the module's docstring), once: shared through ``sys.modules``."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, SCRIPTS / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = sys.modules[name] = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    return sys.modules[name]
+
+
+build_extension = sibling("build_extension")
 ROOT = SCRIPTS.parent
 EXTENSION_ID = "noisewright"
 LOCAL_REPOSITORY = ROOT / "build" / "blender_extensions"

@@ -1,6 +1,6 @@
 r"""Bake a noise texture to an image file with the Noisewright add-on, headless.
 
-    PYTHONPATH=scripts blender --background --python-use-system-env --python scripts/bake_texture.py -- \
+    blender --background --python scripts/bake_texture.py -- \
         --out noise.exr --size 1024 --kind perlin --octaves 5
     python scripts/bake_texture.py --out noise.png --width 2048 --height 1024 --tiling --colors ramp
 
@@ -13,11 +13,30 @@ mapped to 0..1 (as ``python -m noise_core bake`` writes it); ``--dimensions 3`` 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
-import _blender_addon as addon
+
+def _sibling(name: str) -> ModuleType:
+    """``scripts/<name>.py`` imported by its path: ``blender --background --python scripts/<this>.py`` runs this
+    file without putting ``scripts/`` on ``sys.path`` (docs/cli.md); one module, shared through ``sys.modules``."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().with_name(f"{name}.py"))
+        assert spec is not None and spec.loader is not None
+        module = sys.modules[name] = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    return sys.modules[name]
+
+
+addon = _sibling("_blender_addon")
+
 
 FORMATS = {".png": "PNG", ".exr": "OPEN_EXR"}
 MAX_SIDE = 65536

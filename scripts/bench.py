@@ -40,9 +40,12 @@ Sections (``--only``, comma separated):
   noise_core) and a 1024 x 1024 grid of pixel centres (``evaluate_grid`` / ``fnGenUniformGrid2D``): value,
   Perlin, simplex (FastNoise2 ``Simplex``: Perlin's simplex lattice with the same skew as ours; FastNoiseLite
   ``OpenSimplex2``), Voronoi and cellular F1 (FastNoise2 ``CellularDistance`` Euclidean Index0, FastNoiseLite
-  Cellular Distance) and fBm of 4 octaves of 3D Perlin noise. Frequencies give both sides the same lattice
-  cells per sample (``PeerCase.lattice_scale``). The report states the CPU's instruction set (from
-  ``/proc/cpuinfo``), the SIMD level FastNoise2 runs and the load average.
+  Cellular Distance) and fBm of 4 octaves of 2D and 3D Perlin noise; and a 128^3 grid of value, Perlin and
+  simplex noise (``evaluate_lattice`` with ``zs`` / ``fnGenUniformGrid3D``; FastNoiseLite has none). Frequencies
+  give both sides the same lattice cells per sample (``PeerCase.lattice_scale``). Each side's time is the best
+  CPU time of the calling thread in interleaved rounds (``bench_peers.PEER_CLOCK``). The report states the CPU's
+  instruction set and vector flags (from ``/proc/cpuinfo``), the SIMD level FastNoise2 runs and the load average.
+  ``scripts/bench_peers.py`` runs these sections alone.
 * ``startup``: the default spec's (``NoiseSpec()``, 2D points) first call in a new process with an
   empty ``NUMBA_CACHE_DIR`` (compilation) and again in another new process with that cache (a
   restart: loading).

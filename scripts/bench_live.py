@@ -16,13 +16,33 @@ erosion on (its defaults, 0.5 droplets per cell): what erosion adds.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import os
 import sys
 import time
+from pathlib import Path
+from types import ModuleType
 
-import _blender_addon
 import bpy
+
+
+def _sibling(name: str) -> ModuleType:
+    """``scripts/<name>.py`` imported by its path: ``blender --background --python scripts/<this>.py`` runs this
+    file without putting ``scripts/`` on ``sys.path`` (docs/cli.md); one module, shared through ``sys.modules``."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().with_name(f"{name}.py"))
+        assert spec is not None and spec.loader is not None
+        module = sys.modules[name] = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    return sys.modules[name]
+
+
+_blender_addon = _sibling("_blender_addon")
 
 SIZES = (256, 1024)
 TARGETS_MS = {256: 10.0, 1024: 60.0}

@@ -1,5 +1,11 @@
 """The ``fn2`` and ``fnl-native`` sections of ``scripts/bench.py``: noise_core on one thread against FastNoise2
 and FastNoiseLite compiled natively (``scripts/build_peers.py`` builds them), and their report.
+
+Run on its own it measures both sections side by side in one run and prints the table, with the CPU's vector
+flags and the SIMD level FastNoise2 picked::
+
+    .venv/bin/python scripts/bench_peers.py                      # every case, and again capped at AVX2
+    .venv/bin/python scripts/bench_peers.py --cases random --no-avx2 --min-seconds 0.5
 """
 
 from __future__ import annotations
@@ -9,6 +15,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +28,8 @@ from bench_common import BENCH, FREQUENCY, ROOT, TIMING, best_time, interleaved_
 PEER_SECTIONS = ("fn2", "fnl-native")
 PEERS_DIR = ROOT / "build" / "peers"
 PEER_GRID = 1024
+PEER_GRID_3D = 128
+"""Side of the 3D grid cases (128^3 = 2M samples: ``evaluate_lattice`` with ``zs`` / ``fnGenUniformGrid3D``)."""
 BUILD_PEERS_HINT = ".venv/bin/python scripts/build_peers.py"
 
 # FastSIMD::FeatureSet (FastSIMD/Utility/FeatureEnums.h at 16450da): one bit per FeatureFlag, in this order, and
@@ -106,6 +115,21 @@ def instruction_set(flags: set[str]) -> str:
     if "sse4_2" in flags:
         return "SSE4.2"
     return "SSE2" if "sse2" in flags else "unknown"
+
+
+VECTOR_FLAGS = ("avx2", "fma")
+
+
+def vector_flags(flags: set[str]) -> str:
+    """The AVX2, FMA and AVX-512 flags among ``flags``, sorted (as ``grep -o 'avx512[a-z_0-9]*\\|avx2\\|fma'``)."""
+    return " ".join(sorted(f for f in flags if f in VECTOR_FLAGS or f.startswith("avx512")))
+
+
+def machine_vector_flags() -> str:
+    try:
+        return vector_flags(cpu_flags(Path("/proc/cpuinfo").read_text()))
+    except OSError:
+        return "unknown (no /proc/cpuinfo)"
 
 
 def machine_instruction_set() -> str:
@@ -194,6 +218,10 @@ class FastNoise2:
                 None,
                 [c_void_p, _FLOATS, c_float, c_float, c_int, c_int, c_float, c_float, c_int, c_void_p],
             ),
+            "fnGenUniformGrid3D": (
+                None,
+                [c_void_p, _FLOATS, *[c_float] * 3, *[c_int] * 3, *[c_float] * 3, c_int, c_void_p],
+            ),
         }
         for name, (restype, argtypes) in signatures.items():
             function = getattr(lib, name)
@@ -260,7 +288,15 @@ class FastNoise2:
             self.lib.fnGenPositionArray3D(handle, out, out.size, *columns, 0.0, 0.0, 0.0, 0, None)
 
     def grid(self, handle: int, out: np.ndarray) -> None:
-        """``fnGenUniformGrid2D`` at noise_core's pixel centres ((c + .5)/W, (r + .5)/H), seed 0."""
+        """``fnGenUniformGrid2D`` at noise_core's pixel centres ((c + .5)/W, (r + .5)/H), seed 0; for a 3D ``out``
+        (slices, rows, cols) ``fnGenUniformGrid3D`` at ((c + .5)/W, (r + .5)/H, (s + .5)/D)."""
+        if out.ndim == 3:
+            depth, height, width = out.shape
+            self.lib.fnGenUniformGrid3D(
+                handle, out.reshape(-1), 0.5 / width, 0.5 / height, 0.5 / depth, width, height, depth,
+                1 / width, 1 / height, 1 / depth, 0, None,
+            )  # fmt: skip
+            return
         height, width = out.shape
         self.lib.fnGenUniformGrid2D(
             handle, out.reshape(-1), 0.5 / width, 0.5 / height, width, height, 1 / width, 1 / height, 0, None
@@ -310,13 +346,20 @@ class PeerCase:
 
     kind: str
     dim: int
-    layout: str  # "points" (random points) or "grid" (PEER_GRID x PEER_GRID, 2D)
+    layout: str  # "points" (random points) or "grid" (PEER_GRID x PEER_GRID in 2D, PEER_GRID_3D cubed in 3D)
     octaves: int = 1
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The grid's shape ((slices,) rows, cols); () for random points."""
+        if self.layout != "grid":
+            return ()
+        return (PEER_GRID, PEER_GRID) if self.dim == 2 else (PEER_GRID_3D,) * 3
 
     @property
     def name(self) -> str:
         fractal = f" fBm {self.octaves} oct" if self.octaves > 1 else ""
-        where = "random" if self.layout == "points" else f"grid {PEER_GRID}²"
+        where = "random" if self.layout == "points" else f"grid {self.shape[-1]}{'²' if self.dim == 2 else '³'}"
         return f"{self.kind}{' F1' if self.kind in ('voronoi', 'cellular') else ''}{fractal} {self.dim}D {where}"
 
     def spec_options(self) -> dict:
@@ -346,12 +389,24 @@ class PeerCase:
 
 
 def peer_cases() -> list[PeerCase]:
-    """Random points in 2D and 3D per kind, fBm 4 octaves Perlin 3D, and the 2D grids."""
+    """Random points in 2D and 3D per kind, fBm 4 octaves Perlin 2D and 3D, the 2D grids, and the 3D grids of
+    value, Perlin and simplex noise."""
     kinds = ("value", "perlin", "simplex", "voronoi", "cellular")
     cases = [PeerCase(kind, dim, "points") for kind in kinds for dim in (2, 3)]
-    cases.append(PeerCase("perlin", 3, "points", octaves=4))
+    cases += [PeerCase("perlin", dim, "points", octaves=4) for dim in (2, 3)]
     cases += [PeerCase(kind, 2, "grid") for kind in kinds]
+    cases += [PeerCase(kind, 3, "grid") for kind in ("value", "perlin", "simplex")]
     return cases
+
+
+CASE_GROUPS = {
+    "random": lambda case: case.layout == "points",
+    "grid": lambda case: case.layout == "grid",
+    "grid3d": lambda case: case.layout == "grid" and case.dim == 3,
+    "lattice": lambda case: case.kind in ("value", "perlin", "simplex"),
+    "all": lambda case: True,
+}
+"""``--cases`` of the script run on its own: which ``peer_cases`` it measures."""
 
 
 def load_average() -> str:
@@ -382,16 +437,34 @@ def fn2_tree(fn2: FastNoise2, case: PeerCase, max_feature_set: int) -> int:
         fn2.delete(source)  # the fractal holds its own reference
 
 
-def run_peers(sections: list[str], points: dict[int, np.ndarray], repeat: int, peers_dir: Path) -> dict:
-    """noise_core on one thread against FastNoise2 (and capped at AVX2 when it picks more) and native
-    FastNoiseLite, one thread each, on the same float32 points and grid."""
+PEER_CLOCK = time.thread_time
+"""The peers' clock: the CPU time of the calling thread, where every side runs (FastNoise2's and FastNoiseLite's
+calls, and noise_core's kernels with ``numba.set_num_threads(1)``, whose launch then runs the one part in the
+calling thread: its thread time equals the process's). On a machine shared with other work, wall-clock time
+counts the spells the process waits for a core (at a load of 8 on 2 cores, 4x its CPU time); CPU time does not."""
+
+
+def run_peers(
+    sections: list[str],
+    points: dict[int, np.ndarray],
+    repeat: int,
+    peers_dir: Path,
+    cases: list[PeerCase] | None = None,
+    at_avx2: bool = True,
+) -> dict:
+    """noise_core on one thread against FastNoise2 (and capped at AVX2 when it picks more, unless not
+    ``at_avx2``) and native FastNoiseLite, one thread each, on the same float32 points and grid; ``cases``
+    (default ``peer_cases()``)."""
     import numba
+
+    cases = peer_cases() if cases is None else cases
 
     manifests = {section: load_peer_manifest(peers_dir, section) for section in sections}
     fn2 = FastNoise2(manifests["fn2"]["fn2_library"]) if "fn2" in manifests else None
     fnl = FastNoiseLiteNative(manifests["fnl-native"]["fnl_library"]) if "fnl-native" in manifests else None
     result: dict = {
         "instruction_set": machine_instruction_set(),
+        "vector_flags": machine_vector_flags(),
         "load_before": load_average(),
         "grid": PEER_GRID,
         "manifest": next(iter(manifests.values())),
@@ -412,17 +485,17 @@ def run_peers(sections: list[str], points: dict[int, np.ndarray], repeat: int, p
     threads = numba.get_num_threads()
     numba.set_num_threads(1)
     try:
-        for case in peer_cases():
+        for case in cases:
             row: dict = {"case": case.name, "kind": case.kind, "dim": case.dim, "layout": case.layout}
             row["octaves"], row["lattice_scale"] = case.octaves, case.lattice_scale()
             count, core = core_function(case, packed)
-            out = np.empty((PEER_GRID, PEER_GRID) if case.layout == "grid" else count, dtype=np.float32)
+            out = np.empty(case.shape or count, dtype=np.float32)
             peers: list[tuple[str, object, int]] = []
             for key, limit in limits.items():
                 root = fn2_tree(fn2, case, limit)
                 row[f"{key}_simd"] = fn2.feature_set(root)
                 peers.append((key, fn2, root))
-            if fnl is not None:
+            if fnl is not None and not (case.layout == "grid" and case.dim == 3):  # the shim has no 3D grid
                 noise, ret = case.fnl_noise()
                 handle = fnl.new(noise, ret, FREQUENCY * case.lattice_scale(), case.octaves)
                 peers.append(("fnl_native", fnl, handle))
@@ -438,7 +511,7 @@ def run_peers(sections: list[str], points: dict[int, np.ndarray], repeat: int, p
                 timed[key] = call
             for function in timed.values():
                 function()  # warm: the first noise_core call compiles or loads the kernel
-            for key, seconds in interleaved_best(timed, repeat).items():
+            for key, seconds in interleaved_best(timed, repeat, PEER_CLOCK).items():
                 row[f"{key}_mps"] = count / seconds / 1e6
             for key, peer, handle in peers:
                 timed[key]()
@@ -451,9 +524,10 @@ def run_peers(sections: list[str], points: dict[int, np.ndarray], repeat: int, p
             print(f"  peers {case.name:<30} {measured} M/s", flush=True)
     finally:
         numba.set_num_threads(threads)
-    if "fn2_avx2" in limits:
+    if "fn2_avx2" in limits and at_avx2:
         result["core_avx2_target"] = AVX2_TARGET
-        for row, rate in zip(rows, core_rates_at_avx2(len(points[2]), repeat, peers_dir), strict=True):
+        names = [case.name for case in cases]
+        for row, rate in zip(rows, core_rates_at_avx2(len(points[2]), repeat, peers_dir, names), strict=True):
             row["core_avx2_mps"] = rate
             print(f"  peers {row['case']:<30} core at AVX2 {rate:7.1f} M/s", flush=True)
     result["load_after"] = load_average()
@@ -463,8 +537,12 @@ def run_peers(sections: list[str], points: dict[int, np.ndarray], repeat: int, p
 def core_function(case: PeerCase, packed: dict[int, np.ndarray]) -> tuple[int, Callable[[], object]]:
     """The number of samples of ``case`` and the noise_core call that computes them."""
     from noise_core import NoiseSpec, evaluate, evaluate_grid
+    from noise_core.api import evaluate_lattice
 
     spec = NoiseSpec(kind=case.kind, frequency=FREQUENCY, octaves=case.octaves, **case.spec_options())
+    if case.layout == "grid" and case.dim == 3:
+        axis = (np.arange(PEER_GRID_3D, dtype=np.float64) + 0.5) / PEER_GRID_3D
+        return axis.size**3, lambda: evaluate_lattice(spec, axis, axis, zs=axis)
     if case.layout == "grid":
         return PEER_GRID * PEER_GRID, lambda: evaluate_grid(spec, (PEER_GRID, PEER_GRID))
     return packed[case.dim].shape[0], lambda: evaluate(spec, packed[case.dim])
@@ -474,7 +552,7 @@ def core_rate(case: PeerCase, packed: dict[int, np.ndarray], repeat: int) -> flo
     """noise_core's million samples/s for ``case`` (warm: the first call compiles or loads the kernel)."""
     count, core = core_function(case, packed)
     core()
-    return count / best_time(core, repeat) / 1e6
+    return count / best_time(core, repeat, clock=PEER_CLOCK) / 1e6
 
 
 AVX2_TARGET = "x86-64-v3"
@@ -490,7 +568,7 @@ def features_without_avx512(features: dict[str, bool]) -> str:
     )
 
 
-def core_rates_at_avx2(count: int, repeat: int, peers_dir: Path) -> list[float]:
+def core_rates_at_avx2(count: int, repeat: int, peers_dir: Path, names: list[str] | None = None) -> list[float]:
     """The noise_core column again, in a new process whose kernels LLVM compiles for ``AVX2_TARGET`` without
     AVX-512 (``NUMBA_CPU_NAME``/``NUMBA_CPU_FEATURES``; Numba would otherwise take every host feature), with
     its own Numba cache under ``peers_dir`` (the first run compiles every kind once)."""
@@ -506,6 +584,8 @@ def core_rates_at_avx2(count: int, repeat: int, peers_dir: Path) -> list[float]:
     }
     command = [sys.executable, str(BENCH), "--peers-core-child", "--points", str(count)]
     command += ["--repeat", str(repeat), "--min-seconds", str(TIMING.min_seconds)]
+    if names is not None:
+        env["NOISEWRIGHT_PEER_CASES"] = json.dumps(names)
     done = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"noise_core at {AVX2_TARGET} failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}")
@@ -518,7 +598,10 @@ def peers_core_child(count: int, repeat: int) -> None:
 
     numba.set_num_threads(1)
     packed = {dim: random_points(count, dim).astype(np.float32) for dim in (2, 3)}
-    print(json.dumps([core_rate(case, packed, repeat) for case in peer_cases()]), flush=True)
+    wanted = os.environ.get("NOISEWRIGHT_PEER_CASES")
+    names = None if wanted is None else set(json.loads(wanted))
+    cases = [case for case in peer_cases() if names is None or case.name in names]
+    print(json.dumps([core_rate(case, packed, repeat) for case in cases]), flush=True)
 
 
 PEER_COLUMNS = (
@@ -538,11 +621,13 @@ def peers_report(peers: dict, info: dict) -> list[str]:
         "",
         "### noise_core vs FastNoise2, per core (million samples/s, one thread each)",
         "",
-        f"CPU: {info['cpu']} ({info['cores']} cores), instruction set {peers['instruction_set']}. FastNoise2 "
+        f"CPU: {info['cpu']} ({info['cores']} cores), instruction set {peers['instruction_set']} (flags: "
+        f"{peers.get('vector_flags', 'not recorded')}). FastNoise2 "
         f"{manifest.get('fn2_version', '?')} runs {peers.get('fn2_simd', 'n/a')}"
         + (", and capped at AVX2 with fnNewFromMetadata's maximum feature set" if "fn2_avx2" in dict(present) else "")
         + f"; FastNoiseLite built with {manifest.get('compiler', '?')} {' '.join(manifest.get('fnl_flags', []))}. "
-        f"noise_core: numba.set_num_threads(1). Load average (1, 5, 15 min) {peers['load_before']} before, "
+        f"noise_core: numba.set_num_threads(1). Times: the best CPU time of the calling thread (`time.thread_time`), "
+        f"interleaved rounds. Load average (1, 5, 15 min) {peers['load_before']} before, "
         f"{peers['load_after']} after.",
         "",
         "| case | noise_core | "
@@ -561,3 +646,38 @@ def peers_report(peers: dict, info: dict) -> list[str]:
             cells += [f"{ours:.1f}" if ours else "n/a", f"{ours / peer:.2f}" if ours and peer else ""]
         out.append("| " + " | ".join(cells) + " |")
     return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The fn2 (and fnl-native, when built) sections on their own: the table of ``peers_report``."""
+    import argparse
+
+    from bench_common import machine
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--points", type=int, default=2**20, help="random points per case (default 2**20)")
+    parser.add_argument("--repeat", type=int, default=6, help="timed runs per case; the best counts")
+    parser.add_argument("--min-seconds", type=float, default=1.0, help="least time spent timing each side")
+    parser.add_argument("--cases", choices=sorted(CASE_GROUPS), default="all", help="which cases (default all)")
+    parser.add_argument("--no-avx2", action="store_true", help="skip the runs capped at AVX2 (FastNoise2's too)")
+    parser.add_argument("--peers-dir", type=Path, default=PEERS_DIR, help=f"the built peers (default {PEERS_DIR})")
+    args = parser.parse_args(argv)
+    if args.points < 1 or args.repeat < 1 or args.min_seconds < 0:
+        parser.error("--points and --repeat: must be positive; --min-seconds: must not be negative")
+    TIMING.min_seconds = args.min_seconds
+    try:
+        sections = ["fn2"] + (["fnl-native"] if load_peer_manifest(args.peers_dir, "fn2").get("fnl_library") else [])
+        print(f"CPU vector flags: {machine_vector_flags()}", flush=True)
+        cases = [case for case in peer_cases() if CASE_GROUPS[args.cases](case)]
+        points = {dim: random_points(args.points, dim) for dim in (2, 3)}
+        peers = run_peers(sections, points, args.repeat, args.peers_dir, cases, at_avx2=not args.no_avx2)
+    except PeerError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    print(f"FastNoise2 SIMD level: {peers.get('fn2_simd', 'n/a')}")
+    print("\n".join(peers_report(peers, machine())))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

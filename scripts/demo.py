@@ -2,30 +2,49 @@
 
     python scripts/demo.py                      # into ./out/demo (bash scripts/run.sh demo runs this)
     python scripts/demo.py --out /tmp/demo --size large --seed 3 --octaves 9
-    PYTHONPATH=scripts blender --background --python-use-system-env --python scripts/demo.py -- --out /tmp/demo
+    blender --background --python scripts/demo.py -- --out /tmp/demo
 
 Runs on the embedded Blender (the ``bpy`` module) or inside Blender, with the Noisewright add-on loaded
 as a user would have it (see ``_blender_addon``). Steps: add a Noise Terrain of ridged multifractal Perlin
 noise, eroded by droplets (hydraulic, one per vertex, with gullies) and then by thermal erosion, both kept in the
-terrain's settings (re-editable in its panel); bake the terrain's noise as a 32-bit float height map
-(``height.exr``) and as a colour ramp (``color.png``, 16-bit); give the terrain the add-on's Terrain Material
-(grass, sand low down, rock by its slope map, wet sediment by its flow map and the erosion's deposition mask);
-add a camera and a sun; render ``preview.png`` with Cycles on the CPU; save ``terrain.blend``. The terrain
-spans the noise square 0..1 that the textures are baked on, so ``height.exr`` is its height field before
-erosion. The noise options (``--kind``, ``--seed``, ``--octaves`` ...) change the terrain noise. Every file is
-written whole or not at all.
+terrain's settings (re-editable in its panel); export the eroded terrain's heights as a 32-bit float heightmap
+(``height.exr``: its own grid, values 0..1 over the height range that its sidecar ``height.exr.json`` records, as
+Export Heightmap writes them); bake the terrain's noise as a colour ramp (``color.png``, 16-bit); give the terrain
+the add-on's Terrain Material (grass, sand low down, rock by its slope map, wet sediment by its flow map and the
+erosion's deposition mask); add a camera and a sun; render ``preview.png`` with Cycles on the CPU; save
+``terrain.blend``. The terrain spans the noise square 0..1 that the colour ramp is baked on. The noise options
+(``--kind``, ``--seed``, ``--octaves`` ...) change the terrain noise. Every file is written whole or not at all.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
-import _blender_addon as addon
-import _scene as scene
 import bpy
+
+
+def _sibling(name: str) -> ModuleType:
+    """``scripts/<name>.py`` imported by its path: ``blender --background --python scripts/<this>.py`` runs this
+    file without putting ``scripts/`` on ``sys.path`` (docs/cli.md); one module, shared through ``sys.modules``."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().with_name(f"{name}.py"))
+        assert spec is not None and spec.loader is not None
+        module = sys.modules[name] = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    return sys.modules[name]
+
+
+addon = _sibling("_blender_addon")
+scene = _sibling("_scene")
 
 SIZES = {"small": (64, 128, (320, 200)), "medium": (256, 1024, (800, 500)), "large": (1024, 4096, (1600, 1000))}
 """Preset -> (terrain subdivisions per side, texture width and height in pixels, preview size)."""
@@ -89,9 +108,13 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, 
             hydraulic={"droplet_density": DROPLETS_PER_VERTEX, "seed": 1, **GULLIES},
             thermal=THERMAL,
         )
-    _bake("Height", paths["height"], pixels, "OPEN_EXR", color_mode="GRAYSCALE")
-    _bake("Color", paths["color"], pixels, "PNG", color_mode="RAMP", **RAMP)
     package = addon.addon_package()
+    with addon.step(f"exporting the eroded terrain's heights into {paths['height']}"):
+        try:
+            package.api.export_heightmap(bpy.context, terrain, str(paths["height"]), resolution=0)
+        except package.errors.UserError as error:
+            raise addon.AddonError(f"export_heightmap: {error}") from None
+    _bake("Color", paths["color"], pixels, "PNG", color_mode="RAMP", **RAMP)
     with addon.step("giving the terrain a material from its slope, flow and deposition maps"):
         try:
             package.terrain_material.terrain_material(terrain)

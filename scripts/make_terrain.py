@@ -1,12 +1,16 @@
 r"""Generate a noise terrain, or displace existing meshes, with the Noisewright add-on and save a .blend, headless.
 
-    PYTHONPATH=scripts blender --background --python-use-system-env --python scripts/make_terrain.py -- \
+    blender --background --python scripts/make_terrain.py -- \
         --out terrain.blend --subdivisions 512 --octaves 6
     python scripts/make_terrain.py --out terrain.blend --falloff radial --kind simplex --frequency 3
+    python scripts/make_terrain.py --out canyon.blend --preset eroded_canyon --subdivisions 128
+    python scripts/make_terrain.py --out mine.blend --recipe mine.json
     python scripts/make_terrain.py --open scene.blend --objects Plane Rock --strength 0.1 --out displaced.blend
 
 Without ``--objects`` a terrain grid is added (``noisewright.add_terrain``) to the file given with
-``--open``, to the file Blender was started with, or to an empty scene. With ``--objects`` those meshes
+``--open``, to the file Blender was started with, or to an empty scene: of the noise options, or of a shipped
+preset (``--preset NAME``) or a recipe file (``--recipe FILE``, ``noise_core.terrain.recipe``) with its erosion
+stages, the grid options given replacing the recipe's. With ``--objects`` those meshes
 are displaced instead (``noisewright.displace``), optionally into a new shape key. The .blend is written
 whole or not at all; bad options exit with status 2 (``error: --option: ...``), a failed run with 1.
 """
@@ -14,12 +18,31 @@ whole or not at all; bad options exit with status 2 (``error: --option: ...``), 
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
-import _blender_addon as addon
 import bpy
+
+
+def _sibling(name: str) -> ModuleType:
+    """``scripts/<name>.py`` imported by its path: ``blender --background --python scripts/<this>.py`` runs this
+    file without putting ``scripts/`` on ``sys.path`` (docs/cli.md); one module, shared through ``sys.modules``."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().with_name(f"{name}.py"))
+        assert spec is not None and spec.loader is not None
+        module = sys.modules[name] = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    return sys.modules[name]
+
+
+addon = _sibling("_blender_addon")
 
 MIN_SIZE = 1e-4
 """The terrain operator's smallest size."""
@@ -30,15 +53,16 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, required=True, help=".blend file to save")
     parser.add_argument("--open", type=Path, help=".blend file to open first")
     terrain = parser.add_argument_group("terrain (without --objects)")
+    source = terrain.add_mutually_exclusive_group()
+    source.add_argument("--preset", help="a shipped terrain preset (noise_core/terrain/presets/NAME.json)")
+    source.add_argument("--recipe", type=Path, help="a terrain recipe file (JSON; docs/cli.md#terrain-recipes)")
     terrain.add_argument(
-        "--subdivisions", type=addon.integer(1, 16384), default=256, help="faces along X and Y (default 256)"
+        "--subdivisions", type=addon.integer(1, 16384), help="faces along X and Y (default 256, or the recipe's)"
     )
-    terrain.add_argument("--size", type=number(MIN_SIZE), default=2.0, help="width and depth of the grid (default 2)")
-    terrain.add_argument("--height", type=number(), default=0.5, help="height of noise value 1 (default 0.5)")
-    terrain.add_argument("--falloff", choices=("none", "x", "y", "radial"), default="none", help="edge falloff")
-    terrain.add_argument(
-        "--falloff-width", type=number(0.0, 1.0), default=0.3, help="fraction of the half-size it eases over"
-    )
+    terrain.add_argument("--size", type=number(MIN_SIZE), help="width and depth of the grid (default 2)")
+    terrain.add_argument("--height", type=number(), help="height of noise value 1 (default 0.5)")
+    terrain.add_argument("--falloff", choices=("none", "x", "y", "radial"), help="edge falloff (default none)")
+    terrain.add_argument("--falloff-width", type=number(0.0, 1.0), help="fraction of the half-size it eases over")
     displace = parser.add_argument_group("displace (with --objects)")
     displace.add_argument("--objects", nargs="+", metavar="NAME", help="mesh objects to displace instead")
     displace.add_argument("--strength", type=number(), default=0.2, help="displacement of noise01 - midlevel = 1")
@@ -71,11 +95,51 @@ def _select_only(parser: argparse.ArgumentParser, names: Sequence[str]) -> None:
     view_layer.objects.active = bpy.data.objects[names[0]]
 
 
+TERRAIN_DEFAULTS = {"subdivisions": 256, "size": 2.0, "height": 0.5, "falloff": "none", "falloff_width": 0.3}
+"""The terrain options' values when neither they nor a recipe give them."""
+
+
+def _shape(args: argparse.Namespace, defaults: dict) -> dict:
+    """``add_terrain``'s grid arguments from the options given (``defaults`` for those not given)."""
+    values = {name: getattr(args, name) for name in TERRAIN_DEFAULTS if getattr(args, name) is not None}
+    values = {**defaults, **values}
+    shape = {key: value for key, value in values.items() if key != "subdivisions"}
+    if "falloff" in shape:
+        shape["falloff"] = shape["falloff"].upper()
+    if "subdivisions" in values:
+        shape["x_subdivisions"] = shape["y_subdivisions"] = values["subdivisions"]
+    return shape
+
+
+def _add_recipe_terrain(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Add the terrain of ``--preset`` or ``--recipe``, the grid options given replacing the recipe's; a noise
+    option given too is refused (the recipe holds the noise: edit the recipe)."""
+    noise = [prop.identifier for prop in addon._noise_properties() if hasattr(args, prop.identifier)]
+    if noise:
+        flag = "--" + noise[0].replace("_", "-")
+        parser.error(f"{flag}: the noise comes from --preset/--recipe; edit the recipe instead")
+    if args.recipe is not None and not args.recipe.is_file():
+        parser.error(f"--recipe: no such file {str(args.recipe)!r}")
+    package = addon.addon_package()
+    source = {"preset": args.preset} if args.preset is not None else {"recipe": str(args.recipe.resolve())}
+    with addon.step(f"adding the terrain of {args.preset or args.recipe}"):
+        try:
+            package.api.add_terrain(bpy.context, **source, **_shape(args, {}))
+        except package.errors.UserError as error:
+            message = str(error)
+            if message.startswith(("preset:", "recipe:")):
+                parser.error(f"--{message}")
+            raise addon.AddonError(f"add_terrain: {message}") from None
+
+
 def make(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Build or displace the meshes described by ``args`` and save the .blend."""
     out = addon.output_file(parser, "--out", args.out, (".blend",))
     _open_scene(parser, args.open)
-    addon.apply_noise_arguments(parser, args)
+    if args.preset is None and args.recipe is None:
+        addon.apply_noise_arguments(parser, args)
+    if args.objects and (args.preset is not None or args.recipe is not None):
+        parser.error("--preset: a preset or recipe adds a terrain; it is not used with --objects")
     if args.objects:
         _select_only(parser, args.objects)
         with addon.step(f"displacing {', '.join(args.objects)}"):
@@ -89,17 +153,12 @@ def make(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
                 vertex_group=args.vertex_group,
                 shape_key=args.shape_key,
             )
+    elif args.preset is not None or args.recipe is not None:
+        _add_recipe_terrain(parser, args)
     else:
-        with addon.step(f"adding a {args.subdivisions}x{args.subdivisions} terrain"):
-            addon.run_api(
-                "add_terrain",
-                x_subdivisions=args.subdivisions,
-                y_subdivisions=args.subdivisions,
-                size=args.size,
-                height=args.height,
-                falloff=args.falloff.upper(),
-                falloff_width=args.falloff_width,
-            )
+        subdivisions = TERRAIN_DEFAULTS["subdivisions"] if args.subdivisions is None else args.subdivisions
+        with addon.step(f"adding a {subdivisions}x{subdivisions} terrain"):
+            addon.run_api("add_terrain", **_shape(args, TERRAIN_DEFAULTS))
     addon.save_blend(out)
     print(f"saved {out}")
 

@@ -2,7 +2,7 @@
 
     python scripts/render_presets.py                       # into docs/images/presets (bash scripts/run.sh presets)
     python scripts/render_presets.py --out /tmp/p --samples 32 --width 640 --height 400 --only islands
-    PYTHONPATH=scripts blender --background --python-use-system-env --python scripts/render_presets.py -- --out /tmp/p
+    blender --background --python scripts/render_presets.py -- --out /tmp/p
 
 Each preset is applied to a fresh Noise Terrain (Add > Mesh > Noise Terrain, then the preset from the Noise
 Terrain panel's menu, as a user would), coloured by height and slope, and rendered from above at an angle.
@@ -12,13 +12,32 @@ Files are written whole or not at all; the paths are printed.
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 
-import _blender_addon as addon
-import _scene as scene
 import bpy
+
+
+def _sibling(name: str) -> ModuleType:
+    """``scripts/<name>.py`` imported by its path: ``blender --background --python scripts/<this>.py`` runs this
+    file without putting ``scripts/`` on ``sys.path`` (docs/cli.md); one module, shared through ``sys.modules``."""
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().with_name(f"{name}.py"))
+        assert spec is not None and spec.loader is not None
+        module = sys.modules[name] = importlib.util.module_from_spec(spec)
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+    return sys.modules[name]
+
+
+addon = _sibling("_blender_addon")
+scene = _sibling("_scene")
 
 PALETTES = {"dunes": "sand", "islands": "island", "eroded_canyon": "canyon", "rolling_hills": "meadow",
             "badlands": "canyon", "river_valleys": "meadow"}  # fmt: skip
@@ -47,7 +66,7 @@ def render_preset(package, preset: Path, out: Path, args: argparse.Namespace) ->
 def main(argv: Sequence[str] | None = None) -> int:
     parser, args = addon.parse_arguments(__doc__.split("\n\n")[0], _add_arguments, argv)
     package = addon.addon_package()
-    presets = sorted(package.terrain_presets.SHIPPED.glob("*.py"))
+    presets = sorted(package.terrain_presets.SHIPPED.glob("*.json"))
     if args.only:
         unknown = sorted(set(args.only) - {p.stem for p in presets})
         if unknown:

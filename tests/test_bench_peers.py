@@ -514,3 +514,36 @@ def test_built_peers_share_our_lattice(kind: str) -> None:
     )
     fn2.delete(root)
     assert np.abs(out).max() > 0.05
+
+
+def test_3d_grid_cases_and_vector_flags() -> None:
+    cases = {case.name: case for case in bench_peers.peer_cases()}
+    grids = [case for case in cases.values() if case.layout == "grid" and case.dim == 3]
+    assert [case.kind for case in grids] == ["value", "perlin", "simplex"]
+    assert grids[0].name == "value 3D grid 128³" and grids[0].shape == (128, 128, 128)
+    assert cases["perlin 2D grid 1024²"].shape == (1024, 1024) and cases["perlin 2D random"].shape == ()
+    assert cases["perlin fBm 4 oct 2D random"].octaves == 4
+    assert {name for name, keep in bench_peers.CASE_GROUPS.items() if keep(grids[1])} == {
+        "grid", "grid3d", "lattice", "all"
+    }  # fmt: skip
+    flags = bench_peers.cpu_flags(CPUINFO.format(extra="avx512f avx512vl avx512_vnni"))
+    assert bench_peers.vector_flags(flags) == "avx2 avx512_vnni avx512f avx512vl fma"
+
+
+@pytest.mark.skipif(built_peers() is None, reason="the native peers are not built (scripts/build_peers.py)")
+def test_built_fn2_3d_grid_is_x_fastest_like_ours() -> None:
+    """FastNoise2's ``fnGenUniformGrid3D`` as ``FastNoise2.grid`` calls it gives its values at noise_core's 3D
+    lattice ``evaluate_lattice(..., zs=...)`` in the same order: (slices, rows, cols), x fastest."""
+    import numpy as np
+
+    fn2 = bench_peers.FastNoise2(built_peers()["fn2_library"])
+    root = bench_peers.fn2_tree(fn2, bench_peers.PeerCase("perlin", 3, "grid"), bench_peers.NO_SIMD_LIMIT)
+    grid = np.empty((3, 4, 5), dtype=np.float32)
+    fn2.grid(root, grid)
+    z, y, x = np.meshgrid(*[(np.arange(n) + 0.5) / n for n in grid.shape], indexing="ij")
+    columns = [np.ascontiguousarray(axis.ravel(), dtype=np.float32) for axis in (x, y, z)]
+    points = np.empty(grid.size, dtype=np.float32)
+    fn2.positions(root, columns, points)
+    fn2.delete(root)
+    np.testing.assert_allclose(grid.ravel(), points, atol=1e-6)
+    assert np.abs(points).max() > 0.05

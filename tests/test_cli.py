@@ -78,11 +78,12 @@ def test_unsupported_format_and_unwritable_path(tmp_path: Path, capsys: pytest.C
     with pytest.raises(SystemExit):
         main(["bake", "--size", "8", "--out", str(tmp_path / "x.jpg")])
     assert "out: unsupported image format '.jpg'" in capsys.readouterr().err
-    assert main(["bake", "--size", "8", "--out", str(tmp_path / "missing" / "x.png")]) == 2
-    assert "out: cannot write" in capsys.readouterr().err
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")
     assert main(["bake", "--size", "8", "--out", str(blocker / "x.png")]) == 2
+    assert "out: cannot write" in capsys.readouterr().err
+    assert main(["bake", "--size", "8", "--out", str(blocker / "sub" / "x.png")]) == 2
+    assert "--out: cannot create the folder" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("suffix", [".png", ".tiff", ".exr"])

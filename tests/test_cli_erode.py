@@ -68,6 +68,19 @@ def test_other_modes_match_their_functions(heightmap: Path, tmp_path: Path, mode
     np.testing.assert_allclose(read_image(out), run.heights / 100.0, rtol=1e-6)
 
 
+def test_thermal_erosion_takes_an_erodibility_map(heightmap: Path, tmp_path: Path) -> None:
+    rock = np.full((40, 48), 0.25)
+    rock[:, 24:] = 1.0
+    write_image(tmp_path / "rock.tiff", rock)
+    out = tmp_path / "out.tiff"
+    main(["erode", str(heightmap), "--out", str(out), "--mode", "thermal", "--iterations", "5",
+          "--erodibility-map", str(tmp_path / "rock.tiff")])  # fmt: skip
+    heights = read_image(heightmap).astype(np.float64) * 100.0
+    run = nc.erode_thermal(heights, iterations=5, erodibility=read_image(tmp_path / "rock.tiff").astype(np.float64))
+    np.testing.assert_allclose(read_image(out), run.heights / 100.0, rtol=1e-6)
+    assert not np.allclose(run.heights, nc.erode_thermal(heights, iterations=5).heights)
+
+
 def test_outlets_map_holds_the_sea_at_its_height(heightmap: Path, tmp_path: Path) -> None:
     sea = np.zeros((40, 48))
     sea[10:20, 10:20] = 1.0

@@ -17,6 +17,7 @@ from noise_core.cli.main import HEIGHTMAP_FLAGS
 from noise_core.io import heightmaps
 from noise_core.schema import Option
 from noise_core.terrain.heightfield import CELL_SIZE
+from noise_core.terrain.layers import LAYER_OPTIONS
 from noise_core.terrain.maps import HEIGHT_SCALE, MAP_OPTIONS
 from noise_core.terrain.water import WATER_OPTIONS
 
@@ -25,9 +26,11 @@ ROWS = {
     "erode": (CELL_SIZE, *{option.name: option for rows in MODES.values() for option in rows}.values()),
     "bake": (*normal_maps.OPTIONS, loops.RADIUS, *HEIGHTMAP_FLAGS),
     "water": (*WATER_OPTIONS, heightmaps.ENGINE),
+    "layers": (CELL_SIZE, HEIGHT_SCALE, *LAYER_OPTIONS),
 }
 """The rows each command's flags come from."""
 NOT_ROWS = {
+    "layers": {"heights", "layers", "out", "png_bits"},
     "maps": {"heights", "maps", "out", "png_bits", "splat", "splat_out", "seed"},
     "erode": {"input", "out", "mode", "relief", "png_bits", *MAPS, *OUTPUTS},
     "bake": {"out", "size", "width", "height", "png_bits", "frames", "height_range"},
@@ -96,9 +99,11 @@ def test_the_flags_keep_their_behaviour() -> None:
     assert (bake.engine, bake.cell_size, bake.overlap, bake.splat, bake.splat_bits) == (None,) * 5  # not given
     maps = build_parser().parse_args(["maps", "h.png"])
     settings = (maps.cell_size, maps.height_scale, maps.radius, maps.horizon_radius, maps.directions)
-    assert settings == (1.0, 1.0, 16, 32, 16) and (maps.flow_method, maps.splat_bits) == ("mfd", "8")
+    # --cell-size not given: the input's sidecar's, else the row's default (1)
+    assert settings == (None, 1.0, 16, 32, 16) and (maps.flow_method, maps.splat_bits) == ("mfd", "8")
     erode = build_parser().parse_args(["erode", "in.png", "--out", "o.png", "--steps", "3"])
-    assert erode.cell_size == 1.0 and erode.steps == 3 and not hasattr(erode, "dt")  # the library's default
+    assert erode.cell_size is None and erode.relief is None and erode.steps == 3
+    assert not hasattr(erode, "dt")  # the library's default
 
 
 def test_add_flags_reads_every_kind_of_row() -> None:

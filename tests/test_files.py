@@ -120,7 +120,7 @@ def test_cli_without_the_images_extra_says_what_to_install(
     target = tmp_path / f"x{suffix}"
     assert main(["bake", "--size", "8", "--out", str(target)]) == 2
     error = capsys.readouterr().err
-    assert f"error: out: writing {suffix} files needs the optional package" in error
+    assert f"error: --out: writing {suffix} files needs the optional package" in error
     assert "pip install 'noisewright[images]'" in error and "Traceback" not in error
     assert list(tmp_path.iterdir()) == []
 

@@ -368,7 +368,7 @@ def test_stats_errors_name_the_option(colorado: Path, extra: list[str], message:
     with pytest.raises(SystemExit) as stopped:
         main(["stats", str(colorado), *extra])
     assert stopped.value.code == 2
-    assert f"error: {message}" in capsys.readouterr().err
+    assert f"error: --{message}" in capsys.readouterr().err  # the flag named
 
 
 def test_stats_errors_for_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -378,7 +378,7 @@ def test_stats_errors_for_files(tmp_path: Path, capsys: pytest.CaptureFixture[st
     write_image(path, np.zeros((8, 8)))
     with pytest.raises(SystemExit):
         main(["stats", str(path), "--cell-size", "90"])
-    assert "error: height-scale: plain.png has no height range; give --height-scale" in capsys.readouterr().err
+    assert "error: --height-scale: plain.png has no height range; give --height-scale" in capsys.readouterr().err
     with pytest.raises(SystemExit):
         main(["stats", str(tmp_path / "x.jpg"), "--cell-size", "90"])
     assert "error: path: unsupported heightmap format '.jpg'" in capsys.readouterr().err

@@ -445,11 +445,13 @@ def test_erode_writes_its_outputs_all_or_none(hill: Path, outputs: list, fail_at
             code, err = _run(arguments)
         left = sorted(p.name for p in Path(folder).iterdir())
         if fail_at < len(flags):
-            assert code == 2 and f"error: {', '.join(flags)}: cannot write" in err and "none was written" in err
+            assert code == 2 and f"error: {', '.join('--' + flag for flag in flags)}: cannot write" in err
+            assert "none was written" in err
             assert left == (sorted(p.name for p in paths.values()) if old else [])
             assert all(p.read_bytes() == b"old" for p in paths.values() if old)
         else:
-            assert code == 0 and left == sorted(p.name for p in paths.values()), err
+            written = [*(p.name for p in paths.values()), f"out{suffix}.json"]  # and the heights' sidecar
+            assert code == 0 and left == sorted(written), err
             assert all(p.read_bytes() != b"old" for p in paths.values())
 
 
@@ -462,7 +464,7 @@ def test_erode_refuses_two_outputs_with_one_path_naming_both(hill: Path, pair: l
             flags["out"] = Path(folder) / "out.exr"
         code, err = _run(["erode", str(hill), "--steps", "2", *(f"--{flag}={path}" for flag, path in flags.items())])
         first, second = sorted(pair, key=ERODE_OUTPUTS.index)  # checked in this order
-        assert code == 2 and f"error: {second}: '{same}' is also --{first}'s file" in err, err
+        assert code == 2 and f"error: --{second}: '{same}' is also --{first}'s file" in err, err
         assert list(Path(folder).iterdir()) == []
 
 
@@ -470,11 +472,14 @@ def test_erode_refuses_two_outputs_with_one_path_naming_both(hill: Path, pair: l
     ("arguments", "message"),
     [
         (["{missing}", "--out", "{folder}/o.exr"], "error: input: no such file '{missing}'"),
-        (["{hill}", "--out", "{folder}/o.exr", "--uplift-map", "{missing}"], "error: uplift-map: no such file"),
-        (["{hill}", "--out", "{folder}/o.exr", "--outlets-map", "{missing}"], "error: outlets-map: no such file"),
-        (["{hill}", "--out", "{folder}/o.exr", "--area-out", "{folder}/no/a.exr"], "error: area-out: folder"),
+        (["{hill}", "--out", "{folder}/o.exr", "--uplift-map", "{missing}"], "error: --uplift-map: no such file"),
+        (["{hill}", "--out", "{folder}/o.exr", "--outlets-map", "{missing}"], "error: --outlets-map: no such file"),
+        (
+            ["{hill}", "--out", "{folder}/o.exr", "--area-out", "{bad}/no/a.exr"],
+            "error: --area-out: cannot create the folder '{bad}/no'",
+        ),  # a file in its place
         (["{bad}", "--out", "{folder}/o.exr"], "error: input: cannot read '{bad}' as 16-bit grayscale PNG"),
-        (["{hill}", "--out", "{folder}/o.exr", "--relief", "1e308"], "error: relief: 1e+308 makes heights up to"),
+        (["{hill}", "--out", "{folder}/o.exr", "--relief", "1e308"], "error: --relief: 1e+308 makes heights up to"),
     ],
 )
 def test_erode_names_the_input_or_output_at_fault(hill: Path, tmp_path: Path, arguments: list, message: str) -> None:
@@ -500,12 +505,13 @@ def height_image(tmp_path_factory: pytest.TempPathFactory) -> Path:
     ("arguments", "message"),
     [
         (["{h}", "--maps", "slope", "--out", "{d}/m_{{map}}.exr", "--height-scale", "nan"],
-         "error: height_scale: must be a finite number, got nan"),
+         "error: --height-scale: must be a finite number, got nan"),
         (["{big}", "--maps", "slope", "--out", "{d}/m_{{map}}.exr", "--height-scale", "1e10"],
-         "error: height-scale: 1e+10 makes heights up to 1e+40, beyond float32"),
-        (["{h}", "--splat", "{rules}", "--splat-out", "{d}/no/s.png"],
-         "error: splat-out: folder '{d}/no' does not exist"),
-        (["{h}", "--maps", "slope", "--out", "{d}/no/m_{{map}}.exr"], "error: out: folder '{d}/no' does not exist"),
+         "error: --height-scale: 1e+10 makes heights up to 1e+40, beyond float32"),
+        (["{h}", "--splat", "{rules}", "--splat-out", "{bad}/no/s.png"],
+         "error: --splat-out: cannot create the folder '{bad}/no'"),  # a file in its place
+        (["{h}", "--maps", "slope", "--out", "{bad}/no/m_{{map}}.exr"],
+         "error: --out: cannot create the folder '{bad}/no'"),
         (["{d}/missing.exr", "--maps", "slope", "--out", "{d}/m_{{map}}.exr"], "error: heights: no such file"),
         (["{bad}", "--maps", "slope", "--out", "{d}/m_{{map}}.exr"], "error: heights: cannot read '{bad}' as"),
     ],
@@ -533,7 +539,7 @@ def test_two_outputs_of_maps_on_one_path_name_both(height_image: Path, tmp_path:
     assert code == 0, err
     code, err = _run(["maps", str(height_image), "--maps", "slope", "--out", str(tmp_path / "x_{map}.png"),
                       "--splat", str(rules), "--splat-out", str(tmp_path / "x_slope.png")])  # fmt: skip
-    assert code == 2 and "error: splat-out: " in err and "is also a file of --out" in err, err
+    assert code == 2 and "error: --splat-out: " in err and "is also a file of --out" in err, err
 
 
 @pytest.mark.parametrize(("suffix", "module"), [(".png", "png"), (".tif", "tifffile"), (".exr", "OpenEXR")])

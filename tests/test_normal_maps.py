@@ -124,7 +124,7 @@ def test_cli_both_methods_and_conventions(tmp_path: Path, capsys: pytest.Capture
     [
         (["--map", "normal", "--kind", "cellular", "--normal-method", "analytic"], "method: kind 'cellular'"),
         (["--map", "normal", "--normal-strength", "-2"], "strength: must be between 0 and 1000"),
-        (["--png-bits", "12"], "argument --png-bits: invalid choice"),
+        (["--png-bits", "12"], "--png-bits: invalid choice: 12 (choose from 8, 16)"),
     ],
 )
 def test_cli_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], arguments: list, message: str) -> None:

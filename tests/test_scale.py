@@ -340,8 +340,11 @@ def test_bad_tiled_arguments_exit_2(
 def test_unwritable_outputs_exit_2(
     tmp_path: Path, client: distributed.Client, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["bake", "--out", str(tmp_path / "missing" / "w.zarr"), "--scheduler", client.scheduler.address]) == 2
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert main(["bake", "--out", str(blocker / "w.zarr"), "--scheduler", client.scheduler.address]) == 2
     assert "out: cannot write" in capsys.readouterr().err
+    blocker.unlink()
     (tmp_path / "0_0.png").mkdir()  # a folder where a tile goes
     with pytest.raises(OSError, match=r"tile \(0, 0\) failed: \[Errno 21\] .*; [0-3] of 4 tiles are finished and kept"):
         tiled_bake.bake(SPEC, (64, 64), str(tmp_path / "{row}_{col}.png"), client, tile=32)

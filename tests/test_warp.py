@@ -138,4 +138,4 @@ def test_cli_refuses_warp_options_without_a_warp(capsys: pytest.CaptureFixture[s
     with pytest.raises(SystemExit) as exit_info:
         cli_main(["bake", "--size", "8", "--warp-octaves", "2", "--out", "unused.png"])
     assert exit_info.value.code == 2
-    assert "warp_octaves: only used with warp" in capsys.readouterr().err
+    assert "--warp-octaves: only used with warp" in capsys.readouterr().err

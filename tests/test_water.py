@@ -18,7 +18,7 @@ import noise_core as nc
 from noise_core.cli import main
 from noise_core.io.heightmaps import read_heightmap
 from noise_core.io.images import read_image
-from noise_core.io.water_maps import engine_flow, write_water_maps
+from noise_core.io.water_maps import engine_flow, water_files, write_water_maps
 from noise_core.terrain.flow import fill_flat
 from noise_core.terrain.water import WATER_STEPS, carve_rivers, water
 
@@ -467,6 +467,36 @@ def test_water_maps_beside_a_heightmap(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(p.name for p in paths)
 
 
+def test_water_maps_in_one_set_with_their_heightmap(tmp_path: Path) -> None:
+    """``water_files`` as ``write_heightmap``'s ``beside``: the same bytes as ``write_water_maps``, all or none with
+    the heightmap."""
+    heights = bowl(33)
+    result = water(heights, cell_size=4.0, rain=0.2)
+    low, high = float(heights.min()), float(heights.max())
+    options = {"height_range": (low, high), "engine": "unity", "cell_size": 4.0}
+    alone = write_water_maps(tmp_path / "alone.r16", result.level, result.flow, **options)
+    together = tmp_path / "set"
+    together.mkdir()
+    beside = water_files(together / "alone.r16", result.level, result.flow, **options)
+    nc.write_heightmap(together / "alone.r16", (heights - low) / (high - low), height_range=(low, high),
+                       engine="unity", cell_size=4.0, beside=beside)  # fmt: skip
+    for path in alone:
+        assert (together / path.name).read_bytes() == path.read_bytes(), path.name
+    written = sorted(p.name for p in together.iterdir())
+    assert written == sorted(["alone.r16", "alone.r16.json", *(p.name for p in alone)])
+    failed = tmp_path / "failed"
+    failed.mkdir()
+    targets, write = water_files(failed / "f.r16", result.level, result.flow, **options)
+
+    def broken(temporaries: list[Path]) -> None:
+        write(temporaries)
+        raise OSError("disk full")
+
+    with pytest.raises(OSError, match="disk full"):
+        nc.write_heightmap(failed / "f.r16", (heights - low) / (high - low), beside=(targets, broken))
+    assert list(failed.iterdir()) == []
+
+
 def test_the_water_command(tmp_path: Path, capsys) -> None:
     land = tmp_path / "land.exr"
     heights = nc.evaluate_grid(nc.NoiseSpec(kind="perlin", octaves=5, frequency=3.0, seed=2), (65, 65)) * 300.0
@@ -506,7 +536,7 @@ def test_the_water_command(tmp_path: Path, capsys) -> None:
         (["--out-level", "l.jpg"], "out-level: unsupported heightmap format '.jpg'"),
         (["--rivers", "r.json", "--carve-depth", "1"], "carve-depth: only used with --carve"),
         (["--rivers", "r.json", "--rain", "-1"], "rain: must be between 0"),
-        (["--rivers", "r.json", "--width-exponent", "3"], "width_exponent: must be between 0 and 1"),
+        (["--rivers", "r.json", "--width-exponent", "3"], "--width-exponent: must be between 0 and 1"),
     ],
 )
 def test_the_water_command_refuses_bad_options(tmp_path: Path, capsys, arguments, message) -> None:

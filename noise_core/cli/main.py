@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .._version import __version__
 from ..api import evaluate_grid
 from ..io import heightmaps
 from ..io.engines import engine
@@ -41,9 +42,11 @@ from ..spec import NoiseSpec
 from ..terrain.splat import SplatLayer, check_layers, splat_weights
 from ..tiled_bake import MAX_SIDE, OPTIONS, BakeError, add_options, bake_from_args, check_untiled, is_tiled
 from .erode import add_erode_command, erode
-from .flags import ROW, add_flags
+from .flags import OUTPUTS, ROW, WRITES, Parser, add_flags, make_folders, remove_folders
+from .layers import add_layers_command, run_layers
 from .maps import add_maps_command, run_maps
 from .stats import add_stats_command, run_stats
+from .terrain import add_terrain_command, run_terrain
 from .water import add_water_command, run_water
 
 MAX_SIZE = 16384
@@ -88,9 +91,10 @@ def _positive_size(text: str) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The ``noise_core`` argument parser with its ``bake``, ``import``, ``erode``, ``maps``, ``stats`` and ``water``
-    commands."""
-    parser = argparse.ArgumentParser(prog="python -m noise_core", description="Procedural noise, headless.")
+    """The ``noise_core`` argument parser with its ``bake``, ``import``, ``erode``, ``maps``, ``layers``, ``stats``,
+    ``water`` and ``terrain`` commands."""
+    parser = Parser(prog="python -m noise_core", description="Procedural noise, headless.", epilog=WRITES)
+    parser.add_argument("--version", action="version", version=f"noise_core {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
     bake = commands.add_parser(
         "bake",
@@ -127,8 +131,13 @@ def build_parser() -> argparse.ArgumentParser:
     reader.add_argument("--out", type=Path, help="write it again to this heightmap file (format by extension)")
     add_erode_command(commands)
     add_maps_command(commands)  # terrain maps: noise_core.cli.maps
+    add_layers_command(commands)  # material layers: noise_core.cli.layers
     add_stats_command(commands)  # geomorphometry: noise_core.cli.stats
     add_water_command(commands)  # lakes, rivers, flow maps: noise_core.cli.water
+    add_terrain_command(commands)  # a recipe or preset to a heightmap: noise_core.cli.terrain
+    for command in commands.choices.values():  # those that write say how
+        if any(action.dest in OUTPUTS for action in command._actions):
+            command.epilog = WRITES
     return parser
 
 
@@ -221,8 +230,6 @@ def bake(args: argparse.Namespace) -> Path:
         )
     method = normal_method(spec, args.normal_method) if args.map == "normal" else ""
     writer_module(image_format(args.out))
-    if not args.out.parent.is_dir():
-        raise OSError(f"folder {str(args.out.parent)!r} does not exist")
     started = time.perf_counter()
     if args.frames is not None:
         return _bake_loop(spec, (height, width), method, args, started)
@@ -391,24 +398,31 @@ def _os_message(args: argparse.Namespace, error: OSError) -> str:
 def main(argv: list[str] | None = None) -> int:
     """Entry point; returns the process exit code (2 for bad arguments, a missing writer or unwritable output).
 
-    The image is written whole or not at all (``files.replacing``): on a failed write (full disk,
-    file-size limit, unwritable folder) no partial file remains and an existing file is kept.
+    The folders of the outputs are made first (``flags.make_folders``) and removed again if the command fails.
+    Every file is written whole or not at all (``files.replacing``): on a failed write (full disk, file-size
+    limit, unwritable folder) no partial file remains and an existing file is kept.
     """
     parser = build_parser()
     args = parser.parse_args(argv)
+    command = parser.command_parser(args)
+    made: list[Path] = []
+    status = 2
     try:
-        run = {"bake": bake, "erode": erode, "import": import_heightmap, "maps": run_maps, "stats": run_stats,
-               "water": run_water}  # fmt: skip
+        run = {"bake": bake, "erode": erode, "import": import_heightmap, "maps": run_maps, "layers": run_layers,
+               "stats": run_stats, "water": run_water, "terrain": run_terrain}  # fmt: skip
+        made = make_folders(args)
         run[args.command](args)
+        status = 0
     except (ValueError, TypeError) as error:
-        parser.error(str(error))
+        command.error(str(error))
     except ModuleNotFoundError as error:
-        print(f"python -m noise_core: error: {error}", file=sys.stderr)
-        return 2
+        print(f"{command.prog}: error: {command.flag_message(str(error))}", file=sys.stderr)
     except OSError as error:
-        print(f"python -m noise_core: error: {_os_message(args, error)}", file=sys.stderr)
-        return 2
+        print(f"{command.prog}: error: {command.flag_message(_os_message(args, error))}", file=sys.stderr)
     except BakeError as error:
-        print(f"python -m noise_core: error: {error}", file=sys.stderr)
-        return 1
-    return 0
+        print(f"{command.prog}: error: {error}", file=sys.stderr)
+        status = 1
+    finally:
+        if status:
+            remove_folders(made)
+    return status

@@ -55,12 +55,36 @@ def unreal_z_scale(height_range: float) -> float:
     return height_range * 100.0 / UNREAL_Z_RANGE_AT_100
 
 
+def unreal_nearest(width: int, height: int) -> list[tuple[int, int]]:
+    """The exact Unreal landscape sizes (``unreal_layout``) nearest to ``width x height``: the largest not above it
+    and the smallest not below it (by the sum of the sides' differences), as ``(width, height)``, smaller first."""
+    found: set[tuple[int, int]] = set()
+    for quads in UNREAL_SECTION_QUADS:
+        for sections in UNREAL_SECTIONS:
+            step = quads * sections
+            near = [
+                {min(max(k, 1), UNREAL_MAX_COMPONENTS) * step + 1 for k in ((side - 1) // step, -(-(side - 1) // step))}
+                for side in (width, height)
+            ]
+            found.update((across, down) for across in near[0] for down in near[1])
+
+    def distance(size: tuple[int, int]) -> int:
+        return abs(size[0] - width) + abs(size[1] - height)
+
+    below = [size for size in found if size[0] <= width and size[1] <= height]
+    above = [size for size in found if size[0] >= width and size[1] >= height]
+    picked = {min(group, key=distance) for group in (below, above) if group} or {min(found, key=distance)}
+    return sorted(picked)
+
+
 def _unreal_refusal(width: int, height: int) -> str:
     if unreal_layout(width, height) is not None:
         return ""
+    nearest = " or ".join(f"{across}x{down}" for across, down in unreal_nearest(width, height))
     return (
-        "an Unreal landscape side is components x sections x quads + 1 samples (quads 7, 15, 31, 63, 127 or 255; "
-        "1 or 2 sections; at most 32 components), e.g. 505, 1009, 2017, 4033, 8129; other sizes are padded or cropped"
+        f"the nearest sizes it takes are {nearest}; an Unreal landscape side is components x sections x quads + 1 "
+        "samples (quads 7, 15, 31, 63, 127 or 255; 1 or 2 sections; at most 32 components), e.g. 505, 1009, 2017, "
+        "4033, 8129; other sizes are padded or cropped"
     )
 
 

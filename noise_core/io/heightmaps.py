@@ -40,7 +40,7 @@ from .engines import ENGINES, Engine
 from .engines import engine as find_engine
 from .files import replacing_all
 from .images import FORMATS as IMAGE_FORMATS
-from .images import PNG_BITS, integer_codes, pack_rgba, read_image, write_image, writer_module
+from .images import PNG_BITS, checked_suffix, integer_codes, pack_rgba, read_image, write_image, writer_module
 
 RAW_TYPES = {".r16": "<u2", ".raw": "<u2", ".r32": "<f4"}
 """Raw suffix -> numpy type of its samples (little-endian)."""
@@ -104,13 +104,7 @@ and ``write_tiles``' arguments; the splat weights' JSON layers are ``terrain.spl
 def heightmap_format(path: str | Path, argument: str = "out") -> str:
     """The suffix of ``path`` if it is a heightmap format; ``ValueError`` starting with ``argument`` (the user's
     name for the path) otherwise."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in FORMATS:
-        allowed = ", ".join(FORMATS)
-        raise ValueError(
-            f"{argument}: unsupported heightmap format {suffix or '(none)'!r} in {str(path)!r}; use {allowed}"
-        )
-    return suffix
+    return checked_suffix(path, FORMATS, "heightmap", argument)
 
 
 def sidecar_path(path: str | Path) -> Path:
@@ -238,16 +232,61 @@ def _write_file(path: Path, values: np.ndarray, suffix: str) -> None:
         write_image(path, values, 16)
 
 
-def _prepare(path: str | Path, values: object, engine: str | Engine | None) -> tuple[Path, str, np.ndarray, Any]:
+@dataclass(frozen=True)
+class HeightmapOptions:
+    """The keyword arguments of ``write_heightmap`` and ``write_tiles``: ``height_range`` is what 0 and 1 stand for
+    in ``unit``; ``settings`` (JSON-ready, e.g. the noise spec) goes into the sidecar. With ``engine``
+    (``engines.ENGINE_NAMES``) the size and format must suit it and the sidecar gets its import numbers, for heights
+    in metres ``cell_size`` apart (one number, or ``(dy, dx)``: between rows and between columns; None: 1 m, not
+    recorded); the sidecar records a given one as ``cell_size: {x, y}``. ``row_order`` describes the rows in the
+    sidecar. ``splat``: weights (N, H, W) in [0, 1] written beside each file as ``splat_files(path, N)`` (RGBA PNG
+    of ``splat_bits`` 8 or 16), in the same set."""
+
+    height_range: tuple[float, float] = (0.0, 1.0)
+    unit: str = ""
+    settings: dict | None = None
+    engine: str | Engine | None = None
+    cell_size: float | tuple[float, float] | None = None
+    row_order: str = ROW_ORDER
+    splat: np.ndarray | None = None
+    splat_bits: int = 8
+
+
+@dataclass(frozen=True)
+class _Checked:
+    """A heightmap set's arguments, checked: its path, suffix, values, engine, height range, ``(dy, dx)`` cells and
+    splat weights (None: none), and the options they come from."""
+
+    path: Path
+    suffix: str
+    array: np.ndarray
+    preset: Engine | None
+    low_high: tuple[float, float]
+    cell: tuple[float, float]
+    weights: np.ndarray | None
+    options: HeightmapOptions
+
+    def record(self, shape: tuple[int, int], numbers: dict | None = None) -> dict:
+        """The sidecar of a ``shape`` file of the set (``describe``, the engine's ``numbers``), with the cell size
+        when one was given."""
+        options = self.options
+        record = describe(shape, self.suffix, self.low_high, options.unit, options.settings, options.row_order, numbers)
+        return {**record, **_spacing_record(self.cell, options.cell_size)}
+
+
+def _prepare(path: str | Path, values: object, options: HeightmapOptions) -> _Checked:
     path = Path(path)
     suffix = heightmap_format(path)
     array = _check_values(values)
-    preset = find_engine(engine) if isinstance(engine, str) else engine
+    preset = find_engine(options.engine) if isinstance(options.engine, str) else options.engine
     if preset is not None:
         preset.check_format(suffix)
     if suffix not in RAW_TYPES:
         writer_module(suffix)
-    return path, suffix, array, preset
+    low_high = _range(options.height_range)
+    cell = _cell(1.0 if options.cell_size is None else options.cell_size)
+    weights = _check_splat(options.splat, _shape(array), options.splat_bits)
+    return _Checked(path, suffix, array, preset, low_high, cell, weights, options)
 
 
 def splat_files(path: str | Path, layers: int) -> list[Path]:
@@ -291,44 +330,34 @@ def write_heightmap(
     path: str | Path,
     values: np.ndarray,
     *,
-    height_range: tuple[float, float] = (0.0, 1.0),
-    unit: str = "",
-    settings: dict | None = None,
-    engine: str | Engine | None = None,
-    cell_size: float | tuple[float, float] | None = None,
-    row_order: str = ROW_ORDER,
-    splat: np.ndarray | None = None,
-    splat_bits: int = 8,
+    beside: tuple[list[Path], Callable[[list[Path]], None]] | None = None,
+    **options: Any,
 ) -> Path:
     """Write (H, W) ``values`` in [0, 1] to ``path`` (format by suffix, ``FORMATS``) and its sidecar, all or none.
 
-    ``height_range`` is what 0 and 1 stand for in ``unit``; ``settings`` (JSON-ready, e.g. the noise spec) goes
-    into the sidecar. With ``engine`` (``engines.ENGINE_NAMES``) the size and format must suit it and the sidecar
-    gets its import numbers, for heights in metres ``cell_size`` apart (one number, or ``(dy, dx)``: between rows
-    and between columns; None: 1 m, not recorded); the sidecar records a given one as ``cell_size: {x, y}``.
-    ``splat``: weights (N, H, W) in [0, 1]
-    written beside as ``splat_files(path, N)`` (RGBA PNG of ``splat_bits`` 8 or 16), in the same set. Returns
-    ``path``.
+    ``options``: ``HeightmapOptions`` (``height_range``, ``unit``, ``settings``, ``engine``, ``cell_size``,
+    ``row_order``, ``splat``, ``splat_bits``). ``beside``: more files for the same set, ``(targets, write)`` with
+    ``write(temporaries)`` writing one temporary per target (``water_maps.water_files``: the water level and flow
+    map). Returns ``path``.
     """
-    path, suffix, array, preset = _prepare(path, values, engine)
-    low_high = _range(height_range)
-    cell = _cell(1.0 if cell_size is None else cell_size)
-    weights = _check_splat(splat, _shape(array), splat_bits)
+    c = _prepare(path, values, HeightmapOptions(**options))
     numbers = None
-    if preset is not None:
-        preset.check_size(array.shape[1], array.shape[0])
-        numbers = preset.import_settings(array.shape[1], array.shape[0], low_high, cell, suffix)
-    record = describe(_shape(array), suffix, low_high, unit, settings, row_order, numbers)
-    record.update(_spacing_record(cell, cell_size))
-    splats = [] if weights is None else splat_files(path, weights.shape[0])
-    if weights is not None:
-        record["splat"] = {**_splat_record(weights, splat_bits), "files": [target.name for target in splats]}
-    with replacing_all([path, sidecar_path(path), *splats]) as temporaries:
-        _write_file(temporaries[0], array, suffix)
+    if c.preset is not None:
+        c.preset.check_size(c.array.shape[1], c.array.shape[0])
+        numbers = c.preset.import_settings(c.array.shape[1], c.array.shape[0], c.low_high, c.cell, c.suffix)
+    record = c.record(_shape(c.array), numbers)
+    splats = [] if c.weights is None else splat_files(c.path, c.weights.shape[0])
+    if c.weights is not None:
+        record["splat"] = {**_splat_record(c.weights, c.options.splat_bits), "files": [path.name for path in splats]}
+    others, write_others = ([], None) if beside is None else beside
+    with replacing_all([c.path, sidecar_path(c.path), *splats, *others]) as temporaries:
+        _write_file(temporaries[0], c.array, c.suffix)
         temporaries[1].write_text(json.dumps(record, indent=1), encoding="utf-8")
-        if weights is not None:
-            _write_splat(temporaries[2:], weights, splat_bits)
-    return path
+        if c.weights is not None:
+            _write_splat(temporaries[2 : 2 + len(splats)], c.weights, c.options.splat_bits)
+        if write_others is not None:
+            write_others(temporaries[2 + len(splats) :])
+    return c.path
 
 
 def _shape(array: np.ndarray) -> tuple[int, int]:
@@ -404,61 +433,51 @@ def write_tiles(
     tile: int,
     overlap: int | None = None,
     *,
-    height_range: tuple[float, float] = (0.0, 1.0),
-    unit: str = "",
-    settings: dict | None = None,
-    engine: str | Engine | None = None,
-    cell_size: float | tuple[float, float] | None = None,
-    row_order: str = ROW_ORDER,
-    splat: np.ndarray | None = None,
-    splat_bits: int = 8,
     progress: Callable[[int, int], None] | None = None,
+    **options: Any,
 ) -> list[Path]:
     """Cut (H, W) ``values`` into tiles (``tile_windows``) and write each with its sidecar, plus the set's
-    sidecar ``NAME.ext.json`` listing them; all files or none. ``overlap`` defaults to the engine's (1
-    without one); every tile shares the one ``height_range``, so heights match across seams. ``splat``:
-    weights (N, H, W) in [0, 1] cut from the same windows and written beside each tile as ``splat_files(tile,
-    N)`` (RGBA PNG of ``splat_bits`` 8 or 16), in the same set. ``progress(done, total)`` is called after each
-    tile; an exception it raises stops the set, and no file is written. Returns the tile paths, row by row."""
-    path, suffix, array, preset = _prepare(path, values, engine)
-    low_high = _range(height_range)
-    cell = _cell(1.0 if cell_size is None else cell_size)
-    weights = _check_splat(splat, _shape(array), splat_bits)
-    windows, overlap = check_tiles(_shape(array), tile, overlap, preset)
+    sidecar ``NAME.ext.json`` listing them; all files or none. ``options``: ``HeightmapOptions``, as
+    ``write_heightmap``'s. ``overlap`` defaults to the engine's (1 without one); every tile shares the one
+    ``height_range``, so heights match across seams. ``splat``: weights (N, H, W) in [0, 1] cut from the same
+    windows and written beside each tile as ``splat_files(tile, N)``, in the same set. ``progress(done, total)`` is
+    called after each tile; an exception it raises stops the set, and no file is written. Returns the tile paths,
+    row by row."""
+    c = _prepare(path, values, HeightmapOptions(**options))
+    windows, overlap = check_tiles(_shape(c.array), tile, overlap, c.preset)
     across, down = windows[-1][0] + 1, windows[-1][1] + 1
     tiles: list[Path] = []
     targets: list[Path] = []
     records: list[dict] = []
     listing = []
     for x, y, (row0, col0, rows, cols) in windows:
-        target = tile_path(path, x, y, across, down, preset)
-        numbers = (
-            preset.import_settings(cols, rows, low_high, cell, suffix) if preset and not preset.tile_sizes else None
-        )
-        records.append({**describe((rows, cols), suffix, low_high, unit, settings, row_order, numbers),
-                        **_spacing_record(cell, cell_size)})  # fmt: skip
-        splats = [] if weights is None else splat_files(target, weights.shape[0])
+        target = tile_path(c.path, x, y, across, down, c.preset)
+        numbers = None
+        if c.preset is not None and not c.preset.tile_sizes:  # an engine's tiles of regions: no numbers each
+            numbers = c.preset.import_settings(cols, rows, c.low_high, c.cell, c.suffix)
+        records.append(c.record((rows, cols), numbers))
+        splats = [] if c.weights is None else splat_files(target, c.weights.shape[0])
         tiles.append(target)
         targets += [target, sidecar_path(target), *splats]
         entry: dict[str, Any] = {"file": target.name, "x": x, "y": y, "row": row0, "column": col0}
         listing.append({**entry, "splat": [name.name for name in splats]} if splats else entry)
-    whole = describe(_shape(array), suffix, low_high, unit, settings, row_order)
-    whole.update(_spacing_record(cell, cell_size))
+    whole = c.record(_shape(c.array))
     whole["tiles"] = {"tile": tile, "overlap": overlap, "across": across, "down": down, "files": listing}
-    if weights is not None:
-        whole["splat"] = _splat_record(weights, splat_bits)
-    if preset is not None:
-        whole["tiles"]["engine"] = preset.title
+    if c.weights is not None:
+        whole["splat"] = _splat_record(c.weights, c.options.splat_bits)
+    if c.preset is not None:
+        whole["tiles"]["engine"] = c.preset.title
     per_tile = len(targets) // len(windows)
-    with replacing_all([*targets, sidecar_path(path)]) as temporaries:
+    bits = c.options.splat_bits
+    with replacing_all([*targets, sidecar_path(c.path)]) as temporaries:
         for (_, _, (row0, col0, rows, cols)), record, index in zip(
             windows, records, range(0, len(targets), per_tile), strict=True
         ):
             window = (slice(row0, row0 + rows), slice(col0, col0 + cols))
-            _write_file(temporaries[index], array[window], suffix)
+            _write_file(temporaries[index], c.array[window], c.suffix)
             temporaries[index + 1].write_text(json.dumps(record, indent=1), encoding="utf-8")
-            if weights is not None:
-                _write_splat(temporaries[index + 2 : index + per_tile], weights[(slice(None), *window)], splat_bits)
+            if c.weights is not None:
+                _write_splat(temporaries[index + 2 : index + per_tile], c.weights[(slice(None), *window)], bits)
             if progress is not None:
                 progress(index // per_tile + 1, len(windows))
         temporaries[-1].write_text(json.dumps(whole, indent=1), encoding="utf-8")

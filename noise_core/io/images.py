@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib
 import types
 import zlib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -23,16 +23,22 @@ FORMATS = {
 }
 
 
+def checked_suffix(path: str | Path, formats: Iterable[str], what: str, argument: str) -> str:
+    """The lower-case suffix of ``path`` if it is one of ``formats``; ``ValueError`` starting with ``argument``
+    (the user's name for the path) naming the ``what`` format and the allowed ones otherwise."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in formats:
+        allowed = ", ".join(formats)
+        raise ValueError(
+            f"{argument}: unsupported {what} format {suffix or '(none)'!r} in {str(path)!r}; use one of {allowed}"
+        )
+    return suffix
+
+
 def image_format(path: Path, argument: str = "out") -> str:
     """The file suffix of ``path`` if it is a supported image format; ``ValueError`` starting with ``argument``
     (the user's name for the path) otherwise."""
-    suffix = Path(path).suffix.lower()
-    if suffix not in FORMATS:
-        allowed = ", ".join(FORMATS)
-        raise ValueError(
-            f"{argument}: unsupported image format {suffix or '(none)'!r} in {str(path)!r}; use one of {allowed}"
-        )
-    return suffix
+    return checked_suffix(path, FORMATS, "image", argument)
 
 
 WRITERS = {

@@ -21,7 +21,9 @@ places both) and ``NAME_flow.png`` (RGB, B = 0, linear data: import it without s
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -105,7 +107,7 @@ def write_level(path: Path, values: np.ndarray, suffix: str) -> None:
         write_image(path, values, 16)
 
 
-def write_water_maps(
+def water_files(
     path: str | Path,
     level: np.ndarray,
     flow: np.ndarray,
@@ -116,12 +118,14 @@ def write_water_maps(
     cell_size: float = 1.0,
     flow_bits: int = 8,
     settings: dict | None = None,
-) -> list[Path]:
-    """Write the water ``level`` (heights, e.g. ``water(...).level``) and ``flow`` (``water(...).flow``) beside
-    the heightmap ``path`` (``water_paths``): the level mapped to [0, 1] by ``height_range`` (the heightmap's, in
-    ``unit``; levels outside it are clipped), in the heightmap's format, with a sidecar (the engine's import numbers
-    when ``engine`` is given, and the flow map's convention); the flow in the ``engine``'s convention (``grid``
-    without one) as an RGB PNG of ``flow_bits`` (8 or 16). All files or none. Returns their paths."""
+) -> tuple[list[Path], Callable[[list[Path]], None]]:
+    """The water maps of ``level`` (heights, e.g. ``water(...).level``) and ``flow`` (``water(...).flow``) beside
+    the heightmap ``path`` (``water_paths``), checked but not written: ``(targets, write)``, ``write(temporaries)``
+    writing one temporary per target, in order (``write_water_maps`` writes them; ``write_heightmap``'s ``beside``
+    with the heightmap). The level is mapped to [0, 1] by ``height_range`` (the heightmap's, in ``unit``; levels
+    outside it are clipped), in the heightmap's format, with a sidecar (the engine's import numbers when ``engine``
+    is given, and the flow map's convention); the flow in the ``engine``'s convention (``grid`` without one) as an
+    RGB PNG of ``flow_bits`` (8 or 16)."""
     level_path, flow_path = water_paths(path)
     suffix = heightmap_format(level_path)
     if flow_bits not in PNG_BITS:
@@ -137,9 +141,20 @@ def write_water_maps(
     if suffix not in RAW_TYPES:
         writer_module(suffix)
     writer_module(".png")
-    targets = [level_path, sidecar_path(level_path), flow_path]
-    with replacing_all(targets) as temporaries:
+
+    def write(temporaries: list[Path]) -> None:
         write_level(temporaries[0], values, suffix)
         temporaries[1].write_text(json.dumps(record, indent=1), encoding="utf-8")
         write_image(temporaries[2], rgb, flow_bits)
+
+    return [level_path, sidecar_path(level_path), flow_path], write
+
+
+def write_water_maps(path: str | Path, level: np.ndarray, flow: np.ndarray, **options: Any) -> list[Path]:
+    """Write the water ``level`` and ``flow`` beside the heightmap ``path`` (``water_files(path, level, flow,
+    **options)``: ``height_range``, ``unit``, ``engine``, ``cell_size``, ``flow_bits``, ``settings``), all files or
+    none. Returns their paths."""
+    targets, write = water_files(path, level, flow, **options)
+    with replacing_all(targets) as temporaries:
+        write(temporaries)
     return targets

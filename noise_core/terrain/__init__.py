@@ -9,6 +9,8 @@
 - ``maps``: slope, aspect, curvature, relative height, wetness, openness, occlusion; ``splat``: splat weights.
 - ``geomorphometry``: the statistics that tell a real landscape from noise, and the real tiles' ranges.
 - ``water``: lakes that fill, spill and merge (Fill-Spill-Merge), water level and depth, rivers, flow maps.
+- ``layers``: material layers: snow, sediment and talus depth, moisture along water, rock strata (and the
+  erodibility they give the eroders).
 
 The layers and which may import which: docs/architecture.md.
 """

@@ -97,7 +97,14 @@ a map whose flows pass ``THERMAL_BAND`` cells runs in bands of rows, each with `
 Both return an ``ErosionResult``: the new heights (float32; the input is not changed), the masks
 ``erosion = max(0, before - after)`` and ``deposition = max(0, after - before)`` per cell, and their totals,
 with ``carried_off`` (what droplets took over the edges): ``eroded - deposited = carried_off`` up to float
-rounding. The work runs in float64 and is rounded to float32 once at the end.
+rounding, and the deposition's depth as ``sediment`` (hydraulic) or ``talus`` (thermal) for the material layers
+(``layers.deposits``). The work runs in float64 and is rounded to float32 once at the end.
+
+*Rock of varying hardness* (``erodibility=``, a map of multipliers in ``(0, MAX_ERODIBILITY]``, e.g.
+``layers.erodibility`` of ``layers.strata``): a droplet takes ``erodibility`` times as much from the cell it is on,
+and a cell's talus slope is ``tan(talus_angle) / erodibility``: hard bands stand steep, soft ones slump, and a
+slope breaks into cliffs and benches (Forte, Yanites & Whipple 2016). Without it (or with ones) the bits are
+today's.
 """
 
 from __future__ import annotations
@@ -111,7 +118,7 @@ import numpy as np
 from .. import runtime
 from .._jit import jit, kernel_table
 from ..hashing import avalanche, eat, hash_seed
-from ..schema import Option
+from ..schema import Option, choice
 from ..threads import on_threads
 from . import flow, multiscale, stream_power
 from .heightfield import CELL_SIZE, NEIGHBOURS, check_heights, check_mask
@@ -209,7 +216,11 @@ THERMAL_OPTIONS: tuple[Option, ...] = (
 class ErosionResult:
     """Eroded ``heights`` (float32, new array), per-cell ``erosion`` and ``deposition`` masks (float32, >= 0) and
     totals: ``eroded`` = sum of erosion, ``deposited`` = sum of deposition, ``carried_off`` = sediment that left
-    over the edges (0 for thermal erosion)."""
+    over the edges (0 for thermal erosion). ``kind``: ``"hydraulic"`` (droplets, their gullies and the flow lay
+    sediment), ``"thermal"`` (what slides lies as talus) or ``"stages"`` (several run one after another);
+    ``sediment`` and ``talus`` (float32, >= 0, the heights' unit): how deep each loose material lies per cell after
+    the run, by default the deposition as the ``kind``'s material and 0 of the other (``layers.deposits`` stacks
+    stages, and gives them for ``"stages"``)."""
 
     heights: np.ndarray
     erosion: np.ndarray
@@ -217,6 +228,18 @@ class ErosionResult:
     eroded: float
     deposited: float
     carried_off: float
+    kind: str = "hydraulic"
+    sediment: np.ndarray = None  # type: ignore[assignment]
+    talus: np.ndarray = None  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        choice("kind", self.kind, EROSION_KINDS)
+        for name, own in (("sediment", "hydraulic"), ("talus", "thermal")):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, self.deposition if self.kind == own else np.zeros_like(self.deposition))
+
+
+EROSION_KINDS = ("hydraulic", "thermal", "stages")
 
 
 MAX_HEIGHT = 1e38
@@ -264,7 +287,9 @@ def _options(options: tuple[Option, ...], values: dict) -> dict:
     return checked
 
 
-def _result(before: np.ndarray, after: np.ndarray, scale: float, carried_off: float) -> ErosionResult:
+def _result(
+    before: np.ndarray, after: np.ndarray, scale: float, carried_off: float, kind: str = "hydraulic"
+) -> ErosionResult:
     """The result of eroding ``before`` (float64, in cells) to ``after``; ``scale`` = cell size."""
     change = (after - before) * scale
     heights = ((before + (after - before)) * scale).astype(np.float32)
@@ -277,37 +302,51 @@ def _result(before: np.ndarray, after: np.ndarray, scale: float, carried_off: fl
         eroded=float(erosion.sum()),
         deposited=float(deposition.sum()),
         carried_off=float(carried_off * scale),
+        kind=kind,
     )
 
 
 def erode_hydraulic(
-    heights: np.ndarray, progress: Callable[[int, int], None] | None = None, **options: object
+    heights: np.ndarray,
+    progress: Callable[[int, int], None] | None = None,
+    *,
+    erodibility: np.ndarray | None = None,
+    **options: object,
 ) -> ErosionResult:
     """Hydraulic (droplet) erosion of ``heights`` (a 2-D array, rows along y); options in ``HYDRAULIC_OPTIONS``
-    and ``cell_size``. ``progress(done, total)`` is called after each batch of droplets. ``ValueError``/
-    ``TypeError`` naming the option for a bad value."""
+    and ``cell_size``. ``erodibility`` (optional, a map of the heights' shape, ``check_erodibility``) scales what
+    a droplet takes from the ground on each cell (harder rock: less; rock layers, ``layers.strata``; the gullies'
+    stream-power steps keep their own rate). ``progress(done, total)`` is called after each batch of droplets.
+    ``ValueError``/``TypeError`` naming the option for a bad value."""
     values = _options(HYDRAULIC_OPTIONS, options)
     cells = _cells(heights, values["cell_size"])
+    hard = np.ones(1) if erodibility is None else check_erodibility(erodibility, cells.shape)
     before = cells.copy()
     model = _model(values, cells.shape)
     droplets = model.pop("droplets")
     coarse = _grid(values, cells.shape) if droplets else None
     if coarse is None:
-        carried_off = _droplets(cells, droplets, model, progress)
+        carried_off = _droplets(cells, droplets, model, progress, hard)
     else:
-        carried_off = _droplets_coarse(cells, droplets, values, coarse, progress)
+        carried_off = _droplets_coarse(cells, droplets, values, coarse, progress, hard)
     if droplets:
         _kernels().settle(cells, np.empty_like(cells), SETTLE_PASSES)
     return _checked(_result(before, cells, values["cell_size"], carried_off))
 
 
-def _droplets(cells: np.ndarray, droplets: int, model: dict, progress: Callable[[int, int], None] | None) -> float:
+def _droplets(
+    cells: np.ndarray,
+    droplets: int,
+    model: dict,
+    progress: Callable[[int, int], None] | None,
+    hard: np.ndarray,
+) -> float:
     """Run ``droplets`` droplets with the per-step constants ``model`` (``_model`` without its count) over
     ``cells`` (float64, C-contiguous, in place), in batches of whole rounds, in parts (``STREAM_STEPS`` with
     gullies, else one). The map is routed before the first part and after each (``_Flow.route``); after each
     part its flow carries what the part's droplets handed over, with gullies after one stream-power step
-    (``_Flow.carry``), and the next part's droplets read that routing. Returns the sediment carried off the
-    map."""
+    (``_Flow.carry``), and the next part's droplets read that routing. ``hard``: the erodibility (``_droplet``; one
+    value, or a map of ``cells``' shape). Returns the sediment carried off the map."""
     if droplets == 0:
         return 0.0
     if not cells.flags.c_contiguous:
@@ -327,13 +366,16 @@ def _droplets(cells: np.ndarray, droplets: int, model: dict, progress: Callable[
     parts = STREAM_STEPS if model["gullies"] > 0.0 else 1
     flow_ = _Flow(cells.shape)
     flow_.route(cells)
+    flat = np.ascontiguousarray(hard).reshape(-1)
     carried_off = 0.0
     for part in range(parts):
         first_batch, end_batch = part * batches // parts, (part + 1) * batches // parts
         for index in range(first_batch, end_batch):
             first, last = index * batch, min((index + 1) * batch, droplets)
             span[:2] = first, last
-            runtime.launch_blocks(kernels.hydraulic, 1, (cells, flow_.stream, flow_.load, span, *scratch, *constants))
+            arguments = (cells, flow_.stream, flow_.load, flat, stream_power.index_mask(flat), span, *scratch,
+                         *constants)  # fmt: skip
+            runtime.launch_blocks(kernels.hydraulic, 1, arguments)
             if progress is not None:
                 progress(last, droplets)
         flow_.route(cells)  # the map as these droplets left it
@@ -438,10 +480,16 @@ def _grid(values: dict, shape: tuple[int, ...]) -> tuple[int, int] | None:
 
 
 def _droplets_coarse(
-    cells: np.ndarray, droplets: int, values: dict, shape: tuple[int, int], progress: Callable[[int, int], None] | None
+    cells: np.ndarray,
+    droplets: int,
+    values: dict,
+    shape: tuple[int, int],
+    progress: Callable[[int, int], None] | None,
+    hard: np.ndarray,
 ) -> float:
-    """Run the droplets of ``cells`` (float64, in place) on the grid ``shape`` (``coarse_shape``) and add the
-    change back, bilinearly interpolated; returns what the map lost (see the module docstring)."""
+    """Run the droplets of ``cells`` (float64, in place) on the grid ``shape`` (``coarse_shape``, the erodibility
+    ``hard`` resampled to it when a map) and add the change back, bilinearly interpolated; returns what the map
+    lost (see the module docstring)."""
     s = (max(cells.shape) - 1) / (max(shape) - 1)  # map cells per coarse cell
     small = np.ascontiguousarray(resample_bilinear(cells, shape) / s)  # in coarse cells
     start = small.copy()
@@ -453,7 +501,8 @@ def _droplets_coarse(
     )  # fmt: skip
     del model["droplets"]
     report = None if progress is None else lambda done, total: progress(done * droplets // total, droplets)
-    _droplets(small, count, model, report)
+    coarse_hard = hard if hard.size == 1 else np.ascontiguousarray(resample_bilinear(hard, shape))
+    _droplets(small, count, model, report, coarse_hard)
     _kernels().settle(small, np.empty_like(small), SETTLE_PASSES)
     return -multiscale.add_change(cells, (small - start) * s)
 
@@ -499,29 +548,52 @@ def _model(values: dict, shape: tuple[int, int]) -> dict:
     }
 
 
-def erode_thermal(heights: np.ndarray, **options: object) -> ErosionResult:
+def erode_thermal(heights: np.ndarray, *, erodibility: np.ndarray | None = None, **options: object) -> ErosionResult:
     """Thermal erosion of ``heights`` (a 2-D array); options in ``THERMAL_OPTIONS`` and ``cell_size``.
-    ``ValueError``/``TypeError`` naming the option for a bad value."""
+    ``erodibility`` (optional, a map of the heights' shape, ``check_erodibility``): harder rock stands steeper,
+    the talus slope of a cell is ``tan(talus_angle) / erodibility`` (at most ``tan(MAX_TALUS)``; rock layers,
+    ``layers.strata``). ``ValueError``/``TypeError`` naming the option for a bad value."""
     values = _options(THERMAL_OPTIONS, options)
     cells = _cells(heights, values["cell_size"])
+    talus = np.full(1, math.tan(math.radians(values["talus_angle"])))
+    if erodibility is not None:
+        factor = check_erodibility(erodibility, cells.shape).reshape(-1)
+        talus = np.minimum(talus[0] / factor, math.tan(math.radians(MAX_TALUS)))
     before = cells.copy()
     if values["iterations"]:
-        cells = _thermal_bands(cells, math.tan(math.radians(values["talus_angle"])), values["iterations"],
-                               values["rate"])  # fmt: skip
-    return _checked(_result(before, cells, values["cell_size"], 0.0))
+        cells = _thermal_bands(cells, talus, values["iterations"], values["rate"])
+    return _checked(_result(before, cells, values["cell_size"], 0.0, "thermal"))
 
 
-def _thermal_bands(cells: np.ndarray, talus: float, iterations: int, rate: float) -> np.ndarray:
-    """``iterations`` talus steps of ``cells`` (float64): at once when its flows fit ``THERMAL_BAND`` cells, else
-    in bands of rows, each with a halo of ``2·iterations`` rows on either side (a step changes a cell from the
-    heights within 2 cells, so the halo's own edge, closed, reaches no row of the band): the same bits."""
+MAX_ERODIBILITY = 100.0
+"""The largest erodibility multiplier the eroders take (a rock a hundred times softer than the default)."""
+MAX_TALUS = 89.0
+"""The steepest talus angle a hard cell gets, in degrees."""
+
+
+def check_erodibility(erodibility: object, shape: tuple[int, ...]) -> np.ndarray:
+    """``erodibility``, a map of ``shape`` of multipliers in ``(0, MAX_ERODIBILITY]`` (1: the eroder's own rates,
+    smaller: harder rock), as C-contiguous float64; ``TypeError``/``ValueError`` naming ``erodibility``."""
+    values = flow.check_weights(erodibility, shape, "erodibility")
+    if values.size and not (values.min() > 0.0 and values.max() <= MAX_ERODIBILITY):
+        raise ValueError(f"erodibility: must be in (0, {MAX_ERODIBILITY:g}] in every cell, got {values.min():g} .. "
+                         f"{values.max():g}")  # fmt: skip
+    return np.ascontiguousarray(values)
+
+
+def _thermal_bands(cells: np.ndarray, talus: np.ndarray, iterations: int, rate: float) -> np.ndarray:
+    """``iterations`` talus steps of ``cells`` (float64; ``talus``: ``_thermal``'s, one value or one per cell): at
+    once when its flows fit ``THERMAL_BAND`` cells, else in bands of rows, each with a halo of ``2·iterations``
+    rows on either side (a step changes a cell from the heights within 2 cells, so the halo's own edge, closed,
+    reaches no row of the band): the same bits."""
     rows, columns = cells.shape
     halo = 2 * iterations
     band = max(THERMAL_BAND // columns, 2 * halo, 1)
     phase = np.zeros(1, dtype=np.int64)
+    mask = stream_power.index_mask(talus)
     if band >= rows:
         flows = np.zeros((rows, columns, 8), dtype=np.float64)
-        runtime.launch_blocks(_kernels().thermal, rows, (cells, flows, phase, talus, iterations, rate))
+        runtime.launch_blocks(_kernels().thermal, rows, (cells, flows, phase, talus, mask, iterations, rate))
         return cells
     result = np.empty_like(cells)
     flows = np.zeros((min(rows, band + 2 * halo), columns, 8), dtype=np.float64)
@@ -529,8 +601,9 @@ def _thermal_bands(cells: np.ndarray, talus: float, iterations: int, rate: float
         last = min(first + band, rows)
         top, bottom = max(0, first - halo), min(rows, last + halo)
         part = cells[top:bottom].copy()
+        steepest = talus if talus.size == 1 else np.ascontiguousarray(talus[top * columns : bottom * columns])
         runtime.launch_blocks(_kernels().thermal, bottom - top,
-                              (part, flows[: bottom - top], phase, talus, iterations, rate))  # fmt: skip
+                              (part, flows[: bottom - top], phase, steepest, mask, iterations, rate))  # fmt: skip
         result[first:last] = part[first - top : last - top]
     return result
 
@@ -589,12 +662,13 @@ def _brush(cells, stream, x, y, radius, amount, limit, sign):
 
 @jit
 def _droplet(
-    cells, stream, load, x, y, steps, inertia, capacity, min_slope, deposition, erosion, cutting, evaporation, gravity,
-    radius, initial_water, initial_speed,
+    cells, stream, load, hard, mask, x, y, steps, inertia, capacity, min_slope, deposition, erosion, cutting,
+    evaporation, gravity, radius, initial_water, initial_speed,
 ):  # fmt: skip
     """Run one droplet from ``(x, y)`` over ``cells`` (float64, in place) with the per-step constants of
     ``_model``, reading the flow factor (0 in lakes) from ``stream``; what it carries when its run ends is added
-    to ``load`` at its cell. Returns the sediment it carried off the map."""
+    to ``load`` at its cell. What it takes from the ground is scaled by the erodibility ``hard[cell & mask]`` of
+    the cell it is on (``mask`` 0: one value for all). Returns the sediment it carried off the map."""
     rows, columns = cells.shape
     dx = dy = 0.0
     speed, water, sediment = initial_speed, initial_water, 0.0
@@ -619,7 +693,8 @@ def _droplet(
         if sediment > carry:  # over capacity: drop some, filling only what lies below where it flows to
             sediment -= _brush(cells, stream, x, y, radius, (sediment - carry) * deposition, below, 1.0)
         else:  # take a share of the free capacity and at most ``cutting`` of the drop, none below where it flows to
-            taken = min(erosion * (carry - sediment), cutting * drop)
+            here = (int(y + 0.5) * columns + int(x + 0.5)) & mask
+            taken = min(erosion * (carry - sediment), cutting * drop) * hard[here]
             sediment += _brush(cells, stream, x, y, radius, taken, below, -1.0)
         speed = math.sqrt(speed * speed + drop * gravity)
         water *= 1.0 - evaporation
@@ -637,8 +712,9 @@ def tile_width(steps: int, reach: int) -> int:
 
 
 def _hydraulic(
-    first, last, cells, stream, load, span, xs, ys, order, offsets, cursor, carried, tile, seed, steps, inertia,
-    capacity, min_slope, deposition, erosion, cutting, evaporation, gravity, radius, initial_water, initial_speed,
+    first, last, cells, stream, load, hard, mask, span, xs, ys, order, offsets, cursor, carried, tile, seed, steps,
+    inertia, capacity, min_slope, deposition, erosion, cutting, evaporation, gravity, radius, initial_water,
+    initial_speed,
 ):  # fmt: skip
     """Run droplets ``span[0]`` to ``span[1] - 1`` over ``cells`` (float64, in place), a range kernel over the
     tiles (``tile`` cells wide, ``tile_width``) of one phase. Launched (``first < 0``), it takes the droplets in
@@ -647,7 +723,7 @@ def _hydraulic(
     ``span[2]``: the tiles at even rows and columns, even rows and odd columns, odd and even, odd and odd. A
     tile's droplets run one after another; the tiles of one phase never touch a common cell, so they run at once
     and the bits never depend on the thread count. ``carried[t]`` adds up what tile ``t``'s droplets carry off;
-    ``stream`` and ``load``: ``_droplet``'s."""
+    ``stream``, ``load``, ``hard`` and ``mask``: ``_droplet``'s."""
     rows, columns = cells.shape
     across = (columns - 2) // tile + 1
     down = (rows - 2) // tile + 1
@@ -682,8 +758,8 @@ def _hydraulic(
         for k in range(offsets[t], offsets[t + 1]):
             i = order[k]
             carried[t] += _droplet(
-                cells, stream, load, xs[i], ys[i], steps, inertia, capacity, min_slope, deposition, erosion, cutting,
-                evaporation, gravity, radius, initial_water, initial_speed,
+                cells, stream, load, hard, mask, xs[i], ys[i], steps, inertia, capacity, min_slope, deposition, erosion,
+                cutting, evaporation, gravity, radius, initial_water, initial_speed,
             )  # fmt: skip
 
 
@@ -725,11 +801,12 @@ def _settle(cells, before, passes):
     return filled
 
 
-def _thermal(first, last, cells, flows, phase, talus, iterations, rate):
+def _thermal(first, last, cells, flows, phase, talus, mask, iterations, rate):
     """``iterations`` talus relaxation steps over ``cells`` (float64, in place), closed edges: a range kernel
-    over rows. Launched (``first < 0``), it runs each step's two passes over all rows on Numba's threads, telling
-    them which by ``phase[0]``: the flows out of every cell (``flows``: rows x columns x 8, all from the same
-    heights), then each cell's change (its inflows minus its outflows)."""
+    over rows. ``talus[cell & mask]``: the tangent of the talus angle (one value, ``mask`` 0, or one per cell,
+    ``mask`` -1: ``stream_power.index_mask``). Launched (``first < 0``), it runs each step's two passes over all
+    rows on Numba's threads, telling them which by ``phase[0]``: the flows out of every cell (``flows``: rows x
+    columns x 8, all from the same heights), then each cell's change (its inflows minus its outflows)."""
     if first < 0:  # the launch
         for _ in range(iterations):
             phase[0] = 0
@@ -742,6 +819,7 @@ def _thermal(first, last, cells, flows, phase, talus, iterations, rate):
         for row in range(first, last):
             for column in range(columns):
                 h = cells[row, column]
+                steepest = talus[(row * columns + column) & mask]
                 total = 0.0
                 largest = 0.0
                 for k in range(8):
@@ -749,7 +827,7 @@ def _thermal(first, last, cells, flows, phase, talus, iterations, rate):
                     flows[row, column, k] = 0.0
                     if 0 <= y < rows and 0 <= x < columns:
                         distance = math.sqrt(np.float64(NEIGHBOURS[k, 0] ** 2 + NEIGHBOURS[k, 1] ** 2))
-                        excess = h - cells[y, x] - talus * distance
+                        excess = h - cells[y, x] - steepest * distance
                         if excess > 0.0:
                             flows[row, column, k] = excess
                             total += excess
@@ -799,42 +877,8 @@ def depressions(
     values = np.array(checked, dtype=np.float64).reshape(-1)
     filled = values.copy()
     flow.fill_flat(filled, shape, drains, False, False)
-    size = values.size
-    cells, deepest, total = _kernels().depressions(
-        filled - values, shape[0], shape[1], int(min_cells), np.zeros(size, np.uint8), np.empty(size, np.int64)
-    )
-    return cells / size, float(deepest), float(total / cells) if cells else 0.0
-
-
-def _basins(depth, rows, columns, min_cells, seen, members):
-    """The basins of the cells with ``depth`` > 0 (8-connected) of at least ``min_cells`` cells: their cell count,
-    their deepest depth and the sum of their depths. ``seen``, ``members``: scratch of a cell each."""
-    counted, deepest, total = 0, 0.0, 0.0
-    for first in range(depth.shape[0]):
-        if seen[first] or not depth[first] > 0.0:
-            continue
-        seen[first] = 1
-        members[0] = first
-        count, next_, most, summed = 1, 0, 0.0, 0.0
-        while next_ < count:
-            cell = members[next_]
-            next_ += 1
-            most = max(most, depth[cell])
-            summed += depth[cell]
-            row, column = cell // columns, cell % columns
-            for k in range(8):
-                y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
-                if 0 <= y < rows and 0 <= x < columns:
-                    other = y * columns + x
-                    if not seen[other] and depth[other] > 0.0:
-                        seen[other] = 1
-                        members[count] = other
-                        count += 1
-        if count >= min_cells:
-            counted += count
-            deepest = max(deepest, most)
-            total += summed
-    return counted, deepest, total
+    cells, deepest, total = flow.depression_basins(filled - values, shape, int(min_cells))
+    return cells / values.size, deepest, total / cells if cells else 0.0
 
 
 def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal", "coarse")) -> str:
@@ -848,9 +892,9 @@ def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal", "
     cells = np.zeros((3, 3))
     model = _model(_options(HYDRAULIC_OPTIONS, {}), cells.shape)
     del model["droplets"], model["seed"], model["gullies"]
-    thermal = (cells, np.zeros((3, 3, 8)), np.zeros(1, np.int64), 0.5, 1, 0.5)
+    thermal = (cells, np.zeros((3, 3, 8)), np.zeros(1, np.int64), np.ones(1), 0, 1, 0.5)
     index, real, flat = np.zeros(1, np.int64), np.zeros(1), np.zeros(9)
-    hydraulic = (cells, cells, cells, index, real, real, index, index, index, real, 1, 0, *model.values())
+    hydraulic = (cells, cells, cells, real, 0, index, real, real, index, index, index, real, 1, 0, *model.values())
     coarse = (cells, cells, index, real, index, real, real)
     pairs = {
         "hydraulic": (
@@ -875,7 +919,7 @@ def hydraulic_kinds(shape: tuple[int, ...], **options: object) -> tuple[str, ...
 
 
 _kernels = kernel_table(
-    serial={"prepare": _prepare, "settle": _settle, "depressions": _basins},
+    serial={"prepare": _prepare, "settle": _settle},
     ranged=(_hydraulic, _thermal),
 )
 """The compiled kernels, built on first use."""

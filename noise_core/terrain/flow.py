@@ -268,6 +268,16 @@ def mfd_accumulate(
     return area
 
 
+def depression_basins(depth: np.ndarray, shape: tuple[int, int], min_cells: int) -> tuple[int, float, float]:
+    """The basins of the cells of the flat ``depth`` map of ``shape`` (filled height less height) with depth > 0,
+    8-connected, of at least ``min_cells`` cells: ``(cells, deepest, depth_sum)``, their cell count, their
+    largest depth and the sum of their depths."""
+    cells, deepest, total = _kernels().depressions(
+        depth, shape[0], shape[1], min_cells, np.zeros(depth.size, np.uint8), np.empty(depth.size, np.int64)
+    )
+    return int(cells), float(deepest), float(total)
+
+
 def check_weights(weights: object, shape: tuple[int, ...], name: str) -> np.ndarray:
     """``weights`` as a finite float64 array of ``shape``, >= 0; ``TypeError``/``ValueError`` naming ``name``."""
     if not isinstance(weights, np.ndarray):
@@ -631,6 +641,37 @@ def _stack(receivers, order, starts, donors, pending):
     return filled
 
 
+def _depressions(depth, rows, columns, min_cells, seen, members):
+    """The basins of the cells with ``depth`` > 0 (8-connected) of at least ``min_cells`` cells: their cell count,
+    their deepest depth and the sum of their depths. ``seen``, ``members``: scratch of a cell each."""
+    counted, deepest, total = 0, 0.0, 0.0
+    for first in range(depth.shape[0]):
+        if seen[first] or not depth[first] > 0.0:
+            continue
+        seen[first] = 1
+        members[0] = first
+        count, next_, most, summed = 1, 0, 0.0, 0.0
+        while next_ < count:
+            cell = members[next_]
+            next_ += 1
+            most = max(most, depth[cell])
+            summed += depth[cell]
+            row, column = cell // columns, cell % columns
+            for k in range(8):
+                y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
+                if 0 <= y < rows and 0 <= x < columns:
+                    other = y * columns + x
+                    if not seen[other] and depth[other] > 0.0:
+                        seen[other] = 1
+                        members[count] = other
+                        count += 1
+        if count >= min_cells:
+            counted += count
+            deepest = max(deepest, most)
+            total += summed
+    return counted, deepest, total
+
+
 @jit
 def _accumulate(receivers, order, area):
     """``area`` (the weights) summed down the receivers, in reverse stack order."""
@@ -740,6 +781,6 @@ def _mfd(flat, rows, columns, outlets, exponent, area, donors, ready, state):
 
 
 _kernels = kernel_table(
-    serial=(_fill, _fill_plain, _receivers_kernel, _stack_kernel, _accumulate_kernel, _mfd),
+    serial=(_fill, _fill_plain, _receivers_kernel, _stack_kernel, _accumulate_kernel, _mfd, _depressions),
 )
 """The compiled kernels, built on first use."""

@@ -54,7 +54,7 @@ import numpy as np
 
 from .._jit import kernel_table
 from ..schema import number
-from .flow import SQRT2, _edges, accumulate, d8_receivers, fill_flat, stack_order
+from .flow import SQRT2, _edges, accumulate, d8_receivers, depression_basins, fill_flat, stack_order
 from .heightfield import check_heights, check_mask
 
 CHANNEL_AREA = 1.0e6
@@ -139,8 +139,7 @@ def terrain_statistics(
     filled = checked.copy()  # plain fill: the depressions
     fill_flat(filled.reshape(-1), shape, base, False, False)
     depth = (filled - checked).reshape(-1)
-    deepest = kernels.depressions(depth, shape[0], shape[1], DEPRESSION_CELLS, np.zeros(depth.size, np.uint8),
-                                  np.empty(depth.size, np.int64))  # fmt: skip
+    deepest = depression_basins(depth, shape, DEPRESSION_CELLS)[1]
     routed = checked.copy()  # epsilon fill: every cell drains to the edges or the sea
     fill_flat(routed.reshape(-1), shape, base, False, True)
     receivers = d8_receivers(routed, outlets=sea.reshape(-1))
@@ -382,38 +381,6 @@ def _reach(receivers, heights, log_area, columns, cell, steps, slope, reach_area
         reach_area[c] = weighted / length if length > 0.0 else log_area[c]
 
 
-def _depressions(depth, rows, columns, smallest, seen, pending):
-    """The largest ``depth`` (filled height less height) over the 8-connected groups of cells with ``depth > 0``
-    that hold at least ``smallest`` cells (0 if none): each group walked once from its first cell."""
-    deepest = 0.0
-    for start in range(depth.shape[0]):
-        if seen[start] or depth[start] <= 0.0:
-            continue
-        seen[start] = 1
-        pending[0] = start
-        top = 1
-        count = 0
-        largest = 0.0
-        while top > 0:
-            top -= 1
-            c = pending[top]
-            count += 1
-            largest = max(largest, depth[c])
-            row, column = c // columns, c % columns
-            for dy in range(-1, 2):
-                for dx in range(-1, 2):
-                    y, x = row + dy, column + dx
-                    if 0 <= y < rows and 0 <= x < columns:
-                        n = y * columns + x
-                        if not seen[n] and depth[n] > 0.0:
-                            seen[n] = 1
-                            pending[top] = n
-                            top += 1
-        if count >= smallest:
-            deepest = max(deepest, largest)
-    return deepest
-
-
 def _basins(receivers, order, basin):
     """The outlet each cell drains to, in stack order (receivers first)."""
     for i in range(order.shape[0]):
@@ -423,7 +390,7 @@ def _basins(receivers, order, basin):
 
 
 _kernels = kernel_table(
-    serial=(_longest, _reach, _basins, _depressions),
+    serial=(_longest, _reach, _basins),
 )
 """The compiled kernels, built on first use."""
 

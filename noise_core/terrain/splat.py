@@ -1,9 +1,10 @@
 """Splat weights: N texture layers painted over a terrain by rules on its maps, summing to 1 in every cell.
 
 A layer covers the cells its **bands** allow: each band is a range ``[low, high)`` of one map (``SPLAT_MAPS``: a
-terrain map of ``terrain_maps``, or the ``erosion``/``deposition`` masks of an erosion run) with soft edges
-``blend`` wide (a smoothstep from 0 at ``low - blend/2`` to 1 at ``low + blend/2``, and down again around
-``high``); the coverage is the product of its bands times ``strength``. ``breakup`` adds Perlin noise in [-1, 1]
+terrain map of ``terrain_maps``, the ``erosion``/``deposition`` masks of an erosion run, or a material layer of
+``layers``: ``snow``, ``moisture``, ``strata``, ``strata_band`` computed, the ``sediment``/``talus`` depths given)
+with soft edges ``blend`` wide (a smoothstep from 0 at ``low - blend/2`` to 1 at ``low + blend/2``, and down again
+around ``high``); the coverage is the product of its bands times ``strength``. ``breakup`` adds Perlin noise in [-1, 1]
 times ``breakup`` to the coverage (clipped to [0, 1]): ragged edges and patches. Layers are painted in order,
 each covering what is below it: ``w_i = c_i · Π_{j>i} (1 - c_j)``, the first layer (the base) covering
 everything (``c_0 = 1``), so the weights sum to 1 in every cell (in float64, rounded to float32 once).
@@ -28,10 +29,12 @@ from ..io.images import image_format, pack_rgba, write_image, writer_module
 from ..runtime import launch_blocks
 from ..schema import integer, number
 from ..threads import on_threads
+from .layers import LAYER_NAMES, LAYER_OPTIONS, compute_layers
 from .maps import MAP_NAMES, as_heights, compute_maps
 
-MASKS = ("erosion", "deposition")
-SPLAT_MAPS = (*MAP_NAMES, *MASKS)
+MASKS = ("erosion", "deposition", "sediment", "talus")
+"""The maps an erosion run gives (``maps=``): its masks and the depths of the loose material (``layers.deposits``)."""
+SPLAT_MAPS = (*MAP_NAMES, *dict.fromkeys((*MASKS, *LAYER_NAMES)))
 MAX_LAYERS = 64
 BREAKUP_OCTAVES = 3
 
@@ -181,7 +184,9 @@ def splat_weights(
     """The weights (N, H, W) float32 of the N ``layers`` over ``heights`` (module doc), summing to 1 in every
     cell. The maps the bands use are computed (``terrain_maps.compute_maps`` with ``settings``, e.g.
     ``radius``) unless given in ``maps``; ``erosion`` and ``deposition`` must be given. Breakup noise: Perlin
-    (``BREAKUP_OCTAVES`` octaves) of ``breakup_frequency`` cycles across the map, seed ``seed + layer index``."""
+    (``BREAKUP_OCTAVES`` octaves) of ``breakup_frequency`` cycles across the map, seed ``seed + layer index``.
+    The material layers (``layers.LAYER_NAMES`` but the given ``MASKS``) are ``layers.compute_layers``' with the
+    ``settings`` named in ``layers.LAYER_OPTIONS``."""
     from ..api import evaluate_grid
     from ..spec import NoiseSpec
 
@@ -195,7 +200,13 @@ def splat_weights(
     missing = [name for name in needed if name in MASKS]
     if missing:
         raise ValueError(f"maps: the bands use {missing[0]!r}; pass it in maps (an erosion result's mask)")
-    given.update(compute_maps(heights, needed, cell_size=cell_size, **settings))
+    layer_settings = {name: value for name, value in settings.items() if name in LAYER_NAMES_OPTIONS}
+    map_settings = {name: value for name, value in settings.items() if name not in LAYER_NAMES_OPTIONS}
+    surface = [name for name in needed if name in MAP_NAMES]
+    given.update(compute_maps(heights, surface, cell_size=cell_size, **map_settings))
+    material = [name for name in needed if name not in MAP_NAMES]
+    if material:
+        given.update(compute_layers(heights, material, _square_cell(cell_size), **layer_settings))
     used = sorted({band.map for layer in checked for band in layer.bands})
     values = np.empty((max(len(used), 1), *shape), dtype=np.float32)
     for index, name in enumerate(used):
@@ -216,6 +227,37 @@ def splat_weights(
     arguments = (values, bands, band_layer, band_map, strength, breakup, noise_index, noise, weights)
     launch_blocks(_kernel(), shape[0], arguments)
     return weights
+
+
+LAYER_NAMES_OPTIONS = frozenset(option.name for option in LAYER_OPTIONS)
+MATERIAL_SPLAT: tuple[SplatLayer, ...] = (
+    SplatLayer("grass"),
+    SplatLayer("wet", (Band("moisture", 0.55, math.inf, 0.2),)),
+    SplatLayer("rock", (Band("slope", 36.0, math.inf, 10.0),)),
+    SplatLayer("strata", (Band("slope", 30.0, math.inf, 10.0), Band("strata", 0.2, math.inf, 0.2))),
+    SplatLayer("snow", (Band("snow", 0.5, math.inf, 0.3),)),
+)
+"""Ready splat layers from the material layers (docs/layers.md): grass, wet ground along water, rock on steep
+slopes, its hard strata bands, snow; ``material_splat`` adds the erosion's sediment and talus."""
+
+
+def material_splat(sediment: float | None = None, talus: float | None = None) -> tuple[SplatLayer, ...]:
+    """``MATERIAL_SPLAT`` with a ``sediment`` layer where sediment lies deeper than ``sediment`` and a ``talus``
+    (scree) layer where talus lies deeper than ``talus`` (heights' unit; None: no such layer), painted above the
+    grass and wet ground, below rock and snow. Their maps come from an erosion run (``maps=``, ``MASKS``)."""
+    extra = tuple(
+        SplatLayer(name, (Band(name, number(name, depth), math.inf, number(name, depth)),))
+        for name, depth in (("sediment", sediment), ("talus", talus))
+        if depth is not None
+    )
+    return (*MATERIAL_SPLAT[:2], *extra, *MATERIAL_SPLAT[2:])
+
+
+def _square_cell(cell_size: object) -> object:
+    """The one cell size of a ``(dy, dx)`` pair of equal sizes (the material layers take square cells)."""
+    if isinstance(cell_size, (tuple, list)) and len(cell_size) == 2 and cell_size[0] == cell_size[1]:
+        return cell_size[0]
+    return cell_size
 
 
 FLOAT32_MAX = float(np.finfo(np.float32).max)

@@ -140,7 +140,7 @@ def terrain_window(plan: TerrainPlan, window: tuple[int, int, int, int], halo: i
     if plan.settle:
         erosion._kernels().settle(cells, np.empty_like(cells), erosion.SETTLE_PASSES)
     if plan.thermal is not None and plan.thermal["iterations"]:
-        talus = math.tan(math.radians(plan.thermal["talus_angle"]))
+        talus = np.full(1, math.tan(math.radians(plan.thermal["talus_angle"])))
         cells = erosion._thermal_bands(cells, talus, plan.thermal["iterations"], plan.thermal["rate"])
     inner = cells[row0 - top : row0 - top + height, col0 - left : col0 - left + width]
     return inner * plan.cell_size

@@ -57,6 +57,7 @@ from itertools import pairwise
 import numpy as np
 
 from .._jit import jit, kernel_table, prefetch
+from ..blocks import block_span
 from ..runtime import launch_blocks
 from ..schema import Option, number
 from ..threads import on_threads
@@ -511,14 +512,17 @@ def _count_pits(h, rows, columns, outlet):
 
 
 @jit
-def _find(ints, x):
-    """The root of node ``x`` (union-find, path halving)."""
+def _root(ints, x, link):
+    """The last node on the path from node ``x`` along the links ``ints[:, link]`` (a node linked to itself
+    ends it), halving the path on the way (path halving): the root of ``x``'s union-find set (``UF``), or the
+    lowest node at or above ``x`` that is not sealed (``UP``: a node is sealed, ``UP`` its parent, once it and
+    its sibling are full; water reaching it goes to the parent)."""
     while True:
-        parent = ints[x, UF]
+        parent = ints[x, link]
         if parent == x:
             return x
-        grand = ints[parent, UF]
-        ints[x, UF] = grand
+        grand = ints[parent, link]
+        ints[x, link] = grand
         x = grand
 
 
@@ -611,7 +615,7 @@ def _hierarchy(h, rows, columns, outlet, order, evaporation, owner, low_leaf, in
                 steep, steepest = n, drop
             if owner[n] != last_owner:  # neighbours mostly share one owner: find its root once
                 last_owner = owner[n]
-                root = _find(ints, last_owner)
+                root = _root(ints, last_owner, UF)
             j = 0
             while j < count and roots[j] != root:
                 j += 1
@@ -693,6 +697,16 @@ AHEAD = 8
 """How many cells ahead in the height order ``_hierarchy`` prefetches (their 3 x 3 windows of heights and owners)."""
 
 
+@jit
+def _drains_to(receivers, flat, queue, tail, cell, receiver):
+    """The flat ``cell`` drains to ``receiver``: marked drained (``flat`` 2) and queued at ``tail``; returns the
+    queue's new length."""
+    receivers[cell] = receiver
+    flat[cell] = 2
+    queue[tail] = cell
+    return tail + 1
+
+
 def _routes(h, rows, columns, outlet, receivers, flat, queue):
     """D8 receivers for the water's paths: the steepest lower neighbour; an outlet is its own; a flat cell (no lower
     neighbour) drains to its nearest neighbour of the same height that has a lower one or is an outlet (breadth
@@ -719,10 +733,7 @@ def _routes(h, rows, columns, outlet, receivers, flat, queue):
         for k in range(8):
             n = _neighbour(cell, k, rows, columns)
             if n >= 0 and flat[n] == 0 and h[n] == h[cell]:
-                receivers[cell] = n
-                flat[cell] = 2
-                queue[tail] = cell
-                tail += 1
+                tail = _drains_to(receivers, flat, queue, tail, cell, n)
                 break
     head = 0
     while head < tail:
@@ -731,10 +742,7 @@ def _routes(h, rows, columns, outlet, receivers, flat, queue):
         for k in range(8):
             n = _neighbour(cell, k, rows, columns)
             if n >= 0 and flat[n] == 1 and h[n] == h[cell]:
-                receivers[n] = cell
-                flat[n] = 2
-                queue[tail] = n
-                tail += 1
+                tail = _drains_to(receivers, flat, queue, tail, n, cell)
     for cell in range(size):
         if flat[cell] == 1:
             receivers[cell] = cell
@@ -784,19 +792,6 @@ def _runoff(receivers, sequence, outlet, owner, rain, uniform, area, inflow, end
 
 
 @jit
-def _sealed_up(ints, x):
-    """The lowest node at or above ``x`` that is not sealed (a node is sealed, ``UP`` its parent, once it and its
-    sibling are full: water reaching it goes to the parent)."""
-    while True:
-        up = ints[x, UP]
-        if up == x:
-            return x
-        grand = ints[up, UP]
-        ints[x, UP] = grand
-        x = grand
-
-
-@jit
 def _pour(ints, floats, node, amount):
     """Pour ``amount`` into ``node`` (a leaf, or a node whose children are full); returns what reaches the
     ocean."""
@@ -821,7 +816,7 @@ def _pour(ints, floats, node, amount):
                     ints[sibling, UP] = parent
             if water <= 0.0:
                 return 0.0
-        up = _sealed_up(ints, d)
+        up = _root(ints, d, UP)
         if up != d:
             d = up
             continue
@@ -1041,6 +1036,22 @@ LINES = 8
 """Columns a block of the column passes gathers at a time (one cache line of float64 per row)."""
 
 
+@jit
+def _columns_to_lines(values, lines, low, high):
+    """Copy the columns ``low .. high - 1`` of ``values`` into the rows ``0 .. high - low - 1`` of ``lines``."""
+    for row in range(values.shape[0]):
+        for column in range(low, high):
+            lines[column - low, row] = values[row, column]
+
+
+@jit
+def _lines_to_columns(lines, values, low, high):
+    """The inverse of ``_columns_to_lines``: the rows of ``lines`` back into the columns ``low ..`` of ``values``."""
+    for row in range(values.shape[0]):
+        for column in range(low, high):
+            values[row, column] = lines[column - low, row]
+
+
 def _edt_rows_kernel(first, last, squared):
     """The squared distance transform (``_envelope``) along each row ``first .. last - 1`` of ``squared``, in
     place: a range kernel."""
@@ -1067,17 +1078,13 @@ def _edt_columns_kernel(first, last, squared):
     lines, out = np.empty((LINES, rows)), np.empty(rows)
     vertices, bounds = np.empty(rows, np.int64), np.empty(rows + 1)
     for block in range(first, last):
-        low, high = block * LINES, min(block * LINES + LINES, columns)
-        for row in range(rows):
-            for column in range(low, high):
-                lines[column - low, row] = squared[row, column]
+        low, high = block_span(block, LINES, columns)
+        _columns_to_lines(squared, lines, low, high)
         for column in range(low, high):
             _envelope(lines[column - low], rows, out, vertices, bounds)
             for row in range(rows):
                 lines[column - low, row] = out[row]
-        for row in range(rows):
-            for column in range(low, high):
-                squared[row, column] = lines[column - low, row]
+        _lines_to_columns(lines, squared, low, high)
 
 
 @jit
@@ -1165,15 +1172,11 @@ def _blur_columns_kernel(first, last, values, radius):
     rows, columns = values.shape
     lines, sums = np.empty((LINES, rows)), np.empty(rows + 1)
     for block in range(first, last):
-        low, high = block * LINES, min(block * LINES + LINES, columns)
-        for row in range(rows):
-            for column in range(low, high):
-                lines[column - low, row] = values[row, column]
+        low, high = block_span(block, LINES, columns)
+        _columns_to_lines(values, lines, low, high)
         for column in range(low, high):
             _blur_line(lines[column - low], rows, radius, sums)
-        for row in range(rows):
-            for column in range(low, high):
-                values[row, column] = lines[column - low, row]
+        _lines_to_columns(lines, values, low, high)
 
 
 def _carve(carved, original, rows, columns, cells, depths, radii):

@@ -42,6 +42,8 @@ def test_erode_a_terrain_as_noise_core_does_with_masks(bpy_empty, addon):
     np.testing.assert_array_equal(after[:, :2], before[:, :2])
     np.testing.assert_allclose(_attribute(obj, "erosion"), expected.erosion.ravel(), atol=1e-6)
     np.testing.assert_allclose(_attribute(obj, "deposition"), expected.deposition.ravel(), atol=1e-6)
+    np.testing.assert_allclose(_attribute(obj, "sediment"), expected.deposition.ravel(), atol=1e-6)
+    assert not _attribute(obj, "talus").any()
     assert expected.eroded > 0
 
 

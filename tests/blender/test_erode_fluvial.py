@@ -160,7 +160,7 @@ def test_a_terrain_stage_can_lift_ranges_where_the_noise_is_high(bpy_empty, addo
 
 def test_a_bad_terrain_stage_adds_nothing(bpy_empty, addon):
     bpy = bpy_empty
-    with pytest.raises(addon.api.UserError, match=r"^fluvial: no option 'stepz'"):
+    with pytest.raises(addon.api.UserError, match=r"^fluvial\.stepz: not an option of stage 'rivers'"):
         _terrain(bpy, addon, fluvial={"stepz": 3})
     with pytest.raises(addon.api.UserError, match=r"^steps: "):
         _terrain(bpy, addon, fluvial={"steps": -1})

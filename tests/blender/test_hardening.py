@@ -356,6 +356,16 @@ def test_a_failed_save_of_a_new_image_removes_it(bpy_empty, addon, monkeypatch, 
     assert os.listdir(tmp_path) == []
 
 
+def test_a_file_name_of_another_format_is_refused_not_renamed(bpy_empty, addon, tmp_path):
+    bpy = bpy_empty
+    before = scene_state(bpy)
+    message = r"Error: filepath: 'noise.exr' ends in .exr, but the Save format writes .png"
+    with pytest.raises(RuntimeError, match=message):
+        bpy.ops.noisewright.bake_texture(width=8, height=8, save_format="PNG", filepath=str(tmp_path / "noise.exr"))
+    assert scene_state(bpy) == before
+    assert os.listdir(tmp_path) == []
+
+
 def test_an_unwritable_folder_is_refused_before_anything_changes(bpy_empty, addon):
     bpy = bpy_empty
     if os.access("/sys", os.W_OK) and not Path("/sys/kernel").is_dir():

@@ -1,7 +1,9 @@
 """The headless entry points (scripts/demo.py, bake_texture.py, make_terrain.py) run as a user runs them.
 
-Each runs in its own process (``python scripts/<name>.py ...``) with the throw-away Blender user folder
-of ``conftest.py``; they stage the checkout's extension into a per-session local repository, so Numba
+Each runs in its own process as ``blender --background --python scripts/<name>.py -- ...`` runs it (the file
+executed as ``__main__`` by its path, ``scripts/`` not on ``sys.path``, no ``PYTHONPATH``, another working
+folder; ``runpy.run_path`` does what Blender does) with the throw-away Blender user folder of ``conftest.py``;
+they stage the checkout's extension into a per-session local repository, so Numba
 compiles once per session. Their files are read back with Blender (``bpy.data.temp_data``), OpenEXR and
 imageio and compared with ``noise_core``.
 """
@@ -10,6 +12,8 @@ from __future__ import annotations
 
 import dataclasses
 import importlib
+import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
@@ -35,17 +39,37 @@ def extension_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("headless-extensions")
 
 
+BLENDER_RUN = (
+    "import runpy, sys; sys.argv = ['blender', '--background', '--python', *sys.argv[1:]]; "
+    "runpy.run_path(sys.argv[3], run_name='__main__')"
+)
+"""What ``blender --background --python SCRIPT -- ARGS`` does with the script: runs the file by its path."""
+
+
 def run_script(
     script: str, *arguments: str | Path, repo: Path, preexec_fn: Callable[[], None] | None = None
 ) -> subprocess.CompletedProcess:
-    """``python scripts/<script> arguments --extension-repo repo`` in a new process, output captured."""
+    """``blender --background --python scripts/<script> -- arguments --extension-repo repo`` as the bpy module runs
+    it, in a new process from the repository's parent folder without ``PYTHONPATH``, output captured."""
+    environment = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
     return subprocess.run(
-        [sys.executable, str(SCRIPTS / script), *map(str, arguments), "--extension-repo", str(repo)],
+        [
+            sys.executable,
+            "-c",
+            BLENDER_RUN,
+            str(SCRIPTS / script),
+            "--",
+            *map(str, arguments),
+            "--extension-repo",
+            str(repo),
+        ],
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
         preexec_fn=preexec_fn,
+        cwd=ROOT.parent,
+        env=environment,
     )
 
 
@@ -117,9 +141,9 @@ def test_demo_writes_an_eroded_terrain_blend_textures_and_a_preview(tmp_path: Pa
     with OpenEXR.File(str(paths["height"])) as exr:
         (channels,) = exr.channels().values()
         grey = channels.pixels if channels.pixels.ndim == 2 else channels.pixels[..., 0]
-        height = np.flipud(grey)  # files store the top row first, Blender the bottom row
+        height = np.flipud(grey)  # the heightmap's first row is the terrain's +Y edge, Blender's grid row 0 its -Y
+    low, high = json.loads(Path(f"{paths['height']}.json").read_text())["height_range"]
     terrain01 = _noise01(demo.TERRAIN_NOISE, shape=(pixels, pixels))
-    np.testing.assert_allclose(height, terrain01, atol=2e-6)
 
     for kind in ("color", "preview"):
         image = bpy.data.images.load(str(paths[kind]))
@@ -147,6 +171,8 @@ def test_demo_writes_an_eroded_terrain_blend_textures_and_a_preview(tmp_path: Pa
     base_height = demo.TERRAIN_HEIGHT * _noise01(demo.TERRAIN_NOISE, points=grid_points)
     assert np.corrcoef(positions[:, 2], base_height)[0, 1] > 0.7  # the noise terrain, eroded
     assert np.abs(positions[:, 2] - base_height).max() > 1e-3
+    # height.exr is the eroded terrain: its own grid, its heights over the sidecar's range
+    np.testing.assert_allclose(low + height.ravel().astype(np.float64) * (high - low), positions[:, 2], atol=1e-6)
 
 
 def test_bake_texture_writes_the_noise_core_image(tmp_path: Path, extension_repo: Path) -> None:

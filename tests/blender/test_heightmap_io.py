@@ -171,11 +171,14 @@ def test_operators_and_menus(bpy_empty, addon, tmp_path):
     bpy = bpy_empty
     obj = _terrain(bpy, addon)
     bpy.context.view_layer.objects.active = obj
+    with pytest.raises(RuntimeError, match=r"filepath: 'op.r16' does not end in .exr, the extension of Format EXR"):
+        bpy.ops.noisewright.export_heightmap(filepath=str(tmp_path / "op.r16"), file_format="EXR")
+    assert list(tmp_path.iterdir()) == []  # refused, not renamed
     result = bpy.ops.noisewright.export_heightmap(
-        filepath=str(tmp_path / "op.r16"), file_format="EXR", fixed_range=True, height_min=0.0, height_max=40.0
+        filepath=str(tmp_path / "op.exr"), file_format="EXR", fixed_range=True, height_min=0.0, height_max=40.0
     )
     assert result == {"FINISHED"}
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["op.exr", "op.exr.json"]  # the format's extension
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["op.exr", "op.exr.json"]
     found = addon.noise_core.read_heightmap(tmp_path / "op.exr")
     assert found.height_range == (0.0, 40.0)
     assert bpy.ops.noisewright.import_heightmap(filepath=str(tmp_path / "op.exr")) == {"FINISHED"}

@@ -106,6 +106,7 @@ def _library_rows(addon) -> dict:
             *map(spelled, (heightmaps.ENGINE, heightmaps.SPLAT, heightmaps.SPLAT_BITS)),
         ],
         "terrain_maps": [core.terrain.heightfield.CELL_SIZE, maps.HEIGHT_SCALE, *maps.MAP_OPTIONS],
+        "terrain_layers": list(core.terrain.layers.LAYER_OPTIONS),
         "ErosionSettings": [*core.terrain.erosion.HYDRAULIC_OPTIONS, *core.terrain.erosion.THERMAL_OPTIONS],
         "FluvialSettings": list(core.terrain.fluvial.FLUVIAL_OPTIONS),
     }

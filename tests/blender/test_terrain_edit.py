@@ -146,12 +146,12 @@ RIVERS = {"badlands", "river_valleys", "uplifted_range"}
 
 def test_nine_presets_are_shipped_and_each_builds_a_terrain(bpy_empty, addon):
     bpy = bpy_empty
-    shipped = sorted(path.stem for path in addon.terrain_presets.SHIPPED.glob("*.py"))
+    shipped = sorted(path.stem for path in addon.terrain_presets.SHIPPED.glob("*.json"))
     assert shipped == list(SHIPPED)
     obj = _terrain(bpy, addon)
     heights = {}
     for name in SHIPPED:
-        addon.terrain_presets.apply_preset(bpy.context, obj, addon.terrain_presets.SHIPPED / f"{name}.py")
+        addon.terrain_presets.apply_preset(bpy.context, obj, addon.terrain_presets.SHIPPED / f"{name}.json")
         settings = obj.noisewright_terrain
         z = _positions(obj)[:, 2]
         assert len(z) == (settings.x_subdivisions + 1) * (settings.y_subdivisions + 1)
@@ -178,23 +178,27 @@ def test_a_failing_preset_puts_the_settings_back(bpy_empty, addon, tmp_path: Pat
         addon.terrain_presets.apply_preset(bpy.context, obj, tmp_path / "missing.py")
 
 
-def test_a_saved_preset_restores_every_setting(bpy_empty, addon):
+def test_a_saved_preset_restores_the_terrain_s_recipe(bpy_empty, addon):
     bpy = bpy_empty
-    obj = _terrain(bpy, addon, falloff="X")
+    obj = _terrain(bpy, addon, falloff="X", y_subdivisions=12)
     settings = obj.noisewright_terrain
     settings.noise.kind = "voronoi"
     settings.noise.function = "f2_minus_f1"
     settings.noise.warp = "independent"
     settings.size = 5.0
-    saved = addon.terrain_settings.snapshot(settings)
+    saved = addon.terrain_settings.recall(obj)
     assert bpy.ops.noisewright.terrain_preset_add(name="My Terrain") == {"FINISHED"}
     folder = bpy.utils.user_resource("SCRIPTS", path=f"presets/{addon.terrain_presets.PRESET_SUBDIR}")
-    path = Path(folder) / "My_Terrain.py"  # AddPresetBase keeps the case, spaces become underscores
+    path = Path(folder) / "My_Terrain.json"  # as Blender's presets: spaces become underscores
     assert path.is_file()
-    addon.terrain_presets.apply_preset(bpy.context, obj, addon.terrain_presets.SHIPPED / "dunes.py")
-    assert addon.terrain_settings.snapshot(settings) != saved
+    assert addon.noise_core.terrain.recipe.read_recipe(path) == addon.terrain_recipe.library_recipe(saved)
+    addon.terrain_presets.apply_preset(bpy.context, obj, addon.terrain_presets.SHIPPED / "dunes.json")
+    assert addon.terrain_settings.recall(obj) != saved
     assert bpy.ops.noisewright.apply_terrain_preset(filepath=str(path)) == {"FINISHED"}
-    assert addon.terrain_settings.snapshot(settings) == saved
+    assert addon.terrain_settings.recall(obj) == saved
+    bpy.types.NOISEWRIGHT_MT_terrain_presets.bl_label = "My Terrain"
+    assert bpy.ops.noisewright.terrain_preset_add(remove_active=True) == {"FINISHED"}
+    assert not path.exists()
 
 
 def _edge_lengths(obj) -> np.ndarray:

@@ -1,0 +1,150 @@
+"""One terrain recipe everywhere: the command line's heights for a preset equal, float32 bit for bit, the Blender
+terrain made with that preset and what its Export Heightmap writes; erosion applied by an operator to a Noise
+Terrain becomes a stage of its recipe, so an export at another resolution keeps it (or is refused, naming it)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from noise_core.cli.main import main
+
+pytestmark = pytest.mark.blender
+
+N = 17
+"""Samples per side: small, so the tests are cheap."""
+
+
+def _library(addon):
+    """The add-on's own ``noise_core.terrain.recipe`` (its records are that copy's classes)."""
+    return addon.noise_core.terrain.recipe
+
+
+def _z(obj) -> np.ndarray:
+    flat = np.empty(len(obj.data.vertices) * 3, dtype=np.float32)
+    obj.data.vertices.foreach_get("co", flat)
+    return flat.reshape(-1, 3)[:, 2]
+
+
+def _r32(path) -> tuple[np.ndarray, dict]:
+    sidecar = json.loads(path.with_name(path.name + ".json").read_text())
+    return np.fromfile(path, dtype="<f4").reshape(sidecar["height"], sidecar["width"]), sidecar
+
+
+@pytest.mark.parametrize("preset", ["alpine_ridges", "river_valleys"])
+def test_cli_heights_equal_the_blender_terrain_and_its_export(bpy_empty, addon, tmp_path, capsys, preset):
+    bpy = bpy_empty
+    library = _library(addon)
+    assert main(["terrain", "--preset", preset, "--size", str(N), "--out", str(tmp_path / "cli.r32")]) == 0
+    capsys.readouterr()
+    obj = addon.api.add_terrain(bpy.context, preset=preset, x_subdivisions=N - 1, y_subdivisions=N - 1)
+    heights = library.build_heights(library.read_preset(preset), N)
+    assert heights.dtype == np.float32
+    np.testing.assert_array_equal(_z(obj), heights.ravel())  # float32, bit for bit
+    assert _z(obj).tobytes() == heights.tobytes()
+    addon.api.export_heightmap(bpy.context, obj, str(tmp_path / "blender.r32"))  # its own grid
+    addon.api.export_heightmap(bpy.context, obj, str(tmp_path / "again.r32"), resolution=N)  # rebuilt at N
+    cli, cli_sidecar = _r32(tmp_path / "cli.r32")
+    for name in ("blender.r32", "again.r32"):
+        values, sidecar = _r32(tmp_path / name)
+        assert values.tobytes() == cli.tobytes(), name
+        assert sidecar["height_range"] == cli_sidecar["height_range"], name
+    assert cli_sidecar["cell_size"] == {"x": 2.0 / (N - 1), "y": 2.0 / (N - 1)}
+    assert tuple(cli_sidecar["height_range"]) == (float(heights.min()), float(heights.max()))
+
+
+def test_erosion_by_an_operator_is_kept_by_an_export_at_another_resolution(bpy_empty, addon, tmp_path):
+    bpy = bpy_empty
+    library = _library(addon)
+    obj = addon.api.add_terrain(bpy.context, preset="alpine_ridges", x_subdivisions=N - 1, y_subdivisions=N - 1)
+    before = _z(obj).copy()
+    addon.api.erode(bpy.context, obj, thermal={"talus_angle": 20.0, "iterations": 8})
+    assert not np.array_equal(_z(obj), before)
+    recalled = addon.terrain_settings.recall(obj)
+    assert [stage.kind for stage in recalled.extra] == ["thermal"]
+    assert recalled.extra[0].options["talus_angle"] == 20.0
+    recipe = addon.terrain_recipe.library_recipe(recalled)
+    assert [stage.kind for stage in recipe.stages] == ["thermal"]
+    other = 2 * N - 1
+    addon.api.export_heightmap(bpy.context, obj, str(tmp_path / "eroded.r32"), resolution=other)
+    values, sidecar = _r32(tmp_path / "eroded.r32")
+    expected, height_range = addon.noise_core.io.heightmaps.normalize(
+        library.build_heights(recipe, other)[::-1].astype(np.float64)
+    )
+    assert values.tobytes() == expected.tobytes()  # the recipe's build, erosion included
+    assert tuple(sidecar["height_range"]) == height_range
+    unperturbed = library.build_heights(library.read_preset("alpine_ridges"), other)
+    assert not np.array_equal(unperturbed[::-1], expected)  # the erosion is not lost
+    addon.api.regenerate_terrain(bpy.context, obj)  # Regenerate replays it too
+    assert not np.array_equal(_z(obj), before)
+
+
+def test_an_edit_a_recipe_cannot_replay_refuses_the_export_naming_it(bpy_empty, addon, tmp_path):
+    bpy = bpy_empty
+    obj = addon.api.add_terrain(bpy.context, preset="alpine_ridges", x_subdivisions=N - 1, y_subdivisions=N - 1)
+    group = obj.vertex_groups.new(name="rise")
+    group.add(list(range(len(obj.data.vertices))), 0.5, "REPLACE")
+    addon.api.erode_fluvial_mesh(bpy.context, obj, steps=2, uplift_group="rise")
+    with pytest.raises(addon.api.UserError, match=r"^resolution: .*Erode Terrain \(Rivers\) with uplift_group"):
+        addon.api.export_heightmap(bpy.context, obj, str(tmp_path / "lost.r32"), resolution=2 * N - 1)
+    assert not (tmp_path / "lost.r32").exists()
+    addon.api.export_heightmap(bpy.context, obj, str(tmp_path / "own.r32"))  # its own grid: the mesh as it is
+    values, _sidecar = _r32(tmp_path / "own.r32")
+    assert values.shape == (N, N)
+
+
+def test_a_terrain_saves_and_loads_its_recipe(bpy_empty, addon, tmp_path):
+    bpy = bpy_empty
+    library = _library(addon)
+    obj = addon.api.add_terrain(bpy.context, preset="dunes", x_subdivisions=8, y_subdivisions=8, height=0.25)
+    addon.api.terrain_water(obj, rain=2.0, surface=False)  # Object > Terrain Water: part of its recipe
+    bpy.context.view_layer.objects.active = obj
+    path = tmp_path / "mine.json"
+    assert bpy.ops.noisewright.save_terrain_recipe(filepath=str(path)) == {"FINISHED"}
+    saved = library.read_recipe(path)
+    assert saved.height == 0.25 and saved.export["samples"] == 9 and saved.water["rain"] == 2.0
+    other = addon.api.add_terrain(bpy.context, preset="islands", x_subdivisions=4, y_subdivisions=4)
+    bpy.context.view_layer.objects.active = other
+    assert bpy.ops.noisewright.load_terrain_recipe(filepath=str(path)) == {"FINISHED"}
+    assert addon.terrain_settings.recall(other) == addon.terrain_settings.recall(obj)
+    assert _z(other).tobytes() == _z(obj).tobytes()
+    assert json.loads(other[addon.terrain_water.RECORD])["rain"] == 2.0  # its water is made with it
+    assert "water_level" in other.data.attributes
+    made = addon.api.add_terrain(bpy.context, recipe=str(path))
+    assert _z(made).tobytes() == _z(obj).tobytes()
+
+
+def test_add_terrain_names_a_bad_preset(bpy_empty, addon):
+    with pytest.raises(addon.api.UserError, match=r"^preset: no preset 'alpine'; the presets: alpine_ridges"):
+        addon.api.add_terrain(bpy_empty.context, preset="alpine")
+    with pytest.raises(addon.api.UserError, match=r"^spec: give a NoiseSpec"):
+        addon.api.add_terrain(bpy_empty.context)
+
+
+def test_displace_on_a_terrain_is_named_when_an_export_would_lose_it(bpy_empty, addon, tmp_path):
+    bpy = bpy_empty
+    obj = addon.api.add_terrain(bpy.context, preset="dunes", x_subdivisions=8, y_subdivisions=8)
+    addon.api.displace(bpy.context, [obj], addon.api.NoiseSpec(), strength=0.1, direction="Z")
+    with pytest.raises(addon.api.UserError, match=r"^resolution: 'Noise Terrain' was changed by Displace"):
+        addon.api.export_heightmap(bpy.context, obj, str(tmp_path / "lost.r32"), resolution=17)
+    bpy.context.view_layer.objects.active = obj
+    with pytest.raises(RuntimeError, match=r"changed by Displace, which a recipe cannot hold"):
+        bpy.ops.noisewright.save_terrain_recipe(filepath=str(tmp_path / "lost.json"))
+    addon.api.regenerate_terrain(bpy.context, obj)  # the mesh is its recipe's again
+    addon.api.export_heightmap(bpy.context, obj, str(tmp_path / "kept.r32"), resolution=17)
+
+
+def test_live_previews_reduce_the_droplet_stages_operators_applied(bpy_empty, addon):
+    library = _library(addon)
+    shape = {"x_subdivisions": 8, "y_subdivisions": 8, "size": 2.0, "height": 0.5}
+    applied = library.Stage.of("droplets", {"droplets": 500})
+    recipe = addon.terrain_recipe.TerrainRecipe(
+        addon.api.NoiseSpec(), addon.api.Domain(), shape, hydraulic=library.Stage.of("droplets", {}).options,
+        extra=(library.Stage.of("thermal", {}), applied),
+    )  # fmt: skip
+    assert addon.live_preview.droplets(recipe) == round(0.5 * 81) + 500
+    fewer = addon.live_preview._fewer(recipe, 0.1)
+    assert fewer.hydraulic["droplets"] == 4 and fewer.extra[1].options["droplets"] == 50
+    assert fewer.extra[0] == recipe.extra[0]
