@@ -12,6 +12,7 @@ import bpy
 
 from . import api as api  # the Python API (a facade over the feature modules), an attribute of the package
 from . import (
+    assets,
     bake,
     bake_uv,
     displace,
@@ -44,6 +45,7 @@ CLASSES = (
     + terrain_maps.CLASSES
     + terrain_layers.CLASSES
     + terrain_material.CLASSES
+    + assets.CLASSES
     + terrain_water.CLASSES
     + jobs.CLASSES
     + live.CLASSES
@@ -66,6 +68,7 @@ MENU_ENTRIES = (
     (bpy.types.VIEW3D_MT_object, terrain_layers.menu_entry),
     (bpy.types.IMAGE_MT_image, terrain_maps.image_menu_entry),
     (bpy.types.VIEW3D_MT_object, terrain_material.menu_entry),
+    (bpy.types.VIEW3D_MT_object, assets.menu_entry),
     (bpy.types.VIEW3D_MT_object, terrain_water.menu_entry),
 )
 
@@ -80,10 +83,12 @@ def register() -> None:
     preview.attach()
     for menu, entry in MENU_ENTRIES:
         menu.append(entry)
+    assets.register_library()
 
 
 def unregister() -> None:
     preferences.cancel_job()
+    assets.unregister_library()
     live.detach()  # the full rebuilds Auto Refresh runs as jobs cancelled
     for menu, entry in reversed(MENU_ENTRIES):
         menu.remove(entry)

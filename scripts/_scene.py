@@ -124,15 +124,18 @@ def _mask(tree, obj: bpy.types.Object, attribute: str, location: tuple[float, fl
     return scale.outputs[0]
 
 
-def add_render_arguments(parser: argparse.ArgumentParser, integer: Callable, width: int, height: int) -> None:
+def add_render_arguments(
+    parser: argparse.ArgumentParser, integer: Callable, width: int, height: int, samples: int = 16
+) -> None:
     """The picture scripts' ``--width``, ``--height`` and ``--samples`` (``integer`` is ``_blender_addon``'s)."""
     parser.add_argument("--width", type=integer(16, 4096), default=width, help=f"picture width (default {width})")
     parser.add_argument("--height", type=integer(16, 4096), default=height, help=f"picture height (default {height})")
-    parser.add_argument("--samples", type=integer(1, 4096), default=16, help="Cycles samples (default 16)")
+    parser.add_argument("--samples", type=integer(1, 4096), default=samples, help=f"Cycles samples (default {samples})")
 
 
-def stage(target: bpy.types.Object, distance: float, sun_angle: float = 0.5) -> None:
-    """A camera looking down at ``target`` from ``distance`` (south-west, 35 degrees up) and a low sun."""
+def stage(target: bpy.types.Object, distance: float, sun_angle: float = 0.5, outdoors: bool = False) -> None:
+    """A camera looking down at ``target`` from ``distance`` (south-west, 35 degrees up) and a low sun (or, with
+    ``outdoors``, a physical sky, its sun and haze: ``outdoors``)."""
     scene = bpy.context.scene
     camera = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
     camera.data.lens = 40.0
@@ -150,12 +153,69 @@ def stage(target: bpy.types.Object, distance: float, sun_angle: float = 0.5) -> 
     for obj in (camera, sun):
         scene.collection.objects.link(obj)
     scene.camera = camera
+    if outdoors:
+        sky_and_haze(target, sun)
+        return
     world = scene.world or bpy.data.worlds.new("World")
     scene.world = world
     if world.node_tree is None:
         world.use_nodes = True
     world.node_tree.nodes["Background"].inputs["Color"].default_value = (0.55, 0.65, 0.8, 1.0)
     world.node_tree.nodes["Background"].inputs["Strength"].default_value = 0.6
+
+
+SKY_TYPES = ("MULTIPLE_SCATTERING", "NISHITA")
+"""The physical sky models, preferred first: Blender 5.0's multiple scattering, else the single scattering of 4.x
+(Nishita; 5.0 calls it ``SINGLE_SCATTERING``)."""
+SUN_ELEVATION, SUN_ROTATION = math.radians(16.0), math.radians(-62.0)
+"""The sun: 16 degrees up, west-south-west (the sky's rotation 0 puts it in the south, -Y)."""
+SKY_STRENGTH, SKY_SEEN, SUN_STRENGTH = 0.1, 0.5, 3.0
+"""The sky's strength as it lights the scene and as the camera sees it, and the sun's (W/m²)."""
+HAZE_DENSITY = 0.04
+"""Haze: the extinction coefficient of the volume around the terrain per terrain width (about 11 % lost per
+width of air)."""
+
+
+def sky_and_haze(target: bpy.types.Object, sun: bpy.types.Object) -> None:
+    """A physical sky (Sky Texture, ``SKY_TYPES``; its sun disc off), ``sun`` turned to the sky's sun, and a box
+    of thin haze (Principled Volume) around ``target`` up to the camera."""
+    scene = bpy.context.scene
+    world = bpy.data.worlds.new("Sky")
+    scene.world = world
+    if world.node_tree is None:
+        world.use_nodes = True
+    nodes = world.node_tree.nodes
+    sky = nodes.new("ShaderNodeTexSky")
+    kinds = {item.identifier for item in sky.bl_rna.properties["sky_type"].enum_items}
+    sky.sky_type = next(kind for kind in SKY_TYPES if kind in kinds)
+    sky.sun_disc = False
+    sky.sun_elevation, sky.sun_rotation = SUN_ELEVATION, SUN_ROTATION
+    sky.altitude = 800.0
+    background = nodes["Background"]
+    world.node_tree.links.new(sky.outputs["Color"], background.inputs["Color"])
+    strength = nodes.new("ShaderNodeMapRange")  # the sky as the camera sees it, dimmer as it lights the ground
+    strength.inputs["To Min"].default_value, strength.inputs["To Max"].default_value = SKY_STRENGTH, SKY_SEEN
+    world.node_tree.links.new(nodes.new("ShaderNodeLightPath").outputs["Is Camera Ray"], strength.inputs["Value"])
+    world.node_tree.links.new(strength.outputs["Result"], background.inputs["Strength"])
+    sun.data.energy = SUN_STRENGTH
+    sun.data.color = (1.0, 0.93, 0.85)
+    sun.data.angle = math.radians(1.0)
+    sun.rotation_euler = (math.pi / 2 - SUN_ELEVATION, 0.0, SUN_ROTATION)
+    size = max(target.dimensions.x, target.dimensions.y)
+    bpy.ops.mesh.primitive_cube_add(location=target.location, scale=(2.0 * size, 2.0 * size, 1.5 * size))
+    haze = bpy.context.active_object
+    haze.name = "Haze"
+    material = bpy.data.materials.new("Haze")
+    if material.node_tree is None:
+        material.use_nodes = True
+    tree = material.node_tree
+    tree.nodes.remove(tree.nodes["Principled BSDF"])
+    volume = tree.nodes.new("ShaderNodeVolumePrincipled")
+    volume.inputs["Density"].default_value = HAZE_DENSITY / size
+    volume.inputs["Color"].default_value = (0.75, 0.82, 0.95, 1.0)
+    tree.links.new(volume.outputs["Volume"], tree.nodes["Material Output"].inputs["Volume"])
+    haze.data.materials.append(material)
+    haze.visible_shadow = False
 
 
 def render_png(
@@ -167,12 +227,17 @@ def render_png(
     denoise: bool = False,
 ) -> Path:
     """Render the scene's camera with Cycles on the CPU into the PNG ``path``, written whole or not at all
-    through ``replacing`` (the add-on's ``noise_core.io.files.replacing``); ``denoise``: Cycles' denoiser on."""
+    through ``replacing`` (the add-on's ``noise_core.io.files.replacing``); ``denoise``: Cycles' denoiser on, and
+    at most one diffuse and one glossy bounce (the outdoor renders)."""
     scene = bpy.context.scene
     scene.render.engine = "CYCLES"
     scene.cycles.device = "CPU"
     scene.cycles.samples = samples
     scene.cycles.use_denoising = denoise
+    if denoise:  # few light bounces: an outdoor scene lit by the sun and the sky needs little more
+        cycles = scene.cycles
+        cycles.max_bounces, cycles.diffuse_bounces, cycles.glossy_bounces = 3, 1, 1
+        cycles.transmission_bounces, cycles.volume_bounces, cycles.transparent_max_bounces = 0, 0, 2
     scene.render.resolution_x, scene.render.resolution_y = width, height
     scene.render.resolution_percentage = 100
     scene.render.image_settings.file_format = "PNG"
@@ -185,3 +250,57 @@ def render_png(
         if not temporary.is_file() or temporary.stat().st_size == 0:
             raise OSError(f"Cycles wrote nothing to {temporary}")
     return path
+
+
+def optimise_png(path: Path, replacing: Callable[[Path], AbstractContextManager[Path]], colours: int = 256) -> Path:
+    """Rewrite the 8-bit RGB PNG ``path`` with at most ``colours`` colours (a palette by median cut, dithered) and
+    zlib's best compression: about a third of the size, for pictures in the repository."""
+    from PIL import Image  # the README pictures' scripts run where Pillow is (the add-on bundles it)
+
+    with Image.open(path) as image:
+        palette = image.convert("RGB").quantize(
+            colours, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.FLOYDSTEINBERG
+        )
+    with replacing(path) as temporary:
+        palette.save(temporary, format="PNG", optimize=True)
+    return path
+
+
+REAL_TILES = ("himalaya-annapurna", "karakoram", "norway", "highlands", "colorado")
+"""The SRTM tiles of ``tests/data/dems`` (16-bit PNG, elevation in feet, 648 x 648 cells of about 90 m)."""
+TILE_CELL = 90.0
+FOOT = 0.3048
+
+
+def real_tile(name: str) -> tuple[np.ndarray, float]:
+    """The SRTM tile ``name`` (``REAL_TILES``): heights in metres and the cell size."""
+    from PIL import Image
+
+    with Image.open(Path(__file__).resolve().parents[1] / "tests" / "data" / "dems" / f"{name}.png") as image:
+        return np.asarray(image, dtype=np.float64) * FOOT, TILE_CELL
+
+
+def hillshade(heights: np.ndarray, cell_size: float, pixels: int) -> np.ndarray:
+    """Grey Lambertian shading of ``heights`` (rows southwards) under a sun from the north-west, 45 degrees up,
+    area-averaged to ``pixels`` square, as 8-bit RGB (0.1..1 of white)."""
+    gy, gx = np.gradient(heights, cell_size)
+    sun = np.array([-1.0, -1.0, math.sqrt(2.0)]) / 2.0
+    shade = np.clip((-gx * sun[0] - gy * sun[1] + sun[2]) / np.sqrt(gx * gx + gy * gy + 1.0), 0.0, 1.0)
+    edges = np.linspace(0, shade.shape[0], pixels + 1).astype(int)
+    if shade.shape[0] < pixels:
+        nearest = np.arange(pixels) * shade.shape[0] // pixels
+        shade = shade[nearest][:, nearest]
+    else:
+        shade = np.add.reduceat(shade, edges[:-1], axis=0) / np.diff(edges)[:, None]
+        shade = np.add.reduceat(shade, edges[:-1], axis=1) / np.diff(edges)[None, :]
+    return np.repeat(np.round(255 * (0.1 + 0.9 * shade))[..., None], 3, axis=2).astype(np.uint8)
+
+
+def grid_heights(obj: bpy.types.Object) -> np.ndarray:
+    """The heights of the grid mesh ``obj`` as rows (north first) by columns (west first)."""
+    positions = np.empty(len(obj.data.vertices) * 3, dtype=np.float64)
+    obj.data.vertices.foreach_get("co", positions)
+    x, y, z = positions.reshape(-1, 3).T
+    columns = len(np.unique(np.round(x, 6)))
+    order = np.lexsort((x, -y))
+    return z[order].reshape(-1, columns)

@@ -10,10 +10,13 @@ noise, eroded by droplets (hydraulic, one per vertex, with gullies) and then by 
 terrain's settings (re-editable in its panel); export the eroded terrain's heights as a 32-bit float heightmap
 (``height.exr``: its own grid, values 0..1 over the height range that its sidecar ``height.exr.json`` records, as
 Export Heightmap writes them); bake the terrain's noise as a colour ramp (``color.png``, 16-bit); give the terrain
-the add-on's Terrain Material (grass, sand low down, rock by its slope map, wet sediment by its flow map and the
-erosion's deposition mask); add a camera and a sun; render ``preview.png`` with Cycles on the CPU; save
-``terrain.blend``. The terrain spans the noise square 0..1 that the colour ramp is baked on. The noise options
-(``--kind``, ``--seed``, ``--octaves`` ...) change the terrain noise. Every file is written whole or not at all.
+the add-on's material layers (Object > Terrain Layers: snow, moisture, strata, with the erosion's sediment and
+talus depths) and its Terrain Material (grass, sand low down, sediment, talus, strata-banded rock by its slope map,
+wet ground by its moisture, snow); add a camera, a physical sky with its sun and haze (``_scene.sky_and_haze``);
+render ``preview.png`` (1600x900 unless ``--width``/``--height``; 8 samples and Cycles' denoiser, on the CPU; an
+optimised PNG: README's ``docs/images/demo.png``); save ``terrain.blend``. The terrain spans the noise square
+0..1 that the colour ramp is baked on. The noise options (``--kind``, ``--seed``, ``--octaves`` ...) change the
+terrain noise. Every file is written whole or not at all.
 """
 
 from __future__ import annotations
@@ -46,8 +49,8 @@ def _sibling(name: str) -> ModuleType:
 addon = _sibling("_blender_addon")
 scene = _sibling("_scene")
 
-SIZES = {"small": (64, 128, (320, 200)), "medium": (256, 1024, (800, 500)), "large": (1024, 4096, (1600, 1000))}
-"""Preset -> (terrain subdivisions per side, texture width and height in pixels, preview size)."""
+SIZES = {"small": (64, 128), "medium": (256, 1024), "large": (1024, 4096)}
+"""Preset -> (terrain subdivisions per side, texture width and height in pixels)."""
 TERRAIN_NOISE = {
     "kind": "perlin",
     "seed": 7,
@@ -64,7 +67,10 @@ DROPLETS_PER_VERTEX = 1
 GULLIES = {"gullies": 8.0, "lifetime": 60}
 """Erosion along the flow, as the Eroded Canyon preset has it (docs/erosion.md)."""
 THERMAL = {"talus_angle": 40.0, "iterations": 10}
-SAMPLES = 16
+SAMPLES = 8
+"""Cycles samples of the preview, denoised: the quick start's budget (90 s from a fresh clone on 2 cores)."""
+LAYERS = ("snow", "moisture", "strata")
+"""The material layers computed for the material; the erosion's ``sediment`` and ``talus`` depths are added."""
 RAMP = {"color_low": (0.01, 0.05, 0.01), "color_high": (0.8, 0.7, 0.55)}
 FILES = {"blend": "terrain.blend", "height": "height.exr", "color": "color.png", "preview": "preview.png"}
 
@@ -72,6 +78,7 @@ FILES = {"blend": "terrain.blend", "height": "height.exr", "color": "color.png",
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=Path("out/demo"), help="output folder (default ./out/demo)")
     parser.add_argument("--size", choices=list(SIZES), default="medium", help="terrain and texture resolution preset")
+    scene.add_render_arguments(parser, addon.integer, 1600, 900, samples=SAMPLES)
 
 
 def _bake(name: str, path: Path, pixels: int, file_format: str, **properties) -> None:
@@ -93,7 +100,7 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, 
     """Make the demo's files in ``args.out``; return them by kind (blend, height, color, preview)."""
     paths = {kind: args.out / name for kind, name in FILES.items()}
     paths = {kind: addon.output_file(parser, "--out", path, (path.suffix,)) for kind, path in paths.items()}
-    subdivisions, pixels, (width, height) = SIZES[args.size]
+    subdivisions, pixels = SIZES[args.size]
     bpy.ops.wm.read_homefile(use_empty=True)
     addon.apply_noise_arguments(parser, args, TERRAIN_NOISE)
     droplets = DROPLETS_PER_VERTEX * (subdivisions + 1) ** 2
@@ -115,15 +122,19 @@ def run(parser: argparse.ArgumentParser, args: argparse.Namespace) -> dict[str, 
         except package.errors.UserError as error:
             raise addon.AddonError(f"export_heightmap: {error}") from None
     _bake("Color", paths["color"], pixels, "PNG", color_mode="RAMP", **RAMP)
-    with addon.step("giving the terrain a material from its slope, flow and deposition maps"):
+    deposits = [name for name in ("sediment", "talus") if name in terrain.data.attributes]
+    with addon.step(f"giving the terrain its layers ({', '.join(LAYERS + tuple(deposits))}) and a material"):
         try:
+            package.terrain_layers.write_terrain_layers(terrain, LAYERS + tuple(deposits))
             package.terrain_material.terrain_material(terrain)
         except package.errors.UserError as error:
             raise addon.AddonError(f"terrain_material: {error}") from None
-    scene.stage(terrain, distance=1.6)
+    scene.stage(terrain, distance=1.6, outdoors=True)
     replacing = package.noise_core.io.files.replacing
-    with addon.step(f"rendering {paths['preview']} ({width}x{height}, Cycles on the CPU, {SAMPLES} samples)"):
-        scene.render_png(paths["preview"], width, height, SAMPLES, replacing)
+    size = f"{args.width}x{args.height}"
+    with addon.step(f"rendering {paths['preview']} ({size}, Cycles on the CPU, {args.samples} samples, denoised)"):
+        scene.render_png(paths["preview"], args.width, args.height, args.samples, replacing, denoise=True)
+        scene.optimise_png(paths["preview"], replacing)
     addon.save_blend(paths["blend"])
     return paths
 

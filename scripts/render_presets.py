@@ -1,12 +1,19 @@
-"""Render a picture of every shipped terrain preset (Cycles on the CPU), for the README.
+"""Render a picture of every shipped terrain preset (Cycles on the CPU, denoised), for the README.
 
     python scripts/render_presets.py                       # into docs/images/presets (bash scripts/run.sh presets)
-    python scripts/render_presets.py --out /tmp/p --samples 32 --width 640 --height 400 --only islands
+    python scripts/render_presets.py --out /tmp/p --samples 32 --width 640 --height 360 --only islands
     blender --background --python scripts/render_presets.py -- --out /tmp/p
 
 Each preset is applied to a fresh Noise Terrain (Add > Mesh > Noise Terrain, then the preset from the Noise
-Terrain panel's menu, as a user would), coloured by height and slope, and rendered from above at an angle.
-Files are written whole or not at all; the paths are printed.
+Terrain panel's menu, as a user would), given the Terrain Material (Object > Terrain Material) in the preset's
+colours (``COLOURS``), and rendered from above at an angle under a physical sky with its sun and haze
+(``_scene.sky_and_haze``). The PNGs are optimised (``_scene.optimise_png``). Files are written whole or not at
+all; the paths are printed.
+
+``--hillshades`` also writes ``hillshades.png``: grey hillshades of the five real SRTM tiles of ``tests/data/dems``
+(top row, each 648 cells of 90 m: 58 km) and of every preset's terrain (below), each preset drawn as if it were as
+wide as a tile, its heights in the same proportion to its width as Blender shows them (the same scale: same
+width, same vertical scale, same sun from the north-west).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from pathlib import Path
 from types import ModuleType
 
 import bpy
+import numpy as np
 
 
 def _sibling(name: str) -> ModuleType:
@@ -39,28 +47,67 @@ def _sibling(name: str) -> ModuleType:
 addon = _sibling("_blender_addon")
 scene = _sibling("_scene")
 
-PALETTES = {"dunes": "sand", "islands": "island", "eroded_canyon": "canyon", "rolling_hills": "meadow",
-            "badlands": "canyon", "river_valleys": "meadow"}  # fmt: skip
-"""The height ramp (``_scene.PALETTES``) of presets that are not alpine."""
+DESERT = {"grass_color": (0.36, 0.22, 0.11), "sand_color": (0.55, 0.36, 0.19), "rock_color": (0.33, 0.15, 0.07),
+          "strata_color": (0.52, 0.30, 0.15), "talus_color": (0.42, 0.25, 0.13), "snow_height": 1.0}  # fmt: skip
+COLOURS = {
+    "dunes": {**DESERT, "grass_color": (0.55, 0.37, 0.18), "sand_color": (0.6, 0.42, 0.22), "rock_slope": 70.0},
+    "eroded_canyon": {**DESERT, "strata_bands": 10.0},
+    "badlands": {**DESERT, "strata_bands": 16.0},
+    "islands": {"snow_height": 1.0, "sand_height": 0.12},
+    "rolling_hills": {"snow_height": 1.0, "sand_height": 0.0},
+    "river_valleys": {"snow_height": 1.0, "sand_height": 0.05},
+    "alpine_ridges": {"snow_height": 0.62},
+    "uplifted_range": {"snow_height": 0.7},
+}
+"""The Terrain Material's options per preset (the others take its defaults): red rock and dry soil for the
+desert presets, no snow on the low ones."""
+SHADE, GAP = 200, 6
+"""Hillshade panels: pixels a side, and between panels."""
+REAL_WIDTH = 647 * scene.TILE_CELL
 DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "images" / "presets"
 
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
-    scene.add_render_arguments(parser, addon.integer, 320, 200)
+    scene.add_render_arguments(parser, addon.integer, 1600, 900, samples=8)
     parser.add_argument("--only", nargs="+", metavar="PRESET", help="render just these presets (file names)")
+    parser.add_argument(
+        "--hillshades", action="store_true", help="also write hillshades.png (presets beside real tiles)"
+    )
 
 
-def render_preset(package, preset: Path, out: Path, args: argparse.Namespace) -> Path:
-    """Render ``preset`` on a fresh terrain into ``out / <preset>.png``."""
+def render_preset(package, preset: Path, out: Path, args: argparse.Namespace, shades: list) -> Path:
+    """Render ``preset`` on a fresh terrain into ``out / <preset>.png``; add its hillshade to ``shades``."""
     bpy.ops.wm.read_homefile(use_empty=True)
     terrain = addon.run_api("add_terrain", x_subdivisions=8, y_subdivisions=8)
     package.terrain_presets.apply_preset(bpy.context, terrain, preset)
-    scene.terrain_material(terrain, PALETTES.get(preset.stem, "alpine"))
-    scene.stage(terrain, distance=1.55 * terrain.noisewright_terrain.size)
-    return scene.render_png(
-        out / f"{preset.stem}.png", args.width, args.height, args.samples, package.noise_core.io.files.replacing
-    )
+    heights = scene.grid_heights(terrain)
+    width = REAL_WIDTH / terrain.noisewright_terrain.size  # metres per unit, the terrain as wide as a real tile
+    shades.append(scene.hillshade(heights * width, width * terrain.noisewright_terrain.size / (heights.shape[1] - 1),
+                                  SHADE))  # fmt: skip
+    package.terrain_material.terrain_material(terrain, **COLOURS.get(preset.stem, {}))
+    scene.stage(terrain, distance=1.55 * terrain.noisewright_terrain.size, outdoors=True)
+    replacing = package.noise_core.io.files.replacing
+    path = scene.render_png(out / f"{preset.stem}.png", args.width, args.height, args.samples, replacing, denoise=True)
+    return scene.optimise_png(path, replacing)
+
+
+def hillshades(shades: list[np.ndarray], path: Path, replacing) -> Path:
+    """The real tiles' hillshades in the top row, the presets' below, five a row, as the PNG ``path``."""
+    from PIL import Image
+
+    real = [scene.hillshade(*scene.real_tile(name), SHADE) for name in scene.REAL_TILES]
+    blank = np.full_like(real[0], 255)
+    panels = real + shades + [blank] * (-len(shades) % len(real))
+    rows = []
+    for start in range(0, len(panels), len(real)):
+        gap = np.full((SHADE, GAP, 3), 255, dtype=np.uint8)
+        rows.append(np.concatenate([p for panel in panels[start : start + len(real)] for p in (panel, gap)][:-1], 1))
+        rows.append(np.full((GAP, rows[-1].shape[1], 3), 255, dtype=np.uint8))
+    with replacing(path) as temporary:
+        grey = np.concatenate(rows[:-1], axis=0)[..., 0]  # the panels are grey: one channel
+        Image.fromarray(grey).save(temporary, format="PNG", optimize=True)
+    return path
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -73,11 +120,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             parser.error(f"--only: no preset {', '.join(unknown)}; shipped: {', '.join(p.stem for p in presets)}")
         presets = [p for p in presets if p.stem in args.only]
     out = addon.output_file(parser, "--out", args.out / "probe.png", (".png",)).parent
-    written = []
+    written, shades = [], []
     try:
         for preset in presets:
             with addon.step(f"rendering {preset.stem} ({args.width}x{args.height}, {args.samples} samples)"):
-                written.append(render_preset(package, preset, out, args))
+                written.append(render_preset(package, preset, out, args, shades))
+        if args.hillshades:
+            written.append(hillshades(shades, out / "hillshades.png", package.noise_core.io.files.replacing))
     except (addon.AddonError, package.errors.UserError, OSError, RuntimeError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -32,6 +32,10 @@ def _subcommands() -> dict[str, argparse.ArgumentParser]:
 def _minimal(parser: argparse.ArgumentParser) -> list[str]:
     """Arguments that satisfy ``parser``'s required ones."""
     arguments = []
+    for group in parser._mutually_exclusive_groups:  # one of a required group: the first (its value a choice)
+        if group.required:
+            first = group._group_actions[0]
+            arguments += [first.option_strings[-1], first.choices[0] if first.choices else "x.png"]  # type: ignore[index]
     for action in parser._actions:
         if not action.option_strings:
             arguments.append(action.choices[0] if action.choices else "x.png")
@@ -65,6 +69,7 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
         (["bake", "--out", "x.png", "--octavs", "3"], "--octavs: not an option of python -m noise_core bake; did you "
                                                       "mean '--octaves'"),
         (["bake"], "bake: error: --out: required"),
+        (["terrain", "--out", "x.r16"], "terrain: error: --preset, --recipe: give one of them"),
     ],
 )  # fmt: skip
 def test_an_error_is_one_line_naming_the_flag(capsys: pytest.CaptureFixture[str], arguments, message: str) -> None:

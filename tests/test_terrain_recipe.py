@@ -225,7 +225,7 @@ def test_cli_names_a_bad_recipe_file(tmp_path: Path, capsys) -> None:
     for name, message in (("missing.json", "cannot read the recipe"), ("typo.json", "typo.json.heigth: unknown key")):
         with pytest.raises(SystemExit):
             main(["terrain", "--recipe", str(tmp_path / name), "--out", str(tmp_path / "a.r16")])
-        assert f"error: recipe: {message}" in capsys.readouterr().err.replace(str(tmp_path / name), name)
+        assert f"error: --recipe: {message}" in capsys.readouterr().err.replace(str(tmp_path / name), name)
 
 
 def test_cli_unreal_size_is_checked_before_any_work(tmp_path: Path, capsys) -> None:

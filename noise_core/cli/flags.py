@@ -119,6 +119,8 @@ class Parser(argparse.ArgumentParser):
         """``message`` with its leading argument name as the flag the user typed: ``octaves: ...`` becomes
         ``--octaves: ...`` (a name that is no flag of this parser, e.g. a positional ``heights``, stays)."""
         message = re.sub(r"^the following arguments are required: (.*)$", r"\1: required", message)
+        message = re.sub(r"^one of the arguments (.*) is required$", lambda found: found.group(1).replace(" ", ", ")
+                         + ": give one of them", message)  # fmt: skip
         for action in self._actions:  # a missing command: the commands there are
             if isinstance(action, argparse._SubParsersAction) and message == f"{action.dest}: required":
                 message += f" (choose from {', '.join(action.choices)})"

@@ -22,6 +22,7 @@ from ..io.images import PNG_BITS, image_format, write_image, writer_module
 from ..terrain.heightfield import CELL_SIZE
 from ..terrain.layers import LAYER_OPTIONS, compute_layers, erodibility
 from ..terrain.maps import HEIGHT_SCALE
+from .erode import cell_size_of
 from .flags import ROW, add_flags
 from .maps import HEIGHT_SUFFIXES, read_heights
 
@@ -48,12 +49,14 @@ def add_layers_command(commands) -> None:
         "along water, rock strata hardness and band ids. Float formats (.exr, .tif) store the values; PNG stores "
         "them in [0, 1] (docs/layers.md).",
     )
-    layers.add_argument("heights", type=Path, help=f"height image or array ({', '.join(HEIGHT_SUFFIXES)})")
+    layers.add_argument("heights", type=Path, help=f"heightmap or array ({', '.join(HEIGHT_SUFFIXES)}); its heights "
+                        "and cell size from its sidecar, as maps reads them")  # fmt: skip
     listed = ",".join(IMAGE_LAYERS)
     layers.add_argument("--layers", type=_names, default=list(IMAGE_LAYERS[:3]),
                         help=f"comma-separated layers: {listed} (default snow,moisture,strata)")  # fmt: skip
     layers.add_argument("--out", required=True, help="output path with {layer} in it, e.g. out/t_{layer}.exr")
-    add_flags(layers, (CELL_SIZE, HEIGHT_SCALE, *LAYER_OPTIONS), unset=ROW)
+    add_flags(layers, (CELL_SIZE,), unset=None)  # the sidecar's, else the row's default
+    add_flags(layers, (HEIGHT_SCALE, *LAYER_OPTIONS), unset=ROW)
     layers.add_argument("--png-bits", type=int, choices=PNG_BITS, default=16, help="integer depth of PNG layers (16)")
 
 
@@ -73,15 +76,16 @@ def run_layers(args: argparse.Namespace) -> list[Path]:
     if not args.layers:
         raise ValueError("layers: name at least one layer")
     scale = float(HEIGHT_SCALE.check(args.height_scale))  # type: ignore[arg-type]
-    cell = float(CELL_SIZE.check(args.cell_size))  # type: ignore[arg-type]
+    if args.cell_size is not None:
+        CELL_SIZE.check(args.cell_size)  # before any work
     targets = [Path(args.out.replace("{layer}", name)) for name in args.layers]
     for target in targets:  # before any work: a format that cannot be written, a missing folder
         writer_module(image_format(target, "out"), "out")
-        if not target.parent.is_dir():
-            raise ValueError(f"out: folder {str(target.parent)!r} does not exist")
     settings = {option.name: getattr(args, option.name) for option in LAYER_OPTIONS}
     started = time.perf_counter()
-    heights = read_heights(args.heights) * scale
+    read, heightmap = read_heights(args.heights)
+    heights = read * scale
+    cell = cell_size_of(args.cell_size, heightmap)
     wanted = [name for name in args.layers if name != "erodibility"]
     if "erodibility" in args.layers and "strata" not in wanted:
         wanted.append("strata")

@@ -23,6 +23,7 @@ from ..io.heightmaps import (
     ENGINE,
     FORMATS,
     ROW_ORDER,
+    HeightmapOptions,
     describe,
     heightmap_format,
     normalize,
@@ -127,7 +128,8 @@ def run_water(args: argparse.Namespace) -> Path:
     if args.out_level is not None:
         suffix = args.out_level.suffix.lower()
         flow_name = args.out_flow.name if args.out_flow is not None else ""
-        record = level_sidecar((rows, columns), suffix, (low, high), "m", None, engine, cell, flow_name)
+        options = HeightmapOptions(height_range=(low, high), unit="m", engine=engine, cell_size=cell)
+        record = level_sidecar((rows, columns), suffix, options, flow_name)
         values, _ = normalize(result.level, (low, high))
         targets += [args.out_level, sidecar_path(args.out_level)]
         writers += [lambda path: write_level(path, values, suffix), lambda path: _json(path, record)]

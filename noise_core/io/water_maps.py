@@ -30,7 +30,16 @@ import numpy as np
 from .engines import ENGINE_NAMES
 from .engines import engine as find_engine
 from .files import replacing_all
-from .heightmaps import RAW_TYPES, ROW_ORDER, describe, encode, heightmap_format, normalize, sidecar_path
+from .heightmaps import (
+    RAW_TYPES,
+    ROW_ORDER,
+    HeightmapOptions,
+    describe,
+    encode,
+    heightmap_format,
+    normalize,
+    sidecar_path,
+)
 from .images import PNG_BITS, write_image, writer_module
 
 FLOW_CONVENTIONS = ("grid", *ENGINE_NAMES)
@@ -71,25 +80,20 @@ def flow_image(flow: np.ndarray, convention: str = "grid") -> np.ndarray:
     return rgb
 
 
-def level_sidecar(
-    shape: tuple[int, int],
-    suffix: str,
-    height_range: tuple[float, float],
-    unit: str,
-    settings: dict | None,
-    engine: str | None,
-    cell_size: float,
-    flow_name: str,
-) -> dict:
-    """The sidecar of a water level heightmap (``heightmaps.describe``, the engine's import numbers, and what the
-    water maps hold); ``ValueError`` when the engine does not take the format or size."""
-    preset = None if engine is None else find_engine(engine)
+def level_sidecar(shape: tuple[int, int], suffix: str, options: HeightmapOptions, flow_name: str) -> dict:
+    """The sidecar of a ``shape`` water level heightmap in the ``suffix`` format written with ``options`` (a
+    heightmap's: ``height_range``, ``unit``, ``settings``, ``engine``, ``cell_size``; ``heightmaps.describe``, the
+    engine's import numbers) and what the water maps hold (the flow map ``flow_name``); ``ValueError`` when the
+    engine does not take the format or size."""
+    engine = options.engine
+    preset = find_engine(engine) if isinstance(engine, str) else engine
     numbers = None
     if preset is not None:
         preset.check_format(suffix)
         preset.check_size(shape[1], shape[0])
-        numbers = preset.import_settings(shape[1], shape[0], height_range, cell_size, suffix)
-    record = describe(shape, suffix, height_range, unit, settings, ROW_ORDER, numbers)
+        cell = 1.0 if options.cell_size is None else options.cell_size
+        numbers = preset.import_settings(shape[1], shape[0], options.height_range, cell, suffix)
+    record = describe(shape, suffix, options.height_range, options.unit, options.settings, ROW_ORDER, numbers)
     record["water"] = {
         "level": "the water surface (lakes at their level, rivers at the terrain plus their depth, else the terrain)",
         "flow_map": flow_name,
@@ -137,7 +141,8 @@ def water_files(
     if rgb.shape[:2] != heights.shape:
         raise ValueError(f"flow: must have the level's shape {heights.shape}, got {rgb.shape[:2]}")
     values, low_high = normalize(heights, height_range)
-    record = level_sidecar(heights.shape, suffix, low_high, unit, settings, engine, cell_size, flow_path.name)
+    options = HeightmapOptions(height_range=low_high, unit=unit, settings=settings, engine=engine, cell_size=cell_size)
+    record = level_sidecar(heights.shape, suffix, options, flow_path.name)
     if suffix not in RAW_TYPES:
         writer_module(suffix)
     writer_module(".png")
