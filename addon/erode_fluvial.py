@@ -28,7 +28,7 @@ from .errors import UserError
 from .mapping import check_finite_values
 from .noise_core.schema import Option
 from .noise_core.terrain.fluvial import FLUVIAL_OPTIONS, erode_fluvial
-from .noise_core.terrain.recipe import KEEP_RELIEF, NOISE_UPLIFT, Stage
+from .noise_core.terrain.recipe import KEEP_RELIEF, RIVER_OPTIONS, Stage
 from .options import OptionsOperator, checked, properties_of, reports
 from .pixels import pixel_array
 from .progress import window_progress
@@ -40,8 +40,9 @@ GROUPS = tuple(
 """The mesh operator's vertex groups, each scaling the option named before ``_group`` (precipitation: the
 weight is the rain)."""
 FLUVIAL = Option("fluvial", bool, False, "Carve rivers (stream power law) before the other erosion", title="Rivers")
-TERRAIN_OPTIONS = (FLUVIAL, *FLUVIAL_OPTIONS, KEEP_RELIEF, NOISE_UPLIFT)
-"""A Noise Terrain's river stage (``FluvialSettings``): the switch, the model's options and the terrain's own."""
+TERRAIN_OPTIONS = (FLUVIAL, *RIVER_OPTIONS)
+"""A Noise Terrain's river stage (``FluvialSettings``): the switch and the rivers stage's options
+(``RIVER_OPTIONS``)."""
 FLOW_ATTRIBUTES = ("drainage_area", "river")
 
 

@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, cast
 
 import bpy
 import numpy as np
+from bpy.props import EnumProperty
 from bpy_extras.object_utils import AddObjectHelper, object_data_add
 
 from . import erosion_io, mesh_io, terrain_layers, terrain_maps, terrain_water
@@ -26,6 +28,7 @@ from .mapping import Domain, to_domain, to_spec
 from .mesh_io import mesh_of
 from .noise_core import NoiseSpec
 from .noise_core.terrain.erosion import HYDRAULIC_OPTIONS, THERMAL_OPTIONS
+from .noise_core.terrain.recipe import PRESETS as RECIPE_PRESETS
 from .noise_core.terrain.recipe import Recipe, Stage, read_preset, read_recipe
 from .options import NoiseOperator, OptionsOperator, check_noise, checked, properties_of, reports
 from .progress import staged, window_progress
@@ -305,12 +308,32 @@ def _write_terrain(
     mesh.update()
 
 
+PRESETS = RECIPE_PRESETS
+"""The shipped terrain presets, recipe files (``terrain_presets`` lists them in the Noise Terrain panel's menu)."""
+DEFAULT_PRESET = "river_valleys"
+"""What Add > Mesh > Noise Terrain builds unless told otherwise: a landscape, not plain noise."""
+APPLY_PRESET: list[Callable[[bpy.types.Context, bpy.types.Object, Path], None]] = []
+"""``terrain_presets.apply_and_show``, added when that module loads (it imports this one): Add Terrain applies
+its ``preset`` through it."""
+PRESET_ITEMS = (
+    ("NONE", "None", "Plain noise: the grid and noise below, no erosion"),
+    *((path.stem, bpy.path.display_name(path.name, title_case=True), f"The shipped preset {path.stem!r}")
+      for path in sorted(PRESETS.glob("*.json"))),
+)  # fmt: skip
+
+
 class NOISEWRIGHT_OT_add_terrain(NoiseOperator, bpy.types.Operator, AddObjectHelper):
-    """Add a grid mesh raised by noise (a terrain)"""
+    """Add a grid mesh raised by noise (a terrain), by default built as a shipped preset"""
 
     bl_idname = "noisewright.add_terrain"
     bl_label = "Noise Terrain"
-    __annotations__ = properties_of(*SHAPE_OPTIONS)
+    __annotations__ = {
+        **properties_of(*SHAPE_OPTIONS),
+        "preset": EnumProperty(  # type: ignore[func-returns-value]
+            name="Preset", items=PRESET_ITEMS, default=DEFAULT_PRESET,
+            description="Build the terrain as this shipped preset (its size, noise and erosion), or plain noise",
+        ),
+    }  # fmt: skip
 
     @staticmethod
     def unavailable(context) -> str:
@@ -319,22 +342,33 @@ class NOISEWRIGHT_OT_add_terrain(NoiseOperator, bpy.types.Operator, AddObjectHel
     def draw(self, context):
         layout = self.layout
         layout.use_property_split = True
-        draw_shape(cast(bpy.types.UILayout, layout), self)
+        layout.prop(self, "preset")
+        if self.preset == "NONE":
+            draw_shape(cast(bpy.types.UILayout, layout), self)
         for name in ("align", "location", "rotation"):
             layout.prop(self, name)
-        draw_noise_settings(layout.box(), self.noise)
+        if self.preset == "NONE":
+            draw_noise_settings(layout.box(), self.noise)
 
     @reports
     def execute(self, context):
         settings = operator_settings(self, context)
-        add_terrain(
+        obj = add_terrain(
             context,
             to_spec(settings),
             to_domain(settings),
             operator=self,
             warn=lambda message: self.report({"WARNING"}, message),
-            **self.keywords("align", "location", "rotation"),
+            **self.keywords("align", "location", "rotation", "preset"),
         )
+        if self.preset != "NONE":
+            try:
+                APPLY_PRESET[0](context, obj, PRESETS / f"{self.preset}.json")
+            except UserError:
+                mesh = mesh_of(obj)
+                bpy.data.objects.remove(obj)
+                bpy.data.meshes.remove(mesh)
+                raise
         return {"FINISHED"}
 
 

@@ -31,7 +31,7 @@ from .errors import UserError
 from .noise_core.terrain.recipe import PRESETS, Recipe, read_recipe, write_recipe
 from .noise_core.terrain.water import WATER_OPTIONS
 from .properties import check_finite
-from .terrain import regenerate_terrain
+from .terrain import APPLY_PRESET, regenerate_terrain
 from .terrain_recipe import from_recipe, library_recipe, resolved
 from .terrain_settings import is_terrain, recall, restore, snapshot, store
 
@@ -155,7 +155,7 @@ class NOISEWRIGHT_OT_apply_terrain_preset(bpy.types.Operator):
     def execute(self, context):
         obj = context.active_object
         try:
-            apply_preset(context, obj, Path(self.filepath))
+            apply_and_show(context, obj, Path(self.filepath))
         except UserError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
@@ -205,7 +205,7 @@ class NOISEWRIGHT_OT_load_terrain_recipe(bpy.types.Operator, ImportHelper):  # t
 
     def execute(self, context):
         try:
-            apply_preset(context, context.active_object, Path(bpy.path.abspath(self.filepath)))
+            apply_and_show(context, context.active_object, Path(bpy.path.abspath(self.filepath)))
         except UserError as error:
             self.report({"ERROR"}, str(error))
             return {"CANCELLED"}
@@ -343,6 +343,20 @@ def _same(stored: Any, value: object) -> bool:
 def _shown(stored: Any) -> object:
     return stored if isinstance(stored, (str, int, float, bool)) else tuple(stored)
 
+
+def apply_and_show(context: bpy.types.Context, obj: bpy.types.Object, path: Path) -> None:
+    """``apply_preset``, then the 3D View's clip distances widened to hold the whole terrain (the natural
+    presets are tens of kilometres across: Blender's default Clip End is 1 km)."""
+    apply_preset(context, obj, path)
+    space = getattr(context, "space_data", None)
+    if space is not None and getattr(space, "type", "") == "VIEW_3D":
+        reach = 4.0 * max(obj.dimensions)
+        if space.clip_end < reach:
+            space.clip_end = reach
+            space.clip_start = max(space.clip_start, reach * 1e-6)
+
+
+APPLY_PRESET[:] = [apply_and_show]  # Add Terrain builds its preset through it
 
 CLASSES = (
     NOISEWRIGHT_MT_terrain_presets,

@@ -2,7 +2,7 @@
 them for a Noise Terrain) into terrain recipe files (``noise_core.terrain.recipe``), one ``NAME.json`` per
 ``NAME.py``. Re-runnable: each run rewrites the recipes from the preset files it is given.
 
-    python -m scripts.presets_to_recipes addon/presets/terrain/*.py --out noise_core/terrain/presets
+    python -m scripts.presets_to_recipes my_presets/*.py --out noise_core/terrain/presets
 
 The grid's subdivisions become ``export.samples`` (subdivisions + 1; both must be equal), the noise properties
 the ``noise`` section (only the options that apply to the kind, as the add-on's ``to_spec`` reads them), the

@@ -1,7 +1,7 @@
 """Render a picture of every shipped terrain preset (Cycles on the CPU, denoised), for the README.
 
     python scripts/render_presets.py                       # into docs/images/presets (bash scripts/run.sh presets)
-    python scripts/render_presets.py --out /tmp/p --samples 32 --width 640 --height 360 --only islands
+    python scripts/render_presets.py --out /tmp/p --samples 32 --width 640 --height 360 --only stylised_islands
     blender --background --python scripts/render_presets.py -- --out /tmp/p
 
 Each preset is applied to a fresh Noise Terrain (Add > Mesh > Noise Terrain, then the preset from the Noise
@@ -50,10 +50,15 @@ scene = _sibling("_scene")
 DESERT = {"grass_color": (0.36, 0.22, 0.11), "sand_color": (0.55, 0.36, 0.19), "rock_color": (0.33, 0.15, 0.07),
           "strata_color": (0.52, 0.30, 0.15), "talus_color": (0.42, 0.25, 0.13), "snow_height": 1.0}  # fmt: skip
 COLOURS = {
-    "dunes": {**DESERT, "grass_color": (0.55, 0.37, 0.18), "sand_color": (0.6, 0.42, 0.22), "rock_slope": 70.0},
+    "stylised_dunes": {
+        **DESERT,
+        "grass_color": (0.55, 0.37, 0.18),
+        "sand_color": (0.6, 0.42, 0.22),
+        "rock_slope": 70.0,
+    },
     "eroded_canyon": {**DESERT, "strata_bands": 10.0},
     "badlands": {**DESERT, "strata_bands": 16.0},
-    "islands": {"snow_height": 1.0, "sand_height": 0.12},
+    "stylised_islands": {"snow_height": 1.0, "sand_height": 0.12},
     "rolling_hills": {"snow_height": 1.0, "sand_height": 0.0},
     "river_valleys": {"snow_height": 1.0, "sand_height": 0.05},
     "alpine_ridges": {"snow_height": 0.62},

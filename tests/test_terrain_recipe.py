@@ -190,15 +190,15 @@ def _sidecar(path: Path) -> dict:
 @pytest.mark.parametrize("suffix", [".r16", ".raw", ".r32", ".png", ".exr", ".tif"])
 def test_cli_writes_every_heightmap_format_with_its_sidecar(tmp_path: Path, capsys, suffix: str) -> None:
     out = tmp_path / "new" / f"land{suffix}"  # the folder is made
-    assert main(["terrain", "--preset", "alpine_ridges", "--size", "17", "--out", str(out)]) == 0
+    assert main(["terrain", "--preset", "stylised_dunes", "--size", "17", "--out", str(out)]) == 0
     printed = capsys.readouterr()
     assert "terrain: noise 100%" in printed.err
-    heights = rc.build_heights(rc.read_preset("alpine_ridges"), 17)[::-1]
+    heights = rc.build_heights(rc.read_preset("stylised_dunes"), 17)[::-1]
     sidecar = _sidecar(out)
     low, high = sidecar["height_range"]
     assert (low, high) == (float(heights.min()), float(heights.max())) and sidecar["height_unit"] == "m"
     assert sidecar["cell_size"] == {"x": 2.0 / 16, "y": 2.0 / 16}
-    assert rc.from_dict(sidecar["settings"]) == rc.read_preset("alpine_ridges")
+    assert rc.from_dict(sidecar["settings"]) == rc.read_preset("stylised_dunes")
     values = heightmaps.read_heightmap(out).values
     exact = suffix in (".r32", ".exr", ".tif")
     tolerance = 1e-7 if exact else 0.5 / 65535 + 1e-7
@@ -210,7 +210,7 @@ def test_cli_writes_every_heightmap_format_with_its_sidecar(tmp_path: Path, caps
 )
 def test_cli_engine_tiles(tmp_path: Path, capsys, engine: str, size: int, tile: int, tiles: int) -> None:
     out = tmp_path / "land.r16"
-    arguments = ["terrain", "--preset", "dunes", "--size", str(size), "--engine", engine, "--tile", str(tile)]
+    arguments = ["terrain", "--preset", "stylised_dunes", "--size", str(size), "--engine", engine, "--tile", str(tile)]
     assert main([*arguments, "--out", str(out)]) == 0
     printed = capsys.readouterr().out
     assert f"wrote {tiles} tiles" in printed
@@ -230,7 +230,19 @@ def test_cli_names_a_bad_recipe_file(tmp_path: Path, capsys) -> None:
 
 def test_cli_unreal_size_is_checked_before_any_work(tmp_path: Path, capsys) -> None:
     with pytest.raises(SystemExit):
-        main(["terrain", "--preset", "dunes", "--size", "100", "--engine", "unreal", "--out", str(tmp_path / "a.r16")])
+        main(
+            [
+                "terrain",
+                "--preset",
+                "stylised_dunes",
+                "--size",
+                "100",
+                "--engine",
+                "unreal",
+                "--out",
+                str(tmp_path / "a.r16"),
+            ]
+        )
     assert "Unreal Engine does not take 100x100" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
 
@@ -249,8 +261,8 @@ def test_cli_recipe_file_maps_and_saved_recipe(tmp_path: Path, capsys) -> None:
 
 def test_cli_writes_the_recipe_s_water(tmp_path: Path, capsys) -> None:
     recipe = tmp_path / "wet.json"
-    rc.write_recipe(rc.recipe(rc.read_preset("dunes").noise, rc.read_preset("dunes").domain, water={"rain": 2.0}),
-                    recipe)  # fmt: skip
+    dunes = rc.read_preset("stylised_dunes")
+    rc.write_recipe(rc.recipe(dunes.noise, dunes.domain, water={"rain": 2.0}), recipe)
     out = tmp_path / "wet.r32"
     assert main(["terrain", "--recipe", str(recipe), "--size", "17", "--out", str(out)]) == 0
     capsys.readouterr()

@@ -33,6 +33,18 @@ water that leaves. ``"looped"``: the map wraps around (left-right and top-bottom
 tiles; the base level is then the lowest cell of the input. ``outlets`` (a boolean map) adds base-level cells
 (a sea) in either mode.
 
+**Landscapes** (issue 49; docs/landscape.md). D8 channels run at 0°, 45° and 90°: a landscape evolved with them
+carries a herringbone. ``routing="random"`` draws each cell's receiver every step instead
+(``stream_power.Routing``'s random facet routing: Tarboton's 1997 D∞ facets, Fairfield & Leymarie's 1991 Rho8 draws,
+swung by up to ±11.25°), and the diffusion is an explicit 9-point one, isotropic to leading order (Patra & Karttunen
+2006, "Stencils with isotropic discretization error for differential operators", Numerical Methods for PDE 22(4)).
+``deposition_coefficient`` adds Yuan et al.'s (2019, "A new efficient method to solve the stream power law model
+taking into account sediment deposition", JGR Earth Surface 124) term: ``∂h/∂t = U - K·A^m·S^n + G·Qs/A`` with
+``Qs`` the sediment flux from upstream (``stream_power``'s solver with deposition; at steady state under uniform
+uplift it makes every reach ``1 + G`` times as steep; tested). ``valley_width`` gives big rivers flat floors: each
+river cell lowers the cells within ``valley_width·√A / 2`` of it to its level, a width growing as the square root of
+the discharge, as a river's own width does (Leopold & Maddock 1953, "The hydraulic geometry of stream channels").
+
 Heights, ``cell_size`` and the area share one length unit (areas in that unit squared), ``dt`` one time unit:
 ``U`` is length per time, ``D`` length² per time, ``K`` length^(1 - 2m) per time (for ``m = 0.5`` simply 1/time;
 ``S`` has no unit). The work runs in float64, each step in two parts (bands of rows, then disjoint flow trees)
@@ -58,6 +70,7 @@ from .stream_power import Routing
 from .stream_power import index_mask as _index_mask
 
 BOUNDARIES = ("edges", "looped")
+ROUTINGS = ("d8", "random")
 FLUVIAL_OPTIONS: tuple[Option, ...] = (
     Option("steps", int, 200, "Time steps", minimum=0, maximum=1_000_000, soft_maximum=2000),
     Option("dt", float, 5000.0, "Length of a time step (in the time unit of uplift and erodibility)", minimum=0.0,
@@ -73,6 +86,15 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
     Option("boundary", str, "edges", "Edges at base level, or looped (the result tiles)", choices=BOUNDARIES),
     Option("river_threshold", float, 100.0, "Drainage area, in cells, from which a cell is a river", minimum=0.0,
            maximum=1e30, soft_maximum=10_000.0),
+    Option("routing", str, "d8", "Where each cell drains: d8 (its steepest neighbour) or random (each step one of "
+           "the two neighbours of its steepest facet, drawn so the mean direction is the slope's)", choices=ROUTINGS),
+    Option("routing_seed", int, 0, "Random routing: SmallXXHash(routing_seed) of the step and cell",
+           minimum=-(2**31), maximum=2**31 - 1),
+    Option("deposition_coefficient", float, 0.0, "Deposition coefficient G: rivers drop G x their sediment per "
+           "discharge (0: none)", minimum=0.0, maximum=1.0),
+    Option("valley_width", float, 0.0, "Flat valley floors: a river lowers the cells within half of "
+           "valley_width x sqrt(drainage area) to its level (0: none)", minimum=0.0, maximum=10.0,
+           soft_maximum=0.2),
     multiscale.MODEL_SIZE,
     Option("fine_steps", int, 0, "With model_size: the last of the steps, run on the map's own cells",
            minimum=0, maximum=1_000_000, soft_maximum=50),
@@ -82,6 +104,14 @@ FLOAT32_MAX = float(np.finfo(np.float32).max)
 DIFFUSION_CAP = 1e8
 """``D·dt / cell²`` beyond this is taken as this: the lines are then relaxed to within 1e-8 of their steady state
 (and the tridiagonal solves stay well conditioned)."""
+SUBSTEP = 0.15
+"""The largest ``D·dt / cell²`` of one explicit substep of the isotropic diffusion (random routing): stable
+and free of overshoots up to 3/16 for the 9-point stencil."""
+MAX_SUBSTEPS = 256
+"""At most this many substeps per step: ``D·dt / cell²`` up to ``SUBSTEP · MAX_SUBSTEPS`` (38.4) with random
+routing."""
+FLOOR_SLOPE = 1e-3
+"""The slope (height per distance) of a flat valley floor towards its river (``valley_width``)."""
 
 
 @dataclass(frozen=True)
@@ -131,6 +161,10 @@ def erode_fluvial(
     boundary: str = "edges",
     outlets: np.ndarray | None = None,
     river_threshold: float = 100.0,
+    routing: str = "d8",
+    routing_seed: int = 0,
+    deposition_coefficient: float = 0.0,
+    valley_width: float = 0.0,
     model_size: int = 0,
     fine_steps: int = 0,
     progress: Callable[[int, int], object] | None = None,
@@ -138,19 +172,20 @@ def erode_fluvial(
     """Fluvial erosion of ``heights`` (2-D, rows along y) by the stream power law, ``steps`` implicit steps of
     ``dt`` (Braun & Willett 2013; the module docstring gives the scheme). ``uplift``/``erodibility``: numbers
     or maps of ``heights``' shape; ``precipitation``: rain per cell (a map >= 0, default 1) weighting the
-    drainage area; ``outlets``: a boolean map of extra base-level cells; ``progress(done, steps)`` is called
-    after each step. With ``model_size`` (``multiscale.model_shape``) the first ``steps - fine_steps`` steps
-    run on the map sampled to that grid (rain, uplift, erodibility and outlets too) and their change is added to
-    the map, which keeps its finer detail; the last ``fine_steps`` run on its own cells, which also route the
-    result (``drainage_area``, ``rivers``) and fill what the coarse grid left closed. ``ValueError``/``TypeError``
-    naming the argument for a bad value."""
+    drainage area; ``outlets``: a boolean map of extra base-level cells; ``routing``,
+    ``routing_seed``, ``deposition_coefficient`` and ``valley_width``: the module docstring's "Landscapes";
+    ``progress(done, steps)`` is called after each step. With ``model_size`` (``multiscale.model_shape``) the
+    first ``steps - fine_steps`` steps run on the map sampled to that grid (rain, uplift, erodibility and outlets
+    too) and their change is added to the map; the last ``fine_steps`` run on its own cells.
+    ``ValueError``/``TypeError`` naming the argument for a bad value."""
     checked = check_heights(heights)
     shape = (int(checked.shape[0]), int(checked.shape[1]))
     count = OPTIONS_BY_NAME["steps"].check(steps)
     values = {name: OPTIONS_BY_NAME[name].check(value) for name, value in
               (("dt", dt), ("m", m), ("n", n), ("diffusion", diffusion), ("boundary", boundary),
-               ("river_threshold", river_threshold), ("model_size", model_size),
-               ("fine_steps", fine_steps))}  # fmt: skip
+               ("river_threshold", river_threshold), ("routing", routing), ("routing_seed", routing_seed),
+               ("deposition_coefficient", deposition_coefficient), ("valley_width", valley_width),
+               ("model_size", model_size), ("fine_steps", fine_steps))}  # fmt: skip
     coarse = multiscale.model_shape(shape, values["model_size"])
     if coarse is not None:
         if values["boundary"] == "looped":
@@ -159,6 +194,12 @@ def erode_fluvial(
         if values["fine_steps"] > count:
             raise ValueError(f"fine_steps: must be at most steps ({count}), got {values['fine_steps']}")
     cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
+    random = values["routing"] == "random"
+    spread = values["diffusion"] * values["dt"] / (cell * cell)
+    if random and not spread <= SUBSTEP * MAX_SUBSTEPS:
+        limit = SUBSTEP * MAX_SUBSTEPS
+        raise ValueError(f"diffusion: with routing='random', diffusion * dt / cell_size**2 must be <= {limit:g} "
+                         f"(the isotropic diffusion's substeps), got {spread:g}")  # fmt: skip
     rising = _field("uplift", uplift, shape)
     hardness = _field("erodibility", erodibility, shape)
     rain = np.ones(1) if precipitation is None else _field_rain(precipitation, shape)
@@ -174,8 +215,20 @@ def erode_fluvial(
         base[int(np.argmin(before))] = 1
     uplifted = np.where(base == 1, 0.0, rising * (values["dt"] * count))  # base cells never rise
     if coarse is not None:
-        arguments = {"dt": values["dt"], "m": values["m"], "n": values["n"], "diffusion": values["diffusion"],
-                     "river_threshold": values["river_threshold"]}  # fmt: skip
+        arguments = {
+            name: values[name]
+            for name in (
+                "dt",
+                "m",
+                "n",
+                "diffusion",
+                "river_threshold",
+                "routing",
+                "routing_seed",
+                "deposition_coefficient",
+                "valley_width",
+            )
+        }
         fields = {"uplift": uplift, "erodibility": erodibility, "precipitation": precipitation, "outlets": outlets}
         h = _coarse_steps(before.reshape(shape), coarse, count - values["fine_steps"], cell, arguments, fields,
                           None if progress is None else (lambda done, _total: progress(done, count)))  # fmt: skip
@@ -190,20 +243,35 @@ def erode_fluvial(
     if float(np.abs(h).max()) + float(uplifted.max()) > FLOAT32_MAX:
         rise = float(uplifted.max())
         raise ValueError(f"uplift: uplift * dt * steps = {rise:g} would lift heights beyond the float32 range")
-    routing = Routing(shape, base, looped, rain * (cell * cell))
+    routing = Routing(
+        shape,
+        base,
+        looped,
+        rain * (cell * cell),
+        random,
+        values["routing_seed"],
+        values["deposition_coefficient"] > 0.0,
+    )
     incision = (rising, _index_mask(rising), hardness, _index_mask(hardness), values["dt"], values["m"], values["n"],
-                cell)  # fmt: skip
+                cell, values["deposition_coefficient"])  # fmt: skip
     kernels = _kernels()
     lines = (np.empty(max(shape)), np.empty(max(shape), dtype=np.uint8), np.empty(max(shape)), np.empty(max(shape)))
+    scratch = np.empty(h.shape[0] if random else 1)
     for done in range(count):
-        routing.step(h, incision)
-        if values["diffusion"] > 0.0:
-            factor = min(values["diffusion"] * values["dt"] / (cell * cell), DIFFUSION_CAP)
-            kernels.diffuse(h, shape[0], shape[1], base, looped, factor, *lines)
+        routing.step(h, incision, done)
+        if values["valley_width"] > 0.0:
+            kernels.valley_floors(h, shape[0], shape[1], base, looped, routing.order, routing.area,
+                                  values["valley_width"], cell)  # fmt: skip
+        if values["diffusion"] > 0.0 and random:
+            kernels.diffuse_isotropic(h, shape[0], shape[1], base, looped, spread, scratch)
+        elif values["diffusion"] > 0.0:
+            kernels.diffuse(h, shape[0], shape[1], base, looped, min(spread, DIFFUSION_CAP), *lines)
+        if values["diffusion"] > 0.0 or values["valley_width"] > 0.0:
             kernels.drain(h, routing.receivers, routing.order, np.inf)
         if progress is not None:
             progress(done + 1, count)
-    routing.step(h, None)
+    routing.random = False  # the maps of the result: D8 (steepest descent) of the final heights
+    routing.step(h, None, count)
     threshold = values["river_threshold"] * cell * cell
     return _result(before, h, uplifted, routing.area, threshold, shape)
 
@@ -260,6 +328,66 @@ def _result(before, after, uplifted, area, threshold, shape) -> FluvialResult:
         eroded=float(erosion.sum()),
         deposited=float(deposition.sum()),
     )
+
+
+def _diffuse_isotropic(h, rows, columns, base, looped, factor, scratch):
+    """Explicit diffusion ``h += c·∇²h`` with the 9-point Laplacian ``(4·(sides) + corners - 20·h) / 6``, whose
+    error is isotropic to leading order (Patra & Karttunen 2006), in ``ceil(factor / SUBSTEP)`` substeps of
+    ``c <= SUBSTEP`` (``factor = D·dt / cell²``); base cells stay."""
+    substeps = max(1, min(MAX_SUBSTEPS, math.ceil(factor / SUBSTEP)))
+    c = factor / substeps / 6.0
+    for _ in range(substeps):
+        for row in range(rows):
+            middle = row * columns
+            up = (row - 1 if row > 0 else rows - 1) * columns
+            down = (row + 1 if row < rows - 1 else 0) * columns
+            edge_row = not looped and (row == 0 or row == rows - 1)
+            for column in range(columns):
+                cell = middle + column
+                if edge_row or base[cell] or (not looped and (column == 0 or column == columns - 1)):
+                    scratch[cell] = h[cell]
+                    continue
+                left = column - 1 if column > 0 else columns - 1
+                right = column + 1 if column < columns - 1 else 0
+                sides = h[up + column] + h[middle + left] + h[middle + right] + h[down + column]
+                corners = h[up + left] + h[up + right] + h[down + left] + h[down + right]
+                scratch[cell] = h[cell] + c * (4.0 * sides + corners - 20.0 * h[cell])
+        for cell in range(h.shape[0]):
+            h[cell] = scratch[cell]
+
+
+def _valley_floors(h, rows, columns, base, looped, order, area, width, cell):
+    """Flat valley floors: along the stack (downstream first), every cell lowers the cells within
+    ``R = width·√A / 2`` of it (``A`` its drainage area; from ``R`` = 1 cell on) to its own height plus
+    ``FLOOR_SLOPE`` times their distance; base cells stay. The width grows as the square root of the area, as
+    a river's does with its discharge (Leopold & Maddock 1953)."""
+    for i in range(order.shape[0]):
+        node = order[i]
+        reach = 0.5 * width * math.sqrt(area[node]) / cell
+        if reach < 1.0:
+            continue
+        row, column = node // columns, node % columns
+        level = h[node]
+        span = int(reach)
+        for dy in range(-span, span + 1):
+            y = row + dy
+            if looped:
+                y = y % rows
+            elif y < 0 or y >= rows:
+                continue
+            for dx in range(-span, span + 1):
+                distance = math.sqrt(dy * dy + dx * dx)
+                if distance > reach or distance == 0.0:
+                    continue
+                x = column + dx
+                if looped:
+                    x = x % columns
+                elif x < 0 or x >= columns:
+                    continue
+                target = y * columns + x
+                floor = level + FLOOR_SLOPE * distance * cell
+                if not base[target] and h[target] > floor:
+                    h[target] = floor
 
 
 def _drain(h, receivers, order, infinity):
@@ -329,5 +457,5 @@ def _thomas(x, fixed, count, factor, first_shift, last_shift, scratch):
         x[j] -= scratch[j] * x[j + 1]
 
 
-_kernels = kernel_table(serial=(_drain, _diffuse))
+_kernels = kernel_table(serial=(_drain, _diffuse, _diffuse_isotropic, _valley_floors))
 """The compiled kernels, built on first use."""

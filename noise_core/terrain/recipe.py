@@ -45,7 +45,8 @@ from .erosion import (
     erode_thermal,
     hydraulic_kinds,
 )
-from .fluvial import FLUVIAL_OPTIONS, erode_fluvial
+from .fluvial import FLUVIAL_OPTIONS
+from .landscape import FILL, LANDSCAPE_OPTIONS, evolve_landscape, fill_valleys
 from .layers import STRATA, deposits, rock
 from .maps import MAP_NAMES
 from .splat import check_layers
@@ -93,9 +94,14 @@ NOISE_UPLIFT = Option(
     "where the noise is high",
     title="Noise as Uplift",
 )
-RIVER_OPTIONS = (*FLUVIAL_OPTIONS, KEEP_RELIEF, NOISE_UPLIFT)
-"""The river stage's options: the stream-power model's (``fluvial.FLUVIAL_OPTIONS``, heights in grid cells) and
-the terrain's own."""
+UPLIFT_CONTRAST = Option(
+    "uplift_contrast", float, 1.0, "With Noise as Uplift: the share of the uplift the noise sets; the rest is "
+    "the same everywhere (1: all from the noise)", minimum=0.0, maximum=1.0,
+)  # fmt: skip
+RIVER_OPTIONS = (*FLUVIAL_OPTIONS, *LANDSCAPE_OPTIONS, KEEP_RELIEF, NOISE_UPLIFT, UPLIFT_CONTRAST, FILL)
+"""The river stage's options: the stream-power model's (``fluvial.FLUVIAL_OPTIONS``, heights in grid cells), the
+coarse-to-fine stages of ``landscape.evolve_landscape``, the terrain's own and, after the relief is kept, valley
+floors (``landscape.fill_valleys``; issue 49, docs/landscape.md)."""
 DOMAIN_OPTIONS = (
     Option("offset", float, (0.0, 0.0, 0.0), "Noise-space offset", size=3),
     Option("rotation", float, (0.0, 0.0, 0.0), "Noise-space XYZ Euler rotation, radians", size=3),
@@ -151,19 +157,24 @@ class StageKind:
 
 
 def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notice: Notice) -> StageResult:
-    """Stream-power rivers (``fluvial.erode_fluvial``) on the heights in cells (``heights / cell_size``), scaled
-    back to the input's lowest and highest with ``keep_relief``; ``noise_uplift`` scales the uplift by the
-    heights' 0..1 range."""
-    model = {option.name: options[option.name] for option in FLUVIAL_OPTIONS}
+    """Stream-power rivers (``landscape.evolve_landscape``, coarse to fine; ``fluvial.erode_fluvial`` itself at
+    its defaults) on the heights in cells (``heights / cell_size``), scaled back to the input's lowest and highest
+    with ``keep_relief``, then the valleys filled (``valley_fill``, ``landscape.fill_valleys``); ``noise_uplift``
+    scales the uplift by ``1 - c + c·t``, ``t`` the heights' 0..1 range and ``c`` the ``uplift_contrast``."""
+    model = {option.name: options[option.name] for option in (*FLUVIAL_OPTIONS, *LANDSCAPE_OPTIONS)}
     if options[NOISE_UPLIFT.name]:
         low, span = float(heights.min()), float(np.ptp(heights))
-        model["uplift"] = float(model["uplift"]) * ((heights - low) / span if span > 0.0 else heights * 0.0)
+        share = (heights - low) / span if span > 0.0 else heights * 0.0
+        contrast = float(options[UPLIFT_CONTRAST.name])
+        model["uplift"] = float(model["uplift"]) * ((1.0 - contrast) + contrast * share)
     cells = heights / cell_size
-    result = erode_fluvial(cells, progress=lambda *_: advance(1), **model)
+    result = evolve_landscape(cells, progress=lambda *_: advance(1), **model)
     after = result.heights.astype(np.float64)
     span = float(np.ptp(after))
     if options[KEEP_RELIEF.name] and span > 0.0:
         after = float(cells.min()) + (after - after.min()) * (float(np.ptp(cells)) / span)
+    if options[FILL.name] > 0.0:
+        after = fill_valleys(after, depth=options[FILL.name])
     return StageResult(after * cell_size, result.drainage_area.astype(np.float64), result.rivers.astype(np.float32))
 
 
@@ -202,7 +213,7 @@ STAGES: dict[str, StageKind] = {
     kind.name: kind
     for kind in (
         StageKind("rivers", RIVER_OPTIONS, "Rivers and uplift: the stream power law", _rivers,
-                  lambda options: int(options["steps"])),
+                  lambda options: int(options["steps"]) + int(options["refine_steps"])),
         StageKind("droplets", (*HYDRAULIC_OPTIONS, STRATA), "Hydraulic erosion by droplets", _droplets,
                   lambda _options: DROPLET_STEPS),
         StageKind("thermal", (*THERMAL_OPTIONS, STRATA), "Thermal erosion: slopes above the talus angle slide",

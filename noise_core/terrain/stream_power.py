@@ -7,19 +7,36 @@ parts on Numba's threads (``flow``'s kernels: bands of rows for the receivers, t
 stack and the areas), with the same bits on any thread count. A surface with pits is filled first
 (Priority-Flood+ε, ``flow.fill_flat``), so every cell drains.
 
+**Random facet routing** (``Routing(random=True)``, ``erode_fluvial``'s ``routing="random"``, issue 49): D8
+channels run at 0°, 45° and 90°, so a landscape evolved with them carries a herringbone. Each step every cell's
+receiver is drawn instead (``_facet_receivers``): the steepest of Tarboton's (1997, "A new method for the
+determination of flow directions and upslope areas in grid digital elevation models", Water Resources Research
+33(2)) eight facets gives the slope and the direction ``a`` from its side towards its corner, swung by up to
+``JITTER`` octants either way; the cell then drains to that corner with probability ``tan a``, else to that side,
+so the expected step points along ``a``, as Fairfield & Leymarie's (1991, "Drainage networks from grid digital
+elevation models", Water Resources Research 27(5)) Rho8 draws. The incision then uses the facet's slope
+(``ratio[0]`` times the slope to the receiver) and each cell's own area is weighted by its expected step length
+(``ratio[1]``: a corner step covers √2).
+
 **Incision** (``incise``): ``∂h/∂t = U - K·A^m·S^n`` for one step ``dt``, implicit along the stack as Braun &
 Willett 2013 ("A very efficient O(n), implicit and parallel method to solve the stream power equation governing
 fluvial incision and landscape evolution", Geomorphology 180-181) solve it: receiver ``r`` first (distance
 ``d``), ``h' = h + U·dt - K·dt·A^m·((h' - h'_r)/d)^n``; for ``n = 1`` in closed form
 ``h' = (h + U·dt + F·h'_r) / (1 + F)``, ``F = K·dt·A^m / d``, otherwise Newton's method on ``s - s₀ + F·s^n = 0``
 for ``s = h' - h'_r`` (bracketed in ``(0, s₀]``, ``F = K·dt·A^m / d^n``). Stable for any ``dt``; every cell ends at
-least one ``nextafter`` step above its receiver. With **lakes** (the option the gullies of ``erode_hydraulic`` use)
-the heights keep their closed hollows: ``level`` holds each lake cell's spill level (the Priority-Flood fill of the
-heights; ``-inf`` outside lakes); a lake cell is not cut, a receiver in a lake counts at its level, no cell is cut
-below its ``bottom``, none rises, and what each cell loses is kept (``cut``); with a ``width`` the cut of a cell
-is a valley around it (``_widen``). ``_incise_all`` runs it for the gullies: the sill of a lake is cut with the
-share of the erodibility the lake lets sediment through (the tools effect, Sklar & Dietrich 2001, "Sediment and
-rock strength controls on river incision into bedrock"), and the cells beside a lake get a ``bottom``.
+least one ``nextafter`` step above its receiver. With **deposition** ``G`` (``_deposit``; ``erode_fluvial``'s
+``deposition_coefficient``) Yuan et al.'s (2019, "A new efficient method to solve the stream power law model taking into
+account sediment deposition", JGR Earth Surface 124) term is added: ``∂h/∂t = U - K·A^m·S^n + G·Qs/A``, ``Qs``
+the sediment flux from upstream, solved by ``DEPOSITION_ITERATIONS`` Gauss-Seidel passes along the stack (at
+steady state under uniform uplift every reach is ``1 + G`` times as steep).
+
+With **lakes** (the option the gullies of ``erode_hydraulic`` use) the heights keep their closed hollows: ``level``
+holds each lake cell's spill level (the Priority-Flood fill of the heights; ``-inf`` outside lakes); a lake cell is
+not cut, a receiver in a lake counts at its level, no cell is cut below its ``bottom``, none rises, and what each
+cell loses is kept (``cut``); with a ``width`` the cut of a cell is a valley around it (``_widen``). ``_incise_all``
+runs it for the gullies: the sill of a lake is cut with the share of the erodibility the lake lets sediment through
+(the tools effect, Sklar & Dietrich 2001, "Sediment and rock strength controls on river incision into bedrock"), and
+the cells beside a lake get a ``bottom``.
 
 **Sediment through lakes** (``route_sediment``): the sediment of each cell runs down the stack, donors first; a
 lake gathers what reaches it (its cells grouped by the first cell outside it they drain into) and keeps
@@ -37,9 +54,10 @@ import math
 import numpy as np
 
 from .._jit import jit, kernel_table
+from ..hashing import avalanche, eat, hash_seed
 from ..runtime import kernel_signature, launch_blocks, range_signature
 from ..threads import on_threads
-from .flow import DISTANCES, _accumulate, _donor_bits, _receivers, _tree_order, fill_flat
+from .flow import DISTANCES, SQRT2, _accumulate, _donor_bits, _receivers, _tree_order, fill_flat
 from .flow import _kernels as flow_kernels
 from .heightfield import NEIGHBOURS
 
@@ -51,6 +69,19 @@ traffic of int64 in the serial passes along the stack, which are bound by it."""
 NEWTON_ITERATIONS = 60
 HUGE = 1e200
 """Incision factors ``F`` beyond this (or infinite) drop the cell to its receiver (``1 / (1 + F)`` is then 0)."""
+DEPOSITION_ITERATIONS = 4
+"""Gauss-Seidel passes of the incision with deposition (Yuan et al. 2019): each takes the sediment flux of the
+previous pass."""
+FACETS = np.array([(4, 2), (4, 7), (6, 7), (6, 5), (3, 5), (3, 0), (1, 0), (1, 2)], dtype=np.int64)
+"""Tarboton's (1997) eight triangular facets around a cell: each a side neighbour and a corner neighbour
+(``NEIGHBOURS`` indices), in turn around the cell."""
+OCTANTS = np.array([4, 7, 6, 5, 3, 0, 1, 2], dtype=np.int64)
+"""The ``NEIGHBOURS`` index of the directions in turn: octant 0 is a side, 1 a corner, ..."""
+SIDE_OCTANTS = np.array([0.0, 0.0, 2.0, 2.0, 4.0, 4.0, 6.0, 6.0])
+TURNS = np.array([-1.0, 1.0, -1.0, 1.0, -1.0, 1.0, -1.0, 1.0])
+"""Facet ``f``'s steepest direction is octant ``SIDE_OCTANTS[f] + TURNS[f]·a/45°``."""
+JITTER = 0.25
+"""How far (in octants, 45°: here ±11.25°) the direction a cell drains in is swung at random each step."""
 
 
 def index_mask(values: np.ndarray) -> int:
@@ -60,11 +91,26 @@ def index_mask(values: np.ndarray) -> int:
 
 class Routing:
     """The flow routing of one map, its arrays allocated once: receivers, their directions, the stack and
-    the drainage area (``weights``: each cell's own, one value or a map)."""
+    the drainage area (``weights``: each cell's own, one value or a map); with ``random`` the facet receivers
+    drawn from ``seed`` (module docstring) and ``ratio``, the steepest facet's slope over the receiver's and the
+    expected step length; with ``depositing`` the heights at the start of a step and the sediment flux (Yuan et
+    al. 2019). Set ``random`` to False for D8 from then on."""
 
-    def __init__(self, shape: tuple[int, int], base: np.ndarray, looped: bool, weights: np.ndarray) -> None:
+    def __init__(
+        self,
+        shape: tuple[int, int],
+        base: np.ndarray,
+        looped: bool,
+        weights: np.ndarray,
+        random: bool = False,
+        seed: int = 0,
+        depositing: bool = False,
+    ) -> None:
         size = shape[0] * shape[1]
         self.shape, self.base, self.looped, self.weights = shape, base, looped, weights
+        self.random, self.seed = random, seed
+        self.ratio = np.ones((2, size if random else 1))
+        self._sediment = (np.empty(size if depositing else 1), np.zeros(size if depositing else 1))
         self.receivers = np.empty(size, dtype=INDEX)
         self.codes = np.empty(size, dtype=np.int8)
         self.order = np.empty(size, dtype=INDEX)
@@ -74,25 +120,27 @@ class Routing:
         self._outlets = np.flatnonzero(base)
         self._split = np.array([0, size // 2, size], dtype=np.int64)
 
-    def step(self, h: np.ndarray, incision: tuple | None) -> None:
+    def step(self, h: np.ndarray, incision: tuple | None, step: int = 0) -> None:
         """Route ``h`` (receivers, stack, area; depressions are filled first if any cell cannot drain), then
-        uplift and incise it when ``incision`` (``_step``'s arguments) is given."""
+        uplift and incise it when ``incision`` (``_step``'s arguments) is given; ``step`` numbers the random
+        routing's draws."""
         for _ in range(2):
-            launch_blocks(_kernels().step, PARTS, self._arguments(h, incision))
+            launch_blocks(_kernels().step, PARTS, self._arguments(h, incision, step))
             if self._pits.sum() == 0:
                 self._balance()
                 return
             fill_flat(h, self.shape, self.base, self.looped, True)
         raise AssertionError("fluvial routing: cells still without a receiver after filling")  # pragma: no cover
 
-    def _arguments(self, h: np.ndarray, incision: tuple | None) -> tuple:
-        """The arguments of ``_step`` routing ``h`` (and incising it with ``incision``)."""
+    def _arguments(self, h: np.ndarray, incision: tuple | None, step: int = 0) -> tuple:
+        """The arguments of ``_step`` routing ``h`` (and incising it with ``incision``: uplift, its mask,
+        erodibility, its mask, dt, m, n, cell size, deposition) at ``step``."""
         rows, columns = self.shape
-        arguments = incision if incision is not None else (np.zeros(1), 0, np.zeros(1), 0, 0.0, 0.5, 1.0, 1.0)
+        arguments = incision if incision is not None else (np.zeros(1), 0, np.zeros(1), 0, 0.0, 0.5, 1.0, 1.0, 0.0)
         return (
             self._phase, self._pits, self._split, h, rows, columns, self.base, self.looped, self.weights,
             index_mask(self.weights), self.receivers, self.codes, self.order, *self._buffers, self.area,
-            incision is not None, *arguments, np.inf,
+            incision is not None, *arguments, np.inf, self.random, self.seed, step, self.ratio, *self._sediment,
         )  # fmt: skip
 
     def _balance(self) -> None:
@@ -106,13 +154,14 @@ class Routing:
 
 def _step(first, last, phase, pits, split, h, rows, columns, base, looped, weights, weight_mask, receivers, codes,
           order, donors, pending, area, incise_, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell,
-          infinity):  # fmt: skip
+          deposition, infinity, random, seed, step, ratio, previous, flux):  # fmt: skip
     """One step, a range kernel over ``PARTS`` parts: D8 receivers and donor bits of each part's band of rows
     (``flow``); if no cell is a pit (``pits``: per part), each part's share of the outlets (by index)
     (``split[p] .. split[p + 1] - 1``) builds its trees' stack, sums their areas and, if ``incise_``, uplifts
     and incises them (``incise``). The trees are disjoint, so the parts run on Numba's threads without sharing
     a cell, and the bits do not depend on the thread count. Part 0 writes its stack at the start of ``order``,
-    part 1 at the end."""
+    part 1 at the end. ``random``: the receivers are ``_facet_receivers``' draws (``seed``, ``step``);
+    ``deposition`` > 0: the incision is ``_deposit``'s (``previous``, ``flux``: its arrays)."""
     if first < 0:
         phase[0] = 0
         on_threads(last)
@@ -125,7 +174,10 @@ def _step(first, last, phase, pits, split, h, rows, columns, base, looped, weigh
     size = h.shape[0]
     for part in range(first, last):
         low, high = part * rows // PARTS, (part + 1) * rows // PARTS
-        if phase[0] == 0:
+        if phase[0] == 0 and random:
+            pits[part] = _facet_receivers(h, rows, columns, base, looped, receivers, codes, ratio, seed, step, low,
+                                          high)  # fmt: skip
+        elif phase[0] == 0:
             pits[part] = _receivers(h, rows, columns, base, looped, receivers, codes, low, high)
         elif phase[0] == 1:
             _donor_bits(codes, rows, columns, donors, low, high)
@@ -140,17 +192,20 @@ def _step(first, last, phase, pits, split, h, rows, columns, base, looped, weigh
                 for i in range(count // 2):
                     stack[i], stack[count - 1 - i] = stack[count - 1 - i], stack[i]
             for i in range(count):
-                area[stack[i]] = weights[stack[i] & weight_mask]
+                area[stack[i]] = weights[stack[i] & weight_mask] * (ratio[1, stack[i]] if random else 1.0)
             _accumulate(receivers, stack, area)
-            if incise_:
+            if incise_ and deposition > 0.0:
+                _deposit(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m,
+                         n, cell, infinity, ratio, random, deposition, previous, flux)  # fmt: skip
+            elif incise_:
                 unused = np.empty(1)  # no lakes: ``incise`` reads no ``level`` and writes no ``cut``
                 incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m,
-                       n, cell, infinity, False, unused, unused, unused, 1, 0.0, 0.0, 1.0)  # fmt: skip
+                       n, cell, infinity, False, unused, unused, unused, 1, 0.0, 0.0, 1.0, ratio, random)  # fmt: skip
 
 
 @jit
 def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell,
-           infinity, lakes, level, cut, bottom, columns, width, per_width, strength):  # fmt: skip
+           infinity, lakes, level, cut, bottom, columns, width, per_width, strength, ratio, random):  # fmt: skip
     """Uplift and stream power incision along ``stack``, implicit (closed form for n = 1, else Newton), every
     cell ending at least one ``nextafter`` step above its receiver. Maps are read at ``index & mask`` (mask 0:
     one value for all cells). ``lakes``: a cell below its ``level`` is in a lake and not cut, a receiver counts
@@ -158,7 +213,8 @@ def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, e
     what the flow at cell ``c`` took (``level``, ``cut``, ``bottom``: maps; unused otherwise); with ``width`` > 0
     (cells; ``columns`` the map's) the flow's cut at ``c`` is a valley ``width·min(1, sqrt(A·per_width))`` cells
     wide, at least half a cell (``_widen``, each cell's share scaled by its erodibility over ``strength``; the
-    width of a channel grows as the square root of its discharge, Leopold & Maddock 1953)."""
+    width of a channel grows as the square root of its discharge, Leopold & Maddock 1953). ``random``: the slope
+    is the steepest facet's, ``ratio[0]`` times the receiver's (``_factor``)."""
     for i in range(stack.shape[0]):
         node = stack[i]
         receiver = receivers[node]
@@ -173,9 +229,7 @@ def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, e
         start = h[node] + uplift[node & uplift_mask] * dt
         if lakes and start <= lower:
             continue
-        power = math.sqrt(area[node]) if m == 0.5 else area[node] ** m
-        distance = DISTANCES[codes[node]] * cell
-        factor = erodibility[node & erodibility_mask] * dt * power / (distance if n == 1.0 else distance**n)
+        factor = _factor(node, codes, area, erodibility, erodibility_mask, dt, m, n, cell, ratio, random)
         if start <= lower:
             new = start
         elif not factor < HUGE:  # also inf: the cell falls to its receiver
@@ -227,6 +281,131 @@ def _widen(h, receivers, level, bottom, node, columns, width, depth, erodibility
             h[cell] -= part
             taken += part
     return taken
+
+
+@jit
+def _factor(node, codes, area, erodibility, erodibility_mask, dt, m, n, cell, ratio, random):
+    """``F = K·dt·A^m / d^n`` of ``node`` (times ``ratio^n`` with ``random``: the steepest facet's slope)."""
+    power = math.sqrt(area[node]) if m == 0.5 else area[node] ** m
+    distance = DISTANCES[codes[node]] * cell
+    factor = erodibility[node & erodibility_mask] * dt * power / (distance if n == 1.0 else distance**n)
+    if random:
+        factor *= ratio[0, node] if n == 1.0 else ratio[0, node] ** n
+    return factor
+
+
+@jit
+def _deposit(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell,
+             infinity, ratio, random, deposition, previous, flux):  # fmt: skip
+    """``incise`` with deposition (Yuan et al. 2019): ``E = K·A^m·S^n - G·Qs/A`` with ``Qs`` the sediment
+    volume per time from everything upstream and the cell itself. Per pass, along ``stack``, with ``Q`` the
+    upstream flux of the pass before (``flux``; the last step's at the first pass) and ``c = 1 + G·cell²/A``:
+    ``s - s₀ + (F/c)·s^n = 0`` with ``s₀ = h + U·dt - h'_r + G·dt·Q/(c·A)`` (closed form for n = 1); then
+    ``flux`` is summed again from the new erosion, in reverse stack order. ``DEPOSITION_ITERATIONS`` passes."""
+    own = cell * cell
+    for i in range(stack.shape[0]):
+        previous[stack[i]] = h[stack[i]]
+    for _ in range(DEPOSITION_ITERATIONS):
+        for i in range(stack.shape[0]):
+            node = stack[i]
+            receiver = receivers[node]
+            if receiver == node:
+                continue
+            lower = h[receiver]
+            start = previous[node] + uplift[node & uplift_mask] * dt
+            drained = area[node]
+            keep = 1.0 + deposition * own / drained if drained > 0.0 else 1.0
+            dropped = deposition * dt * flux[node] / (keep * drained) if drained > 0.0 else 0.0
+            factor = _factor(node, codes, area, erodibility, erodibility_mask, dt, m, n, cell, ratio, random) / keep
+            s0 = start + dropped - lower
+            if s0 <= 0.0:
+                new = start + dropped
+            elif not factor < HUGE:
+                new = lower
+            elif n == 1.0:
+                new = lower + s0 / (1.0 + factor)
+            else:
+                new = lower + _newton(s0, factor, n)
+            h[node] = new if new > lower else np.nextafter(lower, infinity)
+        for i in range(stack.shape[0]):
+            flux[stack[i]] = 0.0
+        for i in range(stack.shape[0] - 1, -1, -1):
+            node = stack[i]
+            receiver = receivers[node]
+            if receiver != node:
+                eroded = (previous[node] + uplift[node & uplift_mask] * dt - h[node]) * own / dt if dt > 0.0 else 0.0
+                flux[receiver] += max(flux[node] + eroded, 0.0)  # what leaves a cell: never below 0
+
+
+@jit
+def _facet_receivers(flat, rows, columns, outlets, looped, receivers, codes, ratio, seed, step, first_row, last_row):
+    """Random receivers of the rows ``first_row .. last_row - 1`` (returns how many cells that are not
+    ``outlets`` have no lower neighbour, as ``flow._receivers``). The steepest of the eight facets (D∞,
+    Tarboton 1997: on the facet of side drop ``s1`` and side-to-corner drop ``s2``, the slope is
+    ``√(s1² + s2²)`` in the direction ````a = atan(s2/s1)```` from the side, clamped to the facet's edges) gives the
+    slope ``S`` and the direction ``a``; the cell drains to the corner with probability ``tan a`` (a uniform
+    draw, SmallXXHash of ``seed``, ``step`` and the cell), else to the side: the expected step then points
+    along ``a``, as Fairfield & Leymarie's (1991) Rho8 draws its receivers. ``ratio[0]``: ``S`` over the slope
+    to the receiver (>= 1); ``ratio[1]``: ``1 + (√2 - 1)·tan a``, the expected length of the cell's step, the
+    factor on its own area: a flow line holds one cell per step, so without it a plane facing a corner (steps of
+    √2) would collect 1/√2 as much area per length as one facing a side, and erode slower.)"""
+    pits = 0
+    drawn = eat(hash_seed(seed), step)
+    near = np.empty(8, dtype=np.int64)
+    for row in range(first_row, last_row):
+        middle = row * columns
+        up = (row - 1 if row > 0 else rows - 1) * columns
+        down = (row + 1 if row < rows - 1 else 0) * columns
+        edge_row = not looped and (row == 0 or row == rows - 1)
+        for column in range(columns):
+            cell = middle + column
+            ratio[0, cell] = ratio[1, cell] = 1.0
+            if edge_row or outlets[cell] or (not looped and (column == 0 or column == columns - 1)):
+                receivers[cell] = cell
+                codes[cell] = -1
+                continue
+            left = column - 1 if column > 0 else columns - 1
+            right = column + 1 if column < columns - 1 else 0
+            near[0], near[1], near[2] = up + left, up + column, up + right  # NEIGHBOURS order
+            near[3], near[4] = middle + left, middle + right
+            near[5], near[6], near[7] = down + left, down + column, down + right
+            height = np.float64(flat[cell])
+            steepest, chosen, share = 0.0, -1, 0.0
+            for facet in range(8):
+                side = np.float64(flat[near[FACETS[facet, 0]]])
+                corner = np.float64(flat[near[FACETS[facet, 1]]])
+                s1, s2 = height - side, side - corner  # each drop taken directly: sums of drops round
+                if s1 > 0.0 and s2 < s1:  # inside the facet, or along its side edge (no squares: drops of
+                    slope = math.hypot(s1, s2) if s2 > 0.0 else s1  # one float step would underflow)
+                    tangent = s2 / s1 if s2 > 0.0 else 0.0
+                else:  # along its corner edge
+                    slope = max((height - corner) / SQRT2, 0.0)
+                    tangent = 1.0
+                if slope > steepest:
+                    steepest, chosen, share = slope, facet, tangent
+            if chosen < 0:
+                receivers[cell] = cell
+                codes[cell] = -1
+                pits += 1
+                continue
+            word = avalanche(eat(drawn, cell))
+            draw = np.float64(word & 0xFFFF) * (1.0 / 65536.0)  # two draws from one hash: 16 bits each
+            swing = (np.float64(word >> 16) * (1.0 / 65536.0) * 2.0 - 1.0) * JITTER
+            octant = (SIDE_OCTANTS[chosen] + TURNS[chosen] * math.atan(share) * (4.0 / math.pi) + swing) % 8.0
+            below = int(octant)
+            along = octant - below  # from octant ``below`` towards the next
+            tangent = math.tan((along if below % 2 == 0 else 1.0 - along) * (math.pi / 4.0))
+            corner, side = (below + 1, below) if below % 2 == 0 else (below, below + 1)
+            code = OCTANTS[corner % 8] if draw < tangent else OCTANTS[side % 8]
+            if not np.float64(flat[near[code]]) < height:  # the swing left the downhill cells: undrawn
+                code = FACETS[chosen, 1] if draw < share else FACETS[chosen, 0]
+                tangent = share
+            share = tangent
+            receivers[cell] = near[code]
+            codes[cell] = code
+            ratio[0, cell] = steepest * DISTANCES[code] / (height - np.float64(flat[near[code]]))
+            ratio[1, cell] = 1.0 + (SQRT2 - 1.0) * math.sqrt(share)
+    return pits
 
 
 @jit
@@ -285,7 +464,7 @@ def _incise_all(h, receivers, codes, stack, area, strength, settling, sill, leve
         if members[node] > 0.0:
             erodibility[node] *= 1.0 - min(1.0, settling * members[node] / area[node])
     incise(h, receivers, codes, stack, area, np.zeros(1), 0, erodibility, -1, 1.0, 0.5, 1.0, 1.0, np.inf, True,
-           level, cut, bottom, columns, width, per_width, strength)  # fmt: skip
+           level, cut, bottom, columns, width, per_width, strength, np.ones((2, 1)), False)  # fmt: skip
 
 
 def route_sediment(h, level, receivers, codes, stack, area, settling, carrying, per_cell, deposition, radius, columns,

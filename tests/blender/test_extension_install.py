@@ -121,9 +121,9 @@ def test_one_platform_and_line_and_the_line_without_intel_macs(tmp_path: Path) -
 def test_a_staged_copy_is_current_until_a_source_file_differs(tmp_path: Path) -> None:
     staged = build_extension.stage_extension(tmp_path)
     assert sorted(path.name for path in staged.iterdir() if path.suffix != ".py") == [
+        "assets",
         "blender_manifest.toml",
         "noise_core",
-        "presets",
     ]
     assert build_extension.staged_copy_is_current(staged)
     cache = staged / "noise_core" / "__pycache__"

@@ -132,15 +132,15 @@ def test_regenerate_refuses_what_it_cannot_rebuild_and_changes_nothing(bpy_empty
 SHIPPED = (
     "alpine_ridges",
     "badlands",
-    "cratered_cells",
-    "dunes",
     "eroded_canyon",
-    "islands",
     "river_valleys",
     "rolling_hills",
+    "stylised_cratered_cells",
+    "stylised_dunes",
+    "stylised_islands",
     "uplifted_range",
 )
-RIVERS = {"badlands", "river_valleys", "uplifted_range"}
+RIVERS = {"alpine_ridges", "badlands", "eroded_canyon", "river_valleys", "rolling_hills", "uplifted_range"}
 """The presets whose terrain carves rivers (its erosion's first stage)."""
 
 
@@ -192,7 +192,7 @@ def test_a_saved_preset_restores_the_terrain_s_recipe(bpy_empty, addon):
     path = Path(folder) / "My_Terrain.json"  # as Blender's presets: spaces become underscores
     assert path.is_file()
     assert addon.noise_core.terrain.recipe.read_recipe(path) == addon.terrain_recipe.library_recipe(saved)
-    addon.terrain_presets.apply_preset(bpy.context, obj, addon.terrain_presets.SHIPPED / "dunes.json")
+    addon.terrain_presets.apply_preset(bpy.context, obj, addon.terrain_presets.SHIPPED / "stylised_dunes.json")
     assert addon.terrain_settings.recall(obj) != saved
     assert bpy.ops.noisewright.apply_terrain_preset(filepath=str(path)) == {"FINISHED"}
     assert addon.terrain_settings.recall(obj) == saved

@@ -51,7 +51,8 @@ def test_cli_heights_equal_the_blender_terrain_and_its_export(bpy_empty, addon, 
         values, sidecar = _r32(tmp_path / name)
         assert values.tobytes() == cli.tobytes(), name
         assert sidecar["height_range"] == cli_sidecar["height_range"], name
-    assert cli_sidecar["cell_size"] == {"x": 2.0 / (N - 1), "y": 2.0 / (N - 1)}
+    size = float(library.read_preset(preset).size)
+    assert cli_sidecar["cell_size"] == {"x": size / (N - 1), "y": size / (N - 1)}
     assert tuple(cli_sidecar["height_range"]) == (float(heights.min()), float(heights.max()))
 
 
@@ -98,14 +99,14 @@ def test_an_edit_a_recipe_cannot_replay_refuses_the_export_naming_it(bpy_empty, 
 def test_a_terrain_saves_and_loads_its_recipe(bpy_empty, addon, tmp_path):
     bpy = bpy_empty
     library = _library(addon)
-    obj = addon.api.add_terrain(bpy.context, preset="dunes", x_subdivisions=8, y_subdivisions=8, height=0.25)
+    obj = addon.api.add_terrain(bpy.context, preset="stylised_dunes", x_subdivisions=8, y_subdivisions=8, height=0.25)
     addon.api.terrain_water(obj, rain=2.0, surface=False)  # Object > Terrain Water: part of its recipe
     bpy.context.view_layer.objects.active = obj
     path = tmp_path / "mine.json"
     assert bpy.ops.noisewright.save_terrain_recipe(filepath=str(path)) == {"FINISHED"}
     saved = library.read_recipe(path)
     assert saved.height == 0.25 and saved.export["samples"] == 9 and saved.water["rain"] == 2.0
-    other = addon.api.add_terrain(bpy.context, preset="islands", x_subdivisions=4, y_subdivisions=4)
+    other = addon.api.add_terrain(bpy.context, preset="stylised_islands", x_subdivisions=4, y_subdivisions=4)
     bpy.context.view_layer.objects.active = other
     assert bpy.ops.noisewright.load_terrain_recipe(filepath=str(path)) == {"FINISHED"}
     assert addon.terrain_settings.recall(other) == addon.terrain_settings.recall(obj)
@@ -125,7 +126,7 @@ def test_add_terrain_names_a_bad_preset(bpy_empty, addon):
 
 def test_displace_on_a_terrain_is_named_when_an_export_would_lose_it(bpy_empty, addon, tmp_path):
     bpy = bpy_empty
-    obj = addon.api.add_terrain(bpy.context, preset="dunes", x_subdivisions=8, y_subdivisions=8)
+    obj = addon.api.add_terrain(bpy.context, preset="stylised_dunes", x_subdivisions=8, y_subdivisions=8)
     addon.api.displace(bpy.context, [obj], addon.api.NoiseSpec(), strength=0.1, direction="Z")
     with pytest.raises(addon.api.UserError, match=r"^resolution: 'Noise Terrain' was changed by Displace"):
         addon.api.export_heightmap(bpy.context, obj, str(tmp_path / "lost.r32"), resolution=17)

@@ -1,0 +1,214 @@
+"""Landscapes (issue 49): ``erode_fluvial``'s random routing, deposition and valley floors, and
+``noise_core.terrain.landscape`` (coarse to fine, margin, valley fill, threshold hillslopes)."""
+
+from __future__ import annotations
+
+import hashlib
+import math
+
+import numpy as np
+import pytest
+
+import noise_core as nc
+from noise_core.terrain.fluvial import erode_fluvial
+from noise_core.terrain.geomorphometry import _horn, terrain_statistics
+from noise_core.terrain.landscape import evolve_landscape, fill_valleys
+
+from .test_fluvial import channel, noise_terrain
+
+
+def _digest(result) -> str:
+    data = result.heights.tobytes() + result.drainage_area.tobytes() + result.erosion.tobytes()
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+def test_defaults_keep_the_former_bits() -> None:
+    """The new options at their defaults change no bit: digests of main's ``erode_fluvial`` before them."""
+    spec = nc.NoiseSpec(kind="perlin", octaves=4, frequency=3.0, seed=11)
+    heights = nc.ranges.to_unit(spec, nc.evaluate_grid(spec, (60, 50))) * 40.0
+    expected = ["0a0f5596127723a8", "0ea4421828b57348", "eb0dd85fe5a17072", "9eb78d6624d501ab"]
+    cases = ({}, {"diffusion": 0.01}, {"boundary": "looped", "diffusion": 0.01}, {"n": 2.0, "m": 0.4})
+    for options, digest in zip(cases, expected, strict=True):
+        result = erode_fluvial(heights, steps=20, dt=1e4, uplift=1e-3, erodibility=5e-5, cell_size=20.0, **options)
+        assert _digest(result) == digest, options
+        same = evolve_landscape(heights, steps=20, dt=1e4, uplift=1e-3, erodibility=5e-5, cell_size=20.0, **options)
+        assert _digest(same) == digest, options
+
+
+def _cone(size: int = 129) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A radially symmetric uplift (a cone's), small noise to start from and the radius of each cell (0..1)."""
+    y, x = (np.mgrid[0:size, 0:size] - (size - 1) / 2) / (size / 2)
+    radius = np.hypot(x, y)
+    spec = nc.NoiseSpec(kind="perlin", octaves=6, frequency=12.0, seed=1)
+    return 1e-3 * np.clip(1.2 - radius, 0.0, 1.0), nc.evaluate_grid(spec, (size, size)).astype(np.float64), radius
+
+
+def _harmonics(heights: np.ndarray, cell: float, inside: np.ndarray) -> tuple[float, float]:
+    p, q = _horn(heights.astype(np.float64), cell)
+    weight, direction = np.hypot(p, q)[inside], np.arctan2(q, p)[inside]
+    return tuple(abs((weight * np.exp(1j * k * direction)).sum()) / weight.sum() for k in (4, 8))  # type: ignore[return-value]
+
+
+def test_random_routing_has_no_herringbone() -> None:
+    """On a symmetric cone of uplift with noise, D8 carves its 0°/45°/90° herringbone: the 8-fold harmonic of the
+    gradient directions is 0.12-0.2 (real tiles: at most 0.009); the random facet routing has a third of it or
+    less (0.02-0.05 on this cone for any seed: its few big valleys make the harmonic of one map scatter)."""
+    uplift, start, radius = _cone(193)
+    options = {"cell_size": 90.0, "steps": 150, "dt": 5e3, "uplift": uplift, "erodibility": 8e-5, "m": 0.4,
+               "diffusion": 0.3}  # fmt: skip
+    inside = radius < 0.9
+    d8 = _harmonics(erode_fluvial(start, **options).heights, 90.0, inside)[1]
+    random = _harmonics(erode_fluvial(start, routing="random", routing_seed=3, **options).heights, 90.0, inside)[1]
+    assert d8 > 0.1
+    assert random < d8 / 2.5
+
+
+def test_random_routing_keeps_the_rivers_concavity() -> None:
+    """Uniform uplift, n = 1, m = 0.45: at steady state the rivers' slope-area concavity (Flint's θ, measured by
+    ``terrain_statistics`` on the D8 network of the result) is m within 0.1, with a good power-law fit."""
+    spec = nc.NoiseSpec(kind="perlin", octaves=6, frequency=8.0, seed=2)
+    start = nc.evaluate_grid(spec, (129, 129)).astype(np.float64) * 5.0
+    result = erode_fluvial(start, cell_size=90.0, steps=200, dt=1e4, uplift=1e-3, erodibility=4e-5, m=0.45,
+                           diffusion=0.3, routing="random", routing_seed=2)  # fmt: skip
+    stats = terrain_statistics(result.heights, cell_size=90.0)
+    assert stats.concavity == pytest.approx(0.45, abs=0.1)
+    assert stats.concavity_r2 > 0.9
+
+
+def test_random_routing_balances_uplift_at_steady_state() -> None:
+    """At steady state the mass the uplift adds in a step leaves over the edges: heights stop changing."""
+    options = {"cell_size": 50.0, "dt": 2e4, "uplift": 1e-3, "erodibility": 5e-5, "routing": "random",
+               "routing_seed": 4, "diffusion": 0.5}  # fmt: skip
+    steady = erode_fluvial(noise_terrain((48, 48)), steps=300, **options)
+    later = erode_fluvial(steady.heights, steps=20, **options)
+    inner = (slice(1, -1), slice(1, -1))
+    lifted = 1e-3 * 2e4 * 20
+    change = later.heights[inner].astype(np.float64) - steady.heights[inner]
+    assert abs(change.mean()) < 0.02 * lifted  # uplift and erosion balance over the map
+    assert later.eroded == pytest.approx(lifted * change.size, rel=0.05)  # all that rose was carried off
+
+
+def test_random_routing_same_bits_on_one_and_two_threads() -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+    import textwrap
+
+    script = textwrap.dedent(
+        """
+        import hashlib, json
+        import numpy as np
+        import noise_core as nc
+        from noise_core.terrain.landscape import evolve_landscape
+        spec = nc.NoiseSpec(kind="perlin", octaves=4, frequency=3.0, seed=11)
+        heights = nc.ranges.to_unit(spec, nc.evaluate_grid(spec, (61, 53))) * 40.0
+        r = evolve_landscape(heights, steps=12, dt=1e4, uplift=1e-3, erodibility=5e-5, cell_size=20.0,
+                             diffusion=0.01, routing="random", routing_seed=5, deposition_coefficient=0.5,
+                             valley_width=0.05, coarse=2, margin=0.25, refine_steps=4)
+        print(json.dumps(hashlib.sha256(r.heights.tobytes() + r.drainage_area.tobytes()).hexdigest()))
+        """
+    )
+    runs = []
+    for threads in ("1", "2"):
+        env = {**os.environ, "NUMBA_NUM_THREADS": threads}
+        done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, check=True)
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    assert runs[0] == runs[1]
+
+
+@pytest.mark.parametrize("deposition", [0.5, 1.0])
+def test_deposition_steepens_a_steady_river_by_one_plus_g(deposition: float) -> None:
+    """Yuan et al. (2019): at steady state under uniform uplift the sediment flux is U·A, so
+    U = K·A^m·S - G·U and every reach is (1 + G) times as steep as without deposition."""
+    cell, uplift, k, length = 100.0, 1e-3, 1e-4, 60
+    heights = channel(length, 0.0, cell)
+    plain = erode_fluvial(heights, cell_size=cell, steps=300, dt=2e4, uplift=uplift, erodibility=k)
+    deposited = erode_fluvial(heights, cell_size=cell, steps=300, dt=2e4, uplift=uplift, erodibility=k,
+                              deposition_coefficient=deposition)  # fmt: skip
+    np.testing.assert_allclose(deposited.heights[1, :-1], (1.0 + deposition) * plain.heights[1, :-1], rtol=1e-4)
+
+
+def test_valley_width_flattens_the_floor_of_a_big_river() -> None:
+    """A straight valley draining a big area: with valley_width the cells within W/2 = width·√A/2 of the river
+    stand within the floor's slope of its level (the river's own cells set it)."""
+    rows, columns, cell = 41, 80, 10.0
+    y, x = np.mgrid[0:rows, 0:columns]
+    heights = np.abs(y - rows // 2) * 5.0 + x * 0.5 + 100.0  # a V valley along x, falling to the left edge
+    rain = np.ones((rows, columns))
+    rain[rows // 2, -2] = 4e4  # a big river enters at the valley head
+    result = erode_fluvial(heights, cell_size=cell, steps=1, dt=1.0, uplift=0.0, erodibility=0.0,
+                           precipitation=rain, valley_width=0.05)  # fmt: skip
+    area = 4e4 * cell * cell
+    reach = 0.5 * 0.05 * math.sqrt(area) / cell  # 5 cells
+    river = result.heights[rows // 2, 10:-10].astype(np.float64)
+    for offset in range(1, int(reach)):
+        floor = result.heights[rows // 2 + offset, 10:-10].astype(np.float64)
+        assert np.all(floor - river <= 1e-3 * cell * (offset + 1) + 1e-3)
+    assert np.all(result.heights[rows // 2 + int(reach) + 2, 10:-10] > river + 10.0)  # the walls beyond stay
+
+
+def test_fill_valleys_makes_flat_floors_and_only_raises() -> None:
+    rows, columns = 41, 60
+    y, x = np.mgrid[0:rows, 0:columns]
+    heights = np.abs(y - rows // 2) * 10.0 + x * 1.0  # a V valley falling to x = 0
+    filled = fill_valleys(heights, cell_size=10.0, depth=0.05)
+    assert np.all(filled >= heights - 1e-9)
+    middle = filled[:, 40]
+    floor = middle[np.abs(np.arange(rows) - rows // 2) <= 1]  # the bed and its two neighbours, 10 m above it
+    assert np.ptp(floor) < 2.0 and floor.min() > heights[rows // 2, 40] + 5.0  # a floor (within the valley's
+    assert np.array_equal(middle[:15], heights[:15, 40])  # fall of 1 m a cell), above the old bed; walls stay
+    assert np.array_equal(fill_valleys(heights, depth=0.0), nc.fill_depressions(heights, epsilon=True))
+
+
+def test_evolve_landscape_coarse_to_fine() -> None:
+    """A coarse stage with a margin then refine steps: every step reports progress; the rivers leave the map
+    where they meet it (its edges are not all at base level), the map drains, and it is a landscape."""
+    _, start, _ = _cone(97)
+    calls: list[tuple[int, int]] = []
+    result = evolve_landscape(
+        start, cell_size=90.0, steps=40, dt=5e3, uplift=1e-3, erodibility=8e-5, m=0.4, diffusion=0.5,
+        routing="random", routing_seed=1, coarse=3, margin=0.25, refine_steps=6, progress=lambda *a: calls.append(a),
+    )  # fmt: skip
+    assert calls == [(i, 46) for i in range(1, 47)]
+    assert result.heights.shape == start.shape
+    edges = np.concatenate([result.heights[0], result.heights[-1], result.heights[:, 0], result.heights[:, -1]])
+    assert np.ptp(edges) > 1.0  # the edges lie on the evolved slopes, not at one base level
+    stats = terrain_statistics(result.heights, cell_size=90.0)
+    assert stats.depression_share < 0.01
+
+
+@pytest.mark.parametrize(
+    ("call", "options", "error", "message"),
+    [
+        (erode_fluvial, {"routing": "dinf"}, ValueError, "routing: 'dinf' is not allowed"),
+        (erode_fluvial, {"routing_seed": 1.5}, TypeError, "routing_seed: expected an integer"),
+        (erode_fluvial, {"deposition_coefficient": -1.0}, ValueError, "deposition_coefficient: must be between 0 and"),
+        (erode_fluvial, {"deposition_coefficient": 2.0}, ValueError, "deposition_coefficient: must be between 0 and"),
+        (erode_fluvial, {"valley_width": 20.0}, ValueError, "valley_width: must be between 0 and 10"),
+        (erode_fluvial, {"routing": "random", "diffusion": 1.0, "dt": 100.0}, ValueError,
+         "diffusion: with routing='random', diffusion \\* dt / cell_size\\*\\*2 must be <= 38.4"),
+        (evolve_landscape, {"coarse": 0}, ValueError, "coarse: must be between 1 and 64"),
+        (evolve_landscape, {"margin": 2.0}, ValueError, "margin: must be between 0 and 1"),
+        (evolve_landscape, {"refine_steps": -1}, ValueError, "refine_steps: must be between 0 and"),
+        (evolve_landscape, {"coarse": 2, "boundary": "looped"}, ValueError, "boundary: a coarse stage"),
+        (evolve_landscape, {"coarse": 2, "uplift": np.ones((3, 3))}, ValueError, "uplift: must have the heights'"),
+        (evolve_landscape, {"margin": 0.5, "outlets": np.ones((16, 16))}, TypeError, "outlets: expected a boolean"),
+    ],
+)  # fmt: skip
+def test_errors_name_the_argument(call, options: dict, error: type, message: str) -> None:
+    good = {"steps": 1, "dt": 1.0, "uplift": 0.0, "erodibility": 0.0}
+    with pytest.raises(error, match=message):
+        call(noise_terrain((16, 16)), **{**good, **options})
+
+
+@pytest.mark.parametrize(
+    ("call", "options", "message"),
+    [
+        (fill_valleys, {"depth": -1.0}, "depth: must be between 0 and 10"),
+        (fill_valleys, {"depth": 0.1, "cell_size": 0.0}, "cell_size: must be"),
+    ],
+)
+def test_post_steps_errors_name_the_argument(call, options: dict, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        call(noise_terrain((16, 16)), **options)
