@@ -35,6 +35,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -309,6 +310,11 @@ def bake_tile(
     """
     if finished:
         stored = output.read(row, col, window)
+    elif not isinstance(spec, NoiseSpec):  # a tile source (``TileSource``): a terrain's plan
+        import numba
+
+        numba.set_num_threads(1)
+        stored = output.write(row, col, window, spec.compute(shape, window))
     else:
         unit = to_unit(spec, compute_window(spec, shape, window, threads=1))
         stored = output.write(row, col, window, unit)
@@ -328,7 +334,10 @@ class BakeResult:
 
 def manifest(spec: NoiseSpec, shape: tuple[int, int], tile: int, output: Output) -> dict:
     """The settings stored with the output, compared on resume (JSON types)."""
-
+    if not isinstance(spec, NoiseSpec):  # a tile source: its own settings
+        settings = {"noise_core": __version__, "source": spec.settings(), "shape": list(shape), "tile": tile,
+                    "encoding": output.description}  # fmt: skip
+        return json.loads(json.dumps(settings))
     low, high = value_range(spec)
     settings = {
         "noise_core": __version__,
@@ -342,8 +351,18 @@ def manifest(spec: NoiseSpec, shape: tuple[int, int], tile: int, output: Output)
     return json.loads(json.dumps(settings))
 
 
+class TileSource(Protocol):
+    """What ``bake`` takes besides a ``NoiseSpec``: the values (float32 in [0, 1]) of a window of an (H, W) map,
+    computed on a worker (``compute``), and its settings as JSON types (``settings``), stored and compared on
+    resume (``noise_core.terrain.tiled.TerrainPlan``)."""
+
+    def compute(self, shape: tuple[int, int], window: tuple[int, int, int, int]) -> np.ndarray: ...
+
+    def settings(self) -> dict: ...
+
+
 def bake(
-    spec: NoiseSpec,
+    spec: NoiseSpec | TileSource,
     shape: tuple[int, int],
     out: str | os.PathLike[str],
     client,
@@ -355,7 +374,8 @@ def bake(
     progress: bool = True,
     on_tile: Callable[[int, int, bool], None] | None = None,
 ) -> BakeResult:
-    """Bake ``spec`` on an (H, W) grid into ``out`` tile by tile on the ``dask.distributed`` ``client``.
+    """Bake ``spec`` (or a ``TileSource``) on an (H, W) grid into ``out`` tile by tile on the ``dask.distributed``
+    ``client``.
 
     Finished tiles of an earlier run with the same settings are skipped. ``on_tile(done, total, written)`` is
     called in this process after each tile. A tile that cannot be written raises ``OSError`` (finished tiles are

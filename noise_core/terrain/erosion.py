@@ -50,6 +50,9 @@ solutions to boundary-value problems"; Briggs, Henson & McCormick 2000, "A Multi
 the erosion's change. ``carried_off`` is then what the map lost: what the droplets took over the edges, and the
 coarse change of the half coarse cell the coarse edge cells reach beyond the map. ``MAX_BRUSH_CELLS`` limits
 only droplets on the map's own cells. Tested against the map's own cells (257², brushes of 5 and 6 cells).
+``model_size`` (``multiscale.MODEL_SIZE``) sets that grid instead: its longer side in cells
+(``multiscale.model_shape``), the brush as many of its cells as fit, at least ``BRUSH_MIN``; a map built at
+that size is then the preview of the larger one (``tests/test_multiscale.py``).
 
 *No pits.* After the droplets, sediment settles into closed one-cell hollows: every interior cell lower by
 ``d`` than the lowest of its 8 neighbours takes ``d / 9`` from each of them (it ends level with the lowest, the
@@ -87,7 +90,9 @@ loop regrouped, not a different model (the quality tests of ``tests/test_erosion
 every cell whose drop ``h - h_n`` to a neighbour ``n`` (8 neighbours, distance 1 or √2 cells) exceeds
 ``tan(talus_angle)·distance`` moves ``rate·(largest excess)/2`` to those neighbours, split by excess; all
 moves are computed from the same state and then applied (in parallel, with the same bits on any thread
-count). The map's edges are closed: no material leaves.
+count). The map's edges are closed: no material leaves. A step changes a cell from the cells within 2 of it, so
+a map whose flows pass ``THERMAL_BAND`` cells runs in bands of rows, each with ``2·iterations`` rows of halo
+(the same bits, in bounded memory).
 
 Both return an ``ErosionResult``: the new heights (float32; the input is not changed), the masks
 ``erosion = max(0, before - after)`` and ``deposition = max(0, after - before)`` per cell, and their totals,
@@ -115,9 +120,9 @@ from .._jit import jit, kernel_table
 from ..hashing import avalanche, eat, hash_seed
 from ..schema import Option, choice
 from ..threads import on_threads
-from . import flow, stream_power
+from . import flow, multiscale, stream_power
 from .heightfield import CELL_SIZE, NEIGHBOURS, check_heights, check_mask
-from .resample import bilinear_axis, resample_bilinear
+from .resample import resample_bilinear
 from .stream_power import bump, span
 
 MODEL_CELLS = 1024
@@ -162,6 +167,9 @@ square root of the catchment below it."""
 SILL_SHARE = 0.25
 """A gullies step cuts no cell beside a lake below the lake's level minus this share of its depth there."""
 """The narrowest brush, in cells: a narrower bump at a droplet's true position could miss every cell."""
+THERMAL_BAND = 1 << 22
+"""Cells whose flows thermal erosion holds at once (8 float64 each: 256 MB); a larger map runs in bands of rows
+(``_thermal_bands``), with the same bits."""
 COARSE_BRUSH = 3.0
 """A brush wider than ``1.5 * COARSE_BRUSH`` cells runs its droplets on a grid coarse enough for it to be about
 ``COARSE_BRUSH`` cells wide (``coarse_shape``)."""
@@ -195,6 +203,7 @@ HYDRAULIC_OPTIONS: tuple[Option, ...] = (
     Option("initial_water", float, 1.0, "Water of a new droplet", minimum=0.0, above=True, maximum=1000.0,
            ui_minimum=1e-3, soft_maximum=10.0),
     Option("initial_speed", float, 1.0, "Speed of a new droplet", minimum=0.0, maximum=1000.0, soft_maximum=10.0),
+    multiscale.MODEL_SIZE,
 )  # fmt: skip
 THERMAL_OPTIONS: tuple[Option, ...] = (
     Option("talus_angle", float, 35.0, "Steepest stable slope, in degrees", minimum=0.0, maximum=89.0),
@@ -315,7 +324,7 @@ def erode_hydraulic(
     before = cells.copy()
     model = _model(values, cells.shape)
     droplets = model.pop("droplets")
-    coarse = coarse_shape(_brush_cells(values, cells.shape, math.inf), cells.shape) if droplets else None
+    coarse = _grid(values, cells.shape) if droplets else None
     if coarse is None:
         carried_off = _droplets(cells, droplets, model, progress, hard)
     else:
@@ -462,6 +471,14 @@ def coarse_shape(radius: float, shape: tuple[int, ...]) -> tuple[int, int] | Non
     return None if min(coarse) < COARSE_MIN else coarse
 
 
+def _grid(values: dict, shape: tuple[int, ...]) -> tuple[int, int] | None:
+    """The grid the droplets run on: ``model_size``'s (``multiscale.model_shape``), or with 0 the brush's
+    (``coarse_shape``); ``None``: the map's own cells."""
+    if values["model_size"]:
+        return multiscale.model_shape(shape, values["model_size"])
+    return coarse_shape(_brush_cells(values, shape, math.inf), shape)
+
+
 def _droplets_coarse(
     cells: np.ndarray,
     droplets: int,
@@ -487,11 +504,7 @@ def _droplets_coarse(
     coarse_hard = hard if hard.size == 1 else np.ascontiguousarray(resample_bilinear(hard, shape))
     _droplets(small, count, model, report, coarse_hard)
     _kernels().settle(small, np.empty_like(small), SETTLE_PASSES)
-    sums = np.empty(cells.shape[0])
-    top, fy = bilinear_axis(cells.shape[0], shape[0])
-    left, fx = bilinear_axis(cells.shape[1], shape[1])
-    runtime.launch_blocks(_kernels().add_change, cells.shape[0], (cells, (small - start) * s, top, fy, left, fx, sums))
-    return -float(sums.sum())
+    return -multiscale.add_change(cells, (small - start) * s)
 
 
 def _model_cell(shape: tuple[int, ...]) -> float:
@@ -548,10 +561,7 @@ def erode_thermal(heights: np.ndarray, *, erodibility: np.ndarray | None = None,
         talus = np.minimum(talus[0] / factor, math.tan(math.radians(MAX_TALUS)))
     before = cells.copy()
     if values["iterations"]:
-        flows = np.zeros((*cells.shape, 8), dtype=np.float64)
-        phase = np.zeros(1, dtype=np.int64)
-        arguments = (cells, flows, phase, talus, stream_power.index_mask(talus), values["iterations"], values["rate"])
-        runtime.launch_blocks(_kernels().thermal, cells.shape[0], arguments)
+        cells = _thermal_bands(cells, talus, values["iterations"], values["rate"])
     return _checked(_result(before, cells, values["cell_size"], 0.0, "thermal"))
 
 
@@ -569,6 +579,33 @@ def check_erodibility(erodibility: object, shape: tuple[int, ...]) -> np.ndarray
         raise ValueError(f"erodibility: must be in (0, {MAX_ERODIBILITY:g}] in every cell, got {values.min():g} .. "
                          f"{values.max():g}")  # fmt: skip
     return np.ascontiguousarray(values)
+
+
+def _thermal_bands(cells: np.ndarray, talus: np.ndarray, iterations: int, rate: float) -> np.ndarray:
+    """``iterations`` talus steps of ``cells`` (float64; ``talus``: ``_thermal``'s, one value or one per cell): at
+    once when its flows fit ``THERMAL_BAND`` cells, else in bands of rows, each with a halo of ``2·iterations``
+    rows on either side (a step changes a cell from the heights within 2 cells, so the halo's own edge, closed,
+    reaches no row of the band): the same bits."""
+    rows, columns = cells.shape
+    halo = 2 * iterations
+    band = max(THERMAL_BAND // columns, 2 * halo, 1)
+    phase = np.zeros(1, dtype=np.int64)
+    mask = stream_power.index_mask(talus)
+    if band >= rows:
+        flows = np.zeros((rows, columns, 8), dtype=np.float64)
+        runtime.launch_blocks(_kernels().thermal, rows, (cells, flows, phase, talus, mask, iterations, rate))
+        return cells
+    result = np.empty_like(cells)
+    flows = np.zeros((min(rows, band + 2 * halo), columns, 8), dtype=np.float64)
+    for first in range(0, rows, band):
+        last = min(first + band, rows)
+        top, bottom = max(0, first - halo), min(rows, last + halo)
+        part = cells[top:bottom].copy()
+        steepest = talus if talus.size == 1 else np.ascontiguousarray(talus[top * columns : bottom * columns])
+        runtime.launch_blocks(_kernels().thermal, bottom - top,
+                              (part, flows[: bottom - top], phase, steepest, mask, iterations, rate))  # fmt: skip
+        result[first:last] = part[first - top : last - top]
+    return result
 
 
 @jit
@@ -726,26 +763,6 @@ def _hydraulic(
             )  # fmt: skip
 
 
-def _add_change(first, last, cells, change, top, fy, left, fx, sums):
-    """Add to rows ``first`` to ``last - 1`` of ``cells`` the coarse ``change`` bilinearly interpolated, as
-    ``resample_bilinear`` does (``top``, ``fy``, ``left``, ``fx``: ``bilinear_axis`` of the rows and columns);
-    ``sums[y]`` gets what row ``y`` gained. A range kernel over rows."""
-    if first < 0:  # the launch
-        on_threads(last)
-        return
-    for y in range(first, last):
-        t, v = top[y], fy[y]
-        total = 0.0
-        for x in range(cells.shape[1]):
-            u = fx[x]
-            upper = change[t, left[x]] * (1.0 - u) + change[t, left[x] + 1] * u
-            lower = change[t + 1, left[x]] * (1.0 - u) + change[t + 1, left[x] + 1] * u
-            part = upper * (1.0 - v) + lower * v
-            cells[y, x] += part
-            total += part
-        sums[y] = total
-
-
 @jit
 def _lowest_neighbour(cells, x, y):
     """The lowest of the (up to 8) neighbours of cell ``(x, y)`` inside the map."""
@@ -871,6 +888,7 @@ def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal", "
     memory), ``"cached"`` (loads from the disk cache) or ``"uncompiled"`` (the next such erosion compiles first:
     seconds). Cheap; compiles nothing."""
     kernels = _kernels()
+    add_kernel = multiscale._kernels().add_change
     cells = np.zeros((3, 3))
     model = _model(_options(HYDRAULIC_OPTIONS, {}), cells.shape)
     del model["droplets"], model["seed"], model["gullies"]
@@ -887,7 +905,7 @@ def compile_state(kinds: tuple[str, ...] = ("hydraulic", "gullies", "thermal", "
         ),
         "gullies": stream_power.plan(lakes=True),
         "thermal": ((kernels.thermal, runtime.range_signature(kernels.thermal, thermal)),),
-        "coarse": ((kernels.add_change, runtime.range_signature(kernels.add_change, coarse)),),
+        "coarse": ((add_kernel, runtime.range_signature(add_kernel, coarse)),),
     }
     return runtime.least_ready(pair for kind in kinds for pair in pairs[kind])
 
@@ -896,12 +914,12 @@ def hydraulic_kinds(shape: tuple[int, ...], **options: object) -> tuple[str, ...
     """The ``compile_state`` kinds ``erode_hydraulic`` of a map of ``shape`` with ``options`` runs: always
     ``"hydraulic"``, ``"gullies"`` when ``gullies`` > 0, ``"coarse"`` when its droplets run on a coarser grid."""
     values = _options(HYDRAULIC_OPTIONS, options)
-    coarse = coarse_shape(_brush_cells(values, shape, math.inf), shape) is not None
+    coarse = _grid(values, shape) is not None
     return ("hydraulic",) + ("gullies",) * (values["gullies"] > 0) + ("coarse",) * coarse
 
 
 _kernels = kernel_table(
     serial={"prepare": _prepare, "settle": _settle},
-    ranged=(_hydraulic, _add_change, _thermal),
+    ranged=(_hydraulic, _thermal),
 )
 """The compiled kernels, built on first use."""

@@ -24,6 +24,10 @@ kept at least one ``nextafter`` step above its receiver after each pass (step 2 
 the clamp undoes rounding, and lifts a cell that diffusion or uneven uplift dropped below its receiver: a
 local fill along the flow path), so every cell keeps a strictly descending path to base level.
 
+**Coarse to fine** (``model_size``, ``fine_steps``): the first ``steps - fine_steps`` steps run on the map
+sampled to a grid of ``model_size`` cells along its longer side (``multiscale``: Schott et al. 2023 and 2024), and
+their change, interpolated, is added to the map; the last ``fine_steps`` run on the map's own cells.
+
 **Boundaries**: ``"edges"``: the map's edge cells are at base level (they neither uplift nor erode) and take the
 water that leaves. ``"looped"``: the map wraps around (left-right and top-bottom neighbours), so the result
 tiles; the base level is then the lowest cell of the input. ``outlets`` (a boolean map) adds base-level cells
@@ -58,8 +62,10 @@ import numpy as np
 
 from .._jit import jit, kernel_table
 from ..schema import Option
+from . import multiscale
 from .flow import _edges, check_weights, fill_flat
 from .heightfield import CELL_SIZE, check_heights, check_mask
+from .resample import resample_bilinear
 from .stream_power import Routing
 from .stream_power import index_mask as _index_mask
 
@@ -89,6 +95,9 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
     Option("valley_width", float, 0.0, "Flat valley floors: a river lowers the cells within half of "
            "valley_width x sqrt(drainage area) to its level (0: none)", minimum=0.0, maximum=10.0,
            soft_maximum=0.2),
+    multiscale.MODEL_SIZE,
+    Option("fine_steps", int, 0, "With model_size: the last of the steps, run on the map's own cells",
+           minimum=0, maximum=1_000_000, soft_maximum=50),
 )  # fmt: skip
 OPTIONS_BY_NAME = {option.name: option for option in FLUVIAL_OPTIONS}
 FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -156,6 +165,8 @@ def erode_fluvial(
     routing_seed: int = 0,
     deposition_coefficient: float = 0.0,
     valley_width: float = 0.0,
+    model_size: int = 0,
+    fine_steps: int = 0,
     progress: Callable[[int, int], object] | None = None,
 ) -> FluvialResult:
     """Fluvial erosion of ``heights`` (2-D, rows along y) by the stream power law, ``steps`` implicit steps of
@@ -163,15 +174,25 @@ def erode_fluvial(
     or maps of ``heights``' shape; ``precipitation``: rain per cell (a map >= 0, default 1) weighting the
     drainage area; ``outlets``: a boolean map of extra base-level cells; ``routing``,
     ``routing_seed``, ``deposition_coefficient`` and ``valley_width``: the module docstring's "Landscapes";
-    ``progress(done, steps)`` is called after each step. ``ValueError``/``TypeError`` naming the argument for a
-    bad value."""
+    ``progress(done, steps)`` is called after each step. With ``model_size`` (``multiscale.model_shape``) the
+    first ``steps - fine_steps`` steps run on the map sampled to that grid (rain, uplift, erodibility and outlets
+    too) and their change is added to the map; the last ``fine_steps`` run on its own cells.
+    ``ValueError``/``TypeError`` naming the argument for a bad value."""
     checked = check_heights(heights)
     shape = (int(checked.shape[0]), int(checked.shape[1]))
     count = OPTIONS_BY_NAME["steps"].check(steps)
     values = {name: OPTIONS_BY_NAME[name].check(value) for name, value in
               (("dt", dt), ("m", m), ("n", n), ("diffusion", diffusion), ("boundary", boundary),
                ("river_threshold", river_threshold), ("routing", routing), ("routing_seed", routing_seed),
-               ("deposition_coefficient", deposition_coefficient), ("valley_width", valley_width))}  # fmt: skip
+               ("deposition_coefficient", deposition_coefficient), ("valley_width", valley_width),
+               ("model_size", model_size), ("fine_steps", fine_steps))}  # fmt: skip
+    coarse = multiscale.model_shape(shape, values["model_size"])
+    if coarse is not None:
+        if values["boundary"] == "looped":
+            raise ValueError("model_size: needs boundary 'edges' (a looped map is not sampled corner to corner); "
+                             "set it to 0 or the boundary to edges")  # fmt: skip
+        if values["fine_steps"] > count:
+            raise ValueError(f"fine_steps: must be at most steps ({count}), got {values['fine_steps']}")
     cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
     random = values["routing"] == "random"
     spread = values["diffusion"] * values["dt"] / (cell * cell)
@@ -193,6 +214,30 @@ def erode_fluvial(
     if not base.any():
         base[int(np.argmin(before))] = 1
     uplifted = np.where(base == 1, 0.0, rising * (values["dt"] * count))  # base cells never rise
+    if coarse is not None:
+        arguments = {
+            name: values[name]
+            for name in (
+                "dt",
+                "m",
+                "n",
+                "diffusion",
+                "river_threshold",
+                "routing",
+                "routing_seed",
+                "deposition_coefficient",
+                "valley_width",
+            )
+        }
+        fields = {"uplift": uplift, "erodibility": erodibility, "precipitation": precipitation, "outlets": outlets}
+        h = _coarse_steps(before.reshape(shape), coarse, count - values["fine_steps"], cell, arguments, fields,
+                          None if progress is None else (lambda done, _total: progress(done, count)))  # fmt: skip
+        refine = values["fine_steps"]
+        report = None if progress is None else (lambda done, _total: progress(count - refine + done, count))
+        fine = erode_fluvial(h.reshape(shape), steps=refine, cell_size=cell, **arguments, **fields, progress=report)
+        after = fine.heights.astype(np.float64).reshape(-1)
+        return _result(before, after, uplifted, fine.drainage_area.astype(np.float64).reshape(-1),
+                       values["river_threshold"] * cell * cell, shape)  # fmt: skip
     h = before.copy()
     fill_flat(h, shape, base, looped, True)
     if float(np.abs(h).max()) + float(uplifted.max()) > FLOAT32_MAX:
@@ -229,6 +274,24 @@ def erode_fluvial(
     routing.step(h, None, count)
     threshold = values["river_threshold"] * cell * cell
     return _result(before, h, uplifted, routing.area, threshold, shape)
+
+
+def _coarse_steps(
+    before: np.ndarray, coarse: tuple[int, int], steps: int, cell: float, arguments: dict, fields: dict, progress
+) -> np.ndarray:
+    """``before`` (2-D float64) with the change of ``steps`` steps of ``erode_fluvial`` on the grid ``coarse``
+    (its maps in ``fields`` sampled there, outlets where at least half a coarse cell's weight is outlet) added,
+    interpolated (``multiscale.coarse_to_fine``); flat."""
+
+    def run(small: np.ndarray, s: float) -> np.ndarray:
+        sampled = {name: resample_bilinear(value, coarse) if isinstance(value, np.ndarray) else value
+                   for name, value in fields.items()}  # fmt: skip
+        if sampled["outlets"] is not None:
+            sampled["outlets"] = sampled["outlets"] >= 0.5
+        after = erode_fluvial(small, steps=steps, cell_size=cell * s, **arguments, **sampled, progress=progress).heights
+        return small + (after.astype(np.float64) - small.astype(np.float32))  # a cell left alone changes by 0
+
+    return multiscale.coarse_to_fine(before, run, coarse).reshape(-1)
 
 
 def _check_ranges(before: np.ndarray, rain: np.ndarray, cell: float) -> None:

@@ -1,0 +1,124 @@
+"""Coarse to fine: a stage of a terrain run on the grid its features need, its change added back to the map.
+
+A stage whose features are wider than the map's cells (the droplets' brush, the rivers' drainage network) runs on
+the map sampled ``s`` times coarser (``model_shape``: a grid whose longer side is ``model_size`` cells, bilinear,
+corner to corner, ``resample.resample_bilinear``); the change it makes there is interpolated bilinearly onto the
+map and added to its heights (``add_change``), which keep their finer detail; then the stage refines on the map's
+own cells only what that grid resolves (the rivers' last steps, the droplets' settling, thermal erosion). This is
+the coarse-grid correction of multigrid methods (Brandt 1977, "Multi-level adaptive solutions to boundary-value
+problems"; Briggs, Henson & McCormick 2000, "A Multigrid Tutorial", ch. 3) applied to a stage's change, and the
+multi-scale erosion of Schott, Galin, Guérin, Peytavie & Paris 2024 ("Terrain amplification using multi-scale
+erosion", ACM Transactions on Graphics 43(4)): each process at the scale of its landforms, a coarse terrain
+eroded first and amplified by erosion at finer scales (the stream-power erosion on a coarse grid is Schott et
+al. 2023's, "Large-scale terrain authoring through interactive erosion simulation", ACM TOG 42(5)).
+The cost of a stage is then that of its model grid plus a pass over the map, and a map built at a larger size,
+downsampled, matches the same map built at the model grid's size (tested in ``tests/test_multiscale.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from .. import runtime
+from .._jit import kernel_table
+from ..schema import Option
+from ..threads import on_threads
+from .resample import bilinear_axis, resample_bilinear
+
+MIN_MODEL = 16
+"""The shortest side of a model grid, in cells."""
+MAX_MODEL = 16385
+MODEL_ALLOWED = f"0, or a whole number from {MIN_MODEL} to {MAX_MODEL}"
+
+
+MODEL_SIZE = Option("model_size", int, 0, "Longer side of the grid the stage runs on, in cells (0: the map's own "
+                    "cells; the droplets': chosen by their brush); its change is interpolated onto the map",
+                    minimum=0, maximum=MAX_MODEL, allowed=MODEL_ALLOWED, soft_maximum=4097)  # fmt: skip
+"""The ``model_size`` row of the droplets (``erosion.HYDRAULIC_OPTIONS``) and the rivers
+(``fluvial.FLUVIAL_OPTIONS``)."""
+
+
+def model_shape(shape: tuple[int, ...], model_size: int, name: str = "model_size") -> tuple[int, int] | None:
+    """The grid a stage with ``model_size`` runs on for a map of ``shape``: ``None`` (the map itself) for 0 or a
+    size at least the map's longer side, else the map sampled ``s = (longer - 1) / (model_size - 1)`` times
+    coarser along both axes, corner to corner. ``ValueError`` naming ``name`` for a size from 1 to
+    ``MIN_MODEL - 1``, or one that leaves the shorter side under 3 cells."""
+    if model_size == 0 or model_size >= max(shape):
+        return None
+    if model_size < MIN_MODEL:
+        raise ValueError(f"{name}: must be {MODEL_ALLOWED}, got {model_size}")
+    s = (max(shape) - 1) / (model_size - 1)
+    coarse = (round((shape[0] - 1) / s) + 1, round((shape[1] - 1) / s) + 1)
+    if min(coarse) < 3:
+        raise ValueError(
+            f"{name}: {model_size} samples the {shape[0]} x {shape[1]} map to {coarse[0]} x {coarse[1]} cells, under "
+            "3 on its shorter side; take a larger model_size"
+        )
+    return coarse
+
+
+def cells_per_model_cell(shape: tuple[int, ...], coarse: tuple[int, ...]) -> float:
+    """``s``: the map's cells (of ``shape``) per cell of the model grid ``coarse`` (along the longer side)."""
+    return (max(shape) - 1) / (max(coarse) - 1)
+
+
+def add_change(
+    cells: np.ndarray, change: np.ndarray, shape: tuple[int, int] | None = None, origin: tuple[int, int] = (0, 0)
+) -> float:
+    """Add to ``cells`` (float64, 2-D, C-contiguous, in place) the ``change`` of a coarser grid (2-D, at least
+    2 x 2) interpolated bilinearly, corner to corner (``resample_bilinear``'s samples, without the full-size
+    array); returns the sum added. ``cells`` may be the window at ``origin`` (row, column) of a map of ``shape``
+    (None: ``cells`` is the map): it gets that map's samples there, bit for bit."""
+    if cells.dtype != np.float64 or cells.ndim != 2 or not cells.flags.c_contiguous:
+        raise AssertionError("add_change: cells must be a C-contiguous 2-D float64 array")
+    change = np.ascontiguousarray(change, dtype=np.float64)
+    rows, columns = cells.shape if shape is None else shape
+    top, fy = (part[origin[0] : origin[0] + cells.shape[0]] for part in bilinear_axis(rows, change.shape[0]))
+    left, fx = (part[origin[1] : origin[1] + cells.shape[1]] for part in bilinear_axis(columns, change.shape[1]))
+    sums = np.empty(cells.shape[0])
+    runtime.launch_blocks(_kernels().add_change, cells.shape[0], (cells, change, top, fy, left, fx, sums))
+    return float(sums.sum())
+
+
+def coarse_to_fine(
+    heights: np.ndarray, run: Callable[[np.ndarray, float], np.ndarray], coarse: tuple[int, int] | None
+) -> np.ndarray:
+    """``heights`` (2-D) changed by the stage ``run`` on the grid ``coarse`` (``model_shape``; ``None``: on
+    ``heights`` itself): ``run(small, s)`` gets ``heights`` sampled to ``coarse`` (float64) and ``s``, the map's
+    cells per cell of that grid, and returns the heights it makes there; their change is added to ``heights``
+    (``add_change``). Returns a new float64 array."""
+    values = np.array(heights, dtype=np.float64, order="C")
+    if coarse is None:
+        return np.asarray(run(values, 1.0), dtype=np.float64)
+    small = resample_bilinear(values, coarse)
+    after = np.asarray(run(small.copy(), cells_per_model_cell(values.shape, coarse)), dtype=np.float64)
+    if after.shape != small.shape:
+        raise AssertionError(f"coarse_to_fine: the stage returned {after.shape}, not the model grid {small.shape}")
+    add_change(values, after - small)
+    return values
+
+
+def _add_change(first, last, cells, change, top, fy, left, fx, sums):
+    """Add to rows ``first`` to ``last - 1`` of ``cells`` the coarse ``change`` bilinearly interpolated, as
+    ``resample_bilinear`` does (``top``, ``fy``, ``left``, ``fx``: ``bilinear_axis`` of the rows and columns);
+    ``sums[y]`` gets what row ``y`` gained. A range kernel over rows."""
+    if first < 0:  # the launch
+        on_threads(last)
+        return
+    for y in range(first, last):
+        t, v = top[y], fy[y]
+        total = 0.0
+        for x in range(cells.shape[1]):
+            u = fx[x]
+            upper = change[t, left[x]] * (1.0 - u) + change[t, left[x] + 1] * u
+            lower = change[t + 1, left[x]] * (1.0 - u) + change[t + 1, left[x] + 1] * u
+            part = upper * (1.0 - v) + lower * v
+            cells[y, x] += part
+            total += part
+        sums[y] = total
+
+
+_kernels = kernel_table(ranged=(_add_change,))
+"""The compiled kernel, built on first use."""

@@ -1,0 +1,199 @@
+"""Coarse to fine (``noise_core/terrain/multiscale.py``) and the stages' ``model_size`` (issue 45)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import noise_core as nc
+from noise_core.api import evaluate_lattice
+from noise_core.terrain import erosion, fluvial, multiscale
+from noise_core.terrain.resample import resample_bilinear
+
+
+def terrain(size: int, relief: float = 0.15) -> tuple[np.ndarray, float]:
+    """One terrain (1 unit wide, ``relief`` high) at ``size``² cells, and its cell size."""
+    spec = nc.NoiseSpec(kind="perlin", octaves=6, frequency=3.0, seed=3)
+    return nc.ranges.to_unit(spec, nc.evaluate_grid(spec, (size, size))).astype(np.float64) * relief, 1 / (size - 1)
+
+
+def test_model_shape_samples_the_longer_side_to_the_model_size() -> None:
+    assert multiscale.model_shape((4033, 4033), 1009) == (1009, 1009)
+    assert multiscale.model_shape((513, 257), 129) == (129, 65)
+    assert multiscale.model_shape((513, 513), 0) is None
+    assert multiscale.model_shape((513, 513), 513) is None
+    assert multiscale.model_shape((513, 513), 4097) is None
+    with pytest.raises(ValueError, match=r"^model_size: must be 0, or a whole number from 16"):
+        multiscale.model_shape((513, 513), 5)
+    with pytest.raises(ValueError, match=r"^model_size: 16 samples the 1025 x 5 map"):
+        multiscale.model_shape((1025, 5), 16)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    rows=st.integers(3, 60), columns=st.integers(3, 60), small_rows=st.integers(2, 12), small_columns=st.integers(2, 12)
+)
+def test_add_change_is_the_bilinear_resampling(rows: int, columns: int, small_rows: int, small_columns: int) -> None:
+    rng = np.random.default_rng(rows * 100 + columns)
+    cells, change = rng.normal(size=(rows, columns)), rng.normal(size=(small_rows, small_columns))
+    expected = cells + resample_bilinear(change, (rows, columns))
+    added = multiscale.add_change(cells, change)
+    np.testing.assert_allclose(cells, expected, rtol=0, atol=1e-12)
+    assert added == pytest.approx(float(resample_bilinear(change, (rows, columns)).sum()), abs=1e-9)
+
+
+@settings(max_examples=30, deadline=None)
+@given(size=st.integers(17, 90), model=st.integers(16, 40), a=st.floats(-2, 2), b=st.floats(-2, 2))
+def test_a_plane_made_on_the_model_grid_lands_exactly_on_the_map(size: int, model: int, a: float, b: float) -> None:
+    """A stage that tilts its grid by a plane (in the map's units) tilts the map by the same plane: bilinear
+    interpolation is exact on planes, so the coarse change lands without error and the map's detail stays."""
+    heights = np.random.default_rng(size).normal(size=(size, size))
+    coarse = multiscale.model_shape(heights.shape, model)
+    seen = []
+
+    def tilt(small: np.ndarray, s: float) -> np.ndarray:
+        seen.append(s)
+        rows, columns = np.indices(small.shape) * s
+        return small + a * rows + b * columns
+
+    result = multiscale.coarse_to_fine(heights, tilt, coarse)
+    rows, columns = np.indices(heights.shape)
+    if coarse is None:
+        assert seen == [1.0]
+    else:
+        assert seen == [pytest.approx((size - 1) / (coarse[0] - 1))]
+    np.testing.assert_allclose(result, heights + a * rows + b * columns, atol=1e-9)
+
+
+def test_droplets_on_a_model_grid_as_large_as_the_map_keep_their_bits() -> None:
+    heights, cell = terrain(65)
+    plain = erosion.erode_hydraulic(heights, cell_size=cell, droplets=3000)
+    same = erosion.erode_hydraulic(heights, cell_size=cell, droplets=3000, model_size=65)
+    assert np.array_equal(plain.heights, same.heights)
+
+
+def test_droplets_on_a_model_grid_erode_as_the_map_of_that_size_would() -> None:
+    """The droplets of a 257² map on a 129² model grid do what they do on the map built at 129²: the change
+    interpolated onto the map, downsampled back, is the 129² map's change but for the settling of the map's pits."""
+    fine, fine_cell = terrain(257)
+    small, small_cell = terrain(129)
+    model = erosion.erode_hydraulic(fine, cell_size=fine_cell, model_size=129, droplets=20_000)
+    own = erosion.erode_hydraulic(small, cell_size=small_cell, droplets=5_000)
+    change = resample_bilinear(model.heights - fine, small.shape)
+    assert np.corrcoef(change.ravel(), (own.heights - small).ravel())[0, 1] > 0.9
+    assert model.eroded - model.deposited == pytest.approx(model.carried_off, rel=1e-5, abs=1e-9)
+
+
+def test_rivers_on_a_model_grid_carve_the_map_of_that_size_and_refine_on_its_own_cells() -> None:
+    """Stream power on a 65² model grid of a 129² map, its last step on the map: the rivers downsampled are the
+    65² map's, and every cell of the result drains (the refining step routes and fills the map's own cells)."""
+    options = {"steps": 20, "dt": 2000.0, "uplift": 5e-4, "erodibility": 5e-5, "diffusion": 2e-5}
+    fine, fine_cell = terrain(129, 0.3)
+    small, small_cell = terrain(65, 0.3)
+    scale = 64  # heights in cells of the 65² map, as the terrain's rivers take them
+    coarse = fluvial.erode_fluvial(fine * scale, cell_size=fine_cell * scale, model_size=65, fine_steps=1, **options)
+    own = fluvial.erode_fluvial(small * scale, cell_size=small_cell * scale, **options)
+    down = resample_bilinear(coarse.heights, small.shape)
+    assert np.corrcoef(down.ravel(), own.heights.ravel())[0, 1] > 0.98
+    uplift = options["uplift"] * options["dt"] * options["steps"]
+    inner = np.zeros(fine.shape, bool)
+    inner[1:-1, 1:-1] = True
+    lost = np.where(inner, fine * scale + uplift, fine * scale) - coarse.heights
+    np.testing.assert_allclose(coarse.erosion - coarse.deposition, lost, atol=1e-3)
+    assert coarse.drainage_area.shape == fine.shape and coarse.drainage_area.max() > 100 * (fine_cell * scale) ** 2
+
+
+def test_rivers_on_a_model_grid_report_every_step() -> None:
+    heights, cell = terrain(65)
+    seen: list[tuple[int, int]] = []
+    fluvial.erode_fluvial(heights, steps=5, dt=1.0, uplift=0.0, erodibility=1e-3, cell_size=cell, model_size=33,
+                          fine_steps=2, progress=lambda done, total: seen.append((done, total)))  # fmt: skip
+    assert seen == [(done, 5) for done in range(1, 6)]
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"model_size": 33, "boundary": "looped"}, r"^model_size: needs boundary 'edges'"),
+        ({"model_size": 33, "fine_steps": 6}, r"^fine_steps: must be at most steps \(5\)"),
+        ({"model_size": 7}, r"^model_size: must be 0, or a whole number"),
+        ({"model_size": -1}, r"^model_size: "),
+    ],
+)
+def test_bad_model_options_name_the_option(options: dict, message: str) -> None:
+    heights, _ = terrain(65)
+    with pytest.raises(ValueError, match=message):
+        fluvial.erode_fluvial(heights, steps=5, dt=1.0, uplift=0.0, erodibility=1e-3, **options)
+
+
+@pytest.mark.parametrize("iterations", [1, 3])
+def test_thermal_in_bands_of_rows_keeps_its_bits(monkeypatch: pytest.MonkeyPatch, iterations: int) -> None:
+    """Thermal erosion of a map too large for its flows runs in bands of rows with a halo of 2 rows per step:
+    the same bits as at once (here bands of 13 rows, or twice the halo, of a 61 x 29 map)."""
+    heights, cell = terrain(61, 0.6)
+    heights = np.ascontiguousarray(heights[:, :29])
+    whole = erosion.erode_thermal(heights, cell_size=cell, iterations=iterations, talus_angle=20.0)
+    monkeypatch.setattr(erosion, "THERMAL_BAND", 13 * 29)
+    banded = erosion.erode_thermal(heights, cell_size=cell, iterations=iterations, talus_angle=20.0)
+    assert np.array_equal(whole.heights, banded.heights) and whole.eroded > 0
+
+
+PARITY_RIVERS = {"steps": 100, "dt": 2000.0, "uplift": 5e-4, "erodibility": 5e-5, "diffusion": 2e-5,
+                 "model_size": 65, "fine_steps": 2}  # fmt: skip
+PARITY_DROPLETS = {"droplet_density": 1.0, "lifetime": 60, "erosion": 0.3, "gullies": 8.0, "model_size": 129}
+
+
+def natural(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """``scripts/bench_engine_sizes.py``'s preset at an eighth of its sizes (the rivers on 65², the droplets on
+    129²): noise at the vertices of a unit square, rivers keeping the relief, droplets with gullies, thermal;
+    heights in cells of the 129² map, and the change the stages made."""
+    spec = nc.NoiseSpec(kind="perlin", seed=7, frequency=3.0, octaves=6, fractal="fbm")
+    cell = 128 / (size - 1)
+    axis = np.arange(size) / (size - 1)  # corner to corner: the 65² and 129² grids are samples of the 513²
+    noise = nc.ranges.to_unit(spec, evaluate_lattice(spec, axis, axis)).astype(np.float64) * 0.35 * 64
+    carved = fluvial.erode_fluvial(noise, cell_size=cell, **PARITY_RIVERS).heights.astype(np.float64)
+    carved = noise.min() + (carved - carved.min()) * (np.ptp(noise) / np.ptp(carved))
+    eroded = erosion.erode_hydraulic(carved, cell_size=cell, **PARITY_DROPLETS).heights
+    heights = erosion.erode_thermal(eroded, cell_size=cell, talus_angle=45.0, iterations=10).heights
+    return heights.astype(np.float64), heights - noise
+
+
+def smooth3(values: np.ndarray) -> np.ndarray:
+    padded = np.pad(values, 1, mode="edge")
+    rows, columns = values.shape
+    return sum(padded[dy : dy + rows, dx : dx + columns] for dy in range(3) for dx in range(3)) / 9.0
+
+
+def test_a_preview_matches_the_full_build_downsampled() -> None:
+    """Preview parity (issue 45, at a eighth of 1009² and 4033²): the terrain built at 129² and at 513², the
+    latter downsampled to 129², have heights correlating >= 0.98 and erosion change maps >= 0.9 after 3 x 3
+    smoothing; and the change is not the noise's alone (the stages moved a tenth of the relief somewhere). The
+    model grids nest (65² and 129² are every 8th and 4th vertex of 513²), so the rivers, which amplify small
+    differences of their input into other networks, start from the same heights."""
+    preview, preview_change = natural(129)
+    full, full_change = natural(513)
+    down = resample_bilinear(full, preview.shape)
+    change = resample_bilinear(full_change, preview.shape)
+    assert np.corrcoef(preview.ravel(), down.ravel())[0, 1] >= 0.98
+    assert np.corrcoef(smooth3(preview_change).ravel(), smooth3(change).ravel())[0, 1] >= 0.9
+    assert np.abs(preview_change).max() > 0.1 * np.ptp(preview)
+
+
+def test_rivers_on_a_model_grid_take_their_maps_there() -> None:
+    """Uplift, erodibility and rain maps and an outlet map are sampled to the model grid: a sea along the left
+    edge and rain on the right half only give the same rivers on the model grid as the map of that size."""
+    heights, _ = terrain(129, 0.3)
+    small, _ = terrain(65, 0.3)
+    sea, small_sea = np.zeros(heights.shape, bool), np.zeros(small.shape, bool)
+    sea[:, :9], small_sea[:, :5] = True, True
+    rain, small_rain = np.zeros(heights.shape), np.zeros(small.shape)
+    rain[:, 64:], small_rain[:, 32:] = 1.0, 1.0
+    options = {"steps": 10, "dt": 2000.0, "uplift": 5e-4, "erodibility": 5e-5}
+    coarse = fluvial.erode_fluvial(heights * 64, cell_size=0.5, model_size=65, fine_steps=0, outlets=sea,
+                                   precipitation=rain, **options)  # fmt: skip
+    own = fluvial.erode_fluvial(small * 64, cell_size=1.0, outlets=small_sea, precipitation=small_rain, **options)
+    down = resample_bilinear(coarse.heights, small.shape)
+    assert np.corrcoef(down.ravel(), own.heights.ravel())[0, 1] > 0.98
+    assert np.all(coarse.heights[sea] == (heights * 64)[sea].astype(np.float32))  # the sea stays at base level
