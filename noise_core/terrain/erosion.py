@@ -123,7 +123,7 @@ from ..threads import on_threads
 from . import flow, multiscale, stream_power
 from .heightfield import CELL_SIZE, NEIGHBOURS, check_heights, check_mask
 from .resample import resample_bilinear
-from .stream_power import bump, span
+from .stream_power import brush_extent, bump
 
 MODEL_CELLS = 1024
 """The model cell is this fraction of the map's longer side: rates and path lengths are per model cell."""
@@ -634,15 +634,7 @@ def _brush(cells, stream, x, y, radius, amount, limit, sign):
     or added (``sign`` > 0; none in a lake: ``stream`` 0; a lake takes its share through the flow, ``_Flow.carry``),
     no cell moving more than halfway to ``limit`` (so none is levelled with it). Returns what was moved."""
     rows, columns = cells.shape
-    inverse = 1.0 / radius
-    left, right = span(x, radius, columns)
-    top, bottom = span(y, radius, rows)
-    across = 0.0
-    for i in range(left, right):
-        across += bump((i - x) * inverse)
-    down = 0.0
-    for j in range(top, bottom):
-        down += bump((j - y) * inverse)
+    left, right, top, bottom, inverse, across, down = brush_extent(x, y, radius, rows, columns)
     if not across * down > 0.0:
         return 0.0
     scale = amount / (across * down)

@@ -46,7 +46,7 @@ import numpy as np
 
 from .._jit import jit, kernel_table, prefetch
 from ..schema import choice, number
-from .heightfield import NEIGHBOURS, check_heights
+from .heightfield import NEIGHBOURS, check_heights, on_edge, wrapped_columns, wrapped_rows
 
 FLOW_METHODS = ("d8", "mfd")
 SQRT2 = math.sqrt(2.0)
@@ -519,18 +519,14 @@ def _receivers(flat, rows, columns, outlets, looped, receivers, codes, first_row
     ``outlets`` have no lower neighbour."""
     pits = 0
     for row in range(first_row, last_row):
-        middle = row * columns
-        up = (row - 1 if row > 0 else rows - 1) * columns
-        down = (row + 1 if row < rows - 1 else 0) * columns
-        edge_row = not looped and (row == 0 or row == rows - 1)
+        middle, up, down = wrapped_rows(row, rows, columns)
         for column in range(columns):
             cell = middle + column
-            if edge_row or outlets[cell] or (not looped and (column == 0 or column == columns - 1)):
+            if outlets[cell] or on_edge(row, column, rows, columns, looped):
                 receivers[cell] = cell
                 codes[cell] = -1
                 continue
-            left = column - 1 if column > 0 else columns - 1
-            right = column + 1 if column < columns - 1 else 0
+            left, right = wrapped_columns(column, columns)
             height = np.float64(flat[cell])
             found = (0.0, cell, -1)
             found = _consider(flat, height, up + left, 0, SQRT2, *found)  # NEIGHBOURS order
@@ -554,12 +550,9 @@ def _donor_bits(codes, rows, columns, donors, first_row, last_row):
     the loop has no branches. Neighbours across the edges of a map that is not looped are edge cells: outlets,
     which drain nowhere."""
     for row in range(first_row, last_row):
-        middle = row * columns
-        up = (row - 1 if row > 0 else rows - 1) * columns
-        down = (row + 1 if row < rows - 1 else 0) * columns
+        middle, up, down = wrapped_rows(row, rows, columns)
         for column in range(columns):
-            left = column - 1 if column > 0 else columns - 1
-            right = column + 1 if column < columns - 1 else 0
+            left, right = wrapped_columns(column, columns)
             donors[middle + column] = (
                 (codes[up + left] == 7)
                 | (codes[up + column] == 6) << 1

@@ -64,7 +64,7 @@ from .._jit import jit, kernel_table
 from ..schema import Option
 from . import multiscale
 from .flow import _edges, check_weights, fill_flat
-from .heightfield import CELL_SIZE, check_heights, check_mask
+from .heightfield import CELL_SIZE, check_heights, check_mask, on_edge, wrapped_columns, wrapped_rows
 from .resample import resample_bilinear
 from .stream_power import Routing
 from .stream_power import index_mask as _index_mask
@@ -338,17 +338,13 @@ def _diffuse_isotropic(h, rows, columns, base, looped, factor, scratch):
     c = factor / substeps / 6.0
     for _ in range(substeps):
         for row in range(rows):
-            middle = row * columns
-            up = (row - 1 if row > 0 else rows - 1) * columns
-            down = (row + 1 if row < rows - 1 else 0) * columns
-            edge_row = not looped and (row == 0 or row == rows - 1)
+            middle, up, down = wrapped_rows(row, rows, columns)
             for column in range(columns):
                 cell = middle + column
-                if edge_row or base[cell] or (not looped and (column == 0 or column == columns - 1)):
+                if base[cell] or on_edge(row, column, rows, columns, looped):
                     scratch[cell] = h[cell]
                     continue
-                left = column - 1 if column > 0 else columns - 1
-                right = column + 1 if column < columns - 1 else 0
+                left, right = wrapped_columns(column, columns)
                 sides = h[up + column] + h[middle + left] + h[middle + right] + h[down + column]
                 corners = h[up + left] + h[up + right] + h[down + left] + h[down + right]
                 scratch[cell] = h[cell] + c * (4.0 * sides + corners - 20.0 * h[cell])

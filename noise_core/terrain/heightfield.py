@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._jit import jit
 from ..schema import Option
 
 CELL_SIZE = Option("cell_size", float, 1.0, "Distance between cells, in the heights' unit", minimum=0.0,
@@ -42,3 +43,21 @@ def check_mask(name: str, value: object, shape: tuple[int, int]) -> np.ndarray:
     if value.shape != shape:
         raise ValueError(f"{name}: must have the heights' shape {shape}, got {value.shape}")
     return value
+
+
+@jit
+def wrapped_rows(row, rows, columns):
+    """The first cells of ``row`` and of the rows above and below it (row-major, wrapping around the map)."""
+    return row * columns, (row - 1 if row > 0 else rows - 1) * columns, (row + 1 if row < rows - 1 else 0) * columns
+
+
+@jit
+def wrapped_columns(column, columns):
+    """The columns left and right of ``column`` (wrapping around the map)."""
+    return column - 1 if column > 0 else columns - 1, column + 1 if column < columns - 1 else 0
+
+
+@jit
+def on_edge(row, column, rows, columns, looped):
+    """Whether the cell is on the border of a map that does not loop (its outlets)."""
+    return not looped and (row == 0 or row == rows - 1 or column == 0 or column == columns - 1)

@@ -59,7 +59,7 @@ from ..runtime import kernel_signature, launch_blocks, range_signature
 from ..threads import on_threads
 from .flow import DISTANCES, SQRT2, _accumulate, _donor_bits, _receivers, _tree_order, fill_flat
 from .flow import _kernels as flow_kernels
-from .heightfield import NEIGHBOURS
+from .heightfield import NEIGHBOURS, on_edge, wrapped_columns, wrapped_rows
 
 PARTS = 2
 """The parts a step runs in (bands of rows, then shares of the outlets), on up to as many threads."""
@@ -353,19 +353,15 @@ def _facet_receivers(flat, rows, columns, outlets, looped, receivers, codes, rat
     drawn = eat(hash_seed(seed), step)
     near = np.empty(8, dtype=np.int64)
     for row in range(first_row, last_row):
-        middle = row * columns
-        up = (row - 1 if row > 0 else rows - 1) * columns
-        down = (row + 1 if row < rows - 1 else 0) * columns
-        edge_row = not looped and (row == 0 or row == rows - 1)
+        middle, up, down = wrapped_rows(row, rows, columns)
         for column in range(columns):
             cell = middle + column
             ratio[0, cell] = ratio[1, cell] = 1.0
-            if edge_row or outlets[cell] or (not looped and (column == 0 or column == columns - 1)):
+            if outlets[cell] or on_edge(row, column, rows, columns, looped):
                 receivers[cell] = cell
                 codes[cell] = -1
                 continue
-            left = column - 1 if column > 0 else columns - 1
-            right = column + 1 if column < columns - 1 else 0
+            left, right = wrapped_columns(column, columns)
             near[0], near[1], near[2] = up + left, up + column, up + right  # NEIGHBOURS order
             near[3], near[4] = middle + left, middle + right
             near[5], near[6], near[7] = down + left, down + column, down + right
@@ -546,22 +542,31 @@ def span(centre, radius, size):
 
 
 @jit
-def _beside(h, level, low, node, rows, columns, radius, amount):
-    """Spread up to ``amount`` where the flow at ``node`` runs: over it and the cells within ``radius`` of it
-    (weights ``bump(dx/radius)·bump(dy/radius)``) no higher than it, not in a lake, that something drains into,
-    each at most halfway up to the lowest cell draining into it (``low``): every cell stays below the cells that
-    drain into it and above the one it drains into, so nothing is dammed. Returns what was placed."""
-    y, x = node // columns, node % columns
-    top, bottom = span(y, radius, rows)
+def brush_extent(x, y, radius, rows, columns):
+    """The brush of ``radius`` at ``(x, y)`` on a ``rows`` x ``columns`` map: its columns ``left .. right - 1``
+    and rows ``top .. bottom - 1`` (``span``), ``1 / radius``, and the sums of ``bump`` across and down (a cell's
+    weight is ``bump((i - x)/radius)·bump((j - y)/radius)`` over their product)."""
     left, right = span(x, radius, columns)
+    top, bottom = span(y, radius, rows)
     inverse = 1.0 / radius
-    ceiling = h[node]
     across = 0.0
     for i in range(left, right):
         across += bump((i - x) * inverse)
     down = 0.0
     for j in range(top, bottom):
         down += bump((j - y) * inverse)
+    return left, right, top, bottom, inverse, across, down
+
+
+@jit
+def _beside(h, level, low, node, rows, columns, radius, amount):
+    """Spread up to ``amount`` where the flow at ``node`` runs: over it and the cells within ``radius`` of it
+    (weights ``bump(dx/radius)·bump(dy/radius)``) no higher than it, not in a lake, that something drains into,
+    each at most halfway up to the lowest cell draining into it (``low``): every cell stays below the cells that
+    drain into it and above the one it drains into, so nothing is dammed. Returns what was placed."""
+    y, x = node // columns, node % columns
+    left, right, top, bottom, inverse, across, down = brush_extent(x, y, radius, rows, columns)
+    ceiling = h[node]
     scale = amount / (across * down)  # by the weights of all the cells: those that take none pass their share on
     placed = 0.0
     for j in range(top, bottom):
