@@ -353,6 +353,10 @@ class NOISEWRIGHT_OT_add_terrain(NoiseOperator, bpy.types.Operator, AddObjectHel
     @reports
     def execute(self, context):
         settings = operator_settings(self, context)
+        preset = self.preset
+        chosen = self.properties.is_property_set("preset")
+        if not chosen and any(self.properties.is_property_set(option.name) for option in SHAPE_OPTIONS):
+            preset = "NONE"  # a caller that gives the grid (a script, the API) gets that grid of plain noise
         obj = add_terrain(
             context,
             to_spec(settings),
@@ -361,9 +365,9 @@ class NOISEWRIGHT_OT_add_terrain(NoiseOperator, bpy.types.Operator, AddObjectHel
             warn=lambda message: self.report({"WARNING"}, message),
             **self.keywords("align", "location", "rotation", "preset"),
         )
-        if self.preset != "NONE":
+        if preset != "NONE":
             try:
-                APPLY_PRESET[0](context, obj, PRESETS / f"{self.preset}.json")
+                APPLY_PRESET[0](context, obj, PRESETS / f"{preset}.json")
             except UserError:
                 mesh = mesh_of(obj)
                 bpy.data.objects.remove(obj)

@@ -15,8 +15,8 @@ from .test_scatter import _faces, _instances, _under
 pytestmark = pytest.mark.blender
 
 GROUPS = ("Noisewright Scatter Rocks", "Noisewright Scatter Trees", "Noisewright Scatter Grass")
-PRESETS = ("Alpine Ridges", "Badlands", "Cratered Cells", "Dunes", "Eroded Canyon", "Islands", "River Valleys",
-           "Rolling Hills", "Uplifted Range")  # fmt: skip
+PRESETS = ("Alpine Ridges", "Badlands", "Eroded Canyon", "River Valleys", "Rolling Hills", "Stylised Cratered Cells",
+           "Stylised Dunes", "Stylised Islands", "Uplifted Range")  # fmt: skip
 
 
 def _ours(bpy, addon) -> list:
