@@ -98,17 +98,26 @@ SCATTER_OPTIONS: tuple[Option, ...] = (
 """The settings of ``add_scatter``."""
 
 
+MAX_INSTANCES = 500_000
+"""``add_scatter`` lowers the density so the object's footprint holds about this many instances at most."""
+
+
 @checked(*SCATTER_OPTIONS)
 def add_scatter(obj: bpy.types.Object, *, instances: str, density_scale: float, seed: int) -> bpy.types.Modifier:
     """Add a Geometry Nodes modifier with the scatter group of ``instances`` to the mesh ``obj`` (its density the
-    group's default times ``density_scale``, its ``seed``). ``UserError`` naming the problem. Returns it."""
+    group's default times ``density_scale``, lowered to about ``MAX_INSTANCES`` over the object's footprint, its
+    ``seed``). ``UserError`` naming the problem. Returns it."""
     if not isinstance(obj, bpy.types.Object) or obj.type != "MESH":
         raise UserError(f"object: expected a mesh object, got {getattr(obj, 'name', type(obj).__name__)!r}")
     group = scatter_node_group(instances.lower())
     modifier: Any = obj.modifiers.new(group.name, "NODES")
     modifier.node_group = group
     density = next(item for item in group.interface.items_tree if item.item_type == "SOCKET" and item.name == "Density")
-    set_input(modifier, "Density", density.default_value * density_scale)
+    footprint = float(obj.dimensions.x * obj.dimensions.y)  # a 58 km landscape at one tree per 10 m² is 3e8 trees
+    wanted = density.default_value * density_scale
+    if footprint > 0.0 and wanted * footprint > MAX_INSTANCES:
+        wanted = MAX_INSTANCES / footprint
+    set_input(modifier, "Density", wanted)
     set_input(modifier, "Seed", seed)
     return modifier
 

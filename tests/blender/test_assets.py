@@ -63,16 +63,16 @@ def test_the_library_holds_the_groups_and_presets_as_assets(bpy_empty, addon):
         settings = obj.noisewright_terrain
         assert settings.is_terrain and not settings.auto_refresh, obj.name
         assert len(obj.data.vertices) == 65 * 65 and settings.x_subdivisions >= 64, obj.name
-    assert target.objects[PRESETS.index("Alpine Ridges")].noisewright_terrain.x_subdivisions == 256
+    assert target.objects[PRESETS.index("Alpine Ridges")].noisewright_terrain.x_subdivisions == 647
 
 
 def test_a_library_group_scatters_on_a_preset_terrain(bpy_empty, addon):
     bpy = bpy_empty
     with bpy.data.libraries.load(str(addon.assets.BLEND), link=False) as (_source, target):
-        target.objects = ["Alpine Ridges"]
+        target.objects = ["Stylised Cratered Cells"]
     terrain = target.objects[0]
     bpy.context.scene.collection.objects.link(terrain)
-    modifier = addon.assets.add_scatter(terrain, instances="TREES", density_scale=0.25)
+    modifier = addon.assets.add_scatter(terrain, instances="TREES", density_scale=1.0)
     assert modifier.node_group.name == "Noisewright Scatter Trees"
     assert modifier.node_group.asset_data is not None  # appended from the library, not made anew
     points = _instances(bpy, terrain)
