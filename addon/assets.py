@@ -16,7 +16,7 @@ In the Asset Browser: catalog *Noisewright / Scatter* holds the node groups ``No
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import bpy
 
@@ -80,7 +80,7 @@ def scatter_node_group(kind: str) -> bpy.types.GeometryNodeTree:
         return group
     if bpy.app.version < MIN_VERSION or not BLEND.is_file():
         return scatter.scatter_group(kind)
-    with bpy.data.libraries.load(str(BLEND), link=False) as (source, target):
+    with cast(Any, bpy.data.libraries).load(str(BLEND), link=False) as (source, target):
         if name not in source.node_groups:
             raise UserError(f"instances: the asset library {BLEND} has no node group {name!r}")
         target.node_groups = [name]

@@ -350,7 +350,7 @@ def apply_and_show(context: bpy.types.Context, obj: bpy.types.Object, path: Path
     apply_preset(context, obj, path)
     space = getattr(context, "space_data", None)
     if space is not None and getattr(space, "type", "") == "VIEW_3D":
-        reach = 4.0 * max(obj.dimensions)
+        reach = 4.0 * max(obj.dimensions.x, obj.dimensions.y, obj.dimensions.z)
         if space.clip_end < reach:
             space.clip_end = reach
             space.clip_start = max(space.clip_start, reach * 1e-6)
