@@ -109,7 +109,7 @@ def _read_blend(path: Path, collection: str, read):
 
 
 def _terrain_scene(objects) -> tuple[np.ndarray, dict[str, float], set[str], set[str]]:
-    terrain = next(obj for obj in objects if obj.type == "MESH")
+    terrain = max((obj for obj in objects if obj.type == "MESH"), key=lambda obj: len(obj.data.vertices))  # not haze
     masks = {}
     for name in ("erosion", "deposition"):
         values = np.empty(len(terrain.data.vertices), dtype=np.float32)
@@ -164,7 +164,8 @@ def test_demo_writes_an_eroded_terrain_blend_textures_and_a_preview(tmp_path: Pa
 
     positions, masks, attribute_nodes, object_types = _read_blend(paths["blend"], "objects", _terrain_scene)
     assert object_types == {"MESH", "CAMERA", "LIGHT"}
-    assert attribute_nodes == {"slope", "flow", "deposition"} and min(masks.values()) > 0  # the Terrain Material
+    layers = {"snow", "moisture", "strata", "sediment", "talus"}  # Terrain Material v2 reads the material layers
+    assert layers <= attribute_nodes and min(masks.values()) > 0
     side = subdivisions + 1
     assert positions.shape == (side * side, 3)
     grid = np.linspace(-0.5, 0.5, side)
