@@ -38,7 +38,7 @@ from .errors import UserError
 from .live_preview import Preview, build_preview, droplets, in_a_job
 from .properties import ErosionSettings, NoiseSettings
 from .terrain import BEFORE_REGENERATE, regenerate_job, regenerate_terrain
-from .terrain_settings import TerrainSettings, is_terrain, recall
+from .terrain_settings import TerrainSettings, is_held, is_terrain, recall
 
 SETTLE = 0.4
 """Seconds without a change after which the previews are rebuilt in full (the release of a dragged slider)."""
@@ -312,8 +312,8 @@ def changed(settings: Any, _context: Any = None) -> None:
     if not isinstance(owner, bpy.types.Object) or owner.type != "MESH":
         return
     terrain = owner.noisewright_terrain  # type: ignore[attr-defined]
-    if not terrain.is_terrain or not terrain.auto_refresh:
-        return
+    if not terrain.is_terrain or not terrain.auto_refresh or is_held(owner):
+        return  # not live, or its settings are being written as a whole (``terrain_settings.held``)
     if in_background():
         refresh_now(owner)
         return

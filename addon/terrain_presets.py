@@ -33,7 +33,7 @@ from .noise_core.terrain.water import WATER_OPTIONS
 from .properties import check_finite
 from .terrain import APPLY_PRESET, regenerate_terrain
 from .terrain_recipe import from_recipe, library_recipe, resolved
-from .terrain_settings import is_terrain, recall, restore, snapshot, store
+from .terrain_settings import held, is_terrain, recall, restore, snapshot, store
 
 PRESET_SUBDIR = "noisewright/terrain"
 SHIPPED = PRESETS
@@ -267,7 +267,7 @@ def apply_preset(context: bpy.types.Context, obj: bpy.types.Object, path: Path) 
     before = snapshot(settings)
     try:
         assigned = _assignments(source)
-        with context.temp_override(active_object=obj, object=obj):  # the file reads bpy.context.active_object
+        with context.temp_override(active_object=obj, object=obj), held(obj):  # it reads bpy.context.active_object
             exec(compile(source, str(path), "exec"), {"bpy": bpy, "terrain": settings, "__file__": str(path)})
         _check_kept(settings, assigned)
         check_finite(settings)

@@ -6,6 +6,8 @@ and erosion stages, kept as Blender properties made from their rows, and read ba
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import bpy
@@ -23,6 +25,32 @@ from .terrain_recipe import BASE_FIELDS, BASE_OPTIONS, SHAPE_FIELDS, SHAPE_OPTIO
 def is_terrain(obj: object) -> bool:
     """Whether ``obj`` is a Noise Terrain: a mesh object ``add_terrain`` made, which keeps its settings."""
     return isinstance(obj, bpy.types.Object) and obj.type == "MESH" and obj.noisewright_terrain.is_terrain  # type: ignore[attr-defined]
+
+
+_HELD: set[int] = set()
+"""The objects (``as_pointer()``) whose settings are being written as a whole (``held``)."""
+
+
+@contextmanager
+def held(owner: object) -> Iterator[None]:
+    """While inside, changes to the settings of ``owner`` (an object, or a property group of one) do not rebuild
+    it (``live.changed`` asks ``is_held``): a recipe, a preset or a snapshot is written as a whole, then built
+    once by its caller, and a failure leaves the mesh as it was."""
+    target = getattr(owner, "id_data", owner)
+    key = target.as_pointer() if isinstance(target, bpy.types.ID) else None
+    if key is None or key in _HELD:
+        yield
+        return
+    _HELD.add(key)
+    try:
+        yield
+    finally:
+        _HELD.discard(key)
+
+
+def is_held(obj: bpy.types.ID) -> bool:
+    """Whether the settings of ``obj`` are being written as a whole (``held``)."""
+    return obj.as_pointer() in _HELD
 
 
 def _plain(value: Any) -> Any:
@@ -64,23 +92,24 @@ class TerrainSettings(bpy.types.PropertyGroup):
 def store(obj: bpy.types.Object, recipe: TerrainRecipe) -> None:
     """Remember on ``obj`` the ``recipe`` it was built from: its noise, domain, grid shape (``SHAPE_FIELDS``,
     ``BASE_FIELDS``) and erosion stages (``None``: that stage is off)."""
-    terrain = obj.noisewright_terrain  # type: ignore[attr-defined]
-    from_spec(terrain.noise, recipe.spec)
-    from_domain(terrain.noise, recipe.domain)
-    terrain.erosion.hydraulic = recipe.hydraulic is not None
-    terrain.erosion.thermal = recipe.thermal is not None
-    for name, value in {**(recipe.hydraulic or {}), **(recipe.thermal or {})}.items():
-        setattr(terrain.erosion, name, value)
-    terrain.fluvial.fluvial = recipe.fluvial is not None
-    for name, value in (recipe.fluvial or {}).items():
-        setattr(terrain.fluvial, name, value)
-    for name in SHAPE_FIELDS:
-        setattr(terrain, name, recipe.shape[name])
-    for option in BASE_OPTIONS:
-        setattr(terrain, option.name, recipe.shape.get(option.name, option.default))
-    terrain.applied_stages = json.dumps([{"stage": stage.kind, **stage.options} for stage in recipe.extra])
-    terrain.unreplayable = ""
-    terrain.is_terrain = True
+    with held(obj):
+        terrain = obj.noisewright_terrain  # type: ignore[attr-defined]
+        from_spec(terrain.noise, recipe.spec)
+        from_domain(terrain.noise, recipe.domain)
+        terrain.erosion.hydraulic = recipe.hydraulic is not None
+        terrain.erosion.thermal = recipe.thermal is not None
+        for name, value in {**(recipe.hydraulic or {}), **(recipe.thermal or {})}.items():
+            setattr(terrain.erosion, name, value)
+        terrain.fluvial.fluvial = recipe.fluvial is not None
+        for name, value in (recipe.fluvial or {}).items():
+            setattr(terrain.fluvial, name, value)
+        for name in SHAPE_FIELDS:
+            setattr(terrain, name, recipe.shape[name])
+        for option in BASE_OPTIONS:
+            setattr(terrain, option.name, recipe.shape.get(option.name, option.default))
+        terrain.applied_stages = json.dumps([{"stage": stage.kind, **stage.options} for stage in recipe.extra])
+        terrain.unreplayable = ""
+        terrain.is_terrain = True
 
 
 def applied_stages(terrain: TerrainSettings) -> tuple[Stage, ...]:
@@ -123,12 +152,18 @@ def snapshot(group: bpy.types.PropertyGroup) -> dict[str, Any]:
 
 
 def restore(group: bpy.types.PropertyGroup, values: dict[str, Any]) -> None:
-    """Put back what ``snapshot`` took (``kind`` first: the option menus depend on it)."""
+    """Put back what ``snapshot`` took (``kind`` first: the option menus depend on it), as a whole (``held``: no
+    rebuild on the way)."""
+    with held(group):
+        _restore(group, values)
+
+
+def _restore(group: bpy.types.PropertyGroup, values: dict[str, Any]) -> None:
     if "kind" in values:
         group.kind = values["kind"]  # type: ignore[attr-defined]
     for name, value in values.items():
         if isinstance(value, dict):
-            restore(getattr(group, name), value)
+            _restore(getattr(group, name), value)
         elif name != "kind" and value != "":
             setattr(group, name, value)
 

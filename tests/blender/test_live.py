@@ -426,3 +426,32 @@ def test_the_job_computes_the_recorded_terrain_maps_on_its_worker_and_writes_reg
     assert sorted(groups) == ["flow", "slope"]
     np.testing.assert_array_equal(bpy.data.images[f"{obj.name} curvature"].pixels[:], image)
     assert obj["noisewright_terrain_maps"] == record and threads == [True, True]
+
+
+def test_a_preset_or_a_snapshot_is_written_as_a_whole_and_built_once(bpy_empty, addon, monkeypatch, tmp_path):
+    """Applying a recipe or a ``.py`` preset writes many settings: none of them rebuilds the terrain on its own
+    (``terrain_settings.held``); the preset builds it once. A single setting afterwards rebuilds it at once."""
+    bpy = bpy_empty
+    obj = _terrain(bpy, addon)
+    builds: list[str] = []
+
+    def counted(build):
+        def counting(context, target, *arguments, **keywords):
+            builds.append(target.name)
+            return build(context, target, *arguments, **keywords)
+
+        return counting
+
+    monkeypatch.setattr(addon.live, "regenerate_terrain", counted(addon.live.regenerate_terrain))
+    monkeypatch.setattr(addon.terrain_presets, "regenerate_terrain", counted(addon.terrain_presets.regenerate_terrain))
+    addon.terrain_presets.apply_preset(bpy.context, obj, addon.terrain_presets.SHIPPED / "stylised_dunes.json")
+    assert builds == [obj.name]
+    script = tmp_path / "three.py"
+    script.write_text("terrain.noise.octaves = 5\nterrain.noise.seed = 3\nterrain.height = 0.5\n")
+    builds.clear()
+    addon.terrain_presets.apply_preset(bpy.context, obj, script)
+    assert builds == [obj.name]
+    assert obj.noisewright_terrain.noise.seed == 3
+    builds.clear()
+    obj.noisewright_terrain.noise.seed = 8
+    assert builds == [obj.name]

@@ -61,11 +61,12 @@ def test_erosion_by_an_operator_is_kept_by_an_export_at_another_resolution(bpy_e
     library = _library(addon)
     obj = addon.api.add_terrain(bpy.context, preset="alpine_ridges", x_subdivisions=N - 1, y_subdivisions=N - 1)
     before = _z(obj).copy()
-    addon.api.erode(bpy.context, obj, thermal={"talus_angle": 20.0, "iterations": 8})
+    # at 17 samples over 58 km (3.6 km cells) the steepest slope is about 14 degrees
+    addon.api.erode(bpy.context, obj, thermal={"talus_angle": 5.0, "iterations": 8})
     assert not np.array_equal(_z(obj), before)
     recalled = addon.terrain_settings.recall(obj)
     assert [stage.kind for stage in recalled.extra] == ["thermal"]
-    assert recalled.extra[0].options["talus_angle"] == 20.0
+    assert recalled.extra[0].options["talus_angle"] == 5.0
     recipe = addon.terrain_recipe.library_recipe(recalled)
     assert [stage.kind for stage in recipe.stages] == ["thermal"]
     other = 2 * N - 1
