@@ -407,8 +407,9 @@ def run_operator(idname: str, **properties) -> None:
 
 @contextmanager
 def step(message: str, log: Log = print) -> Iterator[None]:
-    """Print ``message``, run the block, then print how long it took."""
+    """Print ``message``, run the block, then print how long it took (wall clock, and the process's CPU time: all
+    its threads, user and system)."""
     log(f"{message} ...")
-    started = time.perf_counter()
+    started, cpu = time.perf_counter(), time.process_time()
     yield
-    log(f"  done in {time.perf_counter() - started:.1f} s")
+    log(f"  done in {time.perf_counter() - started:.1f} s ({time.process_time() - cpu:.1f} s CPU)")

@@ -218,6 +218,12 @@ def sky_and_haze(target: bpy.types.Object, sun: bpy.types.Object) -> None:
     haze.visible_shadow = False
 
 
+DENOISING = ("RGB", "BALANCED")
+"""OIDN's input passes and quality for the denoised renders: the colour alone (at a few samples the haze's albedo
+and normal passes are noisy, and OIDN keeps what they show as detail: grain in the sky) at the balanced quality
+(docs/terrain-maps.md, render cost)."""
+
+
 def render_png(
     path: Path,
     width: int,
@@ -227,8 +233,8 @@ def render_png(
     denoise: bool = False,
 ) -> Path:
     """Render the scene's camera with Cycles on the CPU into the PNG ``path``, written whole or not at all
-    through ``replacing`` (the add-on's ``noise_core.io.files.replacing``); ``denoise``: Cycles' denoiser on, and
-    at most one diffuse and one glossy bounce (the outdoor renders)."""
+    through ``replacing`` (the add-on's ``noise_core.io.files.replacing``); ``denoise``: Cycles' denoiser on
+    (``DENOISING``), and at most one diffuse and one glossy bounce (the outdoor renders)."""
     scene = bpy.context.scene
     scene.render.engine = "CYCLES"
     scene.cycles.device = "CPU"
@@ -238,6 +244,7 @@ def render_png(
         cycles = scene.cycles
         cycles.max_bounces, cycles.diffuse_bounces, cycles.glossy_bounces = 3, 1, 1
         cycles.transmission_bounces, cycles.volume_bounces, cycles.transparent_max_bounces = 0, 0, 2
+        cycles.denoising_input_passes, cycles.denoising_quality = DENOISING
     scene.render.resolution_x, scene.render.resolution_y = width, height
     scene.render.resolution_percentage = 100
     scene.render.image_settings.file_format = "PNG"

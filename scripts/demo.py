@@ -13,7 +13,7 @@ Export Heightmap writes them); bake the terrain's noise as a colour ramp (``colo
 the add-on's material layers (Object > Terrain Layers: snow, moisture, strata, with the erosion's sediment and
 talus depths) and its Terrain Material (grass, sand low down, sediment, talus, strata-banded rock by its slope map,
 wet ground by its moisture, snow); add a camera, a physical sky with its sun and haze (``_scene.sky_and_haze``);
-render ``preview.png`` (1600x900 unless ``--width``/``--height``; 8 samples and Cycles' denoiser, on the CPU; an
+render ``preview.png`` (1600x900 unless ``--width``/``--height``; 2 samples and Cycles' denoiser, on the CPU; an
 optimised PNG: README's ``docs/images/demo.png``); save ``terrain.blend``. The terrain spans the noise square
 0..1 that the colour ramp is baked on. The noise options (``--kind``, ``--seed``, ``--octaves`` ...) change the
 terrain noise. Every file is written whole or not at all.
@@ -67,8 +67,9 @@ DROPLETS_PER_VERTEX = 1
 GULLIES = {"gullies": 8.0, "lifetime": 60}
 """Erosion along the flow, as the Eroded Canyon preset has it (docs/erosion.md)."""
 THERMAL = {"talus_angle": 40.0, "iterations": 10}
-SAMPLES = 8
-"""Cycles samples of the preview, denoised: the quick start's budget (90 s from a fresh clone on 2 cores)."""
+SAMPLES = 2
+"""Cycles samples of the preview, denoised: the quick start's budget (90 s from a fresh clone on 2 cores; the
+render cost in docs/terrain-maps.md)."""
 LAYERS = ("snow", "moisture", "strata")
 """The material layers computed for the material; the erosion's ``sediment`` and ``talus`` depths are added."""
 RAMP = {"color_low": (0.01, 0.05, 0.01), "color_high": (0.8, 0.7, 0.55)}
