@@ -77,6 +77,8 @@ MATERIAL_OPTIONS: tuple[Option, ...] = (
            minimum=0.0, maximum=1.0, subtype="FACTOR"),
     Option("detail", float, 150.0, "Close-range detail: texture features across the terrain", minimum=1.0,
            maximum=100000.0, soft_maximum=2000.0),
+    Option("bump", float, 0.6, "Strength of the close-range relief (a Bump node; 0: none, the mesh's smooth "
+           "normal)", minimum=0.0, maximum=1.0, subtype="FACTOR"),
     Option("strata_bands", float, 6.0, "Rock strata bands across the height range", minimum=0.0,
            maximum=1000.0, soft_maximum=100.0),
     *COLOUR_OPTIONS,
@@ -107,7 +109,8 @@ def terrain_material(obj: bpy.types.Object, **settings: Any) -> bpy.types.Materi
     colour, rough, bump = _covers(tree, mesh, settings)
     tree.links.new(colour, bsdf.inputs["Base Color"])
     tree.links.new(rough, bsdf.inputs["Roughness"])
-    tree.links.new(bump, bsdf.inputs["Normal"])
+    if bump is not None:
+        tree.links.new(bump, bsdf.inputs["Normal"])
     if obj.material_slots:
         obj.material_slots[0].material = material
     else:
@@ -116,7 +119,7 @@ def terrain_material(obj: bpy.types.Object, **settings: Any) -> bpy.types.Materi
 
 
 def _covers(tree, mesh: bpy.types.Mesh, s: dict[str, Any]):
-    """The colour, roughness and bumped normal sockets of the covers, bottom up."""
+    """The colour, roughness and bumped normal (None without ``bump``) sockets of the covers, bottom up."""
     positions = mesh_io.read_positions(mesh)
     low, high = positions.min(axis=0), positions.max(axis=0)
     size = float(max(high[0] - low[0], high[1] - low[1], 1e-6))
@@ -175,7 +178,7 @@ def _covers(tree, mesh: bpy.types.Mesh, s: dict[str, Any]):
     }
     colour: Any = paint["grass"]  # then each cover over it, in the order of ``covers``
     rough: Any = ROUGHNESS["grass"]
-    relief: Any = sh.math(tree, "MULTIPLY", fine, 0.3)
+    relief: Any = sh.math(tree, "MULTIPLY", fine, 0.3) if s["bump"] > 0.0 else None
     for name, cover in covers.items():
         if name == "wet":
             colour = sh.mix(tree, "RGBA", colour, (0.45, 0.45, 0.45, 1.0), sh.math(tree, "MULTIPLY", cover, 0.8),
@@ -183,21 +186,25 @@ def _covers(tree, mesh: bpy.types.Mesh, s: dict[str, Any]):
         else:
             colour = sh.mix(tree, "RGBA", colour, paint[name], cover)
         rough = sh.mix(tree, "FLOAT", rough, ROUGHNESS[name], cover)
+        if relief is None:
+            continue
         if name == "rock":
             relief = sh.mix(tree, "FLOAT", relief, rock_relief, cover)
         elif name == "snow":
             relief = sh.mix(tree, "FLOAT", relief, sh.math(tree, "MULTIPLY", fine, 0.05), cover)
+    if relief is None:
+        return colour, rough, None
     bump = sh.node(tree, "ShaderNodeBump")
-    bump.inputs["Strength"].default_value, bump.inputs["Distance"].default_value = 0.6, 0.5 * size / s["detail"]
+    bump.inputs["Strength"].default_value, bump.inputs["Distance"].default_value = s["bump"], 0.5 * size / s["detail"]
     tree.links.new(relief, bump.inputs["Height"])
     return colour, rough, bump.outputs["Normal"]
 
 
 def _rock(tree, texture, normal, height, strata: bool, s: dict[str, Any]):
-    """The rock's colour and relief: strata bands (of the ``strata`` layer when the mesh has it, else of the
-    height, warped by noise) in the rock and strata colours, toned by finer bands and darkened in box-mapped
-    cracks; the relief (bump) is the bands and noise (the cracks stay out of it: a Bump node evaluates its input
-    three times, and the cracks are the material's most costly part)."""
+    """The rock's colour and relief (None without ``bump``): strata bands (of the ``strata`` layer when the mesh
+    has it, else of the height, warped by noise) in the rock and strata colours, toned by finer bands and darkened
+    in box-mapped cracks; the relief (bump) is the bands and noise (the cracks stay out of it: a Bump node
+    evaluates its input three times, and the cracks are the material's most costly part)."""
     warp = sh.math(tree, "MULTIPLY", sh.noise(tree, texture, 0.08, 2.0), 0.6)
     bands = sh.strata_bands(tree, height, warp, s["strata_bands"])
     layered = sh.attribute(tree, "strata") if strata else bands
@@ -208,6 +215,8 @@ def _rock(tree, texture, normal, height, strata: bool, s: dict[str, Any]):
     cracks = sh.triplanar_cracks(tree, texture, normal, 5.0)
     colour = sh.mix(tree, "RGBA", toned, (0.6, 0.6, 0.6, 1.0), sh.math(tree, "SUBTRACT", 1.0, cracks),
                     blend="MULTIPLY")  # fmt: skip
+    if s["bump"] == 0.0:
+        return colour, None
     return colour, sh.math(
         tree, "MULTIPLY_ADD", bands, 0.5, sh.math(tree, "MULTIPLY", sh.noise(tree, texture, 3.0), 0.5)
     )
