@@ -10,10 +10,11 @@ colours (``COLOURS``), and rendered from above at an angle under a physical sky 
 (``_scene.sky_and_haze``). The PNGs are optimised (``_scene.optimise_png``). Files are written whole or not at
 all; the paths are printed.
 
-``--hillshades`` also writes ``hillshades.png``: grey hillshades of the five real SRTM tiles of ``tests/data/dems``
-(top row, each 648 cells of 90 m: 58 km) and of every preset's terrain (below), each preset drawn as if it were as
-wide as a tile, its heights in the same proportion to its width as Blender shows them (the same scale: same
-width, same vertical scale, same sun from the north-west).
+``--hillshades`` also writes ``hillshades.png`` (with ``--no-render`` only that: the presets are built, not
+rendered): grey hillshades of the five real SRTM tiles of ``tests/data/dems`` (top row, each 648 cells of 90 m:
+58 km) and of every preset's terrain (below), each preset drawn as if it were as wide as a tile, its heights in the
+same proportion to its width as Blender shows them (the same scale: same width, same vertical scale, same sun from
+the north-west).
 """
 
 from __future__ import annotations
@@ -79,10 +80,14 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--hillshades", action="store_true", help="also write hillshades.png (presets beside real tiles)"
     )
+    parser.add_argument(
+        "--no-render", action="store_true", help="build the presets for --hillshades only, render no pictures"
+    )
 
 
-def render_preset(package, preset: Path, out: Path, args: argparse.Namespace, shades: list) -> Path:
-    """Render ``preset`` on a fresh terrain into ``out / <preset>.png``; add its hillshade to ``shades``."""
+def render_preset(package, preset: Path, out: Path, args: argparse.Namespace, shades: list) -> Path | None:
+    """Render ``preset`` on a fresh terrain into ``out / <preset>.png`` (None with ``--no-render``); add its
+    hillshade to ``shades``."""
     bpy.ops.wm.read_homefile(use_empty=True)
     terrain = addon.run_api("add_terrain", x_subdivisions=8, y_subdivisions=8)
     package.terrain_presets.apply_preset(bpy.context, terrain, preset)
@@ -90,6 +95,8 @@ def render_preset(package, preset: Path, out: Path, args: argparse.Namespace, sh
     width = REAL_WIDTH / terrain.noisewright_terrain.size  # metres per unit, the terrain as wide as a real tile
     shades.append(scene.hillshade(heights * width, width * terrain.noisewright_terrain.size / (heights.shape[1] - 1),
                                   SHADE))  # fmt: skip
+    if args.no_render:
+        return None
     package.terrain_material.terrain_material(terrain, **COLOURS.get(preset.stem, {}))
     scene.stage(terrain, distance=1.55 * terrain.noisewright_terrain.size, outdoors=True)
     replacing = package.noise_core.io.files.replacing
@@ -124,12 +131,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         if unknown:
             parser.error(f"--only: no preset {', '.join(unknown)}; shipped: {', '.join(p.stem for p in presets)}")
         presets = [p for p in presets if p.stem in args.only]
+    if args.no_render and not args.hillshades:
+        parser.error("--no-render: give --hillshades too (otherwise there is nothing to write)")
     out = addon.output_file(parser, "--out", args.out / "probe.png", (".png",)).parent
     written, shades = [], []
     try:
         for preset in presets:
-            with addon.step(f"rendering {preset.stem} ({args.width}x{args.height}, {args.samples} samples)"):
-                written.append(render_preset(package, preset, out, args, shades))
+            what = "building" if args.no_render else f"rendering ({args.width}x{args.height}, {args.samples} samples)"
+            with addon.step(f"{what} {preset.stem}"):
+                path = render_preset(package, preset, out, args, shades)
+            written += [path] if path is not None else []
         if args.hillshades:
             written.append(hillshades(shades, out / "hillshades.png", package.noise_core.io.files.replacing))
     except (addon.AddonError, package.errors.UserError, OSError, RuntimeError) as error:
