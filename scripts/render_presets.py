@@ -6,9 +6,9 @@
 
 Each preset is applied to a fresh Noise Terrain (Add > Mesh > Noise Terrain, then the preset from the Noise
 Terrain panel's menu, as a user would), given the Terrain Material (Object > Terrain Material) in the preset's
-colours (``COLOURS``), and rendered from above at an angle under a physical sky with its sun and haze
-(``_scene.sky_and_haze``). The PNGs are optimised (``_scene.optimise_png``). Files are written whole or not at
-all; the paths are printed.
+colours (``COLOURS``), with a sea for the islands (``SEA``), and rendered from above at an angle under a
+physical sky with its sun and haze (``_scene.sky_and_haze``). The PNGs are optimised (``_scene.optimise_png``).
+Files are written whole or not at all; the paths are printed.
 
 ``--hillshades`` also writes ``hillshades.png`` (with ``--no-render`` only that: the presets are built, not
 rendered): grey hillshades of the five real SRTM tiles of ``tests/data/dems`` (top row, each 648 cells of 90 m:
@@ -28,6 +28,7 @@ from types import ModuleType
 
 import bpy
 import numpy as np
+from mathutils import Vector
 
 
 def _sibling(name: str) -> ModuleType:
@@ -67,6 +68,10 @@ COLOURS = {
 }
 """The Terrain Material's options per preset (the others take its defaults): red rock and dry soil for the
 desert presets, no snow on the low ones."""
+SEA = {"stylised_islands": 0.04}
+"""Presets rendered with a sea: a plane of water at this share of the terrain's height range (the islands' flat
+base is the sea floor)."""
+SEA_COLOUR, SEA_ROUGHNESS = (0.015, 0.06, 0.09), 0.08
 SHADE, GAP = 200, 6
 """Hillshade panels: pixels a side, and between panels."""
 REAL_WIDTH = 647 * scene.TILE_CELL
@@ -75,7 +80,7 @@ DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "images" / "presets
 
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
-    scene.add_render_arguments(parser, addon.integer, 1600, 900, samples=8)
+    scene.add_render_arguments(parser, addon.integer, 1600, 900, samples=4)
     parser.add_argument("--only", nargs="+", metavar="PRESET", help="render just these presets (file names)")
     parser.add_argument(
         "--hillshades", action="store_true", help="also write hillshades.png (presets beside real tiles)"
@@ -98,10 +103,29 @@ def render_preset(package, preset: Path, out: Path, args: argparse.Namespace, sh
     if args.no_render:
         return None
     package.terrain_material.terrain_material(terrain, **COLOURS.get(preset.stem, {}))
+    if preset.stem in SEA:
+        low, high = float(heights.min()), float(heights.max())
+        sea(terrain, low + SEA[preset.stem] * (high - low))
     scene.stage(terrain, distance=1.55 * terrain.noisewright_terrain.size, outdoors=True)
     replacing = package.noise_core.io.files.replacing
     path = scene.render_png(out / f"{preset.stem}.png", args.width, args.height, args.samples, replacing, denoise=True)
     return scene.optimise_png(path, replacing)
+
+
+def sea(terrain: bpy.types.Object, level: float) -> bpy.types.Object:
+    """A plane of dark, glossy water at the height ``level`` of ``terrain`` (its local Z), twelve times as wide."""
+    size = 12.0 * max(terrain.dimensions.x, terrain.dimensions.y)
+    bpy.ops.mesh.primitive_plane_add(size=size, location=terrain.matrix_world @ Vector((0.0, 0.0, level)))
+    plane = bpy.context.active_object
+    plane.name = "Sea"
+    material = bpy.data.materials.new("Sea")
+    if material.node_tree is None:  # Blender < 5.0 makes node trees on request only
+        material.use_nodes = True
+    bsdf = next(node for node in material.node_tree.nodes if node.bl_idname == "ShaderNodeBsdfPrincipled")
+    bsdf.inputs["Base Color"].default_value = (*SEA_COLOUR, 1.0)
+    bsdf.inputs["Roughness"].default_value = SEA_ROUGHNESS
+    plane.data.materials.append(material)
+    return plane
 
 
 def hillshades(shades: list[np.ndarray], path: Path, replacing) -> Path:
