@@ -31,7 +31,7 @@ from noise_core.api import evaluate_lattice
 from noise_core.ranges import to_unit
 from noise_core.terrain.fluvial import FLUVIAL_OPTIONS
 from noise_core.terrain.geomorphometry import passes, realism, terrain_statistics
-from noise_core.terrain.landscape import LANDSCAPE_OPTIONS, evolve_landscape, fill_valleys
+from noise_core.terrain.landscape import evolve_landscape, fill_valleys
 from scripts.terrain_stats import real_tiles, table
 from tests import dems
 
@@ -93,7 +93,7 @@ def build(values: dict[str, object], subdivisions: int | None = None) -> tuple[n
     if not values.get("fluvial.fluvial"):
         return heights, cell
     river = {key.removeprefix("fluvial."): value for key, value in values.items() if key.startswith("fluvial.")}
-    options = {option.name: river.get(option.name, option.default) for option in (*FLUVIAL_OPTIONS, *LANDSCAPE_OPTIONS)}
+    options = {option.name: river.get(option.name, option.default) for option in FLUVIAL_OPTIONS}
     options = {name: _f32(value) if isinstance(value, float) else value for name, value in options.items()}
     grid = heights / cell
     if river.get("noise_uplift"):

@@ -120,6 +120,11 @@ def test_rivers_on_a_model_grid_report_every_step() -> None:
         ({"model_size": 33, "fine_steps": 6}, r"^fine_steps: must be at most steps \(5\)"),
         ({"model_size": 7}, r"^model_size: must be 0, or a whole number"),
         ({"model_size": -1}, r"^model_size: "),
+        ({"fine_size": 33, "boundary": "looped"}, r"^fine_size: needs boundary 'edges'"),
+        ({"fine_size": 8}, r"^fine_size: must be 0, or a whole number from 16"),
+        ({"margin": 0.2, "fine_steps": 6}, r"^fine_steps: must be at most steps \(5\)"),
+        ({"margin": 0.2, "boundary": "looped"}, r"^margin: needs boundary 'edges'"),
+        ({"margin": -0.1}, r"^margin: must be between 0 and 1"),
     ],
 )
 def test_bad_model_options_name_the_option(options: dict, message: str) -> None:
@@ -197,3 +202,38 @@ def test_rivers_on_a_model_grid_take_their_maps_there() -> None:
     down = resample_bilinear(coarse.heights, small.shape)
     assert np.corrcoef(down.ravel(), own.heights.ravel())[0, 1] > 0.98
     assert np.all(coarse.heights[sea] == (heights * 64)[sea].astype(np.float32))  # the sea stays at base level
+
+
+def recipe_preview(samples: int):
+    """River Valleys (58 km) with a short river stage on a 129² fine grid and a 33² model grid with a margin,
+    built at ``samples``²: its heights and the change the rivers made (metres)."""
+    from dataclasses import replace
+
+    from noise_core.terrain import recipe as recipes
+
+    preset = recipes.read_preset("river_valleys")
+    options = {**preset.stages[0].options, "steps": 60, "fine_steps": 10, "fine_size": 129, "model_size": 33}
+    built = recipes.build_terrain(replace(preset, stages=(recipes.Stage.of("rivers", options),)), samples)
+    return built.heights, built.deposition - built.erosion
+
+
+def test_a_recipe_preview_matches_the_full_build_downsampled() -> None:
+    """Preview parity of the recipe's river stage (issue 45): its numbers are in cells of the fine grid
+    (``fine_size``), so the terrain built at 129² and at 513² downsampled to 129² agree: heights correlating
+    >= 0.98 and change maps >= 0.9 after 3 x 3 smoothing, and the rivers moved a tenth of the relief somewhere."""
+    preview, preview_change = recipe_preview(129)
+    full, full_change = recipe_preview(513)
+    down = resample_bilinear(full, preview.shape)
+    change = resample_bilinear(full_change, preview.shape)
+    assert np.corrcoef(preview.ravel(), down.ravel())[0, 1] >= 0.98
+    assert np.corrcoef(smooth3(preview_change).ravel(), smooth3(change).ravel())[0, 1] >= 0.9
+    assert np.abs(preview_change).max() > 0.1 * np.ptp(preview)
+
+
+def test_build_terrain_refuses_more_than_an_engine_size() -> None:
+    """8129² (Unreal's largest landscape) is the limit: one more row is refused before any work, naming samples."""
+    from noise_core.terrain import recipe as recipes
+
+    assert recipes.MAX_CELLS == 8129 * 8129
+    with pytest.raises(ValueError, match=r"^samples: 8129 x 8130 samples exceed the limit of 66080641 \(8129 x 8129"):
+        recipes.build_terrain(recipes.recipe(), 8129, 8130)
