@@ -237,3 +237,17 @@ def test_build_terrain_refuses_more_than_an_engine_size() -> None:
     assert recipes.MAX_CELLS == 8129 * 8129
     with pytest.raises(ValueError, match=r"^samples: 8129 x 8130 samples exceed the limit of 66080641 \(8129 x 8129"):
         recipes.build_terrain(recipes.recipe(), 8129, 8130)
+
+
+def test_a_model_grid_with_a_margin_reaches_past_the_map_and_reflects_it() -> None:
+    """``margin_axes``: every 2nd cell from ``-pad·2`` to at least the last cell plus ``pad·2`` (pad = ceil(0.5 ·
+    6 / 2) = 2); ``sample_reflected`` reads the map's own values at its cells and their mirror images beyond."""
+    rows, columns, pad = multiscale.margin_axes((7, 5), 2.0, 0.5)
+    assert pad == 2
+    np.testing.assert_array_equal(rows, np.arange(-4, 11, 2.0))
+    np.testing.assert_array_equal(columns, np.arange(-4, 9, 2.0))
+    grid = np.arange(35, dtype=np.float64).reshape(7, 5) ** 1.5
+    sampled = multiscale.sample_reflected(grid, rows, columns)
+    np.testing.assert_array_equal(sampled[pad : pad + 4, pad : pad + 3], grid[::2, ::2])
+    np.testing.assert_array_equal(sampled[0], sampled[4])  # row -4 mirrors row 4; column 8 mirrors column 0
+    np.testing.assert_array_equal(sampled[:, -1], sampled[:, 2])

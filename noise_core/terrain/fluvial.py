@@ -29,8 +29,11 @@ local fill along the flow path), so every cell keeps a strictly descending path 
 its longer side (the fine grid; else the map's own cells) and its change, interpolated, is added to the map. On
 the fine grid the first ``steps - fine_steps`` steps run on a grid of ``model_size`` cells (the model grid;
 ``margin`` times the map's size more beyond each edge, the inputs reflected there, so the map is a window in a
-larger landscape and its rivers leave at any angle) and their change, interpolated, is added; the last
-``fine_steps`` run on the fine grid itself, its edges at base level.
+larger landscape and its rivers leave at any angle; with a margin the model grid nests in the fine grid, every
+``s``-th cell, ``s`` the whole number nearest to ``(longer - 1) / (model_size - 1)``, reaching past the far edge
+into the reflection: a spacing that is no whole number of cells interpolates every cell with other weights, a
+pattern that raised River Valleys' 8-fold harmonic from 0.003 to 0.010) and their change, interpolated, is
+added; the last ``fine_steps`` run on the fine grid itself, its edges at base level.
 
 **Boundaries**: ``"edges"``: the map's edge cells are at base level (they neither uplift nor erode) and take the
 water that leaves. ``"looped"``: the map wraps around (left-right and top-bottom neighbours), so the result
@@ -245,7 +248,7 @@ def erode_fluvial(
         fields = {"uplift": uplift, "erodibility": erodibility, "precipitation": precipitation, "outlets": outlets}
         report = None if progress is None else (lambda done, _total: progress(done, count))
         if values["margin"] > 0.0:
-            spacing = 1.0 if coarse is None else multiscale.cells_per_model_cell(shape, coarse)
+            spacing = 1.0 if coarse is None else float(round(multiscale.cells_per_model_cell(shape, coarse)))
             h = _margin_steps(before.reshape(shape), spacing, values["margin"], count - values["fine_steps"], cell,
                               arguments, fields, report)  # fmt: skip
             if rising.shape[0] == 1:

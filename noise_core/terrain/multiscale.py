@@ -114,12 +114,13 @@ def coarse_to_fine(
 
 def margin_axes(shape: tuple[int, int], spacing: float, share: float) -> tuple[np.ndarray, np.ndarray, int]:
     """A model grid with a margin: its rows and columns in cells of the map of ``shape`` (floats; outside
-    ``[0, n - 1]`` in the margin), ``spacing`` apart, corner to corner over the map and ``pad`` cells beyond each
-    edge, ``pad = ceil(share · (longer - 1) / spacing)``; returns ``(rows, columns, pad)``."""
+    ``[0, n - 1]`` in the margin), ``spacing`` apart from the map's first cell on, to at least its last, and
+    ``pad`` cells more beyond each edge, ``pad = ceil(share · (longer - 1) / spacing)``; returns
+    ``(rows, columns, pad)``."""
     pad = math.ceil(share * (max(shape) - 1) / spacing - 1e-9)
     axes = []
     for size in shape:
-        cells = round((size - 1) / spacing) + 1 + 2 * pad
+        cells = math.ceil((size - 1) / spacing - 1e-9) + 1 + 2 * pad
         axes.append((np.arange(cells) - pad) * spacing)
     return axes[0], axes[1], pad
 
