@@ -357,7 +357,9 @@ def _on_fine_grid(before, fine, count, cell, values, uplifted, fields, progress)
     result = erode_fluvial(small, steps=count, cell_size=cell * s, **arguments, **sampled, progress=progress)
     after = before.copy()
     multiscale.add_change(after, result.heights.astype(np.float64) - small.astype(np.float32))
-    area = resample_bilinear(result.drainage_area, shape).reshape(-1)
+    area = np.zeros(shape)  # the area interpolated in one pass, without resample_bilinear's temporaries
+    multiscale.add_change(area, result.drainage_area)
+    area = area.reshape(-1)
     threshold = values["river_threshold"] * (cell * s) ** 2
     return _result(before.reshape(-1), after.reshape(-1), uplifted, area, threshold, shape)
 
