@@ -177,9 +177,25 @@ def parity(small: int, large: int, recipe: str | None = None) -> dict:
     change = resample.resample_bilinear(b.change, a.heights.shape)
     heights = float(np.corrcoef(a.heights.ravel(), down.ravel())[0, 1])
     changes = float(np.corrcoef(smooth3(a.change).ravel(), smooth3(change).ravel())[0, 1])
-    return {"small": small, "large": large, "heights": round(heights, 4), "change_smoothed": round(changes, 4),
-            "heights_ok": heights >= TARGET_HEIGHTS, "change_ok": changes >= TARGET_CHANGE,
-            "realism": {str(small): realism(a.heights, recipe), str(large): realism(b.heights, recipe)}}  # fmt: skip
+    result = {"small": small, "large": large, "heights": round(heights, 4), "change_smoothed": round(changes, 4),
+              "heights_ok": heights >= TARGET_HEIGHTS, "change_ok": changes >= TARGET_CHANGE,
+              "realism": {str(small): realism(a.heights, recipe), str(large): realism(b.heights, recipe)}}  # fmt: skip
+    if recipe is not None:  # at the real tiles' 90 m cells too: the statistics' ranges are theirs
+        tiles = round(recipes_size(recipe) / REAL_CELL_M) + 1
+        result[f"realism_at_{tiles}"] = {str(n): realism(resample.resample_bilinear(built.heights, (tiles, tiles)),
+                                                         recipe) for n, built in ((small, a), (large, b))}  # fmt: skip
+    return result
+
+
+REAL_CELL_M = 90.0
+"""The real tiles' cell (``geomorphometry``'s ranges are of SRTM tiles at about 90 m)."""
+
+
+def recipes_size(name: str) -> float:
+    """The shipped recipe ``name``'s width in metres."""
+    from noise_core.terrain import recipe as recipes
+
+    return float(recipes.read_preset(name).size)
 
 
 def realism(heights: np.ndarray, recipe: str | None = None) -> dict:

@@ -251,3 +251,14 @@ def test_a_model_grid_with_a_margin_reaches_past_the_map_and_reflects_it() -> No
     np.testing.assert_array_equal(sampled[pad : pad + 4, pad : pad + 3], grid[::2, ::2])
     np.testing.assert_array_equal(sampled[0], sampled[4])  # row -4 mirrors row 4; column 8 mirrors column 0
     np.testing.assert_array_equal(sampled[:, -1], sampled[:, 2])
+
+
+def test_rivers_on_a_fine_grid_check_its_diffusion_there() -> None:
+    """With ``fine_size`` the steps run on the fine grid: random routing's limit on ``diffusion·dt/cell²`` (38.4)
+    holds for its cells (here 1 wide: 3), not for the map's (0.25 wide: 48), which is refused without it."""
+    heights, _ = terrain(65, 0.3)
+    options = {"steps": 2, "dt": 1.0, "uplift": 0.0, "erodibility": 1e-3, "diffusion": 3.0, "routing": "random"}
+    result = fluvial.erode_fluvial(heights, cell_size=0.25, fine_size=17, **options)
+    assert result.heights.shape == heights.shape and np.isfinite(result.heights).all()
+    with pytest.raises(ValueError, match=r"^diffusion: with routing='random'"):
+        fluvial.erode_fluvial(heights, cell_size=0.25, **options)

@@ -208,7 +208,7 @@ def erode_fluvial(
     cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
     random = values["routing"] == "random"
     spread = values["diffusion"] * values["dt"] / (cell * cell)
-    if random and not spread <= SUBSTEP * MAX_SUBSTEPS:
+    if random and fine is None and not spread <= SUBSTEP * MAX_SUBSTEPS:  # on a fine grid: checked there
         limit = SUBSTEP * MAX_SUBSTEPS
         raise ValueError(f"diffusion: with routing='random', diffusion * dt / cell_size**2 must be <= {limit:g} "
                          f"(the isotropic diffusion's substeps), got {spread:g}")  # fmt: skip
