@@ -150,7 +150,9 @@ def test_nine_presets_are_shipped_and_each_builds_a_terrain(bpy_empty, addon):
     assert shipped == list(SHIPPED)
     obj = _terrain(bpy, addon)
     heights = {}
-    for name in SHIPPED:
+    # the six natural presets (58 km landscapes, ~15 s of CPU each) are built, checked for rivers and held
+    # against real tiles in test_terrain_realism.py; here the stylised ones
+    for name in (name for name in SHIPPED if name not in RIVERS):
         addon.terrain_presets.apply_preset(bpy.context, obj, addon.terrain_presets.SHIPPED / f"{name}.json")
         settings = obj.noisewright_terrain
         z = _positions(obj)[:, 2]
@@ -158,7 +160,7 @@ def test_nine_presets_are_shipped_and_each_builds_a_terrain(bpy_empty, addon):
         assert np.isfinite(z).all() and np.ptp(z) > 0.05 * abs(settings.height), name
         assert settings.fluvial.fluvial == (name in RIVERS) == ("river" in obj.data.attributes), name
         heights[name] = z
-    assert len({h.tobytes() for h in heights.values()}) == len(SHIPPED)
+    assert len({h.tobytes() for h in heights.values()}) == len(SHIPPED) - len(RIVERS)
 
 
 def test_a_failing_preset_puts_the_settings_back(bpy_empty, addon, tmp_path: Path):

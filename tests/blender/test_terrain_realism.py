@@ -28,6 +28,7 @@ def test_a_natural_preset_passes_as_a_real_landscape(bpy_empty, addon, name: str
     obj = addon.api.add_terrain(bpy.context, addon.api.NoiseSpec(kind="perlin"), x_subdivisions=4, y_subdivisions=4)
     addon.terrain_presets.apply_preset(bpy.context, obj, addon.terrain_presets.SHIPPED / f"{name}.json")
     heights, cell = _heights(obj)
+    assert obj.noisewright_terrain.fluvial.fluvial and "river" in obj.data.attributes  # it carves rivers
     assert heights.shape == (648, 648) and cell == pytest.approx(90.0, rel=1e-3)
     assert 1500.0 < np.ptp(heights) < 7000.0  # metres: the real tiles' relief is 0.8-7 km
     stats = terrain_statistics(heights, cell_size=cell)

@@ -68,7 +68,8 @@ def test_erosion_by_an_operator_is_kept_by_an_export_at_another_resolution(bpy_e
     assert [stage.kind for stage in recalled.extra] == ["thermal"]
     assert recalled.extra[0].options["talus_angle"] == 5.0
     recipe = addon.terrain_recipe.library_recipe(recalled)
-    assert [stage.kind for stage in recipe.stages] == ["thermal"]
+    preset_stages = [stage.kind for stage in library.read_preset("alpine_ridges").stages]
+    assert [stage.kind for stage in recipe.stages] == [*preset_stages, "thermal"]  # the preset's, then the applied
     other = 2 * N - 1
     addon.api.export_heightmap(bpy.context, obj, str(tmp_path / "eroded.r32"), resolution=other)
     values, sidecar = _r32(tmp_path / "eroded.r32")
