@@ -262,3 +262,12 @@ def test_rivers_on_a_fine_grid_check_its_diffusion_there() -> None:
     assert result.heights.shape == heights.shape and np.isfinite(result.heights).all()
     with pytest.raises(ValueError, match=r"^diffusion: with routing='random'"):
         fluvial.erode_fluvial(heights, cell_size=0.25, **options)
+
+
+def test_a_rivers_stage_with_the_former_options_says_what_they_became() -> None:
+    from noise_core.terrain import recipe as recipes
+
+    with pytest.raises(ValueError, match=r"^stage\.coarse: not an option of stage 'rivers'; it became model_size"):
+        recipes.Stage.of("rivers", {"coarse": 2})
+    with pytest.raises(ValueError, match=r"^stage\.refine_steps: not an option of stage 'rivers'; it became fine_"):
+        recipes.Stage.of("rivers", {"refine_steps": 40})

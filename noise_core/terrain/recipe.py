@@ -104,6 +104,12 @@ RIVER_OPTIONS = (*FLUVIAL_OPTIONS, KEEP_RELIEF, NOISE_UPLIFT, UPLIFT_CONTRAST, F
 """The river stage's options: the stream-power model's (``fluvial.FLUVIAL_OPTIONS``, heights in cells of the fine
 grid, with its coarse-to-fine rows ``fine_size``, ``model_size``, ``margin`` and ``fine_steps``), the terrain's own
 and, after the relief is kept, valley floors (``landscape.fill_valleys``; issue 49, docs/landscape.md)."""
+FORMER_RIVER_OPTIONS = {
+    "coarse": "; it became model_size, the model grid's cells (coarse c on an n-sample fine grid: (n - 1) / c + 1)",
+    "refine_steps": "; it became fine_steps, the last of the steps (steps s and refine_steps r: steps s + r, "
+    "fine_steps r)",
+}
+"""What a rivers stage's options of before issue 45's coarse to fine became (the error names it)."""
 DOMAIN_OPTIONS = (
     Option("offset", float, (0.0, 0.0, 0.0), "Noise-space offset", size=3),
     Option("rotation", float, (0.0, 0.0, 0.0), "Noise-space XYZ Euler rotation, radians", size=3),
@@ -265,7 +271,9 @@ class Stage:
         rows = {option.name: option for option in row.options}
         unknown = sorted(set(given) - set(rows))
         if unknown:
-            raise ValueError(f"{path}.{unknown[0]}: not an option of stage {kind!r} (its options: {', '.join(rows)})")
+            former = FORMER_RIVER_OPTIONS.get(unknown[0], "") if kind == "rivers" else ""
+            raise ValueError(f"{path}.{unknown[0]}: not an option of stage {kind!r}{former} (its options: "
+                             f"{', '.join(rows)})")  # fmt: skip
         checked = {name: _check(option, given.get(name, option.default), path) for name, option in rows.items()}
         return cls(kind, as_stored(checked))
 
