@@ -10,6 +10,7 @@ own Add > Mesh objects through ``AddObjectHelper``) and stores on it what it was
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from pathlib import Path
@@ -155,7 +156,18 @@ def add_terrain(
         if spec is None:
             raise UserError("spec: give a NoiseSpec (or a preset or recipe to build)")
         return _add_terrain(context, spec, domain, **keywords)
-    made = from_recipe(read_library_recipe(preset, recipe))
+    return _add_recipe(context, read_library_recipe(preset, recipe), spec, domain, **keywords)
+
+
+def _add_recipe(
+    context: bpy.types.Context,
+    library: Recipe,
+    spec: NoiseSpec | None = None,
+    domain: Domain | None = None,
+    **keywords: Any,
+) -> bpy.types.Object:
+    """``add_terrain`` of the library recipe ``library`` (``from_recipe``), the arguments given in its place."""
+    made = from_recipe(library)
     values = {**made.shape, "hydraulic": made.hydraulic, "thermal": made.thermal, "fluvial": made.fluvial,
               "extra": made.extra} | keywords  # fmt: skip
     return _add_terrain(
@@ -312,14 +324,56 @@ PRESETS = RECIPE_PRESETS
 """The shipped terrain presets, recipe files (``terrain_presets`` lists them in the Noise Terrain panel's menu)."""
 DEFAULT_PRESET = "river_valleys"
 """What Add > Mesh > Noise Terrain builds unless told otherwise: a landscape, not plain noise."""
-APPLY_PRESET: list[Callable[[bpy.types.Context, bpy.types.Object, Path], None]] = []
-"""``terrain_presets.apply_and_show``, added when that module loads (it imports this one): Add Terrain applies
-its ``preset`` through it."""
 PRESET_ITEMS = (
     ("NONE", "None", "Plain noise: the grid and noise below, no erosion"),
     *((path.stem, bpy.path.display_name(path.name, title_case=True), f"The shipped preset {path.stem!r}")
       for path in sorted(PRESETS.glob("*.json"))),
 )  # fmt: skip
+
+
+def read_recipe_file(path: Path) -> Recipe:
+    """The recipe file ``path`` (``noise_core.terrain.recipe.read_recipe``); ``UserError`` starting ``filepath:``."""
+    try:
+        return read_recipe(path)
+    except (TypeError, ValueError) as error:
+        raise UserError(f"filepath: {str(error).removeprefix('path: ')}") from None
+
+
+def show_whole(context: bpy.types.Context, obj: bpy.types.Object) -> None:
+    """Widen the 3D View's clip distances to hold the whole of ``obj`` (the natural presets are tens of kilometres
+    across: Blender's default Clip End is 1 km)."""
+    space = getattr(context, "space_data", None)
+    if space is not None and getattr(space, "type", "") == "VIEW_3D":
+        reach = 4.0 * max(obj.dimensions.x, obj.dimensions.y, obj.dimensions.z)
+        if space.clip_end < reach:
+            space.clip_end = reach
+            space.clip_start = max(space.clip_start, reach * 1e-6)
+
+
+def add_preset_terrain(
+    context: bpy.types.Context,
+    path: Path,
+    *,
+    operator: bpy.types.Operator | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> bpy.types.Object:
+    """Add a Noise Terrain built once as the recipe file ``path`` (Add > Mesh > Noise Terrain's preset): the
+    object ``add_terrain`` adds of the recipe (placed by ``operator``), with the recipe's water recorded on it and
+    made of its mesh (``terrain_water.record_water``, as applying the recipe to a terrain makes it:
+    ``terrain_presets.apply_recipe``), then ``show_whole``. ``UserError`` leaves no object or mesh behind."""
+    recipe = read_recipe_file(path)
+    obj = _add_recipe(context, recipe, operator=operator, warn=warn)
+    if recipe.water is not None:
+        try:
+            terrain_water.record_water(obj, recipe.water)
+            terrain_water.recorded_water(obj).job(mesh_io.read_positions(mesh_of(obj))).run()
+        except UserError:
+            mesh = mesh_of(obj)
+            bpy.data.objects.remove(obj)
+            bpy.data.meshes.remove(mesh)
+            raise
+    show_whole(context, obj)
+    return obj
 
 
 class NOISEWRIGHT_OT_add_terrain(NoiseOperator, bpy.types.Operator, AddObjectHelper):
@@ -357,22 +411,18 @@ class NOISEWRIGHT_OT_add_terrain(NoiseOperator, bpy.types.Operator, AddObjectHel
         chosen = self.properties.is_property_set("preset")
         if not chosen and any(self.properties.is_property_set(option.name) for option in SHAPE_OPTIONS):
             preset = "NONE"  # a caller that gives the grid (a script, the API) gets that grid of plain noise
-        obj = add_terrain(
+        warn = functools.partial(self.report, {"WARNING"})
+        if preset != "NONE":
+            add_preset_terrain(context, PRESETS / f"{preset}.json", operator=self, warn=warn)
+            return {"FINISHED"}
+        add_terrain(
             context,
             to_spec(settings),
             to_domain(settings),
             operator=self,
-            warn=lambda message: self.report({"WARNING"}, message),
+            warn=warn,
             **self.keywords("align", "location", "rotation", "preset"),
         )
-        if preset != "NONE":
-            try:
-                APPLY_PRESET[0](context, obj, PRESETS / f"{preset}.json")
-            except UserError:
-                mesh = mesh_of(obj)
-                bpy.data.objects.remove(obj)
-                bpy.data.meshes.remove(mesh)
-                raise
         return {"FINISHED"}
 
 

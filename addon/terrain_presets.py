@@ -15,7 +15,6 @@ write and read a recipe file anywhere.
 from __future__ import annotations
 
 import ast
-import json
 import traceback
 from dataclasses import replace
 from pathlib import Path
@@ -28,10 +27,10 @@ from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from . import terrain_water
 from .errors import UserError
-from .noise_core.terrain.recipe import PRESETS, Recipe, read_recipe, write_recipe
+from .noise_core.terrain.recipe import PRESETS, Recipe, write_recipe
 from .noise_core.terrain.water import WATER_OPTIONS
 from .properties import check_finite
-from .terrain import APPLY_PRESET, regenerate_terrain
+from .terrain import read_recipe_file, regenerate_terrain, show_whole
 from .terrain_recipe import from_recipe, library_recipe, resolved
 from .terrain_settings import held, is_terrain, recall, restore, snapshot, store
 
@@ -230,8 +229,7 @@ def apply_recipe(context: bpy.types.Context, obj: bpy.types.Object, recipe: Reci
     before = snapshot(settings)
     recorded = cast(Any, obj).get(terrain_water.RECORD)
     if recipe.water is not None:  # its water is made with the terrain (Object > Terrain Water's, recorded)
-        defaults = {option.name: option.default for option in terrain_water.STORE_OPTIONS}
-        cast(Any, obj)[terrain_water.RECORD] = json.dumps({**defaults, **recipe.water})
+        terrain_water.record_water(obj, recipe.water)
     try:
         store(obj, from_recipe(recipe))
         check_finite(settings)
@@ -253,11 +251,7 @@ def apply_preset(context: bpy.types.Context, obj: bpy.types.Object, path: Path) 
     if not is_terrain(obj):
         raise UserError(f"object: {getattr(obj, 'name', obj)!r} is not a Noise Terrain")
     if path.suffix.lower() == ".json":  # a recipe file
-        try:
-            recipe = read_recipe(path)
-        except (TypeError, ValueError) as error:
-            raise UserError(f"filepath: {str(error).removeprefix('path: ')}") from None
-        apply_recipe(context, obj, recipe)
+        apply_recipe(context, obj, read_recipe_file(path))
         return
     try:
         source = path.read_text(encoding="utf-8")
@@ -345,18 +339,11 @@ def _shown(stored: Any) -> object:
 
 
 def apply_and_show(context: bpy.types.Context, obj: bpy.types.Object, path: Path) -> None:
-    """``apply_preset``, then the 3D View's clip distances widened to hold the whole terrain (the natural
-    presets are tens of kilometres across: Blender's default Clip End is 1 km)."""
+    """``apply_preset``, then the 3D View's clip distances widened to hold the whole terrain
+    (``terrain.show_whole``)."""
     apply_preset(context, obj, path)
-    space = getattr(context, "space_data", None)
-    if space is not None and getattr(space, "type", "") == "VIEW_3D":
-        reach = 4.0 * max(obj.dimensions.x, obj.dimensions.y, obj.dimensions.z)
-        if space.clip_end < reach:
-            space.clip_end = reach
-            space.clip_start = max(space.clip_start, reach * 1e-6)
+    show_whole(context, obj)
 
-
-APPLY_PRESET[:] = [apply_and_show]  # Add Terrain builds its preset through it
 
 CLASSES = (
     NOISEWRIGHT_MT_terrain_presets,

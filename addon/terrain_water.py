@@ -300,6 +300,13 @@ class RecordedWater:
         return _grid_job(self.object_name, self.mesh_name, positions.astype(np.float64), self.settings)
 
 
+def record_water(obj: bpy.types.Object, water: dict[str, Any]) -> None:
+    """Record a recipe's ``water`` (``WATER_OPTIONS`` by name) on ``obj`` as Terrain Water records its settings
+    (``STORE_OPTIONS`` at their defaults), so that ``recorded_water`` makes it."""
+    defaults = {option.name: option.default for option in STORE_OPTIONS}
+    cast(Any, obj)[RECORD] = json.dumps({**defaults, **water})
+
+
 def recorded_water(obj: bpy.types.Object) -> RecordedWater:
     """The water settings recorded on ``obj`` (``RecordedWater``), read here (main thread)."""
     text = cast(Any, obj).get(RECORD)

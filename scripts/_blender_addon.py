@@ -11,11 +11,11 @@ The noise options (``--kind``, ``--seed``, ``--octaves`` ...) are generated from
 settings, so they match the panels field for field; they are applied to the scene's settings, which
 the operators read when called without their own.
 
-Entry points import this module (``import _blender_addon``) and their other siblings. ``python scripts/x.py`` puts
-``scripts/`` first on ``sys.path``; ``blender --python scripts/x.py`` does not (it runs the file without touching
-``sys.path``, and Blender's Python ignores ``PYTHONPATH`` unless started with ``--python-use-system-env``), so inside
-the Blender binary run them as ``blender --background --python
-scripts/<name>.py -- <args>`` (docs/cli.md). The tests import them through pytest's ``pythonpath``.
+Entry points load this module by its path (``importlib.util.spec_from_file_location``, a few lines at their top, unless
+it is in ``sys.modules`` already) and their other siblings with ``sibling``: ``blender --python scripts/x.py`` runs the
+file without putting ``scripts/`` on ``sys.path`` (and Blender's Python ignores ``PYTHONPATH`` unless started with
+``--python-use-system-env``), so the scripts run as ``python scripts/<name>.py <args>`` and as ``blender --background
+--python scripts/<name>.py -- <args>`` (docs/cli.md) alike. The tests import them through pytest's ``pythonpath``.
 """
 
 from __future__ import annotations

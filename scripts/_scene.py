@@ -1,6 +1,6 @@
 """Scene pieces the demo and the preset pictures share: a terrain material, camera and sun, a Cycles render.
 
-Imported by the entry points like ``_blender_addon`` (``import _scene``; scripts/ is on ``sys.path``).
+Loaded by the entry points by its path (``_blender_addon.sibling("_scene")``).
 
 The material colours a terrain by height (a ramp from sand through grass to rock and snow over the mesh's
 height range), by slope (steep faces turn to rock: the normal's Z below ``ROCK_SLOPE``) and, when the mesh has

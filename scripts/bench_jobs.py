@@ -18,34 +18,21 @@ their worker once it is under way (the tests check that it stops at its next che
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import os
 import sys
 import tempfile
 import time
+from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
-from types import ModuleType
 
 import bpy
 
-
-def _sibling(name: str) -> ModuleType:
-    """``scripts/<name>.py`` imported by its path: ``blender --background --python scripts/<this>.py`` runs this
-    file without putting ``scripts/`` on ``sys.path`` (docs/cli.md); one module, shared through ``sys.modules``."""
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().with_name(f"{name}.py"))
-        assert spec is not None and spec.loader is not None
-        module = sys.modules[name] = importlib.util.module_from_spec(spec)
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[name]
-            raise
-    return sys.modules[name]
-
-
-_blender_addon = _sibling("_blender_addon")
+if "_blender_addon" not in sys.modules:  # by its path: ``blender --python`` leaves scripts/ off sys.path (docs/cli.md)
+    _spec = spec_from_file_location("_blender_addon", Path(__file__).resolve().with_name("_blender_addon.py"))
+    _spec.loader.exec_module(_module := module_from_spec(_spec))
+    sys.modules["_blender_addon"] = _module
+_blender_addon = sys.modules["_blender_addon"]
 
 
 def _seconds(run) -> float:

@@ -11,35 +11,22 @@ thread of the process) per preset; ``--json`` writes them too.
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import re
 import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
-from types import ModuleType
 
 import bpy
 
-
-def _sibling(name: str) -> ModuleType:
-    """``scripts/<name>.py`` imported by its path: ``blender --background --python scripts/<this>.py`` runs this
-    file without putting ``scripts/`` on ``sys.path`` (docs/cli.md); one module, shared through ``sys.modules``."""
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().with_name(f"{name}.py"))
-        assert spec is not None and spec.loader is not None
-        module = sys.modules[name] = importlib.util.module_from_spec(spec)
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[name]
-            raise
-    return sys.modules[name]
-
-
-addon = _sibling("_blender_addon")
+if "_blender_addon" not in sys.modules:  # by its path: ``blender --python`` leaves scripts/ off sys.path (docs/cli.md)
+    _spec = spec_from_file_location("_blender_addon", Path(__file__).resolve().with_name("_blender_addon.py"))
+    _spec.loader.exec_module(_module := module_from_spec(_spec))
+    sys.modules["_blender_addon"] = _module
+addon = sys.modules["_blender_addon"]
 
 
 def _sized(preset: Path, size: int, folder: Path) -> Path:

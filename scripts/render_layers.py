@@ -15,17 +15,14 @@ path and the CPU seconds of the erosion and of the layers.
 
 from __future__ import annotations
 
-import argparse
 import time
 from pathlib import Path
 
-import imageio.v3 as iio
 import numpy as np
 import render_erosion as erosion
-from render_maps import PANEL, grey, labelled
+from render_maps import grey, picture_terrain, write_panels
 
 import noise_core as nc
-from noise_core.io.files import replacing
 from noise_core.terrain import layers
 from noise_core.terrain.splat import material_splat
 
@@ -41,14 +38,8 @@ SPLAT_COLOURS = np.array([
 
 
 def main(argv: list[str] | None = None) -> Path:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"PNG file (default {DEFAULT_OUT})")
-    parser.add_argument("--size", type=int, default=257, help="cells a side (default 257)")
-    args = parser.parse_args(argv)
-    if args.size < 16:
-        parser.error(f"--size: at least 16 cells a side, got {args.size}")
-    heights = (nc.ranges.to_unit(SPEC, nc.evaluate_grid(SPEC, (args.size, args.size))) * RELIEF).astype(np.float64)
-    cell = EXTENT / (args.size - 1)
+    args, heights, cell = picture_terrain(__doc__.split("\n\n")[0], DEFAULT_OUT, SPEC, EXTENT, RELIEF, argv)
+    heights = heights.astype(np.float64)
     started = time.process_time()
     hard, _ = layers.strata(heights, cell)
     factor = layers.erodibility(hard)
@@ -81,13 +72,7 @@ def main(argv: list[str] | None = None) -> Path:
         ("strata hardness 0-1", grey(found["strata"], 0.0, 1.0)),
         ("splat: material_splat", mixed),
     ]
-    strip = erosion.row([
-        labelled(erosion.to_bytes(erosion.panel(rgb[::-1], PANEL)), text) / 255.0 for text, rgb in panels
-    ])  # fmt: skip
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with replacing(args.out) as temporary:
-        iio.imwrite(temporary, np.round(strip * 255).astype(np.uint8), extension=".png")
-    print(args.out)
+    write_panels(panels, args.out)
     print(f"erosion {erosion_seconds:.1f} s CPU, layers and splat {layer_seconds:.1f} s CPU ({args.size}x{args.size})")
     return args.out
 

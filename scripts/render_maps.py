@@ -60,15 +60,36 @@ def labelled(rgb: np.ndarray, text: str) -> np.ndarray:
     return np.asarray(image)
 
 
-def main(argv: list[str] | None = None) -> Path:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"PNG file (default {DEFAULT_OUT})")
+def picture_terrain(
+    description: str, default_out: Path, spec: nc.NoiseSpec, extent: float, relief: float, argv: list[str] | None
+) -> tuple[argparse.Namespace, np.ndarray, float]:
+    """A picture script's ``--out`` (a PNG, default ``default_out``) and ``--size`` (cells a side, at least 16) of
+    ``argv``; the float32 heights of ``spec`` on that grid, 0 to ``relief``; its cell size (``extent`` wide)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--out", type=Path, default=default_out, help=f"PNG file (default {default_out})")
     parser.add_argument("--size", type=int, default=257, help="cells a side (default 257)")
     args = parser.parse_args(argv)
     if args.size < 16:
         parser.error(f"--size: at least 16 cells a side, got {args.size}")
-    heights = (nc.ranges.to_unit(SPEC, nc.evaluate_grid(SPEC, (args.size, args.size))) * RELIEF).astype(np.float32)
-    cell = EXTENT / (args.size - 1)
+    heights = (nc.ranges.to_unit(spec, nc.evaluate_grid(spec, (args.size, args.size))) * relief).astype(np.float32)
+    return args, heights, extent / (args.size - 1)
+
+
+def write_panels(panels: list[tuple[str, np.ndarray]], out: Path) -> Path:
+    """The ``(name, linear RGB)`` panels side by side, each on ``PANEL`` pixels under its name, as the PNG
+    ``out`` (whole or not at all); prints and returns its path."""
+    strip = erosion.row([
+        labelled(erosion.to_bytes(erosion.panel(rgb[::-1], PANEL)), text) / 255.0 for text, rgb in panels
+    ])  # fmt: skip
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with replacing(out) as temporary:
+        iio.imwrite(temporary, np.round(strip * 255).astype(np.uint8), extension=".png")
+    print(out)
+    return out
+
+
+def main(argv: list[str] | None = None) -> Path:
+    args, heights, cell = picture_terrain(__doc__.split("\n\n")[0], DEFAULT_OUT, SPEC, EXTENT, RELIEF, argv)
     names = ["slope", "curvature", "flow", "wetness", "occlusion", "relative_height"]
     maps = nc.compute_maps(heights, names, cell_size=cell, radius=args.size // 8, horizon_radius=16)
     weights = nc.splat_weights(heights, SPLAT, cell_size=cell, maps=maps)
@@ -83,14 +104,7 @@ def main(argv: list[str] | None = None) -> Path:
         ("occlusion 1 - SVF", grey(maps["occlusion"], 0.0, float(maps["occlusion"].max()))),
         ("splat: grass sand rock wet", splat * shade),
     ]
-    strip = erosion.row([
-        labelled(erosion.to_bytes(erosion.panel(rgb[::-1], PANEL)), text) / 255.0 for text, rgb in panels
-    ])  # fmt: skip
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    with replacing(args.out) as temporary:
-        iio.imwrite(temporary, np.round(strip * 255).astype(np.uint8), extension=".png")
-    print(args.out)
-    return args.out
+    return write_panels(panels, args.out)
 
 
 if __name__ == "__main__":

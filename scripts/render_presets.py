@@ -19,33 +19,20 @@ width, same vertical scale, same sun from the north-west).
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import sys
 from collections.abc import Sequence
+from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
-from types import ModuleType
 
 import bpy
 import numpy as np
 
-
-def _sibling(name: str) -> ModuleType:
-    """``scripts/<name>.py`` imported by its path: ``blender --background --python scripts/<this>.py`` runs this
-    file without putting ``scripts/`` on ``sys.path`` (docs/cli.md); one module, shared through ``sys.modules``."""
-    if name not in sys.modules:
-        spec = importlib.util.spec_from_file_location(name, Path(__file__).resolve().with_name(f"{name}.py"))
-        assert spec is not None and spec.loader is not None
-        module = sys.modules[name] = importlib.util.module_from_spec(spec)
-        try:
-            spec.loader.exec_module(module)
-        except BaseException:
-            del sys.modules[name]
-            raise
-    return sys.modules[name]
-
-
-addon = _sibling("_blender_addon")
-scene = _sibling("_scene")
+if "_blender_addon" not in sys.modules:  # by its path: ``blender --python`` leaves scripts/ off sys.path (docs/cli.md)
+    _spec = spec_from_file_location("_blender_addon", Path(__file__).resolve().with_name("_blender_addon.py"))
+    _spec.loader.exec_module(_module := module_from_spec(_spec))
+    sys.modules["_blender_addon"] = _module
+addon = sys.modules["_blender_addon"]
+scene = addon.sibling("_scene")
 
 DESERT = {"grass_color": (0.36, 0.22, 0.11), "sand_color": (0.55, 0.36, 0.19), "rock_color": (0.33, 0.15, 0.07),
           "strata_color": (0.52, 0.30, 0.15), "talus_color": (0.42, 0.25, 0.13), "snow_height": 1.0}  # fmt: skip

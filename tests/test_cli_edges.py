@@ -217,7 +217,8 @@ def test_unreal_nearest_sizes_are_exact_and_nearest(width: int, height: int) -> 
 def test_blender_scripts_import_their_siblings_by_path() -> None:
     """``blender --background --python scripts/<name>.py`` puts no folder on ``sys.path``: a script meant for
     Blender (it imports ``bpy`` or the add-on's start-up) imports no sibling by name, only by its path
-    (``_sibling``); tests/blender/test_headless.py runs three of them as Blender does."""
+    (``_blender_addon`` by ``spec_from_file_location``, the others by ``_blender_addon.sibling``);
+    tests/blender/test_headless.py runs three of them as Blender does."""
     import ast
 
     scripts = ROOT / "scripts"
@@ -228,7 +229,7 @@ def test_blender_scripts_import_their_siblings_by_path() -> None:
         tree = ast.parse(text)
         names = [alias.name for node in tree.body if isinstance(node, ast.Import) for alias in node.names]
         names += [node.module or "" for node in tree.body if isinstance(node, ast.ImportFrom)]
-        if "bpy" in names or '_sibling("_blender_addon")' in text:
+        if "bpy" in names or 'spec_from_file_location("_blender_addon"' in text:
             assert not set(names) & siblings, f"{path.name} imports {sorted(set(names) & siblings)} by name"
             checked.append(path.stem)
     assert {"demo", "make_terrain", "bake_texture", "render_presets", "render_water"} <= set(checked)

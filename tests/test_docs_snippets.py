@@ -125,10 +125,8 @@ def _commands(block: Block) -> list[tuple[int, str]]:
 
 def _uses_bpy(script: Path) -> bool:
     """Whether the script runs Blender: it imports ``bpy`` or the add-on's start-up (``_blender_addon``)."""
-    return (
-        re.search(r"^import bpy|_sibling\(\"_blender_addon\"\)", script.read_text(encoding="utf-8"), flags=re.M)
-        is not None
-    )
+    start_up = r"^import bpy|spec_from_file_location\(\"_blender_addon\""
+    return re.search(start_up, script.read_text(encoding="utf-8"), flags=re.M) is not None
 
 
 def _command_step(block: Block, line: int, command: str) -> Step | None:

@@ -11,6 +11,8 @@ import pytest
 
 from noise_core.cli.main import main
 
+from .conftest import scene_state
+
 pytestmark = pytest.mark.blender
 
 N = 17
@@ -151,3 +153,79 @@ def test_live_previews_reduce_the_droplet_stages_operators_applied(bpy_empty, ad
     fewer = addon.live_preview._fewer(recipe, 0.1)
     assert fewer.hydraulic["droplets"] == 4 and fewer.extra[1].options["droplets"] == 50
     assert fewer.extra[0] == recipe.extra[0]
+
+
+def _builds(addon, monkeypatch) -> list[tuple[int, int]]:
+    """The grids (samples across, down) of the terrains built from here on (``terrain_recipe.build_terrain``,
+    which every Noise Terrain's heights go through)."""
+    built: list[tuple[int, int]] = []
+    build = addon.terrain_recipe.build_terrain
+
+    def counted(recipe, across, down, **keywords):
+        built.append((across, down))
+        return build(recipe, across, down, **keywords)
+
+    monkeypatch.setattr(addon.terrain_recipe, "build_terrain", counted)
+    return built
+
+
+def _points(obj) -> bytes:
+    flat = np.empty(len(obj.data.vertices) * 3, dtype=np.float32)
+    obj.data.vertices.foreach_get("co", flat)
+    return flat.tobytes()
+
+
+def test_add_terrain_builds_its_preset_once(bpy_empty, addon, monkeypatch):
+    """Add > Mesh > Noise Terrain with a preset builds the preset's terrain once, on the preset's grid (not plain
+    noise on the operator's grid first, then the preset over it): the command line's heights of the preset."""
+    bpy = bpy_empty
+    library = _library(addon)
+    built = _builds(addon, monkeypatch)
+    assert bpy.ops.noisewright.add_terrain(preset="stylised_dunes") == {"FINISHED"}
+    assert built == [(257, 257)]
+    obj = bpy.context.active_object
+    settings = obj.noisewright_terrain
+    assert (obj.name, settings.x_subdivisions, settings.y_subdivisions) == ("Noise Terrain", 256, 256)
+    assert _z(obj).tobytes() == library.build_heights(library.read_preset("stylised_dunes"), 257).tobytes()
+
+
+def test_add_terrain_with_a_preset_is_the_preset_applied_with_its_water(bpy_empty, addon, monkeypatch, tmp_path):
+    """A preset with water, added in one build: its terrain, settings and water are those of the same preset applied
+    to a Noise Terrain (the panel's preset menu), which builds the terrain again."""
+    bpy = bpy_empty
+    recipe = json.loads((addon.terrain.PRESETS / "stylised_dunes.json").read_text())
+    recipe["export"]["samples"] = 65
+    recipe["water"] = {}
+    (tmp_path / "stylised_dunes.json").write_text(json.dumps(recipe))
+    monkeypatch.setattr(addon.terrain, "PRESETS", tmp_path)
+    built = _builds(addon, monkeypatch)
+    assert bpy.ops.noisewright.add_terrain(preset="stylised_dunes") == {"FINISHED"}
+    assert built == [(65, 65)]
+    added = bpy.context.active_object
+    applied = addon.api.add_terrain(bpy.context, addon.api.NoiseSpec(), x_subdivisions=4, y_subdivisions=4)
+    addon.terrain_presets.apply_preset(bpy.context, applied, tmp_path / "stylised_dunes.json")
+    assert built == [(65, 65), (5, 5), (65, 65)]
+    snapshot, record = addon.terrain_settings.snapshot, addon.terrain_water.RECORD
+    assert snapshot(added.noisewright_terrain) == snapshot(applied.noisewright_terrain)
+    assert added[record] == applied[record]
+    assert _points(added) == _points(applied) and added.data.uv_layers.keys() == applied.data.uv_layers.keys()
+    assert sorted(added.data.attributes.keys()) == sorted(applied.data.attributes.keys())
+    for suffix in ("Water", "Rivers"):
+        mine, theirs = bpy.data.objects[f"{added.name} {suffix}"], bpy.data.objects[f"{applied.name} {suffix}"]
+        assert mine.parent == added and theirs.parent == applied
+        if suffix == "Water":
+            assert len(mine.data.vertices) > 0 and _points(mine) == _points(theirs)
+        else:
+            assert len(mine.data.splines) == len(theirs.data.splines) > 0
+
+
+def test_add_terrain_with_a_bad_preset_builds_nothing_and_leaves_the_scene(bpy_empty, addon, monkeypatch, tmp_path):
+    bpy = bpy_empty
+    recipe = json.loads((addon.terrain.PRESETS / "stylised_dunes.json").read_text())
+    (tmp_path / "stylised_dunes.json").write_text(json.dumps(recipe).replace('"height": -0.18', '"height": 1e400'))
+    monkeypatch.setattr(addon.terrain, "PRESETS", tmp_path)
+    built = _builds(addon, monkeypatch)
+    before = scene_state(bpy)
+    with pytest.raises(RuntimeError, match=r"filepath: stylised_dunes\.json\.height: must be a finite number"):
+        bpy.ops.noisewright.add_terrain(preset="stylised_dunes")
+    assert built == [] and scene_state(bpy) == before
