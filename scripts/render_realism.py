@@ -1,10 +1,10 @@
 """Real tiles beside the natural terrain presets, at one scale (docs/landscape.md, issue 49): ``python -m
 scripts.render_realism [--size N] [--out DIR] [--only NAME ...]`` from a checkout.
 
-Each shipped preset file (``addon/presets/terrain``) is built without Blender, as a Noise Terrain builds it: its
-noise on the grid of its size (``noise_core.api.evaluate_lattice``, or the rotated points through
-``noise_core.evaluate``), times its height, and its river stage (``evolve_landscape`` in cells of the grid with
-the noise as uplift, the relief kept, valleys filled); ``--size`` overrides its subdivisions. The five SRTM
+Each shipped preset (``noise_core/terrain/presets/NAME.json``) is built without Blender by
+``terrain.recipe.build_terrain``, as a Noise Terrain and ``python -m noise_core terrain`` build it: its noise
+times its height, then its river stage (``evolve_landscape`` in cells of its fine grid with the noise as uplift, the
+relief kept, valleys filled); ``--size`` overrides its subdivisions. The five SRTM
 tiles (``tests/dems.py``) and each preset are shaded alike: Horn's gradient in metres, light from the north-west
 at 45°, no vertical exaggeration, one pixel per cell (the presets' cells are ~90 m, the tiles' 90 m, Jacksboro's
 92.7 m, so it is drawn at its own, smaller, extent). Writes ``realism.png`` (the six real tiles in the top row, the
@@ -18,94 +18,41 @@ picked.
 from __future__ import annotations
 
 import argparse
-import ast
 import math
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
 from PIL import Image, ImageDraw
 
-import noise_core as nc
-from noise_core.api import evaluate_lattice
-from noise_core.ranges import to_unit
-from noise_core.terrain.fluvial import FLUVIAL_OPTIONS
 from noise_core.terrain.geomorphometry import passes, realism, terrain_statistics
-from noise_core.terrain.landscape import evolve_landscape, fill_valleys
+from noise_core.terrain.recipe import build_terrain, read_preset
 from scripts.terrain_stats import real_tiles, table
 from tests import dems
 
 ROOT = Path(__file__).resolve().parent.parent
-PRESETS = ROOT / "addon" / "presets" / "terrain"
 NATURAL = ("river_valleys", "alpine_ridges", "uplifted_range", "eroded_canyon", "badlands", "rolling_hills")
 """The natural presets (the stylised ones, Dunes, Cratered Cells and Islands, are not landscapes)."""
 OUT = ROOT / "docs" / "images" / "realism"
 
 
-def read_preset(path: Path) -> dict[str, object]:
-    """The ``terrain.<setting> = <literal>`` assignments of a preset file, by setting (``noise.seed``, ...)."""
-    values: dict[str, object] = {}
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
-        if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Attribute):
-            names, target = [], node.targets[0]
-            while isinstance(target, ast.Attribute):
-                names.insert(0, target.attr)
-                target = target.value
-            if isinstance(target, ast.Name) and target.id == "terrain":
-                values[".".join(names)] = ast.literal_eval(node.value)
-    return values
-
-
-def _f32(value: float) -> float:
-    return float(np.float32(value))  # as Blender stores the preset's floats
-
-
-def build(values: dict[str, object], subdivisions: int | None = None) -> tuple[np.ndarray, float]:
-    """``(heights in metres, cell size)`` of a preset's terrain (module docstring)."""
-    cells = int(subdivisions or values["x_subdivisions"])  # type: ignore[call-overload]
-    size, height = _f32(values["size"]), _f32(values["height"])  # type: ignore[arg-type]
-    half = size * 0.5
-    along = np.linspace(-half, half, cells + 1)
-    fractal = str(values["noise.fractal"])
-    extra = {"offset": values["noise.fractal_offset"], "gain": values["noise.fractal_gain"]} if fractal != "fbm" else {}
-    spec = nc.NoiseSpec(kind=str(values["noise.kind"]), seed=int(values["noise.seed"]),  # type: ignore[call-overload]
-                        frequency=_f32(values["noise.frequency"]), octaves=int(values["noise.octaves"]),  # type: ignore[arg-type, call-overload]
-                        lacunarity=_f32(values["noise.lacunarity"]), persistence=_f32(values["noise.persistence"]),  # type: ignore[arg-type]
-                        fractal=fractal, **extra)  # type: ignore[arg-type]  # fmt: skip
-    scale = [_f32(v) for v in values["noise.scale"]]  # type: ignore[attr-defined]
-    offset = [_f32(v) for v in values["noise.offset"]]  # type: ignore[attr-defined]
-    turn = _f32(values["noise.rotation"][2])  # type: ignore[index]
-    if turn == 0.0:
-        noise = evaluate_lattice(spec, along * scale[0] + offset[0], along * scale[1] + offset[1])
-    else:
-        x, y = np.meshgrid(along * scale[0], along * scale[1])
-        cos, sin = math.cos(turn), math.sin(turn)
-        points = np.column_stack([(cos * x - sin * y).ravel() + offset[0], (sin * x + cos * y).ravel() + offset[1]])
-        noise = nc.evaluate(spec, points).reshape(x.shape)
-    heights = to_unit(spec, noise).astype(np.float64) * height
-    falloff = str(values.get("falloff", "NONE"))
-    if falloff != "NONE":  # terrain._edge_factor: smoothstep((1 - distance) / width) towards the edges
-        u, v = np.abs(along)[None, :] / half, np.abs(along)[:, None] / half
-        distance = {"X": u + 0 * v, "Y": v + 0 * u}.get(falloff, np.hypot(u, v))
-        t = np.clip((1.0 - distance) / max(_f32(values["falloff_width"]), 1e-6), 0.0, 1.0)  # type: ignore[arg-type]
-        heights = heights * (t * t * (3.0 - 2.0 * t))
-    cell = size / cells
-    if not values.get("fluvial.fluvial"):
-        return heights, cell
-    river = {key.removeprefix("fluvial."): value for key, value in values.items() if key.startswith("fluvial.")}
-    options = {option.name: river.get(option.name, option.default) for option in FLUVIAL_OPTIONS}
-    options = {name: _f32(value) if isinstance(value, float) else value for name, value in options.items()}
-    grid = heights / cell
-    if river.get("noise_uplift"):
-        contrast = _f32(river.get("uplift_contrast", 1.0))  # type: ignore[arg-type]
-        share = (grid - grid.min()) / np.ptp(grid)
-        options["uplift"] = options["uplift"] * ((1.0 - contrast) + contrast * share)
-    after = evolve_landscape(grid, **options).heights.astype(np.float64)  # type: ignore[arg-type]
-    if river.get("keep_relief", True):
-        after = grid.min() + (after - after.min()) * (np.ptp(grid) / np.ptp(after))
-    if river.get("valley_fill", 0.0):
-        after = fill_valleys(after, depth=_f32(river["valley_fill"]))  # type: ignore[arg-type]
-    return after * cell, cell
+def build(name: str, subdivisions: int | None = None, shift: int = 0) -> tuple[np.ndarray, float]:
+    """``(heights in metres, cell size)`` of the shipped preset ``name`` (``terrain.recipe.build_terrain``, as
+    Blender and ``python -m noise_core terrain`` build it) at its own samples or ``subdivisions + 1``; ``shift``
+    moves its noise seed and every stage's ``routing_seed`` by that much."""
+    preset = read_preset(name)
+    if shift:
+        stages = tuple(
+            replace(stage, options={**stage.options, "routing_seed": stage.options["routing_seed"] + shift})
+            if "routing_seed" in stage.options
+            else stage
+            for stage in preset.stages
+        )
+        preset = replace(preset, noise=replace(preset.noise, seed=preset.noise.seed + shift), stages=stages)
+    samples = int(preset.export["samples"]) if subdivisions is None else subdivisions + 1
+    built = build_terrain(preset, samples)
+    return built.heights, built.cell_size
 
 
 def hillshade(heights: np.ndarray, cell: float) -> np.ndarray:
@@ -137,12 +84,9 @@ def spread(names: list[str], seeds: int, size: int | None) -> None:
     """Per preset: ``harmonic8``, ``passes`` and the statistics outside the real range for its noise and routing
     seeds moved by ``0 .. seeds - 1``, and the 8-fold harmonic's range over them."""
     for name in names:
-        values = read_preset(PRESETS / f"{name}.py")
         harmonics = []
         for shift in range(seeds):
-            moved = {**values, "noise.seed": int(values["noise.seed"]) + shift}  # type: ignore[call-overload]
-            moved["fluvial.routing_seed"] = int(values["fluvial.routing_seed"]) + shift  # type: ignore[call-overload]
-            heights, cell = build(moved, size)
+            heights, cell = build(name, size, shift)
             stats = terrain_statistics(heights, cell_size=cell)
             outside = [check.name for check in realism(stats) if not check.passed]
             harmonics.append(stats.harmonic8)
@@ -167,7 +111,7 @@ def main() -> None:
     ours, stats = [], {}
     for name in args.only:
         started = time.process_time()
-        heights, cell = build(read_preset(PRESETS / f"{name}.py"), args.size)
+        heights, cell = build(name, args.size)
         stats[name] = terrain_statistics(heights, cell_size=cell)
         print(f"{name}: {heights.shape[1]}x{heights.shape[0]}, cell {cell:.1f} m, relief {np.ptp(heights):.0f} m, "
               f"{time.process_time() - started:.1f} s CPU")  # fmt: skip
