@@ -99,8 +99,9 @@ def erode_fluvial_mesh(
     **options: Any,
 ) -> bpy.types.Object:
     """Carve rivers into the grid mesh ``obj`` (module docstring): ``options`` are keyword arguments of
-    ``noise_core.erode_fluvial`` (heights in cells of the grid); the ``*_group`` arguments name vertex groups
-    (``""``: none) whose weights scale that option per vertex (precipitation: the weight is the rain).
+    ``noise_core.erode_fluvial`` (heights in cells of the grid, or of the fine grid with ``fine_size``); the
+    ``*_group`` arguments name vertex groups (``""``: none) whose weights scale that option per vertex
+    (precipitation: the weight is the rain).
     ``UserError`` naming the problem; then nothing changes."""
     mesh, positions, layout, heights = grid_heights(obj)
     cell_size = layout.square_cell(obj.name, "river erosion needs")
@@ -114,10 +115,13 @@ def erode_fluvial_mesh(
             raise UserError(f"{field}_group: {obj.name!r} has no vertex group {group!r}")
         weights = mesh_io.vertex_group_weights(context, mesh, group)[layout.order].reshape(shape).astype(np.float64)
         options[field] = weights if field == "precipitation" else weights * float(options[field])
-    after, result, factor = _carve(context, heights / cell_size, keep_relief, options)
-    scale = cell_size * factor  # of the masks: cells to the mesh's units, times the relief's factor
-    positions[layout.order, 2] = after.ravel() * cell_size
-    maps = (result.erosion * scale, result.deposition * scale, result.drainage_area, result.rivers)
+    size = int(options["fine_size"])  # the heights in cells of the fine grid, as the recipe's rivers stage takes them
+    unit = cell_size if size == 0 else cell_size * (max(shape) - 1) / (size - 1)
+    after, result, factor = _carve(context, heights / unit, keep_relief, {**options, "cell_size": cell_size / unit})
+    scale = unit * factor  # of the masks: cells to the mesh's units, times the relief's factor
+    positions[layout.order, 2] = after.ravel() * unit
+    area = result.drainage_area * np.float32((unit / cell_size) ** 2)  # in the mesh's cells
+    maps = (result.erosion * scale, result.deposition * scale, area, result.rivers)
     erosion, deposition, drainage, river = (np.empty(positions.shape[0], np.float32) for _ in maps)
     for per_vertex, values in zip((erosion, deposition, drainage, river), maps, strict=True):
         per_vertex[layout.order] = values.ravel()

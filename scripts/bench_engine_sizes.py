@@ -96,18 +96,12 @@ def build(size: int, timings: dict | None = None) -> Built:
 
 
 def build_recipe(name: str, size: int, timings: dict | None = None) -> Built:
-    """The shipped recipe ``name`` (``terrain.recipe.read_preset``) at ``size``² by ``build_terrain``, its rivers on
-    ``RIVERS``' model grid with its refining steps and its droplets on ``DROPLETS``' (the stages' ``model_size``)."""
-    from dataclasses import replace
-
+    """The shipped recipe ``name`` (``terrain.recipe.read_preset``) at ``size``² by ``build_terrain``, as it is: its
+    river stage on its own fine grid (``fine_size``) and model grid (``model_size``), at every size."""
     from noise_core.terrain import recipe as recipes
 
-    grids = {"rivers": {key: RIVERS[key] for key in ("model_size", "fine_steps")},
-             "droplets": {"model_size": DROPLETS["model_size"]}}  # fmt: skip
-    base = recipes.read_preset(name)
-    stages = [recipes.Stage.of(stage.kind, {**stage.options, **grids.get(stage.kind, {})}) for stage in base.stages]
     wall, cpu = time.perf_counter(), time.process_time()
-    built = recipes.build_terrain(replace(base, stages=stages), size)
+    built = recipes.build_terrain(recipes.read_preset(name), size)
     if timings is not None:
         timings["recipe"] = [round(time.perf_counter() - wall, 2), round(time.process_time() - cpu, 2)]
     change = built.deposition - built.erosion if built.erosion is not None else np.zeros_like(built.heights)
@@ -142,11 +136,7 @@ def child(size: int, recipe: str | None) -> dict:
     with tempfile.TemporaryDirectory(prefix="noisewright-engine-") as folder:
         step("r16", lambda: write_heightmap(Path(folder) / "terrain.r16", unit, height_range=(low, high)))
     total = [round(sum(times[name][k] for name in ("build", "maps", "r16")), 2) for k in (0, 1)]
-    times["preset"] = (
-        PRESET
-        if recipe is None
-        else f"recipe {recipe} (rivers on {RIVERS['model_size']}, droplets on {DROPLETS['model_size']})"
-    )
+    times["preset"] = PRESET if recipe is None else f"recipe {recipe}"
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
     return {"size": size, "steps": times, "wall_s": total[0], "cpu_s": total[1], "peak_gb": round(peak, 2),
             "load": os.getloadavg()}  # fmt: skip
@@ -176,26 +166,49 @@ def smooth3(values: np.ndarray) -> np.ndarray:
     return sum(padded[dy : dy + rows, dx : dx + columns] for dy in range(3) for dx in range(3)) / 9.0
 
 
-def parity(small: int, large: int) -> dict:
-    """The preset at ``small``² and at ``large``² downsampled to ``small``²: correlations of heights and changes."""
+def parity(small: int, large: int, recipe: str | None = None) -> dict:
+    """The preset (or the shipped ``recipe``) at ``small``² and at ``large``² downsampled to ``small``²:
+    correlations of heights and changes."""
     from noise_core.terrain import resample
 
-    a, b = build(small), build(large)
+    make = build if recipe is None else (lambda n: build_recipe(recipe, n))
+    a, b = make(small), make(large)
     down = resample.resample_bilinear(b.heights, a.heights.shape)
     change = resample.resample_bilinear(b.change, a.heights.shape)
     heights = float(np.corrcoef(a.heights.ravel(), down.ravel())[0, 1])
     changes = float(np.corrcoef(smooth3(a.change).ravel(), smooth3(change).ravel())[0, 1])
-    return {"small": small, "large": large, "heights": round(heights, 4), "change_smoothed": round(changes, 4),
-            "heights_ok": heights >= TARGET_HEIGHTS, "change_ok": changes >= TARGET_CHANGE,
-            "realism": {str(small): realism(a.heights), str(large): realism(b.heights)}}  # fmt: skip
+    result = {"small": small, "large": large, "heights": round(heights, 4), "change_smoothed": round(changes, 4),
+              "heights_ok": heights >= TARGET_HEIGHTS, "change_ok": changes >= TARGET_CHANGE,
+              "realism": {str(small): realism(a.heights, recipe), str(large): realism(b.heights, recipe)}}  # fmt: skip
+    if recipe is not None:  # at the real tiles' 90 m cells too: the statistics' ranges are theirs
+        tiles = round(recipes_size(recipe) / REAL_CELL_M) + 1
+        result[f"realism_at_{tiles}"] = {str(n): realism(resample.resample_bilinear(built.heights, (tiles, tiles)),
+                                                         recipe) for n, built in ((small, a), (large, b))}  # fmt: skip
+    return result
 
 
-def realism(heights: np.ndarray) -> dict:
-    """The realism checks of ``geomorphometry`` for the preset as a map ``EXTENT_M`` wide: the failed ones."""
+REAL_CELL_M = 90.0
+"""The real tiles' cell (``geomorphometry``'s ranges are of SRTM tiles at about 90 m)."""
+
+
+def recipes_size(name: str) -> float:
+    """The shipped recipe ``name``'s width in metres."""
+    from noise_core.terrain import recipe as recipes
+
+    return float(recipes.read_preset(name).size)
+
+
+def realism(heights: np.ndarray, recipe: str | None = None) -> dict:
+    """The realism checks of ``geomorphometry`` for the preset as a map ``EXTENT_M`` wide (a shipped recipe: in
+    metres, its own size): the failed ones."""
     from noise_core.terrain import geomorphometry
+    from noise_core.terrain import recipe as recipes
 
-    metres = EXTENT_M / (REFERENCE - 1)  # one reference cell
-    stats = geomorphometry.terrain_statistics(heights * metres, cell_size=EXTENT_M / (heights.shape[0] - 1))
+    if recipe is None:
+        metres, extent = EXTENT_M / (REFERENCE - 1), EXTENT_M  # one reference cell
+    else:
+        metres, extent = 1.0, recipes.read_preset(recipe).size
+    stats = geomorphometry.terrain_statistics(heights * metres, cell_size=extent / (heights.shape[0] - 1))
     failed = {c.name: [round(c.value, 4), c.low, c.high] for c in geomorphometry.realism(stats) if not c.passed}
     return {"passes": geomorphometry.passes(stats), "failed": failed}
 
@@ -250,7 +263,7 @@ def main(argv: list[str] | None = None) -> dict:
     elif args.tiled:
         result = {"cpu_flags": cpu_flags(), "tiled": tiled_bake(*args.tiled)}
     elif args.parity:
-        result = {"cpu_flags": cpu_flags(), "parity": parity(*args.parity)}
+        result = {"cpu_flags": cpu_flags(), "parity": parity(*args.parity, args.recipe)}
     else:
         result = {"cpu_flags": cpu_flags(), "cpu_count": os.cpu_count(), "sizes": sizes(args.sizes, args.recipe)}
     print(json.dumps(result))

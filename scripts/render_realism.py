@@ -3,7 +3,7 @@ scripts.render_realism [--size N] [--out DIR] [--only NAME ...]`` from a checkou
 
 Each shipped preset (``noise_core/terrain/presets/NAME.json``) is built without Blender by
 ``terrain.recipe.build_terrain``, as a Noise Terrain and ``python -m noise_core terrain`` build it: its noise
-times its height, then its river stage (``evolve_landscape`` in cells of the grid with the noise as uplift, the
+times its height, then its river stage (``evolve_landscape`` in cells of its fine grid with the noise as uplift, the
 relief kept, valleys filled); ``--size`` overrides its subdivisions. The five SRTM
 tiles (``tests/dems.py``) and each preset are shaded alike: Horn's gradient in metres, light from the north-west
 at 45°, no vertical exaggeration, one pixel per cell (the presets' cells are ~90 m, the tiles' 90 m, Jacksboro's

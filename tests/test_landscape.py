@@ -105,7 +105,7 @@ def test_random_routing_same_bits_on_one_and_two_threads() -> None:
         heights = nc.ranges.to_unit(spec, nc.evaluate_grid(spec, (61, 53))) * 40.0
         r = evolve_landscape(heights, steps=12, dt=1e4, uplift=1e-3, erodibility=5e-5, cell_size=20.0,
                              diffusion=0.01, routing="random", routing_seed=5, deposition_coefficient=0.5,
-                             valley_width=0.05, coarse=2, margin=0.25, refine_steps=4)
+                             valley_width=0.05, model_size=31, margin=0.25, fine_steps=4)
         print(json.dumps(hashlib.sha256(r.heights.tobytes() + r.drainage_area.tobytes()).hexdigest()))
         """
     )
@@ -168,9 +168,9 @@ def test_evolve_landscape_coarse_to_fine() -> None:
     calls: list[tuple[int, int]] = []
     result = evolve_landscape(
         start, cell_size=90.0, steps=40, dt=5e3, uplift=1e-3, erodibility=8e-5, m=0.4, diffusion=0.5,
-        routing="random", routing_seed=1, coarse=3, margin=0.25, refine_steps=6, progress=lambda *a: calls.append(a),
+        routing="random", routing_seed=1, model_size=33, margin=0.25, fine_steps=6, progress=lambda *a: calls.append(a),
     )  # fmt: skip
-    assert calls == [(i, 46) for i in range(1, 47)]
+    assert calls == [(i, 40) for i in range(1, 41)]
     assert result.heights.shape == start.shape
     edges = np.concatenate([result.heights[0], result.heights[-1], result.heights[:, 0], result.heights[:, -1]])
     assert np.ptp(edges) > 1.0  # the edges lie on the evolved slopes, not at one base level
@@ -188,11 +188,13 @@ def test_evolve_landscape_coarse_to_fine() -> None:
         (erode_fluvial, {"valley_width": 20.0}, ValueError, "valley_width: must be between 0 and 10"),
         (erode_fluvial, {"routing": "random", "diffusion": 1.0, "dt": 100.0}, ValueError,
          "diffusion: with routing='random', diffusion \\* dt / cell_size\\*\\*2 must be <= 38.4"),
-        (evolve_landscape, {"coarse": 0}, ValueError, "coarse: must be between 1 and 64"),
+        (evolve_landscape, {"model_size": 3}, ValueError, "model_size: must be 0, or a whole number from 16"),
+        (evolve_landscape, {"fine_size": 3}, ValueError, "fine_size: must be 0, or a whole number from 16"),
         (evolve_landscape, {"margin": 2.0}, ValueError, "margin: must be between 0 and 1"),
-        (evolve_landscape, {"refine_steps": -1}, ValueError, "refine_steps: must be between 0 and"),
-        (evolve_landscape, {"coarse": 2, "boundary": "looped"}, ValueError, "boundary: a coarse stage"),
-        (evolve_landscape, {"coarse": 2, "uplift": np.ones((3, 3))}, ValueError, "uplift: must have the heights'"),
+        (evolve_landscape, {"fine_steps": -1}, ValueError, "fine_steps: must be between 0 and"),
+        (evolve_landscape, {"margin": 0.1, "fine_steps": 2}, ValueError, "fine_steps: must be at most steps"),
+        (evolve_landscape, {"margin": 0.1, "boundary": "looped"}, ValueError, "margin: needs boundary 'edges'"),
+        (evolve_landscape, {"margin": 0.1, "uplift": np.ones((3, 3))}, ValueError, "uplift: "),
         (evolve_landscape, {"margin": 0.5, "outlets": np.ones((16, 16))}, TypeError, "outlets: expected a boolean"),
     ],
 )  # fmt: skip

@@ -120,6 +120,11 @@ def test_rivers_on_a_model_grid_report_every_step() -> None:
         ({"model_size": 33, "fine_steps": 6}, r"^fine_steps: must be at most steps \(5\)"),
         ({"model_size": 7}, r"^model_size: must be 0, or a whole number"),
         ({"model_size": -1}, r"^model_size: "),
+        ({"fine_size": 33, "boundary": "looped"}, r"^fine_size: needs boundary 'edges'"),
+        ({"fine_size": 8}, r"^fine_size: must be 0, or a whole number from 16"),
+        ({"margin": 0.2, "fine_steps": 6}, r"^fine_steps: must be at most steps \(5\)"),
+        ({"margin": 0.2, "boundary": "looped"}, r"^margin: needs boundary 'edges'"),
+        ({"margin": -0.1}, r"^margin: must be between 0 and 1"),
     ],
 )
 def test_bad_model_options_name_the_option(options: dict, message: str) -> None:
@@ -197,3 +202,72 @@ def test_rivers_on_a_model_grid_take_their_maps_there() -> None:
     down = resample_bilinear(coarse.heights, small.shape)
     assert np.corrcoef(down.ravel(), own.heights.ravel())[0, 1] > 0.98
     assert np.all(coarse.heights[sea] == (heights * 64)[sea].astype(np.float32))  # the sea stays at base level
+
+
+def recipe_preview(samples: int):
+    """River Valleys (58 km) with a short river stage on a 129² fine grid and a 33² model grid with a margin,
+    built at ``samples``²: its heights and the change the rivers made (metres)."""
+    from dataclasses import replace
+
+    from noise_core.terrain import recipe as recipes
+
+    preset = recipes.read_preset("river_valleys")
+    options = {**preset.stages[0].options, "steps": 60, "fine_steps": 10, "fine_size": 129, "model_size": 33}
+    built = recipes.build_terrain(replace(preset, stages=(recipes.Stage.of("rivers", options),)), samples)
+    return built.heights, built.deposition - built.erosion
+
+
+def test_a_recipe_preview_matches_the_full_build_downsampled() -> None:
+    """Preview parity of the recipe's river stage (issue 45): its numbers are in cells of the fine grid
+    (``fine_size``), so the terrain built at 129² and at 513² downsampled to 129² agree: heights correlating
+    >= 0.98 and change maps >= 0.9 after 3 x 3 smoothing, and the rivers moved a tenth of the relief somewhere."""
+    preview, preview_change = recipe_preview(129)
+    full, full_change = recipe_preview(513)
+    down = resample_bilinear(full, preview.shape)
+    change = resample_bilinear(full_change, preview.shape)
+    assert np.corrcoef(preview.ravel(), down.ravel())[0, 1] >= 0.98
+    assert np.corrcoef(smooth3(preview_change).ravel(), smooth3(change).ravel())[0, 1] >= 0.9
+    assert np.abs(preview_change).max() > 0.1 * np.ptp(preview)
+
+
+def test_build_terrain_refuses_more_than_an_engine_size() -> None:
+    """8129² (Unreal's largest landscape) is the limit: one more row is refused before any work, naming samples."""
+    from noise_core.terrain import recipe as recipes
+
+    assert recipes.MAX_CELLS == 8129 * 8129
+    with pytest.raises(ValueError, match=r"^samples: 8129 x 8130 samples exceed the limit of 66080641 \(8129 x 8129"):
+        recipes.build_terrain(recipes.recipe(), 8129, 8130)
+
+
+def test_a_model_grid_with_a_margin_reaches_past_the_map_and_reflects_it() -> None:
+    """``margin_axes``: every 2nd cell from ``-pad·2`` to at least the last cell plus ``pad·2`` (pad = ceil(0.5 ·
+    6 / 2) = 2); ``sample_reflected`` reads the map's own values at its cells and their mirror images beyond."""
+    rows, columns, pad = multiscale.margin_axes((7, 5), 2.0, 0.5)
+    assert pad == 2
+    np.testing.assert_array_equal(rows, np.arange(-4, 11, 2.0))
+    np.testing.assert_array_equal(columns, np.arange(-4, 9, 2.0))
+    grid = np.arange(35, dtype=np.float64).reshape(7, 5) ** 1.5
+    sampled = multiscale.sample_reflected(grid, rows, columns)
+    np.testing.assert_array_equal(sampled[pad : pad + 4, pad : pad + 3], grid[::2, ::2])
+    np.testing.assert_array_equal(sampled[0], sampled[4])  # row -4 mirrors row 4; column 8 mirrors column 0
+    np.testing.assert_array_equal(sampled[:, -1], sampled[:, 2])
+
+
+def test_rivers_on_a_fine_grid_check_its_diffusion_there() -> None:
+    """With ``fine_size`` the steps run on the fine grid: random routing's limit on ``diffusion·dt/cell²`` (38.4)
+    holds for its cells (here 1 wide: 3), not for the map's (0.25 wide: 48), which is refused without it."""
+    heights, _ = terrain(65, 0.3)
+    options = {"steps": 2, "dt": 1.0, "uplift": 0.0, "erodibility": 1e-3, "diffusion": 3.0, "routing": "random"}
+    result = fluvial.erode_fluvial(heights, cell_size=0.25, fine_size=17, **options)
+    assert result.heights.shape == heights.shape and np.isfinite(result.heights).all()
+    with pytest.raises(ValueError, match=r"^diffusion: with routing='random'"):
+        fluvial.erode_fluvial(heights, cell_size=0.25, **options)
+
+
+def test_a_rivers_stage_with_the_former_options_says_what_they_became() -> None:
+    from noise_core.terrain import recipe as recipes
+
+    with pytest.raises(ValueError, match=r"^stage\.coarse: not an option of stage 'rivers'; it became model_size"):
+        recipes.Stage.of("rivers", {"coarse": 2})
+    with pytest.raises(ValueError, match=r"^stage\.refine_steps: not an option of stage 'rivers'; it became fine_"):
+        recipes.Stage.of("rivers", {"refine_steps": 40})

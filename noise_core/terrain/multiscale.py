@@ -17,6 +17,7 @@ downsampled, matches the same map built at the model grid's size (tested in ``te
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -38,6 +39,17 @@ MODEL_SIZE = Option("model_size", int, 0, "Longer side of the grid the stage run
                     minimum=0, maximum=MAX_MODEL, allowed=MODEL_ALLOWED, soft_maximum=4097)  # fmt: skip
 """The ``model_size`` row of the droplets (``erosion.HYDRAULIC_OPTIONS``) and the rivers
 (``fluvial.FLUVIAL_OPTIONS``)."""
+FINE_SIZE = Option("fine_size", int, 0, "Longer side of the grid the whole stage runs on, in cells (0: the map's "
+                   "own cells); its change is interpolated onto the map", minimum=0, maximum=MAX_MODEL,
+                   allowed=MODEL_ALLOWED, soft_maximum=4097)  # fmt: skip
+FINE_STEPS = Option("fine_steps", int, 0, "The last of the steps, run on the fine grid (the map's own cells, or "
+                    "fine_size's) after those on the model grid", minimum=0, maximum=1_000_000,
+                    soft_maximum=50)  # fmt: skip
+MARGIN = Option("margin", float, 0.0, "Share of the map's size evolved beyond each edge on the model grid (the "
+                "inputs reflected), so rivers leave at any angle", minimum=0.0, maximum=1.0)  # fmt: skip
+"""The rivers' coarse to fine (``fluvial.FLUVIAL_OPTIONS``, the recipe's river stage): the grid the whole stage
+runs on (``fine_size``), the steps on it after those on the model grid (``fine_steps``) and the model grid's
+margin beyond the map's edges (``margin``)."""
 
 
 def model_shape(shape: tuple[int, ...], model_size: int, name: str = "model_size") -> tuple[int, int] | None:
@@ -98,6 +110,46 @@ def coarse_to_fine(
         raise AssertionError(f"coarse_to_fine: the stage returned {after.shape}, not the model grid {small.shape}")
     add_change(values, after - small)
     return values
+
+
+def margin_axes(shape: tuple[int, int], spacing: float, share: float) -> tuple[np.ndarray, np.ndarray, int]:
+    """A model grid with a margin: its rows and columns in cells of the map of ``shape`` (floats; outside
+    ``[0, n - 1]`` in the margin), ``spacing`` apart from the map's first cell on, to at least its last, and
+    ``pad`` cells more beyond each edge, ``pad = ceil(share · (longer - 1) / spacing)``; returns
+    ``(rows, columns, pad)``."""
+    pad = math.ceil(share * (max(shape) - 1) / spacing - 1e-9)
+    axes = []
+    for size in shape:
+        cells = math.ceil((size - 1) / spacing - 1e-9) + 1 + 2 * pad
+        axes.append((np.arange(cells) - pad) * spacing)
+    return axes[0], axes[1], pad
+
+
+def reflect(position: np.ndarray, size: int) -> np.ndarray:
+    """``position`` (cells) folded into ``[0, size - 1]`` by reflection across the first and last cell."""
+    period = 2.0 * (size - 1)
+    folded = np.mod(position, period)
+    return np.where(folded > size - 1, period - folded, folded)
+
+
+def sample_reflected(grid: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """``grid`` sampled bilinearly at the rows ``rows`` and columns ``columns`` (floats, in its cells),
+    reflected across its edges outside it."""
+    y = reflect(rows, grid.shape[0])
+    x = reflect(columns, grid.shape[1])
+    top = np.minimum(y.astype(np.int64), grid.shape[0] - 2)
+    left = np.minimum(x.astype(np.int64), grid.shape[1] - 2)
+    fy, fx = (y - top)[:, None], (x - left)[None, :]
+    upper = grid[top][:, left] * (1.0 - fx) + grid[top][:, left + 1] * fx
+    lower = grid[top + 1][:, left] * (1.0 - fx) + grid[top + 1][:, left + 1] * fx
+    return upper * (1.0 - fy) + lower * fy
+
+
+def nearest_reflected(mask: np.ndarray, rows: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """The boolean ``mask`` at the cells nearest to ``rows`` and ``columns`` (reflected outside it)."""
+    y = np.rint(reflect(rows, mask.shape[0])).astype(np.int64)
+    x = np.rint(reflect(columns, mask.shape[1])).astype(np.int64)
+    return mask[y][:, x]
 
 
 def _add_change(first, last, cells, change, top, fy, left, fx, sums):

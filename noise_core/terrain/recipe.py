@@ -36,7 +36,7 @@ from ..registry import COMMON_OPTIONS, kind_info, options_by_name
 from ..runtime import least_ready
 from ..schema import Option
 from ..spec import NoiseSpec
-from . import erosion, resample
+from . import erosion, multiscale, resample
 from .erosion import (
     HYDRAULIC_OPTIONS,
     THERMAL_OPTIONS,
@@ -46,7 +46,7 @@ from .erosion import (
     hydraulic_kinds,
 )
 from .fluvial import FLUVIAL_OPTIONS
-from .landscape import FILL, LANDSCAPE_OPTIONS, evolve_landscape, fill_valleys
+from .landscape import FILL, evolve_landscape, fill_valleys
 from .layers import STRATA, deposits, rock
 from .maps import MAP_NAMES
 from .splat import check_layers
@@ -55,7 +55,9 @@ from .water import WATER_OPTIONS
 VERSION = 1
 """The recipe file format's version (the ``version`` key); files of another version are refused."""
 MAX_SAMPLES = 16385
-MAX_CELLS = 1 << 24
+MAX_CELLS = 8129 * 8129
+"""The most samples ``build_terrain`` builds at once: Unreal's largest landscape, 8129², about 8 GB at its
+peak (docs/scale.md); larger terrains are built tile by tile (``terrain.tiled``)."""
 CHUNK = 1 << 18
 """Points per ``evaluate`` call off the lattice: the progress moves once per chunk."""
 
@@ -98,10 +100,16 @@ UPLIFT_CONTRAST = Option(
     "uplift_contrast", float, 1.0, "With Noise as Uplift: the share of the uplift the noise sets; the rest is "
     "the same everywhere (1: all from the noise)", minimum=0.0, maximum=1.0,
 )  # fmt: skip
-RIVER_OPTIONS = (*FLUVIAL_OPTIONS, *LANDSCAPE_OPTIONS, KEEP_RELIEF, NOISE_UPLIFT, UPLIFT_CONTRAST, FILL)
-"""The river stage's options: the stream-power model's (``fluvial.FLUVIAL_OPTIONS``, heights in grid cells), the
-coarse-to-fine stages of ``landscape.evolve_landscape``, the terrain's own and, after the relief is kept, valley
-floors (``landscape.fill_valleys``; issue 49, docs/landscape.md)."""
+RIVER_OPTIONS = (*FLUVIAL_OPTIONS, KEEP_RELIEF, NOISE_UPLIFT, UPLIFT_CONTRAST, FILL)
+"""The river stage's options: the stream-power model's (``fluvial.FLUVIAL_OPTIONS``, heights in cells of the fine
+grid, with its coarse-to-fine rows ``fine_size``, ``model_size``, ``margin`` and ``fine_steps``), the terrain's own
+and, after the relief is kept, valley floors (``landscape.fill_valleys``; issue 49, docs/landscape.md)."""
+FORMER_RIVER_OPTIONS = {
+    "coarse": "; it became model_size, the model grid's cells (coarse c on an n-sample fine grid: (n - 1) / c + 1)",
+    "refine_steps": "; it became fine_steps, the last of the steps (steps s and refine_steps r: steps s + r, "
+    "fine_steps r)",
+}
+"""What a rivers stage's options of before issue 45's coarse to fine became (the error names it)."""
 DOMAIN_OPTIONS = (
     Option("offset", float, (0.0, 0.0, 0.0), "Noise-space offset", size=3),
     Option("rotation", float, (0.0, 0.0, 0.0), "Noise-space XYZ Euler rotation, radians", size=3),
@@ -157,25 +165,35 @@ class StageKind:
 
 
 def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notice: Notice) -> StageResult:
-    """Stream-power rivers (``landscape.evolve_landscape``, coarse to fine; ``fluvial.erode_fluvial`` itself at
-    its defaults) on the heights in cells (``heights / cell_size``), scaled back to the input's lowest and highest
-    with ``keep_relief``, then the valleys filled (``valley_fill``, ``landscape.fill_valleys``); ``noise_uplift``
-    scales the uplift by ``1 - c + c·t``, ``t`` the heights' 0..1 range and ``c`` the ``uplift_contrast``."""
-    model = {option.name: options[option.name] for option in (*FLUVIAL_OPTIONS, *LANDSCAPE_OPTIONS)}
+    """Stream-power rivers (``landscape.evolve_landscape``, coarse to fine) on the heights in cells of the fine
+    grid (``fine_size`` samples over the terrain; 0: the map's own), scaled back to the input's lowest and highest
+    with ``keep_relief``, then the valleys filled (``valley_fill``, ``landscape.fill_valleys``, on the fine grid);
+    ``noise_uplift`` scales the uplift by ``1 - c + c·t``, ``t`` the heights' 0..1 range and ``c`` the
+    ``uplift_contrast``. With ``fine_size`` the stage's numbers mean the same at every sample count: a terrain
+    built at any size gets the same rivers (docs/scale.md)."""
+    model = {option.name: options[option.name] for option in FLUVIAL_OPTIONS}
     if options[NOISE_UPLIFT.name]:
         low, span = float(heights.min()), float(np.ptp(heights))
         share = (heights - low) / span if span > 0.0 else heights * 0.0
         contrast = float(options[UPLIFT_CONTRAST.name])
         model["uplift"] = float(model["uplift"]) * ((1.0 - contrast) + contrast * share)
-    cells = heights / cell_size
-    result = evolve_landscape(cells, progress=lambda *_: advance(1), **model)
+    size = int(options["fine_size"])
+    unit = cell_size if size == 0 else cell_size * (max(heights.shape) - 1) / (size - 1)  # a fine grid's cell
+    cells = heights / unit
+    result = evolve_landscape(cells, cell_size=cell_size / unit, progress=lambda *_: advance(1), **model)
     after = result.heights.astype(np.float64)
     span = float(np.ptp(after))
     if options[KEEP_RELIEF.name] and span > 0.0:
         after = float(cells.min()) + (after - after.min()) * (float(np.ptp(cells)) / span)
     if options[FILL.name] > 0.0:
-        after = fill_valleys(after, depth=options[FILL.name])
-    return StageResult(after * cell_size, result.drainage_area.astype(np.float64), result.rivers.astype(np.float32))
+        fine = multiscale.model_shape(after.shape, size, "fine_size")
+        if fine is None:
+            after = fill_valleys(after, cell_size=cell_size / unit, depth=options[FILL.name])
+        else:  # on the fine grid, its change interpolated: the floors of the same valleys at every size
+            small = resample.resample_bilinear(after, fine)
+            multiscale.add_change(after, fill_valleys(small, depth=options[FILL.name]) - small)
+    area = result.drainage_area.astype(np.float64) * (unit / cell_size) ** 2  # in the map's cells
+    return StageResult(after * unit, area, result.rivers.astype(np.float32))
 
 
 def _droplets(heights: np.ndarray, cell_size: float, options: dict, advance, notice: Notice) -> StageResult:
@@ -213,7 +231,7 @@ STAGES: dict[str, StageKind] = {
     kind.name: kind
     for kind in (
         StageKind("rivers", RIVER_OPTIONS, "Rivers and uplift: the stream power law", _rivers,
-                  lambda options: int(options["steps"]) + int(options["refine_steps"])),
+                  lambda options: int(options["steps"])),
         StageKind("droplets", (*HYDRAULIC_OPTIONS, STRATA), "Hydraulic erosion by droplets", _droplets,
                   lambda _options: DROPLET_STEPS),
         StageKind("thermal", (*THERMAL_OPTIONS, STRATA), "Thermal erosion: slopes above the talus angle slide",
@@ -253,7 +271,9 @@ class Stage:
         rows = {option.name: option for option in row.options}
         unknown = sorted(set(given) - set(rows))
         if unknown:
-            raise ValueError(f"{path}.{unknown[0]}: not an option of stage {kind!r} (its options: {', '.join(rows)})")
+            former = FORMER_RIVER_OPTIONS.get(unknown[0], "") if kind == "rivers" else ""
+            raise ValueError(f"{path}.{unknown[0]}: not an option of stage {kind!r}{former} (its options: "
+                             f"{', '.join(rows)})")  # fmt: skip
         checked = {name: _check(option, given.get(name, option.default), path) for name, option in rows.items()}
         return cls(kind, as_stored(checked))
 
@@ -622,7 +642,8 @@ def build_terrain(
     columns = _samples(samples, "samples")
     rows = columns if rows is None else _samples(rows, "rows")
     if rows * columns > MAX_CELLS:
-        raise ValueError(f"samples: {columns} x {rows} samples exceed the limit of {MAX_CELLS}")
+        raise ValueError(f"samples: {columns} x {rows} samples exceed the limit of {MAX_CELLS} (8129 x 8129, about "
+                         "8 GB at its peak); build larger terrains tile by tile (terrain.tiled)")  # fmt: skip
     report = progress or (lambda _stage, _done, _total: None)
     tell = notice or (lambda _text: None)
     half = recipe.size * 0.5
