@@ -30,6 +30,7 @@ from .derivatives import DERIVABLE_KINDS, derivative_kernel_and_signature, deriv
 from .fractal import fractal_grid_sum, fractal_grid_sum_3d, fractal_sum, kernel_for
 from .fractal_modes import MODE_CODES
 from .grid_kernels import grid_kernel_and_signature, grid_sum, grid_sum_3d, separable
+from .hashing import HASHES
 from .ranges import float32_range
 from .registry import KINDS, NO_PARAMS, kernel_arguments, kind_info
 from .spec import NoiseSpec
@@ -230,6 +231,10 @@ def _check_derivable(spec: NoiseSpec) -> None:
             f"derivatives: kind {spec.kind!r} has no analytic gradient (its distance or bump functions are not "
             f"differentiable everywhere); derivatives=True is allowed for {allowed}; use central differences "
             f"of evaluate() for the others"
+        )
+    if spec.hash != HASHES[0]:
+        raise ValueError(
+            f"hash: derivatives=True needs hash={HASHES[0]!r} (the derivative kernels hash so), got {spec.hash!r}"
         )
 
 

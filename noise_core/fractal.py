@@ -48,8 +48,10 @@ from numba.extending import intrinsic
 from ._jit import block_function, inline, named, range_kernel, scratch
 from .blocks import BLOCK, block_span, read_block, read_block_affine
 from .fractal_modes import FBM, MODE_CODES, amplitude_sum, finished, fold, octave_arguments, octave_settings
+from .hashing import HASH_STRIDE, HASHES
 from .runtime import ensure_compiled, launch_blocks
-from .sampling import BLOCK_SAMPLERS, SAMPLERS
+from .sampling import BLOCK_SAMPLERS, PRIME_BLOCK_SAMPLERS, SAMPLERS
+from .schema import FAMILY_LATTICE, FAMILY_SIMPLEX
 from .threads import on_threads
 
 BLOCK_ARGUMENTS = (
@@ -70,11 +72,22 @@ BLOCK_ARGUMENTS = (
 """The argument types of every block function (``_build_block``), as the launcher passes them."""
 
 
+HASHED_FAMILIES = (FAMILY_LATTICE, FAMILY_SIMPLEX)
+"""The families whose variant code holds a hash (``hashing.HASH_STRIDE``)."""
+
+
 def _build_block(family, dim, variant, tiled, mode=FBM):
     """The fractal sum of one block of points for one ``(family, dim, variant, tiled, mode)``: per octave the
-    block's values, folded in by ``fractal_modes.fold`` and finished by ``fractal_modes.finish``."""
-    sample_block = BLOCK_SAMPLERS.get((family, dim))
-    sample = SAMPLERS.get((family, dim))
+    block's values, folded in by ``fractal_modes.fold`` and finished by ``fractal_modes.finish``. A lattice or
+    simplex variant past ``HASH_STRIDE`` is hashed by the prime hash (``hashing.HASHES``)."""
+    hashing, gradient = divmod(variant, HASH_STRIDE) if family in HASHED_FAMILIES else (0, variant)
+    if hashing:  # the prime hash (``hashing.HASHES``): its block samplers, and no point sampler
+        sample_block, sample = PRIME_BLOCK_SAMPLERS.get((family, dim)), None
+        if sample_block is None:
+            raise ValueError(f"hash: {HASHES[hashing]!r} hashes 2D and 3D points only, not {dim}D; use {HASHES[0]!r}")
+    else:
+        sample_block = BLOCK_SAMPLERS.get((family, dim))
+        sample = SAMPLERS.get((family, dim))
     blockwise = sample_block is not None
     musgrave = mode != FBM
     room = BLOCK if musgrave else 1  # the Musgrave modes' running totals and weights; fBm sums in ``ob``
@@ -96,7 +109,7 @@ def _build_block(family, dim, variant, tiled, mode=FBM):
                 seed, frequency, lacunarity, persistence, tiled, octave
             )
             if blockwise:
-                sample_block(variant, dim, xb, yb, zb, octave_seed, octave_frequency, period, params, values)
+                sample_block(gradient, dim, xb, yb, zb, octave_seed, octave_frequency, period, params, values)
                 for i in range(n):
                     fold(mode, octave, values[i], amplitude, turbulence, offset, gain, ob, total, weight, i)
             else:

@@ -41,7 +41,7 @@ import numpy as np
 
 from ._jit import jit, range_kernel, scratch
 from .fractal_modes import FBM, MODE_CODES, amplitude_sum, finished, fold, octave_arguments, octave_settings
-from .hashing import eat, hash_seed
+from .hashing import HASHES, eat, hash_seed
 from .lattice import span32
 from .lattice_noise import (
     _blend_2d,
@@ -59,8 +59,9 @@ from .warp import is_warped
 
 
 def separable(spec) -> bool:
-    """Whether ``evaluate_grid`` runs ``spec`` here: value or Perlin noise (any fractal mode), no domain warp."""
-    return KINDS[spec.kind].family == FAMILY_LATTICE and not is_warped(spec)
+    """Whether ``evaluate_grid`` runs ``spec`` here: value or Perlin noise (any fractal mode) with the default hash
+    (SmallXXHash: the column tables hold its partial hashes), no domain warp."""
+    return KINDS[spec.kind].family == FAMILY_LATTICE and spec.hash == HASHES[0] and not is_warped(spec)
 
 
 STRIP = 4096

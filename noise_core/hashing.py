@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit
+from .schema import Option
 
 PRIME_A = np.uint32(0b10011110001101110111100110110001)
 PRIME_B = np.uint32(0b10000101111010111100101001110111)
@@ -126,3 +127,64 @@ def get_bits(h, count, shift):
 def get_bits_as_floats01(h, count, shift):
     """``GetBitsAsFloats01(count, shift)``: those bits divided by ``2**count - 1``."""
     return np.float64(get_bits(h, count, shift)) * (1.0 / ((1 << count) - 1))
+
+
+# The prime-multiply hash (``hash="prime"``), after FastNoiseLite's ``Hash`` and ``GradCoord`` (Jordan Peck, 2020,
+# MIT; docs/sources.md): a corner's hash is ``H ^ (H >> 15)`` with ``H = (seed ^ x*PX ^ y*PY [^ z*PZ]) * MIX``
+# (mod 2**32, logical shift). It has the SmallXXHash helpers' shape (a state that eats each coordinate's scaled
+# word, then a finish), so the block passes hash corners the same way: ``prime_scaled(d, P)`` is ``d * P``,
+# ``prime_eat`` an exclusive or, ``prime_finish`` the multiply and the xor-shift.
+PRIME_X = np.uint32(501125321)
+PRIME_Y = np.uint32(1136930381)
+PRIME_Z = np.uint32(1720413743)
+PRIME_MIX = np.uint32(0x27D4EB2D)
+
+
+@jit
+def prime_seed(seed):
+    """The prime hash's state before any coordinate: the seed's low 32 bits."""
+    return np.uint32(seed & _MASK32)
+
+
+@jit
+def prime_scaled(data, prime):
+    """``(uint)data * prime`` (mod 2**32): a lattice coordinate's word for the axis whose prime is ``prime``."""
+    return np.uint32(np.uint32(data & _MASK32) * prime)
+
+
+@jit
+def prime_eat(state, scaled):
+    """``state ^ scaled``: the state after a coordinate whose ``prime_scaled`` word is ``scaled``."""
+    return np.uint32(state ^ scaled)
+
+
+@jit
+def prime_finish(state):
+    """The finished hash: ``H ^ (H >> 15)`` with ``H = state * MIX`` (mod 2**32)."""
+    h = np.uint32(state * PRIME_MIX)
+    return np.uint32(h ^ (h >> 15))
+
+
+HASHES = ("smallxxhash", "prime")
+"""The corner hashes of the lattice and simplex kinds (their ``hash`` option), the default first."""
+HASH_STRIDE = 16
+"""A kind's variant code is its gradient code plus ``HASH_STRIDE`` times the index of its hash in ``HASHES``, so
+the default hash keeps the gradient codes (and the compiled kernels' names) of before."""
+HASH_OPTION = Option(
+    "hash",
+    str,
+    HASHES[0],
+    "Corner hash: SmallXXHash (the seeds') or FastNoiseLite's prime-multiply hash (2D and 3D only, no derivatives;"
+    " faster on random points, other values)",
+    choices=HASHES,
+)
+"""The ``hash`` option of the lattice and simplex kinds."""
+
+
+def hashed_variant(gradient: int):
+    """A kind's ``variant(spec)``: its ``gradient`` code and ``spec.hash`` (``HASH_STRIDE``)."""
+
+    def variant(spec) -> int:
+        return gradient + HASH_STRIDE * HASHES.index(spec.hash)
+
+    return variant

@@ -35,7 +35,20 @@ from .gradients import (
     lattice_from_vector_3d32,
     lattice_vector_3d32,
 )
-from .hashing import avalanche, eat, hash_seed
+from .hashing import (
+    HASH_OPTION,
+    PRIME_X,
+    PRIME_Y,
+    PRIME_Z,
+    avalanche,
+    eat,
+    hash_seed,
+    hashed_variant,
+    prime_eat,
+    prime_finish,
+    prime_scaled,
+    prime_seed,
+)
 from .lattice import next_point, smooth32, span, span32, split_block, wrap_point
 from .schema import FAMILY_LATTICE, Kind, signed_unit_range
 
@@ -45,20 +58,22 @@ KINDS = (
         FAMILY_LATTICE,
         VALUE,
         (1, 2, 3, 4),
-        (),
+        (HASH_OPTION,),
         True,
         "Value noise: random values at lattice points, smoothly blended (range -1..1).",
         signed_unit_range,
+        variant=hashed_variant(VALUE),
     ),
     Kind(
         "perlin",
         FAMILY_LATTICE,
         PERLIN,
         (1, 2, 3, 4),
-        (),
+        (HASH_OPTION,),
         True,
         "Perlin gradient noise on the square/cubic lattice (range -1..1).",
         signed_unit_range,
+        variant=hashed_variant(PERLIN),
     ),
 )
 """The lattice kinds: value and Perlin noise, tileable, in 1-4 dimensions."""
@@ -255,18 +270,63 @@ lattice_4d = quadrilinear(evaluate_4d, _lerp_along, 0.0, "lattice_4d")
 quadrilinear blend of sixteen corner gradients (``quadrilinear``)."""
 
 
-def lattice_block(dim):
+@jit
+def prime_corner_hashes_2d(s, x0, x1, y0, y1):
+    """``_corner_hashes_2d``'s four corners (same order) by the prime hash (``hashing.prime_finish``) from the
+    state ``s = prime_seed(seed)``."""
+    h0 = prime_eat(s, prime_scaled(x0, PRIME_X))
+    h1 = prime_eat(s, prime_scaled(x1, PRIME_X))
+    w0 = prime_scaled(y0, PRIME_Y)
+    w1 = prime_scaled(y1, PRIME_Y)
+    return (
+        prime_finish(prime_eat(h0, w0)),
+        prime_finish(prime_eat(h0, w1)),
+        prime_finish(prime_eat(h1, w0)),
+        prime_finish(prime_eat(h1, w1)),
+    )
+
+
+@jit
+def prime_corner_hashes_3d(s, x0, x1, y0, y1, z0, z1):
+    """``_corner_hashes_3d``'s eight corners (same order: x slowest, z fastest) by the prime hash."""
+    h0 = prime_eat(s, prime_scaled(x0, PRIME_X))
+    h1 = prime_eat(s, prime_scaled(x1, PRIME_X))
+    v0 = prime_scaled(y0, PRIME_Y)
+    v1 = prime_scaled(y1, PRIME_Y)
+    w0 = prime_scaled(z0, PRIME_Z)
+    w1 = prime_scaled(z1, PRIME_Z)
+    h00 = prime_eat(h0, v0)
+    h01 = prime_eat(h0, v1)
+    h10 = prime_eat(h1, v0)
+    h11 = prime_eat(h1, v1)
+    return (
+        prime_finish(prime_eat(h00, w0)),
+        prime_finish(prime_eat(h00, w1)),
+        prime_finish(prime_eat(h01, w0)),
+        prime_finish(prime_eat(h01, w1)),
+        prime_finish(prime_eat(h10, w0)),
+        prime_finish(prime_eat(h10, w1)),
+        prime_finish(prime_eat(h11, w0)),
+        prime_finish(prime_eat(h11, w1)),
+    )
+
+
+def lattice_block(dim, prime=False):
     """The block sampler of lattice noise in ``dim`` (2 or 3) dimensions (``sampling.BLOCK_SAMPLERS``'
     arguments; ``params`` unused, ``zs`` in 2D too): ``values[i] = lattice_2d(gradient, xs[i], ys[i], ...)`` or
     ``lattice_3d(gradient, xs[i], ys[i], zs[i], ...)``, float32, for a block, in two passes (module doc). ``dim`` is
-    a closure constant, so the other dimension's branches are pruned before typing."""
+    a closure constant, so the other dimension's branches are pruned before typing. ``prime``: the corners hashed
+    by the prime hash (``hash="prime"``: ``prime_corner_hashes_2d``/``_3d``) instead of SmallXXHash."""
+    start = prime_seed if prime else hash_seed
+    hashes_2d = prime_corner_hashes_2d if prime else _corner_hashes_2d
+    hashes_3d = prime_corner_hashes_3d if prime else _corner_hashes_3d
 
     def lattice_block_nd(gradient, _dim, xs, ys, zs, seed, frequency, period, params, values):
         n = values.shape[0]
         cells = scratch((3, BLOCK), (dim, n), np.int32)
         offsets = scratch((3, BLOCK), (dim, n), np.float32)
         split_block(dim, xs, ys, zs, frequency, period, cells, offsets)
-        h = hash_seed(seed)
+        h = start(seed)
         wrap_at = wrap_point(period)
         for i in range(n):
             x0 = np.int64(cells[0, i])
@@ -274,14 +334,14 @@ def lattice_block(dim):
             gx = offsets[0, i]
             gy = offsets[1, i]
             if dim == 2:
-                h00, h01, h10, h11 = _corner_hashes_2d(h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at))
+                h00, h01, h10, h11 = hashes_2d(h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at))
                 values[i] = _blend_2d(gradient, h00, h01, h10, h11, gx, smooth32(gx), gy, smooth32(gy))
             else:
                 z0 = np.int64(cells[2, i])
                 gz = offsets[2, i]
-                corner_hashes = _corner_hashes_3d(
+                corner_hashes = hashes_3d(
                     h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at), z0, next_point(z0, wrap_at)
                 )
                 values[i] = _blend_3d(gradient, corner_hashes, gx, smooth32(gx), gy, smooth32(gy), gz, smooth32(gz))
 
-    return inline(named(lattice_block_nd, f"lattice_block_{dim}d"))
+    return inline(named(lattice_block_nd, f"lattice_block_{dim}d" + ("_prime" if prime else "")))

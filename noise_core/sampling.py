@@ -37,7 +37,16 @@ from .schema import (
     FAMILY_VORONOI,
     FAMILY_WHITE,
 )
-from .simplex import simplex_1d, simplex_2d, simplex_3d, simplex_4d, simplex_block_2d, simplex_block_3d
+from .simplex import (
+    simplex_1d,
+    simplex_2d,
+    simplex_3d,
+    simplex_4d,
+    simplex_block_2d,
+    simplex_block_2d_of,
+    simplex_block_3d,
+    simplex_block_3d_of,
+)
 from .voronoi import GENERAL, voronoi_1d, voronoi_block, voronoi_general
 from .white import white
 
@@ -119,6 +128,15 @@ BLOCK_SAMPLERS = {
 """``values[i] = sample(..., xs[i], ys[i], zs[i], ...)`` for a block, per ``(family, dim)``: for the families
 that compute a block faster than point by point; the families' own block functions, all with the arguments
 ``variant, dim, xs, ys, zs, seed, frequency, period, params, values``."""
+
+PRIME_BLOCK_SAMPLERS = {
+    (FAMILY_LATTICE, 2): lattice_block(2, prime=True),
+    (FAMILY_LATTICE, 3): lattice_block(3, prime=True),
+    (FAMILY_SIMPLEX, 2): simplex_block_2d_of(True),
+    (FAMILY_SIMPLEX, 3): simplex_block_3d_of(True),
+}
+"""``BLOCK_SAMPLERS`` of the kinds with ``hash="prime"`` (``hashing.prime_finish``): lattice and simplex noise in 2D
+and 3D, the only ``(family, dim)`` pairs that hash so."""
 
 BLOCKWISE = frozenset(BLOCK_SAMPLERS)
 """The ``(family, dim)`` pairs that have a block sampler."""

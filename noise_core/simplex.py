@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import exact, fmuladd, inline, jit, scratch
+from ._jit import exact, fmuladd, inline, jit, named, scratch
 from .blocks import BLOCK
 from .gradients import (
     SIMPLEX,
@@ -52,7 +52,22 @@ from .gradients import (
     signed_byte32,
     square_vectors32,
 )
-from .hashing import avalanche, eat, eat_scaled, hash_seed, scaled_words
+from .hashing import (
+    HASH_OPTION,
+    PRIME_X,
+    PRIME_Y,
+    PRIME_Z,
+    avalanche,
+    eat,
+    eat_scaled,
+    hash_seed,
+    hashed_variant,
+    prime_eat,
+    prime_finish,
+    prime_scaled,
+    prime_seed,
+    scaled_words,
+)
 from .lattice import cell_index
 from .schema import FAMILY_SIMPLEX, Kind, signed_unit_range
 
@@ -62,20 +77,22 @@ KINDS = (
         FAMILY_SIMPLEX,
         VALUE,
         (1, 2, 3, 4),
-        (),
+        (HASH_OPTION,),
         False,
         "Simplex value noise: random values at simplex-lattice points, radial kernels summed (range -1..1).",
         signed_unit_range,
+        variant=hashed_variant(VALUE),
     ),
     Kind(
         "simplex",
         FAMILY_SIMPLEX,
         SIMPLEX,
         (1, 2, 3, 4),
-        (),
+        (HASH_OPTION,),
         False,
         "Simplex gradient noise: circle/sphere gradients with radial kernels on a simplex lattice (range -1..1).",
         signed_unit_range,
+        variant=hashed_variant(SIMPLEX),
     ),
 )
 """The simplex kinds (they cannot tile: the simplex lattice does not line up with the unit square)."""
@@ -206,6 +223,24 @@ def triangle_hashes(h, i, j, x_greater):
     )
 
 
+@jit
+def prime_triangle_hashes(s, i, j, x_greater):
+    """``triangle_hashes``' three corners (same order) by the prime hash (``hashing.prime_finish``) from the
+    state ``s = prime_seed(seed)``: a step adds the axis's prime to the coordinate's word."""
+    i0 = prime_scaled(i, PRIME_X)
+    j0 = prime_scaled(j, PRIME_Y)
+    i1 = np.uint32(i0 + PRIME_X)
+    j1 = np.uint32(j0 + PRIME_Y)
+    h0 = prime_eat(s, i0)
+    h1 = prime_eat(s, i1)
+    third = h1 if x_greater else h0
+    return (
+        prime_finish(prime_eat(h0, j0)),
+        prime_finish(prime_eat(h1, j1)),
+        prime_finish(prime_eat(third, j0 if x_greater else j1)),
+    )
+
+
 @exact
 def triangle_offsets(x_greater, dx, dy):
     """The float32 offsets of the sample from the three corners (``triangle_hashes``' order), given its offset
@@ -236,32 +271,43 @@ def simplex_2d(gradient, x, y, seed, frequency, period):
     return np.float64(triangle_sum(gradient, h0, h1, h2, x_greater, dx, dy))
 
 
-@inline
-def simplex_block_2d(gradient, dim, xs, ys, zs, seed, frequency, period, params, values):
-    """``values[i] = simplex_2d(gradient, xs[i], ys[i], ...)`` for a block, in three passes (module doc); the
-    block samplers' arguments (``sampling.BLOCK_SAMPLERS``: ``dim``, ``zs``, ``period`` and ``params`` unused)."""
-    n = values.shape[0]
-    scale = frequency * SCALE_2D
-    cells = scratch((3, BLOCK), (3, n), np.int32)
-    offsets = scratch((2, BLOCK), (2, n), np.float32)
-    for m in range(n):
-        i, j, x_greater, dx, dy = triangle_cell(xs[m] * scale, ys[m] * scale)
-        cells[0, m] = np.int32(i)
-        cells[1, m] = np.int32(j)
-        cells[2, m] = np.int32(x_greater)
-        offsets[0, m] = dx
-        offsets[1, m] = dy
-    hashes = scratch((3, BLOCK), (3, n), np.uint32)
-    h = hash_seed(seed)
-    for m in range(n):
-        h0, h1, h2 = triangle_hashes(h, np.int64(cells[0, m]), np.int64(cells[1, m]), cells[2, m] != 0)
-        hashes[0, m] = h0
-        hashes[1, m] = h1
-        hashes[2, m] = h2
-    for m in range(n):
-        values[m] = triangle_sum(
-            gradient, hashes[0, m], hashes[1, m], hashes[2, m], cells[2, m] != 0, offsets[0, m], offsets[1, m]
-        )
+def simplex_block_2d_of(prime):
+    """``simplex_block_2d``, or with ``prime`` the same with the prime hash (``prime_triangle_hashes``)."""
+    start = prime_seed if prime else hash_seed
+    hashes_of = prime_triangle_hashes if prime else triangle_hashes
+
+    def simplex_block_2d(gradient, dim, xs, ys, zs, seed, frequency, period, params, values):
+        """``values[i] = simplex_2d(gradient, xs[i], ys[i], ...)`` for a block, in three passes (module doc); the
+        block samplers' arguments (``sampling.BLOCK_SAMPLERS``: ``dim``, ``zs``, ``period`` and ``params``
+        unused)."""
+        n = values.shape[0]
+        scale = frequency * SCALE_2D
+        cells = scratch((3, BLOCK), (3, n), np.int32)
+        offsets = scratch((2, BLOCK), (2, n), np.float32)
+        for m in range(n):
+            i, j, x_greater, dx, dy = triangle_cell(xs[m] * scale, ys[m] * scale)
+            cells[0, m] = np.int32(i)
+            cells[1, m] = np.int32(j)
+            cells[2, m] = np.int32(x_greater)
+            offsets[0, m] = dx
+            offsets[1, m] = dy
+        hashes = scratch((3, BLOCK), (3, n), np.uint32)
+        h = start(seed)
+        for m in range(n):
+            h0, h1, h2 = hashes_of(h, np.int64(cells[0, m]), np.int64(cells[1, m]), cells[2, m] != 0)
+            hashes[0, m] = h0
+            hashes[1, m] = h1
+            hashes[2, m] = h2
+        for m in range(n):
+            values[m] = triangle_sum(
+                gradient, hashes[0, m], hashes[1, m], hashes[2, m], cells[2, m] != 0, offsets[0, m], offsets[1, m]
+            )
+
+    return inline(named(simplex_block_2d, "simplex_block_2d" + ("_prime" if prime else "")))
+
+
+simplex_block_2d = simplex_block_2d_of(False)
+"""``values[i] = simplex_2d(gradient, xs[i], ys[i], ...)`` for a block, in three passes (module doc)."""
 
 
 @jit
@@ -327,6 +373,29 @@ def tetrahedron_hashes(h, i, j, k, dx, dy, dz):
     )
 
 
+@jit
+def prime_tetrahedron_hashes(s, i, j, k, dx, dy, dz):
+    """``tetrahedron_hashes``' four corners (same order) by the prime hash from the state ``s = prime_seed(seed)``:
+    a step adds the axis's prime to the coordinate's word."""
+    xa, ya, za, xb, yb, zb = tetrahedron_steps(dx, dy, dz)
+    i0 = prime_scaled(i, PRIME_X)
+    j0 = prime_scaled(j, PRIME_Y)
+    k0 = prime_scaled(k, PRIME_Z)
+    i1 = np.uint32(i0 + PRIME_X)
+    j1 = np.uint32(j0 + PRIME_Y)
+    k1 = np.uint32(k0 + PRIME_Z)
+    h0 = prime_eat(s, i0)
+    h1 = prime_eat(s, i1)
+    ha = h1 if xa else h0
+    hb = h1 if xb else h0
+    return (
+        prime_finish(prime_eat(prime_eat(h0, j0), k0)),
+        prime_finish(prime_eat(prime_eat(h1, j1), k1)),
+        prime_finish(prime_eat(prime_eat(ha, j1 if ya else j0), k1 if za else k0)),
+        prime_finish(prime_eat(prime_eat(hb, j1 if yb else j0), k1 if zb else k0)),
+    )
+
+
 @exact
 def _step_offset(step, d, unskew):
     """The float32 offset along one axis from a corner that is ``step`` (0/1) further and un-skewed by
@@ -376,38 +445,49 @@ def simplex_3d(gradient, x, y, z, seed, frequency, period):
     return np.float64(tetrahedron_sum(gradient, h0, h1, h2, h3, dx, dy, dz))
 
 
-@inline
-def simplex_block_3d(gradient, dim, xs, ys, zs, seed, frequency, period, params, values):
-    """``values[i] = simplex_3d(gradient, xs[i], ys[i], zs[i], ...)`` for a block, in three passes (module doc);
-    the block samplers' arguments (``sampling.BLOCK_SAMPLERS``: ``dim``, ``period`` and ``params`` unused)."""
-    n = values.shape[0]
-    scale = frequency * SCALE_3D
-    cells = scratch((3, BLOCK), (3, n), np.int32)
-    offsets = scratch((3, BLOCK), (3, n), np.float32)
-    for m in range(n):
-        i, j, k, dx, dy, dz = tetrahedron_cell(xs[m] * scale, ys[m] * scale, zs[m] * scale)
-        cells[0, m] = np.int32(i)
-        cells[1, m] = np.int32(j)
-        cells[2, m] = np.int32(k)
-        offsets[0, m] = dx
-        offsets[1, m] = dy
-        offsets[2, m] = dz
-    hashes = scratch((4, BLOCK), (4, n), np.uint32)
-    h = hash_seed(seed)
-    for m in range(n):
-        h0, h1, h2, h3 = tetrahedron_hashes(
-            h, np.int64(cells[0, m]), np.int64(cells[1, m]), np.int64(cells[2, m]), offsets[0, m], offsets[1, m],
-            offsets[2, m]
-        )  # fmt: skip
-        hashes[0, m] = h0
-        hashes[1, m] = h1
-        hashes[2, m] = h2
-        hashes[3, m] = h3
-    for m in range(n):
-        values[m] = tetrahedron_sum(
-            gradient, hashes[0, m], hashes[1, m], hashes[2, m], hashes[3, m], offsets[0, m], offsets[1, m],
-            offsets[2, m]
-        )  # fmt: skip
+def simplex_block_3d_of(prime):
+    """``simplex_block_3d``, or with ``prime`` the same with the prime hash (``prime_tetrahedron_hashes``)."""
+    start = prime_seed if prime else hash_seed
+    hashes_of = prime_tetrahedron_hashes if prime else tetrahedron_hashes
+
+    def simplex_block_3d(gradient, dim, xs, ys, zs, seed, frequency, period, params, values):
+        """``values[i] = simplex_3d(gradient, xs[i], ys[i], zs[i], ...)`` for a block, in three passes (module
+        doc); the block samplers' arguments (``sampling.BLOCK_SAMPLERS``: ``dim``, ``period`` and ``params``
+        unused)."""
+        n = values.shape[0]
+        scale = frequency * SCALE_3D
+        cells = scratch((3, BLOCK), (3, n), np.int32)
+        offsets = scratch((3, BLOCK), (3, n), np.float32)
+        for m in range(n):
+            i, j, k, dx, dy, dz = tetrahedron_cell(xs[m] * scale, ys[m] * scale, zs[m] * scale)
+            cells[0, m] = np.int32(i)
+            cells[1, m] = np.int32(j)
+            cells[2, m] = np.int32(k)
+            offsets[0, m] = dx
+            offsets[1, m] = dy
+            offsets[2, m] = dz
+        hashes = scratch((4, BLOCK), (4, n), np.uint32)
+        h = start(seed)
+        for m in range(n):
+            h0, h1, h2, h3 = hashes_of(
+                h, np.int64(cells[0, m]), np.int64(cells[1, m]), np.int64(cells[2, m]), offsets[0, m], offsets[1, m],
+                offsets[2, m]
+            )  # fmt: skip
+            hashes[0, m] = h0
+            hashes[1, m] = h1
+            hashes[2, m] = h2
+            hashes[3, m] = h3
+        for m in range(n):
+            values[m] = tetrahedron_sum(
+                gradient, hashes[0, m], hashes[1, m], hashes[2, m], hashes[3, m], offsets[0, m], offsets[1, m],
+                offsets[2, m]
+            )  # fmt: skip
+
+    return inline(named(simplex_block_3d, "simplex_block_3d" + ("_prime" if prime else "")))
+
+
+simplex_block_3d = simplex_block_3d_of(False)
+"""``values[i] = simplex_3d(gradient, xs[i], ys[i], zs[i], ...)`` for a block, in three passes (module doc)."""
 
 
 @jit

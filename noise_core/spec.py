@@ -32,7 +32,8 @@ class NoiseSpec:
     ``warp_octaves``; see ``warp``) and every
     kind's own options (``voronoi``: ``distance``, ``function``, ``jitter``; ``cellular``: ``distance``,
     ``function``, ``density``; ``hill``: ``smoothness``, ``sines``, ``sizes``, ``distribution``, ``alpha``,
-    ``beta``), each checked by its ``schema.Option``. An unset choice (None) takes the kind's default.
+    ``beta``; ``value``, ``perlin``, ``simplex``, ``simplex_value``: ``hash``), each checked by its ``schema.Option``.
+    An unset choice (None) takes the kind's default.
     """
 
     kind: str = "perlin"
@@ -68,6 +69,7 @@ class NoiseSpec:
     orientation: float = 0.7853981852531433
     orientation_3d: tuple[float, ...] | None = None
     output: str = "value"
+    hash: str = "smallxxhash"
 
     def __post_init__(self) -> None:
         kind = kind_info(self.kind)

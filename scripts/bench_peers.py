@@ -348,6 +348,7 @@ class PeerCase:
     dim: int
     layout: str  # "points" (random points) or "grid" (PEER_GRID x PEER_GRID in 2D, PEER_GRID_3D cubed in 3D)
     octaves: int = 1
+    hash: str = "smallxxhash"  # noise_core's ``hash`` option (the lattice and simplex kinds)
 
     @property
     def shape(self) -> tuple[int, ...]:
@@ -360,10 +361,14 @@ class PeerCase:
     def name(self) -> str:
         fractal = f" fBm {self.octaves} oct" if self.octaves > 1 else ""
         where = "random" if self.layout == "points" else f"grid {self.shape[-1]}{'²' if self.dim == 2 else '³'}"
-        return f"{self.kind}{' F1' if self.kind in ('voronoi', 'cellular') else ''}{fractal} {self.dim}D {where}"
+        hashed = "" if self.hash == "smallxxhash" else f" {self.hash} hash"
+        f1 = " F1" if self.kind in ("voronoi", "cellular") else ""
+        return f"{self.kind}{f1}{fractal} {self.dim}D {where}{hashed}"
 
     def spec_options(self) -> dict:
-        return {"function": "f1"} if self.kind in ("voronoi", "cellular") else {}
+        if self.kind in ("voronoi", "cellular"):
+            return {"function": "f1"}
+        return {} if self.hash == "smallxxhash" else {"hash": self.hash}
 
     def lattice_scale(self) -> float:
         """Peer frequency / noise_core frequency that gives both the same lattice cells per unit: noise_core's
@@ -389,11 +394,14 @@ class PeerCase:
 
 
 def peer_cases() -> list[PeerCase]:
-    """Random points in 2D and 3D per kind, fBm 4 octaves Perlin 2D and 3D, the 2D grids, and the 3D grids of
-    value, Perlin and simplex noise."""
+    """Random points in 2D and 3D per kind, fBm 4 octaves Perlin 2D and 3D, the random points of value, Perlin
+    and simplex noise (and Perlin fBm) with ``hash="prime"``, the 2D grids, and the 3D grids of value, Perlin and
+    simplex noise."""
     kinds = ("value", "perlin", "simplex", "voronoi", "cellular")
     cases = [PeerCase(kind, dim, "points") for kind in kinds for dim in (2, 3)]
     cases += [PeerCase("perlin", dim, "points", octaves=4) for dim in (2, 3)]
+    cases += [PeerCase(kind, dim, "points", hash="prime") for kind in kinds[:3] for dim in (2, 3)]
+    cases += [PeerCase("perlin", dim, "points", octaves=4, hash="prime") for dim in (2, 3)]
     cases += [PeerCase(kind, 2, "grid") for kind in kinds]
     cases += [PeerCase(kind, 3, "grid") for kind in ("value", "perlin", "simplex")]
     return cases
@@ -404,6 +412,7 @@ CASE_GROUPS = {
     "grid": lambda case: case.layout == "grid",
     "grid3d": lambda case: case.layout == "grid" and case.dim == 3,
     "lattice": lambda case: case.kind in ("value", "perlin", "simplex"),
+    "hash": lambda case: case.layout == "points" and case.kind in ("value", "perlin", "simplex"),
     "all": lambda case: True,
 }
 """``--cases`` of the script run on its own: which ``peer_cases`` it measures."""

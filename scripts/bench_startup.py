@@ -33,9 +33,10 @@ from noise_core import NoiseSpec, evaluate
 from noise_core.fractal import kernel_for
 from noise_core.registry import KINDS, kernel_arguments
 rows = []
-for name, info in KINDS.items():
-    for dim in info.dims:
-        spec = NoiseSpec(kind=name)
+cases = [(name, dim, {}) for name, info in KINDS.items() for dim in info.dims]
+cases += [(name, dim, {"hash": "prime"}) for name, info in KINDS.items() if info.option("hash") for dim in (2, 3)]
+for name, dim, options in cases:
+        spec = NoiseSpec(kind=name, **options)
         evaluate(spec, np.random.default_rng(0).random((64, dim)))
         family, variant, _ = kernel_arguments(spec, dim)
         asm = "\n".join(kernel_for(family, dim, variant).inspect_asm().values())
@@ -48,8 +49,10 @@ for name, info in KINDS.items():
         ymm = sum("ymm" in " ".join(line) for line in lines)
         zmm = sum("zmm" in " ".join(line) for line in lines)
         gathers = sum("gather" in op for op in ops)
-        rows.append(dict(kind=name, dim=dim, packed=packed, double=double, single=single, scalar=scalar, ymm=ymm,
-                         zmm=zmm, gathers=gathers, instructions=len(ops)))
+        multiplies = sum(op == "vpmulld" for op in ops)
+        rows.append(dict(kind=name + "".join(f" {v}" for v in options.values()), dim=dim, packed=packed,
+                         double=double, single=single, scalar=scalar, ymm=ymm, zmm=zmm, gathers=gathers,
+                         multiplies=multiplies, instructions=len(ops)))
 import llvmlite.binding as llvm
 print(json.dumps({"cpu": llvm.get_host_cpu_name(), "rows": rows}))
 """
@@ -66,7 +69,7 @@ def run_asm() -> list[dict]:
     for row in found["rows"]:
         print(
             f"  asm {row['kind']:<14} {row['dim']}D packed {row['packed']:5d} scalar {row['scalar']:5d} "
-            f"zmm {row['zmm']:5d} gathers {row['gathers']:3d}",
+            f"zmm {row['zmm']:5d} gathers {row['gathers']:3d} vpmulld {row['multiplies']:3d} of {row['instructions']}",
             flush=True,
         )
     return found

@@ -1,0 +1,229 @@
+"""``hash="prime"``: FastNoiseLite's prime-multiply corner hash (docs/sources.md) on the lattice and simplex kinds.
+
+A NumPy port of the hash checks the compiled helpers bit for bit and, through value noise at lattice points and
+a float64 Perlin reference, the kernels; its statistics are checked on a block of lattice cells; golden digests
+pin four kernels' values. Only four block functions are compiled here (value 2D, Perlin 3D tiled, simplex 2D,
+simplex value 3D): each new one costs seconds of CI time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numba
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import noise_core as nc
+from noise_core import hashing, simplex
+from noise_core.api import grid_coordinates
+from noise_core.gradients import PERLIN_3D_SCALE
+
+MASK = 0xFFFFFFFF
+PRIMES = (501125321, 1136930381, 1720413743)
+
+
+def prime_hash(seed: int, *coordinates: np.ndarray) -> np.ndarray:
+    """FastNoiseLite's ``Hash`` of ``seed`` and the lattice ``coordinates`` (x, y[, z]), then ``h ^ (h >> 15)``
+    (logical), all mod 2**32: uint32."""
+    state = np.full(np.broadcast(*coordinates).shape, seed & MASK, dtype=np.uint64)
+    for coordinate, prime in zip(coordinates, PRIMES, strict=False):
+        state ^= (np.asarray(coordinate, dtype=np.int64).astype(np.uint64) * np.uint64(prime)) & np.uint64(MASK)
+    h = (state * np.uint64(0x27D4EB2D)) & np.uint64(MASK)
+    return (h ^ (h >> np.uint64(15))).astype(np.uint32)
+
+
+@numba.njit
+def _compiled_hash(seed, x, y, z, dim):
+    state = hashing.prime_eat(hashing.prime_seed(seed), hashing.prime_scaled(x, hashing.PRIME_X))
+    state = hashing.prime_eat(state, hashing.prime_scaled(y, hashing.PRIME_Y))
+    if dim == 3:
+        state = hashing.prime_eat(state, hashing.prime_scaled(z, hashing.PRIME_Z))
+    return hashing.prime_finish(state)
+
+
+def test_hash_by_hand() -> None:
+    # seed 0, corner (1, 0): H = 501125321 * 0x27d4eb2d mod 2**32 = 0x147BF655; H ^ (H >> 15) = 0x147BDEA2
+    h = (501125321 * 0x27D4EB2D) & MASK
+    assert h == 0x147BF655
+    assert h ^ (h >> 15) == 0x147BDEA2
+    assert int(_compiled_hash(0, 1, 0, 0, 2)) == 0x147BDEA2 == int(prime_hash(0, np.array(1), np.array(0)))
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(-(2**31), 2**31 - 1),
+    st.integers(-(2**31), 2**31 - 1),
+    st.integers(-(2**31), 2**31 - 1),
+    st.integers(-(2**31), 2**31 - 1),
+    st.sampled_from((2, 3)),
+)
+def test_compiled_helpers_match_the_port(seed: int, x: int, y: int, z: int, dim: int) -> None:
+    coordinates = (np.array(x), np.array(y), np.array(z))[:dim]
+    assert int(_compiled_hash(seed, x, y, z, dim)) == int(prime_hash(seed, *coordinates))
+
+
+def _lattice_block(seed: int) -> tuple[np.ndarray, np.ndarray]:
+    x, y = np.meshgrid(np.arange(-128, 128), np.arange(-128, 128))
+    return x, prime_hash(seed, x, y)
+
+
+@pytest.mark.parametrize("seed", [0, 1, -7, 12345])
+@pytest.mark.parametrize("shift", [0, 8, 24])
+def test_bytes_are_spread_and_neighbours_uncorrelated(seed: int, shift: int) -> None:
+    """The bytes the gradients read (0: value, Perlin, simplex; 1; 3: Perlin 3D) over 256² cells: χ² of their
+    counts on 255 degrees of freedom below 700 (SmallXXHash: about 255; measured here 325 to 551), and a cell's
+    byte uncorrelated with its right and upper neighbours'."""
+    _, h = _lattice_block(seed)
+    byte = ((h >> shift) & 255).astype(np.float64)
+    counts = np.bincount(byte.astype(np.int64).ravel(), minlength=256)
+    expected = byte.size / 256
+    assert ((counts - expected) ** 2 / expected).sum() < 700
+    for a, b in ((byte[:, :-1], byte[:, 1:]), (byte[:-1, :], byte[1:, :])):
+        assert abs(np.corrcoef(a.ravel(), b.ravel())[0, 1]) < 0.02
+
+
+@pytest.mark.parametrize("bit", range(0, 9, 2))
+@pytest.mark.parametrize("axis", [0, 1, 2])
+def test_low_coordinate_bits_avalanche(bit: int, axis: int) -> None:
+    """Flipping one of a coordinate's low bits flips each bit the gradients read (bytes 0 and 3) with
+    probability 0.45 to 0.55 (measured 0.485 to 0.51 for bits 0 to 8)."""
+    rng = np.random.default_rng(bit + 10 * axis)
+    coordinates = [rng.integers(-(2**20), 2**20, 20000) for _ in range(3)]
+    base = prime_hash(3, *coordinates)
+    coordinates[axis] = coordinates[axis] ^ (1 << bit)
+    flipped = base ^ prime_hash(3, *coordinates)
+    for out_bit in (*range(8), *range(24, 32)):
+        assert 0.45 < ((flipped >> out_bit) & 1).mean() < 0.55, out_bit
+
+
+VALUE_2D = {"kind": "value", "hash": "prime", "octaves": 3, "seed": 5}
+PERLIN_3D = {"kind": "perlin", "hash": "prime", "tiling": True}
+SIMPLEX_2D = {"kind": "simplex", "hash": "prime"}
+SIMPLEX_VALUE_3D = {"kind": "simplex_value", "hash": "prime", "seed": -3}
+
+
+def test_value_noise_at_lattice_points_is_the_corner_hash() -> None:
+    spec = nc.NoiseSpec(**{**VALUE_2D, "octaves": 1, "frequency": 1.0})
+    cells = np.array([(x, y) for x in range(-9, 9) for y in range(-9, 9)], dtype=np.float64)
+    h = prime_hash(5, cells[:, 0].astype(np.int64), cells[:, 1].astype(np.int64))
+    np.testing.assert_allclose(nc.evaluate(spec, cells), (h & 255) * (2.0 / 255.0) - 1.0, atol=1e-6)
+
+
+def _octahedron(h: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    gx = (h & 255) * (2.0 / 255.0) - 1.0
+    gy = (h >> 24) * (2.0 / 255.0) - 1.0
+    gz = 1.0 - np.abs(gx) - np.abs(gy)
+    offset = np.maximum(-gz, 0.0)
+    return gx - np.copysign(offset, gx), gy - np.copysign(offset, gy), gz
+
+
+def test_perlin_3d_against_a_float64_reference_and_tiles() -> None:
+    """Tiled Perlin 3D (frequency 4: period 4 cells) against a float64 NumPy port: the prime hash of the wrapped
+    corners, octahedron gradients, quintic trilinear blend (the float32 kernel agrees to 1e-5); period 1."""
+    rng = np.random.default_rng(7)
+    points = rng.uniform(-2.0, 2.0, (400, 3))
+    scaled = points * 4.0
+    cell = np.floor(scaled)
+    g = scaled - cell
+    t = g * g * g * (g * (g * 6.0 - 15.0) + 10.0)
+    total = 0.0
+    for corner in range(8):
+        steps = np.array([(corner >> 2) & 1, (corner >> 1) & 1, corner & 1])
+        lattice = np.mod(cell + steps, 4.0).astype(np.int64)
+        gx, gy, gz = _octahedron(prime_hash(0, lattice[:, 0], lattice[:, 1], lattice[:, 2]))
+        d = g - steps
+        weight = np.prod(np.where(steps == 1, t, 1.0 - t), axis=1)
+        total = total + weight * (gx * d[:, 0] + gy * d[:, 1] + gz * d[:, 2])
+    spec = nc.NoiseSpec(**PERLIN_3D)
+    values = nc.evaluate(spec, points)
+    np.testing.assert_allclose(values, total * PERLIN_3D_SCALE, atol=1e-5)
+    np.testing.assert_array_equal(nc.evaluate(spec, points + np.array([1.0, 0.0, -1.0])), values)
+
+
+def test_simplex_2d_block_is_the_pointwise_chain() -> None:
+    """The simplex 2D block pass with the prime hash equals ``triangle_cell``, ``prime_triangle_hashes`` (the
+    port's hashes of the three corners) and ``triangle_sum`` per point, bit for bit."""
+    rng = np.random.default_rng(3)
+    points = rng.uniform(-3.0, 3.0, (64, 2))
+    values = nc.evaluate(nc.NoiseSpec(**SIMPLEX_2D), points)
+    scale = 4.0 * simplex.SCALE_2D
+    for (x, y), value in zip(points, values, strict=True):
+        i, j, x_greater, dx, dy = simplex.triangle_cell(x * scale, y * scale)
+        hashes = simplex.prime_triangle_hashes(np.uint32(0), i, j, x_greater)
+        third = (i + 1, j) if x_greater else (i, j + 1)
+        corners = np.array([(i, j), (i + 1, j + 1), third])
+        assert [int(h) for h in hashes] == prime_hash(0, corners[:, 0], corners[:, 1]).tolist()
+        assert np.float32(simplex.triangle_sum(2, *hashes, x_greater, np.float32(dx), np.float32(dy))) == value
+
+
+@pytest.mark.parametrize("options", [VALUE_2D, SIMPLEX_VALUE_3D])
+def test_statistics_like_the_default_hash(options: dict) -> None:
+    """Other values than SmallXXHash's, the same range and spread (standard deviation within 10 %)."""
+    dim = 3 if options is SIMPLEX_VALUE_3D else 2
+    points = np.random.default_rng(11).uniform(-20.0, 20.0, (20000, dim))
+    prime = nc.evaluate(nc.NoiseSpec(**options), points)
+    default = nc.evaluate(nc.NoiseSpec(**{**options, "hash": "smallxxhash"}), points)
+    assert not np.array_equal(prime, default)
+    assert prime.min() >= -1.0 and prime.max() <= 1.0
+    assert abs(prime.std() / default.std() - 1.0) < 0.1
+    assert abs(prime.mean()) < 0.02
+
+
+def test_grid_is_evaluate_at_pixel_centres() -> None:
+    """``evaluate_grid`` with the prime hash runs the point kernel in grid mode (not the separable SmallXXHash
+    kernel): the same bits as ``evaluate`` of the pixel centres."""
+    spec = nc.NoiseSpec(**VALUE_2D)
+    grid = nc.evaluate_grid(spec, (19, 23))
+    points = np.column_stack(grid_coordinates((19, 23)))
+    order = np.random.default_rng(2).permutation(points.shape[0])  # shuffled: not a lattice, so the point path
+    values = np.empty(points.shape[0], dtype=np.float32)
+    values[order] = nc.evaluate(spec, points[order])
+    np.testing.assert_array_equal(grid.reshape(-1), values)
+
+
+def _points(dim: int) -> np.ndarray:
+    return np.random.default_rng(1234 + dim).uniform(-3.0, 3.0, size=(257, dim))
+
+
+GOLDEN = [
+    (VALUE_2D, 2, "05401c9d4c76b20e2615d0bf"),
+    (PERLIN_3D, 3, "a23568341133dc22c5a8ff76"),
+    (SIMPLEX_2D, 2, "5aeb847c9722064ced58a66b"),
+    (SIMPLEX_VALUE_3D, 3, "150c08dd48b3656cae7df7f3"),
+]
+
+
+@pytest.mark.parametrize(("options", "dim", "expected"), GOLDEN)
+def test_golden(options: dict, dim: int, expected: str) -> None:
+    spec = nc.NoiseSpec(**options)
+    parts = [nc.evaluate(spec, _points(dim)).tobytes()]
+    if dim == 2:
+        parts.append(nc.evaluate_grid(spec, (13, 17)).tobytes())
+    assert hashlib.sha256(b"".join(parts)).hexdigest()[:24] == expected
+
+
+def test_default_is_smallxxhash() -> None:
+    assert nc.NoiseSpec().hash == "smallxxhash"
+    assert nc.NoiseSpec(kind="value").hash == hashing.HASHES[0] == "smallxxhash"
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: nc.NoiseSpec(kind="perlin", hash="xxhash"), "hash: 'xxhash' is not allowed"),
+        (lambda: nc.NoiseSpec(kind="perlin", hash=3), "hash: expected one of"),
+        (lambda: nc.NoiseSpec(kind="voronoi", hash="prime"), "hash: not an option of kind 'voronoi'"),
+        (lambda: nc.evaluate(nc.NoiseSpec(kind="value", hash="prime"), np.zeros((4, 1))), "hash: 'prime' hashes"),
+        (lambda: nc.evaluate(nc.NoiseSpec(kind="simplex", hash="prime"), np.zeros((4, 4))), "hash: 'prime' hashes"),
+        (
+            lambda: nc.evaluate(nc.NoiseSpec(kind="perlin", hash="prime"), np.zeros((4, 2)), derivatives=True),
+            "hash: derivatives=True needs",
+        ),
+    ],
+)
+def test_errors_name_the_option(call, message: str) -> None:
+    with pytest.raises((ValueError, TypeError), match=f"^{message}"):
+        call()
