@@ -52,6 +52,7 @@ class NoiseSpec:
     warp_amplitude: float = 0.1
     warp_frequency: float = 2.0
     warp_octaves: int = 1
+    hash: str = "smallxxhash"
     distance: str | None = None
     exponent: float = 0.5
     function: str | None = None
@@ -69,7 +70,6 @@ class NoiseSpec:
     orientation: float = 0.7853981852531433
     orientation_3d: tuple[float, ...] | None = None
     output: str = "value"
-    hash: str = "smallxxhash"
 
     def __post_init__(self) -> None:
         kind = kind_info(self.kind)

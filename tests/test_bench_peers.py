@@ -366,6 +366,17 @@ def test_peer_cases_match_lattices() -> None:
     assert voronoi.lattice_scale() == 1.0
     assert voronoi.fn2_node() == ("CellularDistance", {"Distance Function": "Euclidean", "Return Type": "Index0"})
     assert voronoi.fnl_noise() == ("Cellular", "Distance")
+    prime = [case for case in cases.values() if case.hash == "prime"]  # issue 48: the same points, hash="prime"
+    assert {(c.kind, c.dim, c.octaves) for c in prime} == {
+        *((kind, dim, 1) for kind in kinds[:3] for dim in (2, 3)),
+        ("perlin", 2, 4),
+        ("perlin", 3, 4),
+    }
+    assert cases["value 2D random prime hash"].spec_options() == {"hash": "prime"}
+    assert cases["value 2D random"].spec_options() == {}
+    assert {c.name for c in cases.values() if bench_peers.CASE_GROUPS["hash"](c)} == {
+        c.name for c in cases.values() if c.layout == "points" and c.kind in kinds[:3]
+    }
 
 
 def test_peers_report() -> None:
