@@ -1,4 +1,5 @@
-"""SmallXXHash: the small xxHash32 variant of the seeds (004, "Hashing").
+"""SmallXXHash: the small xxHash32 variant of the seeds (004, "Hashing"); and the prime-multiply hash of
+``hash="prime"`` (FastNoiseLite's, below).
 
 State is a 32-bit accumulator. ``seed(s) = s + E``; eating an int ``d`` is
 ``rotl(acc + d*C, 17) * D``; the final hash avalanches the accumulator:

@@ -5,7 +5,8 @@ Each corner of the simplex holding the sample contributes
 interpolated. The gradient code is ``gradients.VALUE`` (``"simplex_value"``, seed 001
 section 1) or ``gradients.SIMPLEX`` (``"simplex"``: line / circle / sphere with the
 seed's normalisation factors, section 2). A corner's hash is SmallXXHash(seed)
-eating its lattice coordinates in order (x, then y, then z), as for lattice noise.
+eating its lattice coordinates in order (x, then y, then z), as for lattice noise (with ``hash="prime"``, 2D and
+3D: FastNoiseLite's hash, ``prime_triangle_hashes``/``prime_tetrahedron_hashes``, in the block passes).
 
 * 1D (section 1.3): corners ``x0 = floor(x)`` and ``x0 + 1``, falloff ``(1 - x^2)^3``.
 * 2D (sections 1.5-1.7): coordinates scaled by ``frequency / sqrt(3)``, skewed by
