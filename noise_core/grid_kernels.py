@@ -39,9 +39,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import jit, range_kernel, scratch
+from ._jit import jit, named, range_kernel, scratch
 from .fractal_modes import FBM, MODE_CODES, amplitude_sum, finished, fold, octave_arguments, octave_settings
-from .hashing import HASHES, eat, hash_seed
+from .hashing import HASH_STRIDE, eat, hash_seed, prime_seed
 from .lattice import span32
 from .lattice_noise import (
     _blend_2d,
@@ -50,6 +50,9 @@ from .lattice_noise import (
     _corner_hashes_of_columns_3d,
     blend_3d_of_vectors,
     corner_vectors_3d,
+    prime_column,
+    prime_corner_hashes_of_columns,
+    prime_corner_hashes_of_columns_3d,
 )
 from .registry import KINDS
 from .runtime import launch_blocks, range_signature
@@ -59,9 +62,9 @@ from .warp import is_warped
 
 
 def separable(spec) -> bool:
-    """Whether ``evaluate_grid`` runs ``spec`` here: value or Perlin noise (any fractal mode) with the default hash
-    (SmallXXHash: the column tables hold its partial hashes), no domain warp."""
-    return KINDS[spec.kind].family == FAMILY_LATTICE and spec.hash == HASHES[0] and not is_warped(spec)
+    """Whether ``evaluate_grid`` runs ``spec`` here: value or Perlin noise (any fractal mode, either hash), no domain
+    warp."""
+    return KINDS[spec.kind].family == FAMILY_LATTICE and not is_warped(spec)
 
 
 STRIP = 4096
@@ -72,38 +75,55 @@ RUN_LENGTH = 8
 run by run (the corner hashes once per cell and row); narrower cells hash per pixel."""
 
 
-@jit
-def _column_tables(xs, seed, frequency, octaves, lacunarity, tiled, column_hashes, column_spans, runs, run_counts):
-    """Per octave and column: the partial hashes ``eat(h, x0)``, ``eat(h, x1)`` and the float32 ``gx, tx`` of the
-    column's span (``span32``); the first column of each lattice cell in ``runs`` (``run_counts`` cells, then
-    ``len(xs)``)."""
-    cols = xs.shape[0]
-    for octave in range(octaves):
-        # the octave's weight is not needed here (persistence 1)
-        octave_seed, octave_frequency, period, _ = octave_settings(seed, frequency, lacunarity, 1.0, tiled, octave)
-        h = hash_seed(octave_seed)
-        hashes = column_hashes[octave]
-        spans = column_spans[octave]
-        count = 0
-        last = np.int64(0)
-        for c in range(cols):
-            x0, x1, gx, tx = span32(xs[c], octave_frequency, period)
-            hashes[0, c] = eat(h, x0)
-            hashes[1, c] = eat(h, x1)
-            spans[0, c] = gx
-            spans[1, c] = tx
-            if c == 0 or x0 != last:
-                runs[octave, count] = c
-                count += 1
-            last = x0
-        runs[octave, count] = cols
-        run_counts[octave] = count
+def _column_tables_of(prime):
+    """``_column_tables``, or with ``prime`` the same with the prime hash's partial hashes (``prime_column``)."""
+    start = prime_seed if prime else hash_seed
+    column = prime_column if prime else eat
+
+    def column_tables(xs, seed, frequency, octaves, lacunarity, tiled, column_hashes, column_spans, runs,
+                      run_counts):  # fmt: skip
+        """Per octave and column: the partial hashes ``eat(h, x0)``, ``eat(h, x1)`` and the float32 ``gx, tx`` of
+        the column's span (``span32``); the first column of each lattice cell in ``runs`` (``run_counts`` cells,
+        then ``len(xs)``)."""
+        cols = xs.shape[0]
+        for octave in range(octaves):
+            # the octave's weight is not needed here (persistence 1)
+            octave_seed, octave_frequency, period, _ = octave_settings(seed, frequency, lacunarity, 1.0, tiled, octave)
+            h = start(octave_seed)
+            hashes = column_hashes[octave]
+            spans = column_spans[octave]
+            count = 0
+            last = np.int64(0)
+            for c in range(cols):
+                x0, x1, gx, tx = span32(xs[c], octave_frequency, period)
+                hashes[0, c] = column(h, x0)
+                hashes[1, c] = column(h, x1)
+                spans[0, c] = gx
+                spans[1, c] = tx
+                if c == 0 or x0 != last:
+                    runs[octave, count] = c
+                    count += 1
+                last = x0
+            runs[octave, count] = cols
+            run_counts[octave] = count
+
+    return jit(named(column_tables, "_prime_column_tables" if prime else "_column_tables"))
 
 
-def _build_grid_kernel(gradient, tiled, mode=FBM):
+_column_tables = _column_tables_of(False)
+"""Per octave and column: the partial hashes ``eat(h, x0)``, ``eat(h, x1)`` and the float32 ``gx, tx`` of the
+column's span (``span32``); the first column of each lattice cell in ``runs`` (``run_counts`` cells, then
+``len(xs)``)."""
+_prime_column_tables = _column_tables_of(True)
+
+
+def _build_grid_kernel(gradient, tiled, mode=FBM, prime=False):
     """The grid kernel of lattice gradient ``gradient`` (``gradients.VALUE``/``PERLIN``), tiled or not, combining
-    the octaves by ``mode`` (``fractal_modes`` codes: fBm or a Musgrave mode, through ``fractal_modes.fold``)."""
+    the octaves by ``mode`` (``fractal_modes`` codes: fBm or a Musgrave mode, through ``fractal_modes.fold``);
+    ``prime``: hashed by the prime hash (``hash="prime"``)."""
     musgrave = mode != FBM
+    tables = _prime_column_tables if prime else _column_tables
+    of_columns = prime_corner_hashes_of_columns if prime else _corner_hashes_of_columns
 
     @range_kernel
     def grid_kernel(
@@ -113,7 +133,7 @@ def _build_grid_kernel(gradient, tiled, mode=FBM):
         if first < 0:  # the launch: strip by strip, its column tables, then its rows on Numba's threads
             for left in range(0, xs.shape[0], STRIP):
                 strip[0] = left
-                _column_tables(
+                tables(
                     xs[left : left + STRIP], seed, frequency, octaves, lacunarity, tiled, column_hashes,
                     column_spans, runs, run_counts,
                 )  # fmt: skip
@@ -140,7 +160,7 @@ def _build_grid_kernel(gradient, tiled, mode=FBM):
                     for j in range(count):
                         start = runs[octave, j]
                         stop = runs[octave, j + 1]
-                        h00, h01, h10, h11 = _corner_hashes_of_columns(h0s[start], h1s[start], y0, y1)
+                        h00, h01, h10, h11 = of_columns(h0s[start], h1s[start], y0, y1)
                         # slices, so the loop index is known to be >= 0: no negative-index wrap, no gathers
                         run_gx = gxs[start:stop]
                         run_tx = txs[start:stop]
@@ -153,7 +173,7 @@ def _build_grid_kernel(gradient, tiled, mode=FBM):
                                  run_weight, i)  # fmt: skip
                 else:
                     for c in range(cols):
-                        h00, h01, h10, h11 = _corner_hashes_of_columns(h0s[c], h1s[c], y0, y1)
+                        h00, h01, h10, h11 = of_columns(h0s[c], h1s[c], y0, y1)
                         value = _blend_2d(gradient, h00, h01, h10, h11, gxs[c], txs[c], gy, ty)
                         fold(mode, octave, value, amplitude, turbulence, offset, gain, ob, total, weight, c)
             scale = np.float32(1.0 / amplitude_sum(octaves, persistence))
@@ -168,15 +188,17 @@ ROW_CHUNK = 64
 cell's corner hashes are computed once for the run of consecutive rows in the same ``y`` and ``z`` cells."""
 
 
-def _build_grid_kernel_3d(gradient, tiled, mode=FBM):
+def _build_grid_kernel_3d(gradient, tiled, mode=FBM, prime=False):
     """The 3D grid kernel of ``(gradient, tiled, mode)``: ``_build_grid_kernel``'s with a row for each
     ``(slice, row)`` pair of the (slices, rows, cols) lattice, whose ``y`` and ``z`` spans are computed once per
     row and octave; the eight corner hashes of a run of columns in one cell (``_corner_hashes_of_columns_3d``
     from the columns' partial hashes), the trilinear blend per sample (``lattice_noise._blend_3d``). For fBm the
     rows go ``ROW_CHUNK`` at a time, run (cell) by run, so a cell's corners are hashed once for all the rows of
     the chunk that share its ``y`` and ``z`` cells; a Musgrave mode, whose running totals are per row, goes row by
-    row, hashing a cell's corners once per row."""
+    row, hashing a cell's corners once per row. ``prime``: hashed by the prime hash (``hash="prime"``)."""
     musgrave = mode != FBM
+    tables = _prime_column_tables if prime else _column_tables
+    of_columns = prime_corner_hashes_of_columns_3d if prime else _corner_hashes_of_columns_3d
 
     @range_kernel
     def grid_kernel_3d(
@@ -186,7 +208,7 @@ def _build_grid_kernel_3d(gradient, tiled, mode=FBM):
         if first < 0:  # the launch: strip by strip, its column tables, then its rows on Numba's threads
             for left in range(0, xs.shape[0], STRIP):
                 strip[0] = left
-                _column_tables(
+                tables(
                     xs[left : left + STRIP], seed, frequency, octaves, lacunarity, tiled, column_hashes,
                     column_spans, runs, run_counts,
                 )  # fmt: skip
@@ -227,7 +249,7 @@ def _build_grid_kernel_3d(gradient, tiled, mode=FBM):
                             run_tx = txs[start:stop]
                             for k in range(count_rows):
                                 if k == 0 or cells[0, k] != cells[0, k - 1] or cells[2, k] != cells[2, k - 1]:
-                                    corners = _corner_hashes_of_columns_3d(
+                                    corners = of_columns(
                                         h0s[start], h1s[start], cells[0, k], cells[1, k], cells[2, k], cells[3, k]
                                     )
                                     corner_vectors_3d(gradient, corners, vectors)
@@ -244,7 +266,7 @@ def _build_grid_kernel_3d(gradient, tiled, mode=FBM):
                             gy, ty, gz, tz = spans[0, k], spans[1, k], spans[2, k], spans[3, k]
                             ob = out[chunk + k][left : left + cols]
                             for c in range(cols):
-                                corners = _corner_hashes_of_columns_3d(h0s[c], h1s[c], y0, y1, z0, z1)
+                                corners = of_columns(h0s[c], h1s[c], y0, y1, z0, z1)
                                 value = _blend_3d(gradient, corners, gxs[c], txs[c], gy, ty, gz, tz)
                                 fold(mode, octave, value, amplitude, turbulence, offset, gain, ob, ob, ob, c)
                 for k in range(count_rows):
@@ -273,7 +295,7 @@ def _build_grid_kernel_3d(gradient, tiled, mode=FBM):
                     for j in range(count):
                         start = runs[octave, j]
                         stop = runs[octave, j + 1]
-                        corners = _corner_hashes_of_columns_3d(h0s[start], h1s[start], y0, y1, z0, z1)
+                        corners = of_columns(h0s[start], h1s[start], y0, y1, z0, z1)
                         run_gx = gxs[start:stop]
                         run_tx = txs[start:stop]
                         run_ob = ob[start:stop]
@@ -285,7 +307,7 @@ def _build_grid_kernel_3d(gradient, tiled, mode=FBM):
                                  run_weight, i)  # fmt: skip
                 else:
                     for c in range(cols):
-                        corners = _corner_hashes_of_columns_3d(h0s[c], h1s[c], y0, y1, z0, z1)
+                        corners = of_columns(h0s[c], h1s[c], y0, y1, z0, z1)
                         value = _blend_3d(gradient, corners, gxs[c], txs[c], gy, ty, gz, tz)
                         fold(mode, octave, value, amplitude, turbulence, offset, gain, ob, total, weight, c)
             for c in range(cols):
@@ -297,14 +319,15 @@ def _build_grid_kernel_3d(gradient, tiled, mode=FBM):
 _KERNELS = {}
 
 
-def grid_kernel_for(gradient, tiled=False, mode=FBM, dim=2):
-    """The compiled grid kernel of ``(gradient, tiled, mode)`` in ``dim`` (2 or 3) dimensions, built on first
-    use."""
-    key = (int(gradient), bool(tiled), int(mode), int(dim))
+def grid_kernel_for(variant, tiled=False, mode=FBM, dim=2):
+    """The compiled grid kernel of ``(variant, tiled, mode)`` in ``dim`` (2 or 3) dimensions, built on first
+    use; ``variant`` is the kind's variant code: the gradient, plus ``HASH_STRIDE`` for the prime hash."""
+    key = (int(variant), bool(tiled), int(mode), int(dim))
     found = _KERNELS.get(key)
     if found is None:
         build = _build_grid_kernel if dim == 2 else _build_grid_kernel_3d
-        found = _KERNELS[key] = build(*key[:3])
+        hashing, gradient = divmod(key[0], HASH_STRIDE)
+        found = _KERNELS[key] = build(gradient, key[1], key[2], prime=hashing == 1)
     return found
 
 

@@ -272,11 +272,22 @@ quadrilinear blend of sixteen corner gradients (``quadrilinear``)."""
 
 
 @jit
+def prime_column(s, x):
+    """The prime hash's state after the lattice ``x`` from the state ``s = prime_seed(seed)`` (a column's partial
+    hash, as ``eat(h, x)`` is SmallXXHash's)."""
+    return prime_eat(s, prime_scaled(x, PRIME_X))
+
+
+@jit
 def prime_corner_hashes_2d(s, x0, x1, y0, y1):
     """``_corner_hashes_2d``'s four corners (same order) by the prime hash (``hashing.prime_finish``) from the
     state ``s = prime_seed(seed)``."""
-    h0 = prime_eat(s, prime_scaled(x0, PRIME_X))
-    h1 = prime_eat(s, prime_scaled(x1, PRIME_X))
+    return prime_corner_hashes_of_columns(prime_column(s, x0), prime_column(s, x1), y0, y1)
+
+
+@jit
+def prime_corner_hashes_of_columns(h0, h1, y0, y1):
+    """``prime_corner_hashes_2d`` from the columns' partial hashes ``h0 = prime_column(s, x0)``, ``h1 = ...x1``."""
     w0 = prime_scaled(y0, PRIME_Y)
     w1 = prime_scaled(y1, PRIME_Y)
     return (
@@ -290,8 +301,12 @@ def prime_corner_hashes_2d(s, x0, x1, y0, y1):
 @jit
 def prime_corner_hashes_3d(s, x0, x1, y0, y1, z0, z1):
     """``_corner_hashes_3d``'s eight corners (same order: x slowest, z fastest) by the prime hash."""
-    h0 = prime_eat(s, prime_scaled(x0, PRIME_X))
-    h1 = prime_eat(s, prime_scaled(x1, PRIME_X))
+    return prime_corner_hashes_of_columns_3d(prime_column(s, x0), prime_column(s, x1), y0, y1, z0, z1)
+
+
+@jit
+def prime_corner_hashes_of_columns_3d(h0, h1, y0, y1, z0, z1):
+    """``prime_corner_hashes_3d`` from the columns' partial hashes ``h0 = prime_column(s, x0)``, ``h1 = ...x1``."""
     v0 = prime_scaled(y0, PRIME_Y)
     v1 = prime_scaled(y1, PRIME_Y)
     w0 = prime_scaled(z0, PRIME_Z)
