@@ -171,19 +171,25 @@ def smooth3(values: np.ndarray) -> np.ndarray:
     return sum(padded[dy : dy + rows, dx : dx + columns] for dy in range(3) for dx in range(3)) / 9.0
 
 
+def _assert_parity(preview: tuple[np.ndarray, np.ndarray], full: tuple[np.ndarray, np.ndarray]) -> None:
+    """Issue 45's parity of a preview and a full build, each (heights, change): the full build downsampled to the
+    preview's cells has heights correlating >= 0.98 with it and a change map correlating >= 0.9 after 3 x 3
+    smoothing; and the change is not the noise's alone (the stages moved a tenth of the relief somewhere)."""
+    (heights, change), (full_heights, full_change) = preview, full
+    down = resample_bilinear(full_heights, heights.shape)
+    down_change = resample_bilinear(full_change, heights.shape)
+    assert np.corrcoef(heights.ravel(), down.ravel())[0, 1] >= 0.98
+    assert np.corrcoef(smooth3(change).ravel(), smooth3(down_change).ravel())[0, 1] >= 0.9
+    assert np.abs(change).max() > 0.1 * np.ptp(heights)
+
+
 def test_a_preview_matches_the_full_build_downsampled() -> None:
     """Preview parity (issue 45, at a eighth of 1009² and 4033²): the terrain built at 129² and at 513², the
     latter downsampled to 129², have heights correlating >= 0.98 and erosion change maps >= 0.9 after 3 x 3
     smoothing; and the change is not the noise's alone (the stages moved a tenth of the relief somewhere). The
     model grids nest (65² and 129² are every 8th and 4th vertex of 513²), so the rivers, which amplify small
     differences of their input into other networks, start from the same heights."""
-    preview, preview_change = natural(129)
-    full, full_change = natural(513)
-    down = resample_bilinear(full, preview.shape)
-    change = resample_bilinear(full_change, preview.shape)
-    assert np.corrcoef(preview.ravel(), down.ravel())[0, 1] >= 0.98
-    assert np.corrcoef(smooth3(preview_change).ravel(), smooth3(change).ravel())[0, 1] >= 0.9
-    assert np.abs(preview_change).max() > 0.1 * np.ptp(preview)
+    _assert_parity(natural(129), natural(513))
 
 
 def test_rivers_on_a_model_grid_take_their_maps_there() -> None:
@@ -221,13 +227,7 @@ def test_a_recipe_preview_matches_the_full_build_downsampled() -> None:
     """Preview parity of the recipe's river stage (issue 45): its numbers are in cells of the fine grid
     (``fine_size``), so the terrain built at 129² and at 513² downsampled to 129² agree: heights correlating
     >= 0.98 and change maps >= 0.9 after 3 x 3 smoothing, and the rivers moved a tenth of the relief somewhere."""
-    preview, preview_change = recipe_preview(129)
-    full, full_change = recipe_preview(513)
-    down = resample_bilinear(full, preview.shape)
-    change = resample_bilinear(full_change, preview.shape)
-    assert np.corrcoef(preview.ravel(), down.ravel())[0, 1] >= 0.98
-    assert np.corrcoef(smooth3(preview_change).ravel(), smooth3(change).ravel())[0, 1] >= 0.9
-    assert np.abs(preview_change).max() > 0.1 * np.ptp(preview)
+    _assert_parity(recipe_preview(129), recipe_preview(513))
 
 
 def test_build_terrain_refuses_more_than_an_engine_size() -> None:

@@ -45,6 +45,11 @@ FINE_SIZE = Option("fine_size", int, 0, "Longer side of the grid the whole stage
 FINE_STEPS = Option("fine_steps", int, 0, "The last of the steps, run on the fine grid (the map's own cells, or "
                     "fine_size's) after those on the model grid", minimum=0, maximum=1_000_000,
                     soft_maximum=50)  # fmt: skip
+DETAIL_STEPS = Option("detail_steps", int, 0, "With fine_size, on a map finer than the fine grid: steps of uplift "
+                      "and incision (no diffusion) after the fine grid's, on the map's own cells (or a grid twice "
+                      "as fine as the fine grid, if the map is finer still), cutting the channels the fine grid "
+                      "cannot hold", minimum=0, maximum=1000, soft_maximum=20)  # fmt: skip
+"""The rivers' refinement above the fine grid (``fluvial.FLUVIAL_OPTIONS``; ``detail_shape``)."""
 MARGIN = Option("margin", float, 0.0, "Share of the map's size evolved beyond each edge on the model grid (the "
                 "inputs reflected), so rivers leave at any angle", minimum=0.0, maximum=1.0)  # fmt: skip
 """The rivers' coarse to fine (``fluvial.FLUVIAL_OPTIONS``, the recipe's river stage): the grid the whole stage
@@ -69,6 +74,14 @@ def model_shape(shape: tuple[int, ...], model_size: int, name: str = "model_size
             "3 on its shorter side; take a larger model_size"
         )
     return coarse
+
+
+def detail_shape(shape: tuple[int, ...], fine: tuple[int, ...]) -> tuple[int, int] | None:
+    """The grid the detail steps run on for a map of ``shape`` above its fine grid ``fine``: the fine grid with a
+    vertex between every two of its own (``2 (n - 1) + 1`` per side: the fine grid's vertices are every 2nd), or
+    ``None`` (the map itself) when the map has no more cells than that."""
+    detail = (2 * (fine[0] - 1) + 1, 2 * (fine[1] - 1) + 1)
+    return None if max(shape) <= max(detail) else detail
 
 
 def cells_per_model_cell(shape: tuple[int, ...], coarse: tuple[int, ...]) -> float:
