@@ -271,3 +271,44 @@ def test_a_rivers_stage_with_the_former_options_says_what_they_became() -> None:
         recipes.Stage.of("rivers", {"coarse": 2})
     with pytest.raises(ValueError, match=r"^stage\.refine_steps: not an option of stage 'rivers'; it became fine_"):
         recipes.Stage.of("rivers", {"refine_steps": 40})
+
+
+def test_detail_steps_run_on_the_map_or_a_grid_twice_as_fine_as_the_fine_grid() -> None:
+    assert multiscale.detail_shape((4033, 4033), (648, 648)) == (1295, 1295)
+    assert multiscale.detail_shape((1009, 1009), (648, 648)) is None  # the map's own cells
+    assert multiscale.detail_shape((129, 65), (33, 17)) == (65, 33)
+
+
+DETAIL = {"steps": 20, "dt": 2000.0, "uplift": 5e-4, "erodibility": 5e-5, "diffusion": 2e-5, "routing": "random",
+          "routing_seed": 1, "fine_size": 33}  # fmt: skip
+
+
+@pytest.mark.parametrize("size", [49, 129])  # detail steps on the map's own cells (49 <= 65), and on a 65² grid
+def test_detail_steps_cut_the_channels_the_fine_grid_cannot_hold(size: int) -> None:
+    """A map finer than its fine grid (33²) gets one more step of uplift and incision, in 2 substeps: its
+    Laplacian (the channels' curvature at the finest scales) grows, the coarse shape stays, and what was taken and
+    left is the map's change besides the uplift of all 21 steps (edges at base level)."""
+    heights, cell = terrain(size, 0.3)
+    heights, cell = heights * 32, cell * 32  # in cells of the fine grid
+    plain = fluvial.erode_fluvial(heights, cell_size=cell, **DETAIL)
+    detail = fluvial.erode_fluvial(heights, cell_size=cell, detail_steps=2, **DETAIL)
+
+    def curvature(values: np.ndarray) -> float:
+        v = values.astype(np.float64)
+        return float(np.abs(v[1:-1, :-2] + v[1:-1, 2:] + v[:-2, 1:-1] + v[2:, 1:-1] - 4 * v[1:-1, 1:-1]).mean())
+
+    assert curvature(detail.heights) > 1.1 * curvature(plain.heights)
+    assert np.corrcoef(detail.heights.ravel(), plain.heights.ravel())[0, 1] > 0.99
+    uplift = DETAIL["uplift"] * DETAIL["dt"] * (DETAIL["steps"] + 1)
+    inner = np.zeros(heights.shape, bool)
+    inner[1:-1, 1:-1] = True
+    lost = np.where(inner, heights + uplift, heights) - detail.heights
+    np.testing.assert_allclose(detail.erosion - detail.deposition, lost, atol=1e-3)
+
+
+def test_detail_steps_do_nothing_without_a_finer_map() -> None:
+    heights, cell = terrain(33, 0.3)
+    options = {**DETAIL, "fine_size": 0}
+    plain = fluvial.erode_fluvial(heights * 32, cell_size=cell * 32, **options)
+    same = fluvial.erode_fluvial(heights * 32, cell_size=cell * 32, detail_steps=3, **options)
+    assert np.array_equal(plain.heights, same.heights) and np.array_equal(plain.erosion, same.erosion)

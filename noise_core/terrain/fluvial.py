@@ -227,7 +227,7 @@ def erode_fluvial(
     _check_ranges(before, rain, cell)
     if not base.any():
         base[int(np.argmin(before))] = 1
-    detail = values["detail_steps"] if fine is not None else 0  # only above the fine grid
+    detail = 1 if fine is not None and values["detail_steps"] > 0 else 0  # one step more, above the fine grid only
     uplifted = np.where(base == 1, 0.0, rising * (values["dt"] * (count + detail)))  # base cells never rise
     if fine is not None:
         return _on_fine_grid(before.reshape(shape), fine, count, cell, values, uplifted,
@@ -372,17 +372,19 @@ def _on_fine_grid(before, fine, count, cell, values, uplifted, fields, progress)
 
 
 def _detail_steps(after: np.ndarray, fine: tuple[int, int], cell: float, values: dict, fields: dict) -> FluvialResult:
-    """The detail above the fine grid (``detail_steps``): that many more steps of ``erode_fluvial`` (uplift and
-    incision; no diffusion) on ``after`` (the map with the fine grid's change, 2-D float64, changed in place) or,
-    on a map finer still, on the grid ``multiscale.detail_shape`` (the fine grid's vertices and one between each
-    two), its change interpolated onto the map. The incision cuts the channels as narrow as that grid's cells,
-    which the fine grid cannot hold; the hillslopes keep the fine grid's diffusion (a step of it on the finer grid
-    would smooth what the fine grid balanced). This is Schott et al. 2024's amplification, erosion at a finer
-    scale after the coarse one, as the coarse-grid correction of Brandt 1977. Returns that run's result (its
-    drainage area on its grid)."""
+    """The detail above the fine grid (``detail_steps``): one more step ``dt`` of ``erode_fluvial`` (uplift and
+    incision; no diffusion) in ``detail_steps`` substeps (with random routing their draws average over the
+    directions, as the fine grid's many steps do) on ``after`` (the map with the fine grid's change, 2-D
+    float64, changed in place) or, on a map finer still, on the grid ``multiscale.detail_shape`` (the fine
+    grid's vertices and one between each two), its change interpolated onto the map. The incision cuts the
+    channels as narrow as that grid's cells, which the fine grid cannot hold; the hillslopes keep the fine grid's
+    diffusion (a step of it on the finer grid would smooth what the fine grid balanced). This is Schott et al.
+    2024's amplification, erosion at a finer scale after the coarse one, as the coarse-grid correction of Brandt
+    1977. Returns that run's result (its drainage area on its grid)."""
     arguments = {name: value for name, value in values.items()
                  if name not in ("fine_size", "detail_steps", "model_size", "margin", "fine_steps")}  # fmt: skip
     arguments["diffusion"] = 0.0  # incision only: the fine grid's diffusion set the hillslopes at its scale
+    arguments["dt"] = values["dt"] / values["detail_steps"]  # one step of dt in substeps: their draws averaged
     grid = multiscale.detail_shape(after.shape, fine)
     if grid is None:
         result = erode_fluvial(after, steps=values["detail_steps"], cell_size=cell, **arguments, **fields)

@@ -45,10 +45,10 @@ FINE_SIZE = Option("fine_size", int, 0, "Longer side of the grid the whole stage
 FINE_STEPS = Option("fine_steps", int, 0, "The last of the steps, run on the fine grid (the map's own cells, or "
                     "fine_size's) after those on the model grid", minimum=0, maximum=1_000_000,
                     soft_maximum=50)  # fmt: skip
-DETAIL_STEPS = Option("detail_steps", int, 0, "With fine_size, on a map finer than the fine grid: steps of uplift "
-                      "and incision (no diffusion) after the fine grid's, on the map's own cells (or a grid twice "
-                      "as fine as the fine grid, if the map is finer still), cutting the channels the fine grid "
-                      "cannot hold", minimum=0, maximum=1000, soft_maximum=20)  # fmt: skip
+DETAIL_STEPS = Option("detail_steps", int, 0, "With fine_size, on a map finer than the fine grid: one more step of "
+                      "uplift and incision (no diffusion) in this many substeps, on the map's own cells (or a grid "
+                      "twice as fine as the fine grid, if the map is finer still), cutting the channels the fine "
+                      "grid cannot hold (0: none)", minimum=0, maximum=1000, soft_maximum=20)  # fmt: skip
 """The rivers' refinement above the fine grid (``fluvial.FLUVIAL_OPTIONS``; ``detail_shape``)."""
 MARGIN = Option("margin", float, 0.0, "Share of the map's size evolved beyond each edge on the model grid (the "
                 "inputs reflected), so rivers leave at any angle", minimum=0.0, maximum=1.0)  # fmt: skip
