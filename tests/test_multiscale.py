@@ -273,8 +273,9 @@ def test_a_rivers_stage_with_the_former_options_says_what_they_became() -> None:
         recipes.Stage.of("rivers", {"refine_steps": 40})
 
 
-def test_detail_steps_run_on_the_map_or_a_grid_twice_as_fine_as_the_fine_grid() -> None:
-    assert multiscale.detail_shape((4033, 4033), (648, 648)) == (1295, 1295)
+def test_detail_steps_run_on_the_map_or_every_kth_cell_of_it() -> None:
+    assert multiscale.detail_shape((4033, 4033), (648, 648)) == (1009, 1009)  # every 4th cell: a 1009² build's
+    assert multiscale.detail_shape((8129, 8129), (648, 648)) == (1162, 1162)  # every 7th
     assert multiscale.detail_shape((1009, 1009), (648, 648)) is None  # the map's own cells
     assert multiscale.detail_shape((129, 65), (33, 17)) == (65, 33)
 
@@ -283,7 +284,7 @@ DETAIL = {"steps": 20, "dt": 2000.0, "uplift": 5e-4, "erodibility": 5e-5, "diffu
           "routing_seed": 1, "fine_size": 33}  # fmt: skip
 
 
-@pytest.mark.parametrize("size", [49, 129])  # detail steps on the map's own cells (49 <= 65), and on a 65² grid
+@pytest.mark.parametrize("size", [49, 129])  # detail steps on the map's own cells (48 <= 64), and on every 2nd
 def test_detail_steps_cut_the_channels_the_fine_grid_cannot_hold(size: int) -> None:
     """A map finer than its fine grid (33²) gets one more step of uplift and incision, in 2 substeps: its
     Laplacian (the channels' curvature at the finest scales) grows, the coarse shape stays, and what was taken and

@@ -375,8 +375,8 @@ def _detail_steps(after: np.ndarray, fine: tuple[int, int], cell: float, values:
     """The detail above the fine grid (``detail_steps``): one more step ``dt`` of ``erode_fluvial`` (uplift and
     incision; no diffusion) in ``detail_steps`` substeps (with random routing their draws average over the
     directions, as the fine grid's many steps do) on ``after`` (the map with the fine grid's change, 2-D
-    float64, changed in place) or, on a map finer still, on the grid ``multiscale.detail_shape`` (the fine
-    grid's vertices and one between each two), its change interpolated onto the map. The incision cuts the
+    float64, changed in place) or, on a map over twice as fine, on every ``k``-th of its cells
+    (``multiscale.detail_shape``), its change interpolated onto the map. The incision cuts the
     channels as narrow as that grid's cells, which the fine grid cannot hold; the hillslopes keep the fine grid's
     diffusion (a step of it on the finer grid would smooth what the fine grid balanced). This is Schott et al.
     2024's amplification, erosion at a finer scale after the coarse one, as the coarse-grid correction of Brandt

@@ -46,8 +46,8 @@ FINE_STEPS = Option("fine_steps", int, 0, "The last of the steps, run on the fin
                     "fine_size's) after those on the model grid", minimum=0, maximum=1_000_000,
                     soft_maximum=50)  # fmt: skip
 DETAIL_STEPS = Option("detail_steps", int, 0, "With fine_size, on a map finer than the fine grid: one more step of "
-                      "uplift and incision (no diffusion) in this many substeps, on the map's own cells (or a grid "
-                      "twice as fine as the fine grid, if the map is finer still), cutting the channels the fine "
+                      "uplift and incision (no diffusion) in this many substeps, on the map's own cells (every "
+                      "k-th of them if the map has over twice the fine grid's cells), cutting the channels the fine "
                       "grid cannot hold (0: none)", minimum=0, maximum=1000, soft_maximum=20)  # fmt: skip
 """The rivers' refinement above the fine grid (``fluvial.FLUVIAL_OPTIONS``; ``detail_shape``)."""
 MARGIN = Option("margin", float, 0.0, "Share of the map's size evolved beyond each edge on the model grid (the "
@@ -77,11 +77,16 @@ def model_shape(shape: tuple[int, ...], model_size: int, name: str = "model_size
 
 
 def detail_shape(shape: tuple[int, ...], fine: tuple[int, ...]) -> tuple[int, int] | None:
-    """The grid the detail steps run on for a map of ``shape`` above its fine grid ``fine``: the fine grid with a
-    vertex between every two of its own (``2 (n - 1) + 1`` per side: the fine grid's vertices are every 2nd), or
-    ``None`` (the map itself) when the map has no more cells than that."""
-    detail = (2 * (fine[0] - 1) + 1, 2 * (fine[1] - 1) + 1)
-    return None if max(shape) <= max(detail) else detail
+    """The grid the detail steps run on for a map of ``shape`` above its fine grid ``fine``: ``None`` (the map's
+    own cells) when the map's longer side has at most twice the fine grid's cells, else the map sampled every
+    ``k``-th cell, corner to corner, ``k`` the smallest whole number that leaves at most that many (4033² over
+    a 648² fine grid: every 4th, 1009², the vertices of a 1009² build)."""
+    limit = 2 * (max(fine) - 1)
+    longer = max(shape) - 1
+    if longer <= limit:
+        return None
+    k = math.ceil(longer / limit)
+    return (round((shape[0] - 1) / k) + 1, round((shape[1] - 1) / k) + 1)
 
 
 def cells_per_model_cell(shape: tuple[int, ...], coarse: tuple[int, ...]) -> float:
