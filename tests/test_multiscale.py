@@ -44,33 +44,6 @@ def test_add_change_is_the_bilinear_resampling(rows: int, columns: int, small_ro
     assert added == pytest.approx(float(resample_bilinear(change, (rows, columns)).sum()), abs=1e-9)
 
 
-@settings(max_examples=40, deadline=None)
-@given(small=st.integers(2, 12), factor=st.integers(1, 5), a=st.floats(-2, 2), b=st.floats(-2, 2), c=st.floats(-2, 2))
-def test_add_change_cubic_keeps_the_coarse_samples_and_quadratics(small: int, factor: int, a: float, b: float,
-                                                                   c: float) -> None:  # fmt: skip
-    """Cubic convolution (Keys 1981, a = -1/2) lands the coarse grid's samples exactly on the map's cells over them
-    (every ``factor``-th), reproduces a constant everywhere and a quadratic away from the edges (the four cells
-    around a sample all inside the grid), and adds what it reports."""
-    size = (small - 1) * factor + 1
-    rng = np.random.default_rng(small * 10 + factor)
-    change = rng.normal(size=(small, small + 1))
-    cells = np.zeros((size, small * factor + 1))
-    added = multiscale.add_change_cubic(cells, change)
-    np.testing.assert_allclose(cells[::factor, ::factor], change, rtol=0, atol=1e-12)
-    assert added == pytest.approx(float(cells.sum()), abs=1e-9)
-    y, x = np.indices((small + 4, small + 4), dtype=np.float64)
-    quadratic = a * y * y + b * x * y + c * x + 1.0
-    map_y, map_x = np.indices(((small + 3) * factor + 1,) * 2) / factor
-    smooth = np.zeros(map_y.shape)
-    multiscale.add_change_cubic(smooth, quadratic)
-    inner = (map_y >= 1) & (map_y <= small + 2) & (map_x >= 1) & (map_x <= small + 2)
-    expected = a * map_y * map_y + b * map_x * map_y + c * map_x + 1.0
-    np.testing.assert_allclose(smooth[inner], expected[inner], rtol=0, atol=1e-9 * (1 + abs(a) + abs(b)) * small**2)
-    flat = np.zeros((size, size))
-    multiscale.add_change_cubic(flat, np.full((small, small), 3.5))
-    np.testing.assert_allclose(flat, 3.5, rtol=0, atol=1e-12)
-
-
 @settings(max_examples=30, deadline=None)
 @given(size=st.integers(17, 90), model=st.integers(16, 40), a=st.floats(-2, 2), b=st.floats(-2, 2))
 def test_a_plane_made_on_the_model_grid_lands_exactly_on_the_map(size: int, model: int, a: float, b: float) -> None:

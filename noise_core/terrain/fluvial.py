@@ -376,12 +376,11 @@ def _detail_steps(after: np.ndarray, fine: tuple[int, int], cell: float, values:
     incision; no diffusion) in ``detail_steps`` substeps (with random routing their draws average over the
     directions, as the fine grid's many steps do) on ``after`` (the map with the fine grid's change, 2-D
     float64, changed in place) or, on a map over twice as fine, on every ``k``-th of its cells
-    (``multiscale.detail_shape``), its change interpolated onto the map by cubic convolution
-    (``multiscale.add_change_cubic``: a channel one cell wide there leaves no creases along the grid's lines).
-    The incision cuts the channels as narrow as that grid's cells, which the fine grid cannot hold; the hillslopes
-    keep the fine grid's diffusion (a step of it on the finer grid would smooth what the fine grid balanced).
-    This is Schott et al. 2024's amplification, erosion at a finer scale after the coarse one, as the coarse-grid
-    correction of Brandt 1977. Returns that run's result (its drainage area on its grid)."""
+    (``multiscale.detail_shape``), its change interpolated onto the map. The incision cuts the
+    channels as narrow as that grid's cells, which the fine grid cannot hold; the hillslopes keep the fine grid's
+    diffusion (a step of it on the finer grid would smooth what the fine grid balanced). This is Schott et al.
+    2024's amplification, erosion at a finer scale after the coarse one, as the coarse-grid correction of Brandt
+    1977. Returns that run's result (its drainage area on its grid)."""
     arguments = {name: value for name, value in values.items()
                  if name not in ("fine_size", "detail_steps", "model_size", "margin", "fine_steps")}  # fmt: skip
     arguments["diffusion"] = 0.0  # incision only: the fine grid's diffusion set the hillslopes at its scale
@@ -398,7 +397,7 @@ def _detail_steps(after: np.ndarray, fine: tuple[int, int], cell: float, values:
         sampled["outlets"] = sampled["outlets"] >= 0.5
     small = resample_bilinear(after, grid)
     result = erode_fluvial(small, steps=values["detail_steps"], cell_size=cell * s, **arguments, **sampled)
-    multiscale.add_change_cubic(after, result.heights.astype(np.float64) - small.astype(np.float32))
+    multiscale.add_change(after, result.heights.astype(np.float64) - small.astype(np.float32))
     return result
 
 

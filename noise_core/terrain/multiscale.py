@@ -112,47 +112,6 @@ def add_change(
     return float(sums.sum())
 
 
-CUBIC = -0.5
-"""Keys' (1981) parameter ``a`` of the cubic convolution kernel (``cubic_axis``): -0.5, the one whose
-interpolation is third-order accurate."""
-
-
-def cubic_axis(count: int, source: int) -> tuple[np.ndarray, np.ndarray]:
-    """Along one axis of ``add_change_cubic``: for each of ``count`` samples read corner to corner from ``source``
-    cells (at ``i (source - 1) / (count - 1)``), the four source cells around it (int64, ``(count, 4)``, clamped
-    to the grid: its edge cells repeated beyond it) and their weights (float64, ``(count, 4)``, summing to 1):
-    Keys' cubic convolution kernel ``W(t) = (a + 2)|t|³ - (a + 3)|t|² + 1`` for ``|t| <= 1``, ``a|t|³ - 5a|t|² +
-    8a|t| - 4a`` for ``1 < |t| < 2`` (``a = CUBIC``)."""
-    position = np.arange(count) * ((source - 1) / (count - 1))
-    low = np.minimum(position.astype(np.int64), source - 2)
-    fraction = position - low
-    offsets = np.arange(-1, 3)
-    cells = np.clip(low[:, None] + offsets[None, :], 0, source - 1)
-    t = np.abs(fraction[:, None] - offsets[None, :])
-    a = CUBIC
-    near = ((a + 2.0) * t - (a + 3.0)) * t * t + 1.0
-    far = ((a * t - 5.0 * a) * t + 8.0 * a) * t - 4.0 * a
-    weights = np.where(t <= 1.0, near, np.where(t < 2.0, far, 0.0))
-    return cells, weights
-
-
-def add_change_cubic(cells: np.ndarray, change: np.ndarray) -> float:
-    """Add to ``cells`` (float64, 2-D, C-contiguous, in place) the ``change`` of a coarser grid (2-D, at least
-    2 x 2) interpolated by cubic convolution, corner to corner (Keys 1981, "Cubic convolution interpolation for
-    digital image processing", IEEE Trans. ASSP 29(6); ``cubic_axis``); returns the sum added. The grid's own
-    samples land exactly, as with ``add_change``, but the slopes between them are continuous: a change that is
-    sharp on the coarse grid (a channel one cell wide) leaves no creases along its rows and columns."""
-    if cells.dtype != np.float64 or cells.ndim != 2 or not cells.flags.c_contiguous:
-        raise AssertionError("add_change_cubic: cells must be a C-contiguous 2-D float64 array")
-    change = np.ascontiguousarray(change, dtype=np.float64)
-    rows, row_weights = cubic_axis(cells.shape[0], change.shape[0])
-    columns, column_weights = cubic_axis(cells.shape[1], change.shape[1])
-    sums = np.empty(cells.shape[0])
-    runtime.launch_blocks(_kernels().add_change_cubic, cells.shape[0],
-                          (cells, change, rows, row_weights, columns, column_weights, sums))  # fmt: skip
-    return float(sums.sum())
-
-
 def coarse_to_fine(
     heights: np.ndarray, run: Callable[[np.ndarray, float], np.ndarray], coarse: tuple[int, int] | None
 ) -> np.ndarray:
@@ -231,26 +190,5 @@ def _add_change(first, last, cells, change, top, fy, left, fx, sums):
         sums[y] = total
 
 
-def _add_change_cubic(first, last, cells, change, rows, row_weights, columns, column_weights, sums):
-    """Add to rows ``first`` to ``last - 1`` of ``cells`` the coarse ``change`` interpolated by cubic convolution
-    (``rows``/``columns``: each sample's four source cells, ``row_weights``/``column_weights``: their weights;
-    ``cubic_axis``); ``sums[y]`` gets what row ``y`` gained. A range kernel over rows."""
-    if first < 0:  # the launch
-        on_threads(last)
-        return
-    line = np.empty(change.shape[1])
-    for y in range(first, last):
-        r, w = rows[y], row_weights[y]
-        for x in range(change.shape[1]):  # the four source rows folded into one
-            line[x] = w[0] * change[r[0], x] + w[1] * change[r[1], x] + w[2] * change[r[2], x] + w[3] * change[r[3], x]
-        total = 0.0
-        for x in range(cells.shape[1]):
-            c, v = columns[x], column_weights[x]
-            part = v[0] * line[c[0]] + v[1] * line[c[1]] + v[2] * line[c[2]] + v[3] * line[c[3]]
-            cells[y, x] += part
-            total += part
-        sums[y] = total
-
-
-_kernels = kernel_table(ranged=(_add_change, _add_change_cubic))
+_kernels = kernel_table(ranged=(_add_change,))
 """The compiled kernel, built on first use."""
