@@ -17,8 +17,8 @@
   load average is printed beside it.
 * Parity (``--parity SMALL LARGE``): the preset at both sizes, the large one downsampled (bilinear, corner to
   corner) to the small: the correlation of the heights (target >= 0.98) and of the erosion change maps after
-  3 x 3 smoothing (target >= 0.9); and the realism checks (``geomorphometry.realism``) each fails, the map taken as
-  ``EXTENT_M`` wide.
+  3 x 3 smoothing (target >= 0.9); and the realism checks (``geomorphometry.realism``) each fails, and the large
+  one's downsampled to the small size, the map taken as ``EXTENT_M`` wide.
 * Blender (``--blender SIZE``): in a child process with the add-on enabled (``scripts/_blender_addon.py``), Add
   Noise Terrain of the shipped River Valleys at ``SIZE``² (built in full, its mesh at most
   ``terrain_grid.MESH_VERTICES``), Regenerate as its job (``terrain.regenerate_job`` on a ``jobs.Worker``: the
@@ -186,7 +186,8 @@ def parity(small: int, large: int, recipe: str | None = None) -> dict:
     changes = float(np.corrcoef(smooth3(a.change).ravel(), smooth3(change).ravel())[0, 1])
     result = {"small": small, "large": large, "heights": round(heights, 4), "change_smoothed": round(changes, 4),
               "heights_ok": heights >= TARGET_HEIGHTS, "change_ok": changes >= TARGET_CHANGE,
-              "realism": {str(small): realism(a.heights, recipe), str(large): realism(b.heights, recipe)}}  # fmt: skip
+              "realism": {str(small): realism(a.heights, recipe), str(large): realism(b.heights, recipe),
+                          f"{large}_at_{small}": realism(down, recipe)}}  # fmt: skip
     if recipe is not None:  # at the real tiles' 90 m cells too: the statistics' ranges are theirs
         tiles = round(recipes_size(recipe) / REAL_CELL_M) + 1
         result[f"realism_at_{tiles}"] = {str(n): realism(resample.resample_bilinear(built.heights, (tiles, tiles)),
