@@ -447,14 +447,21 @@ class NOISEWRIGHT_OT_regenerate_terrain(JobOperator, OptionsOperator, bpy.types.
     def job_key(self, context) -> str:
         return context.active_object.name
 
+    def execute(self, context):
+        for hook in BEFORE_REGENERATE:  # Auto Refresh's rebuild of it dropped first: this one builds it
+            hook(context.active_object.name)
+        return JobOperator.execute(self, context)
+
+    def invoke(self, context, event):
+        for hook in BEFORE_REGENERATE:
+            hook(context.active_object.name)
+        return JobOperator.invoke(self, context, event)
+
     def prepare(self, context) -> Job:
         """``regenerate_job``: in the UI a job (progress in the status bar, Esc cancels and changes nothing), from
         scripts and in background mode in the foreground."""
-        obj = context.active_object
-        check_finite(obj.noisewright_terrain)
-        for hook in BEFORE_REGENERATE:
-            hook(obj.name)
-        return regenerate_job(context, obj)
+        check_finite(context.active_object.noisewright_terrain)
+        return regenerate_job(context, context.active_object)
 
 
 def menu_entry(menu, _context) -> None:
