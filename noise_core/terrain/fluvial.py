@@ -33,7 +33,10 @@ larger landscape and its rivers leave at any angle; with a margin the model grid
 ``s``-th cell, ``s`` the whole number nearest to ``(longer - 1) / (model_size - 1)``, reaching past the far edge
 into the reflection: a spacing that is no whole number of cells interpolates every cell with other weights, a
 pattern that raised River Valleys' 8-fold harmonic from 0.003 to 0.010) and their change, interpolated, is
-added; the last ``fine_steps`` run on the fine grid itself, its edges at base level.
+added; the last ``fine_steps`` run on the fine grid itself, its edges at base level. On a map finer than the
+fine grid, ``detail_steps`` substeps of one more step ``dt`` of uplift and incision (no diffusion) then run on the
+map's own cells, or on every ``k``-th of them (``multiscale.detail_shape``), and cut the channels the fine grid
+cannot hold (``_detail_steps``); the drainage area is then theirs, interpolated.
 
 **Boundaries**: ``"edges"``: the map's edge cells are at base level (they neither uplift nor erode) and take the
 water that leaves. ``"looped"``: the map wraps around (left-right and top-bottom neighbours), so the result
@@ -186,10 +189,10 @@ def erode_fluvial(
     or maps of ``heights``' shape; ``precipitation``: rain per cell (a map >= 0, default 1) weighting the
     drainage area; ``outlets``: a boolean map of extra base-level cells; ``routing``,
     ``routing_seed``, ``deposition_coefficient`` and ``valley_width``: the module docstring's "Landscapes";
-    ``progress(done, steps)`` is called after each step. ``fine_size``, ``model_size``, ``margin`` and
-    ``fine_steps``: the module docstring's "Coarse to fine" (``multiscale.model_shape``; rain, uplift, erodibility
-    and outlets are sampled with the heights). ``ValueError``/``TypeError`` naming the argument for a bad
-    value."""
+    ``progress(done, steps)`` is called after each step (not after the detail substeps). ``fine_size``,
+    ``model_size``, ``margin``, ``fine_steps`` and ``detail_steps``: the module docstring's "Coarse to fine"
+    (``multiscale.model_shape``; rain, uplift, erodibility and outlets are sampled with the heights).
+    ``ValueError``/``TypeError`` naming the argument for a bad value."""
     checked = check_heights(heights)
     shape = (int(checked.shape[0]), int(checked.shape[1]))
     count = OPTIONS_BY_NAME["steps"].check(steps)
