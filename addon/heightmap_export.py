@@ -7,9 +7,10 @@ float, 16-bit PNG, float EXR or TIFF; or a tile set) with its JSON sidecar, all 
 falloff and erosion stages evaluated on the new grid by ``noise_core.terrain.recipe.build_terrain``, no resampling;
 its base heightmap, if it has one, resampled bilinearly; one whose mesh an operator changed in a way its recipe
 cannot replay is refused, naming it); any other grid mesh, or a terrain asked for another shape than its grid's
-aspect, is resampled bilinearly (``resample.resample_bilinear``). Heights are local Z in metres (Blender units times
-the scene's unit scale); the file's first row is the mesh's +Y edge, its first column the -X edge.
-``heightmap_import`` reads them back.
+aspect, is resampled bilinearly (``resample.resample_bilinear``). A Noise Terrain whose mesh holds a reduced grid
+(over ``terrain_grid.MESH_VERTICES``: 4033² for an engine) is built at its full size at resolution 0. Heights are
+local Z in metres (Blender units times the scene's unit scale); the file's first row is the mesh's +Y edge, its
+first column the -X edge. ``heightmap_import`` reads them back.
 """
 
 from __future__ import annotations
@@ -38,7 +39,7 @@ from .noise_core.terrain.splat import SplatLayer, check_layers, splat_weights
 from .noise_core.terrain.water import WATER_OPTIONS, WATER_STEPS, water
 from .options import OptionsOperator, blender_option, checked, properties_of
 from .progress import staged, steps_of
-from .terrain_grid import MAX_SUBDIVISIONS
+from .terrain_grid import MAX_SUBDIVISIONS, mesh_subdivisions
 from .terrain_recipe import TerrainRecipe, resolved, stage_weights, terrain_heights
 from .terrain_settings import is_terrain, recall
 from .terrain_water import FULL, water_arguments
@@ -108,12 +109,12 @@ def _grid_heights(obj: bpy.types.Object) -> tuple[np.ndarray, float, float]:
     return heights[::-1], float(span[0]) / (layout.columns - 1), float(span[1]) / (layout.rows - 1)
 
 
-def _terrain_heights(context: bpy.types.Context, recipe: TerrainRecipe, samples: int) -> np.ndarray:
-    """The Noise Terrain of ``recipe`` regenerated on a ``samples x samples`` grid of the same size (row 0 at +Y);
+def _terrain_heights(context: bpy.types.Context, recipe: TerrainRecipe, columns: int, rows: int) -> np.ndarray:
+    """The Noise Terrain of ``recipe`` regenerated on a ``columns x rows`` grid of the same size (row 0 at +Y);
     touches no Blender data (a job's worker runs it)."""
-    recipe = recipe.reshaped(x_subdivisions=samples - 1, y_subdivisions=samples - 1)
+    recipe = recipe.reshaped(x_subdivisions=columns - 1, y_subdivisions=rows - 1)
     heights, _masks = terrain_heights(context, recipe)  # as a mesh of that grid holds them: float32
-    return heights.astype(np.float32).astype(np.float64).reshape(samples, samples)[::-1]
+    return heights.astype(np.float32).astype(np.float64).reshape(rows, columns)[::-1]
 
 
 @checked(*EXPORT_OPTIONS)
@@ -201,10 +202,25 @@ def export_job(
             f"resolution: {obj.name!r} was changed by {unreplayable}, which its recipe cannot replay at another "
             "resolution; export at resolution 0 (its own grid), or Regenerate it first (that drops the change)"
         )
+    samples = (resolution, resolution)
+    if is_terrain(obj) and not resolution and not obj.noisewright_terrain.unreplayable:  # type: ignore[attr-defined]
+        settings_of = obj.noisewright_terrain  # type: ignore[attr-defined]
+        across, down = settings_of.x_subdivisions, settings_of.y_subdivisions
+        if mesh_subdivisions(across, down) != (across, down):  # its mesh holds a reduced grid: built in full
+            regenerate, samples = True, (across + 1, down + 1)
+            if preset is not None and not tile:
+                try:
+                    preset.check_size(*samples, "resolution")
+                except ValueError as error:
+                    raise _named(error) from None
     if regenerate:
         recipe = resolved(recall(obj))
-        cell = obj.noisewright_terrain.size / (resolution - 1)  # type: ignore[attr-defined]
-        how = f"regenerated from the Noise Terrain's settings at {resolution} x {resolution}"
+        size = obj.noisewright_terrain.size  # type: ignore[attr-defined]
+        if samples[0] == samples[1]:
+            cell = size / (samples[0] - 1)
+        else:
+            cell = _cell(obj.name, size / (samples[0] - 1), size / (samples[1] - 1), preset, layers, water_maps)
+        how = f"regenerated from the Noise Terrain's settings at {samples[0]} x {samples[1]}"
     else:
         grid_heights, x_cell, y_cell = _grid_heights(obj)
         how = f"the mesh's {grid_heights.shape[1]} x {grid_heights.shape[0]} grid"
@@ -224,7 +240,7 @@ def export_job(
     def compute(advance: Callable[[int], None]) -> tuple[list[Path], dict, str]:
         if regenerate:
             with staged(advance, HEIGHTS_SHARE, stage_weights(recipe)):
-                heights = _terrain_heights(context, recipe, resolution)
+                heights = _terrain_heights(context, recipe, *samples)
         else:
             if resolution and grid_heights.shape != (resolution, resolution):
                 heights = resample.resample_bilinear(grid_heights, (resolution, resolution))

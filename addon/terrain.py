@@ -24,7 +24,7 @@ from bpy_extras.object_utils import AddObjectHelper, object_data_add
 from . import erosion_io, mesh_io, terrain_layers, terrain_maps, terrain_water
 from .erode_fluvial import TERRAIN_OPTIONS, write_flow
 from .errors import UserError
-from .jobs import Job
+from .jobs import Job, JobOperator
 from .mapping import Domain, to_domain, to_spec
 from .mesh_io import mesh_of
 from .noise_core import NoiseSpec
@@ -34,7 +34,7 @@ from .noise_core.terrain.recipe import Recipe, Stage, read_preset, read_recipe
 from .options import NoiseOperator, OptionsOperator, check_noise, checked, properties_of, reports
 from .progress import staged, window_progress
 from .properties import check_finite, operator_settings
-from .terrain_grid import grid, grid_positions
+from .terrain_grid import grid, grid_positions, on_mesh_grid
 from .terrain_recipe import (
     BASE_OPTIONS,
     SHAPE_OPTIONS,
@@ -245,8 +245,8 @@ def regenerate_job(context: bpy.types.Context, obj: object) -> Job:
 
     def compute(advance: Callable[[int], None]) -> tuple:
         with staged(advance, REBUILD_STEPS, weights):  # a job's progress, stage by stage
-            heights, masks = terrain_heights(context, recipe)
-            size = (shape["x_subdivisions"], shape["y_subdivisions"], shape["size"])
+            mesh_shape, heights, masks = on_mesh_grid(shape, *terrain_heights(context, recipe))
+            size = (mesh_shape["x_subdivisions"], mesh_shape["y_subdivisions"], shape["size"])
             positions = grid_positions(*size, heights, np.float32)  # what a mesh with the grid gets
             maps_job = maps = None
             if recorded.total:  # the recorded terrain maps of these positions, made here too
@@ -263,15 +263,15 @@ def regenerate_job(context: bpy.types.Context, obj: object) -> Job:
                 layers_job = layers.job(positions)
                 with window_progress(context, layers_job.total) as layers_advance:
                     layered = layers_job.compute(layers_advance)
-        return heights, masks, positions, maps_job, maps, water_job, flooded, layers_job, layered
+        return mesh_shape, heights, masks, positions, maps_job, maps, water_job, flooded, layers_job, layered
 
     def apply(result: tuple) -> None:
         target = bpy.data.objects.get(name)
         if target is None or not is_terrain(target) or mesh_of(target).name != mesh_name or recall(target) != recalled:
             raise UserError(f"{name!r}: the terrain was removed, renamed or changed meanwhile; nothing was changed")
         _check_regenerable(target)
-        heights, masks, positions, maps_job, maps, water_job, flooded, layers_job, layered = result
-        _write_terrain(target, shape, heights, masks, positions)
+        mesh_shape, heights, masks, positions, maps_job, maps, water_job, flooded, layers_job, layered = result
+        _write_terrain(target, mesh_shape, heights, masks, positions)
         target.noisewright_terrain.unreplayable = ""  # the mesh is its recipe's again
         if maps_job is not None:
             maps_job.apply(maps)  # the maps Object > Terrain Maps wrote, of the new heights
@@ -431,7 +431,7 @@ BEFORE_REGENERATE: list[Callable[[str], None]] = []
 ``live.attach_callbacks``: a full rebuild Auto Refresh runs as a job is dropped, this one builds it instead)."""
 
 
-class NOISEWRIGHT_OT_regenerate_terrain(OptionsOperator, bpy.types.Operator):
+class NOISEWRIGHT_OT_regenerate_terrain(JobOperator, OptionsOperator, bpy.types.Operator):
     """Rebuild the active Noise Terrain from its settings, keeping the object, its modifiers and materials"""
 
     bl_idname = "noisewright.regenerate_terrain"
@@ -444,13 +444,24 @@ class NOISEWRIGHT_OT_regenerate_terrain(OptionsOperator, bpy.types.Operator):
             return "Regenerate works in Object Mode"
         return "" if is_terrain(context.active_object) else "The active object is not a Noise Terrain"
 
-    @reports
+    def job_key(self, context) -> str:
+        return context.active_object.name
+
     def execute(self, context):
-        check_finite(context.active_object.noisewright_terrain)
+        for hook in BEFORE_REGENERATE:  # Auto Refresh's rebuild of it dropped first: this one builds it
+            hook(context.active_object.name)
+        return JobOperator.execute(self, context)
+
+    def invoke(self, context, event):
         for hook in BEFORE_REGENERATE:
             hook(context.active_object.name)
-        regenerate_terrain(context, context.active_object)
-        return {"FINISHED"}
+        return JobOperator.invoke(self, context, event)
+
+    def prepare(self, context) -> Job:
+        """``regenerate_job``: in the UI a job (progress in the status bar, Esc cancels and changes nothing), from
+        scripts and in background mode in the foreground."""
+        check_finite(context.active_object.noisewright_terrain)
+        return regenerate_job(context, context.active_object)
 
 
 def menu_entry(menu, _context) -> None:

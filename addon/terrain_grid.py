@@ -11,10 +11,48 @@ from typing import Any
 import numpy as np
 
 from .noise_core.terrain.recipe import edge_factor
+from .noise_core.terrain.resample import resample_bilinear
 
 MAX_SUBDIVISIONS = 16384
 MAX_VERTICES = 1 << 24
 """Largest terrain (16.7 M vertices, some 2 GB inside Blender): bigger requests are refused."""
+MESH_VERTICES = 1025 * 1025
+"""The most vertices a Noise Terrain's mesh holds in the viewport: a larger terrain (4033² for a game engine) is
+built in full, its mesh gets a grid of every ``step``-th row and column (``mesh_subdivisions``, as the live
+preview's), and Export Heightmap builds it at its full size (``heightmap_export``)."""
+
+
+def mesh_subdivisions(x_subdivisions: int, y_subdivisions: int) -> tuple[int, int]:
+    """The subdivisions of the mesh of a terrain of ``x_subdivisions`` x ``y_subdivisions`` faces: its own when
+    its grid has at most ``MESH_VERTICES`` vertices, else ``ceil(subdivisions / step)`` (the same size), ``step``
+    the smallest power of two that brings the grid under ``MESH_VERTICES``."""
+    step = 1
+    while (-(-x_subdivisions // step) + 1) * (-(-y_subdivisions // step) + 1) > MESH_VERTICES:
+        step *= 2
+    return -(-x_subdivisions // step), -(-y_subdivisions // step)
+
+
+def on_mesh_grid(shape: dict, heights: np.ndarray, maps: tuple) -> tuple[dict, np.ndarray, tuple]:
+    """``(mesh shape, heights, maps)``: a terrain's ``heights`` and per-vertex ``maps`` (flat, row-major from -y,
+    on the grid ``shape``; None entries stay None) on its mesh's grid (``mesh_subdivisions``): unchanged when that
+    is ``shape``'s, else resampled bilinearly corner to corner (``terrain.resample``: every ``step``-th vertex
+    exactly when ``step`` divides the subdivisions), boolean maps at their nearest vertex."""
+    across, down = shape["x_subdivisions"], shape["y_subdivisions"]
+    kept = mesh_subdivisions(across, down)
+    if kept == (across, down):
+        return shape, heights, maps
+    full, small = (down + 1, across + 1), (kept[1] + 1, kept[0] + 1)
+
+    def reduced(values: np.ndarray) -> np.ndarray:
+        grid_values = np.reshape(values, full)
+        if grid_values.dtype == np.bool_:
+            rows = np.rint(np.linspace(0, down, small[0])).astype(np.intp)
+            columns = np.rint(np.linspace(0, across, small[1])).astype(np.intp)
+            return grid_values[rows][:, columns].ravel()
+        return resample_bilinear(grid_values.astype(np.float64), small).astype(values.dtype).ravel()
+
+    mesh_shape = {**shape, "x_subdivisions": kept[0], "y_subdivisions": kept[1]}
+    return mesh_shape, reduced(heights), tuple(None if values is None else reduced(values) for values in maps)
 
 
 def grid_positions(

@@ -39,7 +39,7 @@ from .noise_core.terrain.recipe import (
 )
 from .options import check, check_noise
 from .progress import window_progress
-from .terrain_grid import MAX_SUBDIVISIONS, MAX_VERTICES, grid
+from .terrain_grid import MAX_SUBDIVISIONS, MAX_VERTICES, grid, on_mesh_grid
 
 __all__ = ["as_stored", "stored_domain", "stored_spec"]  # the library's, as the add-on's modules take them
 
@@ -137,9 +137,9 @@ def terrain_geometry(
     context: bpy.types.Context, recipe: TerrainRecipe
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
     """``(positions, quads, uvs, masks)`` of the terrain of ``recipe``: ``grid`` of its checked shape with z
-    ``terrain_heights(context, recipe)``, and its masks and flow maps; ``UserError`` as ``terrain_heights``."""
-    heights, masks = terrain_heights(context, recipe)
-    shape = recipe.shape
+    ``terrain_heights(context, recipe)``, and its masks and flow maps, on its mesh's grid (``on_mesh_grid``: a
+    terrain over ``MESH_VERTICES`` built in full, its mesh reduced); ``UserError`` as ``terrain_heights``."""
+    shape, heights, masks = on_mesh_grid(recipe.shape, *terrain_heights(context, recipe))
     return (*grid(shape["x_subdivisions"], shape["y_subdivisions"], shape["size"], heights), masks)
 
 

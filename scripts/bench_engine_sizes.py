@@ -5,6 +5,7 @@
     python scripts/bench_engine_sizes.py --parity 1009 4033     # preview parity at those sizes
     python scripts/bench_engine_sizes.py --tiled 16129 4096     # tile by tile on Dask, and resumed
     python scripts/bench_engine_sizes.py --recipe river_valleys  # a shipped recipe (terrain.recipe) instead
+    python scripts/bench_engine_sizes.py --blender 4033          # a Noise Terrain in Blender (bpy), exported
 
 * Sizes: the preset (``PRESET``, Eroded Canyon's noise and droplets, with rivers and thermal erosion) built at each
   size with its stages on the grids their features need (``multiscale``: the rivers and the droplets on a grid of
@@ -16,8 +17,13 @@
   load average is printed beside it.
 * Parity (``--parity SMALL LARGE``): the preset at both sizes, the large one downsampled (bilinear, corner to
   corner) to the small: the correlation of the heights (target >= 0.98) and of the erosion change maps after
-  3 x 3 smoothing (target >= 0.9); and the realism checks (``geomorphometry.realism``) each fails, the map taken as
-  ``EXTENT_M`` wide.
+  3 x 3 smoothing (target >= 0.9); and the realism checks (``geomorphometry.realism``) each fails, and the large
+  one's downsampled to the small size, the map taken as ``EXTENT_M`` wide.
+* Blender (``--blender SIZE``): in a child process with the add-on enabled (``scripts/_blender_addon.py``), Add
+  Noise Terrain of the shipped River Valleys at ``SIZE``² (built in full, its mesh at most
+  ``terrain_grid.MESH_VERTICES``), Regenerate as its job (``terrain.regenerate_job`` on a ``jobs.Worker``: the
+  progress it reports) and Export Heightmap at resolution 0 (R16, the full size): wall and CPU time of each, the
+  mesh's vertices, the file's samples and the peak memory.
 * Tiled (``--tiled SIZE TILE``): the preset by ``terrain.tiled`` (the global pass, rivers and droplets, on the
   1009² model grid; settling and thermal erosion per tile with its halo) baked into a Zarr store on a Dask cluster
   of threads in this process, its wall and CPU time, the store's size and the peak memory; then again, which
@@ -35,6 +41,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
 from typing import NamedTuple
 
@@ -179,7 +186,8 @@ def parity(small: int, large: int, recipe: str | None = None) -> dict:
     changes = float(np.corrcoef(smooth3(a.change).ravel(), smooth3(change).ravel())[0, 1])
     result = {"small": small, "large": large, "heights": round(heights, 4), "change_smoothed": round(changes, 4),
               "heights_ok": heights >= TARGET_HEIGHTS, "change_ok": changes >= TARGET_CHANGE,
-              "realism": {str(small): realism(a.heights, recipe), str(large): realism(b.heights, recipe)}}  # fmt: skip
+              "realism": {str(small): realism(a.heights, recipe), str(large): realism(b.heights, recipe),
+                          f"{large}_at_{small}": realism(down, recipe)}}  # fmt: skip
     if recipe is not None:  # at the real tiles' 90 m cells too: the statistics' ranges are theirs
         tiles = round(recipes_size(recipe) / REAL_CELL_M) + 1
         result[f"realism_at_{tiles}"] = {str(n): realism(resample.resample_bilinear(built.heights, (tiles, tiles)),
@@ -250,15 +258,66 @@ def tiled_bake(size: int, tile: int) -> dict:
             "load": os.getloadavg()}  # fmt: skip
 
 
+def blender_child(size: int) -> dict:
+    """A River Valleys Noise Terrain at ``size``² in Blender (this process imports ``bpy``): added, regenerated as
+    a job, exported at its full size."""
+    import bpy
+
+    if "_blender_addon" not in sys.modules:  # by its path, as scripts/bench_jobs.py loads it
+        spec = spec_from_file_location("_blender_addon", ROOT / "scripts" / "_blender_addon.py")
+        spec.loader.exec_module(module := module_from_spec(spec))  # type: ignore[union-attr]
+        sys.modules["_blender_addon"] = module
+    _blender_addon = sys.modules["_blender_addon"]
+
+    bpy.ops.wm.read_homefile(use_empty=True)
+    addon = sys.modules[_blender_addon.load_addon(log=lambda _message: None)]
+    addon.api.add_terrain(bpy.context, preset="river_valleys", x_subdivisions=128, y_subdivisions=128)  # compiles
+    times: dict[str, list[float]] = {}
+
+    def step(name, run):
+        wall, cpu = time.perf_counter(), time.process_time()
+        value = run()
+        times[name] = [round(time.perf_counter() - wall, 2), round(time.process_time() - cpu, 2)]
+        return value
+
+    obj = step("add", lambda: addon.api.add_terrain(bpy.context, preset="river_valleys", x_subdivisions=size - 1,
+                                                     y_subdivisions=size - 1))  # fmt: skip
+    job = addon.terrain.regenerate_job(bpy.context, obj)
+    worker = addon.jobs.Worker(job.compute, job.total)
+    moves: list[int] = []
+    advance = worker.advance
+    worker.advance = lambda count: (advance(count), moves.append(worker.done))  # type: ignore[method-assign]
+    step("regenerate_job", worker.run)
+    if worker.error is not None:
+        raise worker.error
+    step("apply", lambda: job.apply(worker.result))
+    with tempfile.TemporaryDirectory(prefix="noisewright-blender-") as folder:
+        path = Path(folder) / "terrain.r16"
+        step("export_r16", lambda: addon.api.export_heightmap(bpy.context, obj, str(path)))
+        samples = list(addon.noise_core.read_heightmap(path).heights.shape)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    return {"size": size, "steps": times, "mesh_vertices": len(obj.data.vertices), "export_samples": samples,
+            "progress_moves": len(moves), "progress_monotone": moves == sorted(moves), "progress_end": worker.done,
+            "progress_total": job.total, "peak_gb": round(peak, 2), "load": os.getloadavg()}  # fmt: skip
+
+
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=list(SIZES))
     parser.add_argument("--parity", type=int, nargs=2, metavar=("SMALL", "LARGE"))
     parser.add_argument("--tiled", type=int, nargs=2, metavar=("SIZE", "TILE"))
     parser.add_argument("--recipe", help="a shipped recipe (terrain.recipe.preset_names) instead of PRESET")
+    parser.add_argument("--blender", type=int, metavar="SIZE", help="a Noise Terrain at SIZE² in Blender")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
+    parser.add_argument("--blender-child", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.child:
+    if args.blender_child:
+        result = blender_child(args.blender_child)
+    elif args.blender:
+        run = subprocess.run([sys.executable, __file__, "--blender-child", str(args.blender)], capture_output=True,
+                             text=True, cwd=ROOT, check=True)  # fmt: skip
+        result = {"cpu_flags": cpu_flags(), "blender": json.loads(run.stdout.strip().splitlines()[-1])}
+    elif args.child:
         result = child(args.child, args.recipe)
     elif args.tiled:
         result = {"cpu_flags": cpu_flags(), "tiled": tiled_bake(*args.tiled)}

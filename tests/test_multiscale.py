@@ -171,19 +171,25 @@ def smooth3(values: np.ndarray) -> np.ndarray:
     return sum(padded[dy : dy + rows, dx : dx + columns] for dy in range(3) for dx in range(3)) / 9.0
 
 
+def _assert_parity(preview: tuple[np.ndarray, np.ndarray], full: tuple[np.ndarray, np.ndarray]) -> None:
+    """Issue 45's parity of a preview and a full build, each (heights, change): the full build downsampled to the
+    preview's cells has heights correlating >= 0.98 with it and a change map correlating >= 0.9 after 3 x 3
+    smoothing; and the change is not the noise's alone (the stages moved a tenth of the relief somewhere)."""
+    (heights, change), (full_heights, full_change) = preview, full
+    down = resample_bilinear(full_heights, heights.shape)
+    down_change = resample_bilinear(full_change, heights.shape)
+    assert np.corrcoef(heights.ravel(), down.ravel())[0, 1] >= 0.98
+    assert np.corrcoef(smooth3(change).ravel(), smooth3(down_change).ravel())[0, 1] >= 0.9
+    assert np.abs(change).max() > 0.1 * np.ptp(heights)
+
+
 def test_a_preview_matches_the_full_build_downsampled() -> None:
     """Preview parity (issue 45, at a eighth of 1009² and 4033²): the terrain built at 129² and at 513², the
     latter downsampled to 129², have heights correlating >= 0.98 and erosion change maps >= 0.9 after 3 x 3
     smoothing; and the change is not the noise's alone (the stages moved a tenth of the relief somewhere). The
     model grids nest (65² and 129² are every 8th and 4th vertex of 513²), so the rivers, which amplify small
     differences of their input into other networks, start from the same heights."""
-    preview, preview_change = natural(129)
-    full, full_change = natural(513)
-    down = resample_bilinear(full, preview.shape)
-    change = resample_bilinear(full_change, preview.shape)
-    assert np.corrcoef(preview.ravel(), down.ravel())[0, 1] >= 0.98
-    assert np.corrcoef(smooth3(preview_change).ravel(), smooth3(change).ravel())[0, 1] >= 0.9
-    assert np.abs(preview_change).max() > 0.1 * np.ptp(preview)
+    _assert_parity(natural(129), natural(513))
 
 
 def test_rivers_on_a_model_grid_take_their_maps_there() -> None:
@@ -221,13 +227,7 @@ def test_a_recipe_preview_matches_the_full_build_downsampled() -> None:
     """Preview parity of the recipe's river stage (issue 45): its numbers are in cells of the fine grid
     (``fine_size``), so the terrain built at 129² and at 513² downsampled to 129² agree: heights correlating
     >= 0.98 and change maps >= 0.9 after 3 x 3 smoothing, and the rivers moved a tenth of the relief somewhere."""
-    preview, preview_change = recipe_preview(129)
-    full, full_change = recipe_preview(513)
-    down = resample_bilinear(full, preview.shape)
-    change = resample_bilinear(full_change, preview.shape)
-    assert np.corrcoef(preview.ravel(), down.ravel())[0, 1] >= 0.98
-    assert np.corrcoef(smooth3(preview_change).ravel(), smooth3(change).ravel())[0, 1] >= 0.9
-    assert np.abs(preview_change).max() > 0.1 * np.ptp(preview)
+    _assert_parity(recipe_preview(129), recipe_preview(513))
 
 
 def test_build_terrain_refuses_more_than_an_engine_size() -> None:
@@ -271,3 +271,45 @@ def test_a_rivers_stage_with_the_former_options_says_what_they_became() -> None:
         recipes.Stage.of("rivers", {"coarse": 2})
     with pytest.raises(ValueError, match=r"^stage\.refine_steps: not an option of stage 'rivers'; it became fine_"):
         recipes.Stage.of("rivers", {"refine_steps": 40})
+
+
+def test_detail_steps_run_on_the_map_or_every_kth_cell_of_it() -> None:
+    assert multiscale.detail_shape((4033, 4033), (648, 648)) == (1009, 1009)  # every 4th cell: a 1009² build's
+    assert multiscale.detail_shape((8129, 8129), (648, 648)) == (1162, 1162)  # every 7th
+    assert multiscale.detail_shape((1009, 1009), (648, 648)) is None  # the map's own cells
+    assert multiscale.detail_shape((129, 65), (33, 17)) == (65, 33)
+
+
+DETAIL = {"steps": 20, "dt": 2000.0, "uplift": 5e-4, "erodibility": 5e-5, "diffusion": 2e-5, "routing": "random",
+          "routing_seed": 1, "fine_size": 33}  # fmt: skip
+
+
+@pytest.mark.parametrize("size", [49, 129])  # detail steps on the map's own cells (48 <= 64), and on every 2nd
+def test_detail_steps_cut_the_channels_the_fine_grid_cannot_hold(size: int) -> None:
+    """A map finer than its fine grid (33²) gets one more step of uplift and incision, in 2 substeps: its
+    Laplacian (the channels' curvature at the finest scales) grows, the coarse shape stays, and what was taken and
+    left is the map's change besides the uplift of all 21 steps (edges at base level)."""
+    heights, cell = terrain(size, 0.3)
+    heights, cell = heights * 32, cell * 32  # in cells of the fine grid
+    plain = fluvial.erode_fluvial(heights, cell_size=cell, **DETAIL)
+    detail = fluvial.erode_fluvial(heights, cell_size=cell, detail_steps=2, **DETAIL)
+
+    def curvature(values: np.ndarray) -> float:
+        v = values.astype(np.float64)
+        return float(np.abs(v[1:-1, :-2] + v[1:-1, 2:] + v[:-2, 1:-1] + v[2:, 1:-1] - 4 * v[1:-1, 1:-1]).mean())
+
+    assert curvature(detail.heights) > 1.1 * curvature(plain.heights)
+    assert np.corrcoef(detail.heights.ravel(), plain.heights.ravel())[0, 1] > 0.99
+    uplift = DETAIL["uplift"] * DETAIL["dt"] * (DETAIL["steps"] + 1)
+    inner = np.zeros(heights.shape, bool)
+    inner[1:-1, 1:-1] = True
+    lost = np.where(inner, heights + uplift, heights) - detail.heights
+    np.testing.assert_allclose(detail.erosion - detail.deposition, lost, atol=1e-3)
+
+
+def test_detail_steps_do_nothing_without_a_finer_map() -> None:
+    heights, cell = terrain(33, 0.3)
+    options = {**DETAIL, "fine_size": 0}
+    plain = fluvial.erode_fluvial(heights * 32, cell_size=cell * 32, **options)
+    same = fluvial.erode_fluvial(heights * 32, cell_size=cell * 32, detail_steps=3, **options)
+    assert np.array_equal(plain.heights, same.heights) and np.array_equal(plain.erosion, same.erosion)

@@ -33,7 +33,10 @@ larger landscape and its rivers leave at any angle; with a margin the model grid
 ``s``-th cell, ``s`` the whole number nearest to ``(longer - 1) / (model_size - 1)``, reaching past the far edge
 into the reflection: a spacing that is no whole number of cells interpolates every cell with other weights, a
 pattern that raised River Valleys' 8-fold harmonic from 0.003 to 0.010) and their change, interpolated, is
-added; the last ``fine_steps`` run on the fine grid itself, its edges at base level.
+added; the last ``fine_steps`` run on the fine grid itself, its edges at base level. On a map finer than the
+fine grid, ``detail_steps`` substeps of one more step ``dt`` of uplift and incision (no diffusion) then run on the
+map's own cells, or on every ``k``-th of them (``multiscale.detail_shape``), and cut the channels the fine grid
+cannot hold (``_detail_steps``); the drainage area is then theirs, interpolated.
 
 **Boundaries**: ``"edges"``: the map's edge cells are at base level (they neither uplift nor erode) and take the
 water that leaves. ``"looped"``: the map wraps around (left-right and top-bottom neighbours), so the result
@@ -106,6 +109,7 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
     multiscale.MARGIN,
     multiscale.FINE_STEPS,
     multiscale.FINE_SIZE,
+    multiscale.DETAIL_STEPS,
 )  # fmt: skip
 OPTIONS_BY_NAME = {option.name: option for option in FLUVIAL_OPTIONS}
 FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -177,6 +181,7 @@ def erode_fluvial(
     fine_steps: int = 0,
     margin: float = 0.0,
     fine_size: int = 0,
+    detail_steps: int = 0,
     progress: Callable[[int, int], object] | None = None,
 ) -> FluvialResult:
     """Fluvial erosion of ``heights`` (2-D, rows along y) by the stream power law, ``steps`` implicit steps of
@@ -184,10 +189,10 @@ def erode_fluvial(
     or maps of ``heights``' shape; ``precipitation``: rain per cell (a map >= 0, default 1) weighting the
     drainage area; ``outlets``: a boolean map of extra base-level cells; ``routing``,
     ``routing_seed``, ``deposition_coefficient`` and ``valley_width``: the module docstring's "Landscapes";
-    ``progress(done, steps)`` is called after each step. ``fine_size``, ``model_size``, ``margin`` and
-    ``fine_steps``: the module docstring's "Coarse to fine" (``multiscale.model_shape``; rain, uplift, erodibility
-    and outlets are sampled with the heights). ``ValueError``/``TypeError`` naming the argument for a bad
-    value."""
+    ``progress(done, steps)`` is called after each step (not after the detail substeps). ``fine_size``,
+    ``model_size``, ``margin``, ``fine_steps`` and ``detail_steps``: the module docstring's "Coarse to fine"
+    (``multiscale.model_shape``; rain, uplift, erodibility and outlets are sampled with the heights).
+    ``ValueError``/``TypeError`` naming the argument for a bad value."""
     checked = check_heights(heights)
     shape = (int(checked.shape[0]), int(checked.shape[1]))
     count = OPTIONS_BY_NAME["steps"].check(steps)
@@ -196,7 +201,7 @@ def erode_fluvial(
                ("river_threshold", river_threshold), ("routing", routing), ("routing_seed", routing_seed),
                ("deposition_coefficient", deposition_coefficient), ("valley_width", valley_width),
                ("model_size", model_size), ("fine_steps", fine_steps), ("margin", margin),
-               ("fine_size", fine_size))}  # fmt: skip
+               ("fine_size", fine_size), ("detail_steps", detail_steps))}  # fmt: skip
     fine = multiscale.model_shape(shape, values["fine_size"], "fine_size")
     coarse = multiscale.model_shape(fine or shape, values["model_size"])
     for name, grid in (("fine_size", fine), ("model_size", coarse), ("margin", values["margin"] or None)):
@@ -225,7 +230,8 @@ def erode_fluvial(
     _check_ranges(before, rain, cell)
     if not base.any():
         base[int(np.argmin(before))] = 1
-    uplifted = np.where(base == 1, 0.0, rising * (values["dt"] * count))  # base cells never rise
+    detail = 1 if fine is not None and values["detail_steps"] > 0 else 0  # one step more, above the fine grid only
+    uplifted = np.where(base == 1, 0.0, rising * (values["dt"] * (count + detail)))  # base cells never rise
     if fine is not None:
         return _on_fine_grid(before.reshape(shape), fine, count, cell, values, uplifted,
                              {"uplift": uplift, "erodibility": erodibility, "precipitation": precipitation,
@@ -352,16 +358,50 @@ def _on_fine_grid(before, fine, count, cell, values, uplifted, fields, progress)
                for name, value in fields.items()}  # fmt: skip
     if sampled["outlets"] is not None:
         sampled["outlets"] = sampled["outlets"] >= 0.5
-    arguments = {name: value for name, value in values.items() if name != "fine_size"}
+    arguments = {name: value for name, value in values.items() if name not in ("fine_size", "detail_steps")}
     small = resample_bilinear(before, fine)
     result = erode_fluvial(small, steps=count, cell_size=cell * s, **arguments, **sampled, progress=progress)
     after = before.copy()
     multiscale.add_change(after, result.heights.astype(np.float64) - small.astype(np.float32))
     area = np.zeros(shape)  # the area interpolated in one pass, without resample_bilinear's temporaries
-    multiscale.add_change(area, result.drainage_area)
+    if values["detail_steps"] > 0:
+        detail = _detail_steps(after, fine, cell, values, fields)
+        multiscale.add_change(area, detail.drainage_area)
+    else:
+        multiscale.add_change(area, result.drainage_area)
     area = area.reshape(-1)
     threshold = values["river_threshold"] * (cell * s) ** 2
     return _result(before.reshape(-1), after.reshape(-1), uplifted, area, threshold, shape)
+
+
+def _detail_steps(after: np.ndarray, fine: tuple[int, int], cell: float, values: dict, fields: dict) -> FluvialResult:
+    """The detail above the fine grid (``detail_steps``): one more step ``dt`` of ``erode_fluvial`` (uplift and
+    incision; no diffusion) in ``detail_steps`` substeps (with random routing their draws average over the
+    directions, as the fine grid's many steps do) on ``after`` (the map with the fine grid's change, 2-D
+    float64, changed in place) or, on a map over twice as fine, on every ``k``-th of its cells
+    (``multiscale.detail_shape``), its change interpolated onto the map. The incision cuts the
+    channels as narrow as that grid's cells, which the fine grid cannot hold; the hillslopes keep the fine grid's
+    diffusion (a step of it on the finer grid would smooth what the fine grid balanced). This is Schott et al.
+    2024's amplification, erosion at a finer scale after the coarse one, as the coarse-grid correction of Brandt
+    1977. Returns that run's result (its drainage area on its grid)."""
+    arguments = {name: value for name, value in values.items()
+                 if name not in ("fine_size", "detail_steps", "model_size", "margin", "fine_steps")}  # fmt: skip
+    arguments["diffusion"] = 0.0  # incision only: the fine grid's diffusion set the hillslopes at its scale
+    arguments["dt"] = values["dt"] / values["detail_steps"]  # one step of dt in substeps: their draws averaged
+    grid = multiscale.detail_shape(after.shape, fine)
+    if grid is None:
+        result = erode_fluvial(after, steps=values["detail_steps"], cell_size=cell, **arguments, **fields)
+        after[:] = result.heights
+        return result
+    s = multiscale.cells_per_model_cell(after.shape, grid)
+    sampled = {name: resample_bilinear(value, grid) if isinstance(value, np.ndarray) else value
+               for name, value in fields.items()}  # fmt: skip
+    if sampled["outlets"] is not None:
+        sampled["outlets"] = sampled["outlets"] >= 0.5
+    small = resample_bilinear(after, grid)
+    result = erode_fluvial(small, steps=values["detail_steps"], cell_size=cell * s, **arguments, **sampled)
+    multiscale.add_change(after, result.heights.astype(np.float64) - small.astype(np.float32))
+    return result
 
 
 def _check_ranges(before: np.ndarray, rain: np.ndarray, cell: float) -> None:

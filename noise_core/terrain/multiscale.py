@@ -45,6 +45,11 @@ FINE_SIZE = Option("fine_size", int, 0, "Longer side of the grid the whole stage
 FINE_STEPS = Option("fine_steps", int, 0, "The last of the steps, run on the fine grid (the map's own cells, or "
                     "fine_size's) after those on the model grid", minimum=0, maximum=1_000_000,
                     soft_maximum=50)  # fmt: skip
+DETAIL_STEPS = Option("detail_steps", int, 0, "With fine_size, on a map finer than the fine grid: one more step of "
+                      "uplift and incision (no diffusion) in this many substeps, on the map's own cells (every "
+                      "k-th of them if the map has over twice the fine grid's cells), cutting the channels the fine "
+                      "grid cannot hold (0: none)", minimum=0, maximum=1000, soft_maximum=20)  # fmt: skip
+"""The rivers' refinement above the fine grid (``fluvial.FLUVIAL_OPTIONS``; ``detail_shape``)."""
 MARGIN = Option("margin", float, 0.0, "Share of the map's size evolved beyond each edge on the model grid (the "
                 "inputs reflected), so rivers leave at any angle", minimum=0.0, maximum=1.0)  # fmt: skip
 """The rivers' coarse to fine (``fluvial.FLUVIAL_OPTIONS``, the recipe's river stage): the grid the whole stage
@@ -69,6 +74,19 @@ def model_shape(shape: tuple[int, ...], model_size: int, name: str = "model_size
             "3 on its shorter side; take a larger model_size"
         )
     return coarse
+
+
+def detail_shape(shape: tuple[int, ...], fine: tuple[int, ...]) -> tuple[int, int] | None:
+    """The grid the detail steps run on for a map of ``shape`` above its fine grid ``fine``: ``None`` (the map's
+    own cells) when the map's longer side has at most twice the fine grid's cells, else the map sampled every
+    ``k``-th cell, corner to corner, ``k`` the smallest whole number that leaves at most that many (4033² over
+    a 648² fine grid: every 4th, 1009², the vertices of a 1009² build)."""
+    limit = 2 * (max(fine) - 1)
+    longer = max(shape) - 1
+    if longer <= limit:
+        return None
+    k = math.ceil(longer / limit)
+    return (round((shape[0] - 1) / k) + 1, round((shape[1] - 1) / k) + 1)
 
 
 def cells_per_model_cell(shape: tuple[int, ...], coarse: tuple[int, ...]) -> float:
