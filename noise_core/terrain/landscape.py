@@ -116,10 +116,6 @@ def _flood(h, receivers, order, area, fill):
         level[cell] = max(level[receiver], own)
 
 
-
-
-
-
 FLOOR = Option(
     "valley_floor",
     float,
@@ -163,12 +159,12 @@ def widen_valleys(
 ) -> np.ndarray:
     """Trunk valleys with broad floors at their river's grade (float64, new array). On the D8 flow of the
     epsilon-filled heights every river cell draining ``A > area`` (heights' unit squared) gets a floor of
-    half-width ``w = width·√area·((A/area)^0.3 − 1)/2`` (Wohl & David 2008's ``A^0.3``) around its course
+    half-width ``w = width·√area·((A/area)^0.3 - 1)/2`` (Wohl & David 2008's ``A^0.3``) around its course
     (smoothed along the river). Walls move apart by a grey-scale erosion (Serra 1982): each cell within
     ``(FLOOR_SHIFT + FLOOR_TAPER)·w`` of a course takes the lowest height within a disc of radius ``r`` (``w``
     up to ``FLOOR_SHIFT·w``, then falling linearly to 0), so a wall keeps its slope and moves ``r`` away from the
     river (lateral planation: Langston & Tucker 2018), but no lower than the floor ``F``: the rivers' heights
-    averaged with weights ``(1 − d/R)²/(1 + d²)²`` (``d`` cells from the course, ``R`` its reach), plus
+    averaged with weights ``(1 - d/R)²/(1 + d²)²`` (``d`` cells from the course, ``R`` its reach), plus
     ``FLOOR_TILT·d``. Cells within ``w`` of a course become ``max(erosion, F)`` (tributary notches filled to the
     floor), the others ``min(h, max(erosion, F))``; the edges and ``outlets`` stay, then an epsilon fill
     (Barnes et al. 2014) keeps every cell draining. The floor falls with the river downstream, tributaries below
@@ -250,7 +246,7 @@ def _stamp_floors(h, rows, columns, trunk, courses, half, tilt, shift, taper, re
         w = half[node]
         outer = (shift + taper) * w
         cy, cx = courses[i, 0], courses[i, 1]
-        row, column = int(round(cy)), int(round(cx))
+        row, column = round(cy), round(cx)
         span = int(outer) + 1
         for dy in range(-span, span + 1):
             y = row + dy
@@ -277,7 +273,7 @@ def _stamp_floors(h, rows, columns, trunk, courses, half, tilt, shift, taper, re
 
 def _erode_walls(h, rows, columns, base, reach, floor, inside, out):
     """Every cell off ``base`` with a reach ``r > 0``: the lowest of ``h`` (bilinear) on rings of radius ``r,
-    r − 1, ...`` around it (a grey-scale erosion by a disc of radius ``r``), no lower than ``floor``; no higher
+    r - 1, ...`` around it (a grey-scale erosion by a disc of radius ``r``), no lower than ``floor``; no higher
     than itself unless ``inside``."""
     for node in range(h.shape[0]):
         r = reach[node]
@@ -288,7 +284,7 @@ def _erode_walls(h, rows, columns, base, reach, floor, inside, out):
         rho = r
         ring = 0
         while rho > 0.0:
-            count = max(6, int(math.ceil(2.0 * math.pi * rho)))
+            count = max(6, math.ceil(2.0 * math.pi * rho))
             step = 2.0 * math.pi / count
             phase = 2.399963229728653 * ring  # the golden angle: rings' samples do not line up
             for k in range(count):
