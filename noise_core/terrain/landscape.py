@@ -164,11 +164,11 @@ def widen_valleys(
     ``(FLOOR_SHIFT + FLOOR_TAPER)·w`` of a course takes the lowest height within a disc of radius ``r`` (``w``
     up to ``FLOOR_SHIFT·w``, then falling linearly to 0), so a wall keeps its slope and moves ``r`` away from the
     river (lateral planation: Langston & Tucker 2018), but no lower than the floor ``F``: the rivers' heights
-    averaged with weights ``(1 - d/R)²/(1 + d²)²`` (``d`` cells from the course, ``R`` its reach), plus
-    ``FLOOR_TILT·d``. Cells within ``w`` of a course become ``max(erosion, F)`` (tributary notches filled to the
-    floor), the others ``min(h, max(erosion, F))``; the edges and ``outlets`` stay, then an epsilon fill
-    (Barnes et al. 2014) keeps every cell draining. The floor falls with the river downstream, tributaries below
-    ``area`` keep their V."""
+    averaged with Shepard's (1968) inverse-distance weights ``(1 - d/R)²/(1 + d²)²`` (``d`` cells from the
+    course, ``R`` its reach), plus ``FLOOR_TILT·d``. Cells within ``w`` of a course become ``max(erosion, F)``
+    (tributary notches filled to the floor), the others ``min(h, max(erosion, F))``; the edges and ``outlets``
+    stay, then an epsilon fill (Barnes et al. 2014) keeps every cell draining. The floor falls with the river
+    downstream; tributaries below ``area`` keep their V."""
     checked = check_heights(heights)
     cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
     scale = float(replace(FLOOR, name="width").check(width))  # type: ignore[arg-type]
