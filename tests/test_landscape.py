@@ -12,7 +12,7 @@ import pytest
 import noise_core as nc
 from noise_core.terrain.fluvial import erode_fluvial
 from noise_core.terrain.geomorphometry import _horn, terrain_statistics
-from noise_core.terrain.landscape import evolve_landscape, fill_valleys
+from noise_core.terrain.landscape import FLOOR_SHIFT, FLOOR_TAPER, evolve_landscape, fill_valleys, widen_valleys
 
 from .test_fluvial import channel, noise_terrain
 
@@ -161,6 +161,42 @@ def test_fill_valleys_makes_flat_floors_and_only_raises() -> None:
     assert np.array_equal(fill_valleys(heights, depth=0.0), nc.fill_depressions(heights, epsilon=True))
 
 
+def _v_valley() -> np.ndarray:
+    """A V valley (walls of slope 1 on 10 m cells) whose river falls 0.1 a cell towards x = 0: its drainage
+    area grows downstream, 61 cells a column."""
+    y, x = np.mgrid[0:61, 0:120]
+    return np.abs(y - 30) * 10.0 + x * 1.0
+
+
+def test_widen_valleys_floors_widen_downstream_at_the_rivers_grade() -> None:
+    heights = _v_valley()
+    out = widen_valleys(heights, cell_size=10.0, width=0.3, area=200 * 100.0)
+    bed = out[30]
+    assert np.all(np.diff(bed) > 0.0)  # the floor falls downstream all along
+    assert np.abs(bed - heights[30]).max() < 1.0  # at the river's grade: its bed moved by less than one cell's fall
+
+    def floor_cells(column: int) -> int:  # cells within 3 m of the bed: the floor rises 0.05 a metre across
+        return int(np.count_nonzero(out[:, column] - bed[column] < 3.0))
+
+    widths = [floor_cells(column) for column in (118, 100, 60, 20)]
+    assert widths == sorted(widths) and widths[0] == 1 and widths[-1] >= 9  # V above 200 cells, 9+ cells downstream
+    # (A = 61·100 cells at x = 20: w = 0.5·0.3·√200·((6100/200)^0.3 - 1) = 3.8 cells each side)
+    walls = np.abs(np.diff(out[:, 20]))
+    assert walls.max() <= 10.0 * (1.15 + 1.0 / FLOOR_TAPER)  # steeper by the taper (1/4) and the floor widening
+    reach = (FLOOR_SHIFT + FLOOR_TAPER) * 0.5 * 0.3 * math.sqrt(200.0) * ((61 * 120 / 200.0) ** 0.3 - 1.0)
+    far = np.abs(np.arange(61) - 30) > reach + 1.0
+    assert np.array_equal(out[far], heights[far])  # hillslopes beyond the widest reach stay as they were
+
+
+def test_widen_valleys_keeps_every_cell_draining() -> None:
+    """No closed depression: the plain Priority-Flood fill adds nothing, on the V and on noise."""
+    for heights, cell in ((_v_valley(), 10.0), (noise_terrain((48, 48)).astype(np.float64) * 30.0, 30.0)):
+        out = widen_valleys(heights, cell_size=cell, width=0.5, area=20 * cell * cell)
+        assert np.array_equal(nc.fill_depressions(out), out)
+        assert not np.array_equal(out, nc.fill_depressions(heights, epsilon=True))  # it did widen something
+    assert np.array_equal(widen_valleys(heights, width=0.0, area=1.0), nc.fill_depressions(heights, epsilon=True))
+
+
 def test_evolve_landscape_coarse_to_fine() -> None:
     """A coarse stage with a margin then refine steps: every step reports progress; the rivers leave the map
     where they meet it (its edges are not all at base level), the map drains, and it is a landscape."""
@@ -209,6 +245,9 @@ def test_errors_name_the_argument(call, options: dict, error: type, message: str
     [
         (fill_valleys, {"depth": -1.0}, "depth: must be between 0 and 10"),
         (fill_valleys, {"depth": 0.1, "cell_size": 0.0}, "cell_size: must be"),
+        (widen_valleys, {"width": -1.0, "area": 10.0}, "width: must be between 0 and 4"),
+        (widen_valleys, {"width": 0.3, "area": 0.0}, "area: must be >= 1"),
+        (widen_valleys, {"width": 0.3, "area": 10.0, "cell_size": -1.0}, "cell_size: must be"),
     ],
 )
 def test_post_steps_errors_name_the_argument(call, options: dict, message: str) -> None:

@@ -116,5 +116,195 @@ def _flood(h, receivers, order, area, fill):
         level[cell] = max(level[receiver], own)
 
 
-_kernels = kernel_table(serial=(_flood,))
+FLOOR = Option(
+    "valley_floor",
+    float,
+    0.0,
+    "Broad graded floors on trunk valleys: a river draining A > valley_floor_area gets a floor "
+    "valley_floor x sqrt(valley_floor_area) x ((A / valley_floor_area)^0.3 - 1) wide, its walls moved apart (0: none)",
+    minimum=0.0,
+    maximum=4.0,
+    soft_maximum=1.0,
+)
+FLOOR_AREA = Option(
+    "valley_floor_area",
+    float,
+    500.0,
+    "Drainage area (cells of the fine grid) a river needs before Valley Floor widens it: tributaries below stay "
+    "V-shaped",
+    minimum=1.0,
+    maximum=1e9,
+    soft_maximum=1e5,
+)
+FLOOR_EXPONENT = 0.3
+"""``b`` of the floor width ``W ∝ A^b``: bedrock channels widen as ``A^0.3`` (Wohl & David 2008), valleys as a
+power of the area too (Harel et al. 2022)."""
+FLOOR_TILT = 0.05
+"""Rise of a floor per distance from its river (5 %): floors drain to the river, not along parallel lines."""
+FLOOR_SHIFT = 2.0
+"""Walls within ``FLOOR_SHIFT · w`` of the river move out by the floor's half-width ``w``..."""
+FLOOR_TAPER = 4.0
+"""...and the shift falls linearly to 0 over the next ``FLOOR_TAPER · w``."""
+FLOOR_SMOOTH = 4
+"""A river's course for its floor: the mean of the cells this many steps up and down it (not the D8 zigzag)."""
+
+
+def widen_valleys(
+    heights: np.ndarray,
+    *,
+    cell_size: float = 1.0,
+    width: float,
+    area: float,
+    outlets: np.ndarray | None = None,
+) -> np.ndarray:
+    """Trunk valleys with broad floors at their river's grade (float64, new array). On the D8 flow of the
+    epsilon-filled heights every river cell draining ``A > area`` (heights' unit squared) gets a floor of
+    half-width ``w = width·√area·((A/area)^0.3 - 1)/2`` (Wohl & David 2008's ``A^0.3``) around its course
+    (smoothed along the river). Walls move apart by a grey-scale erosion (Serra 1982): each cell within
+    ``(FLOOR_SHIFT + FLOOR_TAPER)·w`` of a course takes the lowest height within a disc of radius ``r`` (``w``
+    up to ``FLOOR_SHIFT·w``, then falling linearly to 0), so a wall keeps its slope and moves ``r`` away from the
+    river (lateral planation: Langston & Tucker 2018), but no lower than the floor ``F``: the rivers' heights
+    averaged with Shepard's (1968) inverse-distance weights ``(1 - d/R)²/(1 + d²)²`` (``d`` cells from the
+    course, ``R`` its reach), plus ``FLOOR_TILT·d``. Cells within ``w`` of a course become ``max(erosion, F)``
+    (tributary notches filled to the floor), the others ``min(h, max(erosion, F))``; the edges and ``outlets``
+    stay, then an epsilon fill (Barnes et al. 2014) keeps every cell draining. The floor falls with the river
+    downstream; tributaries below ``area`` keep their V."""
+    checked = check_heights(heights)
+    cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
+    scale = float(replace(FLOOR, name="width").check(width))  # type: ignore[arg-type]
+    least = float(replace(FLOOR_AREA, name="area", maximum=None).check(area))  # type: ignore[arg-type]
+    shape = (int(checked.shape[0]), int(checked.shape[1]))
+    base = _edges(shape)
+    if outlets is not None:
+        base |= check_mask("outlets", outlets, shape).reshape(-1)
+    h = np.array(checked, dtype=np.float64).reshape(-1)
+    fill_flat(h, shape, base, False, True)
+    if scale == 0.0:
+        return h.reshape(shape)
+    receivers = d8_receivers(h.reshape(shape), outlets=base)
+    order = stack_order(receivers)
+    drained = accumulate(receivers, order, np.full(h.shape[0], cell * cell))
+    half = 0.5 * scale * math.sqrt(least) * (np.maximum(drained / least, 1.0) ** FLOOR_EXPONENT - 1.0) / cell
+    trunk = np.flatnonzero(half > 0.5)
+    kernels = _kernels()
+    upstream = np.full(h.shape[0], -1, dtype=np.int64)
+    kernels.main_stems(receivers, drained, upstream)
+    courses = np.empty((trunk.shape[0], 2))
+    kernels.courses(receivers, upstream, trunk, shape[1], FLOOR_SMOOTH, courses)
+    reach = np.zeros(h.shape[0])
+    floor = np.zeros(h.shape[0])
+    weight = np.zeros(h.shape[0])
+    inside = np.zeros(h.shape[0], dtype=np.bool_)
+    kernels.stamp_floors(h, shape[0], shape[1], trunk, courses, half, FLOOR_TILT * cell, FLOOR_SHIFT, FLOOR_TAPER,
+                         reach, floor, weight, inside)  # fmt: skip
+    floor = np.divide(floor, weight, out=np.full(h.shape[0], np.inf), where=weight > 0.0)
+    out = h.copy()
+    kernels.erode_walls(h, shape[0], shape[1], base, reach, floor, inside, out)
+    fill_flat(out, shape, base, False, True)
+    return out.reshape(shape)
+
+
+def _main_stems(receivers, area, upstream):
+    """``upstream[c]``: the donor of ``c`` with the largest drainage area (its main stem), -1 for none."""
+    for cell in range(receivers.shape[0]):
+        r = receivers[cell]
+        if r != cell and (upstream[r] < 0 or area[cell] > area[upstream[r]]):
+            upstream[r] = cell
+
+
+def _courses(receivers, upstream, trunk, columns, steps, courses):
+    """Each trunk cell's place on its river, smoothed: the mean (row, column) of the cells up to ``steps`` up
+    its main stem and down its flow path."""
+    for i in range(trunk.shape[0]):
+        node = trunk[i]
+        sy = float(node // columns)
+        sx = float(node % columns)
+        count = 1.0
+        down = node
+        up = node
+        for _ in range(steps):
+            if receivers[down] != down:
+                down = receivers[down]
+                sy += down // columns
+                sx += down % columns
+                count += 1.0
+            if upstream[up] >= 0:
+                up = upstream[up]
+                sy += up // columns
+                sx += up % columns
+                count += 1.0
+        courses[i, 0] = sy / count
+        courses[i, 1] = sx / count
+
+
+def _stamp_floors(h, rows, columns, trunk, courses, half, tilt, shift, taper, reach, floor, weight, inside):
+    """Around each trunk cell's course, out to ``R = (shift + taper)·w``: ``reach`` the largest erosion radius
+    (``w`` to ``shift·w``, then falling to 0 at ``R``), ``floor``/``weight`` the weighted sums of the floor
+    level ``h + tilt·d``, ``inside`` within ``w``."""
+    for i in range(trunk.shape[0]):
+        node = trunk[i]
+        w = half[node]
+        outer = (shift + taper) * w
+        cy, cx = courses[i, 0], courses[i, 1]
+        row, column = round(cy), round(cx)
+        span = int(outer) + 1
+        for dy in range(-span, span + 1):
+            y = row + dy
+            if y < 0 or y >= rows:
+                continue
+            for dx in range(-span, span + 1):
+                x = column + dx
+                if x < 0 or x >= columns:
+                    continue
+                d = math.sqrt((y - cy) ** 2 + (x - cx) ** 2)
+                if d >= outer:
+                    continue
+                r = w if d <= shift * w else (outer - d) / taper
+                target = y * columns + x
+                if r > reach[target]:
+                    reach[target] = r
+                if d <= w:
+                    inside[target] = True
+                fade = 1.0 - d / outer
+                share = fade * fade / (1.0 + d * d) ** 2
+                floor[target] += share * (h[node] + tilt * d)
+                weight[target] += share
+
+
+def _erode_walls(h, rows, columns, base, reach, floor, inside, out):
+    """Every cell off ``base`` with a reach ``r > 0``: the lowest of ``h`` (bilinear) on rings of radius ``r,
+    r - 1, ...`` around it (a grey-scale erosion by a disc of radius ``r``), no lower than ``floor``; no higher
+    than itself unless ``inside``."""
+    for node in range(h.shape[0]):
+        r = reach[node]
+        if r <= 0.0 or base[node]:
+            continue
+        row, column = node // columns, node % columns
+        lowest = h[node]
+        rho = r
+        ring = 0
+        while rho > 0.0:
+            count = max(6, math.ceil(2.0 * math.pi * rho))
+            step = 2.0 * math.pi / count
+            phase = 2.399963229728653 * ring  # the golden angle: rings' samples do not line up
+            for k in range(count):
+                angle = phase + k * step
+                y = min(max(row + rho * math.sin(angle), 0.0), rows - 1.0)
+                x = min(max(column + rho * math.cos(angle), 0.0), columns - 1.0)
+                y0 = min(int(y), rows - 2)
+                x0 = min(int(x), columns - 2)
+                fy = y - y0
+                fx = x - x0
+                top = h[y0 * columns + x0] * (1.0 - fx) + h[y0 * columns + x0 + 1] * fx
+                bottom = h[(y0 + 1) * columns + x0] * (1.0 - fx) + h[(y0 + 1) * columns + x0 + 1] * fx
+                value = top * (1.0 - fy) + bottom * fy
+                if value < lowest:
+                    lowest = value
+            rho -= 1.0
+            ring += 1
+        level = max(lowest, floor[node])
+        out[node] = level if inside[node] else min(h[node], level)
+
+
+_kernels = kernel_table(serial=(_flood, _main_stems, _courses, _stamp_floors, _erode_walls))
 """The compiled kernels, built on first use."""
