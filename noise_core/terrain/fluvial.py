@@ -102,6 +102,14 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
     Option("valley_width", float, 0.0, "Flat valley floors: a river lowers the cells within half of "
            "valley_width x sqrt(drainage area) to its level (0: none)", minimum=0.0, maximum=10.0,
            soft_maximum=0.2),
+    Option("critical_slope", float, 0.0, "Nonlinear hillslopes: the slope (height per distance) at which the "
+           "hillslope flux D x S / (1 - (S / critical_slope)^2) grows without bound, so crests stay sharp "
+           "(0: linear diffusion)", minimum=0.0, maximum=1e6, soft_maximum=10.0),
+    Option("rock_layers", float, 0.0, "Layered rock: the thickness (in height units) of one hard and one soft "
+           "layer, whose erodibility alternates by rock_contrast (0: one rock)", minimum=0.0, maximum=1e30,
+           soft_maximum=100.0),
+    Option("rock_contrast", float, 0.5, "Layered rock: the hard layers' erodibility is (1 - rock_contrast) x the "
+           "soft ones'", minimum=0.0, maximum=0.99),
     multiscale.MODEL_SIZE,
     multiscale.MARGIN,
     multiscale.FINE_STEPS,
@@ -112,6 +120,9 @@ FLOAT32_MAX = float(np.finfo(np.float32).max)
 DIFFUSION_CAP = 1e8
 """``D·dt / cell²`` beyond this is taken as this: the lines are then relaxed to within 1e-8 of their steady state
 (and the tridiagonal solves stay well conditioned)."""
+CONDUCTANCE_CAP = 10.0
+"""The nonlinear hillslope flux (``critical_slope``) grows as ``1 / (1 - (S / Sc)²)`` up to this many times the
+linear one (``S`` about 0.95·Sc); beyond it the flux stays that large, so the explicit substeps stay bounded."""
 SUBSTEP = 0.15
 """The largest ``D·dt / cell²`` of one explicit substep of the isotropic diffusion (random routing): stable
 and free of overshoots up to 3/16 for the 9-point stencil."""
@@ -173,6 +184,10 @@ def erode_fluvial(
     routing_seed: int = 0,
     deposition_coefficient: float = 0.0,
     valley_width: float = 0.0,
+    critical_slope: float = 0.0,
+    rock_layers: float = 0.0,
+    rock_contrast: float = 0.5,
+    strata: np.ndarray | None = None,
     model_size: int = 0,
     fine_steps: int = 0,
     margin: float = 0.0,
@@ -195,8 +210,9 @@ def erode_fluvial(
               (("dt", dt), ("m", m), ("n", n), ("diffusion", diffusion), ("boundary", boundary),
                ("river_threshold", river_threshold), ("routing", routing), ("routing_seed", routing_seed),
                ("deposition_coefficient", deposition_coefficient), ("valley_width", valley_width),
-               ("model_size", model_size), ("fine_steps", fine_steps), ("margin", margin),
-               ("fine_size", fine_size))}  # fmt: skip
+               ("critical_slope", critical_slope), ("rock_layers", rock_layers),
+               ("rock_contrast", rock_contrast), ("model_size", model_size), ("fine_steps", fine_steps),
+               ("margin", margin), ("fine_size", fine_size))}  # fmt: skip
     fine = multiscale.model_shape(shape, values["fine_size"], "fine_size")
     coarse = multiscale.model_shape(fine or shape, values["model_size"])
     for name, grid in (("fine_size", fine), ("model_size", coarse), ("margin", values["margin"] or None)):
@@ -212,9 +228,17 @@ def erode_fluvial(
         limit = SUBSTEP * MAX_SUBSTEPS
         raise ValueError(f"diffusion: with routing='random', diffusion * dt / cell_size**2 must be <= {limit:g} "
                          f"(the isotropic diffusion's substeps), got {spread:g}")  # fmt: skip
+    nonlinear = values["critical_slope"] > 0.0 and values["diffusion"] > 0.0
+    if nonlinear and fine is None and not spread * CONDUCTANCE_CAP <= SUBSTEP * MAX_SUBSTEPS:
+        limit = SUBSTEP * MAX_SUBSTEPS / CONDUCTANCE_CAP
+        raise ValueError(
+            f"critical_slope: nonlinear hillslopes need diffusion * dt / cell_size**2 <= {limit:g} "
+            f"(their explicit substeps), got {spread:g}; set critical_slope to 0 or shorten dt"
+        )
     rising = _field("uplift", uplift, shape)
     hardness = _field("erodibility", erodibility, shape)
     rain = np.ones(1) if precipitation is None else _field_rain(precipitation, shape)
+    offsets = np.zeros(1) if strata is None else _strata(strata, shape)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress: expected a callable (done, steps), got {type(progress).__name__}")
     looped = values["boundary"] == "looped"
@@ -229,7 +253,7 @@ def erode_fluvial(
     if fine is not None:
         return _on_fine_grid(before.reshape(shape), fine, count, cell, values, uplifted,
                              {"uplift": uplift, "erodibility": erodibility, "precipitation": precipitation,
-                              "outlets": outlets}, progress)  # fmt: skip
+                              "outlets": outlets, "strata": strata}, progress)  # fmt: skip
     if coarse is not None or values["margin"] > 0.0:
         arguments = {
             name: values[name]
@@ -243,9 +267,18 @@ def erode_fluvial(
                 "routing_seed",
                 "deposition_coefficient",
                 "valley_width",
+                "critical_slope",
+                "rock_layers",
+                "rock_contrast",
             )
         }
-        fields = {"uplift": uplift, "erodibility": erodibility, "precipitation": precipitation, "outlets": outlets}
+        fields = {
+            "uplift": uplift,
+            "erodibility": erodibility,
+            "precipitation": precipitation,
+            "outlets": outlets,
+            "strata": strata,
+        }
         report = None if progress is None else (lambda done, _total: progress(done, count))
         if values["margin"] > 0.0:
             spacing = 1.0 if coarse is None else float(round(multiscale.cells_per_model_cell(shape, coarse)))
@@ -278,17 +311,28 @@ def erode_fluvial(
         values["routing_seed"],
         values["deposition_coefficient"] > 0.0,
     )
-    incision = (rising, _index_mask(rising), hardness, _index_mask(hardness), values["dt"], values["m"], values["n"],
+    layered = values["rock_layers"] > 0.0 and values["rock_contrast"] > 0.0
+    rock = np.empty(h.shape[0]) if layered else hardness
+    incision = (rising, _index_mask(rising), rock, _index_mask(rock), values["dt"], values["m"], values["n"],
                 cell, values["deposition_coefficient"])  # fmt: skip
     kernels = _kernels()
     lines = (np.empty(max(shape)), np.empty(max(shape), dtype=np.uint8), np.empty(max(shape)), np.empty(max(shape)))
-    scratch = np.empty(h.shape[0] if random else 1)
+    scratch = np.empty(h.shape[0] if random or nonlinear else 1)
+    conductance = np.empty(h.shape[0] if nonlinear else 1)
+    one = np.ones(1)
+    strengths = (hardness, _index_mask(hardness), rock, _index_mask(rock)) if layered else (one, 0, one, 0)
     for done in range(count):
+        if layered:
+            kernels.rock_strength(h, hardness, _index_mask(hardness), offsets, _index_mask(offsets),
+                                  values["rock_layers"], values["rock_contrast"], rock)  # fmt: skip
         routing.step(h, incision, done)
         if values["valley_width"] > 0.0:
             kernels.valley_floors(h, shape[0], shape[1], base, looped, routing.order, routing.area,
                                   values["valley_width"], cell)  # fmt: skip
-        if values["diffusion"] > 0.0 and random:
+        if nonlinear:
+            kernels.diffuse_nonlinear(h, shape[0], shape[1], base, looped, spread, values["critical_slope"] * cell,
+                                      *strengths, scratch, conductance)  # fmt: skip
+        elif values["diffusion"] > 0.0 and random:
             kernels.diffuse_isotropic(h, shape[0], shape[1], base, looped, spread, scratch)
         elif values["diffusion"] > 0.0:
             kernels.diffuse(h, shape[0], shape[1], base, looped, min(spread, DIFFUSION_CAP), *lines)
@@ -381,6 +425,32 @@ def _check_ranges(before: np.ndarray, rain: np.ndarray, cell: float) -> None:
         )
 
 
+def _strata(strata: object, shape: tuple[int, int]) -> np.ndarray:
+    """``strata`` as a flat float64 map of ``shape`` with finite values (``ValueError``/``TypeError`` naming it)."""
+    if not isinstance(strata, np.ndarray):
+        raise TypeError(f"strata: expected a numpy array of shape {shape}, got {type(strata).__name__}")
+    if strata.shape != shape or not np.issubdtype(strata.dtype, np.number):
+        raise ValueError(f"strata: expected a numeric map of shape {shape}, got {strata.dtype} {strata.shape}")
+    values = strata.astype(np.float64).reshape(-1)
+    if not np.isfinite(values).all():
+        raise ValueError("strata: every value must be finite")
+    return values
+
+
+def _rock_strength(h, erodibility, erodibility_mask, strata, strata_mask, thickness, contrast, out):
+    """The erodibility of layered rock at every cell's surface: ``K·(1 - c·hard(ζ))``, ``ζ = (h + strata) /
+    thickness`` the layer the surface cuts, ``hard = clamp(1/2 + 3/2·sin(2πζ), 0, 1)``: hard and soft beds of
+    about equal thickness with short transitions, the hard ones eroding ``1 - c`` times as fast (layered rock of
+    contrasting strength: Forte, Yanites & Whipple 2016, "Complexities of landscape evolution during incision
+    through layered stratigraphy with contrasts in rock strength", Earth Surface Processes and Landforms 41(12);
+    Perne, Covington, Thaler & Myre 2017, "Steady state, erosional continuity, and the topography of landscapes
+    developed in layered rocks", Earth Surface Dynamics 5)."""
+    for cell in range(h.shape[0]):
+        phase = (h[cell] + strata[cell & strata_mask]) / thickness
+        hard = min(1.0, max(0.0, 0.5 + 1.5 * math.sin(2.0 * math.pi * phase)))
+        out[cell] = erodibility[cell & erodibility_mask] * (1.0 - contrast * hard)
+
+
 def _field_rain(precipitation: object, shape: tuple[int, int]) -> np.ndarray:
     return check_weights(precipitation, shape, "precipitation").reshape(-1)
 
@@ -420,6 +490,78 @@ def _diffuse_isotropic(h, rows, columns, base, looped, factor, scratch):
                 scratch[cell] = h[cell] + c * (4.0 * sides + corners - 20.0 * h[cell])
         for cell in range(h.shape[0]):
             h[cell] = scratch[cell]
+
+
+def _diffuse_nonlinear(
+    h, rows, columns, base, looped, factor, rise, strength, strength_mask, rock, rock_mask, scratch, conductance
+):
+    """Explicit nonlinear hillslope transport, ``∂h/∂t = ∇·(D·k(S)·∇h)`` with ``k = 1 / (1 - (S/Sc)²)``
+    (Roering, Kirchner & Dietrich 1999, "Evidence for nonlinear, diffusive sediment transport on hillslopes and
+    implications for landscape morphology", Water Resources Research 35(3)), capped at ``CONDUCTANCE_CAP``.
+    ``S`` is each cell's gradient by the isotropic stencil ``(4·(h_E - h_W) + h_NE - h_NW + h_SE - h_SW) / 12``
+    (and likewise in y); the flux between a cell and each of its 8 neighbours is ``w·(k_i + k_j)/2·(h_j - h_i)``,
+    ``w`` 4/6 for a side and 1/6 for a corner: conservative, and for ``k = 1`` the 9-point Laplacian of
+    ``_diffuse_isotropic`` (isotropic to leading order, Patra & Karttunen 2006). ``rise`` is ``Sc·cell``, at each
+    cell times ``strength / rock`` (the erodibility of one rock over the layered rock's: hard beds stand steeper,
+    as stronger rock does; Forte et al. 2016); the
+    step takes ``ceil(factor·k_max / SUBSTEP)`` substeps, ``k_max`` the largest ``k`` at its start, and holds
+    every ``k`` at most ``k_max`` within it (stable); edge cells take ``k = 1``; base cells stay."""
+    bound = _conductance(
+        h, rows, columns, looped, rise, strength, strength_mask, rock, rock_mask, CONDUCTANCE_CAP, conductance
+    )
+    substeps = max(1, min(MAX_SUBSTEPS, math.ceil(factor * bound / SUBSTEP)))
+    c = factor / substeps / 6.0
+    for substep in range(substeps):
+        if substep > 0:
+            _conductance(h, rows, columns, looped, rise, strength, strength_mask, rock, rock_mask, bound, conductance)
+        for row in range(rows):
+            middle, up, down = wrapped_rows(row, rows, columns)
+            for column in range(columns):
+                cell = middle + column
+                here = h[cell]
+                if base[cell] or on_edge(row, column, rows, columns, looped):
+                    scratch[cell] = here
+                    continue
+                left, right = wrapped_columns(column, columns)
+                k = conductance[cell]
+                sides = ((k + conductance[up + column]) * (h[up + column] - here)
+                         + (k + conductance[down + column]) * (h[down + column] - here)
+                         + (k + conductance[middle + left]) * (h[middle + left] - here)
+                         + (k + conductance[middle + right]) * (h[middle + right] - here))  # fmt: skip
+                corners = ((k + conductance[up + left]) * (h[up + left] - here)
+                           + (k + conductance[up + right]) * (h[up + right] - here)
+                           + (k + conductance[down + left]) * (h[down + left] - here)
+                           + (k + conductance[down + right]) * (h[down + right] - here))  # fmt: skip
+                scratch[cell] = here + 0.5 * c * (4.0 * sides + corners)
+        for cell in range(h.shape[0]):
+            h[cell] = scratch[cell]
+
+
+@jit
+def _conductance(h, rows, columns, looped, rise, strength, strength_mask, rock, rock_mask, bound, conductance):
+    """``conductance = min(1 / (1 - (S/Sc)²), bound)`` of every cell (``_diffuse_nonlinear``; 1 on the edges);
+    returns the largest."""
+    largest = 1.0
+    ratio_cap = math.sqrt(1.0 - 1.0 / bound)
+    for row in range(rows):
+        middle, up, down = wrapped_rows(row, rows, columns)
+        for column in range(columns):
+            cell = middle + column
+            if on_edge(row, column, rows, columns, looped):
+                conductance[cell] = 1.0
+                continue
+            left, right = wrapped_columns(column, columns)
+            gx = (4.0 * (h[middle + right] - h[middle + left]) + h[up + right] - h[up + left]
+                  + h[down + right] - h[down + left]) / 12.0  # fmt: skip
+            gy = (4.0 * (h[down + column] - h[up + column]) + h[down + left] - h[up + left]
+                  + h[down + right] - h[up + right]) / 12.0  # fmt: skip
+            weaker = rock[cell & rock_mask]
+            local = rise * strength[cell & strength_mask] / weaker if weaker > 0.0 else rise
+            ratio = min(math.sqrt(gx * gx + gy * gy) / local, ratio_cap)
+            k = 1.0 / (1.0 - ratio * ratio)
+            conductance[cell] = k
+            largest = max(largest, k)
+    return largest
 
 
 def _valley_floors(h, rows, columns, base, looped, order, area, width, cell):
@@ -523,5 +665,7 @@ def _thomas(x, fixed, count, factor, first_shift, last_shift, scratch):
         x[j] -= scratch[j] * x[j + 1]
 
 
-_kernels = kernel_table(serial=(_drain, _diffuse, _diffuse_isotropic, _valley_floors))
+_kernels = kernel_table(
+    serial=(_drain, _diffuse, _diffuse_isotropic, _diffuse_nonlinear, _valley_floors, _rock_strength)
+)
 """The compiled kernels, built on first use."""

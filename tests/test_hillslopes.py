@@ -1,0 +1,100 @@
+"""Crests and rock (issue 49): ``erode_fluvial``'s nonlinear hillslopes (``critical_slope``, Roering et al. 1999)
+and layered rock (``rock_layers``, ``rock_contrast``, ``strata``; Forte et al. 2016, Perne et al. 2017)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from noise_core.terrain.fluvial import erode_fluvial
+from noise_core.terrain.recipe import RIVER_OPTIONS, build_heights, read_preset
+
+SIZE = 41
+
+
+def _cone(size: int = SIZE, slope: float = 1.5) -> tuple[np.ndarray, np.ndarray]:
+    """A cone with a rounded tip (``slope`` height per cell on its flanks) and each cell's distance from its axis."""
+    y, x = np.mgrid[0:size, 0:size] - (size - 1) / 2
+    radius = np.hypot(x, y)
+    return 40.0 - slope * np.sqrt(radius * radius + 4.0), radius
+
+
+def _diffused(heights: np.ndarray, **options) -> np.ndarray:
+    """Only the hillslope transport: no uplift, no incision (explicit, isotropic, with ``routing="random"``)."""
+    result = erode_fluvial(heights, steps=3, dt=1.0, uplift=0.0, erodibility=0.0, diffusion=0.05, routing="random",
+                           **options)  # fmt: skip
+    return result.heights.astype(np.float64) - heights
+
+
+def test_nonlinear_transport_is_isotropic_and_faster_on_steep_slopes() -> None:
+    """On a cone the change of the nonlinear transport depends on the distance from the axis alone (within 1.5 %
+    of its range over the flanks, against the profile along an axis: a flux along grid lines would differ between
+    the axes and the diagonals), and it moves more than linear diffusion does (``k = 1 / (1 - (S/Sc)²) > 1``)."""
+    heights, radius = _cone()
+    change = _diffused(heights, critical_slope=2.0)
+    linear = _diffused(heights)
+    tip = (SIZE - 1) // 2
+    inner = (radius > 3.0) & (radius < 14.0)
+    along_axis = np.interp(radius[inner], np.arange(SIZE - tip), change[tip, tip:])
+    assert np.abs(change[inner] - along_axis).max() < 0.015 * np.ptp(change[inner])
+    assert change[tip, tip] < linear[tip, tip] < 0.0  # the crest is lowered faster: the steep flanks carry more
+
+
+def test_huge_critical_slope_is_linear_diffusion() -> None:
+    """With ``Sc`` far above every slope ``k = 1``: the 9-point linear diffusion, to rounding."""
+    heights, _ = _cone()
+    np.testing.assert_allclose(_diffused(heights, critical_slope=1e6), _diffused(heights), rtol=0, atol=1e-9)
+
+
+@pytest.mark.parametrize(("phase", "share"), [(0.25, 1.0), (0.75, 0.0)])
+def test_layered_rock_erodes_at_its_bed_s_erodibility(phase: float, share: float) -> None:
+    """Every cell inside a hard bed (phase 1/4 of a layer: hard = 1) erodes as rock of erodibility ``(1 - c)·K``,
+    inside a soft one (phase 3/4: hard = 0) as rock of ``K``, to rounding."""
+    y, x = np.mgrid[0:24, 0:20]
+    heights = 0.3 * x + 0.1 * y + 0.01 * ((x * 7 + y * 3) % 5)
+    thickness, contrast, k = 1e4, 0.6, 3e-3
+    strata = phase * thickness - heights
+    layered = erode_fluvial(heights, steps=5, dt=10.0, uplift=1e-3, erodibility=k, rock_layers=thickness,
+                            rock_contrast=contrast, strata=strata)  # fmt: skip
+    uniform = erode_fluvial(heights, steps=5, dt=10.0, uplift=1e-3, erodibility=k * (1.0 - contrast * share))
+    np.testing.assert_allclose(layered.heights, uniform.heights, rtol=1e-6)
+    other = erode_fluvial(heights, steps=5, dt=10.0, uplift=1e-3, erodibility=k * (1.0 - contrast * (1.0 - share)))
+    assert not np.allclose(layered.heights, other.heights, rtol=1e-6)
+
+
+def test_layered_rock_runs_coarse_to_fine() -> None:
+    """``strata`` is sampled with the other maps onto a model grid with a margin and a fine grid."""
+    heights, _ = _cone(48)
+    strata = np.tile(np.linspace(0.0, 5.0, 48), (48, 1))
+    result = erode_fluvial(heights, steps=6, dt=100.0, uplift=1e-3, erodibility=1e-3, diffusion=1e-3,
+                           routing="random", rock_layers=4.0, strata=strata, critical_slope=1.0, model_size=24,
+                           margin=0.125, fine_steps=2, fine_size=40)  # fmt: skip
+    assert np.isfinite(result.heights).all() and result.heights.shape == (48, 48)
+
+
+def test_the_rows_reach_the_river_stage() -> None:
+    """The new rows are options of the recipe's river stage (so CLI, add-on and presets take them)."""
+    names = {option.name for option in RIVER_OPTIONS}
+    assert {"critical_slope", "rock_layers", "rock_contrast", "rock_dip", "rock_dip_direction"} <= names
+    preset = read_preset("river_valleys")
+    assert build_heights(preset, 33).shape == (33, 33)
+
+
+@pytest.mark.parametrize(
+    ("options", "error", "message"),
+    [
+        ({"critical_slope": -1.0}, ValueError, "critical_slope: must be between 0 and"),
+        ({"critical_slope": 1.0, "diffusion": 1.0, "dt": 10.0}, ValueError,
+         "critical_slope: nonlinear hillslopes need diffusion"),
+        ({"rock_contrast": 1.0}, ValueError, "rock_contrast: must be between 0 and 0.99"),
+        ({"rock_layers": -2.0}, ValueError, "rock_layers: must be between 0 and"),
+        ({"rock_layers": 2.0, "strata": np.zeros((3, 3))}, ValueError, "strata: expected a numeric map of shape"),
+        ({"rock_layers": 2.0, "strata": [[0.0]]}, TypeError, "strata: expected a numpy array"),
+        ({"rock_layers": 2.0, "strata": np.full((16, 16), np.nan)}, ValueError, "strata: every value must be finite"),
+    ],
+)  # fmt: skip
+def test_errors_name_the_option(options: dict, error: type, message: str) -> None:
+    heights = np.linspace(0.0, 10.0, 256).reshape(16, 16)
+    arguments = {"steps": 2, "dt": 1.0, "uplift": 1e-3, "erodibility": 1e-3, **options}
+    with pytest.raises(error, match=message):
+        erode_fluvial(heights, **arguments)
