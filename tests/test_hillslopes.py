@@ -1,5 +1,5 @@
 """Crests and rock (issue 49): ``erode_fluvial``'s nonlinear hillslopes (``critical_slope``, Roering et al. 1999)
-and layered rock (``rock_layers``, ``rock_contrast``, ``strata``; Forte et al. 2016, Perne et al. 2017)."""
+and layered rock (``rock_layers``, ``rock_contrast``, ``rock_offset``; Forte et al. 2016, Perne et al. 2017)."""
 
 from __future__ import annotations
 
@@ -53,9 +53,9 @@ def test_layered_rock_erodes_at_its_bed_s_erodibility(phase: float, share: float
     y, x = np.mgrid[0:24, 0:20]
     heights = 0.3 * x + 0.1 * y + 0.01 * ((x * 7 + y * 3) % 5)
     thickness, contrast, k = 1e4, 0.6, 3e-3
-    strata = phase * thickness - heights
+    rock_offset = phase * thickness - heights
     layered = erode_fluvial(heights, steps=5, dt=10.0, uplift=1e-3, erodibility=k, rock_layers=thickness,
-                            rock_contrast=contrast, strata=strata)  # fmt: skip
+                            rock_contrast=contrast, rock_offset=rock_offset)  # fmt: skip
     uniform = erode_fluvial(heights, steps=5, dt=10.0, uplift=1e-3, erodibility=k * (1.0 - contrast * share))
     np.testing.assert_allclose(layered.heights, uniform.heights, rtol=1e-6)
     other = erode_fluvial(heights, steps=5, dt=10.0, uplift=1e-3, erodibility=k * (1.0 - contrast * (1.0 - share)))
@@ -63,12 +63,12 @@ def test_layered_rock_erodes_at_its_bed_s_erodibility(phase: float, share: float
 
 
 def test_layered_rock_runs_coarse_to_fine() -> None:
-    """``strata`` is sampled with the other maps onto a model grid with a margin and a fine grid."""
+    """``rock_offset`` is sampled with the other maps onto a model grid with a margin and a fine grid."""
     heights, _ = _cone(48)
-    strata = np.tile(np.linspace(0.0, 5.0, 48), (48, 1))
+    rock_offset = np.tile(np.linspace(0.0, 5.0, 48), (48, 1))
     result = erode_fluvial(heights, steps=6, dt=100.0, uplift=1e-3, erodibility=1e-3, diffusion=1e-3,
-                           routing="random", rock_layers=4.0, strata=strata, critical_slope=1.0, model_size=24,
-                           margin=0.125, fine_steps=2, fine_size=40)  # fmt: skip
+                           routing="random", rock_layers=4.0, rock_offset=rock_offset, critical_slope=1.0,
+                           model_size=24, margin=0.125, fine_steps=2, fine_size=40)  # fmt: skip
     assert np.isfinite(result.heights).all() and result.heights.shape == (48, 48)
 
 
@@ -88,9 +88,9 @@ def test_the_rows_reach_the_river_stage() -> None:
          "critical_slope: nonlinear hillslopes need diffusion"),
         ({"rock_contrast": 1.0}, ValueError, "rock_contrast: must be between 0 and 0.99"),
         ({"rock_layers": -2.0}, ValueError, "rock_layers: must be between 0 and"),
-        ({"rock_layers": 2.0, "strata": np.zeros((3, 3))}, ValueError, "strata: expected a numeric map of shape"),
-        ({"rock_layers": 2.0, "strata": [[0.0]]}, TypeError, "strata: expected a numpy array"),
-        ({"rock_layers": 2.0, "strata": np.full((16, 16), np.nan)}, ValueError, "strata: every value must be finite"),
+        ({"rock_layers": 2.0, "rock_offset": np.ones((3, 3))}, ValueError, "rock_offset: expected a numeric map"),
+        ({"rock_layers": 2.0, "rock_offset": [[0.0]]}, TypeError, "rock_offset: expected a numpy array"),
+        ({"rock_layers": 2.0, "rock_offset": np.full((16, 16), np.nan)}, ValueError, "rock_offset: every value"),
     ],
 )  # fmt: skip
 def test_errors_name_the_option(options: dict, error: type, message: str) -> None:

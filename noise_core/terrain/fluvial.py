@@ -52,6 +52,20 @@ uplift it makes every reach ``1 + G`` times as steep; tested). ``valley_width`` 
 river cell lowers the cells within ``valley_width·√A / 2`` of it to its level, a width growing as the square root of
 the discharge, as a river's own width does (Leopold & Maddock 1953, "The hydraulic geometry of stream channels").
 
+**Crests and rock** (issue 49). ``critical_slope`` (``Sc``) makes the hillslope transport nonlinear, Roering,
+Kirchner & Dietrich's (1999) flux ``q = D·S / (1 - (S/Sc)²)`` instead of ``D·S``: explicit, on the 9-point stencil
+(each cell's ``S`` by the isotropic gradient stencil, the flux across each of the 8 links with the mean of its two
+cells' conductance ``k = 1 / (1 - (S/Sc)²)``, capped at ``CONDUCTANCE_CAP``), so slopes stay below about ``Sc``
+while the crests between them stay sharp (their curvature ``-U/D`` where ``S`` is small). ``rock_layers`` (a
+thickness ``T``) and ``rock_contrast`` (``c``) make the rock layered: at each step a cell's erodibility is
+``K·(1 - c·hard)``, ``hard = clamp(1/2 + 3/2·sin(2π(h + rock_offset)/T), 0, 1)`` the bed its surface cuts
+(``rock_offset``, a map, tilts the beds; the recipe makes it a dipping plane), and with ``critical_slope`` its
+critical slope is ``Sc / (1 - c·hard)``: hard beds erode slower and stand steeper (Forte, Yanites & Whipple 2016,
+"Complexities of landscape evolution during incision through layered stratigraphy with contrasts in rock
+strength", Earth Surface Processes and Landforms 41(12); Perne et al. 2017, "Steady state, erosional continuity,
+and the topography of landscapes developed in layered rocks", Earth Surface Dynamics 5). The beds stay where they
+are while the land rises through them (they do not move with the uplift).
+
 Heights, ``cell_size`` and the area share one length unit (areas in that unit squared), ``dt`` one time unit:
 ``U`` is length per time, ``D`` length² per time, ``K`` length^(1 - 2m) per time (for ``m = 0.5`` simply 1/time;
 ``S`` has no unit). The work runs in float64, each step in two parts (bands of rows, then disjoint flow trees)
@@ -187,7 +201,7 @@ def erode_fluvial(
     critical_slope: float = 0.0,
     rock_layers: float = 0.0,
     rock_contrast: float = 0.5,
-    strata: np.ndarray | None = None,
+    rock_offset: np.ndarray | None = None,
     model_size: int = 0,
     fine_steps: int = 0,
     margin: float = 0.0,
@@ -199,10 +213,11 @@ def erode_fluvial(
     or maps of ``heights``' shape; ``precipitation``: rain per cell (a map >= 0, default 1) weighting the
     drainage area; ``outlets``: a boolean map of extra base-level cells; ``routing``,
     ``routing_seed``, ``deposition_coefficient`` and ``valley_width``: the module docstring's "Landscapes";
-    ``progress(done, steps)`` is called after each step. ``fine_size``, ``model_size``, ``margin`` and
-    ``fine_steps``: the module docstring's "Coarse to fine" (``multiscale.model_shape``; rain, uplift, erodibility
-    and outlets are sampled with the heights). ``ValueError``/``TypeError`` naming the argument for a bad
-    value."""
+    ``critical_slope``, ``rock_layers``, ``rock_contrast`` and ``rock_offset`` (a map of heights added before the
+    bed is found): its "Crests and rock"; ``progress(done, steps)`` is called after each step. ``fine_size``,
+    ``model_size``, ``margin`` and ``fine_steps``: the module docstring's "Coarse to fine"
+    (``multiscale.model_shape``; rain, uplift, erodibility, outlets and rock_offset are sampled with the heights).
+    ``ValueError``/``TypeError`` naming the argument for a bad value."""
     checked = check_heights(heights)
     shape = (int(checked.shape[0]), int(checked.shape[1]))
     count = OPTIONS_BY_NAME["steps"].check(steps)
@@ -238,7 +253,7 @@ def erode_fluvial(
     rising = _field("uplift", uplift, shape)
     hardness = _field("erodibility", erodibility, shape)
     rain = np.ones(1) if precipitation is None else _field_rain(precipitation, shape)
-    offsets = np.zeros(1) if strata is None else _strata(strata, shape)
+    offsets = np.zeros(1) if rock_offset is None else _rock_offset(rock_offset, shape)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress: expected a callable (done, steps), got {type(progress).__name__}")
     looped = values["boundary"] == "looped"
@@ -253,7 +268,7 @@ def erode_fluvial(
     if fine is not None:
         return _on_fine_grid(before.reshape(shape), fine, count, cell, values, uplifted,
                              {"uplift": uplift, "erodibility": erodibility, "precipitation": precipitation,
-                              "outlets": outlets, "strata": strata}, progress)  # fmt: skip
+                              "outlets": outlets, "rock_offset": rock_offset}, progress)  # fmt: skip
     if coarse is not None or values["margin"] > 0.0:
         arguments = {
             name: values[name]
@@ -277,7 +292,7 @@ def erode_fluvial(
             "erodibility": erodibility,
             "precipitation": precipitation,
             "outlets": outlets,
-            "strata": strata,
+            "rock_offset": rock_offset,
         }
         report = None if progress is None else (lambda done, _total: progress(done, count))
         if values["margin"] > 0.0:
@@ -425,20 +440,22 @@ def _check_ranges(before: np.ndarray, rain: np.ndarray, cell: float) -> None:
         )
 
 
-def _strata(strata: object, shape: tuple[int, int]) -> np.ndarray:
-    """``strata`` as a flat float64 map of ``shape`` with finite values (``ValueError``/``TypeError`` naming it)."""
-    if not isinstance(strata, np.ndarray):
-        raise TypeError(f"strata: expected a numpy array of shape {shape}, got {type(strata).__name__}")
-    if strata.shape != shape or not np.issubdtype(strata.dtype, np.number):
-        raise ValueError(f"strata: expected a numeric map of shape {shape}, got {strata.dtype} {strata.shape}")
-    values = strata.astype(np.float64).reshape(-1)
+def _rock_offset(rock_offset: object, shape: tuple[int, int]) -> np.ndarray:
+    """``rock_offset`` as a flat float64 map of ``shape`` with finite values (errors naming it)."""
+    if not isinstance(rock_offset, np.ndarray):
+        raise TypeError(f"rock_offset: expected a numpy array of shape {shape}, got {type(rock_offset).__name__}")
+    if rock_offset.shape != shape or not np.issubdtype(rock_offset.dtype, np.number):
+        raise ValueError(
+            f"rock_offset: expected a numeric map of shape {shape}, got {rock_offset.dtype} {rock_offset.shape}"
+        )
+    values = rock_offset.astype(np.float64).reshape(-1)
     if not np.isfinite(values).all():
-        raise ValueError("strata: every value must be finite")
+        raise ValueError("rock_offset: every value must be finite")
     return values
 
 
-def _rock_strength(h, erodibility, erodibility_mask, strata, strata_mask, thickness, contrast, out):
-    """The erodibility of layered rock at every cell's surface: ``K·(1 - c·hard(ζ))``, ``ζ = (h + strata) /
+def _rock_strength(h, erodibility, erodibility_mask, rock_offset, offset_mask, thickness, contrast, out):
+    """The erodibility of layered rock at every cell's surface: ``K·(1 - c·hard(ζ))``, ``ζ = (h + rock_offset) /
     thickness`` the layer the surface cuts, ``hard = clamp(1/2 + 3/2·sin(2πζ), 0, 1)``: hard and soft beds of
     about equal thickness with short transitions, the hard ones eroding ``1 - c`` times as fast (layered rock of
     contrasting strength: Forte, Yanites & Whipple 2016, "Complexities of landscape evolution during incision
@@ -446,7 +463,7 @@ def _rock_strength(h, erodibility, erodibility_mask, strata, strata_mask, thickn
     Perne, Covington, Thaler & Myre 2017, "Steady state, erosional continuity, and the topography of landscapes
     developed in layered rocks", Earth Surface Dynamics 5)."""
     for cell in range(h.shape[0]):
-        phase = (h[cell] + strata[cell & strata_mask]) / thickness
+        phase = (h[cell] + rock_offset[cell & offset_mask]) / thickness
         hard = min(1.0, max(0.0, 0.5 + 1.5 * math.sin(2.0 * math.pi * phase)))
         out[cell] = erodibility[cell & erodibility_mask] * (1.0 - contrast * hard)
 

@@ -178,7 +178,7 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     with ``keep_relief``, then the valleys filled (``valley_fill``, ``landscape.fill_valleys``, on the fine grid);
     ``noise_uplift`` scales the uplift by ``1 - c + c·t``, ``t`` the heights' 0..1 range and ``c`` the
     ``uplift_contrast``; with ``rock_layers`` the beds dip by ``rock_dip`` towards ``rock_dip_direction`` (the
-    ``strata`` of ``erode_fluvial``: a plane). With ``fine_size`` the stage's numbers mean the same at every
+    ``rock_offset`` of ``erode_fluvial``: a plane). With ``fine_size`` the stage's numbers mean the same at every
     sample count: a terrain built at any size gets the same rivers (docs/scale.md)."""
     model = {option.name: options[option.name] for option in FLUVIAL_OPTIONS}
     if options[NOISE_UPLIFT.name]:
@@ -193,7 +193,7 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         rows, columns = heights.shape
         angle = math.radians(float(options[ROCK_DIP_DIRECTION.name]))
         y, x = np.mgrid[0:rows, 0:columns] * (cell_size / unit)
-        model["strata"] = float(options[ROCK_DIP.name]) * (x * math.cos(angle) + y * math.sin(angle))
+        model["rock_offset"] = float(options[ROCK_DIP.name]) * (x * math.cos(angle) + y * math.sin(angle))
     result = evolve_landscape(cells, cell_size=cell_size / unit, progress=lambda *_: advance(1), **model)
     after = result.heights.astype(np.float64)
     span = float(np.ptp(after))
