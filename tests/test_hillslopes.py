@@ -1,12 +1,14 @@
-"""Crests and rock (issue 49): ``erode_fluvial``'s nonlinear hillslopes (``critical_slope``, Roering et al. 1999)
-and layered rock (``rock_layers``, ``rock_contrast``, ``rock_offset``; Forte et al. 2016, Perne et al. 2017)."""
+"""Crests and rock (issue 49): ``erode_fluvial``'s nonlinear hillslopes (``critical_slope``, Roering et al. 1999),
+layered rock (``rock_layers``, ``rock_contrast``, ``rock_offset``; Forte et al. 2016, Perne et al. 2017) and rock
+strength varying per cell (``rock_roughness``)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from noise_core.terrain.fluvial import erode_fluvial
+from noise_core.hashing import avalanche, eat, hash_seed
+from noise_core.terrain.fluvial import ROUGH_SALT, erode_fluvial
 from noise_core.terrain.recipe import RIVER_OPTIONS, build_heights, read_preset
 
 SIZE = 41
@@ -62,6 +64,21 @@ def test_layered_rock_erodes_at_its_bed_s_erodibility(phase: float, share: float
     assert not np.allclose(layered.heights, other.heights, rtol=1e-6)
 
 
+def test_rough_rock_is_an_erodibility_map_drawn_per_cell() -> None:
+    """``rock_roughness`` is the erodibility map ``K·exp(s·√12·(u - 1/2))``, ``u`` SmallXXHash(routing_seed) of the
+    cell (after ``ROUGH_SALT``): the same heights to rounding; its log has mean ~0 and standard deviation ~s."""
+    y, x = np.mgrid[0:30, 0:26]
+    heights = 0.3 * x + 0.2 * y + 0.01 * ((x * 7 + y * 3) % 5)
+    k, s, seed = 2e-3, 0.8, 7
+    base = eat(hash_seed(seed), ROUGH_SALT)
+    u = np.array([int(avalanche(eat(base, cell))) for cell in range(heights.size)]) / 4294967296.0
+    field = k * np.exp(s * np.sqrt(12.0) * (u - 0.5))
+    rough = erode_fluvial(heights, steps=4, dt=10.0, uplift=1e-3, erodibility=k, rock_roughness=s, routing_seed=seed)
+    mapped = erode_fluvial(heights, steps=4, dt=10.0, uplift=1e-3, erodibility=field.reshape(heights.shape))
+    np.testing.assert_allclose(rough.heights, mapped.heights, rtol=1e-6)
+    assert abs(np.log(field / k).mean()) < 0.1 and abs(np.log(field / k).std() - s) < 0.05
+
+
 def test_layered_rock_runs_coarse_to_fine() -> None:
     """``rock_offset`` is sampled with the other maps onto a model grid with a margin and a fine grid."""
     heights, _ = _cone(48)
@@ -75,7 +92,14 @@ def test_layered_rock_runs_coarse_to_fine() -> None:
 def test_the_rows_reach_the_river_stage() -> None:
     """The new rows are options of the recipe's river stage (so CLI, add-on and presets take them)."""
     names = {option.name for option in RIVER_OPTIONS}
-    assert {"critical_slope", "rock_layers", "rock_contrast", "rock_dip", "rock_dip_direction"} <= names
+    assert {
+        "critical_slope",
+        "rock_layers",
+        "rock_contrast",
+        "rock_roughness",
+        "rock_dip",
+        "rock_dip_direction",
+    } <= names
     preset = read_preset("river_valleys")
     assert build_heights(preset, 33).shape == (33, 33)
 
@@ -88,6 +112,7 @@ def test_the_rows_reach_the_river_stage() -> None:
          "critical_slope: nonlinear hillslopes need diffusion"),
         ({"rock_contrast": 1.0}, ValueError, "rock_contrast: must be between 0 and 0.99"),
         ({"rock_layers": -2.0}, ValueError, "rock_layers: must be between 0 and"),
+        ({"rock_roughness": 5.0}, ValueError, "rock_roughness: must be between 0 and 3"),
         ({"rock_layers": 2.0, "rock_offset": np.ones((3, 3))}, ValueError, "rock_offset: expected a numeric map"),
         ({"rock_layers": 2.0, "rock_offset": [[0.0]]}, TypeError, "rock_offset: expected a numpy array"),
         ({"rock_layers": 2.0, "rock_offset": np.full((16, 16), np.nan)}, ValueError, "rock_offset: every value"),

@@ -82,6 +82,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._jit import jit, kernel_table
+from ..hashing import avalanche, eat, hash_seed
 from ..schema import Option
 from . import multiscale
 from .flow import _edges, check_weights, fill_flat
@@ -122,6 +123,9 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
     Option("rock_layers", float, 0.0, "Layered rock: the thickness (in height units) of one hard and one soft "
            "layer, whose erodibility alternates by rock_contrast (0: one rock)", minimum=0.0, maximum=1e30,
            soft_maximum=100.0),
+    Option("rock_roughness", float, 0.0, "Rock strength that varies from cell to cell: the standard deviation of "
+           "the natural log of each cell's erodibility, drawn by SmallXXHash(routing_seed) of the cell (0: even)",
+           minimum=0.0, maximum=3.0),
     Option("rock_contrast", float, 0.5, "Layered rock: the hard layers' erodibility is (1 - rock_contrast) x the "
            "soft ones'", minimum=0.0, maximum=0.99),
     multiscale.MODEL_SIZE,
@@ -143,6 +147,8 @@ and free of overshoots up to 3/16 for the 9-point stencil."""
 MAX_SUBSTEPS = 256
 """At most this many substeps per step: ``D·dt / cell²`` up to ``SUBSTEP · MAX_SUBSTEPS`` (38.4) with random
 routing."""
+ROUGH_SALT = 0x5EED
+"""Eaten after ``routing_seed`` before the cell by ``rock_roughness``: its draws differ from the routing's."""
 FLOOR_SLOPE = 1e-3
 """The slope (height per distance) of a flat valley floor towards its river (``valley_width``)."""
 
@@ -201,6 +207,7 @@ def erode_fluvial(
     critical_slope: float = 0.0,
     rock_layers: float = 0.0,
     rock_contrast: float = 0.5,
+    rock_roughness: float = 0.0,
     rock_offset: np.ndarray | None = None,
     model_size: int = 0,
     fine_steps: int = 0,
@@ -226,7 +233,8 @@ def erode_fluvial(
                ("river_threshold", river_threshold), ("routing", routing), ("routing_seed", routing_seed),
                ("deposition_coefficient", deposition_coefficient), ("valley_width", valley_width),
                ("critical_slope", critical_slope), ("rock_layers", rock_layers),
-               ("rock_contrast", rock_contrast), ("model_size", model_size), ("fine_steps", fine_steps),
+               ("rock_contrast", rock_contrast), ("rock_roughness", rock_roughness),
+               ("model_size", model_size), ("fine_steps", fine_steps),
                ("margin", margin), ("fine_size", fine_size))}  # fmt: skip
     fine = multiscale.model_shape(shape, values["fine_size"], "fine_size")
     coarse = multiscale.model_shape(fine or shape, values["model_size"])
@@ -285,6 +293,7 @@ def erode_fluvial(
                 "critical_slope",
                 "rock_layers",
                 "rock_contrast",
+                "rock_roughness",
             )
         }
         fields = {
@@ -326,11 +335,15 @@ def erode_fluvial(
         values["routing_seed"],
         values["deposition_coefficient"] > 0.0,
     )
+    kernels = _kernels()
     layered = values["rock_layers"] > 0.0 and values["rock_contrast"] > 0.0
+    if values["rock_roughness"] > 0.0:
+        rough = np.empty(h.shape[0])
+        kernels.rough_rock(hardness, _index_mask(hardness), values["rock_roughness"], values["routing_seed"], rough)
+        hardness = rough
     rock = np.empty(h.shape[0]) if layered else hardness
     incision = (rising, _index_mask(rising), rock, _index_mask(rock), values["dt"], values["m"], values["n"],
                 cell, values["deposition_coefficient"])  # fmt: skip
-    kernels = _kernels()
     lines = (np.empty(max(shape)), np.empty(max(shape), dtype=np.uint8), np.empty(max(shape)), np.empty(max(shape)))
     scratch = np.empty(h.shape[0] if random or nonlinear else 1)
     conductance = np.empty(h.shape[0] if nonlinear else 1)
@@ -466,6 +479,19 @@ def _rock_strength(h, erodibility, erodibility_mask, rock_offset, offset_mask, t
         phase = (h[cell] + rock_offset[cell & offset_mask]) / thickness
         hard = min(1.0, max(0.0, 0.5 + 1.5 * math.sin(2.0 * math.pi * phase)))
         out[cell] = erodibility[cell & erodibility_mask] * (1.0 - contrast * hard)
+
+
+def _rough_rock(erodibility, erodibility_mask, sigma, seed, out):
+    """Erodibility that varies from cell to cell, ``K·exp(s·√12·(u - 1/2))`` with ``u`` uniform in [0, 1) from
+    SmallXXHash(``seed``) of the cell (the log erodibility has standard deviation ``s``): rock strength varies
+    over short distances with its fractures and so does the erodibility of bedrock (Sklar & Dietrich 2001,
+    "Sediment and rock strength controls on river incision into bedrock", Geology 29(12): erosion rate ∝ tensile
+    strength⁻²)."""
+    base = eat(hash_seed(seed), ROUGH_SALT)
+    scale = sigma * math.sqrt(12.0)
+    for cell in range(out.shape[0]):
+        u = avalanche(eat(base, cell)) * (1.0 / 4294967296.0)
+        out[cell] = erodibility[cell & erodibility_mask] * math.exp(scale * (u - 0.5))
 
 
 def _field_rain(precipitation: object, shape: tuple[int, int]) -> np.ndarray:
@@ -683,6 +709,6 @@ def _thomas(x, fixed, count, factor, first_shift, last_shift, scratch):
 
 
 _kernels = kernel_table(
-    serial=(_drain, _diffuse, _diffuse_isotropic, _diffuse_nonlinear, _valley_floors, _rock_strength)
+    serial=(_drain, _diffuse, _diffuse_isotropic, _diffuse_nonlinear, _valley_floors, _rock_strength, _rough_rock)
 )
 """The compiled kernels, built on first use."""
