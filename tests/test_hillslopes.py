@@ -4,12 +4,14 @@ strength varying per cell (``rock_roughness``)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from noise_core.hashing import avalanche, eat, hash_seed
 from noise_core.terrain.fluvial import ROUGH_SALT, erode_fluvial
-from noise_core.terrain.recipe import RIVER_OPTIONS, build_heights, read_preset
+from noise_core.terrain.recipe import RIVER_OPTIONS, Stage, build_terrain, read_preset
 
 SIZE = 41
 
@@ -90,7 +92,9 @@ def test_layered_rock_runs_coarse_to_fine() -> None:
 
 
 def test_the_rows_reach_the_river_stage() -> None:
-    """The new rows are options of the recipe's river stage (so CLI, add-on and presets take them)."""
+    """The new rows are options of the recipe's river stage (so CLI, add-on and presets take them): a short River
+    Valleys stage on a 33² grid with layered rock changes when the beds dip (``rock_dip`` reaches
+    ``erode_fluvial`` as a ``rock_offset`` plane) and with rough rock and sharp crests builds finite heights."""
     names = {option.name for option in RIVER_OPTIONS}
     assert {
         "critical_slope",
@@ -101,7 +105,16 @@ def test_the_rows_reach_the_river_stage() -> None:
         "rock_dip_direction",
     } <= names
     preset = read_preset("river_valleys")
-    assert build_heights(preset, 33).shape == (33, 33)
+    base = {**preset.stages[0].options, "steps": 12, "fine_steps": 4, "fine_size": 0, "model_size": 17}
+
+    def built(**changes) -> np.ndarray:
+        stage = Stage.of("rivers", {**base, **changes})
+        return build_terrain(replace(preset, stages=(stage,)), 33).heights
+
+    flat = built(rock_layers=2.0, rock_contrast=0.6)
+    dipping = built(rock_layers=2.0, rock_contrast=0.6, rock_dip=0.5)
+    assert not np.allclose(flat, dipping)
+    assert np.isfinite(built(critical_slope=0.8, rock_roughness=0.5)).all()
 
 
 @pytest.mark.parametrize(
