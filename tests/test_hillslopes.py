@@ -44,6 +44,21 @@ def test_nonlinear_transport_is_isotropic_and_faster_on_steep_slopes() -> None:
     assert change[tip, tip] < linear[tip, tip] < 0.0  # the crest is lowered faster: the steep flanks carry more
 
 
+def test_channel_diffusion_widens_the_bottom_of_a_big_river_s_valley() -> None:
+    """A V-shaped valley draining a big area (rain upstream): with ``channel_diffusion`` the conductance along the
+    river grows by ``c·√A``, so its bed fills from the walls more than with the hillslope flux alone, and the
+    crests far from it move as before (their area is one cell: ``c·√1`` more, 1 % of the change)."""
+    y, x = np.mgrid[0:33, 0:21]
+    heights = 1.0 * np.abs(x - 10) + 0.05 * (32 - y) + 20.0
+    rain = np.ones(heights.shape)
+    rain[-1, 10] = 1e4  # a big catchment enters at the valley head
+    common = {"steps": 2, "dt": 1.0, "uplift": 0.0, "erodibility": 0.0, "diffusion": 0.05, "routing": "random",
+              "critical_slope": 1e6, "precipitation": rain}  # fmt: skip
+    plain = erode_fluvial(heights, **common).heights - heights
+    wide = erode_fluvial(heights, channel_diffusion=1.0, **common).heights - heights
+    assert (wide[5:28, 10] > plain[5:28, 10] + 0.01).all()
+
+
 def test_huge_critical_slope_is_linear_diffusion() -> None:
     """With ``Sc`` far above every slope ``k = 1``: the 9-point linear diffusion, to rounding."""
     heights, _ = _cone()
@@ -126,6 +141,7 @@ def test_the_rows_reach_the_river_stage() -> None:
         ({"rock_contrast": 1.0}, ValueError, "rock_contrast: must be between 0 and 0.99"),
         ({"rock_layers": -2.0}, ValueError, "rock_layers: must be between 0 and"),
         ({"rock_roughness": 5.0}, ValueError, "rock_roughness: must be between 0 and 3"),
+        ({"channel_diffusion": 1.0}, ValueError, "channel_diffusion: needs critical_slope > 0"),
         ({"rock_layers": 2.0, "rock_offset": np.ones((3, 3))}, ValueError, "rock_offset: expected a numeric map"),
         ({"rock_layers": 2.0, "rock_offset": [[0.0]]}, TypeError, "rock_offset: expected a numpy array"),
         ({"rock_layers": 2.0, "rock_offset": np.full((16, 16), np.nan)}, ValueError, "rock_offset: every value"),

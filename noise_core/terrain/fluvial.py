@@ -120,6 +120,9 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
     Option("critical_slope", float, 0.0, "Nonlinear hillslopes: the slope (height per distance) at which the "
            "hillslope flux D x S / (1 - (S / critical_slope)^2) grows without bound, so crests stay sharp "
            "(0: linear diffusion)", minimum=0.0, maximum=1e6, soft_maximum=10.0),
+    Option("channel_diffusion", float, 0.0, "With critical_slope: the hillslope conductance grows by "
+           "channel_diffusion x sqrt(drainage area in cells), sediment spreading across river beds (0: none)",
+           minimum=0.0, maximum=100.0, soft_maximum=2.0),
     Option("rock_layers", float, 0.0, "Layered rock: the thickness (in height units) of one hard and one soft "
            "layer, whose erodibility alternates by rock_contrast (0: one rock)", minimum=0.0, maximum=1e30,
            soft_maximum=100.0),
@@ -205,6 +208,7 @@ def erode_fluvial(
     deposition_coefficient: float = 0.0,
     valley_width: float = 0.0,
     critical_slope: float = 0.0,
+    channel_diffusion: float = 0.0,
     rock_layers: float = 0.0,
     rock_contrast: float = 0.5,
     rock_roughness: float = 0.0,
@@ -232,7 +236,8 @@ def erode_fluvial(
               (("dt", dt), ("m", m), ("n", n), ("diffusion", diffusion), ("boundary", boundary),
                ("river_threshold", river_threshold), ("routing", routing), ("routing_seed", routing_seed),
                ("deposition_coefficient", deposition_coefficient), ("valley_width", valley_width),
-               ("critical_slope", critical_slope), ("rock_layers", rock_layers),
+               ("critical_slope", critical_slope), ("channel_diffusion", channel_diffusion),
+               ("rock_layers", rock_layers),
                ("rock_contrast", rock_contrast), ("rock_roughness", rock_roughness),
                ("model_size", model_size), ("fine_steps", fine_steps),
                ("margin", margin), ("fine_size", fine_size))}  # fmt: skip
@@ -252,6 +257,9 @@ def erode_fluvial(
         raise ValueError(f"diffusion: with routing='random', diffusion * dt / cell_size**2 must be <= {limit:g} "
                          f"(the isotropic diffusion's substeps), got {spread:g}")  # fmt: skip
     nonlinear = values["critical_slope"] > 0.0 and values["diffusion"] > 0.0
+    if values["channel_diffusion"] > 0.0 and not nonlinear:
+        raise ValueError("channel_diffusion: needs critical_slope > 0 and diffusion > 0 (it adds to the nonlinear "
+                         "hillslope conductance); set it to 0 or set both")  # fmt: skip
     if nonlinear and fine is None and not spread * CONDUCTANCE_CAP <= SUBSTEP * MAX_SUBSTEPS:
         limit = SUBSTEP * MAX_SUBSTEPS / CONDUCTANCE_CAP
         raise ValueError(
@@ -291,6 +299,7 @@ def erode_fluvial(
                 "deposition_coefficient",
                 "valley_width",
                 "critical_slope",
+                "channel_diffusion",
                 "rock_layers",
                 "rock_contrast",
                 "rock_roughness",
@@ -359,7 +368,8 @@ def erode_fluvial(
                                   values["valley_width"], cell)  # fmt: skip
         if nonlinear:
             kernels.diffuse_nonlinear(h, shape[0], shape[1], base, looped, spread, values["critical_slope"] * cell,
-                                      *strengths, scratch, conductance)  # fmt: skip
+                                      *strengths, routing.area, values["channel_diffusion"], 1.0 / (cell * cell),
+                                      scratch, conductance)  # fmt: skip
         elif values["diffusion"] > 0.0 and random:
             kernels.diffuse_isotropic(h, shape[0], shape[1], base, looped, spread, scratch)
         elif values["diffusion"] > 0.0:
@@ -536,7 +546,22 @@ def _diffuse_isotropic(h, rows, columns, base, looped, factor, scratch):
 
 
 def _diffuse_nonlinear(
-    h, rows, columns, base, looped, factor, rise, strength, strength_mask, rock, rock_mask, scratch, conductance
+    h,
+    rows,
+    columns,
+    base,
+    looped,
+    factor,
+    rise,
+    strength,
+    strength_mask,
+    rock,
+    rock_mask,
+    area,
+    channel,
+    per_cell,
+    scratch,
+    conductance,
 ):
     """Explicit nonlinear hillslope transport, ``∂h/∂t = ∇·(D·k(S)·∇h)`` with ``k = 1 / (1 - (S/Sc)²)``
     (Roering, Kirchner & Dietrich 1999, "Evidence for nonlinear, diffusive sediment transport on hillslopes and
@@ -550,13 +575,27 @@ def _diffuse_nonlinear(
     step takes ``ceil(factor·k_max / SUBSTEP)`` substeps, ``k_max`` the largest ``k`` at its start, and holds
     every ``k`` at most ``k_max`` within it (stable); edge cells take ``k = 1``; base cells stay."""
     bound = _conductance(
-        h, rows, columns, looped, rise, strength, strength_mask, rock, rock_mask, CONDUCTANCE_CAP, conductance
+        h,
+        rows,
+        columns,
+        looped,
+        rise,
+        strength,
+        strength_mask,
+        rock,
+        rock_mask,
+        area,
+        channel,
+        per_cell,
+        CONDUCTANCE_CAP,
+        conductance,
     )
     substeps = max(1, min(MAX_SUBSTEPS, math.ceil(factor * bound / SUBSTEP)))
     c = factor / substeps / 6.0
     for substep in range(substeps):
         if substep > 0:
-            _conductance(h, rows, columns, looped, rise, strength, strength_mask, rock, rock_mask, bound, conductance)
+            _conductance(h, rows, columns, looped, rise, strength, strength_mask, rock, rock_mask, area, channel,
+                         per_cell, bound, conductance)  # fmt: skip
         for row in range(rows):
             middle, up, down = wrapped_rows(row, rows, columns)
             for column in range(columns):
@@ -581,9 +620,26 @@ def _diffuse_nonlinear(
 
 
 @jit
-def _conductance(h, rows, columns, looped, rise, strength, strength_mask, rock, rock_mask, bound, conductance):
-    """``conductance = min(1 / (1 - (S/Sc)²), bound)`` of every cell (``_diffuse_nonlinear``; 1 on the edges);
-    returns the largest."""
+def _conductance(
+    h,
+    rows,
+    columns,
+    looped,
+    rise,
+    strength,
+    strength_mask,
+    rock,
+    rock_mask,
+    area,
+    channel,
+    per_cell,
+    bound,
+    conductance,
+):
+    """``conductance = min(1 / (1 - (S/Sc)²) + channel·√(A·per_cell), bound)`` of every cell
+    (``_diffuse_nonlinear``; ``A·per_cell`` the drainage area in cells; the second term is ``channel_diffusion``:
+    transport-limited river beds spreading their sediment sideways, Smith & Bretherton 1972, Tucker & Bras 1998;
+    1 on the edges); returns the largest."""
     largest = 1.0
     ratio_cap = math.sqrt(1.0 - 1.0 / bound)
     for row in range(rows):
@@ -602,6 +658,8 @@ def _conductance(h, rows, columns, looped, rise, strength, strength_mask, rock, 
             local = rise * strength[cell & strength_mask] / weaker if weaker > 0.0 else rise
             ratio = min(math.sqrt(gx * gx + gy * gy) / local, ratio_cap)
             k = 1.0 / (1.0 - ratio * ratio)
+            if channel > 0.0:
+                k = min(bound, k + channel * math.sqrt(area[cell] * per_cell))
             conductance[cell] = k
             largest = max(largest, k)
     return largest
