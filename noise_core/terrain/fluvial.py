@@ -637,7 +637,9 @@ def _conductance(
     conductance,
 ):
     """``conductance = min(1 / (1 - (S/Sc)²) + channel·√(A·per_cell), bound)`` of every cell
-    (``_diffuse_nonlinear``; ``A·per_cell`` the drainage area in cells; the second term is ``channel_diffusion``:
+    (``_diffuse_nonlinear``; ``A·per_cell`` the drainage area in cells, blurred by the binomial 3 by 3 kernel
+    ``[1 2 1; 2 4 2; 1 2 1] / 16`` so a river one cell wide spreads over its neighbours alike in every direction;
+    the second term is ``channel_diffusion``:
     transport-limited river beds spreading their sediment sideways, Smith & Bretherton 1972, Tucker & Bras 1998;
     1 on the edges); returns the largest."""
     largest = 1.0
@@ -659,7 +661,10 @@ def _conductance(
             ratio = min(math.sqrt(gx * gx + gy * gy) / local, ratio_cap)
             k = 1.0 / (1.0 - ratio * ratio)
             if channel > 0.0:
-                k = min(bound, k + channel * math.sqrt(area[cell] * per_cell))
+                spread = (4.0 * area[cell] + 2.0 * (area[up + column] + area[down + column] + area[middle + left]
+                          + area[middle + right]) + area[up + left] + area[up + right] + area[down + left]
+                          + area[down + right]) / 16.0  # fmt: skip
+                k = min(bound, k + channel * math.sqrt(spread * per_cell))
             conductance[cell] = k
             largest = max(largest, k)
     return largest
