@@ -348,7 +348,8 @@ def erode_fluvial(
     layered = values["rock_layers"] > 0.0 and values["rock_contrast"] > 0.0
     if values["rock_roughness"] > 0.0:
         rough = np.empty(h.shape[0])
-        kernels.rough_rock(hardness, _index_mask(hardness), values["rock_roughness"], values["routing_seed"], rough)
+        kernels.rough_rock(hardness, _index_mask(hardness), values["rock_roughness"], values["routing_seed"],
+                           shape[0], shape[1], np.empty(h.shape[0]), rough)  # fmt: skip
         hardness = rough
     rock = np.empty(h.shape[0]) if layered else hardness
     incision = (rising, _index_mask(rising), rock, _index_mask(rock), values["dt"], values["m"], values["n"],
@@ -491,17 +492,27 @@ def _rock_strength(h, erodibility, erodibility_mask, rock_offset, offset_mask, t
         out[cell] = erodibility[cell & erodibility_mask] * (1.0 - contrast * hard)
 
 
-def _rough_rock(erodibility, erodibility_mask, sigma, seed, out):
-    """Erodibility that varies from cell to cell, ``K·exp(s·√12·(u - 1/2))`` with ``u`` uniform in [0, 1) from
-    SmallXXHash(``seed``) of the cell (the log erodibility has standard deviation ``s``): rock strength varies
-    over short distances with its fractures and so does the erodibility of bedrock (Sklar & Dietrich 2001,
-    "Sediment and rock strength controls on river incision into bedrock", Geology 29(12): erosion rate ∝ tensile
-    strength⁻²)."""
+def _rough_rock(erodibility, erodibility_mask, sigma, seed, rows, columns, noise, out):
+    """Erodibility that varies over a few cells, ``K·exp(s·z)``: ``z`` is ``√12·(u - 1/2)``, ``u`` uniform in
+    [0, 1) from SmallXXHash(``seed``) of the cell, blurred by the binomial kernel ``[1 2 1; 2 4 2; 1 2 1] / 16``
+    (the edge cells repeated) and divided by 0.375 so its standard deviation stays 1 (the log erodibility's is
+    ``s``): rock strength varies over short distances with its fractures and so does the erodibility of bedrock
+    (Sklar & Dietrich 2001, "Sediment and rock strength controls on river incision into bedrock", Geology 29(12):
+    erosion rate ∝ tensile strength⁻²). The blur keeps the field from being white noise, whose gradients the
+    grid's stencils see anisotropically."""
     base = eat(hash_seed(seed), ROUGH_SALT)
-    scale = sigma * math.sqrt(12.0)
     for cell in range(out.shape[0]):
-        u = avalanche(eat(base, cell)) * (1.0 / 4294967296.0)
-        out[cell] = erodibility[cell & erodibility_mask] * math.exp(scale * (u - 0.5))
+        noise[cell] = math.sqrt(12.0) * (avalanche(eat(base, cell)) * (1.0 / 4294967296.0) - 0.5)
+    for row in range(rows):
+        up, down = max(row - 1, 0) * columns, min(row + 1, rows - 1) * columns
+        middle = row * columns
+        for column in range(columns):
+            left, right = max(column - 1, 0), min(column + 1, columns - 1)
+            blurred = (4.0 * noise[middle + column] + 2.0 * (noise[up + column] + noise[down + column]
+                       + noise[middle + left] + noise[middle + right]) + noise[up + left] + noise[up + right]
+                       + noise[down + left] + noise[down + right]) / 16.0  # fmt: skip
+            cell = middle + column
+            out[cell] = erodibility[cell & erodibility_mask] * math.exp(sigma * blurred / 0.375)
 
 
 def _field_rain(precipitation: object, shape: tuple[int, int]) -> np.ndarray:
