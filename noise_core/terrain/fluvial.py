@@ -64,7 +64,12 @@ critical slope is ``Sc / (1 - c·hard)``: hard beds erode slower and stand steep
 "Complexities of landscape evolution during incision through layered stratigraphy with contrasts in rock
 strength", Earth Surface Processes and Landforms 41(12); Perne et al. 2017, "Steady state, erosional continuity,
 and the topography of landscapes developed in layered rocks", Earth Surface Dynamics 5). The beds stay where they
-are while the land rises through them (they do not move with the uplift).
+are while the land rises through them (they do not move with the uplift). ``channel_diffusion`` (``c``) adds
+``c·√A`` (``A`` the drainage area in cells, blurred over 3 x 3 cells) to the conductance: river beds spreading
+their sediment sideways (Smith & Bretherton 1972, "Stability and the conservation of mass in drainage basin
+evolution", Water Resources Research 8(6); Tucker & Bras 1998, "Hillslope processes, drainage density, and
+landscape morphology", Water Resources Research 34(10)), so big valleys round out below knife-edge crests.
+``rock_roughness`` (``s``) varies the erodibility over a few cells (``_rough_rock``; Sklar & Dietrich 2001).
 
 Heights, ``cell_size`` and the area share one length unit (areas in that unit squared), ``dt`` one time unit:
 ``U`` is length per time, ``D`` length² per time, ``K`` length^(1 - 2m) per time (for ``m = 0.5`` simply 1/time;
@@ -126,8 +131,8 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
     Option("rock_layers", float, 0.0, "Layered rock: the thickness (in height units) of one hard and one soft "
            "layer, whose erodibility alternates by rock_contrast (0: one rock)", minimum=0.0, maximum=1e30,
            soft_maximum=100.0),
-    Option("rock_roughness", float, 0.0, "Rock strength that varies from cell to cell: the standard deviation of "
-           "the natural log of each cell's erodibility, drawn by SmallXXHash(routing_seed) of the cell (0: even)",
+    Option("rock_roughness", float, 0.0, "Rock strength that varies over a few cells: the standard deviation of "
+           "the natural log of the erodibility, drawn by SmallXXHash(routing_seed) of each cell and blurred (0: even)",
            minimum=0.0, maximum=3.0),
     Option("rock_contrast", float, 0.5, "Layered rock: the hard layers' erodibility is (1 - rock_contrast) x the "
            "soft ones'", minimum=0.0, maximum=0.99),
@@ -225,8 +230,8 @@ def erode_fluvial(
     or maps of ``heights``' shape; ``precipitation``: rain per cell (a map >= 0, default 1) weighting the
     drainage area; ``outlets``: a boolean map of extra base-level cells; ``routing``,
     ``routing_seed``, ``deposition_coefficient`` and ``valley_width``: the module docstring's "Landscapes";
-    ``critical_slope``, ``rock_layers``, ``rock_contrast`` and ``rock_offset`` (a map of heights added before the
-    bed is found): its "Crests and rock"; ``progress(done, steps)`` is called after each step. ``fine_size``,
+    ``critical_slope``, ``channel_diffusion``, ``rock_layers``, ``rock_contrast``, ``rock_roughness`` and
+    ``rock_offset`` (a map of heights added before the bed is found): its "Crests and rock"; ``progress(done, steps)`` is called after each step. ``fine_size``,
     ``model_size``, ``margin`` and ``fine_steps``: the module docstring's "Coarse to fine"
     (``multiscale.model_shape``; rain, uplift, erodibility, outlets and rock_offset are sampled with the heights).
     ``ValueError``/``TypeError`` naming the argument for a bad value."""
