@@ -231,9 +231,10 @@ def erode_fluvial(
     drainage area; ``outlets``: a boolean map of extra base-level cells; ``routing``,
     ``routing_seed``, ``deposition_coefficient`` and ``valley_width``: the module docstring's "Landscapes";
     ``critical_slope``, ``channel_diffusion``, ``rock_layers``, ``rock_contrast``, ``rock_roughness`` and
-    ``rock_offset`` (a map of heights added before the bed is found): its "Crests and rock"; ``progress(done, steps)`` is called after each step. ``fine_size``,
-    ``model_size``, ``margin`` and ``fine_steps``: the module docstring's "Coarse to fine"
-    (``multiscale.model_shape``; rain, uplift, erodibility, outlets and rock_offset are sampled with the heights).
+    ``rock_offset`` (a map of heights added before the bed is found): its "Crests and rock";
+    ``progress(done, steps)`` is called after each step. ``fine_size``, ``model_size``, ``margin`` and
+    ``fine_steps``: the module docstring's "Coarse to fine" (``multiscale.model_shape``; rain, uplift,
+    erodibility, outlets and rock_offset are sampled with the heights).
     ``ValueError``/``TypeError`` naming the argument for a bad value."""
     checked = check_heights(heights)
     shape = (int(checked.shape[0]), int(checked.shape[1]))
