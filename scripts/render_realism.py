@@ -18,6 +18,7 @@ picked.
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import time
 from dataclasses import replace
@@ -27,7 +28,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from noise_core.terrain.geomorphometry import passes, realism, terrain_statistics
-from noise_core.terrain.recipe import build_terrain, read_preset
+from noise_core.terrain.recipe import Stage, build_terrain, read_preset
 from scripts.terrain_stats import real_tiles, table
 from tests import dems
 
@@ -37,11 +38,20 @@ NATURAL = ("river_valleys", "alpine_ridges", "uplifted_range", "eroded_canyon", 
 OUT = ROOT / "docs" / "images" / "realism"
 
 
-def build(name: str, subdivisions: int | None = None, shift: int = 0) -> tuple[np.ndarray, float]:
+def build(
+    name: str, subdivisions: int | None = None, shift: int = 0, changes: dict | None = None
+) -> tuple[np.ndarray, float]:
     """``(heights in metres, cell size)`` of the shipped preset ``name`` (``terrain.recipe.build_terrain``, as
     Blender and ``python -m noise_core terrain`` build it) at its own samples or ``subdivisions + 1``; ``shift``
-    moves its noise seed and every stage's ``routing_seed`` by that much."""
+    moves its noise seed and every stage's ``routing_seed`` by that much; ``changes`` replaces options of its
+    rivers stages."""
     preset = read_preset(name)
+    if changes:
+        stages = tuple(
+            Stage.of(stage.kind, {**stage.options, **changes}) if stage.kind == "rivers" else stage
+            for stage in preset.stages
+        )
+        preset = replace(preset, stages=stages)
     if shift:
         stages = tuple(
             replace(stage, options={**stage.options, "routing_seed": stage.options["routing_seed"] + shift})
@@ -80,13 +90,13 @@ def sheet(rows: list[list[tuple[str, np.ndarray]]], tile: int) -> Image.Image:
     return image
 
 
-def spread(names: list[str], seeds: int, size: int | None) -> None:
+def spread(names: list[str], seeds: int, size: int | None, changes: dict | None = None) -> None:
     """Per preset: ``harmonic8``, ``passes`` and the statistics outside the real range for its noise and routing
     seeds moved by ``0 .. seeds - 1``, and the 8-fold harmonic's range over them."""
     for name in names:
         harmonics = []
         for shift in range(seeds):
-            heights, cell = build(name, size, shift)
+            heights, cell = build(name, size, shift, changes)
             stats = terrain_statistics(heights, cell_size=cell)
             outside = [check.name for check in realism(stats) if not check.passed]
             harmonics.append(stats.harmonic8)
@@ -102,16 +112,24 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=OUT, help=f"folder of realism.png (default {OUT})")
     parser.add_argument("--only", nargs="*", default=NATURAL, help="presets to build (default: the natural ones)")
     parser.add_argument("--seeds", type=int, default=0, help="build N seeds of each preset and print the spread")
+    parser.add_argument("--set", nargs="*", default=[], metavar="OPTION=VALUE",
+                        help="change options of the rivers stage (JSON values), e.g. critical_slope=0.8")  # fmt: skip
     args = parser.parse_args()
+    changes = {}
+    for item in args.set:
+        name, _, value = item.partition("=")
+        if not value:
+            parser.error(f"--set: expected OPTION=VALUE, got {item!r}")
+        changes[name] = json.loads(value)
     if args.seeds > 0:
-        spread(args.only, args.seeds, args.size)
+        spread(args.only, args.seeds, args.size, changes)
         return
     args.out.mkdir(parents=True, exist_ok=True)
     real = [(name, hillshade(dems.load(name).heights, dems.load(name).cell_size)) for name in dems.NAMES]
     ours, stats = [], {}
     for name in args.only:
         started = time.process_time()
-        heights, cell = build(name, args.size)
+        heights, cell = build(name, args.size, changes=changes)
         stats[name] = terrain_statistics(heights, cell_size=cell)
         print(f"{name}: {heights.shape[1]}x{heights.shape[0]}, cell {cell:.1f} m, relief {np.ptp(heights):.0f} m, "
               f"{time.process_time() - started:.1f} s CPU")  # fmt: skip

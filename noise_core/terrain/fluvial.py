@@ -55,6 +55,25 @@ uplift it makes every reach ``1 + G`` times as steep; tested). ``valley_width`` 
 river cell lowers the cells within ``valley_width·√A / 2`` of it to its level, a width growing as the square root of
 the discharge, as a river's own width does (Leopold & Maddock 1953, "The hydraulic geometry of stream channels").
 
+**Crests and rock** (issue 49). ``critical_slope`` (``Sc``) makes the hillslope transport nonlinear, Roering,
+Kirchner & Dietrich's (1999) flux ``q = D·S / (1 - (S/Sc)²)`` instead of ``D·S``: explicit, on the 9-point stencil
+(each cell's ``S`` by the isotropic gradient stencil, the flux across each of the 8 links with the mean of its two
+cells' conductance ``k = 1 / (1 - (S/Sc)²)``, capped at ``CONDUCTANCE_CAP``), so slopes stay below about ``Sc``
+while the crests between them stay sharp (their curvature ``-U/D`` where ``S`` is small). ``rock_layers`` (a
+thickness ``T``) and ``rock_contrast`` (``c``) make the rock layered: at each step a cell's erodibility is
+``K·(1 - c·hard)``, ``hard = clamp(1/2 + 3/2·sin(2π(h + rock_offset)/T), 0, 1)`` the bed its surface cuts
+(``rock_offset``, a map, tilts the beds; the recipe makes it a dipping plane), and with ``critical_slope`` its
+critical slope is ``Sc / (1 - c·hard)``: hard beds erode slower and stand steeper (Forte, Yanites & Whipple 2016,
+"Complexities of landscape evolution during incision through layered stratigraphy with contrasts in rock
+strength", Earth Surface Processes and Landforms 41(12); Perne et al. 2017, "Steady state, erosional continuity,
+and the topography of landscapes developed in layered rocks", Earth Surface Dynamics 5). The beds stay where they
+are while the land rises through them (they do not move with the uplift). ``channel_diffusion`` (``c``) adds
+``c·√A`` (``A`` the drainage area in cells, blurred over 3 x 3 cells) to the conductance: river beds spreading
+their sediment sideways (Smith & Bretherton 1972, "Stability and the conservation of mass in drainage basin
+evolution", Water Resources Research 8(6); Tucker & Bras 1998, "Hillslope processes, drainage density, and
+landscape morphology", Water Resources Research 34(10)), so big valleys round out below knife-edge crests.
+``rock_roughness`` (``s``) varies the erodibility over a few cells (``_rough_rock``; Sklar & Dietrich 2001).
+
 Heights, ``cell_size`` and the area share one length unit (areas in that unit squared), ``dt`` one time unit:
 ``U`` is length per time, ``D`` length² per time, ``K`` length^(1 - 2m) per time (for ``m = 0.5`` simply 1/time;
 ``S`` has no unit). The work runs in float64, each step in two parts (bands of rows, then disjoint flow trees)
@@ -71,6 +90,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._jit import jit, kernel_table
+from ..hashing import avalanche, eat, hash_seed
 from ..schema import Option
 from . import multiscale
 from .flow import _edges, check_weights, fill_flat
@@ -105,6 +125,20 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
     Option("valley_width", float, 0.0, "Flat valley floors: a river lowers the cells within half of "
            "valley_width x sqrt(drainage area) to its level (0: none)", minimum=0.0, maximum=10.0,
            soft_maximum=0.2),
+    Option("critical_slope", float, 0.0, "Nonlinear hillslopes: the slope (height per distance) at which the "
+           "hillslope flux D x S / (1 - (S / critical_slope)^2) grows without bound, so crests stay sharp "
+           "(0: linear diffusion)", minimum=0.0, maximum=1e6, soft_maximum=10.0),
+    Option("channel_diffusion", float, 0.0, "With critical_slope: the hillslope conductance grows by "
+           "channel_diffusion x sqrt(drainage area in cells), sediment spreading across river beds (0: none)",
+           minimum=0.0, maximum=100.0, soft_maximum=2.0),
+    Option("rock_layers", float, 0.0, "Layered rock: the thickness (in height units) of one hard and one soft "
+           "layer, whose erodibility alternates by rock_contrast (0: one rock)", minimum=0.0, maximum=1e30,
+           soft_maximum=100.0),
+    Option("rock_roughness", float, 0.0, "Rock strength that varies over a few cells: the standard deviation of "
+           "the natural log of the erodibility, drawn by SmallXXHash(routing_seed) of each cell and blurred (0: even)",
+           minimum=0.0, maximum=3.0),
+    Option("rock_contrast", float, 0.5, "Layered rock: the hard layers' erodibility is (1 - rock_contrast) x the "
+           "soft ones'", minimum=0.0, maximum=0.99),
     multiscale.MODEL_SIZE,
     multiscale.MARGIN,
     multiscale.FINE_STEPS,
@@ -116,12 +150,18 @@ FLOAT32_MAX = float(np.finfo(np.float32).max)
 DIFFUSION_CAP = 1e8
 """``D·dt / cell²`` beyond this is taken as this: the lines are then relaxed to within 1e-8 of their steady state
 (and the tridiagonal solves stay well conditioned)."""
+CONDUCTANCE_CAP = 5.0
+"""The nonlinear hillslope flux (``critical_slope``) grows as ``1 / (1 - (S / Sc)²)`` up to this many times the
+linear one (``S`` about 0.89·Sc); beyond it the flux stays that large, so the explicit substeps stay bounded (and the
+grid's small gradient errors, which the flux magnifies most near the cap, do not become a grid bias)."""
 SUBSTEP = 0.15
 """The largest ``D·dt / cell²`` of one explicit substep of the isotropic diffusion (random routing): stable
 and free of overshoots up to 3/16 for the 9-point stencil."""
 MAX_SUBSTEPS = 256
 """At most this many substeps per step: ``D·dt / cell²`` up to ``SUBSTEP · MAX_SUBSTEPS`` (38.4) with random
 routing."""
+ROUGH_SALT = 0x5EED
+"""Eaten after ``routing_seed`` before the cell by ``rock_roughness``: its draws differ from the routing's."""
 FLOOR_SLOPE = 1e-3
 """The slope (height per distance) of a flat valley floor towards its river (``valley_width``)."""
 
@@ -177,6 +217,12 @@ def erode_fluvial(
     routing_seed: int = 0,
     deposition_coefficient: float = 0.0,
     valley_width: float = 0.0,
+    critical_slope: float = 0.0,
+    channel_diffusion: float = 0.0,
+    rock_layers: float = 0.0,
+    rock_contrast: float = 0.5,
+    rock_roughness: float = 0.0,
+    rock_offset: np.ndarray | None = None,
     model_size: int = 0,
     fine_steps: int = 0,
     margin: float = 0.0,
@@ -189,9 +235,11 @@ def erode_fluvial(
     or maps of ``heights``' shape; ``precipitation``: rain per cell (a map >= 0, default 1) weighting the
     drainage area; ``outlets``: a boolean map of extra base-level cells; ``routing``,
     ``routing_seed``, ``deposition_coefficient`` and ``valley_width``: the module docstring's "Landscapes";
+    ``critical_slope``, ``channel_diffusion``, ``rock_layers``, ``rock_contrast``, ``rock_roughness`` and
+    ``rock_offset`` (a map of heights added before the bed is found): its "Crests and rock";
     ``progress(done, steps)`` is called after each step (not after the detail substeps). ``fine_size``,
     ``model_size``, ``margin``, ``fine_steps`` and ``detail_steps``: the module docstring's "Coarse to fine"
-    (``multiscale.model_shape``; rain, uplift, erodibility and outlets are sampled with the heights).
+    (``multiscale.model_shape``; rain, uplift, erodibility, outlets and rock_offset are sampled with the heights).
     ``ValueError``/``TypeError`` naming the argument for a bad value."""
     checked = check_heights(heights)
     shape = (int(checked.shape[0]), int(checked.shape[1]))
@@ -200,6 +248,9 @@ def erode_fluvial(
               (("dt", dt), ("m", m), ("n", n), ("diffusion", diffusion), ("boundary", boundary),
                ("river_threshold", river_threshold), ("routing", routing), ("routing_seed", routing_seed),
                ("deposition_coefficient", deposition_coefficient), ("valley_width", valley_width),
+               ("critical_slope", critical_slope), ("channel_diffusion", channel_diffusion),
+               ("rock_layers", rock_layers),
+               ("rock_contrast", rock_contrast), ("rock_roughness", rock_roughness),
                ("model_size", model_size), ("fine_steps", fine_steps), ("margin", margin),
                ("fine_size", fine_size), ("detail_steps", detail_steps))}  # fmt: skip
     fine = multiscale.model_shape(shape, values["fine_size"], "fine_size")
@@ -217,9 +268,20 @@ def erode_fluvial(
         limit = SUBSTEP * MAX_SUBSTEPS
         raise ValueError(f"diffusion: with routing='random', diffusion * dt / cell_size**2 must be <= {limit:g} "
                          f"(the isotropic diffusion's substeps), got {spread:g}")  # fmt: skip
+    nonlinear = values["critical_slope"] > 0.0 and values["diffusion"] > 0.0
+    if values["channel_diffusion"] > 0.0 and not nonlinear:
+        raise ValueError("channel_diffusion: needs critical_slope > 0 and diffusion > 0 (it adds to the nonlinear "
+                         "hillslope conductance); set it to 0 or set both")  # fmt: skip
+    if nonlinear and fine is None and not spread * CONDUCTANCE_CAP <= SUBSTEP * MAX_SUBSTEPS:
+        limit = SUBSTEP * MAX_SUBSTEPS / CONDUCTANCE_CAP
+        raise ValueError(
+            f"critical_slope: nonlinear hillslopes need diffusion * dt / cell_size**2 <= {limit:g} "
+            f"(their explicit substeps), got {spread:g}; set critical_slope to 0 or shorten dt"
+        )
     rising = _field("uplift", uplift, shape)
     hardness = _field("erodibility", erodibility, shape)
     rain = np.ones(1) if precipitation is None else _field_rain(precipitation, shape)
+    offsets = np.zeros(1) if rock_offset is None else _rock_offset(rock_offset, shape)
     if progress is not None and not callable(progress):
         raise TypeError(f"progress: expected a callable (done, steps), got {type(progress).__name__}")
     looped = values["boundary"] == "looped"
@@ -235,7 +297,7 @@ def erode_fluvial(
     if fine is not None:
         return _on_fine_grid(before.reshape(shape), fine, count, cell, values, uplifted,
                              {"uplift": uplift, "erodibility": erodibility, "precipitation": precipitation,
-                              "outlets": outlets}, progress)  # fmt: skip
+                              "outlets": outlets, "rock_offset": rock_offset}, progress)  # fmt: skip
     if coarse is not None or values["margin"] > 0.0:
         arguments = {
             name: values[name]
@@ -249,9 +311,20 @@ def erode_fluvial(
                 "routing_seed",
                 "deposition_coefficient",
                 "valley_width",
+                "critical_slope",
+                "channel_diffusion",
+                "rock_layers",
+                "rock_contrast",
+                "rock_roughness",
             )
         }
-        fields = {"uplift": uplift, "erodibility": erodibility, "precipitation": precipitation, "outlets": outlets}
+        fields = {
+            "uplift": uplift,
+            "erodibility": erodibility,
+            "precipitation": precipitation,
+            "outlets": outlets,
+            "rock_offset": rock_offset,
+        }
         report = None if progress is None else (lambda done, _total: progress(done, count))
         if values["margin"] > 0.0:
             spacing = 1.0 if coarse is None else float(round(multiscale.cells_per_model_cell(shape, coarse)))
@@ -284,17 +357,34 @@ def erode_fluvial(
         values["routing_seed"],
         values["deposition_coefficient"] > 0.0,
     )
-    incision = (rising, _index_mask(rising), hardness, _index_mask(hardness), values["dt"], values["m"], values["n"],
-                cell, values["deposition_coefficient"])  # fmt: skip
     kernels = _kernels()
+    layered = values["rock_layers"] > 0.0 and values["rock_contrast"] > 0.0
+    if values["rock_roughness"] > 0.0:
+        rough = np.empty(h.shape[0])
+        kernels.rough_rock(hardness, _index_mask(hardness), values["rock_roughness"], values["routing_seed"],
+                           shape[0], shape[1], np.empty(h.shape[0]), rough)  # fmt: skip
+        hardness = rough
+    rock = np.empty(h.shape[0]) if layered else hardness
+    incision = (rising, _index_mask(rising), rock, _index_mask(rock), values["dt"], values["m"], values["n"],
+                cell, values["deposition_coefficient"])  # fmt: skip
     lines = (np.empty(max(shape)), np.empty(max(shape), dtype=np.uint8), np.empty(max(shape)), np.empty(max(shape)))
-    scratch = np.empty(h.shape[0] if random else 1)
+    scratch = np.empty(h.shape[0] if random or nonlinear else 1)
+    conductance = np.empty(h.shape[0] if nonlinear else 1)
+    one = np.ones(1)
+    strengths = (hardness, _index_mask(hardness), rock, _index_mask(rock)) if layered else (one, 0, one, 0)
     for done in range(count):
+        if layered:
+            kernels.rock_strength(h, hardness, _index_mask(hardness), offsets, _index_mask(offsets),
+                                  values["rock_layers"], values["rock_contrast"], rock)  # fmt: skip
         routing.step(h, incision, done)
         if values["valley_width"] > 0.0:
             kernels.valley_floors(h, shape[0], shape[1], base, looped, routing.order, routing.area,
                                   values["valley_width"], cell)  # fmt: skip
-        if values["diffusion"] > 0.0 and random:
+        if nonlinear:
+            kernels.diffuse_nonlinear(h, shape[0], shape[1], base, looped, spread, values["critical_slope"] * cell,
+                                      *strengths, routing.area, values["channel_diffusion"], 1.0 / (cell * cell),
+                                      scratch, conductance)  # fmt: skip
+        elif values["diffusion"] > 0.0 and random:
             kernels.diffuse_isotropic(h, shape[0], shape[1], base, looped, spread, scratch)
         elif values["diffusion"] > 0.0:
             kernels.diffuse(h, shape[0], shape[1], base, looped, min(spread, DIFFUSION_CAP), *lines)
@@ -421,6 +511,57 @@ def _check_ranges(before: np.ndarray, rain: np.ndarray, cell: float) -> None:
         )
 
 
+def _rock_offset(rock_offset: object, shape: tuple[int, int]) -> np.ndarray:
+    """``rock_offset`` as a flat float64 map of ``shape`` with finite values (errors naming it)."""
+    if not isinstance(rock_offset, np.ndarray):
+        raise TypeError(f"rock_offset: expected a numpy array of shape {shape}, got {type(rock_offset).__name__}")
+    if rock_offset.shape != shape or not np.issubdtype(rock_offset.dtype, np.number):
+        raise ValueError(
+            f"rock_offset: expected a numeric map of shape {shape}, got {rock_offset.dtype} {rock_offset.shape}"
+        )
+    values = rock_offset.astype(np.float64).reshape(-1)
+    if not np.isfinite(values).all():
+        raise ValueError("rock_offset: every value must be finite")
+    return values
+
+
+def _rock_strength(h, erodibility, erodibility_mask, rock_offset, offset_mask, thickness, contrast, out):
+    """The erodibility of layered rock at every cell's surface: ``K·(1 - c·hard(ζ))``, ``ζ = (h + rock_offset) /
+    thickness`` the layer the surface cuts, ``hard = clamp(1/2 + 3/2·sin(2πζ), 0, 1)``: hard and soft beds of
+    about equal thickness with short transitions, the hard ones eroding ``1 - c`` times as fast (layered rock of
+    contrasting strength: Forte, Yanites & Whipple 2016, "Complexities of landscape evolution during incision
+    through layered stratigraphy with contrasts in rock strength", Earth Surface Processes and Landforms 41(12);
+    Perne, Covington, Thaler & Myre 2017, "Steady state, erosional continuity, and the topography of landscapes
+    developed in layered rocks", Earth Surface Dynamics 5)."""
+    for cell in range(h.shape[0]):
+        phase = (h[cell] + rock_offset[cell & offset_mask]) / thickness
+        hard = min(1.0, max(0.0, 0.5 + 1.5 * math.sin(2.0 * math.pi * phase)))
+        out[cell] = erodibility[cell & erodibility_mask] * (1.0 - contrast * hard)
+
+
+def _rough_rock(erodibility, erodibility_mask, sigma, seed, rows, columns, noise, out):
+    """Erodibility that varies over a few cells, ``K·exp(s·z)``: ``z`` is ``√12·(u - 1/2)``, ``u`` uniform in
+    [0, 1) from SmallXXHash(``seed``) of the cell, blurred by the binomial kernel ``[1 2 1; 2 4 2; 1 2 1] / 16``
+    (the edge cells repeated) and divided by 0.375 so its standard deviation stays 1 (the log erodibility's is
+    ``s``): rock strength varies over short distances with its fractures and so does the erodibility of bedrock
+    (Sklar & Dietrich 2001, "Sediment and rock strength controls on river incision into bedrock", Geology 29(12):
+    erosion rate ∝ tensile strength⁻²). The blur keeps the field from being white noise, whose gradients the
+    grid's stencils see anisotropically."""
+    base = eat(hash_seed(seed), ROUGH_SALT)
+    for cell in range(out.shape[0]):
+        noise[cell] = math.sqrt(12.0) * (avalanche(eat(base, cell)) * (1.0 / 4294967296.0) - 0.5)
+    for row in range(rows):
+        up, down = max(row - 1, 0) * columns, min(row + 1, rows - 1) * columns
+        middle = row * columns
+        for column in range(columns):
+            left, right = max(column - 1, 0), min(column + 1, columns - 1)
+            blurred = (4.0 * noise[middle + column] + 2.0 * (noise[up + column] + noise[down + column]
+                       + noise[middle + left] + noise[middle + right]) + noise[up + left] + noise[up + right]
+                       + noise[down + left] + noise[down + right]) / 16.0  # fmt: skip
+            cell = middle + column
+            out[cell] = erodibility[cell & erodibility_mask] * math.exp(sigma * blurred / 0.375)
+
+
 def _field_rain(precipitation: object, shape: tuple[int, int]) -> np.ndarray:
     return check_weights(precipitation, shape, "precipitation").reshape(-1)
 
@@ -460,6 +601,131 @@ def _diffuse_isotropic(h, rows, columns, base, looped, factor, scratch):
                 scratch[cell] = h[cell] + c * (4.0 * sides + corners - 20.0 * h[cell])
         for cell in range(h.shape[0]):
             h[cell] = scratch[cell]
+
+
+def _diffuse_nonlinear(
+    h,
+    rows,
+    columns,
+    base,
+    looped,
+    factor,
+    rise,
+    strength,
+    strength_mask,
+    rock,
+    rock_mask,
+    area,
+    channel,
+    per_cell,
+    scratch,
+    conductance,
+):
+    """Explicit nonlinear hillslope transport, ``∂h/∂t = ∇·(D·k(S)·∇h)`` with ``k = 1 / (1 - (S/Sc)²)``
+    (Roering, Kirchner & Dietrich 1999, "Evidence for nonlinear, diffusive sediment transport on hillslopes and
+    implications for landscape morphology", Water Resources Research 35(3)), capped at ``CONDUCTANCE_CAP``.
+    ``S`` is each cell's gradient by the isotropic stencil ``(4·(h_E - h_W) + h_NE - h_NW + h_SE - h_SW) / 12``
+    (and likewise in y); the flux between a cell and each of its 8 neighbours is ``w·(k_i + k_j)/2·(h_j - h_i)``,
+    ``w`` 4/6 for a side and 1/6 for a corner: conservative, and for ``k = 1`` the 9-point Laplacian of
+    ``_diffuse_isotropic`` (isotropic to leading order, Patra & Karttunen 2006). ``rise`` is ``Sc·cell``, at each
+    cell times ``strength / rock`` (the erodibility of one rock over the layered rock's: hard beds stand steeper,
+    as stronger rock does; Forte et al. 2016); the
+    step takes ``ceil(factor·k_max / SUBSTEP)`` substeps, ``k_max`` the largest ``k`` at its start, and holds
+    every ``k`` at most ``k_max`` within it (stable); edge cells take ``k = 1``; base cells stay."""
+    bound = _conductance(
+        h,
+        rows,
+        columns,
+        looped,
+        rise,
+        strength,
+        strength_mask,
+        rock,
+        rock_mask,
+        area,
+        channel,
+        per_cell,
+        CONDUCTANCE_CAP,
+        conductance,
+    )
+    substeps = max(1, min(MAX_SUBSTEPS, math.ceil(factor * bound / SUBSTEP)))
+    c = factor / substeps / 6.0
+    for substep in range(substeps):
+        if substep > 0:
+            _conductance(h, rows, columns, looped, rise, strength, strength_mask, rock, rock_mask, area, channel,
+                         per_cell, bound, conductance)  # fmt: skip
+        for row in range(rows):
+            middle, up, down = wrapped_rows(row, rows, columns)
+            for column in range(columns):
+                cell = middle + column
+                here = h[cell]
+                if base[cell] or on_edge(row, column, rows, columns, looped):
+                    scratch[cell] = here
+                    continue
+                left, right = wrapped_columns(column, columns)
+                k = conductance[cell]
+                sides = ((k + conductance[up + column]) * (h[up + column] - here)
+                         + (k + conductance[down + column]) * (h[down + column] - here)
+                         + (k + conductance[middle + left]) * (h[middle + left] - here)
+                         + (k + conductance[middle + right]) * (h[middle + right] - here))  # fmt: skip
+                corners = ((k + conductance[up + left]) * (h[up + left] - here)
+                           + (k + conductance[up + right]) * (h[up + right] - here)
+                           + (k + conductance[down + left]) * (h[down + left] - here)
+                           + (k + conductance[down + right]) * (h[down + right] - here))  # fmt: skip
+                scratch[cell] = here + 0.5 * c * (4.0 * sides + corners)
+        for cell in range(h.shape[0]):
+            h[cell] = scratch[cell]
+
+
+@jit
+def _conductance(
+    h,
+    rows,
+    columns,
+    looped,
+    rise,
+    strength,
+    strength_mask,
+    rock,
+    rock_mask,
+    area,
+    channel,
+    per_cell,
+    bound,
+    conductance,
+):
+    """``conductance = min(1 / (1 - (S/Sc)²) + channel·√(A·per_cell), bound)`` of every cell
+    (``_diffuse_nonlinear``; ``A·per_cell`` the drainage area in cells, blurred by the binomial 3 by 3 kernel
+    ``[1 2 1; 2 4 2; 1 2 1] / 16`` so a river one cell wide spreads over its neighbours alike in every direction;
+    the second term is ``channel_diffusion``:
+    transport-limited river beds spreading their sediment sideways, Smith & Bretherton 1972, Tucker & Bras 1998;
+    1 on the edges); returns the largest."""
+    largest = 1.0
+    ratio_cap = math.sqrt(1.0 - 1.0 / bound)
+    for row in range(rows):
+        middle, up, down = wrapped_rows(row, rows, columns)
+        for column in range(columns):
+            cell = middle + column
+            if on_edge(row, column, rows, columns, looped):
+                conductance[cell] = 1.0
+                continue
+            left, right = wrapped_columns(column, columns)
+            gx = (4.0 * (h[middle + right] - h[middle + left]) + h[up + right] - h[up + left]
+                  + h[down + right] - h[down + left]) / 12.0  # fmt: skip
+            gy = (4.0 * (h[down + column] - h[up + column]) + h[down + left] - h[up + left]
+                  + h[down + right] - h[up + right]) / 12.0  # fmt: skip
+            weaker = rock[cell & rock_mask]
+            local = rise * strength[cell & strength_mask] / weaker if weaker > 0.0 else rise
+            ratio = min(math.sqrt(gx * gx + gy * gy) / local, ratio_cap)
+            k = 1.0 / (1.0 - ratio * ratio)
+            if channel > 0.0:
+                spread = (4.0 * area[cell] + 2.0 * (area[up + column] + area[down + column] + area[middle + left]
+                          + area[middle + right]) + area[up + left] + area[up + right] + area[down + left]
+                          + area[down + right]) / 16.0  # fmt: skip
+                k = min(bound, k + channel * math.sqrt(spread * per_cell))
+            conductance[cell] = k
+            largest = max(largest, k)
+    return largest
 
 
 def _valley_floors(h, rows, columns, base, looped, order, area, width, cell):
@@ -563,5 +829,7 @@ def _thomas(x, fixed, count, factor, first_shift, last_shift, scratch):
         x[j] -= scratch[j] * x[j + 1]
 
 
-_kernels = kernel_table(serial=(_drain, _diffuse, _diffuse_isotropic, _valley_floors))
+_kernels = kernel_table(
+    serial=(_drain, _diffuse, _diffuse_isotropic, _diffuse_nonlinear, _valley_floors, _rock_strength, _rough_rock)
+)
 """The compiled kernels, built on first use."""

@@ -100,7 +100,25 @@ UPLIFT_CONTRAST = Option(
     "uplift_contrast", float, 1.0, "With Noise as Uplift: the share of the uplift the noise sets; the rest is "
     "the same everywhere (1: all from the noise)", minimum=0.0, maximum=1.0,
 )  # fmt: skip
-RIVER_OPTIONS = (*FLUVIAL_OPTIONS, KEEP_RELIEF, NOISE_UPLIFT, UPLIFT_CONTRAST, FILL, FLOOR, FLOOR_AREA)
+ROCK_DIP = Option(
+    "rock_dip", float, 0.0, "With layered rock: the beds' dip, height per distance, falling towards the dip "
+    "direction (0: flat beds)", minimum=0.0, maximum=10.0, soft_maximum=1.0,
+)  # fmt: skip
+ROCK_DIP_DIRECTION = Option(
+    "rock_dip_direction", float, 30.0, "With layered rock: the direction the beds dip towards, degrees "
+    "anticlockwise from +x", minimum=-360.0, maximum=360.0,
+)  # fmt: skip
+RIVER_OPTIONS = (
+    *FLUVIAL_OPTIONS,
+    KEEP_RELIEF,
+    NOISE_UPLIFT,
+    UPLIFT_CONTRAST,
+    ROCK_DIP,
+    ROCK_DIP_DIRECTION,
+    FILL,
+    FLOOR,
+    FLOOR_AREA,
+)
 """The river stage's options: the stream-power model's (``fluvial.FLUVIAL_OPTIONS``, heights in cells of the fine
 grid, with its coarse-to-fine rows ``fine_size``, ``model_size``, ``margin`` and ``fine_steps``), the terrain's own
 and, after the relief is kept, valley floors (``landscape.widen_valleys``, then ``landscape.fill_valleys``; issue
@@ -171,8 +189,9 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     with ``keep_relief``, then the trunk valleys widened (``valley_floor``, ``valley_floor_area``,
     ``landscape.widen_valleys``) and the valleys filled (``valley_fill``, ``landscape.fill_valleys``), on the fine grid;
     ``noise_uplift`` scales the uplift by ``1 - c + c·t``, ``t`` the heights' 0..1 range and ``c`` the
-    ``uplift_contrast``. With ``fine_size`` the stage's numbers mean the same at every sample count: a terrain
-    built at any size gets the same rivers (docs/scale.md)."""
+    ``uplift_contrast``; with ``rock_layers`` the beds dip by ``rock_dip`` towards ``rock_dip_direction`` (the
+    ``rock_offset`` of ``erode_fluvial``: a plane). With ``fine_size`` the stage's numbers mean the same at every
+    sample count: a terrain built at any size gets the same rivers (docs/scale.md)."""
     model = {option.name: options[option.name] for option in FLUVIAL_OPTIONS}
     if options[NOISE_UPLIFT.name]:
         low, span = float(heights.min()), float(np.ptp(heights))
@@ -182,6 +201,11 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     size = int(options["fine_size"])
     unit = cell_size if size == 0 else cell_size * (max(heights.shape) - 1) / (size - 1)  # a fine grid's cell
     cells = heights / unit
+    if options["rock_layers"] > 0.0 and options[ROCK_DIP.name] > 0.0:
+        rows, columns = heights.shape
+        angle = math.radians(float(options[ROCK_DIP_DIRECTION.name]))
+        y, x = np.mgrid[0:rows, 0:columns] * (cell_size / unit)
+        model["rock_offset"] = float(options[ROCK_DIP.name]) * (x * math.cos(angle) + y * math.sin(angle))
     result = evolve_landscape(cells, cell_size=cell_size / unit, progress=lambda *_: advance(1), **model)
     after = result.heights.astype(np.float64)
     span = float(np.ptp(after))
