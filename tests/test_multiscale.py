@@ -313,3 +313,12 @@ def test_detail_steps_do_nothing_without_a_finer_map() -> None:
     plain = fluvial.erode_fluvial(heights * 32, cell_size=cell * 32, **options)
     same = fluvial.erode_fluvial(heights * 32, cell_size=cell * 32, detail_steps=3, **options)
     assert np.array_equal(plain.heights, same.heights) and np.array_equal(plain.erosion, same.erosion)
+
+
+def test_detail_steps_run_under_sharp_crests() -> None:
+    """The detail substeps have no diffusion, so neither the crests' channel diffusion (a share of it): a stage with
+    ``critical_slope`` and ``channel_diffusion`` (Alpine Ridges') builds above its fine grid."""
+    heights, cell = terrain(49, 0.3)
+    options = {**DETAIL, "critical_slope": 0.8, "channel_diffusion": 0.5}
+    result = fluvial.erode_fluvial(heights * 32, cell_size=cell * 32, detail_steps=2, **options)
+    assert np.isfinite(result.heights).all() and result.heights.shape == heights.shape

@@ -477,6 +477,7 @@ def _detail_steps(after: np.ndarray, fine: tuple[int, int], cell: float, values:
     arguments = {name: value for name, value in values.items()
                  if name not in ("fine_size", "detail_steps", "model_size", "margin", "fine_steps")}  # fmt: skip
     arguments["diffusion"] = 0.0  # incision only: the fine grid's diffusion set the hillslopes at its scale
+    arguments["channel_diffusion"] = 0.0  # a share of the diffusion, which is off
     arguments["dt"] = values["dt"] / values["detail_steps"]  # one step of dt in substeps: their draws averaged
     grid = multiscale.detail_shape(after.shape, fine)
     if grid is None:
