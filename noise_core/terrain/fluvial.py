@@ -633,22 +633,8 @@ def _diffuse_nonlinear(
     as stronger rock does; Forte et al. 2016); the
     step takes ``ceil(factor·k_max / SUBSTEP)`` substeps, ``k_max`` the largest ``k`` at its start, and holds
     every ``k`` at most ``k_max`` within it (stable); edge cells take ``k = 1``; base cells stay."""
-    bound = _conductance(
-        h,
-        rows,
-        columns,
-        looped,
-        rise,
-        strength,
-        strength_mask,
-        rock,
-        rock_mask,
-        area,
-        channel,
-        per_cell,
-        CONDUCTANCE_CAP,
-        conductance,
-    )
+    bound = _conductance(h, rows, columns, looped, rise, strength, strength_mask, rock, rock_mask, area, channel,
+                         per_cell, CONDUCTANCE_CAP, conductance)  # fmt: skip
     substeps = max(1, min(MAX_SUBSTEPS, math.ceil(factor * bound / SUBSTEP)))
     c = factor / substeps / 6.0
     for substep in range(substeps):
@@ -679,22 +665,8 @@ def _diffuse_nonlinear(
 
 
 @jit
-def _conductance(
-    h,
-    rows,
-    columns,
-    looped,
-    rise,
-    strength,
-    strength_mask,
-    rock,
-    rock_mask,
-    area,
-    channel,
-    per_cell,
-    bound,
-    conductance,
-):
+def _conductance(h, rows, columns, looped, rise, strength, strength_mask, rock, rock_mask, area, channel, per_cell,
+                 bound, conductance):  # fmt: skip
     """``conductance = min(1 / (1 - (S/Sc)²) + channel·√(A·per_cell), bound)`` of every cell
     (``_diffuse_nonlinear``; ``A·per_cell`` the drainage area in cells, blurred by the binomial 3 by 3 kernel
     ``[1 2 1; 2 4 2; 1 2 1] / 16`` so a river one cell wide spreads over its neighbours alike in every direction;

@@ -77,6 +77,18 @@ def evolve_landscape(
                          **options)  # type: ignore[arg-type]  # fmt: skip
 
 
+def _filled(checked: np.ndarray, outlets: np.ndarray | None) -> tuple[np.ndarray, tuple[int, int], np.ndarray]:
+    """``(h, shape, base)``: the checked heights as a flat float64 copy, epsilon-filled so every cell drains to
+    ``base``, the map's edges and ``outlets`` (checked against the heights' shape)."""
+    shape = (int(checked.shape[0]), int(checked.shape[1]))
+    base = _edges(shape)
+    if outlets is not None:
+        base |= check_mask("outlets", outlets, shape).reshape(-1)
+    h = np.array(checked, dtype=np.float64).reshape(-1)
+    fill_flat(h, shape, base, False, True)
+    return h, shape, base
+
+
 def fill_valleys(
     heights: np.ndarray, *, cell_size: float = 1.0, depth: float, outlets: np.ndarray | None = None
 ) -> np.ndarray:
@@ -88,12 +100,7 @@ def fill_valleys(
     checked = check_heights(heights)
     cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
     fill = float(replace(FILL, name="depth").check(depth))  # type: ignore[arg-type]
-    shape = (int(checked.shape[0]), int(checked.shape[1]))
-    base = _edges(shape)
-    if outlets is not None:
-        base |= check_mask("outlets", outlets, shape).reshape(-1)
-    h = np.array(checked, dtype=np.float64).reshape(-1)
-    fill_flat(h, shape, base, False, True)
+    h, shape, base = _filled(checked, outlets)
     receivers = d8_receivers(h.reshape(shape), outlets=base)
     order = stack_order(receivers)
     area = accumulate(receivers, order, np.full(h.shape[0], cell * cell))
@@ -173,12 +180,7 @@ def widen_valleys(
     cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
     scale = float(replace(FLOOR, name="width").check(width))  # type: ignore[arg-type]
     least = float(replace(FLOOR_AREA, name="area", maximum=None).check(area))  # type: ignore[arg-type]
-    shape = (int(checked.shape[0]), int(checked.shape[1]))
-    base = _edges(shape)
-    if outlets is not None:
-        base |= check_mask("outlets", outlets, shape).reshape(-1)
-    h = np.array(checked, dtype=np.float64).reshape(-1)
-    fill_flat(h, shape, base, False, True)
+    h, shape, base = _filled(checked, outlets)
     if scale == 0.0:
         return h.reshape(shape)
     receivers = d8_receivers(h.reshape(shape), outlets=base)
