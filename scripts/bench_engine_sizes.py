@@ -41,9 +41,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from importlib.util import module_from_spec, spec_from_file_location
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -120,6 +121,18 @@ def cpu_flags() -> list[str]:
     return sorted(set(re.findall(r"avx512[a-z]*|avx2|fma", info.read_text()))) if info.exists() else []
 
 
+def timed(times: dict[str, list[float]]) -> Callable[[str, Callable[[], Any]], Any]:
+    """``step(name, run)``: ``run()``'s value, its wall and process CPU seconds put in ``times[name]``."""
+
+    def step(name: str, run: Callable[[], Any]) -> Any:
+        wall, cpu = time.perf_counter(), time.process_time()
+        value = run()
+        times[name] = [round(time.perf_counter() - wall, 2), round(time.process_time() - cpu, 2)]
+        return value
+
+    return step
+
+
 def child(size: int, recipe: str | None) -> dict:
     """The preset at ``size``² in this process: each step's wall and CPU seconds, and the peak memory."""
     from noise_core.io.heightmaps import write_heightmap
@@ -131,12 +144,7 @@ def child(size: int, recipe: str | None) -> dict:
     with tempfile.TemporaryDirectory(prefix="noisewright-engine-") as folder:
         write_heightmap(Path(folder) / "warm.r16", np.zeros((129, 129), dtype=np.float32), height_range=(0.0, 1.0))
     times: dict[str, list[float]] = {}
-
-    def step(name, run):
-        wall, cpu = time.perf_counter(), time.process_time()
-        value = run()
-        times[name] = [round(time.perf_counter() - wall, 2), round(time.process_time() - cpu, 2)]
-        return value
+    step = timed(times)
 
     built = step("build", lambda: make(size, times))
     cell = (REFERENCE - 1) / (size - 1)  # the maps' slopes: any unit will do for their cost
@@ -276,12 +284,7 @@ def blender_child(size: int) -> dict:
     addon = sys.modules[_blender_addon.load_addon(log=lambda _message: None)]
     addon.api.add_terrain(bpy.context, preset="river_valleys", x_subdivisions=128, y_subdivisions=128)  # compiles
     times: dict[str, list[float]] = {}
-
-    def step(name, run):
-        wall, cpu = time.perf_counter(), time.process_time()
-        value = run()
-        times[name] = [round(time.perf_counter() - wall, 2), round(time.process_time() - cpu, 2)]
-        return value
+    step = timed(times)
 
     obj = step("add", lambda: addon.api.add_terrain(bpy.context, preset="river_valleys", x_subdivisions=size - 1,
                                                      y_subdivisions=size - 1))  # fmt: skip
