@@ -14,7 +14,7 @@ from . import mesh_io
 from .erode_fluvial import FLOW_ATTRIBUTES
 from .erosion_io import DEPOSITS, MASKS
 from .terrain import write_maps
-from .terrain_grid import grid, grid_positions
+from .terrain_grid import grid, grid_positions, thinned
 from .terrain_maps import recorded_maps
 from .terrain_recipe import TerrainRecipe, terrain_heights
 
@@ -54,12 +54,9 @@ def preview_plan(x_subdivisions: int, y_subdivisions: int, droplets: int | None)
     (no hydraulic erosion, at most ``FRAME_VERTICES`` vertices). A grid over ``FRAME_VERTICES`` keeps every
     ``step``-th row and column (``ceil(subdivisions / step)`` faces, the same size); droplets are scaled by the
     share of the vertices kept, then divided by ``PREVIEW_SHARE`` (at least 1)."""
-    step = 1
-    while (-(-x_subdivisions // step) + 1) * (-(-y_subdivisions // step) + 1) > FRAME_VERTICES:
-        step *= 2
+    step, x_kept, y_kept = thinned(x_subdivisions, y_subdivisions, FRAME_VERTICES)
     if step == 1 and droplets is None:
         return None
-    x_kept, y_kept = -(-x_subdivisions // step), -(-y_subdivisions // step)
     fewer = None
     if droplets is not None:
         kept = (x_kept + 1) * (y_kept + 1) / ((x_subdivisions + 1) * (y_subdivisions + 1))

@@ -431,6 +431,13 @@ BEFORE_REGENERATE: list[Callable[[str], None]] = []
 ``live.attach_callbacks``: a full rebuild Auto Refresh runs as a job is dropped, this one builds it instead)."""
 
 
+def _drop_auto_refresh(context: bpy.types.Context) -> None:
+    """Auto Refresh's pending rebuild of the active terrain dropped (``BEFORE_REGENERATE``), before Regenerate's
+    one-job-per-object check: Regenerate builds it instead."""
+    for hook in BEFORE_REGENERATE:
+        hook(context.active_object.name)
+
+
 class NOISEWRIGHT_OT_regenerate_terrain(JobOperator, OptionsOperator, bpy.types.Operator):
     """Rebuild the active Noise Terrain from its settings, keeping the object, its modifiers and materials"""
 
@@ -448,13 +455,11 @@ class NOISEWRIGHT_OT_regenerate_terrain(JobOperator, OptionsOperator, bpy.types.
         return context.active_object.name
 
     def execute(self, context):
-        for hook in BEFORE_REGENERATE:  # Auto Refresh's rebuild of it dropped first: this one builds it
-            hook(context.active_object.name)
+        _drop_auto_refresh(context)
         return JobOperator.execute(self, context)
 
     def invoke(self, context, event):
-        for hook in BEFORE_REGENERATE:
-            hook(context.active_object.name)
+        _drop_auto_refresh(context)
         return JobOperator.invoke(self, context, event)
 
     def prepare(self, context) -> Job:

@@ -22,14 +22,21 @@ built in full, its mesh gets a grid of every ``step``-th row and column (``mesh_
 preview's), and Export Heightmap builds it at its full size (``heightmap_export``)."""
 
 
+def thinned(x_subdivisions: int, y_subdivisions: int, vertices: int) -> tuple[int, int, int]:
+    """``(step, x, y)``: the grid of every ``step``-th row and column of one of ``x_subdivisions`` x
+    ``y_subdivisions`` faces (``ceil(subdivisions / step)`` faces, the same size), ``step`` the smallest power of
+    two that leaves at most ``vertices`` vertices (1: the grid itself)."""
+    step = 1
+    while (-(-x_subdivisions // step) + 1) * (-(-y_subdivisions // step) + 1) > vertices:
+        step *= 2
+    return step, -(-x_subdivisions // step), -(-y_subdivisions // step)
+
+
 def mesh_subdivisions(x_subdivisions: int, y_subdivisions: int) -> tuple[int, int]:
     """The subdivisions of the mesh of a terrain of ``x_subdivisions`` x ``y_subdivisions`` faces: its own when
-    its grid has at most ``MESH_VERTICES`` vertices, else ``ceil(subdivisions / step)`` (the same size), ``step``
-    the smallest power of two that brings the grid under ``MESH_VERTICES``."""
-    step = 1
-    while (-(-x_subdivisions // step) + 1) * (-(-y_subdivisions // step) + 1) > MESH_VERTICES:
-        step *= 2
-    return -(-x_subdivisions // step), -(-y_subdivisions // step)
+    its grid has at most ``MESH_VERTICES`` vertices, else those of its grid ``thinned`` under ``MESH_VERTICES``."""
+    _step, x_kept, y_kept = thinned(x_subdivisions, y_subdivisions, MESH_VERTICES)
+    return x_kept, y_kept
 
 
 def on_mesh_grid(shape: dict, heights: np.ndarray, maps: tuple) -> tuple[dict, np.ndarray, tuple]:
