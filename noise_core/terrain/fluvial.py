@@ -398,6 +398,16 @@ def erode_fluvial(
     return _result(before, h, uplifted, routing.area, threshold, shape)
 
 
+def _sampled(fields: dict, grid: tuple[int, int]) -> dict:
+    """``fields`` (``erode_fluvial``'s maps by name; None or a number where not a map) sampled bilinearly onto
+    ``grid``, corner to corner; outlets where at least half a cell's weight is outlet."""
+    sampled = {name: resample_bilinear(value, grid) if isinstance(value, np.ndarray) else value
+               for name, value in fields.items()}  # fmt: skip
+    if sampled["outlets"] is not None:
+        sampled["outlets"] = sampled["outlets"] >= 0.5
+    return sampled
+
+
 def _coarse_steps(
     before: np.ndarray, coarse: tuple[int, int], steps: int, cell: float, arguments: dict, fields: dict, progress
 ) -> np.ndarray:
@@ -406,10 +416,7 @@ def _coarse_steps(
     interpolated (``multiscale.coarse_to_fine``); flat."""
 
     def run(small: np.ndarray, s: float) -> np.ndarray:
-        sampled = {name: resample_bilinear(value, coarse) if isinstance(value, np.ndarray) else value
-                   for name, value in fields.items()}  # fmt: skip
-        if sampled["outlets"] is not None:
-            sampled["outlets"] = sampled["outlets"] >= 0.5
+        sampled = _sampled(fields, coarse)
         after = erode_fluvial(small, steps=steps, cell_size=cell * s, **arguments, **sampled, progress=progress).heights
         return small + (after.astype(np.float64) - small.astype(np.float32))  # a cell left alone changes by 0
 
@@ -444,10 +451,7 @@ def _on_fine_grid(before, fine, count, cell, values, uplifted, fields, progress)
     fine grid's cells."""
     shape = before.shape
     s = multiscale.cells_per_model_cell(shape, fine)
-    sampled = {name: resample_bilinear(value, fine) if isinstance(value, np.ndarray) else value
-               for name, value in fields.items()}  # fmt: skip
-    if sampled["outlets"] is not None:
-        sampled["outlets"] = sampled["outlets"] >= 0.5
+    sampled = _sampled(fields, fine)
     arguments = {name: value for name, value in values.items() if name not in ("fine_size", "detail_steps")}
     small = resample_bilinear(before, fine)
     result = erode_fluvial(small, steps=count, cell_size=cell * s, **arguments, **sampled, progress=progress)
@@ -485,10 +489,7 @@ def _detail_steps(after: np.ndarray, fine: tuple[int, int], cell: float, values:
         after[:] = result.heights
         return result
     s = multiscale.cells_per_model_cell(after.shape, grid)
-    sampled = {name: resample_bilinear(value, grid) if isinstance(value, np.ndarray) else value
-               for name, value in fields.items()}  # fmt: skip
-    if sampled["outlets"] is not None:
-        sampled["outlets"] = sampled["outlets"] >= 0.5
+    sampled = _sampled(fields, grid)
     small = resample_bilinear(after, grid)
     result = erode_fluvial(small, steps=values["detail_steps"], cell_size=cell * s, **arguments, **sampled)
     multiscale.add_change(after, result.heights.astype(np.float64) - small.astype(np.float32))
