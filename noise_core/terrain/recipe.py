@@ -50,6 +50,7 @@ from .landscape import FILL, FLOOR, FLOOR_AREA, evolve_landscape, fill_valleys, 
 from .layers import STRATA, deposits, rock
 from .maps import MAP_NAMES
 from .splat import check_layers
+from .variety import ROCK_DETAIL, ROCK_DETAIL_SCALE, ROCK_VARIETY, ROCK_VARIETY_SCALE, rock_detail, rock_field
 from .water import WATER_OPTIONS
 
 VERSION = 1
@@ -115,14 +116,18 @@ RIVER_OPTIONS = (
     UPLIFT_CONTRAST,
     ROCK_DIP,
     ROCK_DIP_DIRECTION,
+    ROCK_VARIETY,
+    ROCK_VARIETY_SCALE,
     FILL,
     FLOOR,
     FLOOR_AREA,
+    ROCK_DETAIL,
+    ROCK_DETAIL_SCALE,
 )
 """The river stage's options: the stream-power model's (``fluvial.FLUVIAL_OPTIONS``, heights in cells of the fine
 grid, with its coarse-to-fine rows ``fine_size``, ``model_size``, ``margin`` and ``fine_steps``), the terrain's own
-and, after the relief is kept, valley floors (``landscape.widen_valleys``, then ``landscape.fill_valleys``; issue
-49, docs/landscape.md)."""
+(rock variety: ``terrain.variety``) and, after the relief is kept, valley floors (``landscape.widen_valleys``, then
+``landscape.fill_valleys``) and rock detail (``variety.rock_detail``; issue 49, docs/landscape.md)."""
 FORMER_RIVER_OPTIONS = {
     "coarse": "; it became model_size, the model grid's cells (coarse c on an n-sample fine grid: (n - 1) / c + 1)",
     "refine_steps": "; it became fine_steps, the last of the steps (steps s and refine_steps r: steps s + r, "
@@ -190,8 +195,11 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     ``landscape.widen_valleys``) and the valleys filled (``valley_fill``, ``landscape.fill_valleys``), on the fine grid;
     ``noise_uplift`` scales the uplift by ``1 - c + c·t``, ``t`` the heights' 0..1 range and ``c`` the
     ``uplift_contrast``; with ``rock_layers`` the beds dip by ``rock_dip`` towards ``rock_dip_direction`` (the
-    ``rock_offset`` of ``erode_fluvial``: a plane). With ``fine_size`` the stage's numbers mean the same at every
-    sample count: a terrain built at any size gets the same rivers (docs/scale.md)."""
+    ``rock_offset`` of ``erode_fluvial``: a plane); ``rock_variety`` ``s`` multiplies the erodibility and the uplift
+    by ``exp(s·z)``, ``z`` ``variety.rock_field`` of the map (``rock_variety_scale``; seeded by ``routing_seed``);
+    last, ``rock_detail`` adds ``variety.rock_detail``'s texture on the slopes, in metres. With ``fine_size`` the
+    stage's numbers mean the same at every sample count: a terrain built at any size gets the same rivers
+    (docs/scale.md)."""
     model = {option.name: options[option.name] for option in FLUVIAL_OPTIONS}
     if options[NOISE_UPLIFT.name]:
         low, span = float(heights.min()), float(np.ptp(heights))
@@ -206,6 +214,11 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         angle = math.radians(float(options[ROCK_DIP_DIRECTION.name]))
         y, x = np.mgrid[0:rows, 0:columns] * (cell_size / unit)
         model["rock_offset"] = float(options[ROCK_DIP.name]) * (x * math.cos(angle) + y * math.sin(angle))
+    if options[ROCK_VARIETY.name] > 0.0:
+        field = rock_field(heights.shape, scale=options[ROCK_VARIETY_SCALE.name], seed=int(options["routing_seed"]))
+        factor = np.exp(float(options[ROCK_VARIETY.name]) * field)  # K and U alike: U/K, the relief, stays
+        model["erodibility"] = float(model["erodibility"]) * factor
+        model["uplift"] = model["uplift"] * factor
     result = evolve_landscape(cells, cell_size=cell_size / unit, progress=lambda *_: advance(1), **model)
     after = result.heights.astype(np.float64)
     span = float(np.ptp(after))
@@ -224,7 +237,11 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         else:  # on the fine grid, its change interpolated: the floors of the same valleys at every size
             multiscale.add_change(after, floored - small)
     area = result.drainage_area.astype(np.float64) * (unit / cell_size) ** 2  # in the map's cells
-    return StageResult(after * unit, area, result.rivers.astype(np.float32))
+    metres = after * unit
+    if options[ROCK_DETAIL.name] > 0.0:  # on the map's own cells, in metres: the same texture at every size
+        metres = rock_detail(metres, cell_size=cell_size, amplitude=options[ROCK_DETAIL.name],
+                             wavelength=options[ROCK_DETAIL_SCALE.name], seed=int(options["routing_seed"]))  # fmt: skip
+    return StageResult(metres, area, result.rivers.astype(np.float32))
 
 
 def _droplets(heights: np.ndarray, cell_size: float, options: dict, advance, notice: Notice) -> StageResult:

@@ -1,0 +1,225 @@
+"""Variety at every scale (issue 49): rock that varies over kilometres, and rock texture at the cell scale.
+
+**Rock variety** (``rock_field``; the river stage's ``rock_variety``, ``rock_variety_scale``). Where uplift,
+stream-power incision and diffusion balance, valleys are spaced by a characteristic length that grows with the
+ratio of the hillslope diffusivity to the erodibility, ``Lc ∝ (D / K)^(1 / (1 + 2m))`` (Perron, Kirchner &
+Dietrich 2009, "Formation of evenly spaced ridges and valleys", Nature 460): with one ``K`` and one ``D``
+everywhere the valleys come at one spacing, an even fabric. Real ranges cross rocks of different strength
+(Sklar & Dietrich 2001; Forte et al. 2016), so the river stage multiplies the erodibility by ``exp(s·z)``, ``z`` a
+smooth field of unit standard deviation whose features are ``rock_variety_scale`` of the map wide, and the
+uplift by the same factor: the steady state depends on ``U/K`` (the channels' steepness, so the relief) and
+``D/K`` (the spacing) only, so the ranges keep their height while the valley spacing varies by
+``exp(-s·z / (1 + 2m))``: strong rock (``z < 0``) stands in broad massifs with long slopes and few valleys, weak
+rock (``z > 0``) is finely dissected. (``K`` alone, without ``U``, made the weak rock a plain at base level and
+the strong rock the only relief: docs/landscape.md.)
+
+**Rock detail** (``rock_detail``; the river stage's ``rock_detail``, ``rock_detail_scale``). A landscape model
+resolves the valleys it has cells for, and its slopes come out as smooth planes; a real DEM keeps its power down
+to its cells (``P(k) ∝ k^-β``, Perron, Kirchner & Dietrich 2008, "Spectral signatures of characteristic spatial
+scales and nonfractal structure in landscapes", JGR 113, F04003): rock ribs, gullies and scree. As terrain tools
+add a rock texture where the slope is steep (Gaea's and World Creator's detail by slope masks),
+``h += a·min(S, 1)²·n``: ``S`` the slope (height per distance, by the isotropic gradient stencil), ``a`` the
+amplitude at a slope of 1 (45°), ``n`` noise of unit standard deviation. The square keeps the gentle channels
+and floors nearly smooth (a texture ∝ ``S`` left pits in the channels that broke the slope-area fit) while the
+steep slopes take the most. ``n`` is a fractal noise whose octave
+``i`` has the wavelength ``λ·2.1^-i`` and the weight ``2.1^-i`` (amplitude ∝ wavelength, as the real spectra's
+``β`` near 3-4), streaked down the slope: averaged along the straight line through each cell in its downslope
+direction, ``STREAK·λ`` either way (triangular weights, bilinear samples; line integral convolution, Cabral &
+Leedom 1993, "Imaging vector fields using line integral convolution", SIGGRAPH 93), so the texture runs down
+the slopes as rills, gullies and rock ribs do, and rescaled to unit standard deviation over the map (divided by
+no less than the weights' ``sqrt(Σw²)/Σw``). Flats (valley floors, lakes) are untouched. The streaks follow the
+terrain's gradient, the noise has no square lattice: no grid direction is preferred.
+
+Both noises are the project's 2-D simplex noise (a triangular lattice: no square symmetry for the grid harmonics
+to see), each octave turned by its own angle (``TURN``) so no lattice direction is shared, evaluated at the
+cells' positions in map units (``rock_field``: shares of the map's longer side) or metres (``rock_detail``), so a
+terrain built at another sample count gets the same field, sampled more or less finely; an octave whose wavelength
+is under two cells fades out (``FADE``) instead of aliasing into white noise.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+
+from .._jit import kernel_table
+from ..api import evaluate
+from ..schema import Option
+from ..spec import NoiseSpec
+from .heightfield import CELL_SIZE, check_heights
+
+SIMPLEX_STD = 0.454
+"""The standard deviation of one octave of 2-D simplex noise (2·10⁶ points, any seed: 0.4540)."""
+LACUNARITY = 2.1
+"""Each octave's wavelength over the next's (not 2: octaves whose lattices share lines leave straight creases)."""
+TURN = 0.5
+"""Octave ``i`` is turned by ``(i + 1)·TURN`` radians."""
+FADE = (2.0, 4.0)
+"""An octave's weight is 0 at wavelengths under ``FADE[0]`` cells, 1 over ``FADE[1]``, linear between."""
+FIELD_OCTAVES = 2
+DETAIL_OCTAVES = 4
+STREAK = 1.5
+"""The streaks of ``rock_detail`` reach this many of its longest wavelengths up and down the slope."""
+FIELD_SALT = 0x11F0
+DETAIL_SALT = 0xD7A1
+"""Added to the seed of ``rock_field`` and ``rock_detail``: their noises differ from each other's at one seed."""
+
+ROCK_VARIETY = Option(
+    "rock_variety", float, 0.0, "Rock that varies over kilometres: the standard deviation of the natural log of "
+    "the erodibility, a smooth noise field (0: one rock); strong rock stands as massifs, weak rock is finely "
+    "dissected", minimum=0.0, maximum=3.0,
+)  # fmt: skip
+ROCK_VARIETY_SCALE = Option(
+    "rock_variety_scale", float, 0.3, "With rock variety: the width of its regions (the noise's wavelength), a "
+    "share of the terrain's size", minimum=0.01, maximum=10.0,
+)  # fmt: skip
+ROCK_DETAIL = Option(
+    "rock_detail", float, 0.0, "Rock texture streaked down steep slopes: its amplitude at a slope of 1 (45 "
+    "degrees), as the square of the slope below, none on flats (0: none)", minimum=0.0, maximum=1e6, soft_maximum=100.0,
+    unit="LENGTH",
+)  # fmt: skip
+ROCK_DETAIL_SCALE = Option(
+    "rock_detail_scale", float, 400.0, "With rock detail: the texture's longest wavelength (each finer octave "
+    "2.1 times shorter; those under two cells fade out)", minimum=0.0, above=True, maximum=1e9,
+    soft_maximum=5000.0, unit="LENGTH",
+)  # fmt: skip
+VARIETY_OPTIONS = (ROCK_VARIETY, ROCK_VARIETY_SCALE, ROCK_DETAIL, ROCK_DETAIL_SCALE)
+"""The river stage's rows (``recipe.RIVER_OPTIONS``)."""
+
+
+def _octaves(shape: tuple[int, int], step: float, wavelength: float, count: int, seed: int) -> np.ndarray:
+    """Simplex fBm (module docstring) at cell ``(r, c)`` placed at ``(c·step, r·step)``, its first octave's
+    wavelength ``wavelength`` (same unit as ``step``), of unit standard deviation when no octave fades."""
+    rows, columns = shape
+    y, x = np.mgrid[0:rows, 0:columns].astype(np.float64) * step
+    points = np.stack((x.reshape(-1), y.reshape(-1)), axis=1)
+    total = np.zeros(rows * columns)
+    weights = 0.0
+    for octave in range(count):
+        length = wavelength * LACUNARITY**-octave
+        weight = LACUNARITY**-octave
+        weights += weight * weight
+        fade = min(1.0, max(0.0, (length / step - FADE[0]) / (FADE[1] - FADE[0])))
+        if fade == 0.0:
+            continue
+        angle = (octave + 1) * TURN
+        cos, sin = math.cos(angle) / length, math.sin(angle) / length
+        transform = np.array([[cos, -sin, 0.0], [sin, cos, 0.0]])
+        spec = NoiseSpec(kind="simplex", seed=(seed + 7919 * octave) & 0x7FFFFFFF, frequency=1.0, octaves=1)
+        total += (weight * fade) * evaluate(spec, points, transform=transform).astype(np.float64)
+    return (total / (SIMPLEX_STD * math.sqrt(weights))).reshape(shape)
+
+
+def rock_field(shape: tuple[int, int], *, scale: float, seed: int = 0) -> np.ndarray:
+    """``z`` of rock variety (module docstring; float64, ``shape``): 2-D simplex fBm of two octaves whose first
+    wavelength is ``scale`` times the map's longer side, of unit standard deviation; the erodibility is
+    ``K·exp(s·z)``. ``ValueError`` naming ``shape``, ``scale`` or ``seed``."""
+    if (
+        not isinstance(shape, tuple)
+        or len(shape) != 2
+        or not all(isinstance(side, (int, np.integer)) and side >= 1 for side in shape)
+    ):
+        raise ValueError(f"shape: expected (rows, columns), two whole numbers >= 1, got {shape!r}")
+    wavelength = float(replace(ROCK_VARIETY_SCALE, name="scale").check(scale))  # type: ignore[arg-type]
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        raise TypeError(f"seed: expected a whole number, got {type(seed).__name__}")
+    step = 1.0 / max(max(shape) - 1, 1)  # map units: the longer side is 1
+    return _octaves((int(shape[0]), int(shape[1])), step, wavelength, FIELD_OCTAVES, int(seed) + FIELD_SALT)
+
+
+def rock_detail(
+    heights: np.ndarray,
+    *,
+    cell_size: float = 1.0,
+    amplitude: float,
+    wavelength: float = 400.0,
+    seed: int = 0,
+) -> np.ndarray:
+    """``heights`` (float64, new array) with rock texture on their slopes, ``h + a·min(S, 1)²·n`` (module
+    docstring): ``a`` the ``amplitude`` at a slope of 1, ``S`` each cell's slope by the isotropic gradient stencil
+    (``(4·(h_E - h_W) + h_NE - h_NW + h_SE - h_SW) / (12·cell)``, the edge cells repeated beyond the map), ``n``
+    simplex fBm, its longest wavelength ``wavelength`` (in the unit of ``cell_size``), its octaves under two cells
+    faded, streaked down the slope ``streak_reach`` cells either way and rescaled to unit standard deviation.
+    ``ValueError``/``TypeError`` naming the argument."""
+    checked = check_heights(heights)
+    cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
+    size = float(replace(ROCK_DETAIL, name="amplitude").check(amplitude))  # type: ignore[arg-type]
+    length = float(replace(ROCK_DETAIL_SCALE, name="wavelength").check(wavelength))  # type: ignore[arg-type]
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        raise TypeError(f"seed: expected a whole number, got {type(seed).__name__}")
+    h = np.array(checked, dtype=np.float64)
+    if size == 0.0:
+        return h
+    noise = _octaves(h.shape, cell, length, DETAIL_OCTAVES, int(seed) + DETAIL_SALT)
+    out = np.empty_like(h)
+    kernels = _kernels()
+    reach = streak_reach(length, cell)
+    streaked = np.empty_like(h)
+    kernels.streaks(h, noise, reach, streaked)
+    noise = streaked / max(float(streaked.std()), _floor(reach))
+    kernels.textured(h, noise, size, cell, out)
+    return out
+
+
+def streak_reach(wavelength: float, cell_size: float) -> int:
+    """Cells the streaks of ``rock_detail`` reach either way: ``STREAK`` times the longest wavelength, at least 1."""
+    return max(1, round(STREAK * wavelength / cell_size))
+
+
+def _floor(reach: int) -> float:
+    """``sqrt(Σw²) / Σw`` of the streaks' weights: their standard deviation over noise of unit standard deviation
+    whose samples along the line were independent; rock_detail divides by no less (a tiny map's spread)."""
+    weights = 1.0 - np.abs(np.arange(-reach, reach + 1)) / (reach + 1.0)
+    return float(np.sqrt((weights**2).sum()) / weights.sum())
+
+
+def _streaks(h, noise, reach, out):
+    """``out`` = ``noise`` averaged along the straight line through each cell in its downslope direction (the
+    isotropic stencil's gradient), ``reach`` cells either way, with the weights ``1 - |t| / (reach + 1)``,
+    sampled bilinearly (the edge cells repeated): line integral convolution (Cabral & Leedom 1993)."""
+    rows, columns = h.shape
+    for row in range(rows):
+        up, down = max(row - 1, 0), min(row + 1, rows - 1)
+        for column in range(columns):
+            left, right = max(column - 1, 0), min(column + 1, columns - 1)
+            gx = 4.0 * (h[row, right] - h[row, left]) + h[up, right] - h[up, left] + h[down, right] - h[down, left]
+            gy = 4.0 * (h[down, column] - h[up, column]) + h[down, left] - h[up, left] + h[down, right] - h[up, right]
+            norm = math.sqrt(gx * gx + gy * gy)
+            if norm == 0.0:
+                out[row, column] = noise[row, column]
+                continue
+            dx, dy = gx / norm, gy / norm
+            total = 0.0
+            weights = 0.0
+            for t in range(-reach, reach + 1):
+                weight = 1.0 - abs(t) / (reach + 1.0)
+                x = min(max(column + t * dx, 0.0), columns - 1.0)
+                y = min(max(row + t * dy, 0.0), rows - 1.0)
+                x0, y0 = min(int(x), columns - 2), min(int(y), rows - 2)
+                fx, fy = x - x0, y - y0
+                value = ((1.0 - fy) * ((1.0 - fx) * noise[y0, x0] + fx * noise[y0, x0 + 1])
+                         + fy * ((1.0 - fx) * noise[y0 + 1, x0] + fx * noise[y0 + 1, x0 + 1]))  # fmt: skip
+                total += weight * value
+                weights += weight
+            out[row, column] = total / weights
+
+
+def _textured(h, noise, amplitude, cell, out):
+    """``out = h + amplitude·min(S, 1)²·noise``, ``S`` the isotropic stencil's slope (edges repeated)."""
+    rows, columns = h.shape
+    for row in range(rows):
+        up, down = max(row - 1, 0), min(row + 1, rows - 1)
+        for column in range(columns):
+            left, right = max(column - 1, 0), min(column + 1, columns - 1)
+            gx = (4.0 * (h[row, right] - h[row, left]) + h[up, right] - h[up, left] + h[down, right]
+                  - h[down, left]) / (12.0 * cell)  # fmt: skip
+            gy = (4.0 * (h[down, column] - h[up, column]) + h[down, left] - h[up, left] + h[down, right]
+                  - h[up, right]) / (12.0 * cell)  # fmt: skip
+            slope = min(math.sqrt(gx * gx + gy * gy), 1.0)
+            out[row, column] = h[row, column] + amplitude * slope * slope * noise[row, column]
+
+
+_kernels = kernel_table(serial=(_textured, _streaks))
+"""The compiled kernel, built on first use."""
