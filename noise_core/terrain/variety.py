@@ -44,10 +44,12 @@ from dataclasses import replace
 
 import numpy as np
 
+from .. import runtime
 from .._jit import kernel_table
 from ..api import evaluate
 from ..schema import Option
 from ..spec import NoiseSpec
+from ..threads import on_threads
 from .heightfield import CELL_SIZE, check_heights
 
 SIMPLEX_STD = 0.454
@@ -62,14 +64,18 @@ FIELD_OCTAVES = 2
 DETAIL_OCTAVES = 4
 STREAK = 1.5
 """The streaks of ``rock_detail`` reach this many of its longest wavelengths up and down the slope."""
+STREAK_SAMPLES = 8
+"""At most this many samples each way along a streak (further apart than a cell on a fine map)."""
+ROWS_PER_CALL = 256
+"""Rows of the map per call of the noise (``evaluate``): its points stay a few MB at any size."""
 FIELD_SALT = 0x11F0
 DETAIL_SALT = 0xD7A1
 """Added to the seed of ``rock_field`` and ``rock_detail``: their noises differ from each other's at one seed."""
 
 ROCK_VARIETY = Option(
-    "rock_variety", float, 0.0, "Rock that varies over kilometres: the standard deviation of the natural log of "
-    "the erodibility, a smooth noise field (0: one rock); strong rock stands as massifs, weak rock is finely "
-    "dissected", minimum=0.0, maximum=3.0,
+    "rock_variety", float, 0.0, "Rock that varies over kilometres: the erodibility and the uplift both times "
+    "exp(rock_variety x z), z a smooth noise field of unit deviation, so valleys lie far apart in strong rock and "
+    "close together in weak rock at the same relief (0: one rock)", minimum=0.0, maximum=3.0,
 )  # fmt: skip
 ROCK_VARIETY_SCALE = Option(
     "rock_variety_scale", float, 0.3, "With rock variety: the width of its regions (the noise's wavelength), a "
@@ -93,9 +99,7 @@ def _octaves(shape: tuple[int, int], step: float, wavelength: float, count: int,
     """Simplex fBm (module docstring) at cell ``(r, c)`` placed at ``(c·step, r·step)``, its first octave's
     wavelength ``wavelength`` (same unit as ``step``), of unit standard deviation when no octave fades."""
     rows, columns = shape
-    y, x = np.mgrid[0:rows, 0:columns].astype(np.float64) * step
-    points = np.stack((x.reshape(-1), y.reshape(-1)), axis=1)
-    total = np.zeros(rows * columns)
+    total = np.zeros(shape)
     weights = 0.0
     for octave in range(count):
         length = wavelength * LACUNARITY**-octave
@@ -106,16 +110,23 @@ def _octaves(shape: tuple[int, int], step: float, wavelength: float, count: int,
             continue
         angle = (octave + 1) * TURN
         cos, sin = math.cos(angle) / length, math.sin(angle) / length
-        transform = np.array([[cos, -sin, 0.0], [sin, cos, 0.0]])
         spec = NoiseSpec(kind="simplex", seed=(seed + 7919 * octave) & 0x7FFFFFFF, frequency=1.0, octaves=1)
-        total += (weight * fade) * evaluate(spec, points, transform=transform).astype(np.float64)
-    return (total / (SIMPLEX_STD * math.sqrt(weights))).reshape(shape)
+        for first in range(0, rows, ROWS_PER_CALL):  # blocks of rows, not cells
+            last = min(rows, first + ROWS_PER_CALL)
+            y, x = np.mgrid[first:last, 0:columns].astype(np.float64) * step
+            points = np.stack((x.reshape(-1), y.reshape(-1)), axis=1)
+            transform = np.array([[cos, -sin, 0.0], [sin, cos, 0.0]])
+            values = evaluate(spec, points, transform=transform).astype(np.float64)
+            total[first:last] += (weight * fade) * values.reshape(last - first, columns)
+    total /= SIMPLEX_STD * math.sqrt(weights)
+    return total
 
 
 def rock_field(shape: tuple[int, int], *, scale: float, seed: int = 0) -> np.ndarray:
     """``z`` of rock variety (module docstring; float64, ``shape``): 2-D simplex fBm of two octaves whose first
     wavelength is ``scale`` times the map's longer side, of unit standard deviation; the erodibility is
-    ``K·exp(s·z)``. ``ValueError`` naming ``shape``, ``scale`` or ``seed``."""
+    ``K·exp(s·z)`` (and the river stage's uplift likewise). ``ValueError``/``TypeError`` naming ``shape``,
+    ``scale`` or ``seed``."""
     if (
         not isinstance(shape, tuple)
         or len(shape) != 2
@@ -156,31 +167,38 @@ def rock_detail(
     out = np.empty_like(h)
     kernels = _kernels()
     reach = streak_reach(length, cell)
+    samples = min(reach, STREAK_SAMPLES)
     streaked = np.empty_like(h)
-    kernels.streaks(h, noise, reach, streaked)
-    noise = streaked / max(float(streaked.std()), _floor(reach))
-    kernels.textured(h, noise, size, cell, out)
+    runtime.launch_blocks(kernels.streaks, h.shape[0], (h, noise, reach / samples, samples, streaked))
+    noise = streaked / max(float(streaked.std()), _floor(samples))
+    runtime.launch_blocks(kernels.textured, h.shape[0], (h, noise, size, cell, out))
     return out
 
 
 def streak_reach(wavelength: float, cell_size: float) -> int:
-    """Cells the streaks of ``rock_detail`` reach either way: ``STREAK`` times the longest wavelength, at least 1."""
+    """Cells the streaks of ``rock_detail`` reach either way: ``STREAK`` times the longest wavelength, at least 1
+    (sampled at ``min(reach, STREAK_SAMPLES)`` points each way)."""
     return max(1, round(STREAK * wavelength / cell_size))
 
 
-def _floor(reach: int) -> float:
-    """``sqrt(Σw²) / Σw`` of the streaks' weights: their standard deviation over noise of unit standard deviation
-    whose samples along the line were independent; rock_detail divides by no less (a tiny map's spread)."""
-    weights = 1.0 - np.abs(np.arange(-reach, reach + 1)) / (reach + 1.0)
+def _floor(samples: int) -> float:
+    """``sqrt(Σw²) / Σw`` of the streaks' weights (``samples`` each way): their standard deviation over noise of
+    unit standard deviation whose samples along the line were independent; rock_detail divides by no less (a tiny
+    map's spread)."""
+    weights = 1.0 - np.abs(np.arange(-samples, samples + 1)) / (samples + 1.0)
     return float(np.sqrt((weights**2).sum()) / weights.sum())
 
 
-def _streaks(h, noise, reach, out):
-    """``out`` = ``noise`` averaged along the straight line through each cell in its downslope direction (the
-    isotropic stencil's gradient), ``reach`` cells either way, with the weights ``1 - |t| / (reach + 1)``,
-    sampled bilinearly (the edge cells repeated): line integral convolution (Cabral & Leedom 1993)."""
+def _streaks(first, last, h, noise, step, samples, out):
+    """Rows ``first`` to ``last - 1`` of ``out``: ``noise`` averaged along the straight line through each cell in
+    its downslope direction (the isotropic stencil's gradient), at ``samples`` points ``step`` cells apart either
+    way, with the weights ``1 - |t| / (samples + 1)``, sampled bilinearly (the edge cells repeated): line integral
+    convolution (Cabral & Leedom 1993). A range kernel over rows."""
+    if first < 0:  # the launch
+        on_threads(last)
+        return
     rows, columns = h.shape
-    for row in range(rows):
+    for row in range(first, last):
         up, down = max(row - 1, 0), min(row + 1, rows - 1)
         for column in range(columns):
             left, right = max(column - 1, 0), min(column + 1, columns - 1)
@@ -190,11 +208,11 @@ def _streaks(h, noise, reach, out):
             if norm == 0.0:
                 out[row, column] = noise[row, column]
                 continue
-            dx, dy = gx / norm, gy / norm
+            dx, dy = step * gx / norm, step * gy / norm
             total = 0.0
             weights = 0.0
-            for t in range(-reach, reach + 1):
-                weight = 1.0 - abs(t) / (reach + 1.0)
+            for t in range(-samples, samples + 1):
+                weight = 1.0 - abs(t) / (samples + 1.0)
                 x = min(max(column + t * dx, 0.0), columns - 1.0)
                 y = min(max(row + t * dy, 0.0), rows - 1.0)
                 x0, y0 = min(int(x), columns - 2), min(int(y), rows - 2)
@@ -206,10 +224,14 @@ def _streaks(h, noise, reach, out):
             out[row, column] = total / weights
 
 
-def _textured(h, noise, amplitude, cell, out):
-    """``out = h + amplitude·min(S, 1)²·noise``, ``S`` the isotropic stencil's slope (edges repeated)."""
+def _textured(first, last, h, noise, amplitude, cell, out):
+    """Rows ``first`` to ``last - 1`` of ``out = h + amplitude·min(S, 1)²·noise``, ``S`` the isotropic stencil's
+    slope (edges repeated). A range kernel over rows."""
+    if first < 0:  # the launch
+        on_threads(last)
+        return
     rows, columns = h.shape
-    for row in range(rows):
+    for row in range(first, last):
         up, down = max(row - 1, 0), min(row + 1, rows - 1)
         for column in range(columns):
             left, right = max(column - 1, 0), min(column + 1, columns - 1)
@@ -221,5 +243,5 @@ def _textured(h, noise, amplitude, cell, out):
             out[row, column] = h[row, column] + amplitude * slope * slope * noise[row, column]
 
 
-_kernels = kernel_table(serial=(_textured, _streaks))
-"""The compiled kernel, built on first use."""
+_kernels = kernel_table(ranged=(_textured, _streaks))
+"""The compiled kernels, built on first use."""
