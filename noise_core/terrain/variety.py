@@ -20,8 +20,7 @@ scales and nonfractal structure in landscapes", JGR 113, F04003): rock ribs, gul
 add a rock texture where the slope is steep (Gaea's and World Creator's detail by slope masks),
 ``h += a·min(S, 1)²·n``: ``S`` the slope (height per distance, by the isotropic gradient stencil), ``a`` the
 amplitude at a slope of 1 (45°), ``n`` noise of unit standard deviation. The square keeps the gentle channels
-and floors nearly smooth (a texture ∝ ``S`` left pits in the channels that broke the slope-area fit) while the
-steep slopes take the most. ``n`` is a fractal noise whose octave
+and floors nearly smooth while the steep slopes take the most. ``n`` is a fractal noise whose octave
 ``i`` has the wavelength ``λ·2.1^-i`` and the weight ``2.1^-i`` (amplitude ∝ wavelength, as the real spectra's
 ``β`` near 3-4), streaked down the slope: averaged along the straight line through each cell in its downslope
 direction, ``STREAK·λ`` either way (triangular weights, bilinear samples; line integral convolution, Cabral &
