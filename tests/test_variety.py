@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from noise_core.terrain.fluvial import erode_fluvial
 from noise_core.terrain.recipe import RIVER_OPTIONS, Stage, build_terrain, read_preset
 from noise_core.terrain.variety import (
+    CHANNEL_AREA,
     LACUNARITY,
     SIMPLEX_STD,
     STREAK_SAMPLES,
@@ -82,6 +83,27 @@ def test_streaks_run_down_the_slope() -> None:
         assert np.abs(np.diff(inner, axis=down)).mean() < 0.5 * np.abs(np.diff(inner, axis=across)).mean()
 
 
+def test_channels_keep_their_beds() -> None:
+    """With the drainage area ``A`` the detail is times ``CHANNEL_AREA / (CHANNEL_AREA + A)`` blurred twice by the
+    binomial 3 x 3 kernel: exactly that share of the detail without it, so a big river's bed is left nearly
+    alone."""
+    plane = _plane(48, 0.6)
+    area = np.ones((48, 48))
+    area[20:28, :] = 1e6
+    free = rock_detail(plane, amplitude=40.0, wavelength=8.0, seed=3) - plane
+    kept = rock_detail(plane, amplitude=40.0, wavelength=8.0, seed=3, area=area) - plane
+    share = CHANNEL_AREA / (CHANNEL_AREA + area)
+    for _ in range(2):
+        padded = np.pad(share, 1, mode="edge")
+        share = sum(
+            weight * padded[1 + dy : 49 + dy, 1 + dx : 49 + dx]
+            for dy, dx, weight in [(y, x, (2 - abs(y)) * (2 - abs(x)) / 16) for y in (-1, 0, 1) for x in (-1, 0, 1)]
+        )
+    np.testing.assert_allclose(kept, free * share, rtol=1e-12, atol=1e-12)
+    assert np.abs(kept[22:26]).max() < 1e-3 * np.abs(free).max()
+    np.testing.assert_allclose(kept[:16], free[:16] * CHANNEL_AREA / (CHANNEL_AREA + 1.0), rtol=1e-12, atol=1e-12)
+
+
 def test_octaves_finer_than_two_cells_fade_out() -> None:
     """At a wavelength of 2 cells or less no octave is left: the detail is 0, not aliased white noise."""
     plane = _plane(48, 0.6)
@@ -142,6 +164,8 @@ def test_detail_is_bounded(rows: int, columns: int, amplitude: float, wavelength
         (lambda: rock_detail(np.zeros((4, 4)), amplitude=1.0, wavelength=0.0), ValueError, "^wavelength: must be"),
         (lambda: rock_detail(np.zeros((4, 4)), amplitude=1.0, seed=1.5), TypeError, "^seed: expected"),
         (lambda: rock_detail([[1.0]], amplitude=1.0), TypeError, "^heights: expected"),
+        (lambda: rock_detail(np.zeros((4, 4)), amplitude=1.0, area=np.ones((3, 4))), ValueError, "^area: must have"),
+        (lambda: rock_detail(np.zeros((4, 4)), amplitude=1.0, area=-np.ones((4, 4))), ValueError, "^area: must be"),
         (lambda: rock_field((4, 4), scale=0.0), ValueError, "^scale: must be"),
         (lambda: rock_field((4,), scale=0.5), ValueError, r"^shape: expected \(rows, columns\)"),
         (lambda: Stage.of("rivers", {"rock_variety": 5.0}), ValueError, r"^stage\.rock_variety: must be between 0"),

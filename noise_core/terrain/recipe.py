@@ -197,7 +197,8 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     ``uplift_contrast``; with ``rock_layers`` the beds dip by ``rock_dip`` towards ``rock_dip_direction`` (the
     ``rock_offset`` of ``erode_fluvial``: a plane); ``rock_variety`` ``s`` multiplies the erodibility and the uplift
     by ``exp(s·z)``, ``z`` ``variety.rock_field`` of the map (``rock_variety_scale``; seeded by ``routing_seed``);
-    last, ``rock_detail`` adds ``variety.rock_detail``'s texture on the slopes, in metres. With ``fine_size`` the
+    last, ``rock_detail`` adds ``variety.rock_detail``'s texture on the slopes, in metres, off the channels (the
+    drainage area in cells of the fine grid). With ``fine_size`` the
     stage's numbers mean the same at every sample count: a terrain built at any size gets the same rivers
     (docs/scale.md)."""
     model = {option.name: options[option.name] for option in FLUVIAL_OPTIONS}
@@ -240,7 +241,8 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     metres = after * unit
     if options[ROCK_DETAIL.name] > 0.0:  # on the map's own cells, in metres: the same texture at every size
         metres = rock_detail(metres, cell_size=cell_size, amplitude=options[ROCK_DETAIL.name],
-                             wavelength=options[ROCK_DETAIL_SCALE.name], seed=int(options["routing_seed"]))  # fmt: skip
+                             wavelength=options[ROCK_DETAIL_SCALE.name], seed=int(options["routing_seed"]),
+                             area=result.drainage_area.astype(np.float64))  # in cells of the fine grid  # fmt: skip
     return StageResult(metres, area, result.rivers.astype(np.float32))
 
 

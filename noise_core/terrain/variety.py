@@ -26,8 +26,11 @@ and floors nearly smooth while the steep slopes take the most. ``n`` is a fracta
 direction, ``STREAK·λ`` either way (triangular weights, bilinear samples; line integral convolution, Cabral &
 Leedom 1993, "Imaging vector fields using line integral convolution", SIGGRAPH 93), so the texture runs down
 the slopes as rills, gullies and rock ribs do, and rescaled to unit standard deviation over the map (divided by
-no less than the weights' ``sqrt(Σw²)/Σw``). Flats (valley floors, lakes) are untouched. The streaks follow the
-terrain's gradient, the noise has no square lattice: no grid direction is preferred.
+no less than the weights' ``sqrt(Σw²)/Σw``). Flats (valley floors, lakes) are untouched, and channels keep
+their beds: given the drainage area ``A`` (cells), the detail is times ``CHANNEL_AREA / (CHANNEL_AREA + A)``,
+blurred over 5 x 5 cells (texture in the channels turned their reaches and broke the slope-area fit: River
+Valleys with its seeds moved by 2, ``concavity_r2`` 0.967 -> 0.85). The streaks follow the terrain's gradient,
+the noise has no square lattice: no grid direction is preferred.
 
 Both noises are the project's 2-D simplex noise (a triangular lattice: no square symmetry for the grid harmonics
 to see), each octave turned by its own angle (``TURN``) so no lattice direction is shared, evaluated at the
@@ -49,6 +52,7 @@ from ..api import evaluate
 from ..schema import Option
 from ..spec import NoiseSpec
 from ..threads import on_threads
+from .flow import check_weights
 from .heightfield import CELL_SIZE, check_heights
 
 SIMPLEX_STD = 0.454
@@ -65,6 +69,9 @@ STREAK = 1.5
 """The streaks of ``rock_detail`` reach this many of its longest wavelengths up and down the slope."""
 STREAK_SAMPLES = 8
 """At most this many samples each way along a streak (further apart than a cell on a fine map)."""
+CHANNEL_AREA = 20.0
+"""With a drainage area ``A`` (cells) the detail is times ``CHANNEL_AREA / (CHANNEL_AREA + A)``: hillslopes
+(a few cells) keep most of it, channels (100 cells and more) a sixth or less, big rivers none."""
 ROWS_PER_CALL = 256
 """Rows of the map per call of the noise (``evaluate``): its points stay a few MB at any size."""
 FIELD_SALT = 0x11F0
@@ -146,13 +153,16 @@ def rock_detail(
     amplitude: float,
     wavelength: float = 400.0,
     seed: int = 0,
+    area: np.ndarray | None = None,
 ) -> np.ndarray:
     """``heights`` (float64, new array) with rock texture on their slopes, ``h + a·min(S, 1)²·n`` (module
     docstring): ``a`` the ``amplitude`` at a slope of 1, ``S`` each cell's slope by the isotropic gradient stencil
     (``(4·(h_E - h_W) + h_NE - h_NW + h_SE - h_SW) / (12·cell)``, the edge cells repeated beyond the map), ``n``
     simplex fBm, its longest wavelength ``wavelength`` (in the unit of ``cell_size``), its octaves under two cells
-    faded, streaked down the slope ``streak_reach`` cells either way and rescaled to unit standard deviation.
-    ``ValueError``/``TypeError`` naming the argument."""
+    faded, streaked down the slope ``streak_reach`` cells either way and rescaled to unit standard deviation;
+    with ``area`` (the drainage area, in cells, a map of the heights' shape) times ``CHANNEL_AREA / (CHANNEL_AREA +
+    area)`` blurred (``_blurred``), so the channels keep their beds. ``ValueError``/``TypeError`` naming the
+    argument."""
     checked = check_heights(heights)
     cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
     size = float(replace(ROCK_DETAIL, name="amplitude").check(amplitude))  # type: ignore[arg-type]
@@ -160,6 +170,11 @@ def rock_detail(
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
         raise TypeError(f"seed: expected a whole number, got {type(seed).__name__}")
     h = np.array(checked, dtype=np.float64)
+    keep = (
+        np.ones((1, 1))
+        if area is None
+        else _blurred(CHANNEL_AREA / (CHANNEL_AREA + check_weights(area, h.shape, "area")))
+    )
     if size == 0.0:
         return h
     noise = _octaves(h.shape, cell, length, DETAIL_OCTAVES, int(seed) + DETAIL_SALT)
@@ -170,8 +185,18 @@ def rock_detail(
     streaked = np.empty_like(h)
     runtime.launch_blocks(kernels.streaks, h.shape[0], (h, noise, reach / samples, samples, streaked))
     noise = streaked / max(float(streaked.std()), _floor(samples))
-    runtime.launch_blocks(kernels.textured, h.shape[0], (h, noise, size, cell, out))
+    runtime.launch_blocks(kernels.textured, h.shape[0], (h, noise, keep, size, cell, out))
     return out
+
+
+def _blurred(share: np.ndarray) -> np.ndarray:
+    """``share`` blurred twice by the binomial kernel ``[1 2 1; 2 4 2; 1 2 1] / 16`` (edge cells repeated): the D8
+    channels the drainage area follows run at 0°, 45° and 90°, and a mask along them would print that pattern."""
+    for _ in range(2):
+        z = np.pad(share, 1, mode="edge")
+        rows = z[:-2] + 2.0 * z[1:-1] + z[2:]
+        share = (rows[:, :-2] + 2.0 * rows[:, 1:-1] + rows[:, 2:]) / 16.0
+    return share
 
 
 def streak_reach(wavelength: float, cell_size: float) -> int:
@@ -223,9 +248,9 @@ def _streaks(first, last, h, noise, step, samples, out):
             out[row, column] = total / weights
 
 
-def _textured(first, last, h, noise, amplitude, cell, out):
-    """Rows ``first`` to ``last - 1`` of ``out = h + amplitude·min(S, 1)²·noise``, ``S`` the isotropic stencil's
-    slope (edges repeated). A range kernel over rows."""
+def _textured(first, last, h, noise, keep, amplitude, cell, out):
+    """Rows ``first`` to ``last - 1`` of ``out = h + amplitude·keep·min(S, 1)²·noise``, ``S`` the isotropic
+    stencil's slope (edges repeated), ``keep`` a map or one value (1 by 1). A range kernel over rows."""
     if first < 0:  # the launch
         on_threads(last)
         return
@@ -239,7 +264,8 @@ def _textured(first, last, h, noise, amplitude, cell, out):
             gy = (4.0 * (h[down, column] - h[up, column]) + h[down, left] - h[up, left] + h[down, right]
                   - h[up, right]) / (12.0 * cell)  # fmt: skip
             slope = min(math.sqrt(gx * gx + gy * gy), 1.0)
-            out[row, column] = h[row, column] + amplitude * slope * slope * noise[row, column]
+            share = keep[0, 0] if keep.shape[0] == 1 else keep[row, column]
+            out[row, column] = h[row, column] + amplitude * share * slope * slope * noise[row, column]
 
 
 _kernels = kernel_table(ranged=(_textured, _streaks))
