@@ -28,8 +28,8 @@ Leedom 1993, "Imaging vector fields using line integral convolution", SIGGRAPH 9
 the slopes as rills, gullies and rock ribs do, and rescaled to unit standard deviation over the map (divided by
 no less than the weights' ``sqrt(Σw²)/Σw``). Flats (valley floors, lakes) are untouched, and channels keep
 their beds: given the drainage area ``A`` (cells), the detail is times ``CHANNEL_AREA / (CHANNEL_AREA + A)``,
-blurred over 5 x 5 cells (texture in the channels turned their reaches and broke the slope-area fit: River
-Valleys with its seeds moved by 2, ``concavity_r2`` 0.967 -> 0.85). The streaks follow the terrain's gradient,
+blurred over 5 x 5 cells (a mask along the D8 channels unblurred printed their 8-fold pattern). The streaks
+follow the terrain's gradient,
 the noise has no square lattice: no grid direction is preferred.
 
 Both noises are the project's 2-D simplex noise (a triangular lattice: no square symmetry for the grid harmonics
