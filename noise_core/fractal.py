@@ -13,7 +13,9 @@ threads: ``threads``). Each block's coordinates are first copied into a small fl
 buffer on the stack, one row per axis (the input's (N, d) rows, float32 or float64,
 are read once; nothing is allocated on the heap per block); while copying, the
 block counts the coordinates outside the caller's range (an integer sum, which
-vectorises with the copy, where a running float maximum would not). Within a block the
+vectorises with the copy, where a running float maximum would not); float32 points of the kinds with
+``hash="prime"`` skip the copy: their block functions split the rows in place (``ROWS32``, ``ROW_ARGUMENTS``,
+the same bits; docs/benchmarks.md). Within a block the
 octave loop is outermost and the loop over points innermost, so that loop is a
 straight run of arithmetic over contiguous arrays that LLVM vectorises (four
 float64 lanes with AVX2), like the seeds' four-wide SIMD jobs. Families in

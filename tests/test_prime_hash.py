@@ -270,13 +270,21 @@ def _row_points(seed: int, n: int, dim: int, exponent: float, limit: float) -> n
 
 @pytest.mark.parametrize(("options", "dim"), ROW_SPECS)
 @settings(max_examples=12, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 4200), exponent=st.floats(0.0, 9.5))
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 4200),
+    exponent=st.floats(0.0, 9.5),
+    frequency=st.floats(0.01, 100.0),
+)
 def test_float32_points_read_in_place_give_the_same_bits(options: dict, dim: int, seed: int, n: int,
-                                                         exponent: float) -> None:  # fmt: skip
+                                                         exponent: float, frequency: float) -> None:  # fmt: skip
     """float32 points are split by the block function straight from their rows (``fractal.ROWS32``, no float64
     copy): bit for bit the values of the same points as float64 (the copy's path), near and far from the origin
-    (up to the lattice limit), negative and positive, over several blocks."""
-    spec = nc.NoiseSpec(**options)
+    (up to the lattice limit), negative and positive, over several blocks, at any frequency (not only powers of
+    two, where float32 products would be exact too)."""
+    if options.get("tiling"):  # a tiled spec takes whole frequencies (3, 5, ...: still inexact in float32)
+        frequency = float(max(1, round(frequency)))
+    spec = nc.NoiseSpec(**options, frequency=frequency)
     kind = nc.registry.KINDS[spec.kind]
     signature = fractal.point_kernels(kind.family, dim, kind.variant_of(spec), spec, np.float32)[1]
     assert signature is fractal.ROW_ARGUMENTS  # the in-place path, not the copy's
