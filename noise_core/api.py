@@ -29,7 +29,7 @@ from ._jit import LazySerialKernel
 from .derivatives import DERIVABLE_KINDS, derivative_kernel_and_signature, derivative_sum
 from .fractal import fractal_grid_sum, fractal_grid_sum_3d, fractal_sum, kernel_for
 from .fractal_modes import MODE_CODES
-from .grid_kernels import grid_kernel_and_signature, grid_sum, grid_sum_3d, separable
+from .grid_kernels import grid_kernel_and_signature, grid_sum, grid_sum_3d, separable, simplex_grid_sum_3d, simplex_rows
 from .hashing import HASHES
 from .ranges import float32_range
 from .registry import KINDS, NO_PARAMS, kernel_arguments, kind_info
@@ -387,6 +387,8 @@ def _evaluate_lattice_3d(
     if finite and not is_warped(spec) and max(np.abs(axis).max() for axis in axes) < _lattice_limit(spec):
         if separable(spec):
             grid_sum_3d(xs, ys, zs, out, spec, float32_range(spec))
+        elif simplex_rows(spec):
+            simplex_grid_sum_3d(xs, ys, zs, out, spec, float32_range(spec))
         else:
             family, variant, params = kernel_arguments(spec, 3)
             fractal_grid_sum_3d(xs, ys, zs, out, family, variant, spec, params, _lattice_limit(spec),

@@ -452,11 +452,40 @@ def simplex_3d(gradient, x, y, z, seed, frequency, period):
     return np.float64(tetrahedron_sum(gradient, h0, h1, h2, h3, dx, dy, dz))
 
 
+def _tetrahedra_of(prime):
+    """The block passes after the cell pass (module doc): each sample's four corner hashes (``tetrahedron_hashes``,
+    or with ``prime`` ``prime_tetrahedron_hashes``) from its cell, then the kernels' float32 sum into ``values``."""
+    start = prime_seed if prime else hash_seed
+    hashes_of = prime_tetrahedron_hashes if prime else tetrahedron_hashes
+
+    def tetrahedra(gradient, seed, cells, offsets, values):
+        """``values[m] = tetrahedron_sum(...)`` of the samples whose cells and offsets ``tetrahedron_cell`` gave
+        (``cells``: i, j, k; ``offsets``: dx, dy, dz), the hashes in their own pass."""
+        n = values.shape[0]
+        hashes = scratch((4, BLOCK), (4, n), np.uint32)
+        h = start(seed)
+        for m in range(n):
+            h0, h1, h2, h3 = hashes_of(
+                h, np.int64(cells[0, m]), np.int64(cells[1, m]), np.int64(cells[2, m]), offsets[0, m], offsets[1, m],
+                offsets[2, m]
+            )  # fmt: skip
+            hashes[0, m] = h0
+            hashes[1, m] = h1
+            hashes[2, m] = h2
+            hashes[3, m] = h3
+        for m in range(n):
+            values[m] = tetrahedron_sum(
+                gradient, hashes[0, m], hashes[1, m], hashes[2, m], hashes[3, m], offsets[0, m], offsets[1, m],
+                offsets[2, m]
+            )  # fmt: skip
+
+    return inline(named(tetrahedra, "tetrahedra" + ("_prime" if prime else "")))
+
+
 def simplex_block_3d_of(prime, rows=False):
     """``simplex_block_3d``, or with ``prime`` the same with the prime hash (``prime_tetrahedron_hashes``); with
     ``rows``, reading ``xs`` as the block's float32 (n, 3) rows, flattened, as ``simplex_block_2d_of``."""
-    start = prime_seed if prime else hash_seed
-    hashes_of = prime_tetrahedron_hashes if prime else tetrahedron_hashes
+    tetrahedra = _tetrahedra_of(prime)
 
     def simplex_block_3d(gradient, dim, xs, ys, zs, seed, frequency, period, params, values):
         """``values[i] = simplex_3d(gradient, xs[i], ys[i], zs[i], ...)`` for a block, in three passes (module
@@ -478,24 +507,35 @@ def simplex_block_3d_of(prime, rows=False):
             offsets[0, m] = dx
             offsets[1, m] = dy
             offsets[2, m] = dz
-        hashes = scratch((4, BLOCK), (4, n), np.uint32)
-        h = start(seed)
-        for m in range(n):
-            h0, h1, h2, h3 = hashes_of(
-                h, np.int64(cells[0, m]), np.int64(cells[1, m]), np.int64(cells[2, m]), offsets[0, m], offsets[1, m],
-                offsets[2, m]
-            )  # fmt: skip
-            hashes[0, m] = h0
-            hashes[1, m] = h1
-            hashes[2, m] = h2
-            hashes[3, m] = h3
-        for m in range(n):
-            values[m] = tetrahedron_sum(
-                gradient, hashes[0, m], hashes[1, m], hashes[2, m], hashes[3, m], offsets[0, m], offsets[1, m],
-                offsets[2, m]
-            )  # fmt: skip
+        tetrahedra(gradient, seed, cells, offsets, values)
 
     return inline(named(simplex_block_3d, "simplex_block_3d" + ("_prime" if prime else "") + ("_rows" if rows else "")))
+
+
+def simplex_row_3d_of(prime):
+    """``simplex_row_3d``, or with ``prime`` the same with the prime hash."""
+    tetrahedra = _tetrahedra_of(prime)
+
+    def simplex_row_3d(gradient, xs, y, z, seed, frequency, values):
+        """``values[m] = simplex_3d(gradient, xs[m], y, z, ...)`` along a row of a 3D lattice: ``simplex_block_3d``
+        with ``y * scale`` and ``z * scale`` formed once for the row (the same products, so the same bits)."""
+        n = values.shape[0]
+        scale = frequency * SCALE_3D
+        y = y * scale
+        z = z * scale
+        cells = scratch((3, BLOCK), (3, n), np.int32)
+        offsets = scratch((3, BLOCK), (3, n), np.float32)
+        for m in range(n):
+            i, j, k, dx, dy, dz = tetrahedron_cell(xs[m] * scale, y, z)
+            cells[0, m] = np.int32(i)
+            cells[1, m] = np.int32(j)
+            cells[2, m] = np.int32(k)
+            offsets[0, m] = dx
+            offsets[1, m] = dy
+            offsets[2, m] = dz
+        tetrahedra(gradient, seed, cells, offsets, values)
+
+    return inline(named(simplex_row_3d, "simplex_row_3d" + ("_prime" if prime else "")))
 
 
 simplex_block_3d = simplex_block_3d_of(False)
