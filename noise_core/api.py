@@ -327,7 +327,8 @@ def evaluate_lattice(
 
     With ``zs``, the 3D noise at the lattice ``(xs[c], ys[r], zs[s])``: (len(zs), len(ys), len(xs)) float32, bit for
     bit ``evaluate`` of the (N, 3) points with x fastest and z slowest (value and Perlin noise by the separable 3D
-    grid kernel, ``grid_kernels.grid_sum_3d``; the other kinds by the point path at those points).
+    grid kernel, ``grid_kernels.grid_sum_3d``; simplex noise row by row, ``grid_kernels.simplex_grid_sum_3d``; the
+    other kinds by the point path at those points).
 
     With ``progress``, the rows (slices with ``zs``) are computed in blocks of about ``LATTICE_BLOCK`` points (each
     point's value depends on it alone: the same bits) and ``progress(done, total)`` is called after each block; an
@@ -387,7 +388,7 @@ def _evaluate_lattice_3d(
     if finite and not is_warped(spec) and max(np.abs(axis).max() for axis in axes) < _lattice_limit(spec):
         if separable(spec):
             grid_sum_3d(xs, ys, zs, out, spec, float32_range(spec))
-        elif simplex_rows(spec):
+        elif simplex_rows(spec, xs.shape[0]):
             simplex_grid_sum_3d(xs, ys, zs, out, spec, float32_range(spec))
         else:
             family, variant, params = kernel_arguments(spec, 3)

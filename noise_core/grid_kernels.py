@@ -69,10 +69,16 @@ def separable(spec) -> bool:
     return KINDS[spec.kind].family == FAMILY_LATTICE and not is_warped(spec)
 
 
-def simplex_rows(spec) -> bool:
-    """Whether ``evaluate_lattice`` with ``zs`` runs ``spec`` by ``simplex_grid_sum_3d``: either simplex kind (either
-    hash, any fractal mode), no domain warp."""
-    return KINDS[spec.kind].family == FAMILY_SIMPLEX and not is_warped(spec)
+SIMPLEX_ROW_COLUMNS = 48
+"""The fewest columns for which a 3D lattice of simplex noise runs row by row (``simplex_grid_sum_3d``); narrower
+lattices run the point kernel's grid mode, whose blocks span several rows (docs/benchmarks.md)."""
+
+
+def simplex_rows(spec, columns) -> bool:
+    """Whether ``evaluate_lattice`` with ``zs`` runs ``spec`` on a lattice of ``columns`` columns by
+    ``simplex_grid_sum_3d``: either simplex kind (either hash, any fractal mode), no domain warp, at least
+    ``SIMPLEX_ROW_COLUMNS`` columns."""
+    return KINDS[spec.kind].family == FAMILY_SIMPLEX and not is_warped(spec) and columns >= SIMPLEX_ROW_COLUMNS
 
 
 STRIP = 4096
