@@ -33,6 +33,11 @@ The 3D lattice ``(xs[c], ys[r], zs[s])`` (``api.evaluate_lattice`` with ``zs``) 
 are computed once per octave, and a cell's eight corner hashes (``lattice_noise._corner_hashes_of_columns_3d``)
 come from its columns' partial hashes; for fBm a chunk of rows goes cell by cell, so a cell's corners and their
 gradient vectors (``lattice_noise.corner_vectors_3d``) are computed once for all its rows in the chunk.
+
+Simplex noise is not separable (its skew mixes the axes), but its 3D lattices still run row by row
+(``simplex_grid_sum_3d``): each row runs the point path's block passes (``simplex.simplex_row_3d_of``: cell, corner
+hashes, kernels' sum) on its columns, with the row's ``y`` and ``z`` scaled once, so no float64 copy of the
+coordinates is made; the octaves are folded and finished as the point path's block function does.
 """
 
 from __future__ import annotations
