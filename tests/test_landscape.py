@@ -276,6 +276,30 @@ def test_aggrade_valleys_never_nan_nor_a_hollow(relief, depth, area, shape, outl
     assert np.array_equal(filled, out)
 
 
+def test_the_rivers_stage_aggrades_its_trunks() -> None:
+    """``trunk_fill`` and ``trunk_fill_area`` are rows of the recipe's river stage (so the CLI, the add-on and the
+    presets take them): a short River Valleys stage on a 33² grid raises its valleys with them."""
+    from dataclasses import replace
+
+    from noise_core.terrain.recipe import RIVER_OPTIONS, Stage, build_terrain, read_preset
+
+    assert {"trunk_fill", "trunk_fill_area"} <= {option.name for option in RIVER_OPTIONS}
+    preset = read_preset("river_valleys")
+    base = {**preset.stages[0].options, "steps": 12, "fine_steps": 4, "fine_size": 0, "model_size": 17}
+
+    def built(**changes) -> np.ndarray:
+        stage = Stage.of("rivers", {**base, **changes})
+        return build_terrain(replace(preset, stages=(stage,)), 33).heights.astype(np.float64)
+
+    plain = built(trunk_fill=0.0, valley_fill=0.0)
+    floored = built(trunk_fill=0.05, trunk_fill_area=20.0, valley_fill=0.0)
+    raised = floored - plain
+    # metres: the floors rise (207 cells, up to 160 m); only the rounding of their feet lowers a few cells beside
+    # them (spur tips, 29 cells, at most 50 m)
+    assert np.count_nonzero(raised > 1.0) > 4 * np.count_nonzero(raised < -1.0) > 0
+    assert raised.max() > 100.0 and raised.min() > -0.5 * raised.max()
+
+
 def test_evolve_landscape_coarse_to_fine() -> None:
     """A coarse stage with a margin then refine steps: every step reports progress; the rivers leave the map
     where they meet it (its edges are not all at base level), the map drains, and it is a landscape."""
