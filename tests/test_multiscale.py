@@ -379,3 +379,17 @@ def test_fine_interpolation_spline_changes_only_the_maps_above_the_fine_grid() -
     assert np.array_equal(a.heights, b.heights)
     with pytest.raises(ValueError, match=r"^fine_interpolation: "):
         fluvial.erode_fluvial(heights, cell_size=cell, fine_interpolation="cubic", **options)
+
+
+def test_band_limited_keeps_what_every_direction_resolves_and_drops_the_grids_corners() -> None:
+    """The mirrored grid's spectrum cut to ``|k| <= 1/2``: a constant, a cosine along an axis (one of the mirrored
+    extension's frequencies, up to the axes' Nyquist (-1)^i) pass unchanged; the diagonal checkerboard
+    (-1)^(i + j), at ``|k| = √2/2``, the grid's own, is removed; a sum loses exactly that part."""
+    rows, columns = np.indices((17, 13))
+    wave = np.cos(2 * np.pi * 3 * rows / 32) + 2.0  # 3 cycles over the 2·(17 - 1) mirrored rows
+    nyquist = (-1.0) ** columns
+    checker = (-1.0) ** (rows + columns)
+    for kept in (np.full((17, 13), 4.5), wave, nyquist):
+        np.testing.assert_allclose(multiscale.band_limited(kept), kept, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(multiscale.band_limited(checker), 0.0, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(multiscale.band_limited(wave + 0.3 * checker), wave, rtol=0, atol=1e-12)

@@ -37,8 +37,10 @@ added; the last ``fine_steps`` run on the fine grid itself, its edges at base le
 fine grid, ``detail_steps`` substeps of one more step ``dt`` of uplift and incision (no diffusion) then run on the
 map's own cells, or on every ``k``-th of them (``multiscale.detail_shape``), and cut the channels the fine grid
 cannot hold (``_detail_steps``); the drainage area is then theirs, interpolated. The fine grid's change reaches
-the map bilinearly, or with ``fine_interpolation`` ``"spline"`` by the cubic B-spline through it
-(``multiscale.add_change_spline``), whose slope has no creases along the fine grid's lines.
+the map bilinearly, or with ``fine_interpolation`` ``"spline"`` cut to the disc of frequencies the fine grid
+resolves in every direction (``multiscale.band_limited``: the corners of its square spectrum are the grid's) and
+then by the cubic B-spline through it (``multiscale.add_change_spline``), whose slope has no creases along the
+fine grid's lines.
 
 **Boundaries**: ``"edges"``: the map's edge cells are at base level (they neither uplift nor erode) and take the
 water that leaves. ``"looped"``: the map wraps around (left-right and top-bottom neighbours), so the result
@@ -453,8 +455,9 @@ def _margin_steps(
 def _on_fine_grid(before, fine, count, cell, values, uplifted, fields, progress) -> FluvialResult:
     """``erode_fluvial`` of all ``values`` but ``fine_size`` on the map ``before`` (2-D float64) sampled to the
     grid ``fine`` (its maps too, outlets where at least half a cell's weight is outlet), its change added to the
-    map interpolated (``multiscale.add_change``, or ``add_change_spline`` with ``fine_interpolation``
-    ``"spline"``), its drainage area interpolated bilinearly; ``river_threshold`` counts the fine grid's cells."""
+    map interpolated (``multiscale.add_change``, or with ``fine_interpolation`` ``"spline"`` ``band_limited``
+    then ``add_change_spline``), its drainage area interpolated bilinearly; ``river_threshold`` counts the fine
+    grid's cells."""
     shape = before.shape
     s = multiscale.cells_per_model_cell(shape, fine)
     sampled = _sampled(fields, fine)
@@ -463,8 +466,11 @@ def _on_fine_grid(before, fine, count, cell, values, uplifted, fields, progress)
     small = resample_bilinear(before, fine)
     result = erode_fluvial(small, steps=count, cell_size=cell * s, **arguments, **sampled, progress=progress)
     after = before.copy()
-    add = multiscale.add_change_spline if values["fine_interpolation"] == "spline" else multiscale.add_change
-    add(after, result.heights.astype(np.float64) - small.astype(np.float32))
+    change = result.heights.astype(np.float64) - small.astype(np.float32)
+    if values["fine_interpolation"] == "spline":  # the frequencies the fine grid resolves in every direction
+        multiscale.add_change_spline(after, multiscale.band_limited(change))
+    else:
+        multiscale.add_change(after, change)
     area = np.zeros(shape)  # the area interpolated in one pass, without resample_bilinear's temporaries
     if values["detail_steps"] > 0:
         detail = _detail_steps(after, fine, cell, values, fields)

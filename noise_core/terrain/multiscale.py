@@ -52,10 +52,11 @@ DETAIL_STEPS = Option("detail_steps", int, 0, "With fine_size, on a map finer th
 """The rivers' refinement above the fine grid (``fluvial.FLUVIAL_OPTIONS``; ``detail_shape``)."""
 INTERPOLATIONS = ("bilinear", "spline")
 FINE_INTERPOLATION = Option("fine_interpolation", str, "bilinear", "With fine_size, on a map finer than the fine "
-                            "grid: how the fine grid's change is interpolated onto the map, bilinear or by the cubic "
-                            "B-spline through it (no creases along the fine grid's lines)",
-                            choices=INTERPOLATIONS)  # fmt: skip
-"""How the rivers' fine grid's change reaches the map (``add_change`` or ``add_change_spline``)."""
+                            "grid: how the fine grid's change is interpolated onto the map, bilinear, or spline: cut "
+                            "to the frequencies the fine grid resolves in every direction, then the cubic B-spline "
+                            "through it (no creases along the fine grid's lines)", choices=INTERPOLATIONS)  # fmt: skip
+"""How the rivers' fine grid's change reaches the map (``add_change``, or ``band_limited`` then
+``add_change_spline``)."""
 MARGIN = Option("margin", float, 0.0, "Share of the map's size evolved beyond each edge on the model grid (the "
                 "inputs reflected), so rivers leave at any angle", minimum=0.0, maximum=1.0)  # fmt: skip
 """The rivers' coarse to fine (``fluvial.FLUVIAL_OPTIONS``, the recipe's river stage): the grid the whole stage
@@ -139,6 +140,24 @@ def add_change_spline(cells: np.ndarray, change: np.ndarray) -> float:
     sums = np.empty(cells.shape[0])
     runtime.launch_blocks(_kernels().add_spline, cells.shape[0], (cells, coefficients, top, fy, left, fx, sums))
     return float(sums.sum())
+
+
+def band_limited(samples: np.ndarray) -> np.ndarray:
+    """``samples`` (2-D, at least 2 x 2) with their spectrum cut to the disc of the grid's Nyquist frequency,
+    ``|k| <= 1/2`` cycle per cell (float64, new array): the grid's square spectrum reaches ``√2`` times further
+    along its diagonals than along its axes, and what lies in those corners is the grid's own (a field resolved
+    alike in every direction has none). The mirrored (even) extension's discrete Fourier transform, zero beyond
+    the disc, transformed back (the ideal low-pass filter, Oppenheim & Schafer 2010, "Discrete-Time Signal
+    Processing", ch. 7, in two dimensions)."""
+    values = np.asarray(samples, dtype=np.float64)
+    rows, columns = values.shape
+    mirrored = np.concatenate([values, values[-2:0:-1]], axis=0)
+    mirrored = np.concatenate([mirrored, mirrored[:, -2:0:-1]], axis=1)
+    spectrum = np.fft.rfft2(mirrored)
+    ky = np.fft.fftfreq(mirrored.shape[0])[:, None]
+    kx = np.fft.rfftfreq(mirrored.shape[1])[None, :]
+    spectrum[np.hypot(ky, kx) > 0.5] = 0.0
+    return np.ascontiguousarray(np.fft.irfft2(spectrum, s=mirrored.shape)[:rows, :columns])
 
 
 def spline_coefficients(samples: np.ndarray) -> np.ndarray:
