@@ -532,8 +532,13 @@ def _plan_point(spec: NoiseSpec, dim: int, dtype: type, grid: bool = False, widt
     ``dim``) ``dtype`` points (``grid``: the grid mode's lattice; ``width``: (N, ``width``) points mapped by a
     transform), each with its argument types."""
     kind = KINDS[spec.kind]
-    block = kernel_for(kind.family, dim, kind.variant_of(spec), spec.tiling, MODE_CODES[spec.fractal])
-    launcher = fractal.launcher_for(dim, grid, width)
+    if grid:
+        block = kernel_for(kind.family, dim, kind.variant_of(spec), spec.tiling, MODE_CODES[spec.fractal])
+        block_types, launcher = fractal.BLOCK_ARGUMENTS, fractal.launcher_for(dim, grid)
+    else:
+        transformed = width is not None
+        block, block_types, launcher = fractal.point_kernels(kind.family, dim, kind.variant_of(spec), spec, dtype,
+                                                             transformed, width)  # fmt: skip
     out, outside, bounds = np.empty(1, np.float32), np.zeros(1, np.int64), float32_range(spec)
     if grid:
         out = np.empty((1, 1), np.float32)
@@ -542,7 +547,7 @@ def _plan_point(spec: NoiseSpec, dim: int, dtype: type, grid: bool = False, widt
         points = np.empty((1, dim if width is None else width), dtype)
         matrix = None if width is None else np.zeros((dim, width + 1))
         arguments = fractal.kernel_arguments(points, matrix, out, outside, 0, spec, NO_PARAMS, 1.0, bounds)
-    return [(block, fractal.BLOCK_ARGUMENTS), (launcher, runtime.range_signature(launcher, arguments))]
+    return [(block, block_types), (launcher, runtime.range_signature(launcher, arguments))]
 
 
 def _plan(spec: NoiseSpec, dim: int, dtype: type, lattice: bool, derivatives: bool) -> list:

@@ -272,8 +272,10 @@ def simplex_2d(gradient, x, y, seed, frequency, period):
     return np.float64(triangle_sum(gradient, h0, h1, h2, x_greater, dx, dy))
 
 
-def simplex_block_2d_of(prime):
-    """``simplex_block_2d``, or with ``prime`` the same with the prime hash (``prime_triangle_hashes``)."""
+def simplex_block_2d_of(prime, rows=False):
+    """``simplex_block_2d``, or with ``prime`` the same with the prime hash (``prime_triangle_hashes``); with
+    ``rows``, reading ``xs`` as the block's float32 (n, 2) rows, flattened (``ys`` unused), each coordinate widened
+    to float64 as the copy to float64 columns would (the same bits, without the copy)."""
     start = prime_seed if prime else hash_seed
     hashes_of = prime_triangle_hashes if prime else triangle_hashes
 
@@ -286,7 +288,11 @@ def simplex_block_2d_of(prime):
         cells = scratch((3, BLOCK), (3, n), np.int32)
         offsets = scratch((2, BLOCK), (2, n), np.float32)
         for m in range(n):
-            i, j, x_greater, dx, dy = triangle_cell(xs[m] * scale, ys[m] * scale)
+            if rows:
+                x, y = np.float64(xs[2 * m]), np.float64(xs[2 * m + 1])
+            else:
+                x, y = xs[m], ys[m]
+            i, j, x_greater, dx, dy = triangle_cell(x * scale, y * scale)
             cells[0, m] = np.int32(i)
             cells[1, m] = np.int32(j)
             cells[2, m] = np.int32(x_greater)
@@ -304,7 +310,7 @@ def simplex_block_2d_of(prime):
                 gradient, hashes[0, m], hashes[1, m], hashes[2, m], cells[2, m] != 0, offsets[0, m], offsets[1, m]
             )
 
-    return inline(named(simplex_block_2d, "simplex_block_2d" + ("_prime" if prime else "")))
+    return inline(named(simplex_block_2d, "simplex_block_2d" + ("_prime" if prime else "") + ("_rows" if rows else "")))
 
 
 simplex_block_2d = simplex_block_2d_of(False)
@@ -446,8 +452,9 @@ def simplex_3d(gradient, x, y, z, seed, frequency, period):
     return np.float64(tetrahedron_sum(gradient, h0, h1, h2, h3, dx, dy, dz))
 
 
-def simplex_block_3d_of(prime):
-    """``simplex_block_3d``, or with ``prime`` the same with the prime hash (``prime_tetrahedron_hashes``)."""
+def simplex_block_3d_of(prime, rows=False):
+    """``simplex_block_3d``, or with ``prime`` the same with the prime hash (``prime_tetrahedron_hashes``); with
+    ``rows``, reading ``xs`` as the block's float32 (n, 3) rows, flattened, as ``simplex_block_2d_of``."""
     start = prime_seed if prime else hash_seed
     hashes_of = prime_tetrahedron_hashes if prime else tetrahedron_hashes
 
@@ -460,7 +467,11 @@ def simplex_block_3d_of(prime):
         cells = scratch((3, BLOCK), (3, n), np.int32)
         offsets = scratch((3, BLOCK), (3, n), np.float32)
         for m in range(n):
-            i, j, k, dx, dy, dz = tetrahedron_cell(xs[m] * scale, ys[m] * scale, zs[m] * scale)
+            if rows:
+                x, y, z = np.float64(xs[3 * m]), np.float64(xs[3 * m + 1]), np.float64(xs[3 * m + 2])
+            else:
+                x, y, z = xs[m], ys[m], zs[m]
+            i, j, k, dx, dy, dz = tetrahedron_cell(x * scale, y * scale, z * scale)
             cells[0, m] = np.int32(i)
             cells[1, m] = np.int32(j)
             cells[2, m] = np.int32(k)
@@ -484,7 +495,7 @@ def simplex_block_3d_of(prime):
                 offsets[2, m]
             )  # fmt: skip
 
-    return inline(named(simplex_block_3d, "simplex_block_3d" + ("_prime" if prime else "")))
+    return inline(named(simplex_block_3d, "simplex_block_3d" + ("_prime" if prime else "") + ("_rows" if rows else "")))
 
 
 simplex_block_3d = simplex_block_3d_of(False)
