@@ -32,7 +32,7 @@ from .spec import NoiseSpec  # noqa: E402
 from .terrain.erosion import ErosionResult, depressions, erode_hydraulic, erode_thermal  # noqa: E402
 from .terrain.flow import fill_depressions, flow_accumulation  # noqa: E402
 from .terrain.fluvial import FluvialResult, erode_fluvial  # noqa: E402
-from .terrain.landscape import evolve_landscape, fill_valleys  # noqa: E402
+from .terrain.landscape import aggrade_valleys, evolve_landscape, fill_valleys  # noqa: E402
 from .terrain.layers import compute_layers, deposits  # noqa: E402
 from .terrain.maps import (  # noqa: E402
     aspect,
@@ -60,6 +60,7 @@ __all__ = [
     "River",
     "SplatLayer",
     "WaterResult",
+    "aggrade_valleys",
     "aspect",
     "build_heights",
     "build_terrain",

@@ -29,7 +29,7 @@ from ._jit import LazySerialKernel
 from .derivatives import DERIVABLE_KINDS, derivative_kernel_and_signature, derivative_sum
 from .fractal import fractal_grid_sum, fractal_grid_sum_3d, fractal_sum, kernel_for
 from .fractal_modes import MODE_CODES
-from .grid_kernels import grid_kernel_and_signature, grid_sum, grid_sum_3d, separable
+from .grid_kernels import grid_kernel_and_signature, grid_sum, grid_sum_3d, separable, simplex_grid_sum_3d, simplex_rows
 from .hashing import HASHES
 from .ranges import float32_range
 from .registry import KINDS, NO_PARAMS, kernel_arguments, kind_info
@@ -327,7 +327,8 @@ def evaluate_lattice(
 
     With ``zs``, the 3D noise at the lattice ``(xs[c], ys[r], zs[s])``: (len(zs), len(ys), len(xs)) float32, bit for
     bit ``evaluate`` of the (N, 3) points with x fastest and z slowest (value and Perlin noise by the separable 3D
-    grid kernel, ``grid_kernels.grid_sum_3d``; the other kinds by the point path at those points).
+    grid kernel, ``grid_kernels.grid_sum_3d``; simplex noise row by row, ``grid_kernels.simplex_grid_sum_3d``; the
+    other kinds by the point path at those points).
 
     With ``progress``, the rows (slices with ``zs``) are computed in blocks of about ``LATTICE_BLOCK`` points (each
     point's value depends on it alone: the same bits) and ``progress(done, total)`` is called after each block; an
@@ -387,6 +388,8 @@ def _evaluate_lattice_3d(
     if finite and not is_warped(spec) and max(np.abs(axis).max() for axis in axes) < _lattice_limit(spec):
         if separable(spec):
             grid_sum_3d(xs, ys, zs, out, spec, float32_range(spec))
+        elif simplex_rows(spec, xs.shape[0]):
+            simplex_grid_sum_3d(xs, ys, zs, out, spec, float32_range(spec))
         else:
             family, variant, params = kernel_arguments(spec, 3)
             fractal_grid_sum_3d(xs, ys, zs, out, family, variant, spec, params, _lattice_limit(spec),
@@ -532,8 +535,13 @@ def _plan_point(spec: NoiseSpec, dim: int, dtype: type, grid: bool = False, widt
     ``dim``) ``dtype`` points (``grid``: the grid mode's lattice; ``width``: (N, ``width``) points mapped by a
     transform), each with its argument types."""
     kind = KINDS[spec.kind]
-    block = kernel_for(kind.family, dim, kind.variant_of(spec), spec.tiling, MODE_CODES[spec.fractal])
-    launcher = fractal.launcher_for(dim, grid, width)
+    if grid:
+        block = kernel_for(kind.family, dim, kind.variant_of(spec), spec.tiling, MODE_CODES[spec.fractal])
+        block_types, launcher = fractal.BLOCK_ARGUMENTS, fractal.launcher_for(dim, grid)
+    else:
+        transformed = width is not None
+        block, block_types, launcher = fractal.point_kernels(kind.family, dim, kind.variant_of(spec), spec, dtype,
+                                                             transformed, width)  # fmt: skip
     out, outside, bounds = np.empty(1, np.float32), np.zeros(1, np.int64), float32_range(spec)
     if grid:
         out = np.empty((1, 1), np.float32)
@@ -542,7 +550,7 @@ def _plan_point(spec: NoiseSpec, dim: int, dtype: type, grid: bool = False, widt
         points = np.empty((1, dim if width is None else width), dtype)
         matrix = None if width is None else np.zeros((dim, width + 1))
         arguments = fractal.kernel_arguments(points, matrix, out, outside, 0, spec, NO_PARAMS, 1.0, bounds)
-    return [(block, fractal.BLOCK_ARGUMENTS), (launcher, runtime.range_signature(launcher, arguments))]
+    return [(block, block_types), (launcher, runtime.range_signature(launcher, arguments))]
 
 
 def _plan(spec: NoiseSpec, dim: int, dtype: type, lattice: bool, derivatives: bool) -> list:

@@ -13,7 +13,9 @@ threads: ``threads``). Each block's coordinates are first copied into a small fl
 buffer on the stack, one row per axis (the input's (N, d) rows, float32 or float64,
 are read once; nothing is allocated on the heap per block); while copying, the
 block counts the coordinates outside the caller's range (an integer sum, which
-vectorises with the copy, where a running float maximum would not). Within a block the
+vectorises with the copy, where a running float maximum would not); float32 points of the kinds with
+``hash="prime"`` skip the copy: their block functions split the rows in place (``ROWS32``, ``ROW_ARGUMENTS``,
+the same bits; docs/benchmarks.md). Within a block the
 octave loop is outermost and the loop over points innermost, so that loop is a
 straight run of arithmetic over contiguous arrays that LLVM vectorises (four
 float64 lanes with AVX2), like the seeds' four-wide SIMD jobs. Families in
@@ -50,7 +52,7 @@ from .blocks import BLOCK, block_span, read_block, read_block_affine
 from .fractal_modes import FBM, MODE_CODES, amplitude_sum, finished, fold, octave_arguments, octave_settings
 from .hashing import HASH_STRIDE, HASHES
 from .runtime import ensure_compiled, launch_blocks
-from .sampling import BLOCK_SAMPLERS, PRIME_BLOCK_SAMPLERS, SAMPLERS
+from .sampling import BLOCK_SAMPLERS, PRIME_BLOCK_SAMPLERS, PRIME_ROW_SAMPLERS, SAMPLERS
 from .schema import FAMILY_LATTICE, FAMILY_SIMPLEX
 from .threads import on_threads
 
@@ -71,17 +73,31 @@ BLOCK_ARGUMENTS = (
 )
 """The argument types of every block function (``_build_block``), as the launcher passes them."""
 
+ROW_ARGUMENTS = (types.float32[::1], *BLOCK_ARGUMENTS[1:])
+"""The argument types of a block function that reads its block's float32 (n, dim) points, flattened, in place of
+``local`` (``_build_block`` with ``rows``; the launcher's ``ROWS32``)."""
+
 
 HASHED_FAMILIES = (FAMILY_LATTICE, FAMILY_SIMPLEX)
 """The families whose variant code holds a hash (``hashing.HASH_STRIDE``)."""
 
 
-def _build_block(family, dim, variant, tiled, mode=FBM):
+def reads_rows(family, dim, variant) -> bool:
+    """Whether ``(family, dim, variant)`` has a block function that reads float32 points in place
+    (``_build_block`` with ``rows``): lattice and simplex noise in 2D and 3D with ``hash="prime"``."""
+    return family in HASHED_FAMILIES and variant >= HASH_STRIDE and (family, dim) in PRIME_ROW_SAMPLERS
+
+
+def _build_block(family, dim, variant, tiled, mode=FBM, rows=False):
     """The fractal sum of one block of points for one ``(family, dim, variant, tiled, mode)``: per octave the
     block's values, folded in by ``fractal_modes.fold`` and finished by ``fractal_modes.finish``. A lattice or
-    simplex variant past ``HASH_STRIDE`` is hashed by the prime hash (``hashing.HASHES``)."""
+    simplex variant past ``HASH_STRIDE`` is hashed by the prime hash (``hashing.HASHES``). ``rows`` (where
+    ``reads_rows``): ``local`` is the block's float32 (n, dim) points, flattened (``ROW_ARGUMENTS``), which the
+    sampler splits in place (``sampling.PRIME_ROW_SAMPLERS``): the same bits as from the float64 copy."""
     hashing, gradient = divmod(variant, HASH_STRIDE) if family in HASHED_FAMILIES else (0, variant)
-    if hashing:  # the prime hash (``hashing.HASHES``): its block samplers, and no point sampler
+    if rows:
+        sample_block, sample = PRIME_ROW_SAMPLERS[family, dim], None
+    elif hashing:  # the prime hash (``hashing.HASHES``): its block samplers, and no point sampler
         sample_block, sample = PRIME_BLOCK_SAMPLERS.get((family, dim)), None
         if sample_block is None:
             raise ValueError(f"hash: {HASHES[hashing]!r} hashes 2D and 3D points only, not {dim}D; use {HASHES[0]!r}")
@@ -95,10 +111,13 @@ def _build_block(family, dim, variant, tiled, mode=FBM):
     def fractal_block(local, ob, seed, frequency, octaves, lacunarity, persistence, turbulence, offset, gain, params,
                       low, high):  # fmt: skip
         n = ob.shape[0]
-        xb = local[0]
-        yb = local[1 if dim > 1 else 0]
-        zb = local[2 if dim > 2 else 0]
-        wb = local[3 if dim > 3 else 0]
+        if rows:  # the flattened rows, read by the sampler as they are
+            xb = yb = zb = wb = local
+        else:
+            xb = local[0]
+            yb = local[1 if dim > 1 else 0]
+            zb = local[2 if dim > 2 else 0]
+            wb = local[3 if dim > 3 else 0]
         # Allocated only where used (branches on closure constants are pruned before typing).
         if blockwise:
             values = scratch(BLOCK, n, np.float32)
@@ -120,40 +139,60 @@ def _build_block(family, dim, variant, tiled, mode=FBM):
         for i in range(n):
             ob[i] = finished(mode, ob, total, i, scale, low, high)
 
-    return block_function(named(fractal_block, f"fractal_block_{family}_{dim}d_{variant}_{int(tiled)}_{mode}"))
+    name = f"fractal_block_{family}_{dim}d_{variant}_{int(tiled)}_{mode}" + ("_rows" if rows else "")
+    return block_function(named(fractal_block, name))
 
 
-@intrinsic
-def _call_block(typingctx, address, local, ob, seed, frequency, octaves, lacunarity, persistence, turbulence, offset,
-                gain, params, low, high):  # fmt: skip
-    """Call the block function whose native entry point is at ``address`` (``block_address``) with the other
-    arguments, converted to ``BLOCK_ARGUMENTS``; its exceptions propagate as from any compiled call."""
-    arguments = (local, ob, seed, frequency, octaves, lacunarity, persistence, turbulence, offset, gain, params, low,
-                 high)  # fmt: skip
-    if not isinstance(address, types.Integer):
-        return None
-    for given, wanted in zip(arguments, BLOCK_ARGUMENTS, strict=True):
-        if typingctx.can_convert(given, wanted) is None:
+def _block_caller(signature_types):
+    """An intrinsic ``call(address, local, ob, seed, ...)`` that calls the block function whose native entry point
+    is at ``address`` (``block_address``) with the other arguments, converted to ``signature_types``
+    (``BLOCK_ARGUMENTS`` or ``ROW_ARGUMENTS``); its exceptions propagate as from any compiled call."""
+
+    def call_block(typingctx, address, local, ob, seed, frequency, octaves, lacunarity, persistence, turbulence,
+                   offset, gain, params, low, high):  # fmt: skip
+        arguments = (local, ob, seed, frequency, octaves, lacunarity, persistence, turbulence, offset, gain, params,
+                     low, high)  # fmt: skip
+        if not isinstance(address, types.Integer):
             return None
+        for given, wanted in zip(arguments, signature_types, strict=True):
+            if typingctx.can_convert(given, wanted) is None:
+                return None
 
-    def codegen(context, builder, signature, values):
-        converted = [
-            context.cast(builder, value, given, wanted)
-            for value, given, wanted in zip(values[1:], signature.args[1:], BLOCK_ARGUMENTS, strict=True)
-        ]
-        function_type = context.call_conv.get_function_type(types.none, BLOCK_ARGUMENTS)
-        function = builder.inttoptr(values[0], function_type.as_pointer())
-        status, _ = context.call_conv.call_function(builder, function, types.none, BLOCK_ARGUMENTS, converted)
-        with cgutils.if_unlikely(builder, status.is_error):
-            context.call_conv.return_status_propagate(builder, status)
-        return context.get_dummy_value()
+        def codegen(context, builder, signature, values):
+            converted = [
+                context.cast(builder, value, given, wanted)
+                for value, given, wanted in zip(values[1:], signature.args[1:], signature_types, strict=True)
+            ]
+            function_type = context.call_conv.get_function_type(types.none, signature_types)
+            function = builder.inttoptr(values[0], function_type.as_pointer())
+            status, _ = context.call_conv.call_function(builder, function, types.none, signature_types, converted)
+            with cgutils.if_unlikely(builder, status.is_error):
+                context.call_conv.return_status_propagate(builder, status)
+            return context.get_dummy_value()
 
-    return types.none(address, *arguments), codegen
+        return types.none(address, *arguments), codegen
+
+    return intrinsic(call_block)
 
 
-ROWS, TRANSFORMED, LATTICE, LATTICE_3D = 0, 1, 2, 3
+_call_block = _block_caller(BLOCK_ARGUMENTS)
+_call_rows = _block_caller(ROW_ARGUMENTS)
+
+
+ROWS, TRANSFORMED, LATTICE, LATTICE_3D, ROWS32 = 0, 1, 2, 3, 4
 """How a launcher makes a block's coordinates from its ``source``: copied from (N, dim) rows, mapped from (N, k)
-rows by an affine matrix (``affine``), or filled in from the axes of a 2D or 3D lattice (the grid mode)."""
+rows by an affine matrix (``affine``), filled in from the axes of a 2D or 3D lattice (the grid mode), or not at
+all: float32 (N, dim) rows handed to a block function that reads them in place (``ROW_ARGUMENTS``)."""
+
+
+@inline
+def _count_outside(rows, limit):
+    """How many of ``rows``' coordinates are not below ``limit`` in magnitude (NaN counts as outside), as
+    ``blocks.read_block`` counts them while copying."""
+    block_outside = 0
+    for i in range(rows.shape[0]):
+        block_outside += 0 if abs(np.float64(rows[i])) < limit else 1
+    return block_outside
 
 
 @inline
@@ -236,6 +275,12 @@ def _build_launcher(dim, reading, width):
             return
         for block in range(first, last):
             start, stop = block_span(block, BLOCK, out.shape[0])
+            if reading == ROWS32:
+                rows = source[start:stop].ravel()
+                outside[block] = _count_outside(rows, limit)
+                _call_rows(block_address, rows, out[start:stop], seed, frequency, octaves, lacunarity, persistence,
+                           turbulence, offset, gain, params, low, high)  # fmt: skip
+                continue
             local = scratch((dim, BLOCK), (dim, stop - start), np.float64)
             if reading == ROWS:
                 outside[block] = read_block(source[start:stop].ravel(), dim, limit, local)
@@ -249,7 +294,7 @@ def _build_launcher(dim, reading, width):
                         turbulence, offset, gain, params, low, high)  # fmt: skip
 
     name = ("fractal_kernel_{}d", "fractal_kernel_affine_{}d_from_" + str(width), "fractal_grid_kernel_{}d",
-            "fractal_grid_kernel_{}d")[reading]  # fmt: skip
+            "fractal_grid_kernel_{}d", "fractal_rows_kernel_{}d")[reading]  # fmt: skip
     return range_kernel(named(fractal_kernel, name.format(dim)))
 
 
@@ -257,21 +302,22 @@ _BLOCKS: dict = {}
 _LAUNCHERS: dict = {}
 
 
-def kernel_for(family, dim, variant, tiled=False, mode=FBM):
-    """The block function of ``(family, dim, variant, tiled, mode)`` (compiled for ``BLOCK_ARGUMENTS``), built on
-    first use."""
-    key = (int(family), int(dim), int(variant), bool(tiled), int(mode))
+def kernel_for(family, dim, variant, tiled=False, mode=FBM, rows=False):
+    """The block function of ``(family, dim, variant, tiled, mode)`` (compiled for ``BLOCK_ARGUMENTS``, with
+    ``rows`` for ``ROW_ARGUMENTS``: ``_build_block``), built on first use."""
+    key = (int(family), int(dim), int(variant), bool(tiled), int(mode), bool(rows))
     found = _BLOCKS.get(key)
     if found is None:
         found = _BLOCKS[key] = _build_block(*key)
     return found
 
 
-def launcher_for(dim, grid=False, width=None):
+def launcher_for(dim, grid=False, width=None, rows=False):
     """The parallel kernel that runs block functions over ``dim``-dimensional points (``grid``: over the 2D
-    lattice of the grid mode; ``width``: points of ``width`` columns mapped by a matrix, ``affine``), built on
-    first use (``_build_launcher``)."""
+    lattice of the grid mode; ``width``: points of ``width`` columns mapped by a matrix, ``affine``; ``rows``:
+    float32 points handed to a block function built with ``rows``), built on first use (``_build_launcher``)."""
     reading = (LATTICE if dim == 2 else LATTICE_3D) if grid else ROWS if width is None else TRANSFORMED
+    reading = ROWS32 if rows else reading
     key = (int(dim), reading, 0 if width is None else int(width))
     found = _LAUNCHERS.get(key)
     if found is None:
@@ -282,14 +328,15 @@ def launcher_for(dim, grid=False, width=None):
 _ADDRESSES: dict = {}
 
 
-def block_address(block) -> int:
-    """The native entry point of ``block`` compiled for ``BLOCK_ARGUMENTS`` (compiled or loaded first if needed),
-    for ``_call_block``; looked up in LLVM's symbol table once per process."""
+def block_address(block, signature_types=BLOCK_ARGUMENTS) -> int:
+    """The native entry point of ``block`` compiled for ``signature_types`` (``BLOCK_ARGUMENTS``, or
+    ``ROW_ARGUMENTS`` for a block function built with ``rows``; compiled or loaded first if needed), for
+    ``_call_block`` / ``_call_rows``; looked up in LLVM's symbol table once per process."""
     address = _ADDRESSES.get(block)
     if address is not None:
         return address
-    ensure_compiled(block, BLOCK_ARGUMENTS)
-    compiled = block.overloads[BLOCK_ARGUMENTS]
+    ensure_compiled(block, signature_types)
+    compiled = block.overloads[signature_types]
     address = compiled.library.get_pointer_to_function(compiled.fndesc.llvm_func_name)
     if not address:
         raise RuntimeError(f"no native entry point {compiled.fndesc.llvm_func_name} in {block.py_func.__qualname__}")
@@ -319,10 +366,23 @@ def fractal_sum(points, out, family, dim, variant, spec, params, limit, bounds, 
     """
     blocks = (out.shape[0] + BLOCK - 1) // BLOCK
     outside = np.zeros(blocks, dtype=np.int64)
-    address = block_address(kernel_for(family, dim, variant, spec.tiling, MODE_CODES[spec.fractal]))
+    block, signature_types, launcher = point_kernels(
+        family, dim, variant, spec, points.dtype, matrix is not None, points.shape[1]
+    )
+    address = block_address(block, signature_types)
     arguments = kernel_arguments(points, matrix, out, outside, address, spec, params, limit, bounds)
-    launch_blocks(launcher_for(dim, width=None if matrix is None else points.shape[1]), blocks, arguments)
+    launch_blocks(launcher, blocks, arguments)
     return int(outside.sum())
+
+
+def point_kernels(family, dim, variant, spec, dtype, transformed=False, width=None):
+    """``(block, argument types, launcher)`` that ``fractal_sum`` runs for ``spec`` on (N, ``dim``) points of
+    ``dtype`` (``transformed``: (N, ``width``) points mapped by a matrix): the block function reads float32 points
+    in place where ``reads_rows``, else from the launcher's float64 copy."""
+    rows = np.dtype(dtype) == np.float32 and not transformed and reads_rows(family, dim, variant)
+    block = kernel_for(family, dim, variant, spec.tiling, MODE_CODES[spec.fractal], rows)
+    launcher = launcher_for(dim, width=width if transformed else None, rows=rows)
+    return block, ROW_ARGUMENTS if rows else BLOCK_ARGUMENTS, launcher
 
 
 def grid_arguments(axes, out, outside, address, spec, params, limit, bounds) -> tuple:

@@ -33,6 +33,11 @@ The 3D lattice ``(xs[c], ys[r], zs[s])`` (``api.evaluate_lattice`` with ``zs``) 
 are computed once per octave, and a cell's eight corner hashes (``lattice_noise._corner_hashes_of_columns_3d``)
 come from its columns' partial hashes; for fBm a chunk of rows goes cell by cell, so a cell's corners and their
 gradient vectors (``lattice_noise.corner_vectors_3d``) are computed once for all its rows in the chunk.
+
+Simplex noise is not separable (its skew mixes the axes), but its 3D lattices still run row by row
+(``simplex_grid_sum_3d``): each row runs the point path's block passes (``simplex.simplex_row_3d_of``: cell, corner
+hashes, kernels' sum) on its columns, with the row's ``y`` and ``z`` scaled once, so no float64 copy of the
+coordinates is made; the octaves are folded and finished as the point path's block function does.
 """
 
 from __future__ import annotations
@@ -40,6 +45,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._jit import jit, named, range_kernel, scratch
+from .blocks import BLOCK
 from .fractal_modes import FBM, MODE_CODES, amplitude_sum, finished, fold, octave_arguments, octave_settings
 from .hashing import HASH_STRIDE, eat, hash_seed, prime_seed
 from .lattice import span32
@@ -56,7 +62,8 @@ from .lattice_noise import (
 )
 from .registry import KINDS
 from .runtime import launch_blocks, range_signature
-from .schema import FAMILY_LATTICE
+from .schema import FAMILY_LATTICE, FAMILY_SIMPLEX
+from .simplex import simplex_row_3d_of
 from .threads import on_threads
 from .warp import is_warped
 
@@ -65,6 +72,18 @@ def separable(spec) -> bool:
     """Whether ``evaluate_grid`` runs ``spec`` here: value or Perlin noise (any fractal mode, either hash), no domain
     warp."""
     return KINDS[spec.kind].family == FAMILY_LATTICE and not is_warped(spec)
+
+
+SIMPLEX_ROW_COLUMNS = 48
+"""The fewest columns for which a 3D lattice of simplex noise runs row by row (``simplex_grid_sum_3d``); narrower
+lattices run the point kernel's grid mode, whose blocks span several rows (docs/benchmarks.md)."""
+
+
+def simplex_rows(spec, columns) -> bool:
+    """Whether ``evaluate_lattice`` with ``zs`` runs ``spec`` on a lattice of ``columns`` columns by
+    ``simplex_grid_sum_3d``: either simplex kind (either hash, any fractal mode), no domain warp, at least
+    ``SIMPLEX_ROW_COLUMNS`` columns."""
+    return KINDS[spec.kind].family == FAMILY_SIMPLEX and not is_warped(spec) and columns >= SIMPLEX_ROW_COLUMNS
 
 
 STRIP = 4096
@@ -316,7 +335,61 @@ def _build_grid_kernel_3d(gradient, tiled, mode=FBM, prime=False):
     return grid_kernel_3d
 
 
+def _build_simplex_grid_kernel_3d(gradient, mode=FBM, prime=False):
+    """The 3D lattice kernel of simplex noise (``gradients.VALUE`` or ``SIMPLEX``), combining the octaves by
+    ``mode``; ``prime``: hashed by the prime hash. A row per ``(slice, row)`` pair, ``BLOCK`` columns at a time:
+    per octave the block function's passes (``simplex.simplex_row_3d_of``, its ``y`` and ``z`` scaled once per
+    row), folded in and finished as ``fractal._build_block`` does, so the same bits as the point path."""
+    musgrave = mode != FBM
+    room = BLOCK if musgrave else 1  # the Musgrave modes' running totals and weights; fBm sums in ``ob``
+    sample_row = simplex_row_3d_of(prime)
+
+    def simplex_grid_kernel_3d(first, last, xs, ys, zs, out, seed, frequency, octaves, lacunarity, persistence,
+                               turbulence, offset, gain, low, high):  # fmt: skip
+        if first < 0:  # the launch: this kernel over rows 0 .. last - 1 on Numba's threads
+            on_threads(last)
+            return
+        rows = ys.shape[0]
+        cols = xs.shape[0]
+        scale = np.float32(1.0 / amplitude_sum(octaves, persistence))
+        for r in range(first, last):
+            y = ys[r % rows]
+            z = zs[r // rows]
+            for left in range(0, cols, BLOCK):
+                n = min(BLOCK, cols - left)
+                run_xs = xs[left : left + n]
+                ob = out[r][left : left + n]
+                values = scratch(BLOCK, n, np.float32)
+                total = scratch(room, n if musgrave else 0, np.float64)
+                weight = scratch(room, n if musgrave else 0, np.float64)
+                for octave in range(octaves):
+                    octave_seed, octave_frequency, _, amplitude = octave_settings(
+                        seed, frequency, lacunarity, persistence, False, octave
+                    )
+                    sample_row(gradient, run_xs, y, z, octave_seed, octave_frequency, values)
+                    for i in range(n):
+                        fold(mode, octave, values[i], amplitude, turbulence, offset, gain, ob, total, weight, i)
+                for i in range(n):
+                    ob[i] = finished(mode, ob, total, i, scale, low, high)
+
+    name = f"simplex_grid_kernel_3d_{gradient}_{mode}" + ("_prime" if prime else "")
+    return range_kernel(named(simplex_grid_kernel_3d, name))
+
+
 _KERNELS = {}
+_SIMPLEX_KERNELS = {}
+
+
+def simplex_grid_kernel_for(variant, mode=FBM):
+    """The compiled 3D lattice kernel of simplex noise of ``(variant, mode)`` (``_build_simplex_grid_kernel_3d``),
+    built on first use; ``variant`` is the kind's variant code (the gradient, plus ``HASH_STRIDE`` for the prime
+    hash)."""
+    key = (int(variant), int(mode))
+    found = _SIMPLEX_KERNELS.get(key)
+    if found is None:
+        hashing, gradient = divmod(key[0], HASH_STRIDE)
+        found = _SIMPLEX_KERNELS[key] = _build_simplex_grid_kernel_3d(gradient, key[1], prime=hashing == 1)
+    return found
 
 
 def grid_kernel_for(variant, tiled=False, mode=FBM, dim=2):
@@ -369,3 +442,14 @@ def grid_sum_3d(xs, ys, zs, out, spec, bounds) -> None:
     kernel = grid_kernel_for(KINDS[spec.kind].variant_of(spec), spec.tiling, MODE_CODES[spec.fractal], 3)
     arguments = grid_arguments(xs, ys, out.reshape(-1, out.shape[-1]), spec, bounds)
     launch_blocks(kernel, zs.shape[0] * ys.shape[0], (*arguments[:2], zs, *arguments[2:]))
+
+
+def simplex_grid_sum_3d(xs, ys, zs, out, spec, bounds) -> None:
+    """Fill ``out`` (slices, rows, cols) float32 with the fractal sum of ``spec`` (``simplex_rows``) at the 3D lattice
+    ``(xs[c], ys[r], zs[s])``, clamped to ``bounds``: the same bits as the point path at those points
+    (``tests/test_grid_path_3d.py``); the axes are float64, each below the kind's lattice limit (``api`` checks
+    them)."""
+    kernel = simplex_grid_kernel_for(KINDS[spec.kind].variant_of(spec), MODE_CODES[spec.fractal])
+    arguments = (xs, ys, zs, out.reshape(-1, out.shape[-1]), *octave_arguments(spec), np.float32(bounds[0]),
+                 np.float32(bounds[1]))  # fmt: skip
+    launch_blocks(kernel, zs.shape[0] * ys.shape[0], arguments)

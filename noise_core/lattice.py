@@ -158,3 +158,17 @@ def split_block(dim, xs, ys, zs, frequency, period, cells, offsets):
     split_cells(ys, frequency, period, cells[1], offsets[1])
     if dim == 3:
         split_cells(zs, frequency, period, cells[2], offsets[2])
+
+
+@inline
+def split_rows(dim, rows, frequency, period, cells, offsets):
+    """``split_block`` of a block's points read straight from their float32 (n, ``dim``) rows, flattened: each
+    coordinate widened to float64 before the split, so ``cells`` and ``offsets`` are bit for bit ``split_block``'s
+    of the float64 columns ``blocks.read_block`` copies (the same float64 operations on the same values), without
+    that copy. Row by row, a row's coordinates together (LLVM reads them with wide loads and shuffles)."""
+    for i in range(cells.shape[1]):
+        for axis in range(dim):
+            scaled = np.float64(rows[i * dim + axis]) * frequency
+            floor = np.floor(scaled)
+            cells[axis, i] = np.int32(wrap(floor, period))
+            offsets[axis, i] = np.float32(scaled - floor)

@@ -50,7 +50,7 @@ from .hashing import (
     prime_scaled,
     prime_seed,
 )
-from .lattice import next_point, smooth32, span, span32, split_block, wrap_point
+from .lattice import next_point, smooth32, span, span32, split_block, split_rows, wrap_point
 from .schema import FAMILY_LATTICE, Kind, signed_unit_range
 
 KINDS = (
@@ -327,12 +327,14 @@ def prime_corner_hashes_of_columns_3d(h0, h1, y0, y1, z0, z1):
     )
 
 
-def lattice_block(dim, prime=False):
+def lattice_block(dim, prime=False, rows=False):
     """The block sampler of lattice noise in ``dim`` (2 or 3) dimensions (``sampling.BLOCK_SAMPLERS``'
     arguments; ``params`` unused, ``zs`` in 2D too): ``values[i] = lattice_2d(gradient, xs[i], ys[i], ...)`` or
     ``lattice_3d(gradient, xs[i], ys[i], zs[i], ...)``, float32, for a block, in two passes (module doc). ``dim`` is
     a closure constant, so the other dimension's branches are pruned before typing. ``prime``: the corners hashed
-    by the prime hash (``hash="prime"``: ``prime_corner_hashes_2d``/``_3d``) instead of SmallXXHash."""
+    by the prime hash (``hash="prime"``: ``prime_corner_hashes_2d``/``_3d``) instead of SmallXXHash. ``rows``:
+    ``xs`` is the block's float32 (n, ``dim``) rows, flattened (``ys``, ``zs`` unused), split as they are
+    (``lattice.split_rows``: the same bits as the float64 columns)."""
     start = prime_seed if prime else hash_seed
     hashes_2d = prime_corner_hashes_2d if prime else _corner_hashes_2d
     hashes_3d = prime_corner_hashes_3d if prime else _corner_hashes_3d
@@ -341,7 +343,10 @@ def lattice_block(dim, prime=False):
         n = values.shape[0]
         cells = scratch((3, BLOCK), (dim, n), np.int32)
         offsets = scratch((3, BLOCK), (dim, n), np.float32)
-        split_block(dim, xs, ys, zs, frequency, period, cells, offsets)
+        if rows:
+            split_rows(dim, xs, frequency, period, cells, offsets)
+        else:
+            split_block(dim, xs, ys, zs, frequency, period, cells, offsets)
         h = start(seed)
         wrap_at = wrap_point(period)
         for i in range(n):
@@ -360,4 +365,5 @@ def lattice_block(dim, prime=False):
                 )
                 values[i] = _blend_3d(gradient, corner_hashes, gx, smooth32(gx), gy, smooth32(gy), gz, smooth32(gz))
 
-    return inline(named(lattice_block_nd, f"lattice_block_{dim}d" + ("_prime" if prime else "")))
+    name = f"lattice_block_{dim}d" + ("_prime" if prime else "") + ("_rows" if rows else "")
+    return inline(named(lattice_block_nd, name))

@@ -138,5 +138,15 @@ PRIME_BLOCK_SAMPLERS = {
 """``BLOCK_SAMPLERS`` of the kinds with ``hash="prime"`` (``hashing.prime_finish``): lattice and simplex noise in 2D
 and 3D, the only ``(family, dim)`` pairs that hash so."""
 
+PRIME_ROW_SAMPLERS = {
+    (FAMILY_LATTICE, 2): lattice_block(2, prime=True, rows=True),
+    (FAMILY_LATTICE, 3): lattice_block(3, prime=True, rows=True),
+    (FAMILY_SIMPLEX, 2): simplex_block_2d_of(True, rows=True),
+    (FAMILY_SIMPLEX, 3): simplex_block_3d_of(True, rows=True),
+}
+"""``PRIME_BLOCK_SAMPLERS`` reading a block's float32 points from their (n, dim) rows, flattened, as ``xs`` (``ys``
+and ``zs`` unused): the same values bit for bit, without the launcher's copy to float64 columns
+(``fractal.ROWS32``)."""
+
 BLOCKWISE = frozenset(BLOCK_SAMPLERS)
 """The ``(family, dim)`` pairs that have a block sampler."""

@@ -272,8 +272,10 @@ def simplex_2d(gradient, x, y, seed, frequency, period):
     return np.float64(triangle_sum(gradient, h0, h1, h2, x_greater, dx, dy))
 
 
-def simplex_block_2d_of(prime):
-    """``simplex_block_2d``, or with ``prime`` the same with the prime hash (``prime_triangle_hashes``)."""
+def simplex_block_2d_of(prime, rows=False):
+    """``simplex_block_2d``, or with ``prime`` the same with the prime hash (``prime_triangle_hashes``); with
+    ``rows``, reading ``xs`` as the block's float32 (n, 2) rows, flattened (``ys`` unused), each coordinate widened
+    to float64 as the copy to float64 columns would (the same bits, without the copy)."""
     start = prime_seed if prime else hash_seed
     hashes_of = prime_triangle_hashes if prime else triangle_hashes
 
@@ -286,7 +288,11 @@ def simplex_block_2d_of(prime):
         cells = scratch((3, BLOCK), (3, n), np.int32)
         offsets = scratch((2, BLOCK), (2, n), np.float32)
         for m in range(n):
-            i, j, x_greater, dx, dy = triangle_cell(xs[m] * scale, ys[m] * scale)
+            if rows:
+                x, y = np.float64(xs[2 * m]), np.float64(xs[2 * m + 1])
+            else:
+                x, y = xs[m], ys[m]
+            i, j, x_greater, dx, dy = triangle_cell(x * scale, y * scale)
             cells[0, m] = np.int32(i)
             cells[1, m] = np.int32(j)
             cells[2, m] = np.int32(x_greater)
@@ -304,7 +310,7 @@ def simplex_block_2d_of(prime):
                 gradient, hashes[0, m], hashes[1, m], hashes[2, m], cells[2, m] != 0, offsets[0, m], offsets[1, m]
             )
 
-    return inline(named(simplex_block_2d, "simplex_block_2d" + ("_prime" if prime else "")))
+    return inline(named(simplex_block_2d, "simplex_block_2d" + ("_prime" if prime else "") + ("_rows" if rows else "")))
 
 
 simplex_block_2d = simplex_block_2d_of(False)
@@ -446,27 +452,16 @@ def simplex_3d(gradient, x, y, z, seed, frequency, period):
     return np.float64(tetrahedron_sum(gradient, h0, h1, h2, h3, dx, dy, dz))
 
 
-def simplex_block_3d_of(prime):
-    """``simplex_block_3d``, or with ``prime`` the same with the prime hash (``prime_tetrahedron_hashes``)."""
+def _tetrahedra_of(prime):
+    """The block passes after the cell pass (module doc): each sample's four corner hashes (``tetrahedron_hashes``,
+    or with ``prime`` ``prime_tetrahedron_hashes``) from its cell, then the kernels' float32 sum into ``values``."""
     start = prime_seed if prime else hash_seed
     hashes_of = prime_tetrahedron_hashes if prime else tetrahedron_hashes
 
-    def simplex_block_3d(gradient, dim, xs, ys, zs, seed, frequency, period, params, values):
-        """``values[i] = simplex_3d(gradient, xs[i], ys[i], zs[i], ...)`` for a block, in three passes (module
-        doc); the block samplers' arguments (``sampling.BLOCK_SAMPLERS``: ``dim``, ``period`` and ``params``
-        unused)."""
+    def tetrahedra(gradient, seed, cells, offsets, values):
+        """``values[m] = tetrahedron_sum(...)`` of the samples whose cells and offsets ``tetrahedron_cell`` gave
+        (``cells``: i, j, k; ``offsets``: dx, dy, dz), the hashes in their own pass."""
         n = values.shape[0]
-        scale = frequency * SCALE_3D
-        cells = scratch((3, BLOCK), (3, n), np.int32)
-        offsets = scratch((3, BLOCK), (3, n), np.float32)
-        for m in range(n):
-            i, j, k, dx, dy, dz = tetrahedron_cell(xs[m] * scale, ys[m] * scale, zs[m] * scale)
-            cells[0, m] = np.int32(i)
-            cells[1, m] = np.int32(j)
-            cells[2, m] = np.int32(k)
-            offsets[0, m] = dx
-            offsets[1, m] = dy
-            offsets[2, m] = dz
         hashes = scratch((4, BLOCK), (4, n), np.uint32)
         h = start(seed)
         for m in range(n):
@@ -484,7 +479,63 @@ def simplex_block_3d_of(prime):
                 offsets[2, m]
             )  # fmt: skip
 
-    return inline(named(simplex_block_3d, "simplex_block_3d" + ("_prime" if prime else "")))
+    return inline(named(tetrahedra, "tetrahedra" + ("_prime" if prime else "")))
+
+
+def simplex_block_3d_of(prime, rows=False):
+    """``simplex_block_3d``, or with ``prime`` the same with the prime hash (``prime_tetrahedron_hashes``); with
+    ``rows``, reading ``xs`` as the block's float32 (n, 3) rows, flattened, as ``simplex_block_2d_of``."""
+    tetrahedra = _tetrahedra_of(prime)
+
+    def simplex_block_3d(gradient, dim, xs, ys, zs, seed, frequency, period, params, values):
+        """``values[i] = simplex_3d(gradient, xs[i], ys[i], zs[i], ...)`` for a block, in three passes (module
+        doc); the block samplers' arguments (``sampling.BLOCK_SAMPLERS``: ``dim``, ``period`` and ``params``
+        unused)."""
+        n = values.shape[0]
+        scale = frequency * SCALE_3D
+        cells = scratch((3, BLOCK), (3, n), np.int32)
+        offsets = scratch((3, BLOCK), (3, n), np.float32)
+        for m in range(n):
+            if rows:
+                x, y, z = np.float64(xs[3 * m]), np.float64(xs[3 * m + 1]), np.float64(xs[3 * m + 2])
+            else:
+                x, y, z = xs[m], ys[m], zs[m]
+            i, j, k, dx, dy, dz = tetrahedron_cell(x * scale, y * scale, z * scale)
+            cells[0, m] = np.int32(i)
+            cells[1, m] = np.int32(j)
+            cells[2, m] = np.int32(k)
+            offsets[0, m] = dx
+            offsets[1, m] = dy
+            offsets[2, m] = dz
+        tetrahedra(gradient, seed, cells, offsets, values)
+
+    return inline(named(simplex_block_3d, "simplex_block_3d" + ("_prime" if prime else "") + ("_rows" if rows else "")))
+
+
+def simplex_row_3d_of(prime):
+    """``simplex_row_3d``, or with ``prime`` the same with the prime hash."""
+    tetrahedra = _tetrahedra_of(prime)
+
+    def simplex_row_3d(gradient, xs, y, z, seed, frequency, values):
+        """``values[m] = simplex_3d(gradient, xs[m], y, z, ...)`` along a row of a 3D lattice: ``simplex_block_3d``
+        with ``y * scale`` and ``z * scale`` formed once for the row (the same products, so the same bits)."""
+        n = values.shape[0]
+        scale = frequency * SCALE_3D
+        y = y * scale
+        z = z * scale
+        cells = scratch((3, BLOCK), (3, n), np.int32)
+        offsets = scratch((3, BLOCK), (3, n), np.float32)
+        for m in range(n):
+            i, j, k, dx, dy, dz = tetrahedron_cell(xs[m] * scale, y, z)
+            cells[0, m] = np.int32(i)
+            cells[1, m] = np.int32(j)
+            cells[2, m] = np.int32(k)
+            offsets[0, m] = dx
+            offsets[1, m] = dy
+            offsets[2, m] = dz
+        tetrahedra(gradient, seed, cells, offsets, values)
+
+    return inline(named(simplex_row_3d, "simplex_row_3d" + ("_prime" if prime else "")))
 
 
 simplex_block_3d = simplex_block_3d_of(False)

@@ -404,6 +404,7 @@ def peer_cases() -> list[PeerCase]:
     cases += [PeerCase("perlin", dim, "points", octaves=4, hash="prime") for dim in (2, 3)]
     cases += [PeerCase(kind, 2, "grid") for kind in kinds]
     cases += [PeerCase(kind, 3, "grid") for kind in ("value", "perlin", "simplex")]
+    cases += [PeerCase("simplex", 3, "grid", hash="prime")]
     return cases
 
 

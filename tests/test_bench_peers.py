@@ -530,7 +530,10 @@ def test_built_peers_share_our_lattice(kind: str) -> None:
 def test_3d_grid_cases_and_vector_flags() -> None:
     cases = {case.name: case for case in bench_peers.peer_cases()}
     grids = [case for case in cases.values() if case.layout == "grid" and case.dim == 3]
-    assert [case.kind for case in grids] == ["value", "perlin", "simplex"]
+    assert [(case.kind, case.hash) for case in grids] == [
+        ("value", "smallxxhash"), ("perlin", "smallxxhash"), ("simplex", "smallxxhash"), ("simplex", "prime")
+    ]  # fmt: skip
+    assert grids[3].name == "simplex 3D grid 128³ prime hash" and grids[3].spec_options() == {"hash": "prime"}
     assert grids[0].name == "value 3D grid 128³" and grids[0].shape == (128, 128, 128)
     assert cases["perlin 2D grid 1024²"].shape == (1024, 1024) and cases["perlin 2D random"].shape == ()
     assert cases["perlin fBm 4 oct 2D random"].octaves == 4

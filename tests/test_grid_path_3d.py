@@ -1,6 +1,7 @@
 """3D lattices (``evaluate_lattice`` with ``zs``): the separable 3D grid kernel (``grid_kernels.grid_sum_3d``) for
-value and Perlin noise and the point kernel in 3D grid mode (``fractal.fractal_grid_sum_3d``) for the other kinds
-give the point path's bits at the lattice's points (x fastest, z slowest)."""
+value and Perlin noise, the row kernel of simplex noise (``grid_kernels.simplex_grid_sum_3d``) and the point kernel
+in 3D grid mode (``fractal.fractal_grid_sum_3d``) for the other kinds (and narrow simplex lattices) give the point
+path's bits at the lattice's points (x fastest, z slowest)."""
 
 from __future__ import annotations
 
@@ -75,7 +76,7 @@ def test_separable_3d_grid_matches_the_point_kernel(spec: nc.NoiseSpec, monkeypa
 
 @pytest.mark.parametrize(
     "spec",
-    (nc.NoiseSpec(kind="simplex", octaves=2), nc.NoiseSpec(kind="voronoi", function="f2"), nc.NoiseSpec(kind="white")),
+    (nc.NoiseSpec(kind="voronoi", function="f2"), nc.NoiseSpec(kind="white")),
     ids=lambda spec: spec.kind,
 )
 def test_other_kinds_run_the_point_kernel_in_3d_grid_mode(spec: nc.NoiseSpec, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -84,6 +85,51 @@ def test_other_kinds_run_the_point_kernel_in_3d_grid_mode(spec: nc.NoiseSpec, mo
     for xs, ys, zs in AXES:
         assert_same_bits(point_kernel(spec, xs, ys, zs), evaluate_lattice(spec, xs, ys, zs=zs))
     assert calls.count == len(AXES)
+
+
+SIMPLEX = (
+    nc.NoiseSpec(kind="simplex", octaves=2),
+    nc.NoiseSpec(kind="simplex", hash="prime", frequency=3.1, seed=-(2**31)),
+    nc.NoiseSpec(kind="simplex_value", fractal="ridged", offset=1.0, gain=2.0, octaves=3, frequency=2.3, seed=-5),
+)
+SIMPLEX_AXES = (  # (axes, rows of simplex_grid_sum_3d): wide rows, and narrow ones in the point kernel's grid mode
+    ((np.linspace(-3.3, 7.1, 50), np.array([9.0, 2.0, -0.4]), np.array([-0.25, -1e3])), True),  # negative, far
+    ((np.linspace(7.0, -2.0, 48), np.array([0.5]), np.array([0.1, 0.9])), True),  # descending columns
+    ((np.linspace(0.0, 1.0, fractal.BLOCK + 3) + 250.0, np.array([-0.5]), np.array([0.1])), True),  # two chunks
+    ((np.linspace(-1.0, 1.0, grid_kernels.SIMPLEX_ROW_COLUMNS - 1), np.array([0.3, 0.7]), np.array([0.2])), False),
+)
+
+
+@pytest.mark.parametrize("spec", SIMPLEX, ids=lambda spec: f"{spec.kind}-{spec.fractal}-{spec.hash}")
+def test_simplex_3d_lattice_runs_row_by_row_with_the_point_paths_bits(
+    spec: nc.NoiseSpec, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rows = Calls(api.simplex_grid_sum_3d)
+    grid_mode = Calls(api.fractal_grid_sum_3d)
+    monkeypatch.setattr(api, "simplex_grid_sum_3d", rows)
+    monkeypatch.setattr(api, "fractal_grid_sum_3d", grid_mode)
+    for (xs, ys, zs), by_rows in SIMPLEX_AXES:
+        before = rows.count
+        assert_same_bits(point_kernel(spec, xs, ys, zs), evaluate_lattice(spec, xs, ys, zs=zs))
+        assert rows.count == before + by_rows
+    assert grid_mode.count == sum(not by_rows for _, by_rows in SIMPLEX_AXES)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    hashed=st.sampled_from(["smallxxhash", "prime"]),
+    octaves=st.integers(1, 2),
+    frequency=st.floats(0.05, 80.0),
+    seed=st.integers(-(2**31), 2**31 - 1),
+    sizes=st.tuples(st.integers(grid_kernels.SIMPLEX_ROW_COLUMNS, 90), st.integers(1, 3), st.integers(1, 2)),
+    origin=st.tuples(*[st.floats(-1e4, 1e4)] * 3),
+    step=st.floats(-1.0, 1.0).filter(lambda step: abs(step) >= 1e-4),
+)
+def test_any_simplex_3d_lattice_by_rows_has_the_point_paths_bits(hashed, octaves, frequency, seed, sizes, origin,
+                                                                  step) -> None:  # fmt: skip
+    spec = nc.NoiseSpec(kind="simplex", hash=hashed, octaves=octaves, frequency=frequency, seed=seed)
+    xs, ys, zs = (start + step * np.arange(size) for start, size in zip(origin, sizes, strict=True))
+    assert_same_bits(point_kernel(spec, xs, ys, zs), evaluate_lattice(spec, xs, ys, zs=zs))
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])

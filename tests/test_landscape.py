@@ -8,11 +8,24 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import noise_core as nc
+from noise_core.terrain.flow import _edges, fill_flat
 from noise_core.terrain.fluvial import erode_fluvial
 from noise_core.terrain.geomorphometry import _horn, terrain_statistics
-from noise_core.terrain.landscape import FLOOR_SHIFT, FLOOR_TAPER, evolve_landscape, fill_valleys, widen_valleys
+from noise_core.terrain.landscape import (
+    FLOOR_SHIFT,
+    FLOOR_TAPER,
+    TRUNK_EXPONENT,
+    TRUNK_GRADE,
+    TRUNK_TILT,
+    aggrade_valleys,
+    evolve_landscape,
+    fill_valleys,
+    widen_valleys,
+)
 
 from .test_fluvial import channel, noise_terrain
 
@@ -197,6 +210,96 @@ def test_widen_valleys_keeps_every_cell_draining() -> None:
     assert np.array_equal(widen_valleys(heights, width=0.0, area=1.0), nc.fill_depressions(heights, epsilon=True))
 
 
+def _trunk_valley() -> tuple[np.ndarray, np.ndarray]:
+    """A V valley on 10 m cells, walls of slope 0.5, its river falling 1 m a cell towards x = 0 (drainage area
+    61 cells a column), and the flood level ``aggrade_valleys(depth=0.05, area=200 cells)`` sets along its bed
+    (the docstring's recursion on the bed's profile, donors first)."""
+    y, x = np.mgrid[0:61, 0:120]
+    heights = np.abs(y - 30) * 5.0 + x * 1.0
+    bed = heights[30]
+    area = 61.0 * (120 - np.arange(120)) * 100.0
+    rise = 0.05 * math.sqrt(2e4) * (np.maximum(area / 2e4, 1.0) ** TRUNK_EXPONENT - 1.0)
+    level = bed + rise
+    for column in range(118, -1, -1):
+        if rise[column] > 0.0:
+            level[column] = max(min(level[column], level[column + 1] - TRUNK_GRADE * 1.0), bed[column])
+    return heights, level
+
+
+def test_aggrade_valleys_floods_the_trunk_to_its_graded_level() -> None:
+    heights, level = _trunk_valley()
+    out = aggrade_valleys(heights, cell_size=10.0, depth=0.05, area=200 * 100.0)
+    bed = out[30]
+    assert np.all(np.diff(bed) > 0.0)  # the level never rises downstream: the floor falls all along it
+    # each bed cell at its receiver's level (one column down), the rounding moving it by under 1.5 m (off the
+    # outlet's column and the floor's head, where the D8 area is not yet 61 cells a column)
+    assert np.abs(bed[3:91] - level[2:90]).max() < 1.5
+    assert level[19] - heights[30, 19] > 15.0  # a real depth there: 19.4 m of fill, the grade capping 20.7
+    for column in (100, 60, 20):  # the floor reaches where the level, rising TRUNK_TILT a metre, meets the walls
+        depth = level[column - 1] - heights[30, column - 1] - 1.0
+        half = depth / (5.0 - 10.0 * TRUNK_TILT)
+        flooded = np.flatnonzero(out[:, column] - heights[:, column] > 1.0)
+        assert abs((flooded.size - 1) / 2 - half) <= 1.5, (column, flooded, half)
+        assert np.ptp(out[30 - int(half) : 31 + int(half), column]) < 2.5  # flat, rising 0.3 m a cell from the bed
+        far = np.abs(np.arange(61) - 30) > half + 3
+        assert np.array_equal(out[far, column], heights[far, column])  # the walls above keep their slope
+    assert np.array_equal(out[:, 119], heights[:, 119])  # above the threshold area: no floor
+
+
+def test_aggrade_valleys_keeps_every_cell_draining() -> None:
+    for heights, cell in ((_trunk_valley()[0], 10.0), (noise_terrain((48, 48)).astype(np.float64) * 30.0, 30.0)):
+        out = aggrade_valleys(heights, cell_size=cell, depth=0.05, area=30 * cell * cell)
+        assert np.array_equal(nc.fill_depressions(out), out)
+        assert np.count_nonzero(out > nc.fill_depressions(heights, epsilon=True) + 1.0) > 10  # it filled something
+    assert np.array_equal(aggrade_valleys(heights, depth=0.0, area=1.0), nc.fill_depressions(heights, epsilon=True))
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    relief=st.sampled_from([0.0, 1e-6, 1.0, 1e3, 1e8]),
+    depth=st.sampled_from([1e-6, 0.05, 1.0, 10.0]),
+    area=st.sampled_from([1.0, 5.0, 1e3, 1e9]),
+    shape=st.sampled_from([(3, 3), (3, 9), (12, 15)]),
+    outlet=st.booleans(),
+)
+def test_aggrade_valleys_never_nan_nor_a_hollow(relief, depth, area, shape, outlet) -> None:
+    heights = noise_terrain(shape, relief=1.0).astype(np.float64) * relief
+    outlets = None
+    if outlet:
+        outlets = np.zeros(shape, dtype=bool)
+        outlets[shape[0] // 2, shape[1] // 2] = True
+    out = aggrade_valleys(heights, depth=depth, area=area, outlets=outlets)
+    assert out.shape == shape and np.isfinite(out).all()
+    base = _edges(shape) if outlets is None else _edges(shape) | outlets.reshape(-1)
+    filled = out.copy()
+    fill_flat(filled.reshape(-1), shape, base, False, False)  # the plain Priority-Flood fill, outlets as base
+    assert np.array_equal(filled, out)
+
+
+def test_the_rivers_stage_aggrades_its_trunks() -> None:
+    """``trunk_fill`` and ``trunk_fill_area`` are rows of the recipe's river stage (so the CLI, the add-on and the
+    presets take them): a short River Valleys stage on a 33² grid raises its valleys with them."""
+    from dataclasses import replace
+
+    from noise_core.terrain.recipe import RIVER_OPTIONS, Stage, build_terrain, read_preset
+
+    assert {"trunk_fill", "trunk_fill_area"} <= {option.name for option in RIVER_OPTIONS}
+    preset = read_preset("river_valleys")
+    base = {**preset.stages[0].options, "steps": 12, "fine_steps": 4, "fine_size": 0, "model_size": 17}
+
+    def built(**changes) -> np.ndarray:
+        stage = Stage.of("rivers", {**base, **changes})
+        return build_terrain(replace(preset, stages=(stage,)), 33).heights.astype(np.float64)
+
+    plain = built(trunk_fill=0.0, valley_fill=0.0)
+    floored = built(trunk_fill=0.05, trunk_fill_area=20.0, valley_fill=0.0)
+    raised = floored - plain
+    # metres: the floors rise (207 cells, up to 160 m); only the rounding of their feet lowers a few cells beside
+    # them (spur tips, 29 cells, at most 50 m)
+    assert np.count_nonzero(raised > 1.0) > 4 * np.count_nonzero(raised < -1.0) > 0
+    assert raised.max() > 100.0 and raised.min() > -0.5 * raised.max()
+
+
 def test_evolve_landscape_coarse_to_fine() -> None:
     """A coarse stage with a margin then refine steps: every step reports progress; the rivers leave the map
     where they meet it (its edges are not all at base level), the map drains, and it is a landscape."""
@@ -248,6 +351,9 @@ def test_errors_name_the_argument(call, options: dict, error: type, message: str
         (widen_valleys, {"width": -1.0, "area": 10.0}, "width: must be between 0 and 4"),
         (widen_valleys, {"width": 0.3, "area": 0.0}, "area: must be >= 1"),
         (widen_valleys, {"width": 0.3, "area": 10.0, "cell_size": -1.0}, "cell_size: must be"),
+        (aggrade_valleys, {"depth": -1.0, "area": 10.0}, "depth: must be between 0 and 10"),
+        (aggrade_valleys, {"depth": 0.02, "area": 0.0}, "area: must be >= 1"),
+        (aggrade_valleys, {"depth": 0.02, "area": 10.0, "cell_size": 0.0}, "cell_size: must be"),
     ],
 )
 def test_post_steps_errors_name_the_argument(call, options: dict, message: str) -> None:

@@ -322,3 +322,74 @@ def test_detail_steps_run_under_sharp_crests() -> None:
     options = {**DETAIL, "critical_slope": 0.8, "channel_diffusion": 0.5}
     result = fluvial.erode_fluvial(heights * 32, cell_size=cell * 32, detail_steps=2, **options)
     assert np.isfinite(result.heights).all() and result.heights.shape == heights.shape
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    rows=st.integers(2, 40), columns=st.integers(2, 40), small_rows=st.integers(2, 12), small_columns=st.integers(2, 12)
+)
+def test_add_change_spline_is_the_mirrored_cubic_b_spline(rows: int, columns: int, small_rows: int,
+                                                          small_columns: int) -> None:  # fmt: skip
+    """The change interpolated by the cubic B-spline through its samples, mirrored at the edges, at the positions
+    of ``add_change`` (corner to corner): scipy's ``map_coordinates`` (order 3, mode 'mirror') to rounding."""
+    ndimage = pytest.importorskip("scipy.ndimage")
+    rng = np.random.default_rng(rows * 1000 + columns * 10 + small_rows)
+    cells, change = rng.normal(size=(rows, columns)), rng.normal(size=(small_rows, small_columns))
+    y = np.arange(rows) * ((small_rows - 1) / (rows - 1))
+    x = np.arange(columns) * ((small_columns - 1) / (columns - 1))
+    expected = ndimage.map_coordinates(change, np.meshgrid(y, x, indexing="ij"), order=3, mode="mirror")
+    before = cells.copy()
+    added = multiscale.add_change_spline(cells, change)
+    np.testing.assert_allclose(cells - before, expected, rtol=0, atol=1e-12)
+    assert added == pytest.approx(float(expected.sum()), abs=1e-9)
+
+
+def test_add_change_spline_passes_through_the_samples_without_creases() -> None:
+    """Where the map's cells fall on the coarse grid's (every 8th of 8·(n - 1) + 1) they get the samples; across a
+    coarse grid line the bilinear interpolant's slope jumps (a crease along the line), the spline's does not."""
+    change = np.zeros((9, 9))
+    change[4, 4] = 1.0
+    spline, linear = np.zeros((65, 65)), np.zeros((65, 65))
+    multiscale.add_change_spline(spline, change)
+    multiscale.add_change(linear, change)
+    np.testing.assert_allclose(spline[::8, ::8], change, rtol=0, atol=1e-12)
+
+    def kink(values: np.ndarray) -> float:  # the curvature at the coarse lines beyond that around them
+        second = values[:, 2:] - 2 * values[:, 1:-1] + values[:, :-2]  # centred on columns 1 .. 63
+        at, around = second[:, 7:-1:8], (second[:, 6:-2:8] + second[:, 8::8]) / 2  # lines 8, 16, .., 56
+        return float(np.abs(at - around).max())
+
+    assert kink(linear) > 0.2  # 1/8 up, then 1/8 down at the peak: a jump of 2/8 in one cell
+    assert kink(spline) < 0.01
+
+
+def test_fine_interpolation_spline_changes_only_the_maps_above_the_fine_grid() -> None:
+    """``fine_interpolation='spline'``: a map finer than its fine grid gets the fine grid's change by the cubic
+    B-spline (the same rivers: heights correlating with the bilinear build's); a map no finer is unchanged."""
+    heights, cell = terrain(65, 0.3)
+    options = {**DETAIL, "steps": 12}
+    linear = fluvial.erode_fluvial(heights * 32, cell_size=cell * 32, **options)
+    spline = fluvial.erode_fluvial(heights * 32, cell_size=cell * 32, fine_interpolation="spline", **options)
+    assert not np.array_equal(linear.heights, spline.heights)
+    assert np.corrcoef(linear.heights.ravel(), spline.heights.ravel())[0, 1] > 0.99
+    small, small_cell = terrain(33, 0.3)
+    same = {**options, "fine_size": 0}
+    a = fluvial.erode_fluvial(small * 32, cell_size=small_cell * 32, **same)
+    b = fluvial.erode_fluvial(small * 32, cell_size=small_cell * 32, fine_interpolation="spline", **same)
+    assert np.array_equal(a.heights, b.heights)
+    with pytest.raises(ValueError, match=r"^fine_interpolation: "):
+        fluvial.erode_fluvial(heights, cell_size=cell, fine_interpolation="cubic", **options)
+
+
+def test_band_limited_keeps_what_every_direction_resolves_and_drops_the_grids_corners() -> None:
+    """The mirrored grid's spectrum cut to ``|k| <= 1/2``: a constant, a cosine along an axis (one of the mirrored
+    extension's frequencies, up to the axes' Nyquist (-1)^i) pass unchanged; the diagonal checkerboard
+    (-1)^(i + j), at ``|k| = √2/2``, the grid's own, is removed; a sum loses exactly that part."""
+    rows, columns = np.indices((17, 13))
+    wave = np.cos(2 * np.pi * 3 * rows / 32) + 2.0  # 3 cycles over the 2·(17 - 1) mirrored rows
+    nyquist = (-1.0) ** columns
+    checker = (-1.0) ** (rows + columns)
+    for kept in (np.full((17, 13), 4.5), wave, nyquist):
+        np.testing.assert_allclose(multiscale.band_limited(kept), kept, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(multiscale.band_limited(checker), 0.0, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(multiscale.band_limited(wave + 0.3 * checker), wave, rtol=0, atol=1e-12)

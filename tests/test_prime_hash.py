@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import noise_core as nc
-from noise_core import hashing, simplex
+from noise_core import fractal, hashing, simplex
 from noise_core.api import evaluate_lattice, grid_coordinates
 from noise_core.gradients import PERLIN_3D_SCALE
 
@@ -255,3 +255,59 @@ def test_default_is_smallxxhash() -> None:
 def test_errors_name_the_option(call, message: str) -> None:
     with pytest.raises((ValueError, TypeError), match=f"^{message}"):
         call()
+
+
+ROW_SPECS = [(VALUE_2D, 2), (PERLIN_3D, 3), (SIMPLEX_2D, 2), (SIMPLEX_VALUE_3D, 3)]
+
+
+def _row_points(seed: int, n: int, dim: int, exponent: float, limit: float) -> np.ndarray:
+    """float32 points of both signs, of magnitudes spread over ``10**-2 .. 10**exponent``, below ``limit``."""
+    rng = np.random.default_rng(seed)
+    magnitude = 10.0 ** rng.uniform(-2.0, exponent, (n, dim))
+    points = np.clip(rng.choice([-1.0, 1.0], (n, dim)) * magnitude, -0.999 * limit, 0.999 * limit)
+    return points.astype(np.float32)
+
+
+@pytest.mark.parametrize(("options", "dim"), ROW_SPECS)
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 4200),
+    exponent=st.floats(0.0, 9.5),
+    frequency=st.floats(0.01, 100.0),
+)
+def test_float32_points_read_in_place_give_the_same_bits(options: dict, dim: int, seed: int, n: int,
+                                                         exponent: float, frequency: float) -> None:  # fmt: skip
+    """float32 points are split by the block function straight from their rows (``fractal.ROWS32``, no float64
+    copy): bit for bit the values of the same points as float64 (the copy's path), near and far from the origin
+    (up to the lattice limit), negative and positive, over several blocks, at any frequency (not only powers of
+    two, where float32 products would be exact too)."""
+    if options.get("tiling"):  # a tiled spec takes whole frequencies (3, 5, ...: still inexact in float32)
+        frequency = float(max(1, round(frequency)))
+    spec = nc.NoiseSpec(**options, frequency=frequency)
+    kind = nc.registry.KINDS[spec.kind]
+    signature = fractal.point_kernels(kind.family, dim, kind.variant_of(spec), spec, np.float32)[1]
+    assert signature is fractal.ROW_ARGUMENTS  # the in-place path, not the copy's
+    points = _row_points(seed, n, dim, exponent, nc.api.lattice_limit(spec))
+    in_place = nc.evaluate(spec, points)
+    copied = nc.evaluate(spec, points.astype(np.float64))
+    np.testing.assert_array_equal(in_place.view(np.uint32), copied.view(np.uint32))
+
+
+def test_float32_rows_path_is_planned_and_checks_its_points() -> None:
+    """``plan`` names the in-place block function for float32 points (the one ``evaluate`` compiles), the float64
+    copy's for float64 points; a float32 coordinate beyond the lattice limit, or NaN, is rejected as from
+    float64 points."""
+    spec = nc.NoiseSpec(**SIMPLEX_2D)
+    steps = nc.api.plan(spec, 2, np.float32)
+    assert steps[0][1] is fractal.ROW_ARGUMENTS and nc.api.plan(spec, 2)[0][1] is fractal.BLOCK_ARGUMENTS
+    nc.evaluate(spec, np.zeros((3, 2), np.float32))
+    assert all(signature in dispatcher.overloads for dispatcher, signature in steps)
+    for bad in (3.0 * nc.api.lattice_limit(spec), np.nan):
+        points = np.zeros((3000, 2), np.float32)
+        points[2500, 1] = bad
+        with pytest.raises(ValueError) as from_float32:
+            nc.evaluate(spec, points)
+        with pytest.raises(ValueError) as from_float64:
+            nc.evaluate(spec, points.astype(np.float64))
+        assert str(from_float32.value) == str(from_float64.value)

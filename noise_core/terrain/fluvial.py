@@ -36,7 +36,11 @@ pattern that raised River Valleys' 8-fold harmonic from 0.003 to 0.010) and thei
 added; the last ``fine_steps`` run on the fine grid itself, its edges at base level. On a map finer than the
 fine grid, ``detail_steps`` substeps of one more step ``dt`` of uplift and incision (no diffusion) then run on the
 map's own cells, or on every ``k``-th of them (``multiscale.detail_shape``), and cut the channels the fine grid
-cannot hold (``_detail_steps``); the drainage area is then theirs, interpolated.
+cannot hold (``_detail_steps``); the drainage area is then theirs, interpolated. The fine grid's change reaches
+the map bilinearly, or with ``fine_interpolation`` ``"spline"`` cut to the disc of frequencies the fine grid
+resolves in every direction (``multiscale.band_limited``: the corners of its square spectrum are the grid's) and
+then by the cubic B-spline through it (``multiscale.add_change_spline``), whose slope has no creases along the
+fine grid's lines.
 
 **Boundaries**: ``"edges"``: the map's edge cells are at base level (they neither uplift nor erode) and take the
 water that leaves. ``"looped"``: the map wraps around (left-right and top-bottom neighbours), so the result
@@ -144,6 +148,7 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
     multiscale.FINE_STEPS,
     multiscale.FINE_SIZE,
     multiscale.DETAIL_STEPS,
+    multiscale.FINE_INTERPOLATION,
 )  # fmt: skip
 OPTIONS_BY_NAME = {option.name: option for option in FLUVIAL_OPTIONS}
 FLOAT32_MAX = float(np.finfo(np.float32).max)
@@ -228,6 +233,7 @@ def erode_fluvial(
     margin: float = 0.0,
     fine_size: int = 0,
     detail_steps: int = 0,
+    fine_interpolation: str = "bilinear",
     progress: Callable[[int, int], object] | None = None,
 ) -> FluvialResult:
     """Fluvial erosion of ``heights`` (2-D, rows along y) by the stream power law, ``steps`` implicit steps of
@@ -238,8 +244,9 @@ def erode_fluvial(
     ``critical_slope``, ``channel_diffusion``, ``rock_layers``, ``rock_contrast``, ``rock_roughness`` and
     ``rock_offset`` (a map of heights added before the bed is found): its "Crests and rock";
     ``progress(done, steps)`` is called after each step (not after the detail substeps). ``fine_size``,
-    ``model_size``, ``margin``, ``fine_steps`` and ``detail_steps``: the module docstring's "Coarse to fine"
-    (``multiscale.model_shape``; rain, uplift, erodibility, outlets and rock_offset are sampled with the heights).
+    ``model_size``, ``margin``, ``fine_steps``, ``detail_steps`` and ``fine_interpolation``: the module docstring's
+    "Coarse to fine" (``multiscale.model_shape``; rain, uplift, erodibility, outlets and rock_offset are sampled
+    with the heights).
     ``ValueError``/``TypeError`` naming the argument for a bad value."""
     checked = check_heights(heights)
     shape = (int(checked.shape[0]), int(checked.shape[1]))
@@ -252,7 +259,8 @@ def erode_fluvial(
                ("rock_layers", rock_layers),
                ("rock_contrast", rock_contrast), ("rock_roughness", rock_roughness),
                ("model_size", model_size), ("fine_steps", fine_steps), ("margin", margin),
-               ("fine_size", fine_size), ("detail_steps", detail_steps))}  # fmt: skip
+               ("fine_size", fine_size), ("detail_steps", detail_steps),
+               ("fine_interpolation", fine_interpolation))}  # fmt: skip
     fine = multiscale.model_shape(shape, values["fine_size"], "fine_size")
     coarse = multiscale.model_shape(fine or shape, values["model_size"])
     for name, grid in (("fine_size", fine), ("model_size", coarse), ("margin", values["margin"] or None)):
@@ -447,16 +455,22 @@ def _margin_steps(
 def _on_fine_grid(before, fine, count, cell, values, uplifted, fields, progress) -> FluvialResult:
     """``erode_fluvial`` of all ``values`` but ``fine_size`` on the map ``before`` (2-D float64) sampled to the
     grid ``fine`` (its maps too, outlets where at least half a cell's weight is outlet), its change added to the
-    map interpolated (``multiscale.add_change``), its drainage area interpolated; ``river_threshold`` counts the
-    fine grid's cells."""
+    map interpolated (``multiscale.add_change``, or with ``fine_interpolation`` ``"spline"`` ``band_limited``
+    then ``add_change_spline``), its drainage area interpolated bilinearly; ``river_threshold`` counts the fine
+    grid's cells."""
     shape = before.shape
     s = multiscale.cells_per_model_cell(shape, fine)
     sampled = _sampled(fields, fine)
-    arguments = {name: value for name, value in values.items() if name not in ("fine_size", "detail_steps")}
+    arguments = {name: value for name, value in values.items()
+                 if name not in ("fine_size", "detail_steps", "fine_interpolation")}  # fmt: skip
     small = resample_bilinear(before, fine)
     result = erode_fluvial(small, steps=count, cell_size=cell * s, **arguments, **sampled, progress=progress)
     after = before.copy()
-    multiscale.add_change(after, result.heights.astype(np.float64) - small.astype(np.float32))
+    change = result.heights.astype(np.float64) - small.astype(np.float32)
+    if values["fine_interpolation"] == "spline":  # the frequencies the fine grid resolves in every direction
+        multiscale.add_change_spline(after, multiscale.band_limited(change))
+    else:
+        multiscale.add_change(after, change)
     area = np.zeros(shape)  # the area interpolated in one pass, without resample_bilinear's temporaries
     if values["detail_steps"] > 0:
         detail = _detail_steps(after, fine, cell, values, fields)
@@ -479,7 +493,8 @@ def _detail_steps(after: np.ndarray, fine: tuple[int, int], cell: float, values:
     2024's amplification, erosion at a finer scale after the coarse one, as the coarse-grid correction of Brandt
     1977. Returns that run's result (its drainage area on its grid)."""
     arguments = {name: value for name, value in values.items()
-                 if name not in ("fine_size", "detail_steps", "model_size", "margin", "fine_steps")}  # fmt: skip
+                 if name not in ("fine_size", "detail_steps", "fine_interpolation", "model_size", "margin",
+                                 "fine_steps")}  # fmt: skip
     arguments["diffusion"] = 0.0  # incision only: the fine grid's diffusion set the hillslopes at its scale
     arguments["channel_diffusion"] = 0.0  # a share of the diffusion, which is off
     arguments["dt"] = values["dt"] / values["detail_steps"]  # one step of dt in substeps: their draws averaged

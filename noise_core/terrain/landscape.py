@@ -123,6 +123,154 @@ def _flood(h, receivers, order, area, fill):
         level[cell] = max(level[receiver], own)
 
 
+TRUNK_FILL = Option(
+    "trunk_fill",
+    float,
+    0.0,
+    "Aggraded floors on trunk valleys: a river draining A > trunk_fill_area stands "
+    "trunk_fill x sqrt(trunk_fill_area) x ((A / trunk_fill_area)^0.4 - 1) above its bed as a flood level, "
+    "never rising downstream; the valley fills to it (0: none)",
+    minimum=0.0,
+    maximum=10.0,
+    soft_maximum=1.0,
+)
+TRUNK_FILL_AREA = Option(
+    "trunk_fill_area",
+    float,
+    500.0,
+    "Drainage area (cells of the fine grid) a river needs before Trunk Fill gives it a floor: smaller valleys "
+    "fill only where they join a floored one",
+    minimum=1.0,
+    maximum=1e9,
+    soft_maximum=1e5,
+)
+TRUNK_EXPONENT = 0.4
+"""``b`` of the trunk fill's depth ``d = depth·√A_c·((A/A_c)^b - 1)``: zero at the threshold ``A_c``, growing
+downstream about as a valley's width does (``A^0.3..0.5``: Wohl & David 2008, Harel et al. 2022)."""
+TRUNK_GRADE = 0.8
+"""A trunk's flood level falls downstream by at least this share of its bed's fall (the floor keeps a grade)."""
+TRUNK_BACKWATER = 0.3
+"""A trunk flooded by a larger one (backwater) rises upstream at this share of its bed's slope, not flat."""
+TRUNK_TILT = 0.03
+"""A floor rises by this much per distance away from its river (1.7°): it drains to the river, not along its
+feet."""
+TRUNK_ROUND = 3
+"""Passes of ``h += ∇²h/6`` (the 9-point Laplacian) over the filled cells and their neighbours: rounded feet."""
+
+
+def aggrade_valleys(
+    heights: np.ndarray,
+    *,
+    cell_size: float = 1.0,
+    depth: float,
+    area: float,
+    outlets: np.ndarray | None = None,
+) -> np.ndarray:
+    """Trunk valleys filled with sediment to a graded flood level (float64, new array). On the D8 flow of the
+    epsilon-filled heights each river cell draining ``A > area`` (heights' unit squared) has a flood level
+    ``L = h + depth·√area·((A/area)^TRUNK_EXPONENT - 1)``, taken donors first along its main stem (the donor
+    of largest area) as ``min(L, L_up - TRUNK_GRADE·(h_up - h))``: it never rises downstream and falls by at
+    least ``TRUNK_GRADE`` of the bed's fall. Receivers first, the level is carried up the flow,
+    ``W(c) = max(W(r) + t, L(c))``, ``t`` where ``r`` is on a floor: ``TRUNK_TILT·step`` off the trunk rivers,
+    ``TRUNK_BACKWATER`` times the bed's fall on them (else 0); each cell below ``W(r) + t`` rises to it (the
+    flood-fill of ``fill_valleys`` with a threshold and a graded level): a floor ends where its level meets the
+    walls, which keep their slopes, and a tributary fills back to the trunk's level. The filled cells and their
+    neighbours then take ``TRUNK_ROUND`` passes of ``h += ∇²h/6`` (rounded feet), and an epsilon fill (Barnes et
+    al. 2014) keeps every cell draining."""
+    checked = check_heights(heights)
+    cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
+    scale = float(replace(TRUNK_FILL, name="depth").check(depth))  # type: ignore[arg-type]
+    least = float(replace(TRUNK_FILL_AREA, name="area", maximum=None).check(area))  # type: ignore[arg-type]
+    h, shape, base = _filled(checked, outlets)
+    if scale == 0.0:
+        return h.reshape(shape)
+    receivers = d8_receivers(h.reshape(shape), outlets=base)
+    order = stack_order(receivers)
+    drained = accumulate(receivers, order, np.full(h.shape[0], cell * cell))
+    kernels = _kernels()
+    upstream = np.full(h.shape[0], -1, dtype=np.int64)
+    kernels.main_stems(receivers, drained, upstream)
+    rise = scale * math.sqrt(least) * (np.maximum(drained / least, 1.0) ** TRUNK_EXPONENT - 1.0)
+    level = np.empty(h.shape[0])
+    kernels.trunk_levels(h, order, upstream, rise, TRUNK_GRADE, level)
+    out = h.copy()
+    kernels.raise_to(out, h, receivers, order, shape[1], rise > 0.0, TRUNK_TILT * cell, TRUNK_BACKWATER, level)
+    kernels.round_feet(out, h, shape[0], shape[1], base, TRUNK_ROUND)
+    fill_flat(out, shape, base, False, True)
+    return out.reshape(shape)
+
+
+def _trunk_levels(h, order, upstream, rise, grade, level):
+    """``aggrade_valleys``' flood levels, donors first: ``h + rise``, capped at the main-stem donor's level less
+    ``grade`` times the bed's fall to here."""
+    for i in range(order.shape[0] - 1, -1, -1):
+        cell = order[i]
+        value = h[cell] + rise[cell]
+        up = upstream[cell]
+        if up >= 0 and rise[cell] > 0.0:
+            cap = level[up] - grade * (h[up] - h[cell])
+            if cap < value:
+                value = max(cap, h[cell])
+        level[cell] = value
+
+
+def _raise_to(h, before, receivers, order, columns, trunk, tilt, grade, level):
+    """Receivers first: ``W(c) = max(W(r) + t, level(c))`` (``level`` becomes ``W``), ``t`` where ``r`` is on a
+    floor (a ``trunk`` cell or one raised): ``tilt·step`` off the rivers, ``grade`` times the bed's fall from
+    ``c`` to ``r`` on them (a trunk flooded by a larger one keeps a grade), else 0; each cell below its
+    receiver's ``W(r) + t`` rises to it."""
+    floored = trunk.copy()
+    for i in range(order.shape[0]):
+        cell = order[i]
+        receiver = receivers[cell]
+        if receiver == cell:
+            continue
+        carried = level[receiver]
+        if floored[receiver]:
+            if trunk[cell]:
+                carried += grade * max(before[cell] - before[receiver], 0.0)
+            else:  # on a floor, off the rivers: rising away from them
+                diagonal = (cell % columns != receiver % columns) and (cell // columns != receiver // columns)
+                carried += tilt * (1.4142135623730951 if diagonal else 1.0)
+        if h[cell] < carried:
+            h[cell] = carried
+            floored[cell] = True
+        if carried > level[cell]:
+            level[cell] = carried
+
+
+def _round_feet(h, before, rows, columns, base, passes):
+    """``passes`` of ``h += ∇²h/6``, ``∇²h = (4·Σ sides + Σ corners - 20·h)/6`` (the 9-point Laplacian), on the
+    cells raised above ``before`` and their eight neighbours, but ``base`` and the map's border."""
+    n = rows * columns
+    active = np.zeros(n, dtype=np.bool_)
+    for cell in range(n):
+        if h[cell] > before[cell]:
+            y, x = cell // columns, cell % columns
+            for dy in range(-1, 2):
+                for dx in range(-1, 2):
+                    yy, xx = y + dy, x + dx
+                    if 0 <= yy < rows and 0 <= xx < columns:
+                        active[yy * columns + xx] = True
+    cells = np.flatnonzero(active)
+    change = np.zeros(cells.shape[0])
+    for _ in range(passes):
+        for k in range(cells.shape[0]):
+            cell = cells[k]
+            if base[cell]:
+                change[k] = 0.0
+                continue
+            y, x = cell // columns, cell % columns
+            if y == 0 or x == 0 or y == rows - 1 or x == columns - 1:
+                change[k] = 0.0
+                continue
+            sides = h[cell - 1] + h[cell + 1] + h[cell - columns] + h[cell + columns]
+            corners = h[cell - columns - 1] + h[cell - columns + 1] + h[cell + columns - 1] + h[cell + columns + 1]
+            change[k] = (4.0 * sides + corners - 20.0 * h[cell]) / 6.0 / 6.0
+        for k in range(cells.shape[0]):
+            h[cells[k]] += change[k]
+
+
 FLOOR = Option(
     "valley_floor",
     float,
@@ -308,5 +456,7 @@ def _erode_walls(h, rows, columns, base, reach, floor, inside, out):
         out[node] = level if inside[node] else min(h[node], level)
 
 
-_kernels = kernel_table(serial=(_flood, _main_stems, _courses, _stamp_floors, _erode_walls))
+_kernels = kernel_table(
+    serial=(_flood, _trunk_levels, _raise_to, _round_feet, _main_stems, _courses, _stamp_floors, _erode_walls)
+)
 """The compiled kernels, built on first use."""

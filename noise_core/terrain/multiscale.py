@@ -23,7 +23,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import runtime
-from .._jit import kernel_table
+from .._jit import jit, kernel_table
 from ..schema import Option
 from ..threads import on_threads
 from .resample import bilinear_axis, resample_bilinear
@@ -50,6 +50,13 @@ DETAIL_STEPS = Option("detail_steps", int, 0, "With fine_size, on a map finer th
                       "k-th of them if the map has over twice the fine grid's cells), cutting the channels the fine "
                       "grid cannot hold (0: none)", minimum=0, maximum=1000, soft_maximum=20)  # fmt: skip
 """The rivers' refinement above the fine grid (``fluvial.FLUVIAL_OPTIONS``; ``detail_shape``)."""
+INTERPOLATIONS = ("bilinear", "spline")
+FINE_INTERPOLATION = Option("fine_interpolation", str, "bilinear", "With fine_size, on a map finer than the fine "
+                            "grid: how the fine grid's change is interpolated onto the map, bilinear, or spline: cut "
+                            "to the frequencies the fine grid resolves in every direction, then the cubic B-spline "
+                            "through it (no creases along the fine grid's lines)", choices=INTERPOLATIONS)  # fmt: skip
+"""How the rivers' fine grid's change reaches the map (``add_change``, or ``band_limited`` then
+``add_change_spline``)."""
 MARGIN = Option("margin", float, 0.0, "Share of the map's size evolved beyond each edge on the model grid (the "
                 "inputs reflected), so rivers leave at any angle", minimum=0.0, maximum=1.0)  # fmt: skip
 """The rivers' coarse to fine (``fluvial.FLUVIAL_OPTIONS``, the recipe's river stage): the grid the whole stage
@@ -110,6 +117,58 @@ def add_change(
     sums = np.empty(cells.shape[0])
     runtime.launch_blocks(_kernels().add_change, cells.shape[0], (cells, change, top, fy, left, fx, sums))
     return float(sums.sum())
+
+
+SPLINE_POLE = math.sqrt(3.0) - 2.0
+"""The pole of the cubic B-spline's interpolation filter (Unser 1999)."""
+
+
+def add_change_spline(cells: np.ndarray, change: np.ndarray) -> float:
+    """Add to ``cells`` (float64, 2-D, C-contiguous, in place) the ``change`` of a coarser grid (2-D, at least
+    2 x 2) interpolated by the cubic B-spline through its samples, corner to corner (the positions of
+    ``add_change``); returns the sum added. The spline's coefficients are the samples filtered by the recursive
+    filter of Unser, Aldroubi & Eden (1991, "Fast B-spline transforms for continuous image representation and
+    interpolation", IEEE PAMI 13(3)), with the grid mirrored at its edges (Unser 1999, "Splines: a perfect
+    fit for signal and image processing", IEEE Signal Processing Magazine 16(6)); a cell then gets
+    ``sum c[i + a, j + b] w_a(v) w_b(u)``, ``w`` the cubic B-spline's four weights. Its slope is continuous
+    across the coarse grid's lines, where the bilinear interpolant's creases follow them."""
+    if cells.dtype != np.float64 or cells.ndim != 2 or not cells.flags.c_contiguous:
+        raise AssertionError("add_change_spline: cells must be a C-contiguous 2-D float64 array")
+    coefficients = spline_coefficients(change)
+    top, fy = bilinear_axis(cells.shape[0], coefficients.shape[0])
+    left, fx = bilinear_axis(cells.shape[1], coefficients.shape[1])
+    sums = np.empty(cells.shape[0])
+    runtime.launch_blocks(_kernels().add_spline, cells.shape[0], (cells, coefficients, top, fy, left, fx, sums))
+    return float(sums.sum())
+
+
+def band_limited(samples: np.ndarray) -> np.ndarray:
+    """``samples`` (2-D, at least 2 x 2) with their spectrum cut to the disc of the grid's Nyquist frequency,
+    ``|k| <= 1/2`` cycle per cell (float64, new array): the grid's square spectrum reaches ``√2`` times further
+    along its diagonals than along its axes, and what lies in those corners is the grid's own (a field resolved
+    alike in every direction has none). The mirrored (even) extension's discrete Fourier transform, zero beyond
+    the disc, transformed back (the ideal low-pass filter, Oppenheim & Schafer 2010, "Discrete-Time Signal
+    Processing", ch. 7, in two dimensions)."""
+    values = np.asarray(samples, dtype=np.float64)
+    rows, columns = values.shape
+    mirrored = np.concatenate([values, values[-2:0:-1]], axis=0)
+    mirrored = np.concatenate([mirrored, mirrored[:, -2:0:-1]], axis=1)
+    spectrum = np.fft.rfft2(mirrored)
+    ky = np.fft.fftfreq(mirrored.shape[0])[:, None]
+    kx = np.fft.rfftfreq(mirrored.shape[1])[None, :]
+    spectrum[np.hypot(ky, kx) > 0.5] = 0.0
+    return np.ascontiguousarray(np.fft.irfft2(spectrum, s=mirrored.shape)[:rows, :columns])
+
+
+def spline_coefficients(samples: np.ndarray) -> np.ndarray:
+    """The cubic B-spline coefficients (float64, new array) whose spline passes through the 2-D ``samples`` at
+    their cells, mirrored at the edges (``add_change_spline``)."""
+    rows = np.array(samples, dtype=np.float64, order="C")
+    kernels = _kernels()
+    runtime.launch_blocks(kernels.spline_lines, rows.shape[0], (rows, SPLINE_POLE))
+    columns = np.ascontiguousarray(rows.T)
+    runtime.launch_blocks(kernels.spline_lines, columns.shape[0], (columns, SPLINE_POLE))
+    return np.ascontiguousarray(columns.T)
 
 
 def coarse_to_fine(
@@ -190,5 +249,83 @@ def _add_change(first, last, cells, change, top, fy, left, fx, sums):
         sums[y] = total
 
 
-_kernels = kernel_table(ranged=(_add_change,))
+@jit
+def _mirror(index, size):
+    """``index`` folded into ``0 .. size - 1`` by the whole-sample mirror (period ``2 size - 2``)."""
+    period = 2 * size - 2
+    index = index % period
+    return period - index if index > size - 1 else index
+
+
+def _spline_lines(first, last, lines, pole):
+    """Rows ``first`` to ``last - 1`` of ``lines`` replaced, in place, by their cubic B-spline coefficients:
+    the gain ``(1 - z)(1 - 1/z)`` = 6, then the causal filter ``c(k) = f(k) + z c(k - 1)`` started from the
+    mirrored signal's exact sum and the anticausal ``c(k) = z (c(k + 1) - c(k))`` (Unser 1999). A range kernel
+    over rows."""
+    if first < 0:  # the launch
+        on_threads(last)
+        return
+    size = lines.shape[1]
+    gain = (1.0 - pole) * (1.0 - 1.0 / pole)
+    for y in range(first, last):
+        line = lines[y]
+        for k in range(size):
+            line[k] *= gain
+        if size == 1:
+            continue
+        period = 2 * size - 2
+        total, power = 0.0, 1.0
+        for k in range(period):  # the mirrored signal, one period: its causal sum from the first sample
+            total += power * line[_mirror(k, size)]
+            power *= pole
+            if power == 0.0:
+                break
+        line[0] = total / (1.0 - pole**period)
+        for k in range(1, size):
+            line[k] += pole * line[k - 1]
+        line[size - 1] = pole / (pole * pole - 1.0) * (line[size - 1] + pole * line[size - 2])
+        for k in range(size - 2, -1, -1):
+            line[k] = pole * (line[k + 1] - line[k])
+
+
+def _add_spline(first, last, cells, coefficients, top, fy, left, fx, sums):
+    """Add to rows ``first`` to ``last - 1`` of ``cells`` the cubic B-spline of ``coefficients`` (mirrored
+    beyond the edges) at ``add_change``'s positions (``top``/``left`` the cell below, ``fy``/``fx`` the
+    fraction); ``sums[y]`` gets what row ``y`` gained. A range kernel over rows."""
+    if first < 0:  # the launch
+        on_threads(last)
+        return
+    rows, columns = coefficients.shape
+    line = np.empty(columns)
+    wy = np.empty(4)
+    wx = np.empty(4)
+    for y in range(first, last):
+        _spline_weights(fy[y], wy)
+        for j in range(columns):
+            value = 0.0
+            for a in range(4):
+                value += wy[a] * coefficients[_mirror(top[y] - 1 + a, rows), j]
+            line[j] = value
+        total = 0.0
+        for x in range(cells.shape[1]):
+            _spline_weights(fx[x], wx)
+            part = 0.0
+            for b in range(4):
+                part += wx[b] * line[_mirror(left[x] - 1 + b, columns)]
+            cells[y, x] += part
+            total += part
+        sums[y] = total
+
+
+@jit
+def _spline_weights(t, out):
+    """The cubic B-spline's weights of the samples at ``-1, 0, 1, 2`` for a point ``t`` (0..1) past sample 0."""
+    s = 1.0 - t
+    out[0] = s * s * s / 6.0
+    out[1] = (4.0 - 6.0 * t * t + 3.0 * t * t * t) / 6.0
+    out[2] = (1.0 + 3.0 * t + 3.0 * t * t - 3.0 * t * t * t) / 6.0
+    out[3] = t * t * t / 6.0
+
+
+_kernels = kernel_table(ranged=(_add_change, _add_spline, _spline_lines))
 """The compiled kernel, built on first use."""

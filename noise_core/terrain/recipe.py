@@ -46,7 +46,17 @@ from .erosion import (
     hydraulic_kinds,
 )
 from .fluvial import FLUVIAL_OPTIONS
-from .landscape import FILL, FLOOR, FLOOR_AREA, evolve_landscape, fill_valleys, widen_valleys
+from .landscape import (
+    FILL,
+    FLOOR,
+    FLOOR_AREA,
+    TRUNK_FILL,
+    TRUNK_FILL_AREA,
+    aggrade_valleys,
+    evolve_landscape,
+    fill_valleys,
+    widen_valleys,
+)
 from .layers import STRATA, deposits, rock
 from .maps import MAP_NAMES
 from .splat import check_layers
@@ -121,13 +131,16 @@ RIVER_OPTIONS = (
     FILL,
     FLOOR,
     FLOOR_AREA,
+    TRUNK_FILL,
+    TRUNK_FILL_AREA,
     ROCK_DETAIL,
     ROCK_DETAIL_SCALE,
 )
 """The river stage's options: the stream-power model's (``fluvial.FLUVIAL_OPTIONS``, heights in cells of the fine
 grid, with its coarse-to-fine rows ``fine_size``, ``model_size``, ``margin`` and ``fine_steps``), the terrain's own
-(rock variety: ``terrain.variety``) and, after the relief is kept, valley floors (``landscape.widen_valleys``, then
-``landscape.fill_valleys``) and rock detail (``variety.rock_detail``; issue 49, docs/landscape.md)."""
+(rock variety: ``terrain.variety``) and, after the relief is kept, valley floors (``landscape.widen_valleys``,
+``landscape.aggrade_valleys``, then ``landscape.fill_valleys``) and rock detail (``variety.rock_detail``; issue 49,
+docs/landscape.md)."""
 FORMER_RIVER_OPTIONS = {
     "coarse": "; it became model_size, the model grid's cells (coarse c on an n-sample fine grid: (n - 1) / c + 1)",
     "refine_steps": "; it became fine_steps, the last of the steps (steps s and refine_steps r: steps s + r, "
@@ -192,7 +205,9 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     """Stream-power rivers (``landscape.evolve_landscape``, coarse to fine) on the heights in cells of the fine
     grid (``fine_size`` samples over the terrain; 0: the map's own), scaled back to the input's lowest and highest
     with ``keep_relief``, then the trunk valleys widened (``valley_floor``, ``valley_floor_area``,
-    ``landscape.widen_valleys``) and the valleys filled (``valley_fill``, ``landscape.fill_valleys``), on the fine grid;
+    ``landscape.widen_valleys``), the trunk valleys aggraded (``trunk_fill``, ``trunk_fill_area``,
+    ``landscape.aggrade_valleys``) and the valleys filled (``valley_fill``, ``landscape.fill_valleys``), on the fine
+    grid;
     ``noise_uplift`` scales the uplift by ``1 - c + c·t``, ``t`` the heights' 0..1 range and ``c`` the
     ``uplift_contrast``; with ``rock_layers`` the beds dip by ``rock_dip`` towards ``rock_dip_direction`` (the
     ``rock_offset`` of ``erode_fluvial``: a plane); ``rock_variety`` ``s`` multiplies the erodibility and the uplift
@@ -225,12 +240,14 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     span = float(np.ptp(after))
     if options[KEEP_RELIEF.name] and span > 0.0:
         after = float(cells.min()) + (after - after.min()) * (float(np.ptp(cells)) / span)
-    if options[FLOOR.name] > 0.0 or options[FILL.name] > 0.0:
+    if options[FLOOR.name] > 0.0 or options[TRUNK_FILL.name] > 0.0 or options[FILL.name] > 0.0:
         fine = multiscale.model_shape(after.shape, size, "fine_size")
         small = after if fine is None else resample.resample_bilinear(after, fine)
         floored = small
         if options[FLOOR.name] > 0.0:  # in cells of the fine grid (or the map's own)
             floored = widen_valleys(floored, width=options[FLOOR.name], area=options[FLOOR_AREA.name])
+        if options[TRUNK_FILL.name] > 0.0:
+            floored = aggrade_valleys(floored, depth=options[TRUNK_FILL.name], area=options[TRUNK_FILL_AREA.name])
         if options[FILL.name] > 0.0:
             floored = fill_valleys(floored, depth=options[FILL.name])
         if fine is None:
