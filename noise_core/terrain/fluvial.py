@@ -584,17 +584,21 @@ def _field_rain(precipitation: object, shape: tuple[int, int]) -> np.ndarray:
 
 
 def _result(before, after, uplifted, area, threshold, shape) -> FluvialResult:
-    change = after - before - uplifted
-    erosion = np.maximum(-change, 0.0)
-    deposition = np.maximum(change, 0.0)
+    change = after - before
+    change -= uplifted
+    lost = np.negative(change)  # in place from here: two map-sized float64 arrays at a time (engine sizes)
+    np.maximum(lost, 0.0, out=lost)
+    erosion, eroded = lost.astype(np.float32).reshape(shape), float(lost.sum())
+    del lost
+    np.maximum(change, 0.0, out=change)
     return FluvialResult(
         heights=after.astype(np.float32).reshape(shape),
         drainage_area=area.astype(np.float32).reshape(shape),
         rivers=(area >= threshold).reshape(shape),
-        erosion=erosion.astype(np.float32).reshape(shape),
-        deposition=deposition.astype(np.float32).reshape(shape),
-        eroded=float(erosion.sum()),
-        deposited=float(deposition.sum()),
+        erosion=erosion,
+        deposition=change.astype(np.float32).reshape(shape),
+        eroded=eroded,
+        deposited=float(change.sum()),
     )
 
 

@@ -222,6 +222,7 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         share = (heights - low) / span if span > 0.0 else heights * 0.0
         contrast = float(options[UPLIFT_CONTRAST.name])
         model["uplift"] = float(model["uplift"]) * ((1.0 - contrast) + contrast * share)
+        del share  # engine sizes: one map-sized array fewer while the landscape evolves
     size = int(options["fine_size"])
     unit = cell_size if size == 0 else cell_size * (max(heights.shape) - 1) / (size - 1)  # a fine grid's cell
     cells = heights / unit
@@ -231,15 +232,25 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         y, x = np.mgrid[0:rows, 0:columns] * (cell_size / unit)
         model["rock_offset"] = float(options[ROCK_DIP.name]) * (x * math.cos(angle) + y * math.sin(angle))
     if options[ROCK_VARIETY.name] > 0.0:
-        field = rock_field(heights.shape, scale=options[ROCK_VARIETY_SCALE.name], seed=int(options["routing_seed"]))
-        factor = np.exp(float(options[ROCK_VARIETY.name]) * field)  # K and U alike: U/K, the relief, stays
-        model["erodibility"] = float(model["erodibility"]) * factor
-        model["uplift"] = model["uplift"] * factor
+        factor = rock_field(heights.shape, scale=options[ROCK_VARIETY_SCALE.name], seed=int(options["routing_seed"]))
+        factor *= float(options[ROCK_VARIETY.name])
+        np.exp(factor, out=factor)  # K and U alike: U/K, the relief, stays
+        if isinstance(model["uplift"], np.ndarray):
+            model["uplift"] *= factor
+        else:
+            model["uplift"] = model["uplift"] * factor
+        factor *= float(model["erodibility"])
+        model["erodibility"] = factor
     result = evolve_landscape(cells, cell_size=cell_size / unit, progress=lambda *_: advance(1), **model)
+    model.clear()  # engine sizes: the uplift and erodibility maps are not needed below
+    lowest, relief = float(cells.min()), float(np.ptp(cells))
+    del cells
     after = result.heights.astype(np.float64)
     span = float(np.ptp(after))
     if options[KEEP_RELIEF.name] and span > 0.0:
-        after = float(cells.min()) + (after - after.min()) * (float(np.ptp(cells)) / span)
+        after -= after.min()
+        after *= relief / span
+        after += lowest
     if options[FLOOR.name] > 0.0 or options[TRUNK_FILL.name] > 0.0 or options[FILL.name] > 0.0:
         fine = multiscale.model_shape(after.shape, size, "fine_size")
         small = after if fine is None else resample.resample_bilinear(after, fine)
@@ -255,11 +266,12 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         else:  # on the fine grid, its change interpolated: the floors of the same valleys at every size
             multiscale.add_change(after, floored - small)
     area = result.drainage_area.astype(np.float64) * (unit / cell_size) ** 2  # in the map's cells
-    metres = after * unit
+    after *= unit
+    metres = after
     if options[ROCK_DETAIL.name] > 0.0:  # on the map's own cells, in metres: the same texture at every size
         metres = rock_detail(metres, cell_size=cell_size, amplitude=options[ROCK_DETAIL.name],
                              wavelength=options[ROCK_DETAIL_SCALE.name], seed=int(options["routing_seed"]),
-                             area=result.drainage_area.astype(np.float64))  # in cells of the fine grid  # fmt: skip
+                             area=result.drainage_area)  # in cells of the fine grid  # fmt: skip
     return StageResult(metres, area, result.rivers.astype(np.float32))
 
 

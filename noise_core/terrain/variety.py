@@ -169,23 +169,24 @@ def rock_detail(
     length = float(replace(ROCK_DETAIL_SCALE, name="wavelength").check(wavelength))  # type: ignore[arg-type]
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
         raise TypeError(f"seed: expected a whole number, got {type(seed).__name__}")
-    h = np.array(checked, dtype=np.float64)
+    h = checked if checked.dtype == np.float64 else checked.astype(np.float64)  # read only: no copy of a float64 map
     keep = (
         np.ones((1, 1))
         if area is None
         else _blurred(CHANNEL_AREA / (CHANNEL_AREA + check_weights(area, h.shape, "area")))
     )
     if size == 0.0:
-        return h
+        return np.array(h)
     noise = _octaves(h.shape, cell, length, DETAIL_OCTAVES, int(seed) + DETAIL_SALT)
-    out = np.empty_like(h)
     kernels = _kernels()
     reach = streak_reach(length, cell)
     samples = min(reach, STREAK_SAMPLES)
     streaked = np.empty_like(h)
     runtime.launch_blocks(kernels.streaks, h.shape[0], (h, noise, reach / samples, samples, streaked))
-    noise = streaked / max(float(streaked.std()), _floor(samples))
-    runtime.launch_blocks(kernels.textured, h.shape[0], (h, noise, keep, size, cell, out))
+    del noise  # at most four map-sized arrays at once besides the heights (engine sizes)
+    streaked /= max(float(streaked.std()), _floor(samples))
+    out = np.empty_like(h)
+    runtime.launch_blocks(kernels.textured, h.shape[0], (h, streaked, keep, size, cell, out))
     return out
 
 
