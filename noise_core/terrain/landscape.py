@@ -89,6 +89,18 @@ def _filled(checked: np.ndarray, outlets: np.ndarray | None) -> tuple[np.ndarray
     return h, shape, base
 
 
+def _trunk_flow(h: np.ndarray, shape: tuple[int, int], base: np.ndarray, cell: float):
+    """``(receivers, order, drained, upstream)`` of the epsilon-filled flat heights ``h``: their D8 receivers, the
+    stack order, the drainage area (the heights' unit squared, ``cell`` apart) and each cell's main-stem donor
+    (``_main_stems``), for the trunk valleys of ``aggrade_valleys`` and ``widen_valleys``."""
+    receivers = d8_receivers(h.reshape(shape), outlets=base)
+    order = stack_order(receivers)
+    drained = accumulate(receivers, order, np.full(h.shape[0], cell * cell))
+    upstream = np.full(h.shape[0], -1, dtype=np.int64)
+    _kernels().main_stems(receivers, drained, upstream)
+    return receivers, order, drained, upstream
+
+
 def fill_valleys(
     heights: np.ndarray, *, cell_size: float = 1.0, depth: float, outlets: np.ndarray | None = None
 ) -> np.ndarray:
@@ -184,12 +196,8 @@ def aggrade_valleys(
     h, shape, base = _filled(checked, outlets)
     if scale == 0.0:
         return h.reshape(shape)
-    receivers = d8_receivers(h.reshape(shape), outlets=base)
-    order = stack_order(receivers)
-    drained = accumulate(receivers, order, np.full(h.shape[0], cell * cell))
+    receivers, order, drained, upstream = _trunk_flow(h, shape, base, cell)
     kernels = _kernels()
-    upstream = np.full(h.shape[0], -1, dtype=np.int64)
-    kernels.main_stems(receivers, drained, upstream)
     rise = scale * math.sqrt(least) * (np.maximum(drained / least, 1.0) ** TRUNK_EXPONENT - 1.0)
     level = np.empty(h.shape[0])
     kernels.trunk_levels(h, order, upstream, rise, TRUNK_GRADE, level)
@@ -331,14 +339,10 @@ def widen_valleys(
     h, shape, base = _filled(checked, outlets)
     if scale == 0.0:
         return h.reshape(shape)
-    receivers = d8_receivers(h.reshape(shape), outlets=base)
-    order = stack_order(receivers)
-    drained = accumulate(receivers, order, np.full(h.shape[0], cell * cell))
+    receivers, _, drained, upstream = _trunk_flow(h, shape, base, cell)
     half = 0.5 * scale * math.sqrt(least) * (np.maximum(drained / least, 1.0) ** FLOOR_EXPONENT - 1.0) / cell
     trunk = np.flatnonzero(half > 0.5)
     kernels = _kernels()
-    upstream = np.full(h.shape[0], -1, dtype=np.int64)
-    kernels.main_stems(receivers, drained, upstream)
     courses = np.empty((trunk.shape[0], 2))
     kernels.courses(receivers, upstream, trunk, shape[1], FLOOR_SMOOTH, courses)
     reach = np.zeros(h.shape[0])

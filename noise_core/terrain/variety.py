@@ -47,7 +47,7 @@ from dataclasses import replace
 import numpy as np
 
 from .. import runtime
-from .._jit import kernel_table
+from .._jit import jit, kernel_table
 from ..api import evaluate
 from ..schema import Option
 from ..spec import NoiseSpec
@@ -214,6 +214,18 @@ def _floor(samples: int) -> float:
     return float(np.sqrt((weights**2).sum()) / weights.sum())
 
 
+@jit
+def _gradient(h, row, column):
+    """``(gx, gy)`` at ``(row, column)`` times ``12·cell``: the isotropic stencil
+    ``4·(h_E - h_W) + h_NE - h_NW + h_SE - h_SW`` and its transpose, the edge cells repeated beyond the map."""
+    rows, columns = h.shape
+    up, down = max(row - 1, 0), min(row + 1, rows - 1)
+    left, right = max(column - 1, 0), min(column + 1, columns - 1)
+    gx = 4.0 * (h[row, right] - h[row, left]) + h[up, right] - h[up, left] + h[down, right] - h[down, left]
+    gy = 4.0 * (h[down, column] - h[up, column]) + h[down, left] - h[up, left] + h[down, right] - h[up, right]
+    return gx, gy
+
+
 def _streaks(first, last, h, noise, step, samples, out):
     """Rows ``first`` to ``last - 1`` of ``out``: ``noise`` averaged along the straight line through each cell in
     its downslope direction (the isotropic stencil's gradient), at ``samples`` points ``step`` cells apart either
@@ -224,11 +236,8 @@ def _streaks(first, last, h, noise, step, samples, out):
         return
     rows, columns = h.shape
     for row in range(first, last):
-        up, down = max(row - 1, 0), min(row + 1, rows - 1)
         for column in range(columns):
-            left, right = max(column - 1, 0), min(column + 1, columns - 1)
-            gx = 4.0 * (h[row, right] - h[row, left]) + h[up, right] - h[up, left] + h[down, right] - h[down, left]
-            gy = 4.0 * (h[down, column] - h[up, column]) + h[down, left] - h[up, left] + h[down, right] - h[up, right]
+            gx, gy = _gradient(h, row, column)
             norm = math.sqrt(gx * gx + gy * gy)
             if norm == 0.0:
                 out[row, column] = noise[row, column]
@@ -255,15 +264,11 @@ def _textured(first, last, h, noise, keep, amplitude, cell, out):
     if first < 0:  # the launch
         on_threads(last)
         return
-    rows, columns = h.shape
+    columns = h.shape[1]
     for row in range(first, last):
-        up, down = max(row - 1, 0), min(row + 1, rows - 1)
         for column in range(columns):
-            left, right = max(column - 1, 0), min(column + 1, columns - 1)
-            gx = (4.0 * (h[row, right] - h[row, left]) + h[up, right] - h[up, left] + h[down, right]
-                  - h[down, left]) / (12.0 * cell)  # fmt: skip
-            gy = (4.0 * (h[down, column] - h[up, column]) + h[down, left] - h[up, left] + h[down, right]
-                  - h[up, right]) / (12.0 * cell)  # fmt: skip
+            gx, gy = _gradient(h, row, column)
+            gx, gy = gx / (12.0 * cell), gy / (12.0 * cell)
             slope = min(math.sqrt(gx * gx + gy * gy), 1.0)
             share = keep[0, 0] if keep.shape[0] == 1 else keep[row, column]
             out[row, column] = h[row, column] + amplitude * share * slope * slope * noise[row, column]
