@@ -74,6 +74,7 @@ from .erosion import ErosionResult
 from .fluvial import FluvialResult
 from .heightfield import CELL_SIZE, NEIGHBOURS
 from .maps import as_heights, aspect, slope, wetness_index
+from .resample import bilinear_at
 
 SHELTER_ANGLE = math.radians(30.0)
 """The upwind slope ``Sx`` at which full ``wind`` doubles the snowfall (and its negative scours it all)."""
@@ -155,15 +156,6 @@ def _smoothstep(t):
     return t * t * (3.0 - 2.0 * t)
 
 
-@jit
-def _bilinear(z, x, y):
-    """The bilinear height at column ``x``, row ``y`` inside the map."""
-    rows, columns = z.shape
-    ix, iy = min(int(x), columns - 2), min(int(y), rows - 2)
-    u, v = x - ix, y - iy
-    return (z[iy, ix] * (1 - u) + z[iy, ix + 1] * u) * (1 - v) + (z[iy + 1, ix] * (1 - u) + z[iy + 1, ix + 1] * u) * v
-
-
 def _snowfall_kernel(first, last, z, low, span, line, blend, wx, wy, reach, cell, wind, out):
     """Rows ``first`` to ``last - 1`` of the snowfall before sliding: altitude times wind (module doc, 1-2)."""
     if first < 0:  # the launch
@@ -180,7 +172,7 @@ def _snowfall_kernel(first, last, z, low, span, line, blend, wx, wy, reach, cell
                     x, y = column + d * wx, row + d * wy
                     if not (0.0 <= x <= columns - 1 and 0.0 <= y <= rows - 1):
                         break
-                    shelter = max(shelter, math.atan((_bilinear(z, x, y) - h) / (d * cell)))
+                    shelter = max(shelter, math.atan((bilinear_at(z, x, y) - h) / (d * cell)))
                 if shelter > -np.inf:
                     fall *= min(max(1.0 + wind * shelter / SHELTER_ANGLE, 0.0), 2.0)
             out[row, column] = fall

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._jit import jit
+
 
 def bilinear_axis(count: int, source: int) -> tuple[np.ndarray, np.ndarray]:
     """Along one axis of ``resample_bilinear``: for each of ``count`` samples the lower of the two source cells
@@ -28,3 +30,13 @@ def resample_bilinear(heights: np.ndarray, shape: tuple[int, int]) -> np.ndarray
     upper = grid[top][:, left] * (1 - fx) + grid[top][:, right] * fx
     lower = grid[bottom][:, left] * (1 - fx) + grid[bottom][:, right] * fx
     return upper * (1 - fy) + lower * fy
+
+
+@jit
+def bilinear_at(z, x, y):
+    """The bilinear value of the grid ``z`` at column ``x``, row ``y`` inside it (``0 <= x <= columns - 1``,
+    likewise ``y``): the kernels' point sampler."""
+    rows, columns = z.shape
+    ix, iy = min(int(x), columns - 2), min(int(y), rows - 2)
+    u, v = x - ix, y - iy
+    return (z[iy, ix] * (1 - u) + z[iy, ix + 1] * u) * (1 - v) + (z[iy + 1, ix] * (1 - u) + z[iy + 1, ix + 1] * u) * v

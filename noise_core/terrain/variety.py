@@ -54,6 +54,7 @@ from ..spec import NoiseSpec
 from ..threads import on_threads
 from .flow import check_weights
 from .heightfield import CELL_SIZE, check_heights
+from .resample import bilinear_at
 
 SIMPLEX_STD = 0.454
 """The standard deviation of one octave of 2-D simplex noise (2·10⁶ points, any seed: 0.4540)."""
@@ -249,11 +250,7 @@ def _streaks(first, last, h, noise, step, samples, out):
                 weight = 1.0 - abs(t) / (samples + 1.0)
                 x = min(max(column + t * dx, 0.0), columns - 1.0)
                 y = min(max(row + t * dy, 0.0), rows - 1.0)
-                x0, y0 = min(int(x), columns - 2), min(int(y), rows - 2)
-                fx, fy = x - x0, y - y0
-                value = ((1.0 - fy) * ((1.0 - fx) * noise[y0, x0] + fx * noise[y0, x0 + 1])
-                         + fy * ((1.0 - fx) * noise[y0 + 1, x0] + fx * noise[y0 + 1, x0 + 1]))  # fmt: skip
-                total += weight * value
+                total += weight * bilinear_at(noise, x, y)
                 weights += weight
             out[row, column] = total / weights
 
