@@ -151,6 +151,8 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
     multiscale.FINE_INTERPOLATION,
 )  # fmt: skip
 OPTIONS_BY_NAME = {option.name: option for option in FLUVIAL_OPTIONS}
+ABOVE_FINE_GRID = (multiscale.FINE_SIZE.name, multiscale.DETAIL_STEPS.name, multiscale.FINE_INTERPOLATION.name)
+"""The options that act between the fine grid and the map: not passed to the run on the fine grid itself."""
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 DIFFUSION_CAP = 1e8
 """``D·dt / cell²`` beyond this is taken as this: the lines are then relaxed to within 1e-8 of their steady state
@@ -461,8 +463,7 @@ def _on_fine_grid(before, fine, count, cell, values, uplifted, fields, progress)
     shape = before.shape
     s = multiscale.cells_per_model_cell(shape, fine)
     sampled = _sampled(fields, fine)
-    arguments = {name: value for name, value in values.items()
-                 if name not in ("fine_size", "detail_steps", "fine_interpolation")}  # fmt: skip
+    arguments = {name: value for name, value in values.items() if name not in ABOVE_FINE_GRID}
     small = resample_bilinear(before, fine)
     result = erode_fluvial(small, steps=count, cell_size=cell * s, **arguments, **sampled, progress=progress)
     after = before.copy()
@@ -493,8 +494,7 @@ def _detail_steps(after: np.ndarray, fine: tuple[int, int], cell: float, values:
     2024's amplification, erosion at a finer scale after the coarse one, as the coarse-grid correction of Brandt
     1977. Returns that run's result (its drainage area on its grid)."""
     arguments = {name: value for name, value in values.items()
-                 if name not in ("fine_size", "detail_steps", "fine_interpolation", "model_size", "margin",
-                                 "fine_steps")}  # fmt: skip
+                 if name not in (*ABOVE_FINE_GRID, "model_size", "margin", "fine_steps")}  # fmt: skip
     arguments["diffusion"] = 0.0  # incision only: the fine grid's diffusion set the hillslopes at its scale
     arguments["channel_diffusion"] = 0.0  # a share of the diffusion, which is off
     arguments["dt"] = values["dt"] / values["detail_steps"]  # one step of dt in substeps: their draws averaged
