@@ -3,6 +3,7 @@ stage's ``rock_variety``) and rock detail on the slopes (``rock_detail``)."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 
 import numpy as np
@@ -203,3 +204,174 @@ def test_the_rows_reach_the_river_stage() -> None:
     assert not np.allclose(built(rock_variety=1.5), plain)
     textured = built(rock_detail=200.0, rock_detail_scale=8000.0)
     assert 0.0 < np.abs(textured - plain).max() < 200.0 * 2.5
+
+
+def test_the_field_at_its_defaults_is_todays() -> None:
+    """``rock_field`` with the new rows at their defaults is the field of before them, bit for bit (its digest,
+    taken before ``octaves``, ``contrast``, ``strike`` and ``stretch``), and a stretch of 1 ignores the strike."""
+    z = rock_field((33, 33), scale=0.4, seed=5)
+    assert hashlib.sha256(z.tobytes()).hexdigest()[:16] == "1497100f654abb2e"
+    same = rock_field((33, 33), scale=0.4, seed=5, octaves=2, contrast=0.0, strike=37.0, stretch=1.0)
+    assert np.array_equal(same, z)
+
+
+def _half_lag(z: np.ndarray, axis: int) -> float:
+    """The lag (cells, interpolated) at which the autocorrelation of ``z`` along ``axis`` falls to 1/2."""
+    z = (z - z.mean()) / z.std()
+    values = [1.0] + [float((np.take(z, range(lag, z.shape[axis]), axis) * np.take(z, range(z.shape[axis] - lag),
+                                                                                      axis)).mean())
+                      for lag in range(1, z.shape[axis] // 2)]  # fmt: skip
+    below = next(lag for lag, value in enumerate(values) if value < 0.5)
+    return below - 1 + (values[below - 1] - 0.5) / (values[below - 1] - values[below])
+
+
+@pytest.mark.parametrize(("strike", "along"), [(0.0, 1), (90.0, 0)])
+def test_the_units_are_stretched_along_the_strike(strike: float, along: int) -> None:
+    """With ``stretch`` ``a`` the field is an isotropic one read at ``(u / a, v)``: its correlation length along
+    the strike (columns for 0°, rows for 90°) is ``a`` times the one across it (within the sampling's 15 %), and
+    ``a`` = 1 gives the same length both ways."""
+    fields = [rock_field((240, 240), scale=0.05, seed=seed, strike=strike, stretch=3.0) for seed in range(3)]
+    ratio = np.mean([_half_lag(z, along) / _half_lag(z, 1 - along) for z in fields])
+    assert 3.0 * 0.85 < ratio < 3.0 * 1.15
+    round_fields = [rock_field((240, 240), scale=0.05, seed=seed) for seed in range(3)]
+    assert 0.85 < np.mean([_half_lag(z, 1) / _half_lag(z, 0) for z in round_fields]) < 1.15
+
+
+def test_contrast_sharpens_the_field_into_units() -> None:
+    """``contrast`` ``c`` maps ``z`` to ``tanh(c·z) / tanh(c)`` exactly: more of the map lies near ±1 (inside a
+    unit) and less near 0 (on a contact), and no value passes ``1 / tanh(c)``."""
+    z = rock_field((96, 96), scale=0.3, seed=2, octaves=5)
+    sharp = rock_field((96, 96), scale=0.3, seed=2, octaves=5, contrast=4.0)
+    np.testing.assert_allclose(sharp, np.tanh(4.0 * z) / np.tanh(4.0), rtol=0.0, atol=1e-15)
+    assert np.mean(np.abs(sharp) > 0.8) > np.mean(np.abs(z) > 0.8) + 0.3
+    assert np.mean(np.abs(sharp) < 0.2) < 0.5 * np.mean(np.abs(z) < 0.2)
+    assert np.abs(sharp).max() <= 1.0 / np.tanh(4.0)
+
+
+def test_more_octaves_give_ragged_outlines() -> None:
+    """More octaves add finer, weaker noise: the outline of the units (the cells where ``z`` changes sign) grows
+    longer, while the field keeps unit standard deviation."""
+    contacts = []
+    for octaves in (2, 6):
+        z = rock_field((200, 200), scale=0.3, seed=4, octaves=octaves)
+        assert 0.6 < z.std() < 1.4
+        sign = z > 0
+        contacts.append(int((sign[1:] != sign[:-1]).sum() + (sign[:, 1:] != sign[:, :-1]).sum()))
+    assert contacts[1] > 1.2 * contacts[0]
+
+
+def test_one_diffusivity_as_a_map_is_the_number() -> None:
+    """A diffusivity map of one value gives the same landscape as the number (to rounding: the map takes the
+    conservative flux form of the same 9-point stencil) with random routing and with nonlinear hillslopes; with
+    D8 routing a map diffuses by that explicit 9-point scheme too (the number by the implicit split one): without
+    incision, where the routing decides nothing, the same landscape as the number with random routing."""
+    start = np.random.default_rng(3).uniform(0.0, 5.0, (24, 24))
+    common = {"steps": 30, "dt": 100.0, "uplift": 1e-3, "cell_size": 1.0}
+    for extra in ({"erodibility": 1e-3, "routing": "random"}, {"erodibility": 1e-3, "critical_slope": 0.6}):
+        number = erode_fluvial(start, diffusion=2e-3, **common, **extra).heights
+        mapped = erode_fluvial(start, diffusion=np.full((24, 24), 2e-3), **common, **extra).heights
+        np.testing.assert_allclose(mapped, number, rtol=1e-5, atol=1e-5)
+    steady = {**common, "steps": 40, "dt": 1000.0, "erodibility": 0.0}
+    number = erode_fluvial(np.zeros((24, 24)), diffusion=0.02, routing="random", **steady).heights
+    mapped = erode_fluvial(np.zeros((24, 24)), diffusion=np.full((24, 24), 0.02), **steady).heights
+    np.testing.assert_allclose(mapped, number, rtol=1e-5, atol=1e-5)
+    assert mapped.max() > 1.0
+
+
+def test_steady_hillslopes_stand_as_uplift_over_diffusivity() -> None:
+    """Without incision a hillslope under uplift ``U`` settles to ``∇·(D∇h) = -U``: a map of ``D`` everywhere
+    twice as large halves every height (plus the ``U·dt/2`` the steps' split leaves), and with ``D`` four times
+    larger on one half of the map the crest stands in the other half, and the flux ``D·S`` carries on across the
+    contact: the slope is about four times gentler beyond it."""
+    steady = {"steps": 200, "dt": 150.0, "uplift": 1e-3, "erodibility": 0.0, "routing": "random"}
+    one = erode_fluvial(np.zeros((20, 41)), diffusion=np.full((20, 41), 0.02), **steady).heights
+    twice = erode_fluvial(np.zeros((20, 41)), diffusion=np.full((20, 41), 0.04), **steady).heights
+    lift = 0.5 * 1e-3 * 150.0  # each step lifts by U·dt, then diffuses: the heights stand about U·dt/2 lower
+    assert twice.max() + lift == pytest.approx((one.max() + lift) / 2.0, rel=1e-3)  # the crest: the slowest mode
+    split = np.full((20, 41), 0.02)
+    split[:, 21:] = 0.08
+    halves = erode_fluvial(np.zeros((20, 41)), diffusion=split, **steady).heights
+    middle = halves[10]
+    assert np.argmax(middle) < 20 and halves.max() < 0.8 * one.max()
+    assert 3.0 < (middle[19] - middle[20]) / (middle[21] - middle[22]) < 5.0  # D·S carries on across the contact
+
+
+def test_the_diffusivity_map_reaches_the_river_stage() -> None:
+    """``rock_variety_diffusion`` 0 keeps the one diffusivity (the landscape of before it, bit for bit, as do the
+    other new rows at their defaults), and above 0 changes the landscape, as the outline rows do."""
+    preset = read_preset("eroded_canyon")
+    base = {**preset.stages[0].options, "steps": 12, "fine_steps": 4, "fine_size": 0, "model_size": 17}
+
+    def built(**changes) -> np.ndarray:
+        stage = Stage.of("rivers", {**base, **changes})
+        return build_terrain(replace(preset, stages=(stage,)), 33).heights.astype(np.float64)
+
+    plain = built()
+    defaults = {"rock_variety_diffusion": 0.0, "rock_variety_contrast": 0.0, "rock_variety_stretch": 1.0,
+                "rock_variety_strike": 45.0, "rock_variety_octaves": 2}  # fmt: skip
+    assert np.array_equal(built(**defaults), plain)
+    for changes in ({"rock_variety_diffusion": 1.0}, {"rock_variety_contrast": 3.0}, {"rock_variety_octaves": 5},
+                    {"rock_variety_stretch": 3.0, "rock_variety_strike": 30.0}):  # fmt: skip
+        assert not np.allclose(built(**changes), plain)
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: rock_field((4, 4), scale=0.3, octaves=0), ValueError, "^octaves: must be"),
+        (lambda: rock_field((4, 4), scale=0.3, octaves=2.5), TypeError, "^octaves: "),
+        (lambda: rock_field((4, 4), scale=0.3, contrast=-1.0), ValueError, "^contrast: must be"),
+        (lambda: rock_field((4, 4), scale=0.3, strike=400.0), ValueError, "^strike: must be"),
+        (lambda: rock_field((4, 4), scale=0.3, stretch=0.5), ValueError, "^stretch: must be"),
+        (lambda: Stage.of("rivers", {"rock_variety_octaves": 9}), ValueError, r"^stage\.rock_variety_octaves: "),
+        (lambda: Stage.of("rivers", {"rock_variety_contrast": 30.0}), ValueError, r"^stage\.rock_variety_contrast"),
+        (lambda: Stage.of("rivers", {"rock_variety_strike": -500.0}), ValueError, r"^stage\.rock_variety_strike"),
+        (lambda: Stage.of("rivers", {"rock_variety_stretch": 0.0}), ValueError, r"^stage\.rock_variety_stretch"),
+        (lambda: Stage.of("rivers", {"rock_variety_diffusion": 4.0}), ValueError, r"^stage\.rock_variety_diffusion"),
+        (lambda: erode_fluvial(np.zeros((4, 4)), steps=1, dt=1.0, uplift=0.0, erodibility=0.0,
+                               diffusion=-np.ones((4, 4))), ValueError, "^diffusion: must be >= 0"),
+        (lambda: erode_fluvial(np.zeros((4, 4)), steps=1, dt=1.0, uplift=0.0, erodibility=0.0,
+                               diffusion=np.ones((3, 4))), ValueError, "^diffusion: must have"),
+        (lambda: erode_fluvial(np.zeros((8, 8)), steps=1, dt=1e4, uplift=0.0, erodibility=0.0,
+                               diffusion=np.ones((8, 8))), ValueError, "^diffusion: with a diffusivity map"),
+    ],
+)  # fmt: skip
+def test_new_errors_name_the_option(call, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        call()
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.integers(2, 20),
+    st.integers(2, 20),
+    st.integers(1, 8),
+    st.floats(0.0, 20.0),
+    st.floats(-360.0, 360.0),
+    st.floats(1.0, 20.0),
+    st.floats(0.01, 10.0),
+    st.integers(-(2**31), 2**31 - 1),
+)
+def test_any_field_is_finite_and_bounded(
+    rows: int, columns: int, octaves: int, contrast: float, strike: float, stretch: float, scale: float, seed: int
+) -> None:
+    """Any shape, octaves, contrast, strike, stretch, scale and seed: a finite field, within ``1 / tanh(c)`` with a
+    contrast (each octave's simplex value is within ±1 without)."""
+    z = rock_field((rows, columns), scale=scale, seed=seed, octaves=octaves, contrast=contrast, strike=strike,
+                   stretch=stretch)  # fmt: skip
+    weights = LACUNARITY ** -np.arange(float(octaves))
+    bound = 1.0 / np.tanh(contrast) if contrast > 0.0 else weights.sum() / (SIMPLEX_STD * np.sqrt((weights**2).sum()))
+    assert z.shape == (rows, columns) and np.isfinite(z).all() and np.abs(z).max() <= bound * (1 + 1e-12)
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["d8", "random"]), st.floats(0.0, 1.0))
+def test_any_diffusivity_map_keeps_the_landscape_finite(data: int, routing: str, critical: float) -> None:
+    """Any diffusivity map (zeros, spikes, smooth) under any routing, linear or nonlinear: finite heights, every
+    cell above its base level, the map's largest value bounding its substeps."""
+    rng = np.random.default_rng(data)
+    diffusivity = rng.choice([0.0, 1e-3, 0.1], (12, 14)) * rng.uniform(0.0, 1.0, (12, 14))
+    start = rng.uniform(0.0, 3.0, (12, 14))
+    result = erode_fluvial(start, steps=4, dt=50.0, uplift=1e-3, erodibility=1e-3, diffusion=diffusivity,
+                           routing=routing, critical_slope=critical)  # fmt: skip
+    assert np.isfinite(result.heights).all() and result.heights.min() >= 0.0

@@ -215,7 +215,7 @@ def erode_fluvial(
     cell_size: float = 1.0,
     m: float = 0.5,
     n: float = 1.0,
-    diffusion: float = 0.0,
+    diffusion: float | np.ndarray = 0.0,
     precipitation: np.ndarray | None = None,
     boundary: str = "edges",
     outlets: np.ndarray | None = None,
@@ -254,7 +254,7 @@ def erode_fluvial(
     shape = (int(checked.shape[0]), int(checked.shape[1]))
     count = OPTIONS_BY_NAME["steps"].check(steps)
     values = {name: OPTIONS_BY_NAME[name].check(value) for name, value in
-              (("dt", dt), ("m", m), ("n", n), ("diffusion", diffusion), ("boundary", boundary),
+              (("dt", dt), ("m", m), ("n", n), ("boundary", boundary),
                ("river_threshold", river_threshold), ("routing", routing), ("routing_seed", routing_seed),
                ("deposition_coefficient", deposition_coefficient), ("valley_width", valley_width),
                ("critical_slope", critical_slope), ("channel_diffusion", channel_diffusion),
@@ -273,12 +273,17 @@ def erode_fluvial(
         raise ValueError(f"fine_steps: must be at most steps ({count}), got {values['fine_steps']}")
     cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
     random = values["routing"] == "random"
-    spread = values["diffusion"] * values["dt"] / (cell * cell)
-    if random and fine is None and not spread <= SUBSTEP * MAX_SUBSTEPS:  # on a fine grid: checked there
+    diffusivity = _field("diffusion", diffusion, shape)  # one value, or a map (then weighed by its largest)
+    top = float(diffusivity.max()) if diffusivity.size else 0.0
+    varying = diffusivity.shape[0] > 1 and top > 0.0
+    weight = diffusivity / top if varying else np.ones(1)  # D / D_max: exactly 1 for one value
+    spread = top * values["dt"] / (cell * cell)
+    if (random or varying) and fine is None and not spread <= SUBSTEP * MAX_SUBSTEPS:  # on a fine grid: there
         limit = SUBSTEP * MAX_SUBSTEPS
-        raise ValueError(f"diffusion: with routing='random', diffusion * dt / cell_size**2 must be <= {limit:g} "
+        which = "routing='random'" if random else "a diffusivity map"
+        raise ValueError(f"diffusion: with {which}, diffusion * dt / cell_size**2 must be <= {limit:g} "
                          f"(the isotropic diffusion's substeps), got {spread:g}")  # fmt: skip
-    nonlinear = values["critical_slope"] > 0.0 and values["diffusion"] > 0.0
+    nonlinear = values["critical_slope"] > 0.0 and top > 0.0
     if values["channel_diffusion"] > 0.0 and not nonlinear:
         raise ValueError("channel_diffusion: needs critical_slope > 0 and diffusion > 0 (it adds to the nonlinear "
                          "hillslope conductance); set it to 0 or set both")  # fmt: skip
@@ -307,7 +312,8 @@ def erode_fluvial(
     if fine is not None:
         return _on_fine_grid(before.reshape(shape), fine, count, cell, values, uplifted,
                              {"uplift": uplift, "erodibility": erodibility, "precipitation": precipitation,
-                              "outlets": outlets, "rock_offset": rock_offset}, progress)  # fmt: skip
+                              "outlets": outlets, "rock_offset": rock_offset, "diffusion": diffusion},
+                             progress)  # fmt: skip
     if coarse is not None or values["margin"] > 0.0:
         arguments = {
             name: values[name]
@@ -315,7 +321,6 @@ def erode_fluvial(
                 "dt",
                 "m",
                 "n",
-                "diffusion",
                 "river_threshold",
                 "routing",
                 "routing_seed",
@@ -334,6 +339,7 @@ def erode_fluvial(
             "precipitation": precipitation,
             "outlets": outlets,
             "rock_offset": rock_offset,
+            "diffusion": diffusion,
         }
         report = None if progress is None else (lambda done, _total: progress(done, count))
         if values["margin"] > 0.0:
@@ -378,7 +384,7 @@ def erode_fluvial(
     incision = (rising, _index_mask(rising), rock, _index_mask(rock), values["dt"], values["m"], values["n"],
                 cell, values["deposition_coefficient"])  # fmt: skip
     lines = (np.empty(max(shape)), np.empty(max(shape), dtype=np.uint8), np.empty(max(shape)), np.empty(max(shape)))
-    scratch = np.empty(h.shape[0] if random or nonlinear else 1)
+    scratch = np.empty(h.shape[0] if random or nonlinear or varying else 1)
     conductance = np.empty(h.shape[0] if nonlinear else 1)
     one = np.ones(1)
     strengths = (hardness, _index_mask(hardness), rock, _index_mask(rock)) if layered else (one, 0, one, 0)
@@ -393,12 +399,13 @@ def erode_fluvial(
         if nonlinear:
             kernels.diffuse_nonlinear(h, shape[0], shape[1], base, looped, spread, values["critical_slope"] * cell,
                                       *strengths, routing.area, values["channel_diffusion"], 1.0 / (cell * cell),
-                                      scratch, conductance)  # fmt: skip
-        elif values["diffusion"] > 0.0 and random:
-            kernels.diffuse_isotropic(h, shape[0], shape[1], base, looped, spread, scratch)
-        elif values["diffusion"] > 0.0:
+                                      weight, _index_mask(weight), scratch, conductance)  # fmt: skip
+        elif top > 0.0 and (random or varying):
+            kernels.diffuse_isotropic(h, shape[0], shape[1], base, looped, spread, weight, _index_mask(weight),
+                                      scratch)  # fmt: skip
+        elif top > 0.0:
             kernels.diffuse(h, shape[0], shape[1], base, looped, min(spread, DIFFUSION_CAP), *lines)
-        if values["diffusion"] > 0.0 or values["valley_width"] > 0.0:
+        if top > 0.0 or values["valley_width"] > 0.0:
             kernels.drain(h, routing.receivers, routing.order, np.inf)
         if progress is not None:
             progress(done + 1, count)
@@ -495,7 +502,7 @@ def _detail_steps(after: np.ndarray, fine: tuple[int, int], cell: float, values:
     1977. Returns that run's result (its drainage area on its grid)."""
     arguments = {name: value for name, value in values.items()
                  if name not in (*ABOVE_FINE_GRID, "model_size", "margin", "fine_steps")}  # fmt: skip
-    arguments["diffusion"] = 0.0  # incision only: the fine grid's diffusion set the hillslopes at its scale
+    fields = {**fields, "diffusion": 0.0}  # incision only: the fine grid's diffusion set the hillslopes at its scale
     arguments["channel_diffusion"] = 0.0  # a share of the diffusion, which is off
     arguments["dt"] = values["dt"] / values["detail_steps"]  # one step of dt in substeps: their draws averaged
     grid = multiscale.detail_shape(after.shape, fine)
@@ -602,10 +609,15 @@ def _result(before, after, uplifted, area, threshold, shape) -> FluvialResult:
     )
 
 
-def _diffuse_isotropic(h, rows, columns, base, looped, factor, scratch):
+def _diffuse_isotropic(h, rows, columns, base, looped, factor, weight, weight_mask, scratch):
     """Explicit diffusion ``h += c·∇²h`` with the 9-point Laplacian ``(4·(sides) + corners - 20·h) / 6``, whose
     error is isotropic to leading order (Patra & Karttunen 2006), in ``ceil(factor / SUBSTEP)`` substeps of
-    ``c <= SUBSTEP`` (``factor = D·dt / cell²``); base cells stay."""
+    ``c <= SUBSTEP`` (``factor = D·dt / cell²``); base cells stay. With a map ``weight`` (``D / D_max`` of each
+    cell, ``weight_mask`` not 0) ``h += c·∇·(w∇h)``: the flux across each of the 8 links times the mean of its two
+    cells' ``w`` (conservative; the same stencil for ``w = 1``)."""
+    if weight_mask != 0:
+        _diffuse_weighted(h, rows, columns, base, looped, factor, weight, scratch)
+        return
     substeps = max(1, min(MAX_SUBSTEPS, math.ceil(factor / SUBSTEP)))
     c = factor / substeps / 6.0
     for _ in range(substeps):
@@ -620,6 +632,37 @@ def _diffuse_isotropic(h, rows, columns, base, looped, factor, scratch):
                 sides = h[up + column] + h[middle + left] + h[middle + right] + h[down + column]
                 corners = h[up + left] + h[up + right] + h[down + left] + h[down + right]
                 scratch[cell] = h[cell] + c * (4.0 * sides + corners - 20.0 * h[cell])
+        for cell in range(h.shape[0]):
+            h[cell] = scratch[cell]
+
+
+@jit
+def _diffuse_weighted(h, rows, columns, base, looped, factor, weight, scratch):
+    """``_diffuse_isotropic`` with a diffusivity map: ``h += c·∇·(w∇h)`` on the 9-point stencil, the flux between
+    a cell and each neighbour ``w·(w_i + w_j)/2·(h_j - h_i)`` (``w`` 4/6 for a side, 1/6 for a corner), in
+    ``ceil(factor / SUBSTEP)`` substeps (``w <= 1``: as stable as ``w = 1``); base cells stay."""
+    substeps = max(1, min(MAX_SUBSTEPS, math.ceil(factor / SUBSTEP)))
+    c = factor / substeps / 6.0
+    for _ in range(substeps):
+        for row in range(rows):
+            middle, up, down = wrapped_rows(row, rows, columns)
+            for column in range(columns):
+                cell = middle + column
+                here = h[cell]
+                if base[cell] or on_edge(row, column, rows, columns, looped):
+                    scratch[cell] = here
+                    continue
+                left, right = wrapped_columns(column, columns)
+                k = weight[cell]
+                sides = ((k + weight[up + column]) * (h[up + column] - here)
+                         + (k + weight[down + column]) * (h[down + column] - here)
+                         + (k + weight[middle + left]) * (h[middle + left] - here)
+                         + (k + weight[middle + right]) * (h[middle + right] - here))  # fmt: skip
+                corners = ((k + weight[up + left]) * (h[up + left] - here)
+                           + (k + weight[up + right]) * (h[up + right] - here)
+                           + (k + weight[down + left]) * (h[down + left] - here)
+                           + (k + weight[down + right]) * (h[down + right] - here))  # fmt: skip
+                scratch[cell] = here + 0.5 * c * (4.0 * sides + corners)
         for cell in range(h.shape[0]):
             h[cell] = scratch[cell]
 
@@ -639,6 +682,8 @@ def _diffuse_nonlinear(
     area,
     channel,
     per_cell,
+    weight,
+    weight_mask,
     scratch,
     conductance,
 ):
@@ -652,15 +697,16 @@ def _diffuse_nonlinear(
     cell times ``strength / rock`` (the erodibility of one rock over the layered rock's: hard beds stand steeper,
     as stronger rock does; Forte et al. 2016); the
     step takes ``ceil(factor·k_max / SUBSTEP)`` substeps, ``k_max`` the largest ``k`` at its start, and holds
-    every ``k`` at most ``k_max`` within it (stable); edge cells take ``k = 1``; base cells stay."""
+    every ``k`` at most ``k_max`` within it (stable); edge cells take ``k = 1``; base cells stay. Each ``k`` is
+    times ``weight`` (``D / D_max``, at most 1: a diffusivity map; ``[1]`` with ``weight_mask`` 0 for one ``D``)."""
     bound = _conductance(h, rows, columns, looped, rise, strength, strength_mask, rock, rock_mask, area, channel,
-                         per_cell, CONDUCTANCE_CAP, conductance)  # fmt: skip
+                         per_cell, weight, weight_mask, CONDUCTANCE_CAP, conductance)  # fmt: skip
     substeps = max(1, min(MAX_SUBSTEPS, math.ceil(factor * bound / SUBSTEP)))
     c = factor / substeps / 6.0
     for substep in range(substeps):
         if substep > 0:
             _conductance(h, rows, columns, looped, rise, strength, strength_mask, rock, rock_mask, area, channel,
-                         per_cell, bound, conductance)  # fmt: skip
+                         per_cell, weight, weight_mask, bound, conductance)  # fmt: skip
         for row in range(rows):
             middle, up, down = wrapped_rows(row, rows, columns)
             for column in range(columns):
@@ -686,13 +732,13 @@ def _diffuse_nonlinear(
 
 @jit
 def _conductance(h, rows, columns, looped, rise, strength, strength_mask, rock, rock_mask, area, channel, per_cell,
-                 bound, conductance):  # fmt: skip
+                 weight, weight_mask, bound, conductance):  # fmt: skip
     """``conductance = min(1 / (1 - (S/Sc)²) + channel·√(A·per_cell), bound)`` of every cell
     (``_diffuse_nonlinear``; ``A·per_cell`` the drainage area in cells, blurred by the binomial 3 by 3 kernel
     ``[1 2 1; 2 4 2; 1 2 1] / 16`` so a river one cell wide spreads over its neighbours alike in every direction;
     the second term is ``channel_diffusion``:
     transport-limited river beds spreading their sediment sideways, Smith & Bretherton 1972, Tucker & Bras 1998;
-    1 on the edges); returns the largest."""
+    1 on the edges), times ``weight`` (``D / D_max <= 1``: within ``bound`` too); returns the largest."""
     largest = 1.0
     ratio_cap = math.sqrt(1.0 - 1.0 / bound)
     for row in range(rows):
@@ -700,7 +746,7 @@ def _conductance(h, rows, columns, looped, rise, strength, strength_mask, rock, 
         for column in range(columns):
             cell = middle + column
             if on_edge(row, column, rows, columns, looped):
-                conductance[cell] = 1.0
+                conductance[cell] = weight[cell & weight_mask]
                 continue
             left, right = wrapped_columns(column, columns)
             gx = (4.0 * (h[middle + right] - h[middle + left]) + h[up + right] - h[up + left]
@@ -716,6 +762,7 @@ def _conductance(h, rows, columns, looped, rise, strength, strength_mask, rock, 
                           + area[middle + right]) + area[up + left] + area[up + right] + area[down + left]
                           + area[down + right]) / 16.0  # fmt: skip
                 k = min(bound, k + channel * math.sqrt(spread * per_cell))
+            k *= weight[cell & weight_mask]
             conductance[cell] = k
             largest = max(largest, k)
     return largest

@@ -60,7 +60,19 @@ from .landscape import (
 from .layers import STRATA, deposits, rock
 from .maps import MAP_NAMES
 from .splat import check_layers
-from .variety import ROCK_DETAIL, ROCK_DETAIL_SCALE, ROCK_VARIETY, ROCK_VARIETY_SCALE, rock_detail, rock_field
+from .variety import (
+    ROCK_DETAIL,
+    ROCK_DETAIL_SCALE,
+    ROCK_VARIETY,
+    ROCK_VARIETY_CONTRAST,
+    ROCK_VARIETY_DIFFUSION,
+    ROCK_VARIETY_OCTAVES,
+    ROCK_VARIETY_SCALE,
+    ROCK_VARIETY_STRETCH,
+    ROCK_VARIETY_STRIKE,
+    rock_detail,
+    rock_field,
+)
 from .water import WATER_OPTIONS
 
 VERSION = 1
@@ -128,6 +140,11 @@ RIVER_OPTIONS = (
     ROCK_DIP_DIRECTION,
     ROCK_VARIETY,
     ROCK_VARIETY_SCALE,
+    ROCK_VARIETY_OCTAVES,
+    ROCK_VARIETY_CONTRAST,
+    ROCK_VARIETY_STRIKE,
+    ROCK_VARIETY_STRETCH,
+    ROCK_VARIETY_DIFFUSION,
     FILL,
     FLOOR,
     FLOOR_AREA,
@@ -211,7 +228,9 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     ``noise_uplift`` scales the uplift by ``1 - c + c·t``, ``t`` the heights' 0..1 range and ``c`` the
     ``uplift_contrast``; with ``rock_layers`` the beds dip by ``rock_dip`` towards ``rock_dip_direction`` (the
     ``rock_offset`` of ``erode_fluvial``: a plane); ``rock_variety`` ``s`` multiplies the erodibility and the uplift
-    by ``exp(s·z)``, ``z`` ``variety.rock_field`` of the map (``rock_variety_scale``; seeded by ``routing_seed``);
+    by ``exp(s·z)``, ``z`` ``variety.rock_field`` of the map (``rock_variety_scale``, ``_octaves``, ``_contrast``,
+    ``_strike``, ``_stretch``; seeded by ``routing_seed``) and ``rock_variety_diffusion`` ``s_D`` the diffusivity
+    by ``exp(-s_D·z)``;
     last, ``rock_detail`` adds ``variety.rock_detail``'s texture on the slopes, in metres, off the channels (the
     drainage area in cells of the fine grid). With ``fine_size`` the
     stage's numbers mean the same at every sample count: a terrain built at any size gets the same rivers
@@ -231,9 +250,16 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         angle = math.radians(float(options[ROCK_DIP_DIRECTION.name]))
         y, x = np.mgrid[0:rows, 0:columns] * (cell_size / unit)
         model["rock_offset"] = float(options[ROCK_DIP.name]) * (x * math.cos(angle) + y * math.sin(angle))
-    if options[ROCK_VARIETY.name] > 0.0:
-        factor = rock_field(heights.shape, scale=options[ROCK_VARIETY_SCALE.name], seed=int(options["routing_seed"]))
-        factor *= float(options[ROCK_VARIETY.name])
+    variety, hillslopes = float(options[ROCK_VARIETY.name]), float(options[ROCK_VARIETY_DIFFUSION.name])
+    if variety > 0.0 or hillslopes > 0.0:
+        factor = rock_field(heights.shape, scale=options[ROCK_VARIETY_SCALE.name], seed=int(options["routing_seed"]),
+                            octaves=options[ROCK_VARIETY_OCTAVES.name], contrast=options[ROCK_VARIETY_CONTRAST.name],
+                            strike=options[ROCK_VARIETY_STRIKE.name],
+                            stretch=options[ROCK_VARIETY_STRETCH.name])  # fmt: skip
+    if hillslopes > 0.0 and float(model["diffusion"]) > 0.0:  # strong rock (z < 0) diffuses faster
+        model["diffusion"] = float(model["diffusion"]) * np.exp(-hillslopes * factor)
+    if variety > 0.0:
+        factor *= variety
         np.exp(factor, out=factor)  # K and U alike: U/K, the relief, stays
         if isinstance(model["uplift"], np.ndarray):
             model["uplift"] *= factor

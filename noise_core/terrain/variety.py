@@ -98,13 +98,47 @@ ROCK_DETAIL_SCALE = Option(
     "2.1 times shorter; those under two cells fade out)", minimum=0.0, above=True, maximum=1e9,
     soft_maximum=5000.0, unit="LENGTH",
 )  # fmt: skip
-VARIETY_OPTIONS = (ROCK_VARIETY, ROCK_VARIETY_SCALE, ROCK_DETAIL, ROCK_DETAIL_SCALE)
+ROCK_VARIETY_OCTAVES = Option(
+    "rock_variety_octaves", int, FIELD_OCTAVES, "With rock variety: the octaves of its noise, each 2.1 times finer and "
+    "weaker: more give the units ragged, fractal outlines", minimum=1, maximum=8,
+)  # fmt: skip
+ROCK_VARIETY_CONTRAST = Option(
+    "rock_variety_contrast", float, 0.0, "With rock variety: sharpens its noise into units of strong and weak "
+    "rock with short contacts, tanh(c x z) / tanh(c) (0: the smooth noise)", minimum=0.0, maximum=20.0,
+)  # fmt: skip
+ROCK_VARIETY_STRIKE = Option(
+    "rock_variety_strike", float, 0.0, "With rock variety stretched: the direction its units run along (the "
+    "strike), degrees anticlockwise from +x", minimum=-360.0, maximum=360.0,
+)  # fmt: skip
+ROCK_VARIETY_STRETCH = Option(
+    "rock_variety_stretch", float, 1.0, "With rock variety: its units are this many times longer along the "
+    "strike than across it, a structural grain (1: round)", minimum=1.0, maximum=20.0,
+)  # fmt: skip
+ROCK_VARIETY_DIFFUSION = Option(
+    "rock_variety_diffusion", float, 0.0, "Rock variety in the hillslopes: the diffusivity times "
+    "exp(-rock_variety_diffusion x z), so strong rock (z < 0) holds long planar slopes and valleys wide apart "
+    "(0: one diffusivity)", minimum=0.0, maximum=3.0,
+)  # fmt: skip
+VARIETY_OPTIONS = (
+    ROCK_VARIETY,
+    ROCK_VARIETY_SCALE,
+    ROCK_VARIETY_OCTAVES,
+    ROCK_VARIETY_CONTRAST,
+    ROCK_VARIETY_STRIKE,
+    ROCK_VARIETY_STRETCH,
+    ROCK_VARIETY_DIFFUSION,
+    ROCK_DETAIL,
+    ROCK_DETAIL_SCALE,
+)
 """The river stage's rows (``recipe.RIVER_OPTIONS``)."""
 
 
-def _octaves(shape: tuple[int, int], step: float, wavelength: float, count: int, seed: int) -> np.ndarray:
+def _octaves(
+    shape: tuple[int, int], step: float, wavelength: float, count: int, seed: int, grain: np.ndarray | None = None
+) -> np.ndarray:
     """Simplex fBm (module docstring) at cell ``(r, c)`` placed at ``(c·step, r·step)``, its first octave's
-    wavelength ``wavelength`` (same unit as ``step``), of unit standard deviation when no octave fades."""
+    wavelength ``wavelength`` (same unit as ``step``), of unit standard deviation when no octave fades; ``grain``
+    (2 x 2) maps the positions first (the rock field's strike and stretch)."""
     rows, columns = shape
     total = np.zeros(shape)
     weights = 0.0
@@ -123,17 +157,31 @@ def _octaves(shape: tuple[int, int], step: float, wavelength: float, count: int,
             y, x = np.mgrid[first:last, 0:columns].astype(np.float64) * step
             points = np.stack((x.reshape(-1), y.reshape(-1)), axis=1)
             transform = np.array([[cos, -sin, 0.0], [sin, cos, 0.0]])
+            if grain is not None:  # turned after the grain: each octave's lattice keeps its own angle
+                transform[:, :2] = transform[:, :2] @ grain
             values = evaluate(spec, points, transform=transform).astype(np.float64)
             total[first:last] += (weight * fade) * values.reshape(last - first, columns)
     total /= SIMPLEX_STD * math.sqrt(weights)
     return total
 
 
-def rock_field(shape: tuple[int, int], *, scale: float, seed: int = 0) -> np.ndarray:
-    """``z`` of rock variety (module docstring; float64, ``shape``): 2-D simplex fBm of two octaves whose first
-    wavelength is ``scale`` times the map's longer side, of unit standard deviation; the erodibility is
-    ``K·exp(s·z)`` (and the river stage's uplift likewise). ``ValueError``/``TypeError`` naming ``shape``,
-    ``scale`` or ``seed``."""
+def rock_field(
+    shape: tuple[int, int],
+    *,
+    scale: float,
+    seed: int = 0,
+    octaves: int = FIELD_OCTAVES,
+    contrast: float = 0.0,
+    strike: float = 0.0,
+    stretch: float = 1.0,
+) -> np.ndarray:
+    """``z`` of rock variety (module docstring; float64, ``shape``): 2-D simplex fBm of ``octaves`` octaves whose
+    first wavelength is ``scale`` times the map's longer side, of unit standard deviation; the erodibility is
+    ``K·exp(s·z)`` (and the river stage's uplift likewise). With ``stretch`` ``a > 1`` the noise is read at
+    ``(u / a, v)``, ``u`` along the ``strike`` (degrees anticlockwise from +x) and ``v`` across it: units ``a``
+    times longer along the strike (anisotropic fBm). With ``contrast`` ``c > 0`` the result is
+    ``tanh(c·z) / tanh(c)``: units with short contacts, ``±1`` inside them for a large ``c``. ``ValueError``/
+    ``TypeError`` naming ``shape``, ``scale``, ``seed``, ``octaves``, ``contrast``, ``strike`` or ``stretch``."""
     if (
         not isinstance(shape, tuple)
         or len(shape) != 2
@@ -143,8 +191,20 @@ def rock_field(shape: tuple[int, int], *, scale: float, seed: int = 0) -> np.nda
     wavelength = float(replace(ROCK_VARIETY_SCALE, name="scale").check(scale))  # type: ignore[arg-type]
     if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
         raise TypeError(f"seed: expected a whole number, got {type(seed).__name__}")
+    count = int(replace(ROCK_VARIETY_OCTAVES, name="octaves").check(octaves))  # type: ignore[arg-type]
+    sharpness = float(replace(ROCK_VARIETY_CONTRAST, name="contrast").check(contrast))  # type: ignore[arg-type]
+    angle = math.radians(float(replace(ROCK_VARIETY_STRIKE, name="strike").check(strike)))  # type: ignore[arg-type]
+    ratio = float(replace(ROCK_VARIETY_STRETCH, name="stretch").check(stretch))  # type: ignore[arg-type]
+    grain = None
+    if ratio != 1.0:  # (x, y) -> (u / a, v) in the strike's frame, turned back: the noise's lattice stays put
+        turn = np.array([[math.cos(angle), -math.sin(angle)], [math.sin(angle), math.cos(angle)]])
+        grain = turn @ np.diag([1.0 / ratio, 1.0]) @ turn.T
     step = 1.0 / max(max(shape) - 1, 1)  # map units: the longer side is 1
-    return _octaves((int(shape[0]), int(shape[1])), step, wavelength, FIELD_OCTAVES, int(seed) + FIELD_SALT)
+    z = _octaves((int(shape[0]), int(shape[1])), step, wavelength, count, int(seed) + FIELD_SALT, grain)
+    if sharpness > 0.0:
+        np.tanh(z * sharpness, out=z)
+        z /= math.tanh(sharpness)
+    return z
 
 
 def rock_detail(
