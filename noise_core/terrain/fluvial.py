@@ -77,6 +77,11 @@ their sediment sideways (Smith & Bretherton 1972, "Stability and the conservatio
 evolution", Water Resources Research 8(6); Tucker & Bras 1998, "Hillslope processes, drainage density, and
 landscape morphology", Water Resources Research 34(10)), so big valleys round out below knife-edge crests.
 ``rock_roughness`` (``s``) varies the erodibility over a few cells (``_rough_rock``; Sklar & Dietrich 2001).
+``diffusion`` may be a map: ``∂h/∂t = ∇·(D∇h)`` by the explicit 9-point scheme in flux form (each link's flux
+times the mean of its two cells' ``D/D_max``, in the substeps ``D_max`` needs; with any routing), and with
+``critical_slope`` each cell's conductance times its ``D/D_max``: the valley spacing, set by ``D/K`` (Perron,
+Kirchner & Dietrich 2009), varies with the rock (Howard 1994, "A detailed model for the evolution of drainage
+basins", Water Resources Research 30(7)). One number keeps the schemes above.
 
 Heights, ``cell_size`` and the area share one length unit (areas in that unit squared), ``dt`` one time unit:
 ``U`` is length per time, ``D`` length² per time, ``K`` length^(1 - 2m) per time (for ``m = 0.5`` simply 1/time;
@@ -239,16 +244,16 @@ def erode_fluvial(
     progress: Callable[[int, int], object] | None = None,
 ) -> FluvialResult:
     """Fluvial erosion of ``heights`` (2-D, rows along y) by the stream power law, ``steps`` implicit steps of
-    ``dt`` (Braun & Willett 2013; the module docstring gives the scheme). ``uplift``/``erodibility``: numbers
-    or maps of ``heights``' shape; ``precipitation``: rain per cell (a map >= 0, default 1) weighting the
-    drainage area; ``outlets``: a boolean map of extra base-level cells; ``routing``,
-    ``routing_seed``, ``deposition_coefficient`` and ``valley_width``: the module docstring's "Landscapes";
-    ``critical_slope``, ``channel_diffusion``, ``rock_layers``, ``rock_contrast``, ``rock_roughness`` and
-    ``rock_offset`` (a map of heights added before the bed is found): its "Crests and rock";
-    ``progress(done, steps)`` is called after each step (not after the detail substeps). ``fine_size``,
-    ``model_size``, ``margin``, ``fine_steps``, ``detail_steps`` and ``fine_interpolation``: the module docstring's
-    "Coarse to fine" (``multiscale.model_shape``; rain, uplift, erodibility, outlets and rock_offset are sampled
-    with the heights).
+    ``dt`` (Braun & Willett 2013; the module docstring gives the scheme). ``uplift``/``erodibility``/``diffusion``:
+    numbers or maps of ``heights``' shape (a diffusion map: the module docstring's "Crests and rock");
+    ``precipitation``: rain per cell (a map >= 0, default 1) weighting the drainage area; ``outlets``: a boolean
+    map of extra base-level cells; ``routing``, ``routing_seed``, ``deposition_coefficient`` and
+    ``valley_width``: the module docstring's "Landscapes"; ``critical_slope``, ``channel_diffusion``,
+    ``rock_layers``, ``rock_contrast``, ``rock_roughness`` and ``rock_offset`` (a map of heights added before the
+    bed is found): its "Crests and rock"; ``progress(done, steps)`` is called after each step (not after the
+    detail substeps). ``fine_size``, ``model_size``, ``margin``, ``fine_steps``, ``detail_steps`` and
+    ``fine_interpolation``: the module docstring's "Coarse to fine" (``multiscale.model_shape``; rain, uplift,
+    erodibility, diffusion, outlets and rock_offset are sampled with the heights).
     ``ValueError``/``TypeError`` naming the argument for a bad value."""
     checked = check_heights(heights)
     shape = (int(checked.shape[0]), int(checked.shape[1]))
