@@ -21,7 +21,8 @@ and flat, and a trough is as wide as its ice, whatever the shape of the valley i
 is gentle the ice would spread over the whole basin; it reaches no further from its glacier than its thickness
 over ``GLACIER_WALL``, so a trough cuts into a plateau as the Norwegian fjords do. ``F`` is the higher floor of
 the glacier whose ice the cell holds and of the nearest glacier cell, so a tributary glacier under the trunk's
-ice keeps its own, higher floor (a hanging valley) instead of a notch cut to the trunk's.
+ice keeps its own, higher floor (a hanging valley) instead of a notch cut to the trunk's; a few passes of
+the 9-point diffusion (as ``landscape.aggrade_valleys`` rounds its feet) round the steps where two floors meet.
 """
 
 from __future__ import annotations
@@ -76,6 +77,9 @@ is as wide as a V valley of this wall slope would be)."""
 GLACIER_DEEPEN = 0.3
 """A glacier's floor lies this share of its ice thickness below its river's bed (an overdeepened trough)..."""
 GLACIER_FLOOR_GRADE = 0.8
+GLACIER_ROUND = 4
+"""Passes of ``h += ∇²h/6`` over the carved cells and their neighbours (``landscape._round_feet``): the steps
+where one glacier's floor meets another's and the crease at the ice's edge rounded over a few cells."""
 """...but falls downstream by at least this share of the bed's fall, so that every trough drains."""
 
 
@@ -97,8 +101,10 @@ def carve_troughs(
     and its distance ``d`` to the nearest glacier cell is at most that cell's ``(L - h) / GLACIER_WALL``; it is
     carved to ``min(h, F + (W - F)·(d / (d + e))^GLACIER_SHAPE)``, ``F`` the higher floor of its owner and of
     its nearest glacier cell, ``e`` its distance to the nearest cell outside the ice (both Euclidean distance
-    transforms). The edges and ``outlets`` stay; an epsilon fill (Barnes et al. 2014) keeps every cell draining.
-    ``depth`` 0: the epsilon-filled heights. ``ValueError``/``TypeError`` naming the argument for a bad value."""
+    transforms). The carved cells and their neighbours then take ``GLACIER_ROUND`` passes of ``h += ∇²h/6`` (no
+    higher than before). The edges and ``outlets`` stay; an epsilon fill (Barnes et al. 2014) keeps every cell
+    draining. ``depth`` 0: the epsilon-filled heights. ``ValueError``/``TypeError`` naming the argument for a bad
+    value."""
     checked = check_heights(heights)
     cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
     scale = float(replace(GLACIER_DEPTH, name="depth").check(depth))  # type: ignore[arg-type]
@@ -129,6 +135,11 @@ def carve_troughs(
     to_edge = _shore(_water_kernels(), inside, shape).reshape(-1)  # inside: to the nearest cell outside the ice
     out = h.copy()
     kernels.carve(out, owner, nearest, surface, floor, to_edge, to_glacier, base, GLACIER_SHAPE)
+    if GLACIER_ROUND > 0:  # on the lowered cells: the heights negated, as aggrade_valleys' feet are raised
+        np.negative(out, out=out)
+        _landscape_kernels().round_feet(out, -h, shape[0], shape[1], base, GLACIER_ROUND)
+        np.negative(out, out=out)
+        np.minimum(out, h, out=out)  # carved, never raised
     fill_flat(out, shape, base, False, True)
     return out.reshape(shape)
 
