@@ -130,6 +130,13 @@ PRIME_SIMPLEX_3D_BOUND = 0.01300717
 """The largest 3D prime-hash simplex sum (each corner with its best gradient), found by a numerical search over
 the cell (0.013007157, docs/sources.md), rounded up."""
 _ROOT2_PLUS_ONE_32 = np.float32(1.0 + np.sqrt(2.0))
+# uint32 masks and codes, so the gradients' bit tests stay in 32-bit lanes (an int64 literal widens them).
+_ZERO_WORD = np.uint32(0)
+_BIT_2 = np.uint32(4)
+_BIT_3 = np.uint32(8)
+_BITS_0_2_3 = np.uint32(13)
+_CODE_12 = np.uint32(12)
+_CODE_2 = np.uint32(2)
 _PRIME_SIMPLEX_2D_SCALE_32 = np.float32(1.0 / PRIME_SIMPLEX_2D_BOUND)
 _PRIME_SIMPLEX_3D_SCALE_32 = np.float32(1.0 / PRIME_SIMPLEX_3D_BOUND)
 
@@ -287,7 +294,7 @@ def prime_gradient_2d(h, dx, dy):
     selects only (no table, no conversion)."""
     dx = flip_sign_where_top_bit(dx, h << 31)
     dy = flip_sign_where_top_bit(dy, h << 30)
-    swap = (h & 4) != 0
+    swap = np.uint32(h & _BIT_2) != _ZERO_WORD
     return fmuladd(_ROOT2_PLUS_ONE_32, dy if swap else dx, dx if swap else dy)
 
 
@@ -343,8 +350,14 @@ def simplex_block_2d_of(prime, rows=False):
             cells[2, m] = np.int32(x_greater)
             offsets[0, m] = dx
             offsets[1, m] = dy
-        hashes = scratch((3, BLOCK), (3, n), np.uint32)
         h = start(seed)
+        if prime:  # the prime hash's few operations in the sum's loop (no round trip through memory)
+            for m in range(n):
+                x_greater = cells[2, m] != 0
+                h0, h1, h2 = hashes_of(h, np.int64(cells[0, m]), np.int64(cells[1, m]), x_greater)
+                values[m] = sum_of(gradient, h0, h1, h2, x_greater, offsets[0, m], offsets[1, m])
+            return
+        hashes = scratch((3, BLOCK), (3, n), np.uint32)
         for m in range(n):
             h0, h1, h2 = hashes_of(h, np.int64(cells[0, m]), np.int64(cells[1, m]), cells[2, m] != 0)
             hashes[0, m] = h0
@@ -474,10 +487,10 @@ def prime_gradient_3d(h, dx, dy, dz):
     one of the twelve cube edges ``(±1, ±1, 0)`` and permutations (sixteen codes, four edges twice) from hash bits
     0-3, ``h < 8 ? x : y`` plus ``h < 4 ? y : h in (12, 14) ? x : z``, signed by bits 0 and 1. Selects and sign
     flips only."""
-    low = h & 13
-    u = dy if (h & 8) != 0 else dx
-    v = dx if low == 12 else dz
-    v = dy if low < 2 else v
+    low = np.uint32(h & _BITS_0_2_3)
+    u = dy if np.uint32(h & _BIT_3) != _ZERO_WORD else dx
+    v = dx if low == _CODE_12 else dz
+    v = dy if low < _CODE_2 else v
     return flip_sign_where_top_bit(u, h << 31) + flip_sign_where_top_bit(v, h << 30)
 
 
@@ -536,8 +549,16 @@ def _tetrahedra_of(prime):
         """``values[m] = tetrahedron_sum(...)`` of the samples whose cells and offsets ``tetrahedron_cell`` gave
         (``cells``: i, j, k; ``offsets``: dx, dy, dz), the hashes in their own pass."""
         n = values.shape[0]
-        hashes = scratch((4, BLOCK), (4, n), np.uint32)
         h = start(seed)
+        if prime:  # the prime hash's few operations in the sum's loop (no round trip through memory)
+            for m in range(n):
+                dx, dy, dz = offsets[0, m], offsets[1, m], offsets[2, m]
+                h0, h1, h2, h3 = hashes_of(
+                    h, np.int64(cells[0, m]), np.int64(cells[1, m]), np.int64(cells[2, m]), dx, dy, dz
+                )
+                values[m] = sum_of(gradient, h0, h1, h2, h3, dx, dy, dz)
+            return
+        hashes = scratch((4, BLOCK), (4, n), np.uint32)
         for m in range(n):
             h0, h1, h2, h3 = hashes_of(
                 h, np.int64(cells[0, m]), np.int64(cells[1, m]), np.int64(cells[2, m]), offsets[0, m], offsets[1, m],
