@@ -6,7 +6,9 @@ interpolated. The gradient code is ``gradients.VALUE`` (``"simplex_value"``, see
 section 1) or ``gradients.SIMPLEX`` (``"simplex"``: line / circle / sphere with the
 seed's normalisation factors, section 2). A corner's hash is SmallXXHash(seed)
 eating its lattice coordinates in order (x, then y, then z), as for lattice noise (with ``hash="prime"``, 2D and
-3D: FastNoiseLite's hash, ``prime_triangle_hashes``/``prime_tetrahedron_hashes``, in the block passes).
+3D: FastNoiseLite's hash, ``prime_triangle_hashes``/``prime_tetrahedron_hashes``, in the block passes; then
+``"simplex"`` sums FastNoise2's kernels ``max(0, 1/2 - r^2)^4 (g . d)`` with select-made gradients,
+``prime_triangle_sum``/``prime_tetrahedron_sum``, and the prime hash runs in the sum's loop).
 
 * 1D (section 1.3): corners ``x0 = floor(x)`` and ``x0 + 1``, falloff ``(1 - x^2)^3``.
 * 2D (sections 1.5-1.7): coordinates scaled by ``frequency / sqrt(3)``, skewed by
@@ -540,7 +542,8 @@ def simplex_3d(gradient, x, y, z, seed, frequency, period):
 
 def _tetrahedra_of(prime):
     """The block passes after the cell pass (module doc): each sample's four corner hashes (``tetrahedron_hashes``,
-    or with ``prime`` ``prime_tetrahedron_hashes``) from its cell, then the kernels' float32 sum into ``values``."""
+    or with ``prime`` ``prime_tetrahedron_hashes`` in the sum's loop) from its cell, then the kernels' float32 sum
+    (``tetrahedron_sum``, or ``prime_tetrahedron_sum``) into ``values``."""
     start = prime_seed if prime else hash_seed
     hashes_of = prime_tetrahedron_hashes if prime else tetrahedron_hashes
     sum_of = prime_tetrahedron_sum if prime else tetrahedron_sum
