@@ -2,8 +2,9 @@
 
 A NumPy port of the hash checks the compiled helpers bit for bit and, through value noise at lattice points and
 a float64 Perlin reference, the kernels; its statistics are checked on a block of lattice cells; golden digests
-pin four kernels' values. Only four block functions are compiled here (value 2D, Perlin 3D tiled, simplex 2D,
-simplex value 3D): each new one costs seconds of CI time.
+pin four kernels' values. Simplex noise with the prime hash is FastNoise2's formula, checked against a float64
+NumPy port reading FastNoise2's gradient tables. Only five block functions are compiled here (value 2D, Perlin 3D
+tiled, simplex 2D, simplex 3D, simplex value 3D): each new one costs seconds of CI time.
 """
 
 from __future__ import annotations
