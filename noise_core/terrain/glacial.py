@@ -17,7 +17,9 @@ carved to ``F + (L - F)·x^GLACIER_SHAPE``, never raised: ``F`` the floor of the
 bed lowered by ``GLACIER_DEEPEN·H``, graded so that it drains), ``x = d / (d + e)`` its place across the trough
 (``d`` its distance to the nearest glacier, ``e`` to the footprint's edge, both exact Euclidean distance
 transforms: Felzenszwalb & Huttenlocher 2012), so the walls are steep at the ice's edge and the floor broad
-and flat, and a trough is as wide as its ice, whatever the shape of the valley it came from. Where the valley
+and flat, and a trough is as wide as its ice, whatever the shape of the valley it came from. The wall keeps
+``GLACIER_TEXTURE·x^GLACIER_SHAPE`` of the old slope's height above the parabola (none on the floor, half at the
+ice's edge), so the gullies and spurs of the slope it cut still show, fainter, in its lower walls. Where the valley
 is gentle the ice would spread over the whole basin; it reaches no further from its glacier than its thickness
 over ``GLACIER_WALL``, so a trough cuts into a plateau as the Norwegian fjords do. ``F`` is the higher floor of
 the glacier whose ice the cell holds and of the nearest glacier cell, so a tributary glacier under the trunk's
@@ -77,10 +79,13 @@ is as wide as a V valley of this wall slope would be)."""
 GLACIER_DEEPEN = 0.3
 """A glacier's floor lies this share of its ice thickness below its river's bed (an overdeepened trough)..."""
 GLACIER_FLOOR_GRADE = 0.8
+"""...but falls downstream by at least this share of the bed's fall, so that every trough drains."""
+GLACIER_TEXTURE = 0.5
+"""``τ`` of the carved wall ``U + τ·x^b·(h - U)`` (``b`` ``GLACIER_SHAPE``): the share of the old slope (its gullies
+and spurs) a wall keeps, from none on the floor (``x = 0``) to ``τ`` where the ice ends (``x = 1``)."""
 GLACIER_ROUND = 4
 """Passes of ``h += ∇²h/6`` over the carved cells and their neighbours (``landscape._round_feet``): the steps
 where one glacier's floor meets another's and the crease at the ice's edge rounded over a few cells."""
-"""...but falls downstream by at least this share of the bed's fall, so that every trough drains."""
 
 
 def carve_troughs(
@@ -99,9 +104,10 @@ def carve_troughs(
     that set its ``W`` (its owner). A glacier cell's floor is ``F = max(h - GLACIER_DEEPEN·(L - h), F(r) +
     GLACIER_FLOOR_GRADE·(h - h(r)))`` (``F(r) = h(r)`` off the glaciers). A cell is in the ice if it holds ice
     and its distance ``d`` to the nearest glacier cell is at most that cell's ``(L - h) / GLACIER_WALL``; it is
-    carved to ``min(h, F + (W - F)·(d / (d + e))^GLACIER_SHAPE)``, ``F`` the higher floor of its owner and of
-    its nearest glacier cell, ``e`` its distance to the nearest cell outside the ice (both Euclidean distance
-    transforms). The carved cells and their neighbours then take ``GLACIER_ROUND`` passes of ``h += ∇²h/6`` (no
+    carved to ``U = F + (W - F)·x^GLACIER_SHAPE``, ``x = d / (d + e)``, if below ``h``, keeping
+    ``GLACIER_TEXTURE·x^b`` of the old slope: ``U + GLACIER_TEXTURE·x^b·(h - U)``; ``F`` the higher floor of its owner
+    and of its nearest glacier cell, ``e`` its distance to the nearest cell outside the ice (both Euclidean
+    distance transforms). The carved cells and their neighbours then take ``GLACIER_ROUND`` passes of ``h += ∇²h/6`` (no
     higher than before). The edges and ``outlets`` stay; an epsilon fill (Barnes et al. 2014) keeps every cell
     draining. ``depth`` 0: the epsilon-filled heights. ``ValueError``/``TypeError`` naming the argument for a bad
     value."""
@@ -134,7 +140,7 @@ def carve_troughs(
     owner[~inside] = -1
     to_edge = _shore(_water_kernels(), inside, shape).reshape(-1)  # inside: to the nearest cell outside the ice
     out = h.copy()
-    kernels.carve(out, owner, nearest, surface, floor, to_edge, to_glacier, base, GLACIER_SHAPE)
+    kernels.carve(out, owner, nearest, surface, floor, to_edge, to_glacier, base, GLACIER_SHAPE, GLACIER_TEXTURE)
     if GLACIER_ROUND > 0:  # on the lowered cells: the heights negated, as aggrade_valleys' feet are raised
         np.negative(out, out=out)
         _landscape_kernels().round_feet(out, -h, shape[0], shape[1], base, GLACIER_ROUND)
@@ -169,9 +175,10 @@ def _ice(h, receivers, order, level, base, deepen, grade, surface, owner, floor)
             owner[cell] = -1
 
 
-def _carve(h, owner, nearest, surface, floor, to_edge, to_glacier, base, shape):
-    """Each cell in the ice but ``base``: ``min(h, F + (W - F)·(d / (d + e))^shape)``, ``F`` the higher floor of its
-    ``owner`` and of its ``nearest`` glacier cell (``carve_troughs``)."""
+def _carve(h, owner, nearest, surface, floor, to_edge, to_glacier, base, shape, texture):
+    """Each cell in the ice but ``base``: ``U = F + (W - F)·x^shape``, ``x = d / (d + e)``, ``F`` the higher floor of
+    its ``owner`` and of its ``nearest`` glacier cell; below ``h`` it becomes ``U + texture·x^shape·(h - U)``
+    (``carve_troughs``)."""
     for cell in range(h.shape[0]):
         source = owner[cell]
         if source < 0 or base[cell]:
@@ -180,9 +187,10 @@ def _carve(h, owner, nearest, surface, floor, to_edge, to_glacier, base, shape):
         e = to_edge[cell]
         across = d / (d + e) if d + e > 0.0 else 0.0
         bottom = max(floor[source], floor[nearest[cell]])
-        carved = bottom + (surface[cell] - bottom) * across**shape
+        weight = across**shape
+        carved = bottom + (surface[cell] - bottom) * weight
         if carved < h[cell]:
-            h[cell] = carved
+            h[cell] = carved + texture * weight * (h[cell] - carved)
 
 
 def _nearest_sites(sites, nearest, squared):
