@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 import noise_core as nc
-from noise_core.terrain import flow
 from noise_core.terrain.flow import (
     accumulate,
     d8_receivers,
@@ -317,37 +316,3 @@ def test_stack_puts_receivers_first_and_rejects_cycles() -> None:
 def test_errors_name_the_argument(call, error, message: str) -> None:
     with pytest.raises(error, match=message):
         call()
-
-
-def test_carving_cuts_the_lowest_path_through_a_dam_and_leaves_the_rest() -> None:
-    """A pit inside a ring that rises away from one low edge cell: ``carve_depressions`` lowers the two cells
-    between the pit and that edge cell to just below the pit's bottom and nothing else; the pit keeps its height,
-    and nothing is left to fill."""
-    rows, columns = np.mgrid[0:7, 0:7]
-    heights = np.where((rows % 6 == 0) | (columns % 6 == 0), 9.0, 6.0 + 0.1 * np.hypot(rows - 3, columns - 6))
-    heights[3, 3] = 1.0  # the pit
-    heights[3, 6] = 0.5  # the edge cell the cheapest cut leads to
-    carved = flow.carve_depressions(heights)
-    lowered = carved < heights
-    assert carved[3, 3] == 1.0
-    assert (carved <= heights).all() and np.array_equal(carved[~lowered], heights[~lowered])
-    assert np.array_equal(np.argwhere(lowered), [[3, 4], [3, 5]])
-    assert 1.0 > carved[3, 4] > carved[3, 5] > carved[3, 6]
-    assert np.array_equal(flow.fill_depressions(carved), carved)
-
-
-@settings(max_examples=40, deadline=None)
-@given(arrays(np.float64, st.tuples(st.integers(3, 12), st.integers(3, 12)), elements=st.floats(-50, 50, width=32)))
-def test_carving_leaves_no_depression_and_only_lowers(heights: np.ndarray) -> None:
-    """Any map: carved cells only go down, every cell then drains (no depression to fill), and a map that already
-    drains strictly (an epsilon fill's) is left exactly as it is."""
-    carved = flow.carve_depressions(heights)
-    assert (carved <= heights).all()
-    assert np.array_equal(flow.fill_depressions(carved), carved)
-    drained = flow.fill_depressions(heights, epsilon=True)
-    assert np.array_equal(flow.carve_depressions(drained), drained)
-
-
-def test_carving_names_a_bad_map() -> None:
-    with pytest.raises(ValueError, match=r"^heights"):
-        flow.carve_depressions(np.array([[1.0, np.nan], [0.0, 2.0]]))

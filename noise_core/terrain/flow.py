@@ -13,9 +13,6 @@ depressions in raster digital elevation models"): a cell higher than the cell it
 height, so only cells that must wait for a lower neighbour enter the queue; the epsilon fill keeps Algorithm 3's
 order (its result depends on it).
 
-**Carving** (``carve_depressions``, Soille 2004): the same Priority-Flood order, but a cell met from a cell not
-lower than itself is not raised; that cell and the path behind it to the edge are lowered to just below it.
-
 **D8 receivers** (O'Callaghan & Mark 1984, "The extraction of drainage networks from digital elevation data"):
 each cell drains to the neighbour with the steepest drop ``(h - h_n) / distance`` (distance 1 or √2 cells; ties to
 the first in ``NEIGHBOURS`` order) when that drop is positive; otherwise it is its own receiver (an outlet, a pit
@@ -146,27 +143,6 @@ def fill_flat(
         )  # fmt: skip
     _stopped(state)
     shared[DONE] = base + size
-
-
-def carve_depressions(heights: np.ndarray) -> np.ndarray:
-    """``heights`` with every depression carved open instead of filled (Soille 2004, "Optimal removal of spurious
-    pits in grid digital elevation models", by Priority-Flood as Barnes, Lehman & Mulla 2014 order it): cells are
-    met from the map's edges in height order, each remembering the cell it was met from; a cell met from a cell
-    not lower than itself lowers that cell, and the path on to the edge as far as needed, to just below it
-    (``nextafter`` steps). Cells only go down, only along those paths, and every cell then has a strictly
-    descending path to an edge. For the narrow dams that interpolation leaves across a channel, a cut of a few
-    cells where a fill would flood a lake. Returns a new array (float32 for float32 input, float64 otherwise)."""
-    carved = _floats(check_heights(heights))
-    carve_flat(carved.reshape(-1), carved.shape)
-    return carved
-
-
-def carve_flat(flat: np.ndarray, shape: tuple[int, int]) -> None:
-    """``carve_depressions`` of the row-major cells ``flat`` (float32/float64, C-contiguous) of a ``shape`` map,
-    in place."""
-    size = flat.shape[0]
-    _kernels().carve(flat, shape[0], shape[1], _edges(shape), flat.dtype.type(-np.inf), np.empty(2 * size),
-                     np.empty(size, dtype=np.int32), np.zeros(size, dtype=np.uint8))  # fmt: skip
 
 
 def d8_receivers(heights: np.ndarray, looped: bool = False, outlets: np.ndarray | None = None) -> np.ndarray:
@@ -367,28 +343,6 @@ def _fill(flat, rows, columns, outlets, looped, epsilon, infinity, pairs, pit, c
                 tail += 1
             else:
                 heap = _heap_push(pairs, heap, flat[neighbour], neighbour)
-
-
-def _carve(flat, rows, columns, outlets, down, pairs, parent, closed):
-    """Soille's carving (``carve_depressions``) of ``flat`` in place from the ``outlets``: ``parent`` holds the
-    cell each cell was met from (-1 for an outlet); the ``down`` infinity gives the ``nextafter`` direction."""
-    heap = _seed_outlets(flat, outlets, closed, pairs)
-    for cell in range(flat.shape[0]):
-        parent[cell] = -1
-    while heap > 0:
-        cell = np.int64(pairs[1])
-        heap = _heap_pop(pairs, heap)
-        for k in range(8):
-            neighbour = _neighbour(cell, k, rows, columns, False)
-            if neighbour < 0 or closed[neighbour]:
-                continue
-            closed[neighbour] = 1
-            parent[neighbour] = cell
-            child, above = neighbour, np.int64(cell)
-            while above >= 0 and flat[above] >= flat[child]:
-                flat[above] = np.nextafter(flat[child], down)
-                child, above = above, np.int64(parent[above])
-            heap = _heap_push(pairs, heap, flat[neighbour], neighbour)
 
 
 PIT_AHEAD = 4
@@ -820,6 +774,6 @@ def _mfd(flat, rows, columns, outlets, exponent, area, donors, ready, state):
 
 
 _kernels = kernel_table(
-    serial=(_carve, _fill, _fill_plain, _receivers_kernel, _stack_kernel, _accumulate_kernel, _mfd, _depressions),
+    serial=(_fill, _fill_plain, _receivers_kernel, _stack_kernel, _accumulate_kernel, _mfd, _depressions),
 )
 """The compiled kernels, built on first use."""

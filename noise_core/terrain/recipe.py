@@ -45,7 +45,6 @@ from .erosion import (
     erode_thermal,
     hydraulic_kinds,
 )
-from .flow import carve_flat
 from .fluvial import FLUVIAL_OPTIONS
 from .glacial import GLACIER_AREA, GLACIER_DEPTH, carve_troughs
 from .landscape import (
@@ -218,9 +217,7 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     ``rock_offset`` of ``erode_fluvial``: a plane); ``rock_variety`` ``s`` multiplies the erodibility and the uplift
     by ``exp(s·z)``, ``z`` ``variety.rock_field`` of the map (``rock_variety_scale``; seeded by ``routing_seed``);
     last, ``rock_detail`` adds ``variety.rock_detail``'s texture on the slopes, in metres, off the channels (the
-    drainage area in cells of the fine grid); on a map finer than the fine grid the depressions its interpolated
-    change leaves are carved open (``flow.carve_flat``: cuts across the narrow dams, where a fill would flood
-    lakes), so every cell drains to an edge as on the fine grid. With ``fine_size`` the
+    drainage area in cells of the fine grid). With ``fine_size`` the
     stage's numbers mean the same at every sample count: a terrain built at any size gets the same rivers
     (docs/scale.md)."""
     model = {option.name: options[option.name] for option in FLUVIAL_OPTIONS}
@@ -281,10 +278,6 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         metres = rock_detail(metres, cell_size=cell_size, amplitude=options[ROCK_DETAIL.name],
                              wavelength=options[ROCK_DETAIL_SCALE.name], seed=int(options["routing_seed"]),
                              area=result.drainage_area)  # in cells of the fine grid  # fmt: skip
-    if size and max(metres.shape) > size:  # the fine grid's change interpolated: its channels' beads cut open
-        cells = np.ascontiguousarray(metres, dtype=np.float64).reshape(-1)  # no copy when it is (it is)
-        carve_flat(cells, metres.shape)
-        metres = cells.reshape(metres.shape)
     return StageResult(metres, area, result.rivers.astype(np.float32))
 
 
