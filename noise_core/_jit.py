@@ -141,6 +141,26 @@ def flip_sign_where_negative(typingctx, value, sign):
 
 
 @intrinsic
+def flip_sign_where_top_bit(typingctx, value, word):
+    """float32 ``value`` with its sign bit flipped where bit 31 of the integer ``word`` (its low 32 bits) is set:
+    ``flip_sign_where_top_bit(x, h << 31)`` negates ``x`` by bit 0 of ``h`` without a compare or a select."""
+    if not (value == types.float32 and isinstance(word, types.Integer)):
+        return None
+
+    def codegen(context, builder, signature, arguments):
+        i32 = ir.IntType(32)
+        low = arguments[1]
+        if low.type.width > 32:
+            low = builder.trunc(low, i32)
+        elif low.type.width < 32:
+            low = builder.zext(low, i32)
+        sign_bit = builder.and_(low, ir.Constant(i32, 0x80000000))
+        return builder.bitcast(builder.xor(builder.bitcast(arguments[0], i32), sign_bit), ir.FloatType())
+
+    return types.float32(value, word), codegen
+
+
+@intrinsic
 def low_word(typingctx, value):
     """The low 32 bits of a float64's bit pattern as a sign-extended int64 (an intrinsic, as
     ``flip_sign_where_negative``)."""

@@ -6,7 +6,9 @@ interpolated. The gradient code is ``gradients.VALUE`` (``"simplex_value"``, see
 section 1) or ``gradients.SIMPLEX`` (``"simplex"``: line / circle / sphere with the
 seed's normalisation factors, section 2). A corner's hash is SmallXXHash(seed)
 eating its lattice coordinates in order (x, then y, then z), as for lattice noise (with ``hash="prime"``, 2D and
-3D: FastNoiseLite's hash, ``prime_triangle_hashes``/``prime_tetrahedron_hashes``, in the block passes).
+3D: FastNoiseLite's hash, ``prime_triangle_hashes``/``prime_tetrahedron_hashes``, in the block passes; then
+``"simplex"`` sums FastNoise2's kernels ``max(0, 1/2 - r^2)^4 (g . d)`` with select-made gradients,
+``prime_triangle_sum``/``prime_tetrahedron_sum``, and the prime hash runs in the sum's loop).
 
 * 1D (section 1.3): corners ``x0 = floor(x)`` and ``x0 + 1``, falloff ``(1 - x^2)^3``.
 * 2D (sections 1.5-1.7): coordinates scaled by ``frequency / sqrt(3)``, skewed by
@@ -38,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import exact, fmuladd, inline, jit, named, scratch
+from ._jit import exact, flip_sign_where_top_bit, fmuladd, inline, jit, named, scratch
 from .blocks import BLOCK
 from .gradients import (
     SIMPLEX,
@@ -121,6 +123,24 @@ _TWO_UNSKEW_3D_32 = np.float32(2.0 * UNSKEW_3D)
 # The kernels' factor 8 times the gradients' scale: applied once to the sum (``_falloff``).
 _EIGHT_SIMPLEX_2D_SCALE_32 = _EIGHT * np.float32(SIMPLEX_2D_SCALE)
 _EIGHT_SIMPLEX_3D_SCALE_32 = _EIGHT * np.float32(SIMPLEX_3D_SCALE)
+# ``kind="simplex"`` with ``hash="prime"`` (``prime_triangle_sum``, ``prime_tetrahedron_sum``): FastNoise2's kernel
+# ``max(0, 1/2 - r^2)^4`` and select-made gradients, the sums divided by their largest value (docs/sources.md).
+PRIME_SIMPLEX_2D_BOUND = 0.0261208079755306243896484375
+"""The largest 2D prime-hash simplex sum: FastNoise2's ``kBounding`` of its 2D Simplex (a numerical search over
+the triangle finds 0.02612078, docs/sources.md)."""
+PRIME_SIMPLEX_3D_BOUND = 0.01300717
+"""The largest 3D prime-hash simplex sum (each corner with its best gradient), found by a numerical search over
+the cell (0.013007157, docs/sources.md), rounded up."""
+_ROOT2_PLUS_ONE_32 = np.float32(1.0 + np.sqrt(2.0))
+# uint32 masks and codes, so the gradients' bit tests stay in 32-bit lanes (an int64 literal widens them).
+_ZERO_WORD = np.uint32(0)
+_BIT_2 = np.uint32(4)
+_BIT_3 = np.uint32(8)
+_BITS_0_2_3 = np.uint32(13)
+_CODE_12 = np.uint32(12)
+_CODE_2 = np.uint32(2)
+_PRIME_SIMPLEX_2D_SCALE_32 = np.float32(1.0 / PRIME_SIMPLEX_2D_BOUND)
+_PRIME_SIMPLEX_3D_SCALE_32 = np.float32(1.0 / PRIME_SIMPLEX_3D_BOUND)
 
 
 @jit
@@ -261,6 +281,39 @@ def triangle_sum(gradient, h0, h1, h2, x_greater, dx, dy):
     return total * (_EIGHT_SIMPLEX_2D_SCALE_32 if gradient == SIMPLEX else _EIGHT)
 
 
+@exact
+def _falloff4(squared):
+    """FastNoise2's radial kernel ``max(0, 1/2 - r^2)^4`` in float32, from ``r^2``."""
+    base = max(_HALF - squared, _ZERO)
+    base = base * base
+    return base * base
+
+
+@exact
+def prime_gradient_2d(h, dx, dy):
+    """FastNoise2's ``GetGradientDotPerlin`` (2D): the dot product of the offset with one of the eight gradients
+    ``(±(1+√2), ±1)``, ``(±1, ±(1+√2))``; hash bit 0 flips x, bit 1 flips y, bit 2 swaps the axes. Sign flips and
+    selects only (no table, no conversion)."""
+    dx = flip_sign_where_top_bit(dx, h << 31)
+    dy = flip_sign_where_top_bit(dy, h << 30)
+    swap = np.uint32(h & _BIT_2) != _ZERO_WORD
+    return fmuladd(_ROOT2_PLUS_ONE_32, dy if swap else dx, dx if swap else dy)
+
+
+@exact
+def prime_triangle_sum(gradient, h0, h1, h2, x_greater, dx, dy):
+    """``triangle_sum`` for ``hash="prime"``: simplex value noise unchanged; simplex gradient noise is FastNoise2's
+    2D Simplex on the same triangles, ``sum(max(0, 1/2 - r^2)^4 * prime_gradient_2d) / PRIME_SIMPLEX_2D_BOUND``,
+    float32."""
+    if gradient == VALUE:
+        return triangle_sum(gradient, h0, h1, h2, x_greater, dx, dy)
+    ax, ay, bx, by, cx, cy = triangle_offsets(x_greater, dx, dy)
+    total = _falloff4(dot2(ax, ay, ax, ay)) * prime_gradient_2d(h0, ax, ay)
+    total = fmuladd(_falloff4(dot2(bx, by, bx, by)), prime_gradient_2d(h1, bx, by), total)
+    total = fmuladd(_falloff4(dot2(cx, cy, cx, cy)), prime_gradient_2d(h2, cx, cy), total)
+    return total * _PRIME_SIMPLEX_2D_SCALE_32
+
+
 @jit
 def simplex_2d(gradient, x, y, seed, frequency, period):
     """2D simplex noise: the three kernels of the triangle holding the (scaled) sample; ``period`` is unused (it does
@@ -278,6 +331,7 @@ def simplex_block_2d_of(prime, rows=False):
     to float64 as the copy to float64 columns would (the same bits, without the copy)."""
     start = prime_seed if prime else hash_seed
     hashes_of = prime_triangle_hashes if prime else triangle_hashes
+    sum_of = prime_triangle_sum if prime else triangle_sum
 
     def simplex_block_2d(gradient, dim, xs, ys, zs, seed, frequency, period, params, values):
         """``values[i] = simplex_2d(gradient, xs[i], ys[i], ...)`` for a block, in three passes (module doc); the
@@ -298,15 +352,21 @@ def simplex_block_2d_of(prime, rows=False):
             cells[2, m] = np.int32(x_greater)
             offsets[0, m] = dx
             offsets[1, m] = dy
-        hashes = scratch((3, BLOCK), (3, n), np.uint32)
         h = start(seed)
+        if prime:  # the prime hash's few operations in the sum's loop (no round trip through memory)
+            for m in range(n):
+                x_greater = cells[2, m] != 0
+                h0, h1, h2 = hashes_of(h, np.int64(cells[0, m]), np.int64(cells[1, m]), x_greater)
+                values[m] = sum_of(gradient, h0, h1, h2, x_greater, offsets[0, m], offsets[1, m])
+            return
+        hashes = scratch((3, BLOCK), (3, n), np.uint32)
         for m in range(n):
             h0, h1, h2 = hashes_of(h, np.int64(cells[0, m]), np.int64(cells[1, m]), cells[2, m] != 0)
             hashes[0, m] = h0
             hashes[1, m] = h1
             hashes[2, m] = h2
         for m in range(n):
-            values[m] = triangle_sum(
+            values[m] = sum_of(
                 gradient, hashes[0, m], hashes[1, m], hashes[2, m], cells[2, m] != 0, offsets[0, m], offsets[1, m]
             )
 
@@ -424,6 +484,34 @@ def tetrahedron_sum(gradient, h0, h1, h2, h3, dx, dy, dz):
 
 
 @exact
+def prime_gradient_3d(h, dx, dy, dz):
+    """Perlin's improved-noise gradient (FastNoise2's ``GetGradientDotCommon``): the dot product of the offset with
+    one of the twelve cube edges ``(±1, ±1, 0)`` and permutations (sixteen codes, four edges twice) from hash bits
+    0-3, ``h < 8 ? x : y`` plus ``h < 4 ? y : h in (12, 14) ? x : z``, signed by bits 0 and 1. Selects and sign
+    flips only."""
+    low = np.uint32(h & _BITS_0_2_3)
+    u = dy if np.uint32(h & _BIT_3) != _ZERO_WORD else dx
+    v = dx if low == _CODE_12 else dz
+    v = dy if low < _CODE_2 else v
+    return flip_sign_where_top_bit(u, h << 31) + flip_sign_where_top_bit(v, h << 30)
+
+
+@exact
+def prime_tetrahedron_sum(gradient, h0, h1, h2, h3, dx, dy, dz):
+    """``tetrahedron_sum`` for ``hash="prime"``: simplex value noise unchanged; simplex gradient noise sums
+    ``max(0, 1/2 - r^2)^4 * prime_gradient_3d`` over the same tetrahedron's corners, divided by
+    ``PRIME_SIMPLEX_3D_BOUND``, float32."""
+    if gradient == VALUE:
+        return tetrahedron_sum(gradient, h0, h1, h2, h3, dx, dy, dz)
+    _, (fx, fy, fz), (ax, ay, az), (bx, by, bz) = tetrahedron_offsets(dx, dy, dz)
+    total = _falloff4(dot3(dx, dy, dz, dx, dy, dz)) * prime_gradient_3d(h0, dx, dy, dz)
+    total = fmuladd(_falloff4(dot3(fx, fy, fz, fx, fy, fz)), prime_gradient_3d(h1, fx, fy, fz), total)
+    total = fmuladd(_falloff4(dot3(ax, ay, az, ax, ay, az)), prime_gradient_3d(h2, ax, ay, az), total)
+    total = fmuladd(_falloff4(dot3(bx, by, bz, bx, by, bz)), prime_gradient_3d(h3, bx, by, bz), total)
+    return total * _PRIME_SIMPLEX_3D_SCALE_32
+
+
+@exact
 def tetrahedron_offsets(dx, dy, dz):
     """The float32 offsets of the sample from the four corners (``tetrahedron_hashes``' order), given its offset
     ``(dx, dy, dz)`` from the origin: a corner ``s`` steps away is also un-skewed by ``s`` times ``UNSKEW_3D``."""
@@ -454,16 +542,26 @@ def simplex_3d(gradient, x, y, z, seed, frequency, period):
 
 def _tetrahedra_of(prime):
     """The block passes after the cell pass (module doc): each sample's four corner hashes (``tetrahedron_hashes``,
-    or with ``prime`` ``prime_tetrahedron_hashes``) from its cell, then the kernels' float32 sum into ``values``."""
+    or with ``prime`` ``prime_tetrahedron_hashes`` in the sum's loop) from its cell, then the kernels' float32 sum
+    (``tetrahedron_sum``, or ``prime_tetrahedron_sum``) into ``values``."""
     start = prime_seed if prime else hash_seed
     hashes_of = prime_tetrahedron_hashes if prime else tetrahedron_hashes
+    sum_of = prime_tetrahedron_sum if prime else tetrahedron_sum
 
     def tetrahedra(gradient, seed, cells, offsets, values):
         """``values[m] = tetrahedron_sum(...)`` of the samples whose cells and offsets ``tetrahedron_cell`` gave
         (``cells``: i, j, k; ``offsets``: dx, dy, dz), the hashes in their own pass."""
         n = values.shape[0]
-        hashes = scratch((4, BLOCK), (4, n), np.uint32)
         h = start(seed)
+        if prime:  # the prime hash's few operations in the sum's loop (no round trip through memory)
+            for m in range(n):
+                dx, dy, dz = offsets[0, m], offsets[1, m], offsets[2, m]
+                h0, h1, h2, h3 = hashes_of(
+                    h, np.int64(cells[0, m]), np.int64(cells[1, m]), np.int64(cells[2, m]), dx, dy, dz
+                )
+                values[m] = sum_of(gradient, h0, h1, h2, h3, dx, dy, dz)
+            return
+        hashes = scratch((4, BLOCK), (4, n), np.uint32)
         for m in range(n):
             h0, h1, h2, h3 = hashes_of(
                 h, np.int64(cells[0, m]), np.int64(cells[1, m]), np.int64(cells[2, m]), offsets[0, m], offsets[1, m],
@@ -474,7 +572,7 @@ def _tetrahedra_of(prime):
             hashes[2, m] = h2
             hashes[3, m] = h3
         for m in range(n):
-            values[m] = tetrahedron_sum(
+            values[m] = sum_of(
                 gradient, hashes[0, m], hashes[1, m], hashes[2, m], hashes[3, m], offsets[0, m], offsets[1, m],
                 offsets[2, m]
             )  # fmt: skip

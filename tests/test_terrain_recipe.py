@@ -108,6 +108,8 @@ def test_numbers_are_kept_as_float32() -> None:
         ({"stages": [{"stage": "rivers", "valley_floor_area": 0}]}, r"^recipe\.stages\[0\]\.valley_floor_area: must"),
         ({"stages": [{"stage": "rivers", "trunk_fill": 11}]}, r"^recipe\.stages\[0\]\.trunk_fill: must be"),
         ({"stages": [{"stage": "rivers", "trunk_fill_area": 0}]}, r"^recipe\.stages\[0\]\.trunk_fill_area: must"),
+        ({"stages": [{"stage": "rivers", "glacier_depth": -1}]}, r"^recipe\.stages\[0\]\.glacier_depth: must be"),
+        ({"stages": [{"stage": "rivers", "glacier_area": 0}]}, r"^recipe\.stages\[0\]\.glacier_area: must"),
         ({"export": {"engine": "cryengine"}}, r"^recipe\.export\.engine: 'cryengine'"),
         ({"export": {"sample": 9}}, r"^recipe\.export\.sample: unknown key"),
         ({"size": -2.0}, r"^recipe\.size: must be > 0"),

@@ -46,6 +46,7 @@ from .erosion import (
     hydraulic_kinds,
 )
 from .fluvial import FLUVIAL_OPTIONS
+from .glacial import GLACIER_AREA, GLACIER_DEPTH, carve_troughs
 from .landscape import (
     FILL,
     FLOOR,
@@ -148,6 +149,8 @@ RIVER_OPTIONS = (
     FILL,
     FLOOR,
     FLOOR_AREA,
+    GLACIER_DEPTH,
+    GLACIER_AREA,
     TRUNK_FILL,
     TRUNK_FILL_AREA,
     ROCK_DETAIL,
@@ -156,8 +159,8 @@ RIVER_OPTIONS = (
 """The river stage's options: the stream-power model's (``fluvial.FLUVIAL_OPTIONS``, heights in cells of the fine
 grid, with its coarse-to-fine rows ``fine_size``, ``model_size``, ``margin`` and ``fine_steps``), the terrain's own
 (rock variety: ``terrain.variety``) and, after the relief is kept, valley floors (``landscape.widen_valleys``,
-``landscape.aggrade_valleys``, then ``landscape.fill_valleys``) and rock detail (``variety.rock_detail``; issue 49,
-docs/landscape.md)."""
+glacial troughs: ``glacial.carve_troughs``, ``landscape.aggrade_valleys``, then ``landscape.fill_valleys``) and
+rock detail (``variety.rock_detail``; issue 49, docs/landscape.md)."""
 FORMER_RIVER_OPTIONS = {
     "coarse": "; it became model_size, the model grid's cells (coarse c on an n-sample fine grid: (n - 1) / c + 1)",
     "refine_steps": "; it became fine_steps, the last of the steps (steps s and refine_steps r: steps s + r, "
@@ -222,7 +225,8 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     """Stream-power rivers (``landscape.evolve_landscape``, coarse to fine) on the heights in cells of the fine
     grid (``fine_size`` samples over the terrain; 0: the map's own), scaled back to the input's lowest and highest
     with ``keep_relief``, then the trunk valleys widened (``valley_floor``, ``valley_floor_area``,
-    ``landscape.widen_valleys``), the trunk valleys aggraded (``trunk_fill``, ``trunk_fill_area``,
+    ``landscape.widen_valleys``), glacial troughs carved (``glacier_depth``, ``glacier_area``,
+    ``glacial.carve_troughs``), the trunk valleys aggraded (``trunk_fill``, ``trunk_fill_area``,
     ``landscape.aggrade_valleys``) and the valleys filled (``valley_fill``, ``landscape.fill_valleys``), on the fine
     grid;
     ``noise_uplift`` scales the uplift by ``1 - c + c·t``, ``t`` the heights' 0..1 range and ``c`` the
@@ -277,12 +281,14 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         after -= after.min()
         after *= relief / span
         after += lowest
-    if options[FLOOR.name] > 0.0 or options[TRUNK_FILL.name] > 0.0 or options[FILL.name] > 0.0:
+    if any(options[option.name] > 0.0 for option in (FLOOR, GLACIER_DEPTH, TRUNK_FILL, FILL)):
         fine = multiscale.model_shape(after.shape, size, "fine_size")
         small = after if fine is None else resample.resample_bilinear(after, fine)
         floored = small
         if options[FLOOR.name] > 0.0:  # in cells of the fine grid (or the map's own)
             floored = widen_valleys(floored, width=options[FLOOR.name], area=options[FLOOR_AREA.name])
+        if options[GLACIER_DEPTH.name] > 0.0:  # before the trunk fill, which fills the troughs' floors flat
+            floored = carve_troughs(floored, depth=options[GLACIER_DEPTH.name], area=options[GLACIER_AREA.name])
         if options[TRUNK_FILL.name] > 0.0:
             floored = aggrade_valleys(floored, depth=options[TRUNK_FILL.name], area=options[TRUNK_FILL_AREA.name])
         if options[FILL.name] > 0.0:
