@@ -38,7 +38,7 @@ from .._jit import kernel_table
 from ..schema import Option
 from .flow import fill_flat
 from .heightfield import CELL_SIZE, check_heights
-from .landscape import _filled, _trunk_flow
+from .landscape import _filled, _graded_levels
 from .landscape import _kernels as _landscape_kernels
 from .water import INFINITE, _envelope, _shore
 from .water import _kernels as _water_kernels
@@ -118,11 +118,10 @@ def carve_troughs(
     h, shape, base = _filled(checked, outlets)
     if scale == 0.0:
         return h.reshape(shape)
-    receivers, order, drained, upstream = _trunk_flow(h, shape, base, cell)
-    thickness = scale * math.sqrt(least) * (np.maximum(drained / least, 1.0) ** GLACIER_EXPONENT - 1.0)
-    level = np.empty(h.shape[0])
-    _landscape_kernels().trunk_levels(h, order, upstream, thickness, GLACIER_GRADE, level)
-    del thickness, drained, upstream
+    receivers, order, thickness, level = _graded_levels(
+        h, shape, base, cell, scale, least, GLACIER_EXPONENT, GLACIER_GRADE
+    )
+    del thickness
     kernels = _kernels()
     surface = np.empty(h.shape[0])
     owner = np.empty(h.shape[0], dtype=np.int64)

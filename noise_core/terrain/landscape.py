@@ -101,6 +101,19 @@ def _trunk_flow(h: np.ndarray, shape: tuple[int, int], base: np.ndarray, cell: f
     return receivers, order, drained, upstream
 
 
+def _graded_levels(h, shape, base, cell, depth, area, exponent, grade):
+    """``(receivers, order, rise, level)`` of the trunk rivers on ``_trunk_flow`` of the epsilon-filled flat
+    heights ``h``: ``rise = depth·√area·((A/area)^exponent - 1)`` (0 up to ``area``) and ``level = h + rise`` donors
+    first, capped at the main-stem donor's level less ``grade`` of the bed's fall (``_trunk_levels``): the flood
+    level of ``aggrade_valleys`` and the ice surface of ``glacial.carve_troughs``."""
+    receivers, order, drained, upstream = _trunk_flow(h, shape, base, cell)
+    rise = depth * math.sqrt(area) * (np.maximum(drained / area, 1.0) ** exponent - 1.0)
+    del drained
+    level = np.empty(h.shape[0])
+    _kernels().trunk_levels(h, order, upstream, rise, grade, level)
+    return receivers, order, rise, level
+
+
 def fill_valleys(
     heights: np.ndarray, *, cell_size: float = 1.0, depth: float, outlets: np.ndarray | None = None
 ) -> np.ndarray:
@@ -196,11 +209,8 @@ def aggrade_valleys(
     h, shape, base = _filled(checked, outlets)
     if scale == 0.0:
         return h.reshape(shape)
-    receivers, order, drained, upstream = _trunk_flow(h, shape, base, cell)
+    receivers, order, rise, level = _graded_levels(h, shape, base, cell, scale, least, TRUNK_EXPONENT, TRUNK_GRADE)
     kernels = _kernels()
-    rise = scale * math.sqrt(least) * (np.maximum(drained / least, 1.0) ** TRUNK_EXPONENT - 1.0)
-    level = np.empty(h.shape[0])
-    kernels.trunk_levels(h, order, upstream, rise, TRUNK_GRADE, level)
     out = h.copy()
     kernels.raise_to(out, h, receivers, order, shape[1], rise > 0.0, TRUNK_TILT * cell, TRUNK_BACKWATER, level)
     kernels.round_feet(out, h, shape[0], shape[1], base, TRUNK_ROUND)
