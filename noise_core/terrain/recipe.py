@@ -46,7 +46,7 @@ from .erosion import (
     hydraulic_kinds,
 )
 from .fluvial import FLUVIAL_OPTIONS
-from .glacial import GLACIER_AREA, GLACIER_DEPTH, carve_troughs
+from .glacial import GLACIAL_OPTIONS, GLACIER_AREA, GLACIER_DEPTH, carve_troughs
 from .landscape import (
     FILL,
     FLOOR,
@@ -64,6 +64,7 @@ from .splat import check_layers
 from .variety import (
     ROCK_DETAIL,
     ROCK_DETAIL_SCALE,
+    ROCK_FIELD_OPTIONS,
     ROCK_VARIETY,
     ROCK_VARIETY_CONTRAST,
     ROCK_VARIETY_DIFFUSION,
@@ -139,18 +140,11 @@ RIVER_OPTIONS = (
     UPLIFT_CONTRAST,
     ROCK_DIP,
     ROCK_DIP_DIRECTION,
-    ROCK_VARIETY,
-    ROCK_VARIETY_SCALE,
-    ROCK_VARIETY_OCTAVES,
-    ROCK_VARIETY_CONTRAST,
-    ROCK_VARIETY_STRIKE,
-    ROCK_VARIETY_STRETCH,
-    ROCK_VARIETY_DIFFUSION,
+    *ROCK_FIELD_OPTIONS,
     FILL,
     FLOOR,
     FLOOR_AREA,
-    GLACIER_DEPTH,
-    GLACIER_AREA,
+    *GLACIAL_OPTIONS,
     TRUNK_FILL,
     TRUNK_FILL_AREA,
     ROCK_DETAIL,

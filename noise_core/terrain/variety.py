@@ -119,7 +119,7 @@ ROCK_VARIETY_DIFFUSION = Option(
     "exp(-rock_variety_diffusion x z), so strong rock (z < 0) holds long planar slopes and valleys wide apart "
     "(0: one diffusivity)", minimum=0.0, maximum=3.0,
 )  # fmt: skip
-VARIETY_OPTIONS = (
+ROCK_FIELD_OPTIONS = (
     ROCK_VARIETY,
     ROCK_VARIETY_SCALE,
     ROCK_VARIETY_OCTAVES,
@@ -127,9 +127,9 @@ VARIETY_OPTIONS = (
     ROCK_VARIETY_STRIKE,
     ROCK_VARIETY_STRETCH,
     ROCK_VARIETY_DIFFUSION,
-    ROCK_DETAIL,
-    ROCK_DETAIL_SCALE,
 )
+"""The rows of the rock field (``rock_field``) and what it scales: the river stage's, before its floors."""
+VARIETY_OPTIONS = (*ROCK_FIELD_OPTIONS, ROCK_DETAIL, ROCK_DETAIL_SCALE)
 """The river stage's rows (``recipe.RIVER_OPTIONS``)."""
 
 
