@@ -11,7 +11,8 @@ repeats every ``period`` lattice cells. As the seed recommends, the wrap uses a
 floating-point division instead of an integer ``%`` so the loop stays vectorisable.
 
 Coordinates are float64 throughout: at 1e5 lattice units the fraction is still
-exact to about 1e-11, so the noise is smooth far from the origin.
+exact to about 1e-11, so the noise is smooth far from the origin. (``split_rows`` splits float32 points in
+float32 where that gives the same bits: at power-of-two frequencies.)
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 The sample's coordinates, multiplied by the frequency, fall in a lattice cell. Each
 corner's hash is SmallXXHash(seed) eating the corner's lattice coordinates in
 order (x, then y, then z, then w) (with ``hash="prime"``, 2D and 3D: ``hashing.prime_finish``, FastNoiseLite's
-hash, in the block pass only); its gradient is evaluated at the sample's offset from
+hash, in the block pass only, and Perlin noise takes FastNoise2's gradients: ``gradients.PRIME_PERLIN``); its
+gradient is evaluated at the sample's offset from
 that corner, and the corners are blended with the quintic weights of the spans,
 x outermost, exactly as the seeds' ``Lattice1D/2D/3D``; 4D blends sixteen corners the same way (the
 gradients in ``gradients.evaluate_4d``).
