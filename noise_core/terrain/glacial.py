@@ -37,7 +37,7 @@ import numpy as np
 
 from .._jit import kernel_table
 from ..schema import Option
-from .flow import fill_flat
+from .flow import accumulate, fill_flat
 from .heightfield import CELL_SIZE, check_heights
 from .landscape import _filled, _graded_levels
 from .landscape import _kernels as _landscape_kernels
@@ -110,7 +110,13 @@ the walls it cuts)."""
 GLACIER_DEEPEN = 0.3
 """A glacier's floor lies this share of its ice thickness below its river's bed (an overdeepened trough)..."""
 GLACIER_FLOOR_GRADE = 0.8
-"""...but falls downstream by at least this share of the bed's fall, so that every trough drains."""
+"""...but falls downstream by at least this share of the bed's fall, so that every trough drains..."""
+GLACIER_FLOOR_STEEP = 2.0
+"""...and up its main stem rises by at most this many times the bed's rise: below a tributary the thicker ice
+deepens the floor, which ramps up to the thinner ice's floor above (not a step across the floor)."""
+GLACIER_TAPER = 0.1
+"""Up a glacier's main stem its half-width shrinks by at most this much per distance: where a tributary joins,
+the trunk above narrows over a few widths, not at once across its floor."""
 GLACIER_TEXTURE = 0.5
 """``τ`` of the carved wall ``U + τ·x^b·(h - U)`` (``b`` ``GLACIER_SHAPE``): the share of the old slope (its gullies
 and spurs) a wall keeps, from none on the floor (``x = 0``) to ``τ`` where the trough ends (``x = 1``)."""
@@ -135,16 +141,18 @@ def carve_troughs(
     area`` holds a glacier ``H = depth·√area·((A/area)^GLACIER_EXPONENT - 1)`` thick; its surface ``L = h + H``,
     donors first along the main stems, is capped at ``L_up - GLACIER_GRADE·(h_up - h)``. Receivers first, a
     glacier cell's floor is ``F = max(h - GLACIER_DEEPEN·(L - h), F(r) + GLACIER_FLOOR_GRADE·(h - h(r)))``
-    (``F(r) = h(r)`` off the glaciers). Its half-width at the ice surface is ``w = (L - h) / GLACIER_WALL``, or
-    with ``width`` ``w = width·√area·(A/area)^GLACIER_WIDTH_EXPONENT / 2``, times ``exp(rock_width·z)`` with
-    ``rock`` ``z`` (narrower in strong rock, ``z < 0``); its trough is ``U_g(d) = F + D·((d - f)/(w - f))^b``
-    (``F`` within ``f = GLACIER_FLAT·w``; ``b`` ``GLACIER_SHAPE``, ``D = h - F + GLACIER_WALL·w``, ``d`` the
-    distance from it, out to ``GLACIER_REACH·w``). Every cell becomes ``U = min(h, min_g U_g)`` (a continuous surface: where two troughs
-    meet, the lower one's wall cuts the other's floor, no step), and where carved ``U + GLACIER_TEXTURE·x^b·(h -
-    U)``, ``x = d / (d + e)``, ``d`` the distance to the nearest glacier cell, ``e`` to the nearest cell not carved
-    (exact Euclidean distance transforms). The carved cells and their neighbours then take ``GLACIER_ROUND``
-    passes of ``h += ∇²h/6`` (no higher than before). The edges and ``outlets`` stay; an epsilon fill (Barnes et
-    al. 2014) keeps every cell draining. ``depth`` 0: the epsilon-filled heights. ``ValueError``/``TypeError``
+    (``F(r) = h(r)`` off the glaciers), up a main stem no higher than ``F(r) + GLACIER_FLOOR_STEEP·(h - h(r))``.
+    Its half-width at the ice surface is ``w = (L - h) / GLACIER_WALL``, or with ``width`` ``w =
+    width·√area·(A/area)^GLACIER_WIDTH_EXPONENT / 2``, times ``exp(rock_width·z)`` with ``rock`` ``z`` (narrower
+    in strong rock, ``z < 0``), up a main stem at least ``w(r) - GLACIER_TAPER·step``. Its trough is ``U_g(d) = F
+    + D·((d - f)/(w - f))^b`` (``F`` within ``f = GLACIER_FLAT·w``; ``b`` ``GLACIER_SHAPE``, ``D = h - F +
+    GLACIER_WALL·w``, ``d`` the distance from it, out to ``GLACIER_REACH·w``). Every cell becomes ``U = min(h,
+    min_g U_g)`` (a continuous surface: where two troughs meet, the lower one's wall cuts the other's floor, no
+    step), and where carved ``U + GLACIER_TEXTURE·x^b·(h - U)``, ``x = d / (d + e)``, ``d`` the distance to the
+    nearest glacier cell, ``e`` to the nearest cell not carved (exact Euclidean distance transforms). The carved
+    cells and their neighbours then take ``GLACIER_ROUND`` passes of ``h += ∇²h/6`` (no higher than before). The
+    edges and ``outlets`` stay; an epsilon fill (Barnes et al. 2014) keeps every cell draining. ``depth`` 0: the
+    epsilon-filled heights. ``ValueError``/``TypeError``
     naming the argument for a bad value."""
     checked = check_heights(heights)
     cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
@@ -170,21 +178,26 @@ def carve_troughs(
     if not glaciers.any():
         return h.reshape(shape)
     ice = level - h
-    if wide > 0.0:  # thickness > 0: drained > least, so drained = least·(1 + thickness/(scale·√least))^(1/p)
+    if wide > 0.0:  # on the glaciers thickness > 0: drained = least·(1 + thickness/(scale·√least))^(1/p)
         drained = least * (1.0 + thickness / (scale * math.sqrt(least))) ** (1.0 / GLACIER_EXPONENT)
         half = 0.5 * wide * math.sqrt(least) * (drained / least) ** GLACIER_WIDTH_EXPONENT
+        del drained
     else:
         half = ice / GLACIER_WALL
     if field is not None and strength > 0.0:
         half = half * np.exp(strength * field.reshape(-1))
     floor = h.copy()
     kernels = _kernels()
-    kernels.floors(h, receivers, order, glaciers, ice, GLACIER_DEEPEN, GLACIER_FLOOR_GRADE, floor)
+    drained = accumulate(receivers, order, np.full(h.shape[0], cell * cell))
+    upstream = np.full(h.shape[0], -1, dtype=np.int64)
+    _landscape_kernels().main_stems(receivers, drained, upstream)
+    kernels.floors(h, receivers, order, glaciers, ice, upstream, shape[1], cell, GLACIER_DEEPEN, GLACIER_FLOOR_GRADE,
+                   GLACIER_FLOOR_STEEP, GLACIER_TAPER, floor, half)  # fmt: skip
     sites = np.flatnonzero(glaciers)
     trough = h.copy()
     kernels.troughs(trough, h, shape[1], sites, floor, half, cell, GLACIER_WALL, GLACIER_FLAT, GLACIER_SHAPE,
                     GLACIER_REACH)  # fmt: skip
-    trough[base] = h[base]
+    trough[base != 0] = h[base != 0]  # base: a uint8 mask
     carved = trough < h
     nearest = np.empty(h.shape[0], dtype=np.int64)
     squared = np.empty(h.shape[0])
@@ -201,15 +214,24 @@ def carve_troughs(
     return out.reshape(shape)
 
 
-def _floors(h, receivers, order, glaciers, ice, deepen, grade, floor):
-    """Receivers first: each glacier cell's ``floor`` ``max(h - deepen·ice, F(r) + grade·(h - h(r)))``, ``F(r)``
-    its receiver's floor (its height off the glaciers); the map's edges, outlets and the rest keep ``h``."""
+def _floors(h, receivers, order, glaciers, ice, upstream, columns, cell, deepen, grade, steep, taper, floor, half):
+    """Receivers first: each glacier cell's ``floor`` ``max(h - deepen·ice, F(r) + grade·(h - h(r)))``, ``F(r)`` its
+    receiver's floor (its height off the glaciers); on a glacier's main stem (``upstream[r]``) no more than
+    ``F(r) + steep·(h - h(r))`` and ``half`` no less than ``half(r) - taper·step`` (no step up the floor nor in
+    the width where a tributary joins). The map's edges, outlets and the rest keep ``h``."""
     for i in range(order.shape[0]):
-        cell = order[i]
-        receiver = receivers[cell]
-        if not glaciers[cell] or receiver == cell:
+        node = order[i]
+        receiver = receivers[node]
+        if not glaciers[node] or receiver == node:
             continue
-        floor[cell] = max(h[cell] - deepen * ice[cell], floor[receiver] + grade * (h[cell] - h[receiver]))
+        fall = h[node] - h[receiver]
+        value = max(h[node] - deepen * ice[node], floor[receiver] + grade * fall)
+        if glaciers[receiver] and upstream[receiver] == node:
+            value = min(value, floor[receiver] + steep * fall)
+            diagonal = (node % columns != receiver % columns) and (node // columns != receiver // columns)
+            step = cell * (1.4142135623730951 if diagonal else 1.0)
+            half[node] = max(half[node], half[receiver] - taper * step)
+        floor[node] = value
 
 
 def _troughs(trough, h, columns, sites, floor, half, cell, wall, flat, shape, reach):
