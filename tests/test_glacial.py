@@ -121,21 +121,34 @@ def _junction() -> np.ndarray:
     return np.where(y < 60, np.minimum(trunk, branch), trunk)
 
 
+def _broad_junction() -> np.ndarray:
+    """A trunk with a broad, gentle bottom (cross slope 0.05 within 20 rows of its river, row 70, then 0.8), a
+    tributary V coming down to it from above and crossing that bottom."""
+    y, x = np.mgrid[0:101, 0:120]
+    across = np.abs(y - 70)
+    trunk = np.where(across < 20, across * 0.05, 1.0 + (across - 20) * 0.8) + x * 0.1
+    branch = np.abs(x - 60) * SLOPE + (70 - y) * 0.1 + 60 * 0.1
+    return np.where(y < 70, np.minimum(trunk, branch), trunk)
+
+
 @pytest.mark.parametrize("width", [0.0, 0.5])
-def test_two_troughs_meet_without_a_crack(width) -> None:
+@pytest.mark.parametrize(("valleys", "river", "fall"), [(_junction, 60, FALL), (_broad_junction, 70, 0.1)])
+def test_two_troughs_meet_without_a_crack(valleys, river, fall, width) -> None:
     """Where the tributary's trough meets the trunk's, no cell of the trunk's floor lies lower than the trunk's
     river in its column (nothing but the river drains the floor: no crack across it, as the floor of one
-    glacier's cells next to another's lower floor used to cut), the trunk's river falls downstream without a
-    step (no more than ``GLACIER_FLOOR_STEEP`` times its bed's fall a cell, rounded), and across the trunk
-    every column rises from its river to its walls (no notch)."""
-    heights = _junction()
+    glacier's cells beside another's used to cut: 4 cells below the river on the broad bottom before), the
+    trunk's river falls downstream without a step (no more than ``GLACIER_FLOOR_STEEP`` times its bed's fall a
+    cell) and across the trunk every column rises from its river to its walls (no notch), on the side away from
+    the tributary and, at the plain junction, on both."""
+    heights = valleys()
     out = carve_troughs(heights, depth=0.3, area=300.0, width=width)
-    river = out[60, 1:119]
-    assert np.all(out[40:80, 1:119] >= river - 1e-9)  # the river is each column's lowest cell
-    falls = np.diff(river)[30:90]  # through the junction (columns 31-90; the glacier's head is steeper)
-    assert np.all(falls > 0.0) and falls.max() < glacial.GLACIER_FLOOR_STEEP * FALL + 1e-9
-    below, above = np.diff(out[60:80, 1:119], axis=0), -np.diff(out[41:61, 1:119], axis=0)
-    assert np.all(below >= -1e-9) and np.all(above >= -1e-9)  # rising away from the river, both sides
+    bed = out[river, 1:119]
+    assert np.all(out[river - 20 :, 1:119] >= bed - 1e-9)  # the river is each column's lowest cell
+    falls = np.diff(bed)[30:90]  # through the junction (columns 31-90; the glacier's head is steeper)
+    assert np.all(falls > 0.0) and falls.max() < glacial.GLACIER_FLOOR_STEEP * fall + 1e-9
+    assert np.all(np.diff(out[river:, 1:119], axis=0) >= -1e-9)  # rising away from the river
+    if valleys is _junction:
+        assert np.all(-np.diff(out[41:61, 1:119], axis=0) >= -1e-9)  # and on the tributary's side
     assert np.array_equal(nc.fill_depressions(out), out)
 
 
