@@ -171,26 +171,23 @@ def carve_troughs(
     h, shape, base = _filled(checked, outlets)
     if scale == 0.0:
         return h.reshape(shape)
-    receivers, order, thickness, level = _graded_levels(
-        h, shape, base, cell, scale, least, GLACIER_EXPONENT, GLACIER_GRADE
-    )
+    receivers, order, _, level = _graded_levels(h, shape, base, cell, scale, least, GLACIER_EXPONENT, GLACIER_GRADE)
     glaciers = level > h
     if not glaciers.any():
         return h.reshape(shape)
     ice = level - h
-    if wide > 0.0:  # on the glaciers thickness > 0: drained = least·(1 + thickness/(scale·√least))^(1/p)
-        drained = least * (1.0 + thickness / (scale * math.sqrt(least))) ** (1.0 / GLACIER_EXPONENT)
+    drained = accumulate(receivers, order, np.full(h.shape[0], cell * cell))
+    if wide > 0.0:
         half = 0.5 * wide * math.sqrt(least) * (drained / least) ** GLACIER_WIDTH_EXPONENT
-        del drained
     else:
         half = ice / GLACIER_WALL
     if field is not None and strength > 0.0:
-        half = half * np.exp(strength * field.reshape(-1))
-    floor = h.copy()
-    kernels = _kernels()
-    drained = accumulate(receivers, order, np.full(h.shape[0], cell * cell))
+        half *= np.exp(strength * field.reshape(-1))
     upstream = np.full(h.shape[0], -1, dtype=np.int64)
     _landscape_kernels().main_stems(receivers, drained, upstream)
+    del drained
+    floor = h.copy()
+    kernels = _kernels()
     kernels.floors(h, receivers, order, glaciers, ice, upstream, shape[1], cell, GLACIER_DEEPEN, GLACIER_FLOOR_GRADE,
                    GLACIER_FLOOR_STEEP, GLACIER_TAPER, floor, half)  # fmt: skip
     sites = np.flatnonzero(glaciers)
