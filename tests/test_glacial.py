@@ -15,6 +15,7 @@ from noise_core.terrain import glacial
 from noise_core.terrain.flow import _edges, fill_flat
 from noise_core.terrain.glacial import carve_troughs
 
+from .stages import short_rivers
 from .test_fluvial import noise_terrain
 
 SLOPE, FALL = 0.8, 0.2
@@ -289,9 +290,7 @@ def test_the_rivers_stage_carves_troughs() -> None:
     stage (so the CLI, the add-on and the presets take them, and its errors name them): a short River Valleys stage
     on a 33² grid carves with them and is bit-identical without; the width law and the rock field (with
     ``rock_variety``) change the troughs."""
-    from dataclasses import replace
-
-    from noise_core.terrain.recipe import RIVER_OPTIONS, Stage, build_terrain, read_preset
+    from noise_core.terrain.recipe import RIVER_OPTIONS, Stage
 
     assert {"glacier_depth", "glacier_area", "glacier_width", "glacier_rock"} <= {o.name for o in RIVER_OPTIONS}
     for bad, pattern in (({"glacier_depth": 11}, r"^stage\.glacier_depth: must be between 0 and 10"),
@@ -300,13 +299,7 @@ def test_the_rivers_stage_carves_troughs() -> None:
                          ({"glacier_rock": -1}, r"^stage\.glacier_rock: must be between 0 and 4")):  # fmt: skip
         with pytest.raises(ValueError, match=pattern):
             Stage.of("rivers", bad)
-    preset = read_preset("river_valleys")
-    base = {**preset.stages[0].options, "steps": 12, "fine_steps": 4, "fine_size": 0, "model_size": 17}
-
-    def built(**changes) -> np.ndarray:
-        stage = Stage.of("rivers", {**base, **changes})
-        return build_terrain(replace(preset, stages=(stage,)), 33).heights.astype(np.float64)
-
+    built = short_rivers("river_valleys")
     plain = built()
     assert np.array_equal(built(glacier_depth=0.0, glacier_area=5.0), plain)
     carved = plain - built(glacier_depth=0.5, glacier_area=5.0)

@@ -31,15 +31,13 @@ round the creases.
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
 from .._jit import kernel_table
 from ..schema import Option
 from .flow import accumulate, fill_flat
-from .heightfield import CELL_SIZE, check_heights
-from .landscape import _filled, _graded_levels
+from .landscape import _checked, _filled, _graded_levels
 from .landscape import _kernels as _landscape_kernels
 from .water import INFINITE, _envelope, _shore
 from .water import _kernels as _water_kernels
@@ -154,12 +152,14 @@ def carve_troughs(
     edges and ``outlets`` stay; an epsilon fill (Barnes et al. 2014) keeps every cell draining. ``depth`` 0: the
     epsilon-filled heights. ``ValueError``/``TypeError``
     naming the argument for a bad value."""
-    checked = check_heights(heights)
-    cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
-    scale = float(replace(GLACIER_DEPTH, name="depth").check(depth))  # type: ignore[arg-type]
-    least = float(replace(GLACIER_AREA, name="area", maximum=None).check(area))  # type: ignore[arg-type]
-    wide = float(replace(GLACIER_WIDTH, name="width").check(width))  # type: ignore[arg-type]
-    strength = float(replace(GLACIER_ROCK, name="rock_width").check(rock_width))  # type: ignore[arg-type]
+    checked, cell, scale, least, wide, strength = _checked(
+        heights,
+        cell_size,
+        depth=(GLACIER_DEPTH, depth),
+        area=(GLACIER_AREA, area),
+        width=(GLACIER_WIDTH, width),
+        rock_width=(GLACIER_ROCK, rock_width),
+    )
     field = None
     if rock is not None:
         field = np.asarray(rock)
