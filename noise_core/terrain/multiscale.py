@@ -67,10 +67,10 @@ runs on (``fine_size``), the steps on it after those on the model grid (``fine_s
 margin beyond the map's edges (``margin``)."""
 
 
-KEEP_DRAINAGE = Option("keep_drainage", float, 0.0, "With fine_size and rock_detail, on a map finer than the fine "
-                       "grid: each cell keeps at least this share of its drop to its receiver on the map before the "
-                       "rock detail, which then closes no pit on the map's cells (0: off)", minimum=0.0,
-                       maximum=1.0)  # fmt: skip
+KEEP_DRAINAGE = Option("keep_drainage", float, 0.0, "With fine_size, on a map finer than the fine grid: each cell "
+                       "keeps at least this share of its drop to its receiver on the map before the rock detail (its "
+                       "pits filled), so neither the fine grid's interpolated change nor the rock detail leaves a "
+                       "closed pit on the map's cells (0: off)", minimum=0.0, maximum=1.0)  # fmt: skip
 """The rivers stage's drainage above the fine grid (``keep_drainage``; the recipe's rivers stage)."""
 
 

@@ -232,8 +232,9 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     by ``exp(-s_D·z)``;
     last, ``rock_detail`` adds ``variety.rock_detail``'s texture on the slopes, in metres, off the channels (the
     drainage area in cells of the fine grid), and on a map finer than the fine grid ``keep_drainage`` keeps that
-    share of every cell's drop on the map before it (``multiscale.keep_drainage``: the texture closes no pit on
-    the map's own cells). With ``fine_size`` the
+    share of every cell's drop on the map before the detail, its pits filled (``multiscale.keep_drainage``:
+    neither the interpolated change nor the texture leaves a closed pit on the map's own cells). With
+    ``fine_size`` the
     stage's numbers mean the same at every sample count: a terrain built at any size gets the same rivers
     (docs/scale.md)."""
     model = {option.name: options[option.name] for option in FLUVIAL_OPTIONS}
@@ -297,14 +298,15 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     area = result.drainage_area.astype(np.float64) * (unit / cell_size) ** 2  # in the map's cells
     after *= unit
     metres = after
+    textured = metres
     if options[ROCK_DETAIL.name] > 0.0:  # on the map's own cells, in metres: the same texture at every size
         textured = rock_detail(metres, cell_size=cell_size, amplitude=options[ROCK_DETAIL.name],
                                wavelength=options[ROCK_DETAIL_SCALE.name], seed=int(options["routing_seed"]),
                                area=result.drainage_area)  # in cells of the fine grid  # fmt: skip
-        share = float(options[multiscale.KEEP_DRAINAGE.name])
-        if share > 0.0 and multiscale.model_shape(metres.shape, size, "fine_size") is not None:  # above the fine grid
-            textured = multiscale.keep_drainage(metres, textured, share)
-        metres = textured
+    share = float(options[multiscale.KEEP_DRAINAGE.name])
+    if share > 0.0 and multiscale.model_shape(metres.shape, size, "fine_size") is not None:  # above the fine grid
+        textured = multiscale.keep_drainage(metres, textured, share)
+    metres = textured
     return StageResult(metres, area, result.rivers.astype(np.float32))
 
 
