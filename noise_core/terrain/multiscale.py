@@ -67,6 +67,12 @@ runs on (``fine_size``), the steps on it after those on the model grid (``fine_s
 margin beyond the map's edges (``margin``)."""
 
 
+FLOOR_INTERPOLATION = Option("floor_interpolation", str, "bilinear", "With fine_size and valley floors (valley_floor, "
+                             "glacier_depth, trunk_fill or valley_fill), on a map finer than the fine grid: how the "
+                             "floors' change, made on the fine grid, is interpolated onto the map, bilinear, or spline "
+                             "as fine_interpolation's (no crosshatch along the fine grid's lines on the floors)",
+                             choices=INTERPOLATIONS)  # fmt: skip
+"""How the rivers stage's valley floors reach the map (the recipe's rivers stage)."""
 KEEP_DRAINAGE = Option("keep_drainage", float, 0.0, "With fine_size, on a map finer than the fine grid: each cell "
                        "keeps at least this share of its drop to its receiver on the map before the rock detail (its "
                        "pits filled), so neither the fine grid's interpolated change nor the rock detail leaves a "

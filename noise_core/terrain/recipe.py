@@ -149,6 +149,7 @@ RIVER_OPTIONS = (
     TRUNK_FILL_AREA,
     ROCK_DETAIL,
     ROCK_DETAIL_SCALE,
+    multiscale.FLOOR_INTERPOLATION,
     multiscale.KEEP_DRAINAGE,
 )
 """The river stage's options: the stream-power model's (``fluvial.FLUVIAL_OPTIONS``, heights in cells of the fine
@@ -223,7 +224,7 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     ``landscape.widen_valleys``), glacial troughs carved (``glacier_depth``, ``glacier_area``,
     ``glacial.carve_troughs``), the trunk valleys aggraded (``trunk_fill``, ``trunk_fill_area``,
     ``landscape.aggrade_valleys``) and the valleys filled (``valley_fill``, ``landscape.fill_valleys``), on the fine
-    grid;
+    grid, their change interpolated onto a finer map bilinearly or as ``floor_interpolation`` says;
     ``noise_uplift`` scales the uplift by ``1 - c + c·t``, ``t`` the heights' 0..1 range and ``c`` the
     ``uplift_contrast``; with ``rock_layers`` the beds dip by ``rock_dip`` towards ``rock_dip_direction`` (the
     ``rock_offset`` of ``erode_fluvial``: a plane); ``rock_variety`` ``s`` multiplies the erodibility and the uplift
@@ -293,6 +294,8 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
             floored = fill_valleys(floored, depth=options[FILL.name])
         if fine is None:
             after = floored
+        elif options[multiscale.FLOOR_INTERPOLATION.name] == "spline":  # as the rivers' fine_interpolation
+            multiscale.add_change_spline(after, multiscale.band_limited(floored - small))
         else:  # on the fine grid, its change interpolated: the floors of the same valleys at every size
             multiscale.add_change(after, floored - small)
     area = result.drainage_area.astype(np.float64) * (unit / cell_size) ** 2  # in the map's cells
