@@ -274,7 +274,9 @@ def keep_drainage(reference: np.ndarray, heights: np.ndarray, share: float) -> n
     fill_flat(filled.reshape(-1), values.shape, _edges(values.shape), False, False)
     receivers = d8_receivers(filled)
     kernels = _kernels()
-    kernels.drain_flats(filled.reshape(-1), rows, columns, receivers, np.empty(receivers.shape[0], dtype=np.int64))
+    queue = np.empty(receivers.shape[0], dtype=np.int64)
+    kernels.drain_flats(filled.reshape(-1), rows, columns, receivers, queue)
+    del queue  # engine sizes: freed before the stack order's own arrays
     kernels.lift(filled.reshape(-1), values.reshape(-1), receivers, stack_order(receivers), share)
     return values
 
