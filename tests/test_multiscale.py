@@ -438,7 +438,8 @@ def test_keep_drainage_never_lowers_and_leaves_no_pit_and_no_flat(
 ) -> None:
     """On any reference (random heights rounded to a few levels, so with pits and flats of equal cells) and any
     texture on it: nothing is lowered; with share > 0 every inner cell has a lower neighbour (no pit, no flat),
-    and a second pass changes nothing; with share 0 nothing changes."""
+    and a second pass changes nothing; without ``lakes`` no cell whose path down the reference reaches the edge
+    is in a pit; with share 0 nothing changes."""
     generator = np.random.default_rng(seed)
     reference = np.round(generator.normal(size=(rows, columns)) * levels) * 10.0 / levels
     heights = reference + generator.normal(size=reference.shape) * texture
@@ -448,6 +449,18 @@ def test_keep_drainage_never_lowers_and_leaves_no_pit_and_no_flat(
         assert np.array_equal(kept, heights)
         return
     assert not _pit_depth(kept).any()
+    own = multiscale.keep_drainage(reference, heights, share, lakes=False)  # the reference's pits stay
+    assert np.all(own >= heights)
+    from noise_core.terrain.flow import d8_receivers
+
+    receivers = d8_receivers(reference)
+    end = np.arange(receivers.size)
+    for _ in range(receivers.size):
+        end = receivers[end]  # where each cell's path down the reference ends
+    edge = np.zeros(reference.shape, dtype=bool)
+    edge[[0, -1], :] = edge[:, [0, -1]] = True
+    drains = edge.reshape(-1)[end].reshape(reference.shape)
+    assert not _pit_depth(own)[drains].any()  # a cell whose path reaches the edge keeps a path down
     padded = np.pad(kept, 1, mode="constant", constant_values=np.inf)
     lowest = np.min([padded[1 + dy : rows + 1 + dy, 1 + dx : columns + 1 + dx] for dy in (-1, 0, 1)
                      for dx in (-1, 0, 1) if dy or dx], axis=0)  # fmt: skip
@@ -458,7 +471,7 @@ def test_keep_drainage_never_lowers_and_leaves_no_pit_and_no_flat(
 def test_keep_drainage_drains_a_closed_lake_of_the_reference_across_its_flat() -> None:
     """A reference with a closed pit (a bowl 2 deep in a plane falling towards the first row): the lake is
     levelled at its spill height and every lake cell of the result drains, by ``nextafter`` steps across it
-    (no pit); outside the bowl's reach ``heights`` keep their bits."""
+    (no pit); outside the bowl's reach ``heights`` keep their bits. Without ``lakes`` the bowl stays."""
     rows, columns = np.indices((30, 30)).astype(np.float64)
     reference = rows.copy()
     bowl = (np.abs(rows - 15) <= 2) & (np.abs(columns - 15) <= 2)
@@ -468,6 +481,7 @@ def test_keep_drainage_drains_a_closed_lake_of_the_reference_across_its_flat() -
     assert not _pit_depth(kept).any()
     assert np.all(kept[bowl] >= 12.0) and np.all(kept[bowl] < 12.0 + 1e-9)
     assert np.array_equal(kept[:13], reference[:13]) and np.array_equal(kept[18:], reference[18:])
+    assert np.array_equal(multiscale.keep_drainage(reference, reference, 0.5, lakes=False), reference)  # kept
 
 
 @pytest.mark.parametrize(
@@ -479,6 +493,7 @@ def test_keep_drainage_drains_a_closed_lake_of_the_reference_across_its_flat() -
         ((None, np.zeros((5, 5)), 0.5), TypeError, r"^reference: "),
         ((np.full((5, 5), np.nan), np.zeros((5, 5)), 0.5), ValueError, r"^reference: must be finite"),
         ((np.zeros((5, 5)), np.zeros(5), 0.5), ValueError, r"^heights: "),
+        ((np.zeros((5, 5)), np.zeros((5, 5)), 0.5, 1), TypeError, r"^lakes: "),
     ],
 )
 def test_keep_drainage_errors_name_the_argument(arguments: tuple, error: type, message: str) -> None:
@@ -487,10 +502,10 @@ def test_keep_drainage_errors_name_the_argument(arguments: tuple, error: type, m
 
 
 def test_keep_drainage_in_the_recipe_closes_no_pit_the_map_had_not_and_is_off_at_the_fine_grid() -> None:
-    """The rivers stage's ``keep_drainage`` (River Valleys' short stage, a sixteenth of its size and relief, on a
-    65² fine grid, built at 257²: 14 m cells as at 4033², with the slopes of the full preset): the rock detail on
-    the map's own cells closes pits the map before it had not; with ``keep_drainage`` 0.5 no cell is in a pit, and
-    most cells keep the textured bits. Built at the fine grid's own size it changes
+    """The rivers stage's ``keep_drainage`` with ``drain_lakes`` (River Valleys' short stage, a sixteenth of its
+    size and relief, on a 65² fine grid, built at 257²: 14 m cells as at 4033², with the slopes of the full
+    preset): the rock detail on the map's own cells closes pits the map before it had not; with ``keep_drainage``
+    0.5 no cell is in a pit, and most cells keep the textured bits. Built at the fine grid's own size it changes
     no bit; out of range, the error names it."""
     from dataclasses import replace
 
@@ -504,8 +519,8 @@ def test_keep_drainage_in_the_recipe_closes_no_pit_the_map_had_not_and_is_off_at
         seen["textured"] = textured(metres, **options)
         return seen["textured"]
 
-    def keep(reference, heights, share):
-        seen["kept"] = drained(reference, heights, share)
+    def keep(reference, heights, share, lakes):
+        seen["kept"] = drained(reference, heights, share, lakes)
         return seen["kept"]
 
     preset = recipes.read_preset("river_valleys")
@@ -513,7 +528,7 @@ def test_keep_drainage_in_the_recipe_closes_no_pit_the_map_had_not_and_is_off_at
     options = {**preset.stages[0].options, "steps": 60, "fine_steps": 10, "fine_size": 65, "model_size": 33}
 
     def build(samples: int, share: float) -> np.ndarray:
-        stage = recipes.Stage.of("rivers", {**options, "keep_drainage": share})
+        stage = recipes.Stage.of("rivers", {**options, "keep_drainage": share, "drain_lakes": True})
         return recipes.build_terrain(replace(preset, stages=(stage,)), samples).heights
 
     with pytest.MonkeyPatch.context() as patch:

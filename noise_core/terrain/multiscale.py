@@ -74,10 +74,14 @@ FLOOR_INTERPOLATION = Option("floor_interpolation", str, "bilinear", "With fine_
                              choices=INTERPOLATIONS)  # fmt: skip
 """How the rivers stage's valley floors reach the map (the recipe's rivers stage)."""
 KEEP_DRAINAGE = Option("keep_drainage", float, 0.0, "With fine_size, on a map finer than the fine grid: each cell "
-                       "keeps at least this share of its drop to its receiver on the map before the rock detail (its "
-                       "pits filled), so neither the fine grid's interpolated change nor the rock detail leaves a "
-                       "closed pit on the map's cells (0: off)", minimum=0.0, maximum=1.0)  # fmt: skip
-"""The rivers stage's drainage above the fine grid (``keep_drainage``; the recipe's rivers stage)."""
+                       "keeps at least this share of its drop to its receiver on the map before the rock detail, so "
+                       "the rock detail closes no pit on the map's cells (0: off)", minimum=0.0,
+                       maximum=1.0)  # fmt: skip
+DRAIN_LAKES = Option("drain_lakes", bool, False, "With keep_drainage: the map's own pits before the rock detail (the "
+                     "interpolated change's beads) are filled too, as level lakes, so no pit is left at all; off: "
+                     "only the rock detail's new pits are")  # fmt: skip
+"""The rivers stage's drainage above the fine grid (``keep_drainage``, ``drain_lakes``; the recipe's rivers
+stage)."""
 
 
 def model_shape(shape: tuple[int, ...], model_size: int, name: str = "model_size") -> tuple[int, int] | None:
@@ -245,19 +249,21 @@ def nearest_reflected(mask: np.ndarray, rows: np.ndarray, columns: np.ndarray) -
     return mask[y][:, x]
 
 
-def keep_drainage(reference: np.ndarray, heights: np.ndarray, share: float) -> np.ndarray:
+def keep_drainage(reference: np.ndarray, heights: np.ndarray, share: float, lakes: bool = True) -> np.ndarray:
     """``heights`` (2-D, the shape of ``reference``; float64, new array) lifted where they would not keep
-    ``share`` (0 to 1) of ``reference``'s descent. ``reference`` is first Priority-Flood filled (its pits level
-    lakes, ``flow.fill_flat``); each cell's receiver ``r`` is its D8 steepest drop on that, or on a lake or
-    other flat the next cell towards the flat's way out (breadth first from the cells of the flat that drain);
-    the map's edges keep their height. Then, in the stack order of those receivers (Braun & Willett 2013),
-    ``F_c = max(h_c, F_r + share·(ref_c - ref_r))``, at least one ``nextafter`` step above ``F_r``. So every
-    cell keeps a path down ``F`` to the map's edge that falls by at least ``share`` of each drop of the filled
-    reference (no closed pit, no flat trench where the reference falls), and where ``heights`` already fall
-    that much along the paths they keep their bits. Hutchinson's (1989, "A new procedure for gridding
-    elevation and stream line data with automatic removal of spurious pits", Journal of Hydrology 106)
-    drainage enforcement, by filling along the reference's flow rather than carving (Soille 2004, "Optimal
-    removal of spurious pits in grid digital elevation models", Water Resources Research 40(12)).
+    ``share`` (0 to 1) of ``reference``'s descent. With ``lakes`` ``reference`` is first Priority-Flood filled
+    (its pits level lakes, ``flow.fill_flat``); each cell's receiver ``r`` is its D8 steepest drop on it, or on
+    a lake or other flat the next cell towards the flat's way out (breadth first from the cells of the flat that
+    drain); the map's edges, and without ``lakes`` the bottoms of ``reference``'s pits, keep their height. Then,
+    in the stack order of those receivers (Braun & Willett 2013), ``F_c = max(h_c, F_r + share·(ref_c -
+    ref_r))``, at least one ``nextafter`` step above ``F_r``. So every cell keeps a path down ``F`` that falls
+    by at least ``share`` of each drop of the (filled) reference, to the map's edge (with ``lakes``: no closed
+    pit at all) or to the bottom of a pit ``reference`` has (without: no pit ``reference`` has not, no flat
+    trench where it falls), and where ``heights`` already fall that much along the paths they keep their bits.
+    Hutchinson's (1989, "A new procedure for gridding elevation and stream line data with automatic removal of
+    spurious pits", Journal of Hydrology 106) drainage enforcement, by filling along the reference's flow
+    rather than carving (Soille 2004, "Optimal removal of spurious pits in grid digital elevation models", Water
+    Resources Research 40(12)).
     ``ValueError``/``TypeError`` naming the argument."""
     values = np.array(check_heights(heights), dtype=np.float64, order="C")
     if not isinstance(reference, np.ndarray) or reference.dtype.kind not in "fiu":
@@ -270,8 +276,11 @@ def keep_drainage(reference: np.ndarray, heights: np.ndarray, share: float) -> n
     share = float(replace(KEEP_DRAINAGE, name="share").check(share))  # type: ignore[arg-type]
     if share == 0.0:
         return values
+    if not isinstance(lakes, bool):
+        raise TypeError(f"lakes: expected True or False, got {lakes!r}")
     rows, columns = values.shape
-    fill_flat(filled.reshape(-1), values.shape, _edges(values.shape), False, False)
+    if lakes:
+        fill_flat(filled.reshape(-1), values.shape, _edges(values.shape), False, False)
     receivers = d8_receivers(filled)
     kernels = _kernels()
     queue = np.empty(receivers.shape[0], dtype=np.int64)

@@ -151,6 +151,7 @@ RIVER_OPTIONS = (
     ROCK_DETAIL_SCALE,
     multiscale.FLOOR_INTERPOLATION,
     multiscale.KEEP_DRAINAGE,
+    multiscale.DRAIN_LAKES,
 )
 """The river stage's options: the stream-power model's (``fluvial.FLUVIAL_OPTIONS``, heights in cells of the fine
 grid, with its coarse-to-fine rows ``fine_size``, ``model_size``, ``margin`` and ``fine_steps``), the terrain's own
@@ -233,8 +234,8 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     by ``exp(-s_D·z)``;
     last, ``rock_detail`` adds ``variety.rock_detail``'s texture on the slopes, in metres, off the channels (the
     drainage area in cells of the fine grid), and on a map finer than the fine grid ``keep_drainage`` keeps that
-    share of every cell's drop on the map before the detail, its pits filled (``multiscale.keep_drainage``:
-    neither the interpolated change nor the texture leaves a closed pit on the map's own cells). With
+    share of every cell's drop on the map before the detail (``multiscale.keep_drainage``: the texture closes no
+    pit on the map's own cells; with ``drain_lakes`` that map's own pits are filled first, so none is left). With
     ``fine_size`` the
     stage's numbers mean the same at every sample count: a terrain built at any size gets the same rivers
     (docs/scale.md)."""
@@ -308,7 +309,7 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
                                area=result.drainage_area)  # in cells of the fine grid  # fmt: skip
     share = float(options[multiscale.KEEP_DRAINAGE.name])
     if share > 0.0 and multiscale.model_shape(metres.shape, size, "fine_size") is not None:  # above the fine grid
-        textured = multiscale.keep_drainage(metres, textured, share)
+        textured = multiscale.keep_drainage(metres, textured, share, bool(options[multiscale.DRAIN_LAKES.name]))
     metres = textured
     return StageResult(metres, area, result.rivers.astype(np.float32))
 
