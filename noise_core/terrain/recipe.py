@@ -46,7 +46,7 @@ from .erosion import (
     hydraulic_kinds,
 )
 from .fluvial import FLUVIAL_OPTIONS
-from .glacial import GLACIAL_OPTIONS, GLACIER_AREA, GLACIER_DEPTH, carve_troughs
+from .glacial import GLACIAL_OPTIONS, GLACIER_AREA, GLACIER_DEPTH, GLACIER_ROCK, GLACIER_WIDTH, carve_troughs
 from .landscape import (
     FILL,
     FLOOR,
@@ -288,7 +288,16 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         if options[FLOOR.name] > 0.0:  # in cells of the fine grid (or the map's own)
             floored = widen_valleys(floored, width=options[FLOOR.name], area=options[FLOOR_AREA.name])
         if options[GLACIER_DEPTH.name] > 0.0:  # before the trunk fill, which fills the troughs' floors flat
-            floored = carve_troughs(floored, depth=options[GLACIER_DEPTH.name], area=options[GLACIER_AREA.name])
+            strong = None
+            if options[GLACIER_ROCK.name] > 0.0 and variety > 0.0:  # the rock field on this grid: narrower troughs
+                strong = rock_field(floored.shape, scale=options[ROCK_VARIETY_SCALE.name],
+                                    seed=int(options["routing_seed"]), octaves=options[ROCK_VARIETY_OCTAVES.name],
+                                    contrast=options[ROCK_VARIETY_CONTRAST.name],
+                                    strike=options[ROCK_VARIETY_STRIKE.name],
+                                    stretch=options[ROCK_VARIETY_STRETCH.name])  # fmt: skip
+            floored = carve_troughs(floored, depth=options[GLACIER_DEPTH.name], area=options[GLACIER_AREA.name],
+                                    width=options[GLACIER_WIDTH.name], rock=strong,
+                                    rock_width=options[GLACIER_ROCK.name])  # fmt: skip
         if options[TRUNK_FILL.name] > 0.0:
             floored = aggrade_valleys(floored, depth=options[TRUNK_FILL.name], area=options[TRUNK_FILL_AREA.name])
         if options[FILL.name] > 0.0:
