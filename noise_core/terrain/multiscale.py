@@ -13,6 +13,8 @@ eroded first and amplified by erosion at finer scales (the stream-power erosion 
 al. 2023's, "Large-scale terrain authoring through interactive erosion simulation", ACM TOG 42(5)).
 The cost of a stage is then that of its model grid plus a pass over the map, and a map built at a larger size,
 downsampled, matches the same map built at the model grid's size (tested in ``tests/test_multiscale.py``).
+What the map gets on its own cells above the fine grid (the rivers' rock detail) keeps the drainage of the map
+before it (``keep_drainage``: lifted along that map's flow, so it closes no pit).
 """
 
 from __future__ import annotations
