@@ -125,6 +125,23 @@ def fmuladd(typingctx, a, b, c):
 
 
 @intrinsic
+def fused_multiply_add(typingctx, a, b, c):
+    """``a * b + c`` rounded once, always (LLVM's ``llvm.fma``; ``fmuladd`` may also round twice): for exact
+    arithmetic that needs the fused rounding, e.g. ``fused_multiply_add(x, f, -cell)`` is ``x * f - cell`` rounded
+    once. The three arguments must have the same float type."""
+    if not (isinstance(a, types.Float) and a == b == c):
+        return None
+
+    def codegen(context, builder, signature, arguments):
+        value_type = arguments[0].type
+        function_type = ir.FunctionType(value_type, [value_type] * 3)
+        function = builder.module.declare_intrinsic("llvm.fma", [value_type], function_type)
+        return builder.call(function, arguments)
+
+    return a(a, b, c), codegen
+
+
+@intrinsic
 def flip_sign_where_negative(typingctx, value, sign):
     """``value`` with its sign bit flipped where ``sign``'s is set (``value * copysign(1, sign)``, exact): two bit
     operations on float32 (an intrinsic, so it compiles no helper of its own)."""

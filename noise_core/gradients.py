@@ -22,18 +22,27 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import exact, flip_sign_where_negative, fmuladd, jit
+from ._jit import exact, flip_sign_where_negative, flip_sign_where_top_bit, fmuladd, jit
 from .hashing import floats01a, signed_floats01
 
 VALUE = 0
 PERLIN = 1
 SIMPLEX = 2
+PRIME_PERLIN = 3
+"""The float32 lattice blends' code for Perlin noise hashed by the prime hash (``hash="prime"``, 2D and 3D):
+FastNoise2's gradients (``prime_gradient_2d``/``_3d``), the blend divided once by FastNoise2's bound
+(``finish_blend32``). Never a kind's gradient code: the lattice kernels built with ``prime`` blend ``PERLIN``
+with it (``blend_code``)."""
 
 PERLIN_2D_SCALE = 2.0 / 0.53528
 PERLIN_3D_SCALE = 1.0 / 0.56290
 SIMPLEX_1D_SCALE = 32.0 / 27.0
 SIMPLEX_2D_SCALE = 5.832 / np.sqrt(2.0)
 SIMPLEX_3D_SCALE = 1024.0 / (125.0 * np.sqrt(3.0))
+PRIME_PERLIN_2D_BOUND = 1.726796627044677734375
+"""FastNoise2's ``kBounding`` of its 2D Perlin (Perlin.inl): the largest blend of ``prime_gradient_2d``."""
+PRIME_PERLIN_3D_BOUND = 1.0363423824310302734375
+"""FastNoise2's ``kBounding`` of its 3D Perlin (Perlin.inl): the largest blend of ``prime_gradient_3d``."""
 PERLIN_4D_MAX = 1.5366
 SIMPLEX_4D_MAX = 0.17177
 PERLIN_4D_SCALE = 1.0 / PERLIN_4D_MAX
@@ -129,6 +138,16 @@ _ONE32 = np.float32(1.0)
 _TWO_BY_255_32 = np.float32(2.0 / 255.0)
 _PERLIN_2D_SCALE_32 = np.float32(PERLIN_2D_SCALE)
 _PERLIN_3D_SCALE_32 = np.float32(PERLIN_3D_SCALE)
+_PRIME_PERLIN_2D_SCALE_32 = np.float32(1.0 / PRIME_PERLIN_2D_BOUND)
+_PRIME_PERLIN_3D_SCALE_32 = np.float32(1.0 / PRIME_PERLIN_3D_BOUND)
+_ROOT2_PLUS_ONE_32 = np.float32(1.0 + np.sqrt(2.0))
+# uint32 masks and codes, so the gradients' bit tests stay in 32-bit lanes (an int64 literal widens them).
+_ZERO_WORD = np.uint32(0)
+_BIT_2 = np.uint32(4)
+_BIT_3 = np.uint32(8)
+_BITS_0_2_3 = np.uint32(13)
+_CODE_12 = np.uint32(12)
+_CODE_2 = np.uint32(2)
 
 
 @exact
@@ -172,10 +191,58 @@ def dot3(ax, ay, az, bx, by, bz):
 
 
 @exact
+def prime_gradient_2d(h, dx, dy):
+    """FastNoise2's ``GetGradientDotPerlin`` (2D): the dot product of the offset with one of the eight gradients
+    ``(±(1+√2), ±1)``, ``(±1, ±(1+√2))``; hash bit 0 flips x, bit 1 flips y, bit 2 swaps the axes. Sign flips and
+    selects only (no table, no conversion)."""
+    dx = flip_sign_where_top_bit(dx, h << 31)
+    dy = flip_sign_where_top_bit(dy, h << 30)
+    swap = np.uint32(h & _BIT_2) != _ZERO_WORD
+    return fmuladd(_ROOT2_PLUS_ONE_32, dy if swap else dx, dx if swap else dy)
+
+
+@exact
+def prime_gradient_3d(h, dx, dy, dz):
+    """Perlin's improved-noise gradient (FastNoise2's ``GetGradientDotCommon``): the dot product of the offset with
+    one of the twelve cube edges ``(±1, ±1, 0)`` and permutations (sixteen codes, four edges twice) from hash bits
+    0-3, ``h < 8 ? x : y`` plus ``h < 4 ? y : h in (12, 14) ? x : z``, signed by bits 0 and 1. Selects and sign
+    flips only."""
+    low = np.uint32(h & _BITS_0_2_3)
+    u = dy if np.uint32(h & _BIT_3) != _ZERO_WORD else dx
+    v = dx if low == _CODE_12 else dz
+    v = dy if low < _CODE_2 else v
+    return flip_sign_where_top_bit(u, h << 31) + flip_sign_where_top_bit(v, h << 30)
+
+
+def blend_code(gradient: int, prime: bool) -> int:
+    """The float32 blends' code of lattice gradient ``gradient`` in a kernel hashed by the prime hash (``prime``):
+    ``PRIME_PERLIN`` for ``PERLIN``, else ``gradient``."""
+    return PRIME_PERLIN if prime and gradient == PERLIN else gradient
+
+
+@exact
+def finish_blend_2d32(gradient, value):
+    """The 2D float32 blend ``value`` as the noise: ``PRIME_PERLIN``'s divided by its bound (one multiply); the
+    others unchanged (their corners are scaled)."""
+    return value * _PRIME_PERLIN_2D_SCALE_32 if gradient == PRIME_PERLIN else value
+
+
+@exact
+def finish_blend_3d32(gradient, value):
+    """``finish_blend_2d32`` in 3D, then ``+ 0`` so that an exact zero is ``+0`` whatever the corners' signs of
+    zero: the point kernels' ``prime_gradient_3d`` and the 3D grid kernel's ``dot3`` of ``lattice_vector_3d32``
+    give the same corner values but in the sign of an exact zero (``±u ± v`` against a product by a zero
+    component), and a sign of zero changes nothing else in the blend."""
+    return value * _PRIME_PERLIN_3D_SCALE_32 + _ZERO32 if gradient == PRIME_PERLIN else value
+
+
+@exact
 def lattice_2d32(gradient, h, x, y):
     """``evaluate_2d`` of a lattice gradient (value or Perlin ``square``) in float32, at the float32 offset."""
     if gradient == VALUE:
         return signed_byte32(h, 0)
+    if gradient == PRIME_PERLIN:
+        return prime_gradient_2d(h, x, y)
     gx, gy = square_vectors32(h)
     return dot2(gx, gy, x, y) * _PERLIN_2D_SCALE_32
 
@@ -185,6 +252,8 @@ def lattice_3d32(gradient, h, x, y, z):
     """``evaluate_3d`` of a lattice gradient (value or Perlin ``octahedron``) in float32."""
     if gradient == VALUE:
         return signed_byte32(h, 0)
+    if gradient == PRIME_PERLIN:
+        return prime_gradient_3d(h, x, y, z)
     gx, gy, gz = octahedron_vectors32(h)
     return dot3(gx, gy, gz, x, y, z) * _PERLIN_3D_SCALE_32
 
@@ -196,6 +265,12 @@ def lattice_vector_3d32(gradient, h):
     if gradient == VALUE:
         v = signed_byte32(h, 0)
         return v, v, v
+    if gradient == PRIME_PERLIN:  # the edge vector: each component is prime_gradient_3d of a unit offset (±1, ±0)
+        return (
+            prime_gradient_3d(h, _ONE32, _ZERO32, _ZERO32),
+            prime_gradient_3d(h, _ZERO32, _ONE32, _ZERO32),
+            prime_gradient_3d(h, _ZERO32, _ZERO32, _ONE32),
+        )
     return octahedron_vectors32(h)
 
 
@@ -204,6 +279,8 @@ def lattice_from_vector_3d32(gradient, gx, gy, gz, x, y, z):
     """``lattice_3d32`` from ``lattice_vector_3d32``'s ``(gx, gy, gz)``: the same operations, the same bits."""
     if gradient == VALUE:
         return gx
+    if gradient == PRIME_PERLIN:
+        return dot3(gx, gy, gz, x, y, z)
     return dot3(gx, gy, gz, x, y, z) * _PERLIN_3D_SCALE_32
 
 

@@ -47,6 +47,7 @@ import numpy as np
 from ._jit import jit, named, range_kernel, scratch
 from .blocks import BLOCK
 from .fractal_modes import FBM, MODE_CODES, amplitude_sum, finished, fold, octave_arguments, octave_settings
+from .gradients import blend_code
 from .hashing import HASH_STRIDE, eat, hash_seed, prime_seed
 from .lattice import span32
 from .lattice_noise import (
@@ -143,6 +144,7 @@ def _build_grid_kernel(gradient, tiled, mode=FBM, prime=False):
     musgrave = mode != FBM
     tables = _prime_column_tables if prime else _column_tables
     of_columns = prime_corner_hashes_of_columns if prime else _corner_hashes_of_columns
+    gradient = blend_code(gradient, prime)
 
     @range_kernel
     def grid_kernel(
@@ -218,6 +220,7 @@ def _build_grid_kernel_3d(gradient, tiled, mode=FBM, prime=False):
     musgrave = mode != FBM
     tables = _prime_column_tables if prime else _column_tables
     of_columns = prime_corner_hashes_of_columns_3d if prime else _corner_hashes_of_columns_3d
+    gradient = blend_code(gradient, prime)
 
     @range_kernel
     def grid_kernel_3d(

@@ -11,14 +11,17 @@ repeats every ``period`` lattice cells. As the seed recommends, the wrap uses a
 floating-point division instead of an integer ``%`` so the loop stays vectorisable.
 
 Coordinates are float64 throughout: at 1e5 lattice units the fraction is still
-exact to about 1e-11, so the noise is smooth far from the origin.
+exact to about 1e-11, so the noise is smooth far from the origin. (``split_rows`` splits float32 points in
+float32 where that gives the same bits: at power-of-two frequencies.)
 """
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ._jit import exact, fmuladd, inline, jit, low_word
+from ._jit import exact, flip_sign_where_negative, fmuladd, fused_multiply_add, inline, jit, low_word
 
 
 @jit
@@ -71,6 +74,7 @@ def span(coordinate, period):
     return p0, next_point(p0, wrap_point(period)), g0, g0 - 1.0, smooth(g0)
 
 
+_ZERO32 = np.float32(0.0)
 _HALF32 = np.float32(0.5)
 _ONE32 = np.float32(1.0)
 _SIX32 = np.float32(6.0)
@@ -160,12 +164,36 @@ def split_block(dim, xs, ys, zs, frequency, period, cells, offsets):
         split_cells(zs, frequency, period, cells[2], offsets[2])
 
 
+@jit
+def power_of_two32(frequency):
+    """Whether ``frequency`` is a power of two that is a normal float32 (``2**-126 .. 2**127``)."""
+    mantissa, _ = math.frexp(frequency)
+    return mantissa == 0.5 and np.float64(np.float32(frequency)) == frequency and frequency >= 2.0**-126
+
+
 @inline
 def split_rows(dim, rows, frequency, period, cells, offsets):
-    """``split_block`` of a block's points read straight from their float32 (n, ``dim``) rows, flattened: each
-    coordinate widened to float64 before the split, so ``cells`` and ``offsets`` are bit for bit ``split_block``'s
-    of the float64 columns ``blocks.read_block`` copies (the same float64 operations on the same values), without
-    that copy. Row by row, a row's coordinates together (LLVM reads them with wide loads and shuffles)."""
+    """``split_block`` of a block's points read straight from their float32 (n, ``dim``) rows, flattened, bit for
+    bit: ``cells`` and ``offsets`` are ``split_block``'s of the float64 columns ``blocks.read_block`` copies,
+    without that copy. Row by row, a row's coordinates together (LLVM reads them with wide loads and shuffles).
+
+    Without tiling and where the frequency ``f`` is a power of two (``power_of_two32``, as the default frequency
+    and lacunarity give), in float32: ``x f`` is then exact in float32 but where it underflows, so
+    ``cell = floor(x f)`` and the offset ``fused_multiply_add(x, f, -cell)`` (the exact ``x f - cell`` rounded
+    once to float32) are the float64 split's; a sign bit set on that offset means ``x f`` underflowed below its
+    rounded cell (``x f < cell``: the cell one lower, the offset again). Else each coordinate is widened to float64
+    and split as ``split_block`` splits it."""
+    if period == 0.0 and power_of_two32(frequency):
+        f = np.float32(frequency)
+        for i in range(cells.shape[1]):
+            for axis in range(dim):
+                x = rows[i * dim + axis]
+                cell = np.floor(x * f)
+                below = flip_sign_where_negative(_ONE32, fused_multiply_add(x, f, -cell)) < _ZERO32
+                cell = cell - _ONE32 if below else cell
+                cells[axis, i] = np.int32(cell)
+                offsets[axis, i] = fused_multiply_add(x, f, -cell)
+        return
     for i in range(cells.shape[1]):
         for axis in range(dim):
             scaled = np.float64(rows[i * dim + axis]) * frequency

@@ -3,7 +3,8 @@
 The sample's coordinates, multiplied by the frequency, fall in a lattice cell. Each
 corner's hash is SmallXXHash(seed) eating the corner's lattice coordinates in
 order (x, then y, then z, then w) (with ``hash="prime"``, 2D and 3D: ``hashing.prime_finish``, FastNoiseLite's
-hash, in the block pass only); its gradient is evaluated at the sample's offset from
+hash, in the block pass only, and Perlin noise takes FastNoise2's gradients: ``gradients.PRIME_PERLIN``); its
+gradient is evaluated at the sample's offset from
 that corner, and the corners are blended with the quintic weights of the spans,
 x outermost, exactly as the seeds' ``Lattice1D/2D/3D``; 4D blends sixteen corners the same way (the
 gradients in ``gradients.evaluate_4d``).
@@ -28,9 +29,12 @@ from ._jit import exact, fmuladd, inline, jit, named, scratch
 from .blocks import BLOCK
 from .gradients import (
     PERLIN,
+    PRIME_PERLIN,
     VALUE,
     evaluate_1d,
     evaluate_4d,
+    finish_blend_2d32,
+    finish_blend_3d32,
     lattice_2d32,
     lattice_3d32,
     lattice_from_vector_3d32,
@@ -124,7 +128,7 @@ def _blend_2d(gradient, h00, h01, h10, h11, gx, tx, gy, ty):
     gy1 = gy - _ONE
     a = _lerp32(lattice_2d32(gradient, h00, gx, gy), lattice_2d32(gradient, h01, gx, gy1), ty)
     b = _lerp32(lattice_2d32(gradient, h10, gx1, gy), lattice_2d32(gradient, h11, gx1, gy1), ty)
-    return _lerp32(a, b, tx)
+    return finish_blend_2d32(gradient, _lerp32(a, b, tx))
 
 
 @jit
@@ -179,7 +183,7 @@ def _blend_3d(gradient, h, gx, tx, gy, ty, gz, tz):
         _lerp32(lattice_3d32(gradient, h[6], gx1, gy1, gz), lattice_3d32(gradient, h[7], gx1, gy1, gz1), tz),
         ty,
     )
-    return _lerp32(a, b, tx)
+    return finish_blend_3d32(gradient, _lerp32(a, b, tx))
 
 
 @jit
@@ -211,7 +215,7 @@ def blend_3d_of_vectors(gradient, vectors, gx, tx, gy, ty, gz, tz):
         _lerp32(_corner_3d(gradient, vectors, 6, gx1, gy1, gz), _corner_3d(gradient, vectors, 7, gx1, gy1, gz1), tz),
         ty,
     )
-    return _lerp32(a, b, tx)
+    return finish_blend_3d32(gradient, _lerp32(a, b, tx))
 
 
 @jit
@@ -349,6 +353,7 @@ def lattice_block(dim, prime=False, rows=False):
             split_block(dim, xs, ys, zs, frequency, period, cells, offsets)
         h = start(seed)
         wrap_at = wrap_point(period)
+        blend = PRIME_PERLIN if prime and gradient == PERLIN else gradient  # gradients.blend_code
         for i in range(n):
             x0 = np.int64(cells[0, i])
             y0 = np.int64(cells[1, i])
@@ -356,14 +361,14 @@ def lattice_block(dim, prime=False, rows=False):
             gy = offsets[1, i]
             if dim == 2:
                 h00, h01, h10, h11 = hashes_2d(h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at))
-                values[i] = _blend_2d(gradient, h00, h01, h10, h11, gx, smooth32(gx), gy, smooth32(gy))
+                values[i] = _blend_2d(blend, h00, h01, h10, h11, gx, smooth32(gx), gy, smooth32(gy))
             else:
                 z0 = np.int64(cells[2, i])
                 gz = offsets[2, i]
                 corner_hashes = hashes_3d(
                     h, x0, next_point(x0, wrap_at), y0, next_point(y0, wrap_at), z0, next_point(z0, wrap_at)
                 )
-                values[i] = _blend_3d(gradient, corner_hashes, gx, smooth32(gx), gy, smooth32(gy), gz, smooth32(gz))
+                values[i] = _blend_3d(blend, corner_hashes, gx, smooth32(gx), gy, smooth32(gy), gz, smooth32(gz))
 
     name = f"lattice_block_{dim}d" + ("_prime" if prime else "") + ("_rows" if rows else "")
     return inline(named(lattice_block_nd, name))

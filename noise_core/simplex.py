@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import exact, flip_sign_where_top_bit, fmuladd, inline, jit, named, scratch
+from ._jit import exact, fmuladd, inline, jit, named, scratch
 from .blocks import BLOCK
 from .gradients import (
     SIMPLEX,
@@ -52,6 +52,8 @@ from .gradients import (
     evaluate_1d,
     evaluate_4d,
     octahedron_vectors32,
+    prime_gradient_2d,
+    prime_gradient_3d,
     signed_byte32,
     square_vectors32,
 )
@@ -131,14 +133,6 @@ the triangle finds 0.02612078, docs/sources.md)."""
 PRIME_SIMPLEX_3D_BOUND = 0.01300717
 """The largest 3D prime-hash simplex sum (each corner with its best gradient), found by a numerical search over
 the cell (0.013007157, docs/sources.md), rounded up."""
-_ROOT2_PLUS_ONE_32 = np.float32(1.0 + np.sqrt(2.0))
-# uint32 masks and codes, so the gradients' bit tests stay in 32-bit lanes (an int64 literal widens them).
-_ZERO_WORD = np.uint32(0)
-_BIT_2 = np.uint32(4)
-_BIT_3 = np.uint32(8)
-_BITS_0_2_3 = np.uint32(13)
-_CODE_12 = np.uint32(12)
-_CODE_2 = np.uint32(2)
 _PRIME_SIMPLEX_2D_SCALE_32 = np.float32(1.0 / PRIME_SIMPLEX_2D_BOUND)
 _PRIME_SIMPLEX_3D_SCALE_32 = np.float32(1.0 / PRIME_SIMPLEX_3D_BOUND)
 
@@ -287,17 +281,6 @@ def _falloff4(squared):
     base = max(_HALF - squared, _ZERO)
     base = base * base
     return base * base
-
-
-@exact
-def prime_gradient_2d(h, dx, dy):
-    """FastNoise2's ``GetGradientDotPerlin`` (2D): the dot product of the offset with one of the eight gradients
-    ``(±(1+√2), ±1)``, ``(±1, ±(1+√2))``; hash bit 0 flips x, bit 1 flips y, bit 2 swaps the axes. Sign flips and
-    selects only (no table, no conversion)."""
-    dx = flip_sign_where_top_bit(dx, h << 31)
-    dy = flip_sign_where_top_bit(dy, h << 30)
-    swap = np.uint32(h & _BIT_2) != _ZERO_WORD
-    return fmuladd(_ROOT2_PLUS_ONE_32, dy if swap else dx, dx if swap else dy)
 
 
 @exact
@@ -481,19 +464,6 @@ def tetrahedron_sum(gradient, h0, h1, h2, h3, dx, dy, dz):
     total = fmuladd(_falloff(dot3(ax, ay, az, ax, ay, az)), _gradient_3d(gradient, h2, ax, ay, az), total)
     total = fmuladd(_falloff(dot3(bx, by, bz, bx, by, bz)), _gradient_3d(gradient, h3, bx, by, bz), total)
     return total * (_EIGHT_SIMPLEX_3D_SCALE_32 if gradient == SIMPLEX else _EIGHT)
-
-
-@exact
-def prime_gradient_3d(h, dx, dy, dz):
-    """Perlin's improved-noise gradient (FastNoise2's ``GetGradientDotCommon``): the dot product of the offset with
-    one of the twelve cube edges ``(±1, ±1, 0)`` and permutations (sixteen codes, four edges twice) from hash bits
-    0-3, ``h < 8 ? x : y`` plus ``h < 4 ? y : h in (12, 14) ? x : z``, signed by bits 0 and 1. Selects and sign
-    flips only."""
-    low = np.uint32(h & _BITS_0_2_3)
-    u = dy if np.uint32(h & _BIT_3) != _ZERO_WORD else dx
-    v = dx if low == _CODE_12 else dz
-    v = dy if low < _CODE_2 else v
-    return flip_sign_where_top_bit(u, h << 31) + flip_sign_where_top_bit(v, h << 30)
 
 
 @exact

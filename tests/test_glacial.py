@@ -15,6 +15,7 @@ from noise_core.terrain import glacial
 from noise_core.terrain.flow import _edges, fill_flat
 from noise_core.terrain.glacial import carve_troughs
 
+from .stages import short_rivers
 from .test_fluvial import noise_terrain
 
 SLOPE, FALL = 0.8, 0.2
@@ -28,59 +29,144 @@ def _v_valley() -> np.ndarray:
     return np.abs(y - 30) * SLOPE + x * FALL
 
 
-def _levels(depth: float, area: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``(bed, L, F)`` along the V's river: the ice surface and the floor the docstring's recursions give (the
+def _levels(depth: float, area: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``(bed, L, drained, thickness)`` along the V's river: the ice surface the docstring's recursion gives (the
     river drains the 59 cells of each column from its own to column 118: the map's edges are outlets)."""
     bed = np.arange(120) * FALL
     drained = 59.0 * (119 - np.arange(120))
+    drained[0] = drained[1] + 1.0  # the mouth, an edge cell: its column's other cells are edges too
     thickness = depth * math.sqrt(area) * (np.maximum(drained / area, 1.0) ** glacial.GLACIER_EXPONENT - 1.0)
     level = bed + thickness
     for column in range(118, -1, -1):  # donors first, capped by the grade
         if thickness[column] > 0.0:
             level[column] = max(min(level[column], level[column + 1] - glacial.GLACIER_GRADE * FALL), bed[column])
+    return bed, level, drained, thickness
+
+
+def _trough(heights, depth: float, area: float, width: float, rock: float = 0.0, z: float = 0.0) -> np.ndarray:
+    """The V's trough by brute force, as the docstring states it (no texture, no rounding): each glacier cell's
+    floor ``F`` (graded, ramped), half-width ``w`` (the width law, tapered) and ``U_g(d)``; every cell the lowest
+    ``U_g`` and its own height (the map's edges their own), epsilon-filled."""
+    bed, level, drained, _ = _levels(depth, area)
+    ice = level - bed
+    glaciers = np.flatnonzero(ice > 0.0)
+    half = 0.5 * width * math.sqrt(area) * (drained / area) ** glacial.GLACIER_WIDTH_EXPONENT * math.exp(rock * z)
     floor = bed.copy()
-    for column in range(1, 120):  # receivers first (column 0 is the map's edge: it stays)
-        if level[column] > bed[column]:
-            deepened = bed[column] - glacial.GLACIER_DEEPEN * (level[column] - bed[column])
-            floor[column] = max(deepened, floor[column - 1] + glacial.GLACIER_FLOOR_GRADE * FALL)
-    return bed, level, floor
+    for column in range(1, 120):  # receivers first (column 0 is the map's edge: its floor is its bed)
+        if ice[column] > 0.0:
+            value = max(bed[column] - glacial.GLACIER_DEEPEN * ice[column],
+                        floor[column - 1] + glacial.GLACIER_FLOOR_GRADE * FALL)  # fmt: skip
+            floor[column] = min(value, floor[column - 1] + glacial.GLACIER_FLOOR_STEEP * FALL)
+            half[column] = max(half[column], half[column - 1] - glacial.GLACIER_TAPER)
+    y, x = np.mgrid[0 : heights.shape[0], 0 : heights.shape[1]]
+    out = heights.astype(float)
+    for column in glaciers:
+        w, f = half[column], glacial.GLACIER_FLAT * half[column]
+        deep = bed[column] - floor[column] + glacial.GLACIER_WALL * w
+        d = np.hypot(y - 30, x - column)
+        u = floor[column] + deep * (np.maximum(d - f, 0.0) / (w - f)) ** glacial.GLACIER_SHAPE
+        out = np.where(d <= glacial.GLACIER_REACH * w, np.minimum(out, u), out)
+    edges = (y == 0) | (x == 0) | (y == heights.shape[0] - 1) | (x == heights.shape[1] - 1)
+    return nc.fill_depressions(np.where(edges, heights, out), epsilon=True)  # the mouth's floor drains
 
 
-def test_a_v_valley_becomes_u_shaped(monkeypatch) -> None:
-    """Each column of the V: the ice reaches where its surface meets the walls (half-width ``H / SLOPE``); inside,
-    the cross-section is ``F + (L - F)·(d / (d + e))²`` (``d`` rows from the river, ``e`` the exact distance to
-    the nearest cell above the ice; exactly so before the rounding), so the floor is flat and the walls steep at
-    the ice's edge."""
-    heights = _v_valley()
-    rounded = carve_troughs(heights, depth=0.3, area=200.0)
+def test_a_v_valley_becomes_a_trough_of_the_width_law(monkeypatch) -> None:
+    """``glacier_width``: the V's trough is the lowest of the glacier cells' ``U_g`` (exactly so before the
+    texture and the rounding), as wide as the width law ``W = width·√area·(A/area)^0.3``: a floor within
+    ``GLACIER_FLAT·w`` of the river (rising across no faster than the river falls: the lower floor downstream
+    reaches it: no faster than the floor falls), walls steeper than the V's, wider downstream (more ice)."""
     monkeypatch.setattr(glacial, "GLACIER_ROUND", 0)
-    out = carve_troughs(heights, depth=0.3, area=200.0)
-    assert 0.0 < np.abs(rounded - out).max() < 1.0  # the crease at the ice's edge (0.79; the ice 9 thick there)
-    bed, level, floor = _levels(0.3, 200.0)
-    x = np.mgrid[0:61, 0:120][1]
-    inside = (heights < level[x]) & (x > 0)
-    outside = np.argwhere(~inside)
+    monkeypatch.setattr(glacial, "GLACIER_TEXTURE", 0.0)
+    heights = _v_valley()
+    out = carve_troughs(heights, depth=0.3, area=200.0, width=0.6)
+    expected = _trough(heights, 0.3, 200.0, 0.6)
+    assert np.allclose(out, expected, rtol=0.0, atol=1e-9)
+    _, _, drained, _ = _levels(0.3, 200.0)
+    widths = []
     for column in (20, 60, 100):
-        half = (level[column] - bed[column]) / SLOPE
-        carved = np.flatnonzero(heights[:, column] - out[:, column] > 1e-9)
-        assert carved.min() == 30 - math.ceil(half - 1) and carved.max() == 30 + math.ceil(half - 1), column
-        rows = np.flatnonzero(inside[:, column])
-        d = np.abs(rows - 30).astype(float)
-        e = np.sqrt(((outside - np.stack([rows, np.full_like(rows, column)], 1)[:, None]) ** 2).sum(-1).min(1))
-        across = d / (d + e)
-        u_shape = floor[column] + (level[column] - floor[column]) * across**2
-        old = heights[rows, column]
-        expected = np.where(u_shape < old, u_shape + glacial.GLACIER_TEXTURE * across**2 * (old - u_shape), old)
-        assert np.allclose(out[rows, column], expected, rtol=0.0, atol=1e-9), column
-        for profile in (out, rounded):
-            steps = np.diff(profile[30 : 31 + math.ceil(half), column])  # the river to the first cell above the ice
-            assert np.all(steps > 0.0)  # rising from the river to the ice's edge: it drains to the floor's middle
-            # a flat floor, walls steeper than the V's (the narrowest trough, column 100: 0.27 and 1.19, rounded)
-            assert steps[0] < 0.35 * SLOPE and steps.max() > 1.45 * SLOPE
-            assert np.argmax(steps) >= steps.size // 2  # the steepest where the ice ends
-    assert level[60] - bed[60] > 8.5 and floor[60] < bed[60] - 2.0  # 8.96 cells of ice, the floor 2.4 below the bed
-    assert np.array_equal(rounded[:, 119], heights[:, 119])  # above the glacier's head: the V stays
-    assert np.array_equal(nc.fill_depressions(out), out) and np.array_equal(nc.fill_depressions(rounded), rounded)
+        profile = out[30:, column]
+        steps = np.diff(profile[: np.flatnonzero(profile >= heights[30:, column])[0] + 1])
+        assert np.all(steps >= -1e-12)  # rising from the river to the trough's edge
+        half = 0.3 * math.sqrt(200.0) * (drained[column] / 200.0) ** 0.3
+        floor = steps[: int(glacial.GLACIER_FLAT * half)]  # the floor, rising gently
+        assert floor.size >= 2 and np.all(floor <= glacial.GLACIER_FLOOR_STEEP * FALL), column
+        assert steps.max() > 1.5 * SLOPE, column  # steeper walls than the V's (0.8)
+        widths.append(np.count_nonzero(out[:, column] < heights[:, column] - 1e-9))
+    assert widths[0] > widths[1] > widths[2]  # the trough widens downstream (column 0 is its mouth)
+    assert np.array_equal(out[:, 119], heights[:, 119])  # above the glacier's head: the V stays
+    assert np.array_equal(nc.fill_depressions(out), out)
+
+
+def test_the_rock_field_narrows_the_troughs(monkeypatch) -> None:
+    """``rock_width`` s: the half-width times ``exp(s·z)``; in strong rock (``z < 0``) the trough is narrower,
+    in weak rock wider, each exactly the brute-force trough of that width."""
+    monkeypatch.setattr(glacial, "GLACIER_ROUND", 0)
+    monkeypatch.setattr(glacial, "GLACIER_TEXTURE", 0.0)
+    heights = _v_valley()
+    carved = {}
+    for z in (-1.0, 0.0, 1.0):
+        out = carve_troughs(heights, depth=0.3, area=200.0, width=0.6, rock=np.full(heights.shape, z), rock_width=0.4)
+        assert np.allclose(out, _trough(heights, 0.3, 200.0, 0.6, 0.4, z), rtol=0.0, atol=1e-9), z
+        carved[z] = np.count_nonzero(out < heights - 1e-9)
+    assert carved[-1.0] < carved[0.0] < carved[1.0]
+    plain = carve_troughs(heights, depth=0.3, area=200.0, width=0.6)
+    assert np.array_equal(plain, carve_troughs(heights, depth=0.3, area=200.0, width=0.6,
+                                               rock=np.full(heights.shape, 2.0), rock_width=0.0))  # fmt: skip
+
+
+def _junction() -> np.ndarray:
+    """A tributary V joining the trunk's from above (row 60, column 60), beds concordant."""
+    y, x = np.mgrid[0:81, 0:120]
+    trunk = np.abs(y - 60) * SLOPE + x * FALL
+    branch = np.abs(x - 60) * SLOPE + (60 - y) * 0.4 + 60 * FALL
+    return np.where(y < 60, np.minimum(trunk, branch), trunk)
+
+
+def _broad_junction() -> np.ndarray:
+    """A trunk with a broad, gentle bottom (cross slope 0.05 within 20 rows of its river, row 70, then 0.8), a
+    tributary V coming down to it from above and crossing that bottom."""
+    y, x = np.mgrid[0:101, 0:120]
+    across = np.abs(y - 70)
+    trunk = np.where(across < 20, across * 0.05, 1.0 + (across - 20) * 0.8) + x * 0.1
+    branch = np.abs(x - 60) * SLOPE + (70 - y) * 0.1 + 60 * 0.1
+    return np.where(y < 70, np.minimum(trunk, branch), trunk)
+
+
+@pytest.mark.parametrize("width", [0.0, 0.5])
+@pytest.mark.parametrize(("valleys", "river", "fall"), [(_junction, 60, FALL), (_broad_junction, 70, 0.1)])
+def test_two_troughs_meet_without_a_crack(valleys, river, fall, width) -> None:
+    """Where the tributary's trough meets the trunk's, no cell of the trunk's floor lies lower than the trunk's
+    river in its column (nothing but the river drains the floor: no crack across it, as the floor of one
+    glacier's cells beside another's used to cut: 4 cells below the river on the broad bottom before), the
+    trunk's river falls downstream without a step (no more than ``GLACIER_FLOOR_STEEP`` times its bed's fall a
+    cell) and across the trunk every column rises from its river to its walls (no notch), on the side away from
+    the tributary and, at the plain junction, on both."""
+    heights = valleys()
+    out = carve_troughs(heights, depth=0.3, area=300.0, width=width)
+    bed = out[river, 1:119]
+    assert np.all(out[river - 20 :, 1:119] >= bed - 1e-9)  # the river is each column's lowest cell
+    falls = np.diff(bed)[30:90]  # through the junction (columns 31-90; the glacier's head is steeper)
+    assert np.all(falls > 0.0) and falls.max() < glacial.GLACIER_FLOOR_STEEP * fall + 1e-9
+    assert np.all(np.diff(out[river:, 1:119], axis=0) >= -1e-9)  # rising away from the river
+    if valleys is _junction:
+        assert np.all(-np.diff(out[41:61, 1:119], axis=0) >= -1e-9)  # and on the tributary's side
+    assert np.array_equal(nc.fill_depressions(out), out)
+
+
+def test_a_tributary_glacier_hangs_above_the_trunk() -> None:
+    """The tributary's trough (a thinner glacier, its floor shallower) ends in a step down the trunk's wall,
+    many times its bed's fall, and drains to the trunk."""
+    heights = _junction()
+    out = carve_troughs(heights, depth=0.3, area=300.0, width=0.5)
+    course = out[30:61, 60]
+    drops = -np.diff(course)  # fall per row towards the trunk
+    assert np.all(drops > 0.0)  # it drains down to the trunk
+    lip = np.convolve(drops, np.ones(3), "valid")  # the fall over three rows
+    assert lip.max() > 1.5 * 3 * 0.4  # the lip: a step (2.27 over three rows), not the bed's 0.4 a row
+    above = drops[5:15]  # above it (rows 35-45) its own floor, graded no steeper than twice its bed
+    assert np.all(above <= glacial.GLACIER_FLOOR_STEEP * 0.4 + 1e-9)
+    assert np.all(heights[32:44, 60] - out[32:44, 60] > 0.3)  # the tributary's own trough, up its valley
+    assert np.array_equal(nc.fill_depressions(out), out)
 
 
 def test_the_walls_keep_a_share_of_the_old_slope(monkeypatch) -> None:
@@ -104,25 +190,6 @@ def test_the_walls_keep_a_share_of_the_old_slope(monkeypatch) -> None:
     grown = (textured - smooth)[rows, column] / (heights - smooth)[rows, column]
     assert np.all(np.diff(grown) > 0.0) and grown[0] < 0.05
     assert np.array_equal(nc.fill_depressions(textured), textured)
-
-
-def test_a_tributary_glacier_hangs_above_the_trunk() -> None:
-    """A tributary V joining the trunk's from above (row 60, column 60), beds concordant: after carving, the
-    tributary's floor (a thinner glacier) ends in a step down the trunk's wall, many times its bed's fall."""
-    y, x = np.mgrid[0:81, 0:120]
-    trunk = np.abs(y - 60) * SLOPE + x * FALL
-    branch = np.abs(x - 60) * SLOPE + (60 - y) * 0.4 + 60 * FALL
-    heights = np.where(y < 60, np.minimum(trunk, branch), trunk)
-    out = carve_troughs(heights, depth=0.3, area=300.0)
-    course = out[30:61, 60]
-    drops = -np.diff(course)  # fall per row towards the trunk
-    assert np.all(np.diff(course) < 0.0)  # it drains down to the trunk
-    lip = np.convolve(drops, np.ones(3), "valid")  # the fall over three rows
-    assert lip.max() > 2.5 * 3 * 0.4  # the lip: a step (3.8 over three rows, rounded), not the bed's 0.4 a row
-    above = drops[10:21]  # above it (rows 40-50) its own floor, graded no steeper than its bed (0.32-0.40 a row)
-    assert np.all(above <= 0.4 + 1e-9) and above.mean() < 0.37
-    assert np.all(heights[32:44, 60] - out[32:44, 60] > 0.3)  # the tributary's own trough, up its valley
-    assert np.array_equal(nc.fill_depressions(out), out)
 
 
 def test_nothing_changes_without_a_glacier() -> None:
@@ -149,15 +216,18 @@ def test_carve_troughs_keeps_every_cell_draining() -> None:
     area=st.sampled_from([1.0, 5.0, 1e3, 1e9]),
     shape=st.sampled_from([(3, 3), (3, 9), (12, 15), (20, 20)]),
     outlet=st.booleans(),
+    width=st.sampled_from([0.0, 1e-6, 0.5, 10.0]),
+    rock=st.sampled_from([0.0, 0.6, 4.0]),
 )
-def test_carve_troughs_never_nan_nor_a_hollow(relief, depth, area, shape, outlet) -> None:
+def test_carve_troughs_never_nan_nor_a_hollow(relief, depth, area, shape, outlet, width, rock) -> None:
     heights = noise_terrain(shape, relief=1.0).astype(np.float64) * relief
     outlets = None
     if outlet:
         outlets = np.zeros(shape, dtype=bool)
         outlets[shape[0] // 2, shape[1] // 2] = True
+    field = np.random.default_rng(3).uniform(-3.0, 3.0, shape)  # z
     before = carve_troughs(heights, depth=0.0, area=area, outlets=outlets)  # epsilon-filled, outlets kept
-    out = carve_troughs(heights, depth=depth, area=area, outlets=outlets)
+    out = carve_troughs(heights, depth=depth, area=area, width=width, rock=field, rock_width=rock, outlets=outlets)
     assert out.shape == shape and np.isfinite(out).all()
     assert np.all(out <= before + 1e-9 * (1.0 + np.abs(before)))  # carved, never raised (but by the epsilon fill)
     base = _edges(shape) if outlets is None else _edges(shape) | outlets.reshape(-1)
@@ -202,6 +272,12 @@ def test_nearest_sites_is_the_exact_euclidean_transform(shape, share, seed) -> N
         ({"depth": 0.3, "area": 0.5}, ValueError, r"^area: must be >= 1"),
         ({"depth": 0.3, "area": math.nan}, ValueError, r"^area: must be a finite number"),
         ({"depth": 0.3, "area": 10.0, "cell_size": 0.0}, ValueError, r"^cell_size: "),
+        ({"depth": 0.3, "area": 10.0, "width": -1.0}, ValueError, r"^width: must be between 0 and 10"),
+        ({"depth": 0.3, "area": 10.0, "width": None}, TypeError, r"^width: expected a number"),
+        ({"depth": 0.3, "area": 10.0, "rock_width": 5.0}, ValueError, r"^rock_width: must be between 0 and 4"),
+        ({"depth": 0.3, "area": 10.0, "rock": np.zeros((3, 3))}, ValueError, r"^rock: expected a number array of "),
+        ({"depth": 0.3, "area": 10.0, "rock": np.zeros((61, 120), bool)}, ValueError, r"^rock: expected a number"),
+        ({"depth": 0.3, "area": 10.0, "rock": np.full((61, 120), np.nan)}, ValueError, r"^rock: must be finite"),
     ],
 )
 def test_carve_troughs_errors_name_the_argument(options, error, pattern) -> None:
@@ -210,30 +286,26 @@ def test_carve_troughs_errors_name_the_argument(options, error, pattern) -> None
 
 
 def test_the_rivers_stage_carves_troughs() -> None:
-    """``glacier_depth`` and ``glacier_area`` are rows of the recipe's river stage (so the CLI, the add-on and the
-    presets take them, and its errors name them): a short River Valleys stage on a 33² grid carves with them and
-    is bit-identical without."""
-    from dataclasses import replace
+    """``glacier_depth``, ``glacier_area``, ``glacier_width`` and ``glacier_rock`` are rows of the recipe's river
+    stage (so the CLI, the add-on and the presets take them, and its errors name them): a short River Valleys stage
+    on a 33² grid carves with them and is bit-identical without; the width law and the rock field (with
+    ``rock_variety``) change the troughs."""
+    from noise_core.terrain.recipe import RIVER_OPTIONS, Stage
 
-    from noise_core.terrain.recipe import RIVER_OPTIONS, Stage, build_terrain, read_preset
-
-    assert {"glacier_depth", "glacier_area"} <= {option.name for option in RIVER_OPTIONS}
+    assert {"glacier_depth", "glacier_area", "glacier_width", "glacier_rock"} <= {o.name for o in RIVER_OPTIONS}
     for bad, pattern in (({"glacier_depth": 11}, r"^stage\.glacier_depth: must be between 0 and 10"),
-                         ({"glacier_area": 0}, r"^stage\.glacier_area: must be")):  # fmt: skip
+                         ({"glacier_area": 0}, r"^stage\.glacier_area: must be"),
+                         ({"glacier_width": 11}, r"^stage\.glacier_width: must be between 0 and 10"),
+                         ({"glacier_rock": -1}, r"^stage\.glacier_rock: must be between 0 and 4")):  # fmt: skip
         with pytest.raises(ValueError, match=pattern):
             Stage.of("rivers", bad)
-    preset = read_preset("river_valleys")
-    # the map's own 1.8 km cells: channel heads of 30 cells would leave no river, so River Valleys' hillslopes of
-    # before (no channel heads, D 1e-5)
-    base = {**preset.stages[0].options, "steps": 12, "fine_steps": 4, "fine_size": 0, "model_size": 17,
-            "channel_head_area": 0.0, "diffusion": 1e-5}  # fmt: skip
-
-    def built(**changes) -> np.ndarray:
-        stage = Stage.of("rivers", {**base, **changes})
-        return build_terrain(replace(preset, stages=(stage,)), 33).heights.astype(np.float64)
-
+    # the map's own 1.8 km cells: channel heads of 20 cells would leave few rivers, so no channel heads
+    built = short_rivers("river_valleys", defaults=("channel_head_area",))
     plain = built()
     assert np.array_equal(built(glacier_depth=0.0, glacier_area=5.0), plain)
     carved = plain - built(glacier_depth=0.5, glacier_area=5.0)
     assert np.count_nonzero(carved > 1.0) > 100 and carved.max() > 50.0  # metres: troughs cut in (156, 72 m)
     assert carved.min() >= 0.0  # nowhere higher than without the troughs
+    wide = built(glacier_depth=0.5, glacier_area=5.0, glacier_width=0.5, rock_variety=0.5)
+    narrow = built(glacier_depth=0.5, glacier_area=5.0, glacier_width=0.5, rock_variety=0.5, glacier_rock=1.0)
+    assert not np.array_equal(narrow, wide)  # the rock field reaches the troughs' widths

@@ -1,10 +1,10 @@
 """``hash="prime"``: FastNoiseLite's prime-multiply corner hash (docs/sources.md) on the lattice and simplex kinds.
 
-A NumPy port of the hash checks the compiled helpers bit for bit and, through value noise at lattice points and
-a float64 Perlin reference, the kernels; its statistics are checked on a block of lattice cells; golden digests
-pin four kernels' values. Simplex noise with the prime hash is FastNoise2's formula, checked against a float64
-NumPy port reading FastNoise2's gradient tables. Only five block functions are compiled here (value 2D, Perlin 3D
-tiled, simplex 2D, simplex 3D, simplex value 3D): each new one costs seconds of CI time.
+A NumPy port of the hash checks the compiled helpers bit for bit and, through value noise at lattice points, the
+kernels; its statistics are checked on a block of lattice cells; golden digests pin five kernels' values.
+Perlin and simplex noise with the prime hash are FastNoise2's formulas, checked against float64 NumPy ports
+reading FastNoise2's gradient tables. Few block functions are compiled here (value 2D, Perlin 2D, Perlin 3D tiled
+and not, simplex 2D, simplex 3D, simplex value 3D): each new one costs seconds of CI time.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 import noise_core as nc
 from noise_core import fractal, hashing, simplex
 from noise_core.api import evaluate_lattice, grid_coordinates
-from noise_core.gradients import PERLIN_3D_SCALE
+from noise_core.gradients import PRIME_PERLIN_2D_BOUND, PRIME_PERLIN_3D_BOUND
 
 MASK = 0xFFFFFFFF
 PRIMES = (501125321, 1136930381, 1720413743)
@@ -119,6 +119,7 @@ def test_low_coordinate_bits_avalanche(bit: int, axis: int) -> None:
 
 VALUE_2D = {"kind": "value", "hash": "prime", "octaves": 3, "seed": 5}
 PERLIN_3D = {"kind": "perlin", "hash": "prime", "tiling": True}
+PERLIN_2D = {"kind": "perlin", "hash": "prime", "seed": 9}
 SIMPLEX_2D = {"kind": "simplex", "hash": "prime"}
 SIMPLEX_VALUE_3D = {"kind": "simplex_value", "hash": "prime", "seed": -3}
 
@@ -128,37 +129,6 @@ def test_value_noise_at_lattice_points_is_the_corner_hash() -> None:
     cells = np.array([(x, y) for x in range(-9, 9) for y in range(-9, 9)], dtype=np.float64)
     h = prime_hash(5, cells[:, 0].astype(np.int64), cells[:, 1].astype(np.int64))
     np.testing.assert_allclose(nc.evaluate(spec, cells), (h & 255) * (2.0 / 255.0) - 1.0, atol=1e-6)
-
-
-def _octahedron(h: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    gx = (h & 255) * (2.0 / 255.0) - 1.0
-    gy = (h >> 24) * (2.0 / 255.0) - 1.0
-    gz = 1.0 - np.abs(gx) - np.abs(gy)
-    offset = np.maximum(-gz, 0.0)
-    return gx - np.copysign(offset, gx), gy - np.copysign(offset, gy), gz
-
-
-def test_perlin_3d_against_a_float64_reference_and_tiles() -> None:
-    """Tiled Perlin 3D (frequency 4: period 4 cells) against a float64 NumPy port: the prime hash of the wrapped
-    corners, octahedron gradients, quintic trilinear blend (the float32 kernel agrees to 1e-5); period 1."""
-    rng = np.random.default_rng(7)
-    points = rng.uniform(-2.0, 2.0, (400, 3))
-    scaled = points * 4.0
-    cell = np.floor(scaled)
-    g = scaled - cell
-    t = g * g * g * (g * (g * 6.0 - 15.0) + 10.0)
-    total = 0.0
-    for corner in range(8):
-        steps = np.array([(corner >> 2) & 1, (corner >> 1) & 1, corner & 1])
-        lattice = np.mod(cell + steps, 4.0).astype(np.int64)
-        gx, gy, gz = _octahedron(prime_hash(0, lattice[:, 0], lattice[:, 1], lattice[:, 2]))
-        d = g - steps
-        weight = np.prod(np.where(steps == 1, t, 1.0 - t), axis=1)
-        total = total + weight * (gx * d[:, 0] + gy * d[:, 1] + gz * d[:, 2])
-    spec = nc.NoiseSpec(**PERLIN_3D)
-    values = nc.evaluate(spec, points)
-    np.testing.assert_allclose(values, total * PERLIN_3D_SCALE, atol=1e-5)
-    np.testing.assert_array_equal(nc.evaluate(spec, points + np.array([1.0, 0.0, -1.0])), values)
 
 
 def test_simplex_2d_block_is_the_pointwise_chain() -> None:
@@ -249,6 +219,60 @@ def test_prime_simplex_is_fastnoise2s_formula(dim: int) -> None:
     assert np.abs(many).max() <= 1.0 and np.abs(many).max() > 0.99
 
 
+def _fastnoise2_perlin(points: np.ndarray, seed: int, frequency: float, period: int = 0) -> np.ndarray:
+    """FastNoise2's Perlin (Perlin.inl's ``Gen``, float64) with FastNoiseLite's hash (``prime_hash``): the corners'
+    gradients from its tables (2D ``GetGradientDotPerlin``, 3D ``GetGradientDotCommon``), the quintic blend, divided
+    by its ``kBounding``; with ``period``, the corners wrapped as tiling wraps them (not in FastNoise2)."""
+    dim = points.shape[1]
+    scaled = points * frequency
+    cell = np.floor(scaled)
+    g = scaled - cell
+    t = g * g * g * (g * (g * 6.0 - 15.0) + 10.0)
+    total = 0.0
+    for corner in range(2**dim):
+        steps = np.array([(corner >> (dim - 1 - axis)) & 1 for axis in range(dim)])
+        lattice = np.mod(cell + steps, period) if period else cell + steps
+        h = prime_hash(seed, *lattice.astype(np.int64).T)
+        gradient = TABLE_2D[h & 7] if dim == 2 else TABLE_3D[h & 15]
+        weight = np.prod(np.where(steps == 1, t, 1.0 - t), axis=1)
+        total = total + weight * ((g - steps) * gradient).sum(axis=1)
+    return total / (PRIME_PERLIN_2D_BOUND if dim == 2 else PRIME_PERLIN_3D_BOUND)
+
+
+def test_prime_perlin_3d_is_fastnoise2s_formula_and_tiles() -> None:
+    """``kind="perlin"`` with ``hash="prime"`` in 3D against the float64 port (float32 kernels: within 1e-5), tiled
+    (frequency 4: period 4 cells, so a shift by one unit changes nothing) and not, float32 points near and far."""
+    rng = np.random.default_rng(7)
+    points = rng.uniform(-2.0, 2.0, (400, 3))
+    spec = nc.NoiseSpec(**PERLIN_3D)
+    values = nc.evaluate(spec, points)
+    np.testing.assert_allclose(values, _fastnoise2_perlin(points, 0, 4.0, period=4), rtol=0, atol=1e-5)
+    np.testing.assert_array_equal(nc.evaluate(spec, points + np.array([1.0, 0.0, -1.0])), values)
+    far = rng.uniform(-300.0, 300.0, (400, 3)).astype(np.float32)
+    untiled = nc.evaluate(nc.NoiseSpec(kind="perlin", hash="prime", seed=-7), far)
+    np.testing.assert_allclose(untiled, _fastnoise2_perlin(far.astype(np.float64), -7, 4.0), rtol=0, atol=1e-5)
+
+
+def test_prime_perlin_2d_is_fastnoise2s_formula_on_points_and_grids() -> None:
+    """In 2D against the port on points near and far (within 1e-5), its grid bit for bit ``evaluate`` of the pixel
+    centres (the separable grid kernel blends the same way)."""
+    spec = nc.NoiseSpec(**PERLIN_2D)
+    points = np.random.default_rng(8).uniform(-200.0, 200.0, (600, 2))
+    np.testing.assert_allclose(nc.evaluate(spec, points), _fastnoise2_perlin(points, 9, 4.0), rtol=0, atol=1e-5)
+    grid = nc.evaluate_grid(spec, (21, 67))
+    centres = np.column_stack(grid_coordinates((21, 67)))[::-1]  # reversed: not a lattice, so the point path
+    np.testing.assert_array_equal(grid.reshape(-1)[::-1], nc.evaluate(spec, centres))
+
+
+@pytest.mark.parametrize("dim", [2, 3])
+def test_prime_perlin_stays_within_its_bound(dim: int) -> None:
+    """Divided by FastNoise2's ``kBounding`` (the largest blend), 200 000 random values stay in [-1, 1] and reach
+    past 0.9 in 2D, 0.75 in 3D (where the largest values need rare sets of corner gradients)."""
+    options = PERLIN_2D if dim == 2 else PERLIN_3D
+    many = nc.evaluate(nc.NoiseSpec(**options), np.random.default_rng(dim).uniform(-9.0, 9.0, (200_000, dim)))
+    assert np.abs(many).max() <= 1.0 and np.abs(many).max() > (0.9 if dim == 2 else 0.75)
+
+
 @pytest.mark.parametrize("options", [VALUE_2D, SIMPLEX_VALUE_3D])
 def test_statistics_like_the_default_hash(options: dict) -> None:
     """Other values than SmallXXHash's, the same range and spread (standard deviation within 10 %)."""
@@ -291,7 +315,8 @@ def _points(dim: int) -> np.ndarray:
 
 GOLDEN = [
     (VALUE_2D, 2, "05401c9d4c76b20e2615d0bf"),
-    (PERLIN_3D, 3, "a23568341133dc22c5a8ff76"),
+    (PERLIN_3D, 3, "3d7f6eb6f58b7dbc76c2a76b"),  # FastNoise2's 3D formula since issue 48 (6th session; a235683…)
+    (PERLIN_2D, 2, "4d674b276751c818b0685661"),  # FastNoise2's 2D formula since issue 48 (6th session)
     (SIMPLEX_2D, 2, "513ebe9da622e07618168092"),  # FastNoise2's 2D formula since issue 48 (5th session)
     (SIMPLEX_VALUE_3D, 3, "150c08dd48b3656cae7df7f3"),
 ]
@@ -333,10 +358,10 @@ def test_errors_name_the_option(call, message: str) -> None:
 ROW_SPECS = [(VALUE_2D, 2), (PERLIN_3D, 3), (SIMPLEX_2D, 2), (SIMPLEX_VALUE_3D, 3)]
 
 
-def _row_points(seed: int, n: int, dim: int, exponent: float, limit: float) -> np.ndarray:
-    """float32 points of both signs, of magnitudes spread over ``10**-2 .. 10**exponent``, below ``limit``."""
+def _row_points(seed: int, n: int, dim: int, exponent: float, limit: float, low: float = -2.0) -> np.ndarray:
+    """float32 points of both signs, of magnitudes spread over ``10**low .. 10**exponent``, below ``limit``."""
     rng = np.random.default_rng(seed)
-    magnitude = 10.0 ** rng.uniform(-2.0, exponent, (n, dim))
+    magnitude = 10.0 ** rng.uniform(low, exponent, (n, dim))
     points = np.clip(rng.choice([-1.0, 1.0], (n, dim)) * magnitude, -0.999 * limit, 0.999 * limit)
     return points.astype(np.float32)
 
@@ -362,6 +387,30 @@ def test_float32_points_read_in_place_give_the_same_bits(options: dict, dim: int
     signature = fractal.point_kernels(kind.family, dim, kind.variant_of(spec), spec, np.float32)[1]
     assert signature is fractal.ROW_ARGUMENTS  # the in-place path, not the copy's
     points = _row_points(seed, n, dim, exponent, nc.api.lattice_limit(spec))
+    in_place = nc.evaluate(spec, points)
+    copied = nc.evaluate(spec, points.astype(np.float64))
+    np.testing.assert_array_equal(in_place.view(np.uint32), copied.view(np.uint32))
+
+
+@pytest.mark.parametrize(("options", "dim"), [(VALUE_2D, 2), ({"kind": "perlin", "hash": "prime", "seed": -7}, 3)])
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 4200),
+    exponent=st.floats(-40.0, 9.5),
+    power=st.integers(-12, 8),
+)
+def test_power_of_two_frequencies_split_in_float32_give_the_same_bits(options: dict, dim: int, seed: int, n: int,
+                                                                      exponent: float, power: int) -> None:  # fmt: skip
+    """At power-of-two frequencies, untiled, the rows are split in float32 (``lattice.split_rows``: ``x f`` exact,
+    the offset rounded once by a fused multiply-add): bit for bit the float64 copy's values, for magnitudes from
+    subnormal to the lattice limit, both signs, with whole cells (edges) and zeros of both signs among them."""
+    spec = nc.NoiseSpec(**options, frequency=2.0**power)
+    limit = nc.api.lattice_limit(spec)
+    points = _row_points(seed, n, dim, min(exponent + 46.0, np.log10(limit)), limit, low=-46.0)
+    points[::7] = np.float32(np.round(points[::7] * 2.0**power)) / np.float32(2.0**power)  # whole cells
+    points[3::11] = np.float32(-0.0)
+    points[5::13] = np.float32(0.0)
     in_place = nc.evaluate(spec, points)
     copied = nc.evaluate(spec, points.astype(np.float64))
     np.testing.assert_array_equal(in_place.view(np.uint32), copied.view(np.uint32))

@@ -4,7 +4,6 @@ stage's ``rock_variety``) and rock detail on the slopes (``rock_detail``)."""
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -12,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from noise_core.terrain.fluvial import erode_fluvial
-from noise_core.terrain.recipe import RIVER_OPTIONS, Stage, build_terrain, read_preset
+from noise_core.terrain.recipe import RIVER_OPTIONS, Stage
 from noise_core.terrain.variety import (
     CHANNEL_AREA,
     LACUNARITY,
@@ -23,6 +22,8 @@ from noise_core.terrain.variety import (
     rock_field,
     streak_reach,
 )
+
+from .stages import short_rivers
 
 
 def _plane(size: int, slope: float, angle: float = 0.3) -> np.ndarray:
@@ -193,13 +194,7 @@ def test_the_rows_reach_the_river_stage() -> None:
     """The rows are the river stage's (so recipe, CLI, add-on and presets take them): a short River Valleys stage
     on a 33² grid changes with rock variety and with rock detail, and rock detail only adds the texture."""
     assert {option.name for option in VARIETY_OPTIONS} <= {option.name for option in RIVER_OPTIONS}
-    preset = read_preset("river_valleys")
-    base = {**preset.stages[0].options, "steps": 12, "fine_steps": 4, "fine_size": 0, "model_size": 17}
-
-    def built(**changes) -> np.ndarray:
-        stage = Stage.of("rivers", {**base, **changes})
-        return build_terrain(replace(preset, stages=(stage,)), 33).heights.astype(np.float64)
-
+    built = short_rivers("river_valleys")
     plain = built()
     assert not np.allclose(built(rock_variety=1.5), plain)
     textured = built(rock_detail=200.0, rock_detail_scale=8000.0)
@@ -299,15 +294,8 @@ def test_steady_hillslopes_stand_as_uplift_over_diffusivity() -> None:
 def test_the_diffusivity_map_reaches_the_river_stage() -> None:
     """``rock_variety_diffusion`` 0 keeps the one diffusivity (the landscape of before it, bit for bit, as do the
     other new rows at their defaults), and above 0 changes the landscape, as the outline rows do."""
-    preset = read_preset("eroded_canyon")
-    base = {**preset.stages[0].options, "steps": 12, "fine_steps": 4, "fine_size": 0, "model_size": 17}
-    for name in ("octaves", "contrast", "strike", "stretch", "diffusion"):
-        base.pop(f"rock_variety_{name}")  # the rows' defaults
-
-    def built(**changes) -> np.ndarray:
-        stage = Stage.of("rivers", {**base, **changes})
-        return build_terrain(replace(preset, stages=(stage,)), 33).heights.astype(np.float64)
-
+    names = ("octaves", "contrast", "strike", "stretch", "diffusion")
+    built = short_rivers("eroded_canyon", defaults=tuple(f"rock_variety_{name}" for name in names))
     plain = built()
     defaults = {"rock_variety_diffusion": 0.0, "rock_variety_contrast": 0.0, "rock_variety_stretch": 1.0,
                 "rock_variety_strike": 45.0, "rock_variety_octaves": 2}  # fmt: skip

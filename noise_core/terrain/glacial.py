@@ -3,42 +3,41 @@
 A river cuts a V; a glacier filling the valley erodes its whole bed, fastest where the ice slides fastest, near
 the middle, and widens and deepens it into a U: a broad floor between steep walls whose cross-section follows a
 power law ``z = a·x^b`` (``b`` near 2: Svensson 1959's parabola; Harbor 1992's model of glacial erosion carves
-a V into that shape). Tributary glaciers carry less ice and cut less deep, so their floors hang above the trunk's
-where they meet (MacGregor et al. 2000), and small side valleys end in the trough's walls.
+a V into that shape; Graf 1970 measured it and the form ratio depth/width). Tributary glaciers carry less ice
+and cut less deep, so their floors hang above the trunk's where they meet (MacGregor et al. 2000), and the
+glaciers reach up valleys of every order: a network of troughs, wide trunks and narrow side valleys.
 
 ``carve_troughs`` does it at once on a height grid, with no ice flow: the ice stands in the valleys of rivers
 that drain more than ``area``, ``H = depth·√area·((A/area)^GLACIER_EXPONENT - 1)`` thick (zero at the glacier's
 head, growing downstream as the ice discharge does), its surface ``L = h + H`` taken along each main stem so
-that it never rises downstream (``landscape.aggrade_valleys``' graded level, with the same kernels). The ice
-surface is carried up the flow (flat across the valley: Nye 1952's ice surface is nearly level across a valley
-glacier), so its footprint is every cell below it that drains into it: it ends where the ice surface meets the
-walls, along the terrain's contours, and reaches into the mouths of the side valleys. Inside it, each cell is
-carved to ``F + (L - F)·x^GLACIER_SHAPE``, never raised: ``F`` the floor of the glacier whose ice it holds (its
-bed lowered by ``GLACIER_DEEPEN·H``, graded so that it drains), ``x = d / (d + e)`` its place across the trough
-(``d`` its distance to the nearest glacier, ``e`` to the footprint's edge, both exact Euclidean distance
-transforms: Felzenszwalb & Huttenlocher 2012), so the walls are steep at the ice's edge and the floor broad
-and flat, and a trough is as wide as its ice, whatever the shape of the valley it came from. The wall keeps
-``GLACIER_TEXTURE·x^GLACIER_SHAPE`` of the old slope's height above the parabola (none on the floor, half at the
-ice's edge), so the gullies and spurs of the slope it cut still show, fainter, in its lower walls. Where the valley
-is gentle the ice would spread over the whole basin; it reaches no further from its glacier than its thickness
-over ``GLACIER_WALL``, so a trough cuts into a plateau as the Norwegian fjords do. ``F`` is the higher floor of
-the glacier whose ice the cell holds and of the nearest glacier cell, so a tributary glacier under the trunk's
-ice keeps its own, higher floor (a hanging valley) instead of a notch cut to the trunk's; a few passes of
-the 9-point diffusion (as ``landscape.aggrade_valleys`` rounds its feet) round the steps where two floors meet.
+that it never rises downstream (``landscape.aggrade_valleys``' graded level, with the same kernels). Each glacier
+cell's floor ``F`` lies ``GLACIER_DEEPEN·H`` below its bed (an overdeepened trough), graded so that it drains.
+Its trough is ``w`` wide either side at the ice's level: ``H / GLACIER_WALL`` (as wide as deep), or with
+``width`` a width law of its own, ``W = 2w = width·√area·(A/area)^GLACIER_WIDTH_EXPONENT`` (glacial troughs
+widen as ``A^0.3..0.5``: Augustinus 1992, 1995; Brocklehurst & Whipple 2004), narrower in strong rock by
+``exp(rock_width·z)`` with the river stage's rock field ``z`` (trough widths follow rock mass strength:
+Augustinus 1992, 1995). Around each glacier cell the trough is the surface of revolution ``U_g(d) = F + D·((d -
+f)/(w - f))^GLACIER_SHAPE`` (flat within ``f = GLACIER_FLAT·w``, the floor; ``D = h - F + GLACIER_WALL·w``, so
+it is ``GLACIER_WALL·w`` above the bed at ``d = w``), and every cell becomes the lowest of them and its own
+height: ``min(h, min_g U_g)``, a continuous surface, so where two troughs meet the deeper one's wall cuts the
+other's floor (a hanging valley's lip) with no step across either floor. The wall keeps
+``GLACIER_TEXTURE·x^GLACIER_SHAPE`` of the old slope's height above the trough (``x = d / (d + e)``, ``d`` the
+distance to the nearest glacier cell, ``e`` to the nearest cell not carved, both exact Euclidean distance
+transforms: Felzenszwalb & Huttenlocher 2012), so the gullies and spurs of the slope it cut still show, fainter,
+in its upper walls; a few passes of the 9-point diffusion (as ``landscape.aggrade_valleys`` rounds its feet)
+round the creases.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 import numpy as np
 
 from .._jit import kernel_table
 from ..schema import Option
-from .flow import fill_flat
-from .heightfield import CELL_SIZE, check_heights
-from .landscape import _filled, _graded_levels
+from .flow import accumulate, fill_flat
+from .landscape import _checked, _filled, _graded_levels
 from .landscape import _kernels as _landscape_kernels
 from .water import INFINITE, _envelope, _shore
 from .water import _kernels as _water_kernels
@@ -63,29 +62,65 @@ GLACIER_AREA = Option(
     maximum=1e9,
     soft_maximum=1e5,
 )
-GLACIAL_OPTIONS = (GLACIER_DEPTH, GLACIER_AREA)
+GLACIER_WIDTH = Option(
+    "glacier_width",
+    float,
+    0.0,
+    "Glacial troughs' width: a glacier draining A is glacier_width x sqrt(glacier_area) x "
+    "(A / glacier_area)^0.3 wide at its ice surface (0: its ice thickness over 0.5, as wide as deep)",
+    minimum=0.0,
+    maximum=10.0,
+    soft_maximum=2.0,
+)
+GLACIER_ROCK = Option(
+    "glacier_rock",
+    float,
+    0.0,
+    "Glacial troughs narrower in strong rock: a trough's width times exp(glacier_rock x z), z the river stage's "
+    "rock field (Rock Variety; strong rock z < 0) (0: the same width in any rock)",
+    minimum=0.0,
+    maximum=4.0,
+    soft_maximum=1.0,
+)
+GLACIAL_OPTIONS = (GLACIER_DEPTH, GLACIER_AREA, GLACIER_WIDTH, GLACIER_ROCK)
 """The river stage's rows (``recipe.RIVER_OPTIONS``)."""
 GLACIER_EXPONENT = 0.4
 """``p`` of the ice thickness ``H = depth·√A_g·((A/A_g)^p - 1)``: zero at the glacier's head, growing downstream
 as glacial valleys' depth and width grow with their ice discharge."""
+GLACIER_WIDTH_EXPONENT = 0.3
+"""``b`` of the trough's width ``W = width·√A_g·(A/A_g)^b`` (``glacier_width``): glacial troughs widen with
+their drainage area as a power ``b`` of 0.3..0.5 (Augustinus 1992, 1995; Brocklehurst & Whipple 2004's
+glacial valley widths), the lower end so that the trunks stay 1-2 km wide when the side valleys are 300-600 m."""
 GLACIER_GRADE = 0.2
 """The ice surface falls downstream by at least this share of its bed's fall (``landscape.TRUNK_GRADE`` for
 the trunk fill's level): lower than the trunk fill's, as an ice surface is smoother than its bed."""
 GLACIER_SHAPE = 2.0
-"""``b`` of the cross-section ``F + (L - F)·x^b``: 2, Svensson's (1959) parabola, the shape Harbor (1992) finds."""
+"""``b`` of the cross-section ``F + D·(d/w)^b``: 2, Svensson's (1959) parabola, the shape Harbor (1992) finds."""
 GLACIER_WALL = 0.5
-"""The ice reaches no further from its glacier than its thickness over this slope (a trough cut into a plateau
-is as wide as a V valley of this wall slope would be)."""
+"""Without ``glacier_width`` a trough is ``H / GLACIER_WALL`` wide either side of its glacier at the ice's surface
+(as wide as a V of this wall slope); every trough is at least ``GLACIER_WALL·w`` deep at ``w`` from its glacier
+(a thin glacier under a wide width law still cuts a U, not a flat shelf)."""
+GLACIER_FLAT = 0.45
+"""The middle ``GLACIER_FLAT·w`` either side of a glacier is its floor, flat at ``F``; the walls rise beyond."""
+GLACIER_REACH = 2.5
+"""A glacier cell's parabola is laid out to this many half-widths ``w`` (there ``9·D`` above its floor: above
+the walls it cuts)."""
 GLACIER_DEEPEN = 0.3
 """A glacier's floor lies this share of its ice thickness below its river's bed (an overdeepened trough)..."""
 GLACIER_FLOOR_GRADE = 0.8
-"""...but falls downstream by at least this share of the bed's fall, so that every trough drains."""
+"""...but falls downstream by at least this share of the bed's fall, so that every trough drains..."""
+GLACIER_FLOOR_STEEP = 2.0
+"""...and up its main stem rises by at most this many times the bed's rise: below a tributary the thicker ice
+deepens the floor, which ramps up to the thinner ice's floor above (not a step across the floor)."""
+GLACIER_TAPER = 0.1
+"""Up a glacier's main stem its half-width shrinks by at most this much per distance: where a tributary joins,
+the trunk above narrows over a few widths, not at once across its floor."""
 GLACIER_TEXTURE = 0.5
 """``τ`` of the carved wall ``U + τ·x^b·(h - U)`` (``b`` ``GLACIER_SHAPE``): the share of the old slope (its gullies
-and spurs) a wall keeps, from none on the floor (``x = 0``) to ``τ`` where the ice ends (``x = 1``)."""
+and spurs) a wall keeps, from none on the floor (``x = 0``) to ``τ`` where the trough ends (``x = 1``)."""
 GLACIER_ROUND = 4
-"""Passes of ``h += ∇²h/6`` over the carved cells and their neighbours (``landscape._round_feet``): the steps
-where one glacier's floor meets another's and the crease at the ice's edge rounded over a few cells."""
+"""Passes of ``h += ∇²h/6`` over the carved cells and their neighbours (``landscape._round_feet``): the crease
+where one glacier's trough meets another's and at the trough's edge rounded over a few cells."""
 
 
 def carve_troughs(
@@ -94,52 +129,79 @@ def carve_troughs(
     cell_size: float = 1.0,
     depth: float,
     area: float,
+    width: float = 0.0,
+    rock: np.ndarray | None = None,
+    rock_width: float = 0.0,
     outlets: np.ndarray | None = None,
 ) -> np.ndarray:
     """Valleys draining more than ``area`` (the heights' unit squared) carved into glacial troughs (float64, new
-    array; module docstring). On the D8 flow of the epsilon-filled heights ``h``, a river cell's ice is
-    ``H = depth·√area·((A/area)^GLACIER_EXPONENT - 1)`` thick; its surface ``L = h + H``, donors first along the
-    main stems, is capped at ``L_up - GLACIER_GRADE·(h_up - h)``. Receivers first, the surface is carried up the
-    flow, ``W(c) = max(W(r), L(c))`` for cells below it, and each such cell holds the ice of the glacier cell
-    that set its ``W`` (its owner). A glacier cell's floor is ``F = max(h - GLACIER_DEEPEN·(L - h), F(r) +
-    GLACIER_FLOOR_GRADE·(h - h(r)))`` (``F(r) = h(r)`` off the glaciers). A cell is in the ice if it holds ice
-    and its distance ``d`` to the nearest glacier cell is at most that cell's ``(L - h) / GLACIER_WALL``; it is
-    carved to ``U = F + (W - F)·x^GLACIER_SHAPE``, ``x = d / (d + e)``, if below ``h``, keeping
-    ``GLACIER_TEXTURE·x^b`` of the old slope: ``U + GLACIER_TEXTURE·x^b·(h - U)``; ``F`` the higher floor of its owner
-    and of its nearest glacier cell, ``e`` its distance to the nearest cell outside the ice (both Euclidean
-    distance transforms). The carved cells and their neighbours then take ``GLACIER_ROUND`` passes of ``h += ∇²h/6`` (no
-    higher than before). The edges and ``outlets`` stay; an epsilon fill (Barnes et al. 2014) keeps every cell
-    draining. ``depth`` 0: the epsilon-filled heights. ``ValueError``/``TypeError`` naming the argument for a bad
-    value."""
-    checked = check_heights(heights)
-    cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
-    scale = float(replace(GLACIER_DEPTH, name="depth").check(depth))  # type: ignore[arg-type]
-    least = float(replace(GLACIER_AREA, name="area", maximum=None).check(area))  # type: ignore[arg-type]
+    array; module docstring). On the D8 flow of the epsilon-filled heights ``h``, a river cell draining ``A >
+    area`` holds a glacier ``H = depth·√area·((A/area)^GLACIER_EXPONENT - 1)`` thick; its surface ``L = h + H``,
+    donors first along the main stems, is capped at ``L_up - GLACIER_GRADE·(h_up - h)``. Receivers first, a
+    glacier cell's floor is ``F = max(h - GLACIER_DEEPEN·(L - h), F(r) + GLACIER_FLOOR_GRADE·(h - h(r)))``
+    (``F(r) = h(r)`` off the glaciers), up a main stem no higher than ``F(r) + GLACIER_FLOOR_STEEP·(h - h(r))``.
+    Its half-width at the ice surface is ``w = (L - h) / GLACIER_WALL``, or with ``width`` ``w =
+    width·√area·(A/area)^GLACIER_WIDTH_EXPONENT / 2``, times ``exp(rock_width·z)`` with ``rock`` ``z`` (narrower
+    in strong rock, ``z < 0``), up a main stem at least ``w(r) - GLACIER_TAPER·step``. Its trough is ``U_g(d) = F
+    + D·((d - f)/(w - f))^b`` (``F`` within ``f = GLACIER_FLAT·w``; ``b`` ``GLACIER_SHAPE``, ``D = h - F +
+    GLACIER_WALL·w``, ``d`` the distance from it, out to ``GLACIER_REACH·w``). Every cell becomes ``U = min(h,
+    min_g U_g)`` (a continuous surface: where two troughs meet, the lower one's wall cuts the other's floor, no
+    step), and where carved ``U + GLACIER_TEXTURE·x^b·(h - U)``, ``x = d / (d + e)``, ``d`` the distance to the
+    nearest glacier cell, ``e`` to the nearest cell not carved (exact Euclidean distance transforms). The carved
+    cells and their neighbours then take ``GLACIER_ROUND`` passes of ``h += ∇²h/6`` (no higher than before). The
+    edges and ``outlets`` stay; an epsilon fill (Barnes et al. 2014) keeps every cell draining. ``depth`` 0: the
+    epsilon-filled heights. ``ValueError``/``TypeError``
+    naming the argument for a bad value."""
+    checked, cell, scale, least, wide, strength = _checked(
+        heights,
+        cell_size,
+        depth=(GLACIER_DEPTH, depth),
+        area=(GLACIER_AREA, area),
+        width=(GLACIER_WIDTH, width),
+        rock_width=(GLACIER_ROCK, rock_width),
+    )
+    field = None
+    if rock is not None:
+        field = np.asarray(rock)
+        if field.shape != checked.shape or not np.issubdtype(field.dtype, np.number) or field.dtype == np.bool_:
+            raise ValueError(f"rock: expected a number array of the heights' shape {checked.shape}, "
+                             f"got {field.dtype} {field.shape}")  # fmt: skip
+        if not np.isfinite(field).all():
+            raise ValueError("rock: must be finite")
     h, shape, base = _filled(checked, outlets)
     if scale == 0.0:
         return h.reshape(shape)
-    receivers, order, thickness, level = _graded_levels(
-        h, shape, base, cell, scale, least, GLACIER_EXPONENT, GLACIER_GRADE
-    )
-    del thickness
-    kernels = _kernels()
-    surface = np.empty(h.shape[0])
-    owner = np.empty(h.shape[0], dtype=np.int64)
-    floor = np.empty(h.shape[0])
-    kernels.ice(h, receivers, order, level, base, GLACIER_DEEPEN, GLACIER_FLOOR_GRADE, surface, owner, floor)
-    glaciers = owner == np.arange(h.shape[0])
+    receivers, order, _, level = _graded_levels(h, shape, base, cell, scale, least, GLACIER_EXPONENT, GLACIER_GRADE)
+    glaciers = level > h
     if not glaciers.any():
         return h.reshape(shape)
+    ice = level - h
+    drained = accumulate(receivers, order, np.full(h.shape[0], cell * cell))
+    if wide > 0.0:
+        half = 0.5 * wide * math.sqrt(least) * (drained / least) ** GLACIER_WIDTH_EXPONENT
+    else:
+        half = ice / GLACIER_WALL
+    if field is not None and strength > 0.0:
+        half *= np.exp(strength * field.reshape(-1))
+    upstream = np.full(h.shape[0], -1, dtype=np.int64)
+    _landscape_kernels().main_stems(receivers, drained, upstream)
+    del drained
+    floor = h.copy()
+    kernels = _kernels()
+    kernels.floors(h, receivers, order, glaciers, ice, upstream, shape[1], cell, GLACIER_DEEPEN, GLACIER_FLOOR_GRADE,
+                   GLACIER_FLOOR_STEEP, GLACIER_TAPER, floor, half)  # fmt: skip
+    sites = np.flatnonzero(glaciers)
+    trough = h.copy()
+    kernels.troughs(trough, h, shape[1], sites, floor, half, cell, GLACIER_WALL, GLACIER_FLAT, GLACIER_SHAPE,
+                    GLACIER_REACH)  # fmt: skip
+    trough[base != 0] = h[base != 0]  # base: a uint8 mask
+    carved = trough < h
     nearest = np.empty(h.shape[0], dtype=np.int64)
     squared = np.empty(h.shape[0])
     kernels.nearest_sites(glaciers.reshape(shape), nearest.reshape(shape), squared.reshape(shape))
-    to_glacier = np.sqrt(squared)
-    reach = (surface - h) / (GLACIER_WALL * cell)  # a glacier cell's: in cells
-    inside = (owner >= 0) & (to_glacier <= reach[nearest])
-    owner[~inside] = -1
-    to_edge = _shore(_water_kernels(), inside, shape).reshape(-1)  # inside: to the nearest cell outside the ice
+    to_edge = _shore(_water_kernels(), carved, shape).reshape(-1)  # carved: to the nearest cell not carved
     out = h.copy()
-    kernels.carve(out, owner, nearest, surface, floor, to_edge, to_glacier, base, GLACIER_SHAPE, GLACIER_TEXTURE)
+    kernels.texture(out, trough, carved, np.sqrt(squared), to_edge, GLACIER_SHAPE, GLACIER_TEXTURE)
     if GLACIER_ROUND > 0:  # on the lowered cells: the heights negated, as aggrade_valleys' feet are raised
         np.negative(out, out=out)
         _landscape_kernels().round_feet(out, -h, shape[0], shape[1], base, GLACIER_ROUND)
@@ -149,47 +211,67 @@ def carve_troughs(
     return out.reshape(shape)
 
 
-def _ice(h, receivers, order, level, base, deepen, grade, surface, owner, floor):
-    """Receivers first: a glacier cell (``level > h``) whose ``level`` is at least its receiver's ice surface
-    sets its own (``owner`` itself, ``floor`` graded on its receiver's); any other cell below its receiver's ice
-    surface takes it and its ``owner``; the rest are outside (``owner`` -1)."""
+def _floors(h, receivers, order, glaciers, ice, upstream, columns, cell, deepen, grade, steep, taper, floor, half):
+    """Receivers first: each glacier cell's ``floor`` ``max(h - deepen·ice, F(r) + grade·(h - h(r)))``, ``F(r)`` its
+    receiver's floor (its height off the glaciers); on a glacier's main stem (``upstream[r]``) no more than
+    ``F(r) + steep·(h - h(r))`` and ``half`` no less than ``half(r) - taper·step`` (no step up the floor nor in
+    the width where a tributary joins). The map's edges, outlets and the rest keep ``h``."""
     for i in range(order.shape[0]):
-        cell = order[i]
-        receiver = receivers[cell]
-        carried = -math.inf
-        if receiver != cell and owner[receiver] >= 0:
-            carried = surface[receiver]
-        if level[cell] > h[cell] and level[cell] >= carried:
-            surface[cell] = level[cell]
-            owner[cell] = cell
-            if base[cell] or receiver == cell:
-                floor[cell] = h[cell]
+        node = order[i]
+        receiver = receivers[node]
+        if not glaciers[node] or receiver == node:
+            continue
+        fall = h[node] - h[receiver]
+        value = max(h[node] - deepen * ice[node], floor[receiver] + grade * fall)
+        if glaciers[receiver] and upstream[receiver] == node:
+            value = min(value, floor[receiver] + steep * fall)
+            diagonal = (node % columns != receiver % columns) and (node // columns != receiver // columns)
+            step = cell * (1.4142135623730951 if diagonal else 1.0)
+            half[node] = max(half[node], half[receiver] - taper * step)
+        floor[node] = value
+
+
+def _troughs(trough, h, columns, sites, floor, half, cell, wall, flat, shape, reach):
+    """``trough = min(trough, F + D·((d - f)/(w - f))^shape)`` (``F`` within ``f = flat·w``) around each glacier
+    cell of ``sites`` out to ``reach·w`` (``d`` the distance, ``cell`` a step; ``D = h - F + wall·w``)."""
+    rows = trough.shape[0] // columns
+    for i in range(sites.shape[0]):
+        site = sites[i]
+        w = half[site]
+        if not w > 0.0:
+            continue
+        bottom = floor[site]
+        deep = h[site] - bottom + wall * w
+        inner = flat * w
+        span = int(reach * w / cell)
+        y, x = site // columns, site % columns
+        for dy in range(-span, span + 1):
+            yy = y + dy
+            if yy < 0 or yy >= rows:
                 continue
-            below = floor[receiver] if owner[receiver] == receiver else h[receiver]
-            floor[cell] = max(h[cell] - deepen * (level[cell] - h[cell]), below + grade * (h[cell] - h[receiver]))
-        elif h[cell] < carried:
-            surface[cell] = carried
-            owner[cell] = owner[receiver]
-        else:
-            owner[cell] = -1
+            for dx in range(-span, span + 1):
+                xx = x + dx
+                if xx < 0 or xx >= columns:
+                    continue
+                d = math.sqrt(float(dy * dy + dx * dx)) * cell
+                if d > reach * w:
+                    continue
+                value = bottom + deep * (max(d - inner, 0.0) / (w - inner)) ** shape
+                k = yy * columns + xx
+                if value < trough[k]:
+                    trough[k] = value
 
 
-def _carve(h, owner, nearest, surface, floor, to_edge, to_glacier, base, shape, texture):
-    """Each cell in the ice but ``base``: ``U = F + (W - F)·x^shape``, ``x = d / (d + e)``, ``F`` the higher floor of
-    its ``owner`` and of its ``nearest`` glacier cell; below ``h`` it becomes ``U + texture·x^shape·(h - U)``
-    (``carve_troughs``)."""
+def _texture(h, trough, carved, to_glacier, to_edge, shape, texture):
+    """Each ``carved`` cell: ``U + texture·x^shape·(h - U)``, ``U`` the ``trough``, ``x = d / (d + e)``."""
     for cell in range(h.shape[0]):
-        source = owner[cell]
-        if source < 0 or base[cell]:
+        if not carved[cell]:
             continue
         d = to_glacier[cell]
         e = to_edge[cell]
         across = d / (d + e) if d + e > 0.0 else 0.0
-        bottom = max(floor[source], floor[nearest[cell]])
         weight = across**shape
-        carved = bottom + (surface[cell] - bottom) * weight
-        if carved < h[cell]:
-            h[cell] = carved + texture * weight * (h[cell] - carved)
+        h[cell] = trough[cell] + texture * weight * (h[cell] - trough[cell])
 
 
 def _nearest_sites(sites, nearest, squared):
@@ -230,5 +312,5 @@ def _nearest_sites(sites, nearest, squared):
             nearest[row, column] = found[row, p] * columns + p
 
 
-_kernels = kernel_table(serial=(_ice, _carve, _nearest_sites))
+_kernels = kernel_table(serial=(_floors, _troughs, _texture, _nearest_sites))
 """The compiled kernels, built on first use."""

@@ -77,6 +77,19 @@ def evolve_landscape(
                          **options)  # type: ignore[arg-type]  # fmt: skip
 
 
+def _checked(heights: np.ndarray, cell_size: float, **values: tuple[Option, float]) -> tuple:
+    """``(heights, cell size, *values)`` checked, in the keywords' order: ``check_heights``, ``CELL_SIZE``'s check,
+    and each ``name=(row, value)`` by its option row renamed ``name`` (the function's argument), an ``area`` row
+    without its maximum (the rows' maxima bound the stage's slider, not a drainage area)."""
+    checked = check_heights(heights)
+    cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
+    numbers = (
+        float(replace(row, name=name, **({"maximum": None} if name == "area" else {})).check(value))  # type: ignore[arg-type]
+        for name, (row, value) in values.items()
+    )
+    return (checked, cell, *numbers)
+
+
 def _filled(checked: np.ndarray, outlets: np.ndarray | None) -> tuple[np.ndarray, tuple[int, int], np.ndarray]:
     """``(h, shape, base)``: the checked heights as a flat float64 copy, epsilon-filled so every cell drains to
     ``base``, the map's edges and ``outlets`` (checked against the heights' shape)."""
@@ -122,9 +135,7 @@ def fill_valleys(
     D8 flow of the epsilon-filled heights, ``W(c) = max(W(r), h(c) + depth·√A(c))`` (``r`` the receiver, outlets
     and edges their own height), and every cell below its receiver's level rises to it: the bottom of each valley
     becomes a flat floor, falling downstream, as wide as the level meets its walls."""
-    checked = check_heights(heights)
-    cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
-    fill = float(replace(FILL, name="depth").check(depth))  # type: ignore[arg-type]
+    checked, cell, fill = _checked(heights, cell_size, depth=(FILL, depth))
     h, shape, base = _filled(checked, outlets)
     receivers = d8_receivers(h.reshape(shape), outlets=base)
     order = stack_order(receivers)
@@ -202,10 +213,7 @@ def aggrade_valleys(
     walls, which keep their slopes, and a tributary fills back to the trunk's level. The filled cells and their
     neighbours then take ``TRUNK_ROUND`` passes of ``h += ∇²h/6`` (rounded feet), and an epsilon fill (Barnes et
     al. 2014) keeps every cell draining."""
-    checked = check_heights(heights)
-    cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
-    scale = float(replace(TRUNK_FILL, name="depth").check(depth))  # type: ignore[arg-type]
-    least = float(replace(TRUNK_FILL_AREA, name="area", maximum=None).check(area))  # type: ignore[arg-type]
+    checked, cell, scale, least = _checked(heights, cell_size, depth=(TRUNK_FILL, depth), area=(TRUNK_FILL_AREA, area))
     h, shape, base = _filled(checked, outlets)
     if scale == 0.0:
         return h.reshape(shape)
@@ -342,10 +350,7 @@ def widen_valleys(
     (tributary notches filled to the floor), the others ``min(h, max(erosion, F))``; the edges and ``outlets``
     stay, then an epsilon fill (Barnes et al. 2014) keeps every cell draining. The floor falls with the river
     downstream; tributaries below ``area`` keep their V."""
-    checked = check_heights(heights)
-    cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
-    scale = float(replace(FLOOR, name="width").check(width))  # type: ignore[arg-type]
-    least = float(replace(FLOOR_AREA, name="area", maximum=None).check(area))  # type: ignore[arg-type]
+    checked, cell, scale, least = _checked(heights, cell_size, width=(FLOOR, width), area=(FLOOR_AREA, area))
     h, shape, base = _filled(checked, outlets)
     if scale == 0.0:
         return h.reshape(shape)

@@ -13,12 +13,15 @@ eroded first and amplified by erosion at finer scales (the stream-power erosion 
 al. 2023's, "Large-scale terrain authoring through interactive erosion simulation", ACM TOG 42(5)).
 The cost of a stage is then that of its model grid plus a pass over the map, and a map built at a larger size,
 downsampled, matches the same map built at the model grid's size (tested in ``tests/test_multiscale.py``).
+What the map gets on its own cells above the fine grid (the rivers' rock detail) keeps the drainage of the map
+before it (``keep_drainage``: lifted along that map's flow, so it closes no pit).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from dataclasses import replace
 
 import numpy as np
 
@@ -26,6 +29,8 @@ from .. import runtime
 from .._jit import jit, kernel_table
 from ..schema import Option
 from ..threads import on_threads
+from .flow import _edges, d8_receivers, fill_flat, stack_order
+from .heightfield import check_heights
 from .resample import bilinear_axis, resample_bilinear
 
 MIN_MODEL = 16
@@ -62,6 +67,23 @@ MARGIN = Option("margin", float, 0.0, "Share of the map's size evolved beyond ea
 """The rivers' coarse to fine (``fluvial.FLUVIAL_OPTIONS``, the recipe's river stage): the grid the whole stage
 runs on (``fine_size``), the steps on it after those on the model grid (``fine_steps``) and the model grid's
 margin beyond the map's edges (``margin``)."""
+
+
+FLOOR_INTERPOLATION = Option("floor_interpolation", str, "bilinear", "With fine_size and valley floors (valley_floor, "
+                             "glacier_depth, trunk_fill or valley_fill), on a map finer than the fine grid: how the "
+                             "floors' change, made on the fine grid, is interpolated onto the map, bilinear, or spline "
+                             "as fine_interpolation's (no crosshatch along the fine grid's lines on the floors)",
+                             choices=INTERPOLATIONS)  # fmt: skip
+"""How the rivers stage's valley floors reach the map (the recipe's rivers stage)."""
+KEEP_DRAINAGE = Option("keep_drainage", float, 0.0, "With fine_size, on a map finer than the fine grid: each cell "
+                       "keeps at least this share of its drop to its receiver on the map before the rock detail, so "
+                       "the rock detail closes no pit on the map's cells (0: off)", minimum=0.0,
+                       maximum=1.0)  # fmt: skip
+DRAIN_LAKES = Option("drain_lakes", bool, False, "With keep_drainage: the map's own pits before the rock detail (the "
+                     "interpolated change's beads) are filled too, as level lakes, so no pit is left at all; off: "
+                     "only the rock detail's new pits are")  # fmt: skip
+"""The rivers stage's drainage above the fine grid (``keep_drainage``, ``drain_lakes``; the recipe's rivers
+stage)."""
 
 
 def model_shape(shape: tuple[int, ...], model_size: int, name: str = "model_size") -> tuple[int, int] | None:
@@ -229,6 +251,103 @@ def nearest_reflected(mask: np.ndarray, rows: np.ndarray, columns: np.ndarray) -
     return mask[y][:, x]
 
 
+def keep_drainage(reference: np.ndarray, heights: np.ndarray, share: float, lakes: bool = True) -> np.ndarray:
+    """``heights`` (2-D, the shape of ``reference``; float64, new array) lifted where they would not keep
+    ``share`` (0 to 1) of ``reference``'s descent. With ``lakes`` ``reference`` is first Priority-Flood filled
+    (its pits level lakes, ``flow.fill_flat``); each cell's receiver ``r`` is its D8 steepest drop on it, or on
+    a lake or other flat the next cell towards the flat's way out (breadth first from the cells of the flat that
+    drain); the map's edges, and without ``lakes`` the bottoms of ``reference``'s pits, keep their height. Then,
+    in the stack order of those receivers (Braun & Willett 2013), ``F_c = max(h_c, F_r + share·(ref_c -
+    ref_r))``, at least one ``nextafter`` step above ``F_r``. So every cell keeps a path down ``F`` that falls
+    by at least ``share`` of each drop of the (filled) reference, to the map's edge (with ``lakes``: no closed
+    pit at all) or to the bottom of a pit ``reference`` has (without: no pit ``reference`` has not, no flat
+    trench where it falls), and where ``heights`` already fall that much along the paths they keep their bits.
+    Hutchinson's (1989, "A new procedure for gridding elevation and stream line data with automatic removal of
+    spurious pits", Journal of Hydrology 106) drainage enforcement, by filling along the reference's flow
+    rather than carving (Soille 2004, "Optimal removal of spurious pits in grid digital elevation models", Water
+    Resources Research 40(12)).
+    ``ValueError``/``TypeError`` naming the argument."""
+    values = np.array(check_heights(heights), dtype=np.float64, order="C")
+    if not isinstance(reference, np.ndarray) or reference.dtype.kind not in "fiu":
+        raise TypeError(f"reference: expected a numpy array of real numbers, got {type(reference).__name__}")
+    if reference.shape != values.shape:
+        raise ValueError(f"reference: must have the heights' shape {values.shape}, got {reference.shape}")
+    filled = np.array(reference, dtype=np.float64, order="C")
+    if not np.isfinite(filled).all():
+        raise ValueError("reference: must be finite (no NaN or infinity)")
+    share = float(replace(KEEP_DRAINAGE, name="share").check(share))  # type: ignore[arg-type]
+    if share == 0.0:
+        return values
+    if not isinstance(lakes, bool):
+        raise TypeError(f"lakes: expected True or False, got {lakes!r}")
+    rows, columns = values.shape
+    if lakes:
+        fill_flat(filled.reshape(-1), values.shape, _edges(values.shape), False, False)
+    receivers = d8_receivers(filled)
+    kernels = _kernels()
+    queue = np.empty(receivers.shape[0], dtype=np.int64)
+    kernels.drain_flats(filled.reshape(-1), rows, columns, receivers, queue)
+    del queue  # engine sizes: freed before the stack order's own arrays
+    kernels.lift(filled.reshape(-1), values.reshape(-1), receivers, stack_order(receivers), share)
+    return values
+
+
+def _drain_flats(flat, rows, columns, receivers, queue):
+    """Give every inner cell without a receiver (``receivers[c] == c``; on a filled map, a cell of a flat) the
+    neighbour of the same height it is reached from, breadth first from the cells of its flat that have a
+    receiver. A serial kernel."""
+    tail = 0
+    for c in range(flat.shape[0]):
+        y, x = c // columns, c % columns
+        if receivers[c] != c or y == 0 or x == 0 or y == rows - 1 or x == columns - 1:
+            continue
+        for dy in range(-1, 2):
+            for dx in range(-1, 2):
+                n = (y + dy) * columns + x + dx
+                drains = receivers[n] != n or _edge(n, rows, columns)
+                if receivers[c] == c and n != c and flat[n] == flat[c] and drains:
+                    receivers[c] = n
+        if receivers[c] != c:
+            queue[tail] = c
+            tail += 1
+    head = 0
+    while head < tail:
+        c = queue[head]
+        head += 1
+        y, x = c // columns, c % columns
+        for dy in range(-1, 2):
+            for dx in range(-1, 2):
+                yy, xx = y + dy, x + dx
+                if yy <= 0 or xx <= 0 or yy >= rows - 1 or xx >= columns - 1:
+                    continue
+                n = yy * columns + xx
+                if receivers[n] == n and flat[n] == flat[c]:
+                    receivers[n] = c
+                    queue[tail] = n
+                    tail += 1
+
+
+@jit
+def _edge(cell, rows, columns):
+    """Whether ``cell`` (a flat index) lies on the map's edge."""
+    y, x = cell // columns, cell % columns
+    return y == 0 or x == 0 or y == rows - 1 or x == columns - 1
+
+
+def _lift(reference, heights, receivers, order, share):
+    """``heights`` (flat, in place) lifted along ``order`` (receivers first): each cell to at least its
+    receiver's new height plus ``share`` of ``reference``'s drop to it, and a ``nextafter`` step. A serial
+    kernel."""
+    for c in order:
+        r = receivers[c]
+        if r == c:
+            continue
+        floor = heights[r] + share * (reference[c] - reference[r])
+        floor = max(floor, np.nextafter(heights[r], np.inf))
+        if heights[c] < floor:
+            heights[c] = floor
+
+
 def _add_change(first, last, cells, change, top, fy, left, fx, sums):
     """Add to rows ``first`` to ``last - 1`` of ``cells`` the coarse ``change`` bilinearly interpolated, as
     ``resample_bilinear`` does (``top``, ``fy``, ``left``, ``fx``: ``bilinear_axis`` of the rows and columns);
@@ -327,5 +446,5 @@ def _spline_weights(t, out):
     out[3] = t * t * t / 6.0
 
 
-_kernels = kernel_table(ranged=(_add_change, _add_spline, _spline_lines))
+_kernels = kernel_table(serial=(_drain_flats, _lift), ranged=(_add_change, _add_spline, _spline_lines))
 """The compiled kernel, built on first use."""

@@ -46,7 +46,7 @@ from .erosion import (
     hydraulic_kinds,
 )
 from .fluvial import FLUVIAL_OPTIONS
-from .glacial import GLACIAL_OPTIONS, GLACIER_AREA, GLACIER_DEPTH, carve_troughs
+from .glacial import GLACIAL_OPTIONS, GLACIER_AREA, GLACIER_DEPTH, GLACIER_ROCK, GLACIER_WIDTH, carve_troughs
 from .landscape import (
     FILL,
     FLOOR,
@@ -149,6 +149,9 @@ RIVER_OPTIONS = (
     TRUNK_FILL_AREA,
     ROCK_DETAIL,
     ROCK_DETAIL_SCALE,
+    multiscale.FLOOR_INTERPOLATION,
+    multiscale.KEEP_DRAINAGE,
+    multiscale.DRAIN_LAKES,
 )
 """The river stage's options: the stream-power model's (``fluvial.FLUVIAL_OPTIONS``, heights in cells of the fine
 grid, with its coarse-to-fine rows ``fine_size``, ``model_size``, ``margin`` and ``fine_steps``), the terrain's own
@@ -222,7 +225,7 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     ``landscape.widen_valleys``), glacial troughs carved (``glacier_depth``, ``glacier_area``,
     ``glacial.carve_troughs``), the trunk valleys aggraded (``trunk_fill``, ``trunk_fill_area``,
     ``landscape.aggrade_valleys``) and the valleys filled (``valley_fill``, ``landscape.fill_valleys``), on the fine
-    grid;
+    grid, their change interpolated onto a finer map bilinearly or as ``floor_interpolation`` says;
     ``noise_uplift`` scales the uplift by ``1 - c + c·t``, ``t`` the heights' 0..1 range and ``c`` the
     ``uplift_contrast``; with ``rock_layers`` the beds dip by ``rock_dip`` towards ``rock_dip_direction`` (the
     ``rock_offset`` of ``erode_fluvial``: a plane); ``rock_variety`` ``s`` multiplies the erodibility and the uplift
@@ -230,7 +233,10 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     ``_strike``, ``_stretch``; seeded by ``routing_seed``) and ``rock_variety_diffusion`` ``s_D`` the diffusivity
     by ``exp(-s_D·z)``;
     last, ``rock_detail`` adds ``variety.rock_detail``'s texture on the slopes, in metres, off the channels (the
-    drainage area in cells of the fine grid). With ``fine_size`` the
+    drainage area in cells of the fine grid), and on a map finer than the fine grid ``keep_drainage`` keeps that
+    share of every cell's drop on the map before the detail (``multiscale.keep_drainage``: the texture closes no
+    pit on the map's own cells; with ``drain_lakes`` that map's own pits are filled first, so none is left). With
+    ``fine_size`` the
     stage's numbers mean the same at every sample count: a terrain built at any size gets the same rivers
     (docs/scale.md)."""
     model = {option.name: options[option.name] for option in FLUVIAL_OPTIONS}
@@ -282,22 +288,38 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         if options[FLOOR.name] > 0.0:  # in cells of the fine grid (or the map's own)
             floored = widen_valleys(floored, width=options[FLOOR.name], area=options[FLOOR_AREA.name])
         if options[GLACIER_DEPTH.name] > 0.0:  # before the trunk fill, which fills the troughs' floors flat
-            floored = carve_troughs(floored, depth=options[GLACIER_DEPTH.name], area=options[GLACIER_AREA.name])
+            strong = None
+            if options[GLACIER_ROCK.name] > 0.0 and variety > 0.0:  # the rock field on this grid: narrower troughs
+                strong = rock_field(floored.shape, scale=options[ROCK_VARIETY_SCALE.name],
+                                    seed=int(options["routing_seed"]), octaves=options[ROCK_VARIETY_OCTAVES.name],
+                                    contrast=options[ROCK_VARIETY_CONTRAST.name],
+                                    strike=options[ROCK_VARIETY_STRIKE.name],
+                                    stretch=options[ROCK_VARIETY_STRETCH.name])  # fmt: skip
+            floored = carve_troughs(floored, depth=options[GLACIER_DEPTH.name], area=options[GLACIER_AREA.name],
+                                    width=options[GLACIER_WIDTH.name], rock=strong,
+                                    rock_width=options[GLACIER_ROCK.name])  # fmt: skip
         if options[TRUNK_FILL.name] > 0.0:
             floored = aggrade_valleys(floored, depth=options[TRUNK_FILL.name], area=options[TRUNK_FILL_AREA.name])
         if options[FILL.name] > 0.0:
             floored = fill_valleys(floored, depth=options[FILL.name])
         if fine is None:
             after = floored
+        elif options[multiscale.FLOOR_INTERPOLATION.name] == "spline":  # as the rivers' fine_interpolation
+            multiscale.add_change_spline(after, multiscale.band_limited(floored - small))
         else:  # on the fine grid, its change interpolated: the floors of the same valleys at every size
             multiscale.add_change(after, floored - small)
     area = result.drainage_area.astype(np.float64) * (unit / cell_size) ** 2  # in the map's cells
     after *= unit
     metres = after
+    textured = metres
     if options[ROCK_DETAIL.name] > 0.0:  # on the map's own cells, in metres: the same texture at every size
-        metres = rock_detail(metres, cell_size=cell_size, amplitude=options[ROCK_DETAIL.name],
-                             wavelength=options[ROCK_DETAIL_SCALE.name], seed=int(options["routing_seed"]),
-                             area=result.drainage_area)  # in cells of the fine grid  # fmt: skip
+        textured = rock_detail(metres, cell_size=cell_size, amplitude=options[ROCK_DETAIL.name],
+                               wavelength=options[ROCK_DETAIL_SCALE.name], seed=int(options["routing_seed"]),
+                               area=result.drainage_area)  # in cells of the fine grid  # fmt: skip
+    share = float(options[multiscale.KEEP_DRAINAGE.name])
+    if share > 0.0 and multiscale.model_shape(metres.shape, size, "fine_size") is not None:  # above the fine grid
+        textured = multiscale.keep_drainage(metres, textured, share, bool(options[multiscale.DRAIN_LAKES.name]))
+    metres = textured
     return StageResult(metres, area, result.rivers.astype(np.float32))
 
 
