@@ -76,6 +76,17 @@ are while the land rises through them (they do not move with the uplift). ``chan
 their sediment sideways (Smith & Bretherton 1972, "Stability and the conservation of mass in drainage basin
 evolution", Water Resources Research 8(6); Tucker & Bras 1998, "Hillslope processes, drainage density, and
 landscape morphology", Water Resources Research 34(10)), so big valleys round out below knife-edge crests.
+``channel_head_area`` (``A_c``, an area) puts channel heads into the stream power law: a cell incises by
+``K·A^m·S^n·φ(A)``, ``φ = 0`` for ``A <= A_c``, ``1`` for ``A >= 2·A_c``, between them ``t²(3 - 2t)`` with
+``t = log₂(A/A_c)`` (``stream_power.head_share``). Above its channel head only the hillslope law moves the ground
+(with ``critical_slope`` a planar face near the threshold slope), so first-order valleys start where hillslopes
+converge enough water, not in every cell (Montgomery & Dietrich 1988, "Where do channels begin?", Nature 336;
+Tucker & Bras 1998; Perron, Kirchner & Dietrich 2008, "Controls on the spacing of first-order valleys", JGR 113).
+With ``critical_slope`` too, no cell ends a step more than ``THRESHOLD_HEADROOM·Sc·d`` above its receiver (``d``
+the distance; with random routing the steepest facet's slope is held so): threshold hillslopes, Roering et al.'s
+flux in its limit (landslides), which carry the uplift the capped nonlinear flux cannot, so the faces above the
+channel heads are planes near the threshold slope. ``A_c`` is an area, not a count of cells: it means the same on
+the model, fine and detail grids.
 ``rock_roughness`` (``s``) varies the erodibility over a few cells (``_rough_rock``; Sklar & Dietrich 2001).
 ``diffusion`` may be a map: ``∂h/∂t = ∇·(D∇h)`` by the explicit 9-point scheme in flux form (each link's flux
 times the mean of its two cells' ``D/D_max``, in the substeps ``D_max`` needs; with any routing), and with
@@ -140,6 +151,10 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
     Option("channel_diffusion", float, 0.0, "With critical_slope: the hillslope conductance grows by "
            "channel_diffusion x sqrt(drainage area in cells), sediment spreading across river beds (0: none)",
            minimum=0.0, maximum=100.0, soft_maximum=2.0),
+    Option("channel_head_area", float, 0.0, "Channel heads: the drainage area (in the heights' unit squared; in a "
+           "terrain's rivers stage, cells of the fine grid) below which rivers do not cut and the hillslopes alone "
+           "shape the ground, full incision from twice it (0: rivers cut everywhere)", minimum=0.0, maximum=1e30,
+           soft_maximum=10_000.0),
     Option("rock_layers", float, 0.0, "Layered rock: the thickness (in height units) of one hard and one soft "
            "layer, whose erodibility alternates by rock_contrast (0: one rock)", minimum=0.0, maximum=1e30,
            soft_maximum=100.0),
@@ -174,6 +189,10 @@ MAX_SUBSTEPS = 256
 routing."""
 ROUGH_SALT = 0x5EED
 """Eaten after ``routing_seed`` before the cell by ``rock_roughness``: its draws differ from the routing's."""
+THRESHOLD_HEADROOM = 1.25
+"""With ``channel_head_area`` and ``critical_slope``: no cell stands more than this times ``critical_slope`` above
+its receiver (threshold hillslopes: the nonlinear flux, capped at ``CONDUCTANCE_CAP``, carries what it can below
+that slope, the limit holds the rest; at 1.0 the faces piled at the limit, docs/landscape.md)."""
 FLOOR_SLOPE = 1e-3
 """The slope (height per distance) of a flat valley floor towards its river (``valley_width``)."""
 
@@ -231,6 +250,7 @@ def erode_fluvial(
     valley_width: float = 0.0,
     critical_slope: float = 0.0,
     channel_diffusion: float = 0.0,
+    channel_head_area: float = 0.0,
     rock_layers: float = 0.0,
     rock_contrast: float = 0.5,
     rock_roughness: float = 0.0,
@@ -249,11 +269,11 @@ def erode_fluvial(
     ``precipitation``: rain per cell (a map >= 0, default 1) weighting the drainage area; ``outlets``: a boolean
     map of extra base-level cells; ``routing``, ``routing_seed``, ``deposition_coefficient`` and
     ``valley_width``: the module docstring's "Landscapes"; ``critical_slope``, ``channel_diffusion``,
-    ``rock_layers``, ``rock_contrast``, ``rock_roughness`` and ``rock_offset`` (a map of heights added before the
-    bed is found): its "Crests and rock"; ``progress(done, steps)`` is called after each step (not after the
-    detail substeps). ``fine_size``, ``model_size``, ``margin``, ``fine_steps``, ``detail_steps`` and
-    ``fine_interpolation``: the module docstring's "Coarse to fine" (``multiscale.model_shape``; rain, uplift,
-    erodibility, diffusion, outlets and rock_offset are sampled with the heights).
+    ``channel_head_area``, ``rock_layers``, ``rock_contrast``, ``rock_roughness`` and ``rock_offset`` (a map of
+    heights added before the bed is found): its "Crests and rock"; ``progress(done, steps)`` is called after each
+    step (not after the detail substeps). ``fine_size``, ``model_size``, ``margin``, ``fine_steps``,
+    ``detail_steps`` and ``fine_interpolation``: the module docstring's "Coarse to fine" (``multiscale.model_shape``;
+    rain, uplift, erodibility, diffusion, outlets and rock_offset are sampled with the heights).
     ``ValueError``/``TypeError`` naming the argument for a bad value."""
     checked = check_heights(heights)
     shape = (int(checked.shape[0]), int(checked.shape[1]))
@@ -263,7 +283,7 @@ def erode_fluvial(
                ("river_threshold", river_threshold), ("routing", routing), ("routing_seed", routing_seed),
                ("deposition_coefficient", deposition_coefficient), ("valley_width", valley_width),
                ("critical_slope", critical_slope), ("channel_diffusion", channel_diffusion),
-               ("rock_layers", rock_layers),
+               ("channel_head_area", channel_head_area), ("rock_layers", rock_layers),
                ("rock_contrast", rock_contrast), ("rock_roughness", rock_roughness),
                ("model_size", model_size), ("fine_steps", fine_steps), ("margin", margin),
                ("fine_size", fine_size), ("detail_steps", detail_steps),
@@ -333,6 +353,7 @@ def erode_fluvial(
                 "valley_width",
                 "critical_slope",
                 "channel_diffusion",
+                "channel_head_area",
                 "rock_layers",
                 "rock_contrast",
                 "rock_roughness",
@@ -386,8 +407,9 @@ def erode_fluvial(
                            shape[0], shape[1], np.empty(h.shape[0]), rough)  # fmt: skip
         hardness = rough
     rock = np.empty(h.shape[0]) if layered else hardness
+    steep = values["critical_slope"] * THRESHOLD_HEADROOM if values["channel_head_area"] > 0.0 else 0.0
     incision = (rising, _index_mask(rising), rock, _index_mask(rock), values["dt"], values["m"], values["n"],
-                cell, values["deposition_coefficient"])  # fmt: skip
+                cell, values["deposition_coefficient"], values["channel_head_area"], steep)  # fmt: skip
     lines = (np.empty(max(shape)), np.empty(max(shape), dtype=np.uint8), np.empty(max(shape)), np.empty(max(shape)))
     scratch = np.empty(h.shape[0] if random or nonlinear or varying else 1)
     conductance = np.empty(h.shape[0] if nonlinear else 1)

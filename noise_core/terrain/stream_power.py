@@ -134,9 +134,10 @@ class Routing:
 
     def _arguments(self, h: np.ndarray, incision: tuple | None, step: int = 0) -> tuple:
         """The arguments of ``_step`` routing ``h`` (and incising it with ``incision``: uplift, its mask,
-        erodibility, its mask, dt, m, n, cell size, deposition) at ``step``."""
+        erodibility, its mask, dt, m, n, cell size, deposition, channel head area, threshold slope) at ``step``."""
         rows, columns = self.shape
-        arguments = incision if incision is not None else (np.zeros(1), 0, np.zeros(1), 0, 0.0, 0.5, 1.0, 1.0, 0.0)
+        idle = (np.zeros(1), 0, np.zeros(1), 0, 0.0, 0.5, 1.0, 1.0, 0.0, 0.0, 0.0)
+        arguments = incision if incision is not None else idle
         return (
             self._phase, self._pits, self._split, h, rows, columns, self.base, self.looped, self.weights,
             index_mask(self.weights), self.receivers, self.codes, self.order, *self._buffers, self.area,
@@ -154,14 +155,15 @@ class Routing:
 
 def _step(first, last, phase, pits, split, h, rows, columns, base, looped, weights, weight_mask, receivers, codes,
           order, donors, pending, area, incise_, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell,
-          deposition, infinity, random, seed, step, ratio, previous, flux):  # fmt: skip
+          deposition, head, steep, infinity, random, seed, step, ratio, previous, flux):  # fmt: skip
     """One step, a range kernel over ``PARTS`` parts: D8 receivers and donor bits of each part's band of rows
     (``flow``); if no cell is a pit (``pits``: per part), each part's share of the outlets (by index)
     (``split[p] .. split[p + 1] - 1``) builds its trees' stack, sums their areas and, if ``incise_``, uplifts
     and incises them (``incise``). The trees are disjoint, so the parts run on Numba's threads without sharing
     a cell, and the bits do not depend on the thread count. Part 0 writes its stack at the start of ``order``,
     part 1 at the end. ``random``: the receivers are ``_facet_receivers``' draws (``seed``, ``step``);
-    ``deposition`` > 0: the incision is ``_deposit``'s (``previous``, ``flux``: its arrays)."""
+    ``deposition`` > 0: the incision is ``_deposit``'s (``previous``, ``flux``: its arrays); ``head``: the channel
+    head area (``head_share``), ``steep``: the threshold slope (``incise``)."""
     if first < 0:
         phase[0] = 0
         on_threads(last)
@@ -196,16 +198,18 @@ def _step(first, last, phase, pits, split, h, rows, columns, base, looped, weigh
             _accumulate(receivers, stack, area)
             if incise_ and deposition > 0.0:
                 _deposit(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m,
-                         n, cell, infinity, ratio, random, deposition, previous, flux)  # fmt: skip
+                         n, cell, infinity, ratio, random, deposition, previous, flux, head, steep)  # fmt: skip
             elif incise_:
                 unused = np.empty(1)  # no lakes: ``incise`` reads no ``level`` and writes no ``cut``
                 incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m,
-                       n, cell, infinity, False, unused, unused, unused, 1, 0.0, 0.0, 1.0, ratio, random)  # fmt: skip
+                       n, cell, infinity, False, unused, unused, unused, 1, 0.0, 0.0, 1.0, ratio, random,
+                       head, steep)  # fmt: skip
 
 
 @jit
 def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell,
-           infinity, lakes, level, cut, bottom, columns, width, per_width, strength, ratio, random):  # fmt: skip
+           infinity, lakes, level, cut, bottom, columns, width, per_width, strength, ratio, random, head,
+           steep):  # fmt: skip
     """Uplift and stream power incision along ``stack``, implicit (closed form for n = 1, else Newton), every
     cell ending at least one ``nextafter`` step above its receiver. Maps are read at ``index & mask`` (mask 0:
     one value for all cells). ``lakes``: a cell below its ``level`` is in a lake and not cut, a receiver counts
@@ -214,7 +218,9 @@ def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, e
     (cells; ``columns`` the map's) the flow's cut at ``c`` is a valley ``width·min(1, sqrt(A·per_width))`` cells
     wide, at least half a cell (``_widen``, each cell's share scaled by its erodibility over ``strength``; the
     width of a channel grows as the square root of its discharge, Leopold & Maddock 1953). ``random``: the slope
-    is the steepest facet's, ``ratio[0]`` times the receiver's (``_factor``)."""
+    is the steepest facet's, ``ratio[0]`` times the receiver's (``_factor``); ``head`` > 0: the erodibility times
+    ``head_share(A, head)`` (channel heads); ``steep`` > 0: no cell ends more than ``steep`` (a slope) above its
+    receiver (with ``random`` the facet's slope: ``steep·d / ratio[0]``), threshold hillslopes."""
     for i in range(stack.shape[0]):
         node = stack[i]
         receiver = receivers[node]
@@ -229,7 +235,7 @@ def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, e
         start = h[node] + uplift[node & uplift_mask] * dt
         if lakes and start <= lower:
             continue
-        factor = _factor(node, codes, area, erodibility, erodibility_mask, dt, m, n, cell, ratio, random)
+        factor = _factor(node, codes, area, erodibility, erodibility_mask, dt, m, n, cell, ratio, random, head)
         if start <= lower:
             new = start
         elif not factor < HUGE:  # also inf: the cell falls to its receiver
@@ -238,6 +244,8 @@ def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, e
             new = (start + factor * lower) / (1.0 + factor)
         else:
             new = lower + _newton(start - lower, factor, n)
+        if steep > 0.0:
+            new = min(new, lower + _rise(node, codes, cell, ratio, random, steep))
         new = new if new > lower else np.nextafter(lower, infinity)
         if lakes and width > 0.0:
             wide = max(width * min(1.0, math.sqrt(area[node] * per_width)), 0.5)
@@ -284,19 +292,43 @@ def _widen(h, receivers, level, bottom, node, columns, width, depth, erodibility
 
 
 @jit
-def _factor(node, codes, area, erodibility, erodibility_mask, dt, m, n, cell, ratio, random):
-    """``F = K·dt·A^m / d^n`` of ``node`` (times ``ratio^n`` with ``random``: the steepest facet's slope)."""
+def _factor(node, codes, area, erodibility, erodibility_mask, dt, m, n, cell, ratio, random, head):
+    """``F = K·dt·A^m / d^n`` of ``node`` (times ``ratio^n`` with ``random``: the steepest facet's slope; times
+    ``head_share(A, head)`` with a channel head area ``head`` > 0)."""
     power = math.sqrt(area[node]) if m == 0.5 else area[node] ** m
     distance = DISTANCES[codes[node]] * cell
     factor = erodibility[node & erodibility_mask] * dt * power / (distance if n == 1.0 else distance**n)
     if random:
         factor *= ratio[0, node] if n == 1.0 else ratio[0, node] ** n
+    if head > 0.0:
+        factor *= head_share(area[node], head)
     return factor
 
 
 @jit
+def _rise(node, codes, cell, ratio, random, steep):
+    """The most ``node`` may stand above its receiver at the threshold slope ``steep``."""
+    rise = steep * DISTANCES[codes[node]] * cell
+    return rise / ratio[0, node] if random and ratio[0, node] > 0.0 else rise
+
+
+@jit
+def head_share(area, head):
+    """The share of the stream power a cell draining ``area`` incises with, for the channel head area ``head``:
+    0 up to ``head``, 1 from ``2·head``, between them ``t²(3 - 2t)`` with ``t = log₂(area / head)`` (a smooth
+    ramp over a factor of 2 in area, so no step in the slopes). Above a channel head the hillslope processes
+    alone shape the ground (Montgomery & Dietrich 1988; Tucker & Bras 1998)."""
+    if area <= head:
+        return 0.0
+    if area >= 2.0 * head:
+        return 1.0
+    t = math.log2(area / head)
+    return t * t * (3.0 - 2.0 * t)
+
+
+@jit
 def _deposit(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell,
-             infinity, ratio, random, deposition, previous, flux):  # fmt: skip
+             infinity, ratio, random, deposition, previous, flux, head, steep):  # fmt: skip
     """``incise`` with deposition (Yuan et al. 2019): ``E = K·A^m·S^n - G·Qs/A`` with ``Qs`` the sediment
     volume per time from everything upstream and the cell itself. Per pass, along ``stack``, with ``Q`` the
     upstream flux of the pass before (``flux``; the last step's at the first pass) and ``c = 1 + G·cell²/A``:
@@ -316,7 +348,8 @@ def _deposit(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility,
             drained = area[node]
             keep = 1.0 + deposition * own / drained if drained > 0.0 else 1.0
             dropped = deposition * dt * flux[node] / (keep * drained) if drained > 0.0 else 0.0
-            factor = _factor(node, codes, area, erodibility, erodibility_mask, dt, m, n, cell, ratio, random) / keep
+            factor = _factor(node, codes, area, erodibility, erodibility_mask, dt, m, n, cell, ratio, random, head)
+            factor /= keep
             s0 = start + dropped - lower
             if s0 <= 0.0:
                 new = start + dropped
@@ -326,6 +359,8 @@ def _deposit(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility,
                 new = lower + s0 / (1.0 + factor)
             else:
                 new = lower + _newton(s0, factor, n)
+            if steep > 0.0:
+                new = min(new, lower + _rise(node, codes, cell, ratio, random, steep))
             h[node] = new if new > lower else np.nextafter(lower, infinity)
         for i in range(stack.shape[0]):
             flux[stack[i]] = 0.0
@@ -460,7 +495,7 @@ def _incise_all(h, receivers, codes, stack, area, strength, settling, sill, leve
         if members[node] > 0.0:
             erodibility[node] *= 1.0 - min(1.0, settling * members[node] / area[node])
     incise(h, receivers, codes, stack, area, np.zeros(1), 0, erodibility, -1, 1.0, 0.5, 1.0, 1.0, np.inf, True,
-           level, cut, bottom, columns, width, per_width, strength, np.ones((2, 1)), False)  # fmt: skip
+           level, cut, bottom, columns, width, per_width, strength, np.ones((2, 1)), False, 0.0, 0.0)  # fmt: skip
 
 
 def route_sediment(h, level, receivers, codes, stack, area, settling, carrying, per_cell, deposition, radius, columns,
