@@ -26,7 +26,8 @@ eating its lattice coordinates in order (x, then y, then z), as for lattice nois
   opposite face, so a corner's kernel is zero outside the simplices around it (``docs/sources.md``).
 
 2D and 3D are three pieces, as lattice noise: where the sample lies (``triangle_cell``/``tetrahedron_cell``:
-skew, cell and the offset from the cell's origin, in float64 so the noise stays exact far from the origin),
+skew, cell and the offset from the cell's origin, in float64 so the noise stays exact far from the origin; with
+``hash="prime"``, float32 points in 2D near the origin in float32 as FastNoise2, ``prime_triangle_cell32``),
 the corner hashes (``*_hashes``, integers only) and the kernels' sum (``*_sum``), which runs in float32 like the
 seed's ``float4`` code: within 6e-7 of float64 arithmetic (docs/benchmarks.md). ``simplex_2d``/``simplex_3d``
 chain them per point; ``simplex_block_2d``/``_3d`` run them over a block in three passes, so the hashing is an
@@ -118,6 +119,7 @@ _HALF = np.float32(0.5)
 _ONE = np.float32(1.0)
 _EIGHT = np.float32(8.0)
 _UNSKEW_2D_32 = np.float32(UNSKEW_2D)
+_SKEW_2D_32 = np.float32(SKEW_2D)
 _ONE_LESS_UNSKEW_2D = np.float32(1.0 - UNSKEW_2D)
 _FAR_2D = np.float32(1.0 - 2.0 * UNSKEW_2D)
 _UNSKEW_3D_32 = np.float32(UNSKEW_3D)
@@ -130,6 +132,10 @@ _EIGHT_SIMPLEX_3D_SCALE_32 = _EIGHT * np.float32(SIMPLEX_3D_SCALE)
 PRIME_SIMPLEX_2D_BOUND = 0.0261208079755306243896484375
 """The largest 2D prime-hash simplex sum: FastNoise2's ``kBounding`` of its 2D Simplex (a numerical search over
 the triangle finds 0.02612078, docs/sources.md)."""
+PRIME_FLOAT32_SPLIT_LIMIT = 4096.0
+"""Float32 points of ``hash="prime"`` simplex 2D are split into triangles in float32, as FastNoise2 splits them
+(``prime_triangle_cell32``), where every ``|coordinate * frequency / sqrt(3)|`` of the block is below this many
+lattice units; else in float64 (``triangle_cell``)."""
 PRIME_SIMPLEX_3D_BOUND = 0.01300717
 """The largest 3D prime-hash simplex sum (each corner with its best gradient), found by a numerical search over
 the cell (0.013007157, docs/sources.md), rounded up."""
@@ -219,6 +225,22 @@ def triangle_cell(x, y):
     i = np.int64(np.int32(x0))
     j = np.int64(np.int32(y0))
     return i, j, sx - x0 > sy - y0, np.float32(x - x0 + unskew), np.float32(y - y0 + unskew)
+
+
+@exact
+def prime_triangle_cell32(x, y, scale):
+    """``triangle_cell`` in float32, as FastNoise2's 2D Simplex splits: ``p = (x, y) scale`` rounded to float32,
+    skewed by ``(sqrt(3) - 1) / 2`` and un-skewed by ``(3 - sqrt(3)) / 6`` (both float32), each operation rounded
+    to float32 (no fused operation); the cell as float32 ``(floor(sx), floor(sy))``."""
+    x = x * scale
+    y = y * scale
+    skew = (x + y) * _SKEW_2D_32
+    sx = x + skew
+    sy = y + skew
+    x0 = np.floor(sx)
+    y0 = np.floor(sy)
+    unskew = (x0 + y0) * _UNSKEW_2D_32
+    return x0, y0, sx - x0 > sy - y0, x - x0 + unskew, y - y0 + unskew
 
 
 @jit
@@ -324,17 +346,31 @@ def simplex_block_2d_of(prime, rows=False):
         scale = frequency * SCALE_2D
         cells = scratch((3, BLOCK), (3, n), np.int32)
         offsets = scratch((2, BLOCK), (2, n), np.float32)
-        for m in range(n):
-            if rows:
-                x, y = np.float64(xs[2 * m]), np.float64(xs[2 * m + 1])
-            else:
-                x, y = xs[m], ys[m]
-            i, j, x_greater, dx, dy = triangle_cell(x * scale, y * scale)
-            cells[0, m] = np.int32(i)
-            cells[1, m] = np.int32(j)
-            cells[2, m] = np.int32(x_greater)
-            offsets[0, m] = dx
-            offsets[1, m] = dy
+        far = 0
+        if prime and rows:  # the float32 split where the block is near the origin (PRIME_FLOAT32_SPLIT_LIMIT)
+            for k in range(2 * n):
+                far += np.float64(abs(xs[k])) * scale >= PRIME_FLOAT32_SPLIT_LIMIT
+        if prime and rows and far == 0:
+            scale32 = np.float32(scale)
+            for m in range(n):
+                x0, y0, x_greater, dx, dy = prime_triangle_cell32(xs[2 * m], xs[2 * m + 1], scale32)
+                cells[0, m] = np.int32(x0)
+                cells[1, m] = np.int32(y0)
+                cells[2, m] = np.int32(x_greater)
+                offsets[0, m] = dx
+                offsets[1, m] = dy
+        else:
+            for m in range(n):
+                if rows:
+                    x, y = np.float64(xs[2 * m]), np.float64(xs[2 * m + 1])
+                else:
+                    x, y = xs[m], ys[m]
+                i, j, x_greater, dx, dy = triangle_cell(x * scale, y * scale)
+                cells[0, m] = np.int32(i)
+                cells[1, m] = np.int32(j)
+                cells[2, m] = np.int32(x_greater)
+                offsets[0, m] = dx
+                offsets[1, m] = dy
         h = start(seed)
         if prime:  # the prime hash's few operations in the sum's loop (no round trip through memory)
             for m in range(n):

@@ -355,7 +355,9 @@ def test_errors_name_the_option(call, message: str) -> None:
         call()
 
 
-ROW_SPECS = [(VALUE_2D, 2), (PERLIN_3D, 3), (SIMPLEX_2D, 2), (SIMPLEX_VALUE_3D, 3)]
+ROW_SPECS = [(VALUE_2D, 2), (PERLIN_3D, 3), (SIMPLEX_VALUE_3D, 3)]
+"""The row specs whose float32 rows give the float64 copy's bits everywhere (simplex 2D: only far from the origin,
+``test_prime_simplex_2d_rows_split_in_float32_near_the_origin``)."""
 
 
 def _row_points(seed: int, n: int, dim: int, exponent: float, limit: float, low: float = -2.0) -> np.ndarray:
@@ -390,6 +392,37 @@ def test_float32_points_read_in_place_give_the_same_bits(options: dict, dim: int
     in_place = nc.evaluate(spec, points)
     copied = nc.evaluate(spec, points.astype(np.float64))
     np.testing.assert_array_equal(in_place.view(np.uint32), copied.view(np.uint32))
+
+
+@settings(max_examples=12, deadline=None)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 4200),
+    exponent=st.floats(-1.0, 9.5),
+    frequency=st.floats(0.01, 100.0),
+)
+def test_prime_simplex_2d_rows_split_in_float32_near_the_origin(seed: int, n: int, exponent: float,
+                                                                 frequency: float) -> None:  # fmt: skip
+    """float32 points of simplex 2D with the prime hash are split in float32 (FastNoise2's formula,
+    ``simplex.prime_triangle_cell32``) where every ``|x f / sqrt(3)|`` of a block is below
+    ``PRIME_FLOAT32_SPLIT_LIMIT``: within 32 float32 steps of the largest scaled coordinate (at least 1) of the float64
+    copy's values (measured: within 6); where every point has a coordinate beyond it, the float64 copy's bits."""
+    spec = nc.NoiseSpec(**SIMPLEX_2D, frequency=frequency)
+    scale = frequency * simplex.SCALE_2D
+    bound = simplex.PRIME_FLOAT32_SPLIT_LIMIT / scale
+    near = _row_points(seed, n, 2, min(exponent, np.log10(bound)), bound)
+    near = near[np.abs(near.astype(np.float64)).max(axis=1) < 0.999 * bound]
+    largest = max(1.0, float(np.abs(near.astype(np.float64)).max(initial=0.0)) * scale)
+    in_place = nc.evaluate(spec, near).astype(np.float64)
+    copied = nc.evaluate(spec, near.astype(np.float64))
+    np.testing.assert_allclose(in_place, copied, rtol=0, atol=32 * 2.0**-23 * largest)
+    limit = nc.api.lattice_limit(spec)
+    if 1.03 * bound < limit:
+        far = _row_points(seed, n, 2, np.log10(limit), limit, low=np.log10(bound) + 0.01)
+        far[:, 1] = _row_points(seed + 1, n, 1, np.log10(limit), limit)[:, 0]
+        far_values = nc.evaluate(spec, far)
+        copied = nc.evaluate(spec, far.astype(np.float64))
+        np.testing.assert_array_equal(far_values.view(np.uint32), copied.view(np.uint32))
 
 
 @pytest.mark.parametrize(("options", "dim"), [(VALUE_2D, 2), ({"kind": "perlin", "hash": "prime", "seed": -7}, 3)])
