@@ -409,7 +409,7 @@ def erode_fluvial(
     rock = np.empty(h.shape[0]) if layered else hardness
     steep = values["critical_slope"] * THRESHOLD_HEADROOM if values["channel_head_area"] > 0.0 else 0.0
     incision = (rising, _index_mask(rising), rock, _index_mask(rock), values["dt"], values["m"], values["n"],
-                cell, values["deposition_coefficient"], values["channel_head_area"], steep)  # fmt: skip
+                cell, values["deposition_coefficient"], values["channel_head_area"] or None, steep)  # fmt: skip
     lines = (np.empty(max(shape)), np.empty(max(shape), dtype=np.uint8), np.empty(max(shape)), np.empty(max(shape)))
     scratch = np.empty(h.shape[0] if random or nonlinear or varying else 1)
     conductance = np.empty(h.shape[0] if nonlinear else 1)

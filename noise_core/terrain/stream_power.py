@@ -136,7 +136,7 @@ class Routing:
         """The arguments of ``_step`` routing ``h`` (and incising it with ``incision``: uplift, its mask,
         erodibility, its mask, dt, m, n, cell size, deposition, channel head area, threshold slope) at ``step``."""
         rows, columns = self.shape
-        idle = (np.zeros(1), 0, np.zeros(1), 0, 0.0, 0.5, 1.0, 1.0, 0.0, 0.0, 0.0)
+        idle = (np.zeros(1), 0, np.zeros(1), 0, 0.0, 0.5, 1.0, 1.0, 0.0, None, 0.0)
         arguments = incision if incision is not None else idle
         return (
             self._phase, self._pits, self._split, h, rows, columns, self.base, self.looped, self.weights,
@@ -218,7 +218,7 @@ def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, e
     (cells; ``columns`` the map's) the flow's cut at ``c`` is a valley ``width·min(1, sqrt(A·per_width))`` cells
     wide, at least half a cell (``_widen``, each cell's share scaled by its erodibility over ``strength``; the
     width of a channel grows as the square root of its discharge, Leopold & Maddock 1953). ``random``: the slope
-    is the steepest facet's, ``ratio[0]`` times the receiver's (``_factor``); ``head`` > 0: the erodibility times
+    is the steepest facet's, ``ratio[0]`` times the receiver's (``_factor``); ``head`` (None: none): the erodibility times
     ``head_share(A, head)`` (channel heads); ``steep`` > 0: no cell ends more than ``steep`` (a slope) above its
     receiver (with ``random`` the facet's slope: ``steep·d / ratio[0]``), threshold hillslopes."""
     for i in range(stack.shape[0]):
@@ -294,13 +294,13 @@ def _widen(h, receivers, level, bottom, node, columns, width, depth, erodibility
 @jit
 def _factor(node, codes, area, erodibility, erodibility_mask, dt, m, n, cell, ratio, random, head):
     """``F = K·dt·A^m / d^n`` of ``node`` (times ``ratio^n`` with ``random``: the steepest facet's slope; times
-    ``head_share(A, head)`` with a channel head area ``head`` > 0)."""
+    ``head_share(A, head)`` with a channel head area ``head``, not None)."""
     power = math.sqrt(area[node]) if m == 0.5 else area[node] ** m
     distance = DISTANCES[codes[node]] * cell
     factor = erodibility[node & erodibility_mask] * dt * power / (distance if n == 1.0 else distance**n)
     if random:
         factor *= ratio[0, node] if n == 1.0 else ratio[0, node] ** n
-    if head > 0.0:
+    if head is not None:  # None: no channel heads, a kernel compiled without them (docs/benchmarks.md)
         factor *= head_share(area[node], head)
     return factor
 
@@ -495,7 +495,7 @@ def _incise_all(h, receivers, codes, stack, area, strength, settling, sill, leve
         if members[node] > 0.0:
             erodibility[node] *= 1.0 - min(1.0, settling * members[node] / area[node])
     incise(h, receivers, codes, stack, area, np.zeros(1), 0, erodibility, -1, 1.0, 0.5, 1.0, 1.0, np.inf, True,
-           level, cut, bottom, columns, width, per_width, strength, np.ones((2, 1)), False, 0.0, 0.0)  # fmt: skip
+           level, cut, bottom, columns, width, per_width, strength, np.ones((2, 1)), False, None, 0.0)  # fmt: skip
 
 
 def route_sediment(h, level, receivers, codes, stack, area, settling, carrying, per_cell, deposition, radius, columns,
