@@ -218,9 +218,9 @@ def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, e
     (cells; ``columns`` the map's) the flow's cut at ``c`` is a valley ``width·min(1, sqrt(A·per_width))`` cells
     wide, at least half a cell (``_widen``, each cell's share scaled by its erodibility over ``strength``; the
     width of a channel grows as the square root of its discharge, Leopold & Maddock 1953). ``random``: the slope
-    is the steepest facet's, ``ratio[0]`` times the receiver's (``_factor``); ``head`` (None: none): the erodibility times
-    ``head_share(A, head)`` (channel heads); ``steep`` > 0: no cell ends more than ``steep`` (a slope) above its
-    receiver (with ``random`` the facet's slope: ``steep·d / ratio[0]``), threshold hillslopes."""
+    is the steepest facet's, ``ratio[0]`` times the receiver's (``_factor``); ``head`` (None: none): the
+    erodibility times ``head_share(A, head)`` (channel heads); ``steep`` > 0: no cell ends more than ``steep`` (a
+    slope) above its receiver (with ``random`` the facet's slope: ``steep·d / ratio[0]``), threshold hillslopes."""
     for i in range(stack.shape[0]):
         node = stack[i]
         receiver = receivers[node]
