@@ -119,6 +119,16 @@ ROCK_VARIETY_DIFFUSION = Option(
     "exp(-rock_variety_diffusion x z), so strong rock (z < 0) holds long planar slopes and valleys wide apart "
     "(0: one diffusivity)", minimum=0.0, maximum=3.0,
 )  # fmt: skip
+ROCK_VARIETY_SLOPE = Option(
+    "rock_variety_slope", float, 0.0, "Rock variety in the threshold hillslopes: with critical_slope, the critical "
+    "slope times exp(-rock_variety_slope x z) in strong rock (z < 0; weak rock keeps it), so strong rock stands in "
+    "steeper faces and cliff bands (0: one critical slope)", minimum=0.0, maximum=3.0,
+)  # fmt: skip
+ROCK_VARIETY_UPLIFT = Option(
+    "rock_variety_uplift", float, 1.0, "With rock variety: the share of its exponent the uplift takes, uplift times "
+    "exp(rock_variety_uplift x rock_variety x z), so below 1 strong rock (z < 0) stands higher than weak rock, in "
+    "massifs and escarpments (1: the relief the same in any rock; 0: an even uplift)", minimum=0.0, maximum=1.0,
+)  # fmt: skip
 ROCK_FIELD_OPTIONS = (
     ROCK_VARIETY,
     ROCK_VARIETY_SCALE,
@@ -127,6 +137,8 @@ ROCK_FIELD_OPTIONS = (
     ROCK_VARIETY_STRIKE,
     ROCK_VARIETY_STRETCH,
     ROCK_VARIETY_DIFFUSION,
+    ROCK_VARIETY_SLOPE,
+    ROCK_VARIETY_UPLIFT,
 )
 """The rows of the rock field (``rock_field``) and what it scales: the river stage's, before its floors."""
 VARIETY_OPTIONS = (*ROCK_FIELD_OPTIONS, ROCK_DETAIL, ROCK_DETAIL_SCALE)
