@@ -13,6 +13,16 @@ uplift by the same factor: the steady state depends on ``U/K`` (the channels' st
 rock (``z > 0``) is finely dissected. (``K`` alone, without ``U``, made the weak rock a plain at base level and
 the strong rock the only relief: docs/landscape.md.)
 
+**Strong rock stands steeper and higher** (the river stage's ``rock_variety_slope`` ``s_S`` and
+``rock_variety_uplift`` ``u``). With threshold hillslopes (``critical_slope`` ``Sc``, Roering et al. 1999) the
+critical slope is ``Sc·exp(-s_S·min(z, 0))``: the slope a hillside stands at is set by the strength of its rock
+(Schmidt & Montgomery 1995, "Limits to relief", Science 270), so strong rock (``z < 0``) stands in steeper faces
+while weak rock keeps ``Sc``. The uplift takes the share ``u`` of the rock exponent, ``U·exp(u·s·z)`` against
+``K·exp(s·z)``: below 1 ``U/K``, the channels' steepness, is ``exp((u - 1)·s·z)`` times larger in strong rock,
+which stands as massifs and, where ``rock_variety_contrast`` makes the contacts short, escarpments (differential
+erosion across units of contrasting strength: Forte, Yanites & Whipple 2016, ESPL 41(12); Perne et al. 2017,
+ESurf 5).
+
 **Rock detail** (``rock_detail``; the river stage's ``rock_detail``, ``rock_detail_scale``). A landscape model
 resolves the valleys it has cells for, and its slopes come out as smooth planes; a real DEM keeps its power down
 to its cells (``P(k) ∝ k^-β``, Perron, Kirchner & Dietrich 2008, "Spectral signatures of characteristic spatial
