@@ -389,24 +389,22 @@ def test_each_cell_takes_its_own_critical_slope() -> None:
     """A ridge without incision under uplift ``U`` (looped rows: one dimension; base level the first column)
     settles where the nonlinear flux carries ``U·x`` (``x`` the distance from the divide): ``S`` solves
     ``D·S / (1 - (S/Sc)²) = U·x`` with each side's own ``Sc``, so at the same distance the side of strong rock
-    (``Sc`` 0.6) stands steeper than the side of weak rock (0.3), as one number would not make it."""
-    shape, diffusion, uplift = (6, 61), 0.02, 1e-3
+    (``Sc`` 0.6) stands steeper than the side of weak rock (0.3), which one number would not make."""
+    shape, diffusion, uplift = (3, 61), 0.02, 1e-3
     outlets = np.zeros(shape, dtype=bool)
     outlets[:, 0] = True
     critical = np.full(shape, 0.3)
     critical[:, 31:] = 0.6
-    ridge = {"steps": 400, "dt": 100.0, "uplift": uplift, "erodibility": 0.0, "diffusion": diffusion,
-             "boundary": "looped", "outlets": outlets}  # fmt: skip
-    heights = erode_fluvial(np.zeros(shape), critical_slope=critical, **ridge).heights.astype(np.float64)[2]
-    divide = int(np.argmax(heights))
-    slopes = np.abs(np.gradient(heights))
-    for distance in (12, 16, 20):  # away from the divide (its cell splits its uplift) and from base level
+    heights = erode_fluvial(np.zeros(shape), steps=200, dt=200.0, uplift=uplift, erodibility=0.0, diffusion=diffusion,
+                            critical_slope=critical, boundary="looped", outlets=outlets).heights  # fmt: skip
+    profile = heights.astype(np.float64)[1]
+    divide = int(np.argmax(profile))
+    slopes = np.abs(np.gradient(profile))
+    for distance in (12, 16):  # away from the divide (its cell splits its uplift) and from base level
         weak, strong = slopes[divide - distance], slopes[divide + distance]
         assert weak == pytest.approx(_steady_slope(uplift * distance, diffusion, 0.3), rel=0.02)
         assert strong == pytest.approx(_steady_slope(uplift * distance, diffusion, 0.6), rel=0.02)
-        assert strong > weak
-    even = erode_fluvial(np.zeros(shape), critical_slope=0.3, **ridge).heights.astype(np.float64)[2]
-    assert heights.max() > even.max() * 1.02  # the strong side holds more relief than weak rock alone
+        assert strong > 1.2 * weak
 
 
 def test_strong_rock_rows_reach_the_river_stage() -> None:

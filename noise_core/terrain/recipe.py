@@ -70,7 +70,6 @@ from .variety import (
     ROCK_VARIETY_DIFFUSION,
     ROCK_VARIETY_OCTAVES,
     ROCK_VARIETY_SCALE,
-    ROCK_VARIETY_DETAIL,
     ROCK_VARIETY_SLOPE,
     ROCK_VARIETY_STRETCH,
     ROCK_VARIETY_STRIKE,
@@ -234,8 +233,8 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     ``rock_offset`` of ``erode_fluvial``: a plane); ``rock_variety`` ``s`` multiplies the erodibility and the uplift
     by ``exp(s·z)``, ``z`` ``variety.rock_field`` of the map (``rock_variety_scale``, ``_octaves``, ``_contrast``,
     ``_strike``, ``_stretch``; seeded by ``routing_seed``), ``rock_variety_diffusion`` ``s_D`` the diffusivity
-    by ``exp(-s_D·z)`` and ``rock_variety_slope`` ``s_S`` the critical slope by ``exp(-s_S·min(z, 0))`` and ``rock_variety_detail`` ``s_R``
-    the rock detail's amplitude by ``exp(-s_R·min(z, 0))``;
+    by ``exp(-s_D·z)`` and ``rock_variety_slope`` ``s_S`` the critical
+    slope by ``exp(-s_S·min(z, 0))``;
     last, ``rock_detail`` adds ``variety.rock_detail``'s texture on the slopes, in metres, off the channels (the
     drainage area in cells of the fine grid), and on a map finer than the fine grid ``keep_drainage`` keeps that
     share of every cell's drop on the map before the detail (``multiscale.keep_drainage``: the texture closes no
@@ -260,17 +259,13 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         model["rock_offset"] = float(options[ROCK_DIP.name]) * (x * math.cos(angle) + y * math.sin(angle))
     variety, hillslopes = float(options[ROCK_VARIETY.name]), float(options[ROCK_VARIETY_DIFFUSION.name])
     steeper = float(options[ROCK_VARIETY_SLOPE.name]) if float(model["critical_slope"]) > 0.0 else 0.0
-    rougher = float(options[ROCK_VARIETY_DETAIL.name]) if float(options[ROCK_DETAIL.name]) > 0.0 else 0.0
-    rough = None
-    if variety > 0.0 or hillslopes > 0.0 or steeper > 0.0 or rougher > 0.0:
+    if variety > 0.0 or hillslopes > 0.0 or steeper > 0.0:
         factor = rock_field(heights.shape, scale=options[ROCK_VARIETY_SCALE.name], seed=int(options["routing_seed"]),
                             octaves=options[ROCK_VARIETY_OCTAVES.name], contrast=options[ROCK_VARIETY_CONTRAST.name],
                             strike=options[ROCK_VARIETY_STRIKE.name],
                             stretch=options[ROCK_VARIETY_STRETCH.name])  # fmt: skip
     if hillslopes > 0.0 and float(model["diffusion"]) > 0.0:  # strong rock (z < 0) diffuses faster
         model["diffusion"] = float(model["diffusion"]) * np.exp(-hillslopes * factor)
-    if rougher > 0.0:  # strong rock (z < 0) takes more texture
-        rough = np.exp(-rougher * np.minimum(factor, 0.0))
     if steeper > 0.0:  # strong rock (z < 0) stands steeper
         model["critical_slope"] = float(model["critical_slope"]) * np.exp(-steeper * np.minimum(factor, 0.0))
     if variety > 0.0:
@@ -329,8 +324,7 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     if options[ROCK_DETAIL.name] > 0.0:  # on the map's own cells, in metres: the same texture at every size
         textured = rock_detail(metres, cell_size=cell_size, amplitude=options[ROCK_DETAIL.name],
                                wavelength=options[ROCK_DETAIL_SCALE.name], seed=int(options["routing_seed"]),
-                               area=result.drainage_area, strength=rough)  # area in cells of the fine grid  # fmt: skip
-    del rough
+                               area=result.drainage_area)  # in cells of the fine grid  # fmt: skip
     share = float(options[multiscale.KEEP_DRAINAGE.name])
     if share > 0.0 and multiscale.model_shape(metres.shape, size, "fine_size") is not None:  # above the fine grid
         textured = multiscale.keep_drainage(metres, textured, share, bool(options[multiscale.DRAIN_LAKES.name]))

@@ -139,11 +139,6 @@ ROCK_VARIETY_UPLIFT = Option(
     "exp(rock_variety_uplift x rock_variety x z), so below 1 strong rock (z < 0) stands higher than weak rock, in "
     "massifs and escarpments (1: the relief the same in any rock; 0: an even uplift)", minimum=0.0, maximum=1.0,
 )  # fmt: skip
-ROCK_VARIETY_DETAIL = Option(
-    "rock_variety_detail", float, 0.0, "Rock variety in the rock texture: with rock_detail, its amplitude times "
-    "exp(-rock_variety_detail x z) in strong rock (z < 0; weak rock keeps it), so strong rock stands rough and "
-    "rugged rather than smooth (0: the same texture in any rock)", minimum=0.0, maximum=3.0,
-)  # fmt: skip
 ROCK_FIELD_OPTIONS = (
     ROCK_VARIETY,
     ROCK_VARIETY_SCALE,
@@ -154,7 +149,6 @@ ROCK_FIELD_OPTIONS = (
     ROCK_VARIETY_DIFFUSION,
     ROCK_VARIETY_SLOPE,
     ROCK_VARIETY_UPLIFT,
-    ROCK_VARIETY_DETAIL,
 )
 """The rows of the rock field (``rock_field``) and what it scales: the river stage's, before its floors."""
 VARIETY_OPTIONS = (*ROCK_FIELD_OPTIONS, ROCK_DETAIL, ROCK_DETAIL_SCALE)
@@ -243,7 +237,6 @@ def rock_detail(
     wavelength: float = 400.0,
     seed: int = 0,
     area: np.ndarray | None = None,
-    strength: np.ndarray | None = None,
 ) -> np.ndarray:
     """``heights`` (float64, new array) with rock texture on their slopes, ``h + a·min(S, 1)²·n`` (module
     docstring): ``a`` the ``amplitude`` at a slope of 1, ``S`` each cell's slope by the isotropic gradient stencil
@@ -251,9 +244,8 @@ def rock_detail(
     simplex fBm, its longest wavelength ``wavelength`` (in the unit of ``cell_size``), its octaves under two cells
     faded, streaked down the slope ``streak_reach`` cells either way and rescaled to unit standard deviation;
     with ``area`` (the drainage area, in cells, a map of the heights' shape) times ``CHANNEL_AREA / (CHANNEL_AREA +
-    area)`` blurred (``_blurred``), so the channels keep their beds; with ``strength`` (a map of the heights' shape,
-    ``>= 0``: ``exp(-s_R·min(z, 0))`` of the river stage's ``rock_variety_detail``) times that too, strong rock
-    rougher. ``ValueError``/``TypeError`` naming the argument."""
+    area)`` blurred (``_blurred``), so the channels keep their beds. ``ValueError``/``TypeError`` naming the
+    argument."""
     checked = check_heights(heights)
     cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
     size = float(replace(ROCK_DETAIL, name="amplitude").check(amplitude))  # type: ignore[arg-type]
@@ -266,8 +258,6 @@ def rock_detail(
         if area is None
         else _blurred(CHANNEL_AREA / (CHANNEL_AREA + check_weights(area, h.shape, "area")))
     )
-    if strength is not None:
-        keep = keep * check_weights(strength, h.shape, "strength")
     if size == 0.0:
         return np.array(h)
     noise = _octaves(h.shape, cell, length, DETAIL_OCTAVES, int(seed) + DETAIL_SALT)
