@@ -166,6 +166,8 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
            minimum=0.0, maximum=3.0),
     Option("rock_contrast", float, 0.5, "Layered rock: the hard layers' erodibility is (1 - rock_contrast) x the "
            "soft ones'", minimum=0.0, maximum=0.99),
+    Option("rock_hard_share", float, 0.5, "Layered rock: the share of each hard and soft pair of layers that is hard "
+           "(0.5: equal beds; less: thin caprock beds over thick soft ones)", minimum=0.05, maximum=0.95),
     multiscale.MODEL_SIZE,
     multiscale.MARGIN,
     multiscale.FINE_STEPS,
@@ -256,6 +258,7 @@ def erode_fluvial(
     channel_head_area: float = 0.0,
     rock_layers: float = 0.0,
     rock_contrast: float = 0.5,
+    rock_hard_share: float = 0.5,
     rock_roughness: float = 0.0,
     rock_offset: np.ndarray | None = None,
     model_size: int = 0,
@@ -273,7 +276,8 @@ def erode_fluvial(
     ``precipitation``: rain per cell (a map >= 0, default 1) weighting the drainage area; ``outlets``: a boolean
     map of extra base-level cells; ``routing``, ``routing_seed``, ``deposition_coefficient`` and
     ``valley_width``: the module docstring's "Landscapes"; ``critical_slope``, ``channel_diffusion``,
-    ``channel_head_area``, ``rock_layers``, ``rock_contrast``, ``rock_roughness`` and ``rock_offset`` (a map of
+    ``channel_head_area``, ``rock_layers``, ``rock_contrast``, ``rock_hard_share``, ``rock_roughness`` and
+    ``rock_offset`` (a map of
     heights added before the bed is found): its "Crests and rock"; ``progress(done, steps)`` is called after each
     step (not after the detail substeps). ``fine_size``, ``model_size``, ``margin``, ``fine_steps``,
     ``detail_steps`` and ``fine_interpolation``: the module docstring's "Coarse to fine" (``multiscale.model_shape``;
@@ -288,7 +292,8 @@ def erode_fluvial(
                ("deposition_coefficient", deposition_coefficient), ("valley_width", valley_width),
                ("channel_diffusion", channel_diffusion),
                ("channel_head_area", channel_head_area), ("rock_layers", rock_layers),
-               ("rock_contrast", rock_contrast), ("rock_roughness", rock_roughness),
+               ("rock_contrast", rock_contrast), ("rock_hard_share", rock_hard_share),
+               ("rock_roughness", rock_roughness),
                ("model_size", model_size), ("fine_steps", fine_steps), ("margin", margin),
                ("fine_size", fine_size), ("detail_steps", detail_steps),
                ("fine_interpolation", fine_interpolation))}  # fmt: skip
@@ -364,6 +369,7 @@ def erode_fluvial(
                 "channel_head_area",
                 "rock_layers",
                 "rock_contrast",
+                "rock_hard_share",
                 "rock_roughness",
             )
         }
@@ -410,6 +416,8 @@ def erode_fluvial(
     )
     kernels = _kernels()
     layered = values["rock_layers"] > 0.0 and values["rock_contrast"] > 0.0
+    shift = math.sin(math.pi * (0.5 - values["rock_hard_share"]))  # cos(π·share): 0 exactly at 0.5
+    sharpness = 1.5 / (1.0 - abs(shift))  # the same short transitions at every share (1.5 at 0.5)
     if values["rock_roughness"] > 0.0:
         rough = np.empty(h.shape[0])
         kernels.rough_rock(hardness, _index_mask(hardness), values["rock_roughness"], values["routing_seed"],
@@ -432,7 +440,7 @@ def erode_fluvial(
     for done in range(count):
         if layered:
             kernels.rock_strength(h, hardness, _index_mask(hardness), offsets, _index_mask(offsets),
-                                  values["rock_layers"], values["rock_contrast"], rock)  # fmt: skip
+                                  values["rock_layers"], values["rock_contrast"], shift, sharpness, rock)  # fmt: skip
         routing.step(h, incision, done)
         if values["valley_width"] > 0.0:
             kernels.valley_floors(h, shape[0], shape[1], base, looped, routing.order, routing.area,
@@ -590,17 +598,21 @@ def _rock_offset(rock_offset: object, shape: tuple[int, int]) -> np.ndarray:
     return values
 
 
-def _rock_strength(h, erodibility, erodibility_mask, rock_offset, offset_mask, thickness, contrast, out):
+def _rock_strength(
+    h, erodibility, erodibility_mask, rock_offset, offset_mask, thickness, contrast, shift, sharpness, out
+):
     """The erodibility of layered rock at every cell's surface: ``K·(1 - c·hard(ζ))``, ``ζ = (h + rock_offset) /
-    thickness`` the layer the surface cuts, ``hard = clamp(1/2 + 3/2·sin(2πζ), 0, 1)``: hard and soft beds of
-    about equal thickness with short transitions, the hard ones eroding ``1 - c`` times as fast (layered rock of
+    thickness`` the layer the surface cuts, ``hard = clamp(1/2 + k·(sin(2πζ) - s), 0, 1)`` with ``s = cos(π·p)``
+    and ``k = 3/2 / (1 - |s|)`` (``p`` the hard share: ``sin(2πζ) > s`` on that share of each pair; ``p = 1/2``:
+    ``clamp(1/2 + 3/2·sin(2πζ), 0, 1)``, beds of equal thickness): hard and soft beds with short transitions,
+    the hard ones eroding ``1 - c`` times as fast (layered rock of
     contrasting strength: Forte, Yanites & Whipple 2016, "Complexities of landscape evolution during incision
     through layered stratigraphy with contrasts in rock strength", Earth Surface Processes and Landforms 41(12);
     Perne, Covington, Thaler & Myre 2017, "Steady state, erosional continuity, and the topography of landscapes
     developed in layered rocks", Earth Surface Dynamics 5)."""
     for cell in range(h.shape[0]):
         phase = (h[cell] + rock_offset[cell & offset_mask]) / thickness
-        hard = min(1.0, max(0.0, 0.5 + 1.5 * math.sin(2.0 * math.pi * phase)))
+        hard = min(1.0, max(0.0, 0.5 + sharpness * (math.sin(2.0 * math.pi * phase) - shift)))
         out[cell] = erodibility[cell & erodibility_mask] * (1.0 - contrast * hard)
 
 
