@@ -4,13 +4,16 @@ strength varying per cell (``rock_roughness``)."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from noise_core.hashing import avalanche, eat, hash_seed
-from noise_core.terrain.fluvial import ROUGH_SALT, erode_fluvial
+from noise_core.terrain.fluvial import ROUGH_SALT, _rock_strength, erode_fluvial
 from noise_core.terrain.recipe import RIVER_OPTIONS, Stage, build_terrain, read_preset
 
 SIZE = 41
@@ -81,6 +84,38 @@ def test_layered_rock_erodes_at_its_bed_s_erodibility(phase: float, share: float
     assert not np.allclose(layered.heights, other.heights, rtol=1e-6)
 
 
+@pytest.mark.parametrize(("share", "hard"), [(0.5, True), (0.2, False), (0.8, True)])
+def test_hard_share_thins_the_hard_beds(share: float, hard: bool) -> None:
+    """``rock_hard_share`` ``p``: the bed is hard where ``sin(2πζ) > cos(πp)``. At phase 0.1 (``sin 0.2π = 0.588``)
+    the rock is hard with equal beds (``s = 0``) and with ``p = 0.8`` (``s = -0.809``), soft with thin caprock
+    beds ``p = 0.2`` (``s = 0.809``): the whole stage erodes as rock of ``(1 - c)·K`` or ``K``, to rounding."""
+    y, x = np.mgrid[0:24, 0:20]
+    heights = 0.3 * x + 0.1 * y + 0.01 * ((x * 7 + y * 3) % 5)
+    thickness, contrast, k = 1e4, 0.6, 3e-3
+    rock_offset = 0.1 * thickness - heights
+    layered = erode_fluvial(heights, steps=5, dt=10.0, uplift=1e-3, erodibility=k, rock_layers=thickness,
+                            rock_contrast=contrast, rock_hard_share=share, rock_offset=rock_offset)  # fmt: skip
+    uniform = erode_fluvial(heights, steps=5, dt=10.0, uplift=1e-3, erodibility=k * (1.0 - contrast * hard))
+    np.testing.assert_allclose(layered.heights, uniform.heights, rtol=1e-6)
+
+
+@settings(max_examples=15, deadline=None)
+@given(share=st.floats(0.05, 0.95), contrast=st.floats(0.0, 0.99), thickness=st.floats(0.5, 1e3))
+def test_hard_share_is_the_share_of_hard_rock(share: float, contrast: float, thickness: float) -> None:
+    """Over one pair of beds sampled evenly, the rock is harder than halfway on ``p`` of it (to the sampling's
+    1/1000 and one transition's rounding), and every erodibility lies between ``(1 - c)·K`` and ``K``."""
+    count = 2000
+    heights = (np.arange(count) + 0.5) / count * thickness
+    out = np.empty(count)
+    shift = math.sin(math.pi * (0.5 - share))
+    _rock_strength(heights, np.full(1, 2.0), 0, np.zeros(1), 0, thickness, contrast, shift,
+                   1.5 / (1.0 - abs(shift)), out)  # fmt: skip
+    assert ((out >= 2.0 * (1.0 - contrast) - 1e-12) & (out <= 2.0 + 1e-12)).all()
+    if contrast > 0.01:
+        hard = (1.0 - out / 2.0) / contrast
+        assert abs((hard > 0.5).mean() - share) <= 2.0 / count
+
+
 def test_rough_rock_is_an_erodibility_map_drawn_per_cell() -> None:
     """``rock_roughness`` is the erodibility map ``K·exp(s·z)``, ``z`` the blurred (binomial 3 x 3, edges repeated)
     and rescaled ``√12·(u - 1/2)`` of SmallXXHash(routing_seed) of each cell after ``ROUGH_SALT``: the same heights
@@ -120,6 +155,7 @@ def test_the_rows_reach_the_river_stage() -> None:
         "critical_slope",
         "rock_layers",
         "rock_contrast",
+        "rock_hard_share",
         "rock_roughness",
         "rock_dip",
         "rock_dip_direction",
@@ -134,6 +170,7 @@ def test_the_rows_reach_the_river_stage() -> None:
     flat = built(rock_layers=2.0, rock_contrast=0.6)
     dipping = built(rock_layers=2.0, rock_contrast=0.6, rock_dip=0.5)
     assert not np.allclose(flat, dipping)
+    assert not np.allclose(flat, built(rock_layers=2.0, rock_contrast=0.6, rock_hard_share=0.25))
     assert np.isfinite(built(critical_slope=0.8, rock_roughness=0.5)).all()
 
 
@@ -146,6 +183,7 @@ def test_the_rows_reach_the_river_stage() -> None:
         ({"rock_contrast": 1.0}, ValueError, "rock_contrast: must be between 0 and 0.99"),
         ({"rock_layers": -2.0}, ValueError, "rock_layers: must be between 0 and"),
         ({"rock_roughness": 5.0}, ValueError, "rock_roughness: must be between 0 and 3"),
+        ({"rock_hard_share": 0.0}, ValueError, "rock_hard_share: must be between 0.05 and 0.95"),
         ({"channel_diffusion": 1.0}, ValueError, "channel_diffusion: needs critical_slope > 0"),
         ({"rock_layers": 2.0, "rock_offset": np.ones((3, 3))}, ValueError, "rock_offset: expected a numeric map"),
         ({"rock_layers": 2.0, "rock_offset": [[0.0]]}, TypeError, "rock_offset: expected a numpy array"),

@@ -365,3 +365,87 @@ def test_any_diffusivity_map_keeps_the_landscape_finite(data: int, routing: str,
     result = erode_fluvial(start, steps=4, dt=50.0, uplift=1e-3, erodibility=1e-3, diffusion=diffusivity,
                            routing=routing, critical_slope=critical)  # fmt: skip
     assert np.isfinite(result.heights).all() and result.heights.min() >= 0.0
+
+
+def test_one_critical_slope_as_a_map_is_the_number() -> None:
+    """A critical-slope map of one value gives the landscape of the number bit for bit: with D8 and random routing,
+    with layered rock (its hard beds' ``Sc / (1 - c·hard)`` on top) and through the model and fine grids."""
+    start = np.random.default_rng(5).uniform(0.0, 5.0, (33, 33))
+    common = {"steps": 12, "dt": 100.0, "uplift": 1e-3, "erodibility": 1e-3, "diffusion": 2e-3}
+    for extra in ({}, {"routing": "random"}, {"rock_layers": 1.5, "rock_contrast": 0.4},
+                  {"model_size": 17, "fine_steps": 4, "channel_head_area": 3.0}):  # fmt: skip
+        number = erode_fluvial(start, critical_slope=0.6, **common, **extra).heights
+        mapped = erode_fluvial(start, critical_slope=np.full((33, 33), 0.6), **common, **extra).heights
+        assert np.array_equal(mapped, number)
+
+
+def _steady_slope(flux: float, diffusion: float, critical: float) -> float:
+    """The slope ``S`` that carries ``flux`` by Roering et al.'s law ``D·S / (1 - (S/Sc)²) = q``: the positive root
+    of ``(q/Sc²)·S² + D·S - q = 0``."""
+    return (-diffusion + np.sqrt(diffusion**2 + 4.0 * flux**2 / critical**2)) * critical**2 / (2.0 * flux)
+
+
+def test_each_cell_takes_its_own_critical_slope() -> None:
+    """A ridge without incision under uplift ``U`` (looped rows: one dimension; base level the first column)
+    settles where the nonlinear flux carries ``U·x`` (``x`` the distance from the divide): ``S`` solves
+    ``D·S / (1 - (S/Sc)²) = U·x`` with each side's own ``Sc``, so at the same distance the side of strong rock
+    (``Sc`` 0.6) stands steeper than the side of weak rock (0.3), which one number would not make."""
+    shape, diffusion, uplift = (3, 61), 0.02, 1e-3
+    outlets = np.zeros(shape, dtype=bool)
+    outlets[:, 0] = True
+    critical = np.full(shape, 0.3)
+    critical[:, 31:] = 0.6
+    heights = erode_fluvial(np.zeros(shape), steps=200, dt=200.0, uplift=uplift, erodibility=0.0, diffusion=diffusion,
+                            critical_slope=critical, boundary="looped", outlets=outlets).heights  # fmt: skip
+    profile = heights.astype(np.float64)[1]
+    divide = int(np.argmax(profile))
+    slopes = np.abs(np.gradient(profile))
+    for distance in (12, 16):  # away from the divide (its cell splits its uplift) and from base level
+        weak, strong = slopes[divide - distance], slopes[divide + distance]
+        assert weak == pytest.approx(_steady_slope(uplift * distance, diffusion, 0.3), rel=0.02)
+        assert strong == pytest.approx(_steady_slope(uplift * distance, diffusion, 0.6), rel=0.02)
+        assert strong > 1.2 * weak
+
+
+def test_strong_rock_rows_reach_the_river_stage() -> None:
+    """``rock_variety_slope`` 0 and ``rock_variety_uplift`` 1 keep the landscape of before them bit for bit; the
+    slope needs ``critical_slope`` (without it the stage is the same), and each changes the landscape."""
+    built = short_rivers("uplifted_range", defaults=("rock_variety_slope", "rock_variety_uplift"))
+    plain = built()
+    assert np.array_equal(built(rock_variety_slope=0.0, rock_variety_uplift=1.0), plain)
+    for changes in ({"rock_variety_slope": 0.5}, {"rock_variety_uplift": 0.5}, {"rock_variety_uplift": 0.0}):
+        assert not np.allclose(built(**changes), plain)
+    linear = {"critical_slope": 0.0, "channel_diffusion": 0.0, "channel_head_area": 0.0}
+    assert np.array_equal(built(rock_variety_slope=1.0, **linear), built(**linear))
+
+
+@pytest.mark.parametrize(
+    ("call", "error", "message"),
+    [
+        (lambda: Stage.of("rivers", {"rock_variety_slope": 4.0}), ValueError, r"^stage\.rock_variety_slope: "),
+        (lambda: Stage.of("rivers", {"rock_variety_slope": -0.1}), ValueError, r"^stage\.rock_variety_slope: "),
+        (lambda: Stage.of("rivers", {"rock_variety_uplift": 1.5}), ValueError, r"^stage\.rock_variety_uplift: "),
+        (lambda: erode_fluvial(np.zeros((4, 4)), steps=1, dt=1.0, uplift=0.0, erodibility=0.0, diffusion=1e-3,
+                               critical_slope=np.zeros((4, 4))), ValueError, "^critical_slope: a map must be > 0"),
+        (lambda: erode_fluvial(np.zeros((4, 4)), steps=1, dt=1.0, uplift=0.0, erodibility=0.0, diffusion=1e-3,
+                               critical_slope=np.ones((3, 4))), ValueError, "^critical_slope: must have"),
+        (lambda: erode_fluvial(np.zeros((4, 4)), steps=1, dt=1.0, uplift=0.0, erodibility=0.0, diffusion=1e-3,
+                               critical_slope=np.full((4, 4), np.nan)), ValueError, "^critical_slope: "),
+    ],
+)  # fmt: skip
+def test_strong_rock_errors_name_the_option(call, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        call()
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["d8", "random"]), st.floats(0.0, 10.0))
+def test_any_critical_slope_map_keeps_the_landscape_finite(data: int, routing: str, head: float) -> None:
+    """Any positive critical-slope map (tiny, huge, spiky) under any routing, with or without channel heads:
+    finite heights, every cell at or above its base level."""
+    rng = np.random.default_rng(data)
+    critical = rng.choice([1e-3, 0.5, 50.0], (12, 14)) * rng.uniform(0.01, 1.0, (12, 14))
+    start = rng.uniform(0.0, 3.0, (12, 14))
+    result = erode_fluvial(start, steps=4, dt=50.0, uplift=1e-3, erodibility=1e-3, diffusion=1e-3,
+                           routing=routing, critical_slope=critical, channel_head_area=head)  # fmt: skip
+    assert np.isfinite(result.heights).all() and result.heights.min() >= 0.0

@@ -92,7 +92,10 @@ the model, fine and detail grids.
 times the mean of its two cells' ``D/D_max``, in the substeps ``D_max`` needs; with any routing), and with
 ``critical_slope`` each cell's conductance times its ``D/D_max``: the valley spacing, set by ``D/K`` (Perron,
 Kirchner & Dietrich 2009), varies with the rock (Howard 1994, "A detailed model for the evolution of drainage
-basins", Water Resources Research 30(7)). One number keeps the schemes above.
+basins", Water Resources Research 30(7)). ``critical_slope`` may be a map too (> 0 everywhere): each cell's
+conductance takes its own ``Sc`` (stronger rock stands steeper: Schmidt & Montgomery 1995, "Limits to relief",
+Science 270; Forte et al. 2016), the channel heads' threshold slope the map's largest. One number keeps the schemes
+above.
 
 Heights, ``cell_size`` and the area share one length unit (areas in that unit squared), ``dt`` one time unit:
 ``U`` is length per time, ``D`` length² per time, ``K`` length^(1 - 2m) per time (for ``m = 0.5`` simply 1/time;
@@ -163,6 +166,8 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
            minimum=0.0, maximum=3.0),
     Option("rock_contrast", float, 0.5, "Layered rock: the hard layers' erodibility is (1 - rock_contrast) x the "
            "soft ones'", minimum=0.0, maximum=0.99),
+    Option("rock_hard_share", float, 0.5, "Layered rock: the share of each hard and soft pair of layers that is hard "
+           "(0.5: equal beds; less: thin caprock beds over thick soft ones)", minimum=0.05, maximum=0.95),
     multiscale.MODEL_SIZE,
     multiscale.MARGIN,
     multiscale.FINE_STEPS,
@@ -248,11 +253,12 @@ def erode_fluvial(
     routing_seed: int = 0,
     deposition_coefficient: float = 0.0,
     valley_width: float = 0.0,
-    critical_slope: float = 0.0,
+    critical_slope: float | np.ndarray = 0.0,
     channel_diffusion: float = 0.0,
     channel_head_area: float = 0.0,
     rock_layers: float = 0.0,
     rock_contrast: float = 0.5,
+    rock_hard_share: float = 0.5,
     rock_roughness: float = 0.0,
     rock_offset: np.ndarray | None = None,
     model_size: int = 0,
@@ -264,16 +270,18 @@ def erode_fluvial(
     progress: Callable[[int, int], object] | None = None,
 ) -> FluvialResult:
     """Fluvial erosion of ``heights`` (2-D, rows along y) by the stream power law, ``steps`` implicit steps of
-    ``dt`` (Braun & Willett 2013; the module docstring gives the scheme). ``uplift``/``erodibility``/``diffusion``:
-    numbers or maps of ``heights``' shape (a diffusion map: the module docstring's "Crests and rock");
+    ``dt`` (Braun & Willett 2013; the module docstring gives the scheme). ``uplift``/``erodibility``/``diffusion``/
+    ``critical_slope``: numbers or maps of ``heights``' shape (a diffusion or critical-slope map: the module
+    docstring's "Crests and rock");
     ``precipitation``: rain per cell (a map >= 0, default 1) weighting the drainage area; ``outlets``: a boolean
     map of extra base-level cells; ``routing``, ``routing_seed``, ``deposition_coefficient`` and
     ``valley_width``: the module docstring's "Landscapes"; ``critical_slope``, ``channel_diffusion``,
-    ``channel_head_area``, ``rock_layers``, ``rock_contrast``, ``rock_roughness`` and ``rock_offset`` (a map of
+    ``channel_head_area``, ``rock_layers``, ``rock_contrast``, ``rock_hard_share``, ``rock_roughness`` and
+    ``rock_offset`` (a map of
     heights added before the bed is found): its "Crests and rock"; ``progress(done, steps)`` is called after each
     step (not after the detail substeps). ``fine_size``, ``model_size``, ``margin``, ``fine_steps``,
     ``detail_steps`` and ``fine_interpolation``: the module docstring's "Coarse to fine" (``multiscale.model_shape``;
-    rain, uplift, erodibility, diffusion, outlets and rock_offset are sampled with the heights).
+    rain, uplift, erodibility, diffusion, critical_slope, outlets and rock_offset are sampled with the heights).
     ``ValueError``/``TypeError`` naming the argument for a bad value."""
     checked = check_heights(heights)
     shape = (int(checked.shape[0]), int(checked.shape[1]))
@@ -282,9 +290,10 @@ def erode_fluvial(
               (("dt", dt), ("m", m), ("n", n), ("boundary", boundary),
                ("river_threshold", river_threshold), ("routing", routing), ("routing_seed", routing_seed),
                ("deposition_coefficient", deposition_coefficient), ("valley_width", valley_width),
-               ("critical_slope", critical_slope), ("channel_diffusion", channel_diffusion),
+               ("channel_diffusion", channel_diffusion),
                ("channel_head_area", channel_head_area), ("rock_layers", rock_layers),
-               ("rock_contrast", rock_contrast), ("rock_roughness", rock_roughness),
+               ("rock_contrast", rock_contrast), ("rock_hard_share", rock_hard_share),
+               ("rock_roughness", rock_roughness),
                ("model_size", model_size), ("fine_steps", fine_steps), ("margin", margin),
                ("fine_size", fine_size), ("detail_steps", detail_steps),
                ("fine_interpolation", fine_interpolation))}  # fmt: skip
@@ -298,6 +307,10 @@ def erode_fluvial(
         raise ValueError(f"fine_steps: must be at most steps ({count}), got {values['fine_steps']}")
     cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
     random = values["routing"] == "random"
+    slopes = _field("critical_slope", critical_slope, shape)  # one value, or a map (then weighed by its largest)
+    values["critical_slope"] = float(slopes.max())
+    if slopes.shape[0] > 1 and not slopes.min() > 0.0:
+        raise ValueError(f"critical_slope: a map must be > 0 everywhere, got a minimum of {slopes.min()!r}")
     diffusivity = _field("diffusion", diffusion, shape)  # one value, or a map (then weighed by its largest)
     top = float(diffusivity.max()) if diffusivity.size else 0.0
     varying = diffusivity.shape[0] > 1 and top > 0.0
@@ -337,7 +350,8 @@ def erode_fluvial(
     if fine is not None:
         return _on_fine_grid(before.reshape(shape), fine, count, cell, values, uplifted,
                              {"uplift": uplift, "erodibility": erodibility, "precipitation": precipitation,
-                              "outlets": outlets, "rock_offset": rock_offset, "diffusion": diffusion},
+                              "outlets": outlets, "rock_offset": rock_offset, "diffusion": diffusion,
+                              "critical_slope": critical_slope},
                              progress)  # fmt: skip
     if coarse is not None or values["margin"] > 0.0:
         arguments = {
@@ -351,11 +365,11 @@ def erode_fluvial(
                 "routing_seed",
                 "deposition_coefficient",
                 "valley_width",
-                "critical_slope",
                 "channel_diffusion",
                 "channel_head_area",
                 "rock_layers",
                 "rock_contrast",
+                "rock_hard_share",
                 "rock_roughness",
             )
         }
@@ -366,6 +380,7 @@ def erode_fluvial(
             "outlets": outlets,
             "rock_offset": rock_offset,
             "diffusion": diffusion,
+            "critical_slope": critical_slope,
         }
         report = None if progress is None else (lambda done, _total: progress(done, count))
         if values["margin"] > 0.0:
@@ -401,6 +416,8 @@ def erode_fluvial(
     )
     kernels = _kernels()
     layered = values["rock_layers"] > 0.0 and values["rock_contrast"] > 0.0
+    shift = math.sin(math.pi * (0.5 - values["rock_hard_share"]))  # cos(π·share): 0 exactly at 0.5
+    sharpness = 1.5 / (1.0 - abs(shift))  # the same short transitions at every share (1.5 at 0.5)
     if values["rock_roughness"] > 0.0:
         rough = np.empty(h.shape[0])
         kernels.rough_rock(hardness, _index_mask(hardness), values["rock_roughness"], values["routing_seed"],
@@ -414,11 +431,16 @@ def erode_fluvial(
     scratch = np.empty(h.shape[0] if random or nonlinear or varying else 1)
     conductance = np.empty(h.shape[0] if nonlinear else 1)
     one = np.ones(1)
-    strengths = (hardness, _index_mask(hardness), rock, _index_mask(rock)) if layered else (one, 0, one, 0)
+    relative = slopes / values["critical_slope"] if slopes.shape[0] > 1 else one  # Sc / Sc_max: the rise's share
+    if layered:  # the layered rock's local Sc: Sc·(Sc / Sc_max)·K / K_layered
+        stronger = hardness * relative
+        strengths = (stronger, _index_mask(stronger), rock, _index_mask(rock))
+    else:
+        strengths = (relative, _index_mask(relative), one, 0)
     for done in range(count):
         if layered:
             kernels.rock_strength(h, hardness, _index_mask(hardness), offsets, _index_mask(offsets),
-                                  values["rock_layers"], values["rock_contrast"], rock)  # fmt: skip
+                                  values["rock_layers"], values["rock_contrast"], shift, sharpness, rock)  # fmt: skip
         routing.step(h, incision, done)
         if values["valley_width"] > 0.0:
             kernels.valley_floors(h, shape[0], shape[1], base, looped, routing.order, routing.area,
@@ -497,7 +519,7 @@ def _on_fine_grid(before, fine, count, cell, values, uplifted, fields, progress)
     shape = before.shape
     s = multiscale.cells_per_model_cell(shape, fine)
     sampled = _sampled(fields, fine)
-    arguments = {name: value for name, value in values.items() if name not in ABOVE_FINE_GRID}
+    arguments = {name: value for name, value in values.items() if name not in (*ABOVE_FINE_GRID, "critical_slope")}
     small = resample_bilinear(before, fine)
     result = erode_fluvial(small, steps=count, cell_size=cell * s, **arguments, **sampled, progress=progress)
     after = before.copy()
@@ -528,7 +550,7 @@ def _detail_steps(after: np.ndarray, fine: tuple[int, int], cell: float, values:
     2024's amplification, erosion at a finer scale after the coarse one, as the coarse-grid correction of Brandt
     1977. Returns that run's result (its drainage area on its grid)."""
     arguments = {name: value for name, value in values.items()
-                 if name not in (*ABOVE_FINE_GRID, "model_size", "margin", "fine_steps")}  # fmt: skip
+                 if name not in (*ABOVE_FINE_GRID, "model_size", "margin", "fine_steps", "critical_slope")}  # fmt: skip
     fields = {**fields, "diffusion": 0.0}  # incision only: the fine grid's diffusion set the hillslopes at its scale
     arguments["channel_diffusion"] = 0.0  # a share of the diffusion, which is off
     arguments["dt"] = values["dt"] / values["detail_steps"]  # one step of dt in substeps: their draws averaged
@@ -576,17 +598,21 @@ def _rock_offset(rock_offset: object, shape: tuple[int, int]) -> np.ndarray:
     return values
 
 
-def _rock_strength(h, erodibility, erodibility_mask, rock_offset, offset_mask, thickness, contrast, out):
+def _rock_strength(
+    h, erodibility, erodibility_mask, rock_offset, offset_mask, thickness, contrast, shift, sharpness, out
+):
     """The erodibility of layered rock at every cell's surface: ``K·(1 - c·hard(ζ))``, ``ζ = (h + rock_offset) /
-    thickness`` the layer the surface cuts, ``hard = clamp(1/2 + 3/2·sin(2πζ), 0, 1)``: hard and soft beds of
-    about equal thickness with short transitions, the hard ones eroding ``1 - c`` times as fast (layered rock of
+    thickness`` the layer the surface cuts, ``hard = clamp(1/2 + k·(sin(2πζ) - s), 0, 1)`` with ``s = cos(π·p)``
+    and ``k = 3/2 / (1 - |s|)`` (``p`` the hard share: ``sin(2πζ) > s`` on that share of each pair; ``p = 1/2``:
+    ``clamp(1/2 + 3/2·sin(2πζ), 0, 1)``, beds of equal thickness): hard and soft beds with short transitions,
+    the hard ones eroding ``1 - c`` times as fast (layered rock of
     contrasting strength: Forte, Yanites & Whipple 2016, "Complexities of landscape evolution during incision
     through layered stratigraphy with contrasts in rock strength", Earth Surface Processes and Landforms 41(12);
     Perne, Covington, Thaler & Myre 2017, "Steady state, erosional continuity, and the topography of landscapes
     developed in layered rocks", Earth Surface Dynamics 5)."""
     for cell in range(h.shape[0]):
         phase = (h[cell] + rock_offset[cell & offset_mask]) / thickness
-        hard = min(1.0, max(0.0, 0.5 + 1.5 * math.sin(2.0 * math.pi * phase)))
+        hard = min(1.0, max(0.0, 0.5 + sharpness * (math.sin(2.0 * math.pi * phase) - shift)))
         out[cell] = erodibility[cell & erodibility_mask] * (1.0 - contrast * hard)
 
 

@@ -79,8 +79,10 @@ from .variety import (
     ROCK_VARIETY_DIFFUSION,
     ROCK_VARIETY_OCTAVES,
     ROCK_VARIETY_SCALE,
+    ROCK_VARIETY_SLOPE,
     ROCK_VARIETY_STRETCH,
     ROCK_VARIETY_STRIKE,
+    ROCK_VARIETY_UPLIFT,
     rock_detail,
     rock_field,
 )
@@ -239,8 +241,9 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     ``uplift_contrast``; with ``rock_layers`` the beds dip by ``rock_dip`` towards ``rock_dip_direction`` (the
     ``rock_offset`` of ``erode_fluvial``: a plane); ``rock_variety`` ``s`` multiplies the erodibility and the uplift
     by ``exp(s·z)``, ``z`` ``variety.rock_field`` of the map (``rock_variety_scale``, ``_octaves``, ``_contrast``,
-    ``_strike``, ``_stretch``; seeded by ``routing_seed``) and ``rock_variety_diffusion`` ``s_D`` the diffusivity
-    by ``exp(-s_D·z)``;
+    ``_strike``, ``_stretch``; seeded by ``routing_seed``), ``rock_variety_diffusion`` ``s_D`` the diffusivity
+    by ``exp(-s_D·z)`` and ``rock_variety_slope`` ``s_S`` the critical
+    slope by ``exp(-s_S·min(z, 0))``;
     last, ``rock_detail`` adds ``variety.rock_detail``'s texture on the slopes, in metres, off the channels (the
     drainage area in cells of the fine grid), and on a map finer than the fine grid ``keep_drainage`` keeps that
     share of every cell's drop on the map before the detail (``multiscale.keep_drainage``: the texture closes no
@@ -264,20 +267,26 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         y, x = np.mgrid[0:rows, 0:columns] * (cell_size / unit)
         model["rock_offset"] = float(options[ROCK_DIP.name]) * (x * math.cos(angle) + y * math.sin(angle))
     variety, hillslopes = float(options[ROCK_VARIETY.name]), float(options[ROCK_VARIETY_DIFFUSION.name])
-    if variety > 0.0 or hillslopes > 0.0:
+    steeper = float(options[ROCK_VARIETY_SLOPE.name]) if float(model["critical_slope"]) > 0.0 else 0.0
+    if variety > 0.0 or hillslopes > 0.0 or steeper > 0.0:
         factor = rock_field(heights.shape, scale=options[ROCK_VARIETY_SCALE.name], seed=int(options["routing_seed"]),
                             octaves=options[ROCK_VARIETY_OCTAVES.name], contrast=options[ROCK_VARIETY_CONTRAST.name],
                             strike=options[ROCK_VARIETY_STRIKE.name],
                             stretch=options[ROCK_VARIETY_STRETCH.name])  # fmt: skip
     if hillslopes > 0.0 and float(model["diffusion"]) > 0.0:  # strong rock (z < 0) diffuses faster
         model["diffusion"] = float(model["diffusion"]) * np.exp(-hillslopes * factor)
+    if steeper > 0.0:  # strong rock (z < 0) stands steeper
+        model["critical_slope"] = float(model["critical_slope"]) * np.exp(-steeper * np.minimum(factor, 0.0))
     if variety > 0.0:
         factor *= variety
+        share = float(options[ROCK_VARIETY_UPLIFT.name])
+        lifted = np.exp(share * factor) if share != 1.0 else None  # U/K times exp((share - 1)·s·z)
         np.exp(factor, out=factor)  # K and U alike: U/K, the relief, stays
         if isinstance(model["uplift"], np.ndarray):
-            model["uplift"] *= factor
+            model["uplift"] *= factor if lifted is None else lifted
         else:
-            model["uplift"] = model["uplift"] * factor
+            model["uplift"] = model["uplift"] * (factor if lifted is None else lifted)
+        del lifted
         factor *= float(model["erodibility"])
         model["erodibility"] = factor
     result = evolve_landscape(cells, cell_size=cell_size / unit, progress=lambda *_: advance(1), **model)

@@ -235,7 +235,9 @@ def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, e
         start = h[node] + uplift[node & uplift_mask] * dt
         if lakes and start <= lower:
             continue
-        factor = _factor(node, codes, area, erodibility, erodibility_mask, dt, m, n, cell, ratio, random, head)
+        facet = ratio[0, node] if random else 1.0  # scalars to the helpers: no reference counts
+        factor = _factor(area[node], codes[node], erodibility[node & erodibility_mask], facet, dt, m, n, cell, random,
+                         head)  # fmt: skip
         if start <= lower:
             new = start
         elif not factor < HUGE:  # also inf: the cell falls to its receiver
@@ -245,7 +247,7 @@ def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, e
         else:
             new = lower + _newton(start - lower, factor, n)
         if steep > 0.0:
-            new = min(new, lower + _rise(node, codes, cell, ratio, random, steep))
+            new = min(new, lower + _rise(codes[node], cell, facet, random, steep))
         new = new if new > lower else np.nextafter(lower, infinity)
         if lakes and width > 0.0:
             wide = max(width * min(1.0, math.sqrt(area[node] * per_width)), 0.5)
@@ -292,24 +294,27 @@ def _widen(h, receivers, level, bottom, node, columns, width, depth, erodibility
 
 
 @jit
-def _factor(node, codes, area, erodibility, erodibility_mask, dt, m, n, cell, ratio, random, head):
-    """``F = K·dt·A^m / d^n`` of ``node`` (times ``ratio^n`` with ``random``: the steepest facet's slope; times
-    ``head_share(A, head)`` with a channel head area ``head``, not None)."""
-    power = math.sqrt(area[node]) if m == 0.5 else area[node] ** m
-    distance = DISTANCES[codes[node]] * cell
-    factor = erodibility[node & erodibility_mask] * dt * power / (distance if n == 1.0 else distance**n)
+def _factor(area, code, erodibility, ratio, dt, m, n, cell, random, head):
+    """``F = K·dt·A^m / d^n`` of a cell draining ``area`` to its receiver in direction ``code`` (times
+    ``ratio^n`` with ``random``: the steepest facet's slope; times ``head_share(A, head)`` with a channel head area
+    ``head``, not None). Scalars only: an array argument costs each cell an atomic reference count in the stack
+    loop (docs/benchmarks.md)."""
+    power = math.sqrt(area) if m == 0.5 else area**m
+    distance = DISTANCES[code] * cell
+    factor = erodibility * dt * power / (distance if n == 1.0 else distance**n)
     if random:
-        factor *= ratio[0, node] if n == 1.0 else ratio[0, node] ** n
+        factor *= ratio if n == 1.0 else ratio**n
     if head is not None:  # None: no channel heads, a kernel compiled without them (docs/benchmarks.md)
-        factor *= head_share(area[node], head)
+        factor *= head_share(area, head)
     return factor
 
 
 @jit
-def _rise(node, codes, cell, ratio, random, steep):
-    """The most ``node`` may stand above its receiver at the threshold slope ``steep``."""
-    rise = steep * DISTANCES[codes[node]] * cell
-    return rise / ratio[0, node] if random and ratio[0, node] > 0.0 else rise
+def _rise(code, cell, ratio, random, steep):
+    """The most a cell draining in direction ``code`` may stand above its receiver at the threshold slope
+    ``steep`` (``ratio``: ``_factor``'s)."""
+    rise = steep * DISTANCES[code] * cell
+    return rise / ratio if random and ratio > 0.0 else rise
 
 
 @jit
@@ -348,7 +353,9 @@ def _deposit(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility,
             drained = area[node]
             keep = 1.0 + deposition * own / drained if drained > 0.0 else 1.0
             dropped = deposition * dt * flux[node] / (keep * drained) if drained > 0.0 else 0.0
-            factor = _factor(node, codes, area, erodibility, erodibility_mask, dt, m, n, cell, ratio, random, head)
+            facet = ratio[0, node] if random else 1.0  # scalars to the helpers: no reference counts
+            factor = _factor(area[node], codes[node], erodibility[node & erodibility_mask], facet, dt, m, n, cell,
+                             random, head)  # fmt: skip
             factor /= keep
             s0 = start + dropped - lower
             if s0 <= 0.0:
@@ -360,7 +367,7 @@ def _deposit(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility,
             else:
                 new = lower + _newton(s0, factor, n)
             if steep > 0.0:
-                new = min(new, lower + _rise(node, codes, cell, ratio, random, steep))
+                new = min(new, lower + _rise(codes[node], cell, facet, random, steep))
             h[node] = new if new > lower else np.nextafter(lower, infinity)
         for i in range(stack.shape[0]):
             flux[stack[i]] = 0.0

@@ -13,6 +13,16 @@ uplift by the same factor: the steady state depends on ``U/K`` (the channels' st
 rock (``z > 0``) is finely dissected. (``K`` alone, without ``U``, made the weak rock a plain at base level and
 the strong rock the only relief: docs/landscape.md.)
 
+**Strong rock stands steeper and higher** (the river stage's ``rock_variety_slope`` ``s_S`` and
+``rock_variety_uplift`` ``u``). With threshold hillslopes (``critical_slope`` ``Sc``, Roering et al. 1999) the
+critical slope is ``Sc·exp(-s_S·min(z, 0))``: the slope a hillside stands at is set by the strength of its rock
+(Schmidt & Montgomery 1995, "Limits to relief", Science 270), so strong rock (``z < 0``) stands in steeper faces
+while weak rock keeps ``Sc``. The uplift takes the share ``u`` of the rock exponent, ``U·exp(u·s·z)`` against
+``K·exp(s·z)``: below 1 ``U/K``, the channels' steepness, is ``exp((u - 1)·s·z)`` times larger in strong rock,
+which stands as massifs and, where ``rock_variety_contrast`` makes the contacts short, escarpments (differential
+erosion across units of contrasting strength: Forte, Yanites & Whipple 2016, ESPL 41(12); Perne et al. 2017,
+ESurf 5).
+
 **Rock detail** (``rock_detail``; the river stage's ``rock_detail``, ``rock_detail_scale``). A landscape model
 resolves the valleys it has cells for, and its slopes come out as smooth planes; a real DEM keeps its power down
 to its cells (``P(k) ∝ k^-β``, Perron, Kirchner & Dietrich 2008, "Spectral signatures of characteristic spatial
@@ -119,6 +129,16 @@ ROCK_VARIETY_DIFFUSION = Option(
     "exp(-rock_variety_diffusion x z), so strong rock (z < 0) holds long planar slopes and valleys wide apart "
     "(0: one diffusivity)", minimum=0.0, maximum=3.0,
 )  # fmt: skip
+ROCK_VARIETY_SLOPE = Option(
+    "rock_variety_slope", float, 0.0, "Rock variety in the threshold hillslopes: with critical_slope, the critical "
+    "slope times exp(-rock_variety_slope x z) in strong rock (z < 0; weak rock keeps it), so strong rock stands in "
+    "steeper faces and cliff bands (0: one critical slope)", minimum=0.0, maximum=3.0,
+)  # fmt: skip
+ROCK_VARIETY_UPLIFT = Option(
+    "rock_variety_uplift", float, 1.0, "With rock variety: the share of its exponent the uplift takes, uplift times "
+    "exp(rock_variety_uplift x rock_variety x z), so below 1 strong rock (z < 0) stands higher than weak rock, in "
+    "massifs and escarpments (1: the relief the same in any rock; 0: an even uplift)", minimum=0.0, maximum=1.0,
+)  # fmt: skip
 ROCK_FIELD_OPTIONS = (
     ROCK_VARIETY,
     ROCK_VARIETY_SCALE,
@@ -127,6 +147,8 @@ ROCK_FIELD_OPTIONS = (
     ROCK_VARIETY_STRIKE,
     ROCK_VARIETY_STRETCH,
     ROCK_VARIETY_DIFFUSION,
+    ROCK_VARIETY_SLOPE,
+    ROCK_VARIETY_UPLIFT,
 )
 """The rows of the rock field (``rock_field``) and what it scales: the river stage's, before its floors."""
 VARIETY_OPTIONS = (*ROCK_FIELD_OPTIONS, ROCK_DETAIL, ROCK_DETAIL_SCALE)
@@ -327,7 +349,7 @@ def _textured(first, last, h, noise, keep, amplitude, cell, out):
             gx, gy = _gradient(h, row, column)
             gx, gy = gx / (12.0 * cell), gy / (12.0 * cell)
             slope = min(math.sqrt(gx * gx + gy * gy), 1.0)
-            share = keep[0, 0] if keep.shape[0] == 1 else keep[row, column]
+            share = keep[0, 0] if keep.size == 1 else keep[row, column]
             out[row, column] = h[row, column] + amplitude * share * slope * slope * noise[row, column]
 
 
