@@ -43,10 +43,20 @@ def _levels(depth: float, area: float) -> tuple[np.ndarray, np.ndarray, np.ndarr
     return bed, level, drained, thickness
 
 
-def _trough(heights, depth: float, area: float, width: float, rock: float = 0.0, z: float = 0.0) -> np.ndarray:
+def _trough(
+    heights,
+    depth: float,
+    area: float,
+    width: float,
+    rock: float = 0.0,
+    z: float = 0.0,
+    wall: float = 0.0,
+    grade: float = glacial.GLACIER_FLOOR_GRADE,
+) -> np.ndarray:
     """The V's trough by brute force, as the docstring states it (no texture, no rounding): each glacier cell's
-    floor ``F`` (graded, ramped), half-width ``w`` (the width law, tapered) and ``U_g(d)``; every cell the lowest
-    ``U_g`` and its own height (the map's edges their own), epsilon-filled."""
+    floor ``F`` (graded by ``grade``, ramped), half-width ``w`` (the width law, tapered) and
+    ``U_g(d)`` (with ``wall`` > 0 the plane of that gradient beyond where the parabola is as steep); every cell the
+    lowest ``U_g`` and its own height (the map's edges their own), epsilon-filled."""
     bed, level, drained, _ = _levels(depth, area)
     ice = level - bed
     glaciers = np.flatnonzero(ice > 0.0)
@@ -55,7 +65,7 @@ def _trough(heights, depth: float, area: float, width: float, rock: float = 0.0,
     for column in range(1, 120):  # receivers first (column 0 is the map's edge: its floor is its bed)
         if ice[column] > 0.0:
             value = max(bed[column] - glacial.GLACIER_DEEPEN * ice[column],
-                        floor[column - 1] + glacial.GLACIER_FLOOR_GRADE * FALL)  # fmt: skip
+                        floor[column - 1] + grade * FALL)  # fmt: skip
             floor[column] = min(value, floor[column - 1] + glacial.GLACIER_FLOOR_STEEP * FALL)
             half[column] = max(half[column], half[column - 1] - glacial.GLACIER_TAPER)
     y, x = np.mgrid[0 : heights.shape[0], 0 : heights.shape[1]]
@@ -65,7 +75,14 @@ def _trough(heights, depth: float, area: float, width: float, rock: float = 0.0,
         deep = bed[column] - floor[column] + glacial.GLACIER_WALL * w
         d = np.hypot(y - 30, x - column)
         u = floor[column] + deep * (np.maximum(d - f, 0.0) / (w - f)) ** glacial.GLACIER_SHAPE
-        out = np.where(d <= glacial.GLACIER_REACH * w, np.minimum(out, u), out)
+        reach = glacial.GLACIER_REACH * w
+        if wall > 0.0:  # the parabola's gradient 2·D·(d - f)/(w - f)² is wall at d*
+            turn = min(reach, f + wall * (w - f) ** 2 / (2.0 * deep))
+            at = floor[column] + deep * ((turn - f) / (w - f)) ** 2
+            top = floor[column] + deep * ((reach - f) / (w - f)) ** 2
+            u = np.where(d > turn, at + wall * (d - turn), u)
+            reach = turn + (top - at) / wall
+        out = np.where(d <= reach, np.minimum(out, u), out)
     edges = (y == 0) | (x == 0) | (y == heights.shape[0] - 1) | (x == heights.shape[1] - 1)
     return nc.fill_depressions(np.where(edges, heights, out), epsilon=True)  # the mouth's floor drains
 
@@ -169,6 +186,60 @@ def test_a_tributary_glacier_hangs_above_the_trunk() -> None:
     assert np.array_equal(nc.fill_depressions(out), out)
 
 
+def test_wall_slope_makes_each_wall_one_plane_up_to_the_untouched_slope(monkeypatch) -> None:
+    """``wall_slope`` s: beyond the distance where the parabola is as steep as s, a glacier cell's trough goes on
+    as the plane of gradient s (exactly the brute force's, before the texture and the rounding), so across the
+    trough every column rises monotonically from the river to the wall's top, no step steeper than s (the
+    parabola's walls reach 1.97 a cell here), no groove at the shoulder (the first cell above the trough is
+    the V's own), a wider trough than the parabola's, and the slope above it untouched."""
+    monkeypatch.setattr(glacial, "GLACIER_ROUND", 0)
+    monkeypatch.setattr(glacial, "GLACIER_TEXTURE", 0.0)
+    heights = _v_valley()  # walls of 0.8 a cell: the plane of 1.2 meets them
+    parabola = carve_troughs(heights, depth=0.3, area=200.0, width=0.6)
+    out = carve_troughs(heights, depth=0.3, area=200.0, width=0.6, wall_slope=1.2)
+    assert np.allclose(out, _trough(heights, 0.3, 200.0, 0.6, wall=1.2), rtol=0.0, atol=1e-9)
+    for column in (60, 100):  # downstream (column 20) the trough reaches the map's edges, which stay
+        for side in (out[30:, column], out[30::-1, column]):
+            original = heights[30:, column]
+            top = np.flatnonzero(side >= original - 1e-9)[0]  # the first cell not carved: the shoulder
+            assert top < 30, column
+            steps = np.diff(side[: top + 1])
+            assert np.all(steps >= -1e-12) and steps.max() <= 1.2 + 1e-9, column
+            assert np.array_equal(side[top:], original[top:])  # the slope above is untouched
+    assert np.diff(parabola[30:, 60]).max() > 1.9
+    assert np.count_nonzero(out < heights - 1e-9) > np.count_nonzero(parabola < heights - 1e-9)
+    assert np.array_equal(nc.fill_depressions(out), out)
+    assert np.array_equal(carve_troughs(heights, depth=0.3, area=200.0, width=0.6, wall_slope=0.0), parabola)
+    # on a slope steeper than s the plane would not meet it: it reaches as high as the parabola did (then a step)
+
+
+def test_floor_grade_lets_the_trunk_sink_and_its_tributary_hang(monkeypatch) -> None:
+    """``floor_grade`` g: a glacier cell's floor is ``max(h - 0.3·H, F(r) + g·(h - h(r)))`` (exactly the brute
+    force's on the V, whose floors the grade holds up near the mouth); at the junction the trunk's floor, held 8.87
+    (0.3·H would be 8.26) by the default 0.8 of its bed's fall from the map's edge, sinks to its deepened level with
+    0.5, and the tributary's fall over three rows into it (its step) grows (2.27 -> 2.53), still draining."""
+    with monkeypatch.context() as patched:
+        patched.setattr(glacial, "GLACIER_ROUND", 0)
+        patched.setattr(glacial, "GLACIER_TEXTURE", 0.0)
+        v = _v_valley()
+        for grade in (0.0, 0.5):
+            out = carve_troughs(v, depth=0.3, area=200.0, width=0.6, floor_grade=grade)
+            assert np.allclose(out, _trough(v, 0.3, 200.0, 0.6, grade=grade), rtol=0.0, atol=1e-9), grade
+        assert not np.array_equal(out, carve_troughs(v, depth=0.3, area=200.0, width=0.6))
+    heights = _junction()
+    steps, floors = {}, {}
+    for grade in (0.8, 0.5):
+        out = carve_troughs(heights, depth=0.3, area=300.0, width=0.5, floor_grade=grade)
+        drops = -np.diff(out[30:61, 60])
+        assert np.all(drops > 0.0), grade  # the tributary drains down to the trunk
+        steps[grade] = np.convolve(drops, np.ones(3), "valid").max()
+        floors[grade] = out[60, 60]
+        assert np.array_equal(nc.fill_depressions(out), out)
+    assert floors[0.5] < floors[0.8] - 0.5 and steps[0.5] > steps[0.8] + 0.2, (floors, steps)
+    assert np.array_equal(carve_troughs(heights, depth=0.3, area=300.0, width=0.5, floor_grade=0.8),
+                          carve_troughs(heights, depth=0.3, area=300.0, width=0.5))  # fmt: skip
+
+
 def test_the_walls_keep_a_share_of_the_old_slope(monkeypatch) -> None:
     """``GLACIER_TEXTURE`` τ: a carved cell at ``x = d / (d + e)`` across the trough lies ``τ·x²`` of the way from the
     parabola ``U`` back up to the old slope ``h`` (exactly, before the rounding): the floor's middle is the
@@ -218,8 +289,10 @@ def test_carve_troughs_keeps_every_cell_draining() -> None:
     outlet=st.booleans(),
     width=st.sampled_from([0.0, 1e-6, 0.5, 10.0]),
     rock=st.sampled_from([0.0, 0.6, 4.0]),
+    wall=st.sampled_from([0.0, 1e-6, 0.7, 10.0]),
+    grade=st.sampled_from([0.0, 0.5, 0.8, 1.0]),
 )
-def test_carve_troughs_never_nan_nor_a_hollow(relief, depth, area, shape, outlet, width, rock) -> None:
+def test_carve_troughs_never_nan_nor_a_hollow(relief, depth, area, shape, outlet, width, rock, wall, grade) -> None:
     heights = noise_terrain(shape, relief=1.0).astype(np.float64) * relief
     outlets = None
     if outlet:
@@ -227,7 +300,8 @@ def test_carve_troughs_never_nan_nor_a_hollow(relief, depth, area, shape, outlet
         outlets[shape[0] // 2, shape[1] // 2] = True
     field = np.random.default_rng(3).uniform(-3.0, 3.0, shape)  # z
     before = carve_troughs(heights, depth=0.0, area=area, outlets=outlets)  # epsilon-filled, outlets kept
-    out = carve_troughs(heights, depth=depth, area=area, width=width, rock=field, rock_width=rock, outlets=outlets)
+    out = carve_troughs(heights, depth=depth, area=area, width=width, rock=field, rock_width=rock, wall_slope=wall,
+                        floor_grade=grade, outlets=outlets)  # fmt: skip
     assert out.shape == shape and np.isfinite(out).all()
     assert np.all(out <= before + 1e-9 * (1.0 + np.abs(before)))  # carved, never raised (but by the epsilon fill)
     base = _edges(shape) if outlets is None else _edges(shape) | outlets.reshape(-1)
@@ -276,6 +350,9 @@ def test_nearest_sites_is_the_exact_euclidean_transform(shape, share, seed) -> N
         ({"depth": 0.3, "area": 10.0, "width": None}, TypeError, r"^width: expected a number"),
         ({"depth": 0.3, "area": 10.0, "rock_width": 5.0}, ValueError, r"^rock_width: must be between 0 and 4"),
         ({"depth": 0.3, "area": 10.0, "rock": np.zeros((3, 3))}, ValueError, r"^rock: expected a number array of "),
+        ({"depth": 0.3, "area": 10.0, "wall_slope": -0.1}, ValueError, r"^wall_slope: must be between 0 and 10"),
+        ({"depth": 0.3, "area": 10.0, "wall_slope": "steep"}, TypeError, r"^wall_slope: expected a number"),
+        ({"depth": 0.3, "area": 10.0, "floor_grade": 1.5}, ValueError, r"^floor_grade: must be between 0 and 1"),
         ({"depth": 0.3, "area": 10.0, "rock": np.zeros((61, 120), bool)}, ValueError, r"^rock: expected a number"),
         ({"depth": 0.3, "area": 10.0, "rock": np.full((61, 120), np.nan)}, ValueError, r"^rock: must be finite"),
     ],
@@ -292,11 +369,15 @@ def test_the_rivers_stage_carves_troughs() -> None:
     ``rock_variety``) change the troughs."""
     from noise_core.terrain.recipe import RIVER_OPTIONS, Stage
 
-    assert {"glacier_depth", "glacier_area", "glacier_width", "glacier_rock"} <= {o.name for o in RIVER_OPTIONS}
+    names = {"glacier_depth", "glacier_area", "glacier_width", "glacier_rock", "glacier_wall_slope"}
+    names |= {"glacier_floor_grade"}
+    assert names <= {o.name for o in RIVER_OPTIONS}
     for bad, pattern in (({"glacier_depth": 11}, r"^stage\.glacier_depth: must be between 0 and 10"),
                          ({"glacier_area": 0}, r"^stage\.glacier_area: must be"),
                          ({"glacier_width": 11}, r"^stage\.glacier_width: must be between 0 and 10"),
-                         ({"glacier_rock": -1}, r"^stage\.glacier_rock: must be between 0 and 4")):  # fmt: skip
+                         ({"glacier_rock": -1}, r"^stage\.glacier_rock: must be between 0 and 4"),
+                         ({"glacier_wall_slope": -1}, r"^stage\.glacier_wall_slope: must be between"),
+                         ({"glacier_floor_grade": 2}, r"^stage\.glacier_floor_grade: must be between")):  # fmt: skip
         with pytest.raises(ValueError, match=pattern):
             Stage.of("rivers", bad)
     # the map's own 1.8 km cells: channel heads of 20 cells would leave few rivers, so no channel heads

@@ -25,7 +25,9 @@ other's floor (a hanging valley's lip) with no step across either floor. The wal
 distance to the nearest glacier cell, ``e`` to the nearest cell not carved, both exact Euclidean distance
 transforms: Felzenszwalb & Huttenlocher 2012), so the gullies and spurs of the slope it cut still show, fainter,
 in its upper walls; a few passes of the 9-point diffusion (as ``landscape.aggrade_valleys`` rounds its feet)
-round the creases.
+round the creases. With ``wall_slope`` ``s`` the cross-section goes on as the plane of gradient ``s`` beyond the
+distance where the parabola is as steep: a straight wall near the rock's stable angle under a sharp shoulder
+(Harbor 1992; Augustinus 1995), not a steeper notch at the foot of the old slope.
 """
 
 from __future__ import annotations
@@ -82,7 +84,33 @@ GLACIER_ROCK = Option(
     maximum=4.0,
     soft_maximum=1.0,
 )
-GLACIAL_OPTIONS = (GLACIER_DEPTH, GLACIER_AREA, GLACIER_WIDTH, GLACIER_ROCK)
+GLACIER_WALL_SLOPE = Option(
+    "glacier_wall_slope",
+    float,
+    0.0,
+    "Glacial troughs' walls no steeper than this gradient (0.7: 35 degrees): above it a wall rises as a plane up to "
+    "the slope it cuts, a wider trough with a wall of one slope, not a steeper notch (0: the parabola throughout)",
+    minimum=0.0,
+    maximum=10.0,
+    soft_maximum=2.0,
+)
+GLACIER_FLOOR_GRADE_OPTION = Option(
+    "glacier_floor_grade",
+    float,
+    0.8,
+    "Glacial troughs' floors fall downstream by at least this share of their river's fall: lower, a trunk sinks "
+    "further (to 0.3 of its ice thickness below its bed), so its thinner tributaries hang higher above it",
+    minimum=0.0,
+    maximum=1.0,
+)
+GLACIAL_OPTIONS = (
+    GLACIER_DEPTH,
+    GLACIER_AREA,
+    GLACIER_WIDTH,
+    GLACIER_ROCK,
+    GLACIER_WALL_SLOPE,
+    GLACIER_FLOOR_GRADE_OPTION,
+)
 """The river stage's rows (``recipe.RIVER_OPTIONS``)."""
 GLACIER_EXPONENT = 0.4
 """``p`` of the ice thickness ``H = depth·√A_g·((A/A_g)^p - 1)``: zero at the glacier's head, growing downstream
@@ -107,8 +135,11 @@ GLACIER_REACH = 2.5
 the walls it cuts)."""
 GLACIER_DEEPEN = 0.3
 """A glacier's floor lies this share of its ice thickness below its river's bed (an overdeepened trough)..."""
-GLACIER_FLOOR_GRADE = 0.8
-"""...but falls downstream by at least this share of the bed's fall, so that every trough drains..."""
+GLACIER_FLOOR_GRADE = float(GLACIER_FLOOR_GRADE_OPTION.default)  # type: ignore[arg-type]
+"""...but falls downstream by at least this share of the bed's fall (``glacier_floor_grade``'s default), so that
+every trough drains; the floors of trunks far from the map's edges lie less deep than ``GLACIER_DEEPEN`` would have
+them (Alpine Ridges' trunks, over 2000 fine cells: 173 m below their beds on average, where 0.3 of their ice is
+349 m; 268 m with 0.5)..."""
 GLACIER_FLOOR_STEEP = 2.0
 """...and up its main stem rises by at most this many times the bed's rise: below a tributary the thicker ice
 deepens the floor, which ramps up to the thinner ice's floor above (not a step across the floor)."""
@@ -132,33 +163,37 @@ def carve_troughs(
     width: float = 0.0,
     rock: np.ndarray | None = None,
     rock_width: float = 0.0,
+    wall_slope: float = 0.0,
+    floor_grade: float = GLACIER_FLOOR_GRADE,
     outlets: np.ndarray | None = None,
 ) -> np.ndarray:
-    """Valleys draining more than ``area`` (the heights' unit squared) carved into glacial troughs (float64, new
-    array; module docstring). On the D8 flow of the epsilon-filled heights ``h``, a river cell draining ``A >
-    area`` holds a glacier ``H = depth·√area·((A/area)^GLACIER_EXPONENT - 1)`` thick; its surface ``L = h + H``,
-    donors first along the main stems, is capped at ``L_up - GLACIER_GRADE·(h_up - h)``. Receivers first, a
-    glacier cell's floor is ``F = max(h - GLACIER_DEEPEN·(L - h), F(r) + GLACIER_FLOOR_GRADE·(h - h(r)))``
-    (``F(r) = h(r)`` off the glaciers), up a main stem no higher than ``F(r) + GLACIER_FLOOR_STEEP·(h - h(r))``.
-    Its half-width at the ice surface is ``w = (L - h) / GLACIER_WALL``, or with ``width`` ``w =
-    width·√area·(A/area)^GLACIER_WIDTH_EXPONENT / 2``, times ``exp(rock_width·z)`` with ``rock`` ``z`` (narrower
-    in strong rock, ``z < 0``), up a main stem at least ``w(r) - GLACIER_TAPER·step``. Its trough is ``U_g(d) = F
-    + D·((d - f)/(w - f))^b`` (``F`` within ``f = GLACIER_FLAT·w``; ``b`` ``GLACIER_SHAPE``, ``D = h - F +
-    GLACIER_WALL·w``, ``d`` the distance from it, out to ``GLACIER_REACH·w``). Every cell becomes ``U = min(h,
-    min_g U_g)`` (a continuous surface: where two troughs meet, the lower one's wall cuts the other's floor, no
-    step), and where carved ``U + GLACIER_TEXTURE·x^b·(h - U)``, ``x = d / (d + e)``, ``d`` the distance to the
-    nearest glacier cell, ``e`` to the nearest cell not carved (exact Euclidean distance transforms). The carved
-    cells and their neighbours then take ``GLACIER_ROUND`` passes of ``h += ∇²h/6`` (no higher than before). The
-    edges and ``outlets`` stay; an epsilon fill (Barnes et al. 2014) keeps every cell draining. ``depth`` 0: the
-    epsilon-filled heights. ``ValueError``/``TypeError``
-    naming the argument for a bad value."""
-    checked, cell, scale, least, wide, strength = _checked(
+    """Valleys draining more than ``area`` (the heights' unit squared) carved into glacial troughs (float64, new array;
+    module docstring). On the D8 flow of the epsilon-filled heights ``h``, a river cell draining ``A > area`` holds a
+    glacier ``H = depth·√area·((A/area)^GLACIER_EXPONENT - 1)`` thick; its surface ``L = h + H``, donors first along the
+    main stems, is capped at ``L_up - GLACIER_GRADE·(h_up - h)``. Receivers first, a glacier cell's floor is ``F = max(h
+    - GLACIER_DEEPEN·(L - h), F(r) + floor_grade·(h - h(r)))`` (``F(r) = h(r)`` off the glaciers), up a main
+    stem no higher than ``F(r) + GLACIER_FLOOR_STEEP·(h - h(r))``. Its half-width at the ice surface is ``w = (L - h) /
+    GLACIER_WALL``, or with ``width`` ``w = width·√area·(A/area)^GLACIER_WIDTH_EXPONENT / 2``, times
+    ``exp(rock_width·z)`` with ``rock`` ``z`` (narrower in strong rock, ``z < 0``), up a main stem at least ``w(r) -
+    GLACIER_TAPER·step``. Its trough is ``U_g(d) = F + D·((d - f)/(w - f))^b`` (``F`` within ``f = GLACIER_FLAT·w``;
+    ``b`` ``GLACIER_SHAPE``, ``D = h - F + GLACIER_WALL·w``, ``d`` the distance from it, out to ``GLACIER_REACH·w``;
+    with ``wall_slope`` ``s`` > 0 the plane ``U_g(d*) + s·(d - d*)`` beyond ``d* = f + s·(w - f)²/(2·D)``, out to the
+    height ``U_g(GLACIER_REACH·w)``). Every cell becomes ``U = min(h, min_g U_g)`` (a continuous surface: where two
+    troughs meet, the lower one's wall cuts the other's floor, no step), and where carved ``U + GLACIER_TEXTURE·x^b·(h -
+    U)``, ``x = d / (d + e)``, ``d`` the distance to the nearest glacier cell, ``e`` to the nearest cell not carved
+    (exact Euclidean distance transforms). The carved cells and their neighbours then take ``GLACIER_ROUND`` passes of
+    ``h += ∇²h/6`` (no higher than before). The edges and ``outlets`` stay; an epsilon fill (Barnes et al. 2014) keeps
+    every cell draining. ``depth`` 0: the epsilon-filled heights. ``ValueError``/``TypeError`` naming the argument for a
+    bad value."""
+    checked, cell, scale, least, wide, strength, steepest, graded = _checked(
         heights,
         cell_size,
         depth=(GLACIER_DEPTH, depth),
         area=(GLACIER_AREA, area),
         width=(GLACIER_WIDTH, width),
         rock_width=(GLACIER_ROCK, rock_width),
+        wall_slope=(GLACIER_WALL_SLOPE, wall_slope),
+        floor_grade=(GLACIER_FLOOR_GRADE_OPTION, floor_grade),
     )
     field = None
     if rock is not None:
@@ -188,12 +223,12 @@ def carve_troughs(
     del drained
     floor = h.copy()
     kernels = _kernels()
-    kernels.floors(h, receivers, order, glaciers, ice, upstream, shape[1], cell, GLACIER_DEEPEN, GLACIER_FLOOR_GRADE,
+    kernels.floors(h, receivers, order, glaciers, ice, upstream, shape[1], cell, GLACIER_DEEPEN, graded,
                    GLACIER_FLOOR_STEEP, GLACIER_TAPER, floor, half)  # fmt: skip
     sites = np.flatnonzero(glaciers)
     trough = h.copy()
     kernels.troughs(trough, h, shape[1], sites, floor, half, cell, GLACIER_WALL, GLACIER_FLAT, GLACIER_SHAPE,
-                    GLACIER_REACH)  # fmt: skip
+                    GLACIER_REACH, steepest)  # fmt: skip
     trough[base != 0] = h[base != 0]  # base: a uint8 mask
     carved = trough < h
     nearest = np.empty(h.shape[0], dtype=np.int64)
@@ -212,8 +247,8 @@ def carve_troughs(
 
 
 def _floors(h, receivers, order, glaciers, ice, upstream, columns, cell, deepen, grade, steep, taper, floor, half):
-    """Receivers first: each glacier cell's ``floor`` ``max(h - deepen·ice, F(r) + grade·(h - h(r)))``, ``F(r)`` its
-    receiver's floor (its height off the glaciers); on a glacier's main stem (``upstream[r]``) no more than
+    """Receivers first: each glacier cell's ``floor`` ``max(h - deepen·ice, F(r) + grade·(h - h(r)))``,
+    ``F(r)`` its receiver's floor (its height off the glaciers); on a glacier's main stem (``upstream[r]``) no more than
     ``F(r) + steep·(h - h(r))`` and ``half`` no less than ``half(r) - taper·step`` (no step up the floor nor in
     the width where a tributary joins). The map's edges, outlets and the rest keep ``h``."""
     for i in range(order.shape[0]):
@@ -231,9 +266,11 @@ def _floors(h, receivers, order, glaciers, ice, upstream, columns, cell, deepen,
         floor[node] = value
 
 
-def _troughs(trough, h, columns, sites, floor, half, cell, wall, flat, shape, reach):
+def _troughs(trough, h, columns, sites, floor, half, cell, wall, flat, shape, reach, steepest):
     """``trough = min(trough, F + D·((d - f)/(w - f))^shape)`` (``F`` within ``f = flat·w``) around each glacier
-    cell of ``sites`` out to ``reach·w`` (``d`` the distance, ``cell`` a step; ``D = h - F + wall·w``)."""
+    cell of ``sites`` out to ``reach·w`` (``d`` the distance, ``cell`` a step; ``D = h - F + wall·w``); with
+    ``steepest`` > 0, beyond the distance ``d*`` where that curve's gradient reaches ``steepest`` it goes on as the
+    plane ``U(d*) + steepest·(d - d*)``, out to where it is as high as the curve at ``reach·w``."""
     rows = trough.shape[0] // columns
     for i in range(sites.shape[0]):
         site = sites[i]
@@ -243,20 +280,26 @@ def _troughs(trough, h, columns, sites, floor, half, cell, wall, flat, shape, re
         bottom = floor[site]
         deep = h[site] - bottom + wall * w
         inner = flat * w
-        span = int(reach * w / cell)
+        limit = reach * w
+        turn = limit  # where the curve's gradient reaches steepest (beyond: the plane)
+        if steepest > 0.0 and deep > 0.0:
+            turn = min(limit, inner + (w - inner) * (steepest * (w - inner) / (shape * deep)) ** (1.0 / (shape - 1.0)))
+            top = deep * ((limit - inner) / (w - inner)) ** shape
+            base = deep * ((turn - inner) / (w - inner)) ** shape
+            limit = turn + max(top - base, 0.0) / steepest
+        span = int(min(limit / cell, float(rows + columns)))  # no further than the map
         y, x = site // columns, site % columns
-        for dy in range(-span, span + 1):
+        for dy in range(max(-span, -y), min(span, rows - 1 - y) + 1):
             yy = y + dy
-            if yy < 0 or yy >= rows:
-                continue
-            for dx in range(-span, span + 1):
+            for dx in range(max(-span, -x), min(span, columns - 1 - x) + 1):
                 xx = x + dx
-                if xx < 0 or xx >= columns:
-                    continue
                 d = math.sqrt(float(dy * dy + dx * dx)) * cell
-                if d > reach * w:
+                if d > limit:
                     continue
-                value = bottom + deep * (max(d - inner, 0.0) / (w - inner)) ** shape
+                if d > turn:
+                    value = bottom + deep * ((turn - inner) / (w - inner)) ** shape + steepest * (d - turn)
+                else:
+                    value = bottom + deep * (max(d - inner, 0.0) / (w - inner)) ** shape
                 k = yy * columns + xx
                 if value < trough[k]:
                     trough[k] = value

@@ -46,7 +46,16 @@ from .erosion import (
     hydraulic_kinds,
 )
 from .fluvial import FLUVIAL_OPTIONS
-from .glacial import GLACIAL_OPTIONS, GLACIER_AREA, GLACIER_DEPTH, GLACIER_ROCK, GLACIER_WIDTH, carve_troughs
+from .glacial import (
+    GLACIAL_OPTIONS,
+    GLACIER_AREA,
+    GLACIER_DEPTH,
+    GLACIER_FLOOR_GRADE_OPTION,
+    GLACIER_ROCK,
+    GLACIER_WALL_SLOPE,
+    GLACIER_WIDTH,
+    carve_troughs,
+)
 from .landscape import (
     FILL,
     FLOOR,
@@ -306,7 +315,9 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
                                     stretch=options[ROCK_VARIETY_STRETCH.name])  # fmt: skip
             floored = carve_troughs(floored, depth=options[GLACIER_DEPTH.name], area=options[GLACIER_AREA.name],
                                     width=options[GLACIER_WIDTH.name], rock=strong,
-                                    rock_width=options[GLACIER_ROCK.name])  # fmt: skip
+                                    rock_width=options[GLACIER_ROCK.name],
+                                    wall_slope=options[GLACIER_WALL_SLOPE.name],
+                                    floor_grade=options[GLACIER_FLOOR_GRADE_OPTION.name])  # fmt: skip
         if options[TRUNK_FILL.name] > 0.0:
             floored = aggrade_valleys(floored, depth=options[TRUNK_FILL.name], area=options[TRUNK_FILL_AREA.name])
         if options[FILL.name] > 0.0:
