@@ -14,7 +14,7 @@ that it never rises downstream (``landscape.aggrade_valleys``' graded level, wit
 cell's floor ``F`` lies ``GLACIER_DEEPEN·H`` below its bed (an overdeepened trough), graded so that it drains.
 Its trough is ``w`` wide either side at the ice's level: ``H / GLACIER_WALL`` (as wide as deep), or with
 ``width`` a width law of its own, ``W = 2w = width·√area·(A/area)^GLACIER_WIDTH_EXPONENT`` (glacial troughs
-widen as ``A^0.3..0.5``: Augustinus 1992, 1995; Brocklehurst & Whipple 2004), narrower in strong rock by
+widen as about ``A^0.36``: Bahr 1997's glacier widths ``∝ L^0.6`` with Hack's ``L ∝ A^0.6``), narrower in strong rock by
 ``exp(rock_width·z)`` with the river stage's rock field ``z`` (trough widths follow rock mass strength:
 Augustinus 1992, 1995). Around each glacier cell the trough is the surface of revolution ``U_g(d) = F + D·((d -
 f)/(w - f))^GLACIER_SHAPE`` (flat within ``f = GLACIER_FLAT·w``, the floor; ``D = h - F + GLACIER_WALL·w``, so
@@ -117,8 +117,9 @@ GLACIER_EXPONENT = 0.4
 as glacial valleys' depth and width grow with their ice discharge."""
 GLACIER_WIDTH_EXPONENT = 0.3
 """``b`` of the trough's width ``W = width·√A_g·(A/A_g)^b`` (``glacier_width``): glacial troughs widen with
-their drainage area as a power ``b`` of 0.3..0.5 (Augustinus 1992, 1995; Brocklehurst & Whipple 2004's
-glacial valley widths), the lower end so that the trunks stay 1-2 km wide when the side valleys are 300-600 m."""
+their drainage area as a power ``b`` near 0.36 (Bahr 1997: glacier widths grow as their lengths^0.6; with Hack's
+law ``L ∝ A^0.6``, ``W ∝ A^0.36``), a little below so that the trunks stay 1-2 km wide when the side valleys
+are 300-600 m."""
 GLACIER_GRADE = 0.2
 """The ice surface falls downstream by at least this share of its bed's fall (``landscape.TRUNK_GRADE`` for
 the trunk fill's level): lower than the trunk fill's, as an ice surface is smoother than its bed."""
