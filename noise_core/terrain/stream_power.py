@@ -297,8 +297,7 @@ def _widen(h, receivers, level, bottom, node, columns, width, depth, erodibility
 def _factor(area, code, erodibility, ratio, dt, m, n, cell, random, head):
     """``F = K·dt·A^m / d^n`` of a cell draining ``area`` to its receiver in direction ``code`` (times
     ``ratio^n`` with ``random``: the steepest facet's slope; times ``head_share(A, head)`` with a channel head area
-    ``head``, not None). Scalars only: an array argument costs each cell an atomic reference count in the stack
-    loop (docs/benchmarks.md)."""
+    ``head``, not None); it takes the cell's values, not the maps (docs/benchmarks.md: why)."""
     power = math.sqrt(area) if m == 0.5 else area**m
     distance = DISTANCES[code] * cell
     factor = erodibility * dt * power / (distance if n == 1.0 else distance**n)
