@@ -178,6 +178,9 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
 OPTIONS_BY_NAME = {option.name: option for option in FLUVIAL_OPTIONS}
 ABOVE_FINE_GRID = (multiscale.FINE_SIZE.name, multiscale.DETAIL_STEPS.name, multiscale.FINE_INTERPOLATION.name)
 """The options that act between the fine grid and the map: not passed to the run on the fine grid itself."""
+NOT_PASSED_TO_FINE_GRID = (*ABOVE_FINE_GRID, "critical_slope")
+"""The options the run on the fine grid does not take from ``values``: ``ABOVE_FINE_GRID``, and
+``critical_slope``, which it takes sampled with the other maps."""
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 DIFFUSION_CAP = 1e8
 """``D·dt / cell²`` beyond this is taken as this: the lines are then relaxed to within 1e-8 of their steady state
@@ -519,7 +522,7 @@ def _on_fine_grid(before, fine, count, cell, values, uplifted, fields, progress)
     shape = before.shape
     s = multiscale.cells_per_model_cell(shape, fine)
     sampled = _sampled(fields, fine)
-    arguments = {name: value for name, value in values.items() if name not in (*ABOVE_FINE_GRID, "critical_slope")}
+    arguments = {name: value for name, value in values.items() if name not in NOT_PASSED_TO_FINE_GRID}
     small = resample_bilinear(before, fine)
     result = erode_fluvial(small, steps=count, cell_size=cell * s, **arguments, **sampled, progress=progress)
     after = before.copy()
@@ -550,7 +553,7 @@ def _detail_steps(after: np.ndarray, fine: tuple[int, int], cell: float, values:
     2024's amplification, erosion at a finer scale after the coarse one, as the coarse-grid correction of Brandt
     1977. Returns that run's result (its drainage area on its grid)."""
     arguments = {name: value for name, value in values.items()
-                 if name not in (*ABOVE_FINE_GRID, "model_size", "margin", "fine_steps", "critical_slope")}  # fmt: skip
+                 if name not in (*NOT_PASSED_TO_FINE_GRID, "model_size", "margin", "fine_steps")}  # fmt: skip
     fields = {**fields, "diffusion": 0.0}  # incision only: the fine grid's diffusion set the hillslopes at its scale
     arguments["channel_diffusion"] = 0.0  # a share of the diffusion, which is off
     arguments["dt"] = values["dt"] / values["detail_steps"]  # one step of dt in substeps: their draws averaged
