@@ -139,6 +139,12 @@ ROCK_VARIETY_UPLIFT = Option(
     "exp(rock_variety_uplift x rock_variety x z), so below 1 strong rock (z < 0) stands higher than weak rock, in "
     "massifs and escarpments (1: the relief the same in any rock; 0: an even uplift)", minimum=0.0, maximum=1.0,
 )  # fmt: skip
+ROCK_VARIETY_PACE = Option(
+    "rock_variety_pace", float, 0.0, "With rock variety: the uplift, erodibility and diffusivity all divided by "
+    "exp(rock_variety_pace x rock_variety x z), which leaves the steady state (set by their ratios) as it is but "
+    "lets strong rock reach it at the pace of the rest instead of keeping the surface it started from (0: strong "
+    "rock evolves more slowly; 1: every rock at one pace)", minimum=0.0, maximum=1.0,
+)  # fmt: skip
 ROCK_FIELD_OPTIONS = (
     ROCK_VARIETY,
     ROCK_VARIETY_SCALE,
@@ -149,6 +155,7 @@ ROCK_FIELD_OPTIONS = (
     ROCK_VARIETY_DIFFUSION,
     ROCK_VARIETY_SLOPE,
     ROCK_VARIETY_UPLIFT,
+    ROCK_VARIETY_PACE,
 )
 """The rows of the rock field (``rock_field``) and what it scales: the river stage's, before its floors."""
 VARIETY_OPTIONS = (*ROCK_FIELD_OPTIONS, ROCK_DETAIL, ROCK_DETAIL_SCALE)
