@@ -23,6 +23,12 @@ which stands as massifs and, where ``rock_variety_contrast`` makes the contacts 
 erosion across units of contrasting strength: Forte, Yanites & Whipple 2016, ESPL 41(12); Perne et al. 2017,
 ESurf 5).
 
+**Every rock at one pace** (the river stage's ``rock_variety_pace`` ``p``). The steady state depends on ``U/K``
+and ``D/K`` only, but a channel's response time grows as ``1/K`` (Whipple & Tucker 1999, JGR 104(B8)), so strong
+rock keeps the surface it started from longest. ``U``, ``K`` and ``D`` all divided by ``exp(p·s·z)`` keep every
+cell's ratios and let each rock reach its steady state at the pace of ``K`` (``p = 1``): local time stepping
+(Jameson, Schmidt & Turkel 1981, AIAA paper 81-1259).
+
 **Rock detail** (``rock_detail``; the river stage's ``rock_detail``, ``rock_detail_scale``). A landscape model
 resolves the valleys it has cells for, and its slopes come out as smooth planes; a real DEM keeps its power down
 to its cells (``P(k) ∝ k^-β``, Perron, Kirchner & Dietrich 2008, "Spectral signatures of characteristic spatial
