@@ -449,3 +449,23 @@ def test_any_critical_slope_map_keeps_the_landscape_finite(data: int, routing: s
     result = erode_fluvial(start, steps=4, dt=50.0, uplift=1e-3, erodibility=1e-3, diffusion=1e-3,
                            routing=routing, critical_slope=critical, channel_head_area=head)  # fmt: skip
     assert np.isfinite(result.heights).all() and result.heights.min() >= 0.0
+
+
+def test_rock_variety_pace_keeps_the_ratios_and_is_off_by_default() -> None:
+    """``rock_variety_pace`` 0 keeps the landscape of before it bit for bit; at 1, with ``rock_variety_uplift`` 1,
+    the uplift and erodibility are even and only ``D/K`` varies, ``D·exp(-s·z)``: the landscape of one rock with
+    ``rock_variety_diffusion`` ``s``, bit for bit (the ratios that set the steady state kept, every rock at one
+    pace); between, it changes the landscape."""
+    built = short_rivers("uplifted_range", defaults=("rock_variety_pace",))
+    plain = built()
+    assert np.array_equal(built(rock_variety_pace=0.0), plain)
+    paced = built(rock_variety_pace=1.0, rock_variety_uplift=1.0, rock_variety_diffusion=0.0)
+    even = built(rock_variety=0.0, rock_variety_uplift=1.0, rock_variety_diffusion=0.8)
+    assert np.array_equal(paced, even)
+    assert not np.allclose(built(rock_variety_pace=0.5), plain)
+
+
+@pytest.mark.parametrize("value", [-0.1, 1.5])
+def test_rock_variety_pace_errors_name_the_option(value: float) -> None:
+    with pytest.raises(ValueError, match=r"^stage\.rock_variety_pace: "):
+        Stage.of("rivers", {"rock_variety_pace": value})

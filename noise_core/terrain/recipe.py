@@ -78,6 +78,7 @@ from .variety import (
     ROCK_VARIETY_CONTRAST,
     ROCK_VARIETY_DIFFUSION,
     ROCK_VARIETY_OCTAVES,
+    ROCK_VARIETY_PACE,
     ROCK_VARIETY_SCALE,
     ROCK_VARIETY_SLOPE,
     ROCK_VARIETY_STRETCH,
@@ -273,14 +274,17 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
                             octaves=options[ROCK_VARIETY_OCTAVES.name], contrast=options[ROCK_VARIETY_CONTRAST.name],
                             strike=options[ROCK_VARIETY_STRIKE.name],
                             stretch=options[ROCK_VARIETY_STRETCH.name])  # fmt: skip
-    if hillslopes > 0.0 and float(model["diffusion"]) > 0.0:  # strong rock (z < 0) diffuses faster
-        model["diffusion"] = float(model["diffusion"]) * np.exp(-hillslopes * factor)
+    pace = float(options[ROCK_VARIETY_PACE.name]) if variety > 0.0 else 0.0
+    if (hillslopes > 0.0 or pace > 0.0) and float(model["diffusion"]) > 0.0:  # strong rock (z < 0) diffuses faster
+        model["diffusion"] = float(model["diffusion"]) * np.exp(-(hillslopes + pace * variety) * factor)
     if steeper > 0.0:  # strong rock (z < 0) stands steeper
         model["critical_slope"] = float(model["critical_slope"]) * np.exp(-steeper * np.minimum(factor, 0.0))
     if variety > 0.0:
         factor *= variety
-        share = float(options[ROCK_VARIETY_UPLIFT.name])
+        share = float(options[ROCK_VARIETY_UPLIFT.name]) - pace
         lifted = np.exp(share * factor) if share != 1.0 else None  # U/K times exp((share - 1)·s·z)
+        if pace > 0.0:  # U, K and D all over exp(pace·s·z): their ratios, the steady state, stay
+            factor *= 1.0 - pace
         np.exp(factor, out=factor)  # K and U alike: U/K, the relief, stays
         if isinstance(model["uplift"], np.ndarray):
             model["uplift"] *= factor if lifted is None else lifted

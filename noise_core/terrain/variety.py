@@ -23,6 +23,12 @@ which stands as massifs and, where ``rock_variety_contrast`` makes the contacts 
 erosion across units of contrasting strength: Forte, Yanites & Whipple 2016, ESPL 41(12); Perne et al. 2017,
 ESurf 5).
 
+**Every rock at one pace** (the river stage's ``rock_variety_pace`` ``p``). The steady state depends on ``U/K``
+and ``D/K`` only, but a channel's response time grows as ``1/K`` (Whipple & Tucker 1999, JGR 104(B8)), so strong
+rock keeps the surface it started from longest. ``U``, ``K`` and ``D`` all divided by ``exp(p·s·z)`` keep every
+cell's ratios and let each rock reach its steady state at the pace of ``K`` (``p = 1``): local time stepping
+(Jameson, Schmidt & Turkel 1981, AIAA paper 81-1259).
+
 **Rock detail** (``rock_detail``; the river stage's ``rock_detail``, ``rock_detail_scale``). A landscape model
 resolves the valleys it has cells for, and its slopes come out as smooth planes; a real DEM keeps its power down
 to its cells (``P(k) ∝ k^-β``, Perron, Kirchner & Dietrich 2008, "Spectral signatures of characteristic spatial
@@ -139,6 +145,12 @@ ROCK_VARIETY_UPLIFT = Option(
     "exp(rock_variety_uplift x rock_variety x z), so below 1 strong rock (z < 0) stands higher than weak rock, in "
     "massifs and escarpments (1: the relief the same in any rock; 0: an even uplift)", minimum=0.0, maximum=1.0,
 )  # fmt: skip
+ROCK_VARIETY_PACE = Option(
+    "rock_variety_pace", float, 0.0, "With rock variety: the uplift, erodibility and diffusivity all divided by "
+    "exp(rock_variety_pace x rock_variety x z), which leaves the steady state (set by their ratios) as it is but "
+    "lets strong rock reach it at the pace of the rest instead of keeping the surface it started from (0: strong "
+    "rock evolves more slowly; 1: every rock at one pace)", minimum=0.0, maximum=1.0,
+)  # fmt: skip
 ROCK_FIELD_OPTIONS = (
     ROCK_VARIETY,
     ROCK_VARIETY_SCALE,
@@ -149,6 +161,7 @@ ROCK_FIELD_OPTIONS = (
     ROCK_VARIETY_DIFFUSION,
     ROCK_VARIETY_SLOPE,
     ROCK_VARIETY_UPLIFT,
+    ROCK_VARIETY_PACE,
 )
 """The rows of the rock field (``rock_field``) and what it scales: the river stage's, before its floors."""
 VARIETY_OPTIONS = (*ROCK_FIELD_OPTIONS, ROCK_DETAIL, ROCK_DETAIL_SCALE)
