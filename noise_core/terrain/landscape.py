@@ -228,7 +228,8 @@ def aggrade_valleys(
     kernels = _kernels()
     out = h.copy()
     kernels.raise_to(out, h, receivers, order, shape[1], rise > 0.0, TRUNK_TILT * cell, TRUNK_BACKWATER, level)
-    kernels.floor_to_edges(out, h, shape[0], shape[1], TRUNK_EDGE)
+    lakes = (base != 0) & (_edges(shape) == 0)  # ``outlets`` inside the map: held
+    kernels.floor_to_edges(out, h, lakes, shape[0], shape[1], TRUNK_EDGE)
     margin = TRUNK_ROUND + 1  # the rounding's reach: the wider grid's own edge cells (held) do not reach the map
     grid = (shape[0] + 2 * margin, shape[1] + 2 * margin)
     inner = (slice(margin, -margin), slice(margin, -margin))
@@ -236,7 +237,7 @@ def aggrade_valleys(
     before = wide.copy()  # the cells added are not raised: only the map's raised cells and their neighbours round
     before[inner] = h.reshape(shape)
     held = _edges(grid)
-    held.reshape(grid)[inner] |= (base.reshape(shape) != 0) & (_edges(shape).reshape(shape) == 0)  # the outlets
+    held.reshape(grid)[inner] |= lakes.reshape(shape)
     wide = wide.reshape(-1)
     kernels.round_feet(wide, before.reshape(-1), grid[0], grid[1], held, TRUNK_ROUND)
     out = np.ascontiguousarray(wide.reshape(grid)[inner]).reshape(-1)
@@ -273,11 +274,11 @@ def _trunk_levels(h, order, upstream, rise, grade, level):
         level[cell] = value
 
 
-def _floor_to_edges(h, before, rows, columns, depth):
-    """In the map's ``depth`` outer rows and columns, inner ones first: a cell whose inward neighbour ``i`` is on
-    a floor (raised above ``before``) rises to ``min(h_i, 2·h_i - h_ii)`` if it is below it (``ii`` the next cell
-    inward): the floor's cross-section carried on to the edge, falling as it falls there (linear
-    extrapolation), never rising."""
+def _floor_to_edges(h, before, held, rows, columns, depth):
+    """In the map's ``depth`` outer rows and columns, inner ones first: a cell (not ``held``) whose inward
+    neighbour ``i`` is on a floor (raised above ``before``) rises to ``min(h_i, 2·h_i - h_ii)`` if it is below it
+    (``ii`` the next cell inward): the floor's cross-section carried on to the edge, falling as it falls there
+    (linear extrapolation), never rising."""
     depth = min(depth, (min(rows, columns) - 1) // 2 - 1)
     for j in range(depth - 1, -1, -1):
         for side in range(4):
@@ -292,7 +293,7 @@ def _floor_to_edges(h, before, rows, columns, depth):
                 else:
                     cell, step = t * columns + columns - 1 - j, -1
                 inward = cell + step
-                if h[inward] <= before[inward]:
+                if held[cell] or h[inward] <= before[inward]:
                     continue
                 value = min(h[inward], 2.0 * h[inward] - h[inward + step])
                 if value > h[cell]:
