@@ -246,6 +246,31 @@ def test_aggrade_valleys_floods_the_trunk_to_its_graded_level() -> None:
     assert np.array_equal(out[:, 119], heights[:, 119])  # above the threshold area: no floor
 
 
+def test_aggrade_valleys_floors_reach_the_maps_edge() -> None:
+    """The map's edge cells under a floor rise with it (issue 49: River Valleys' trunk dropped 200-330 m over its
+    last 3-8 cells at the east edge): the edge column's cross-section is the next column's, the bed keeps its
+    grade to the edge cell, the walls beyond the floor and the cells away from it keep their heights."""
+    heights, level = _trunk_valley()  # its river leaves the map at x = 0
+    out = aggrade_valleys(heights, cell_size=10.0, depth=0.05, area=200 * 100.0)
+    raised = out - heights
+    assert raised[30, 0] > 20.0  # the edge cell under the floor: 22.7 m (it stayed at its bed's height before)
+    assert np.abs(raised[:, 0] - raised[:, 1]).max() < 0.5  # the floor's whole width reaches the edge
+    assert abs(out[30, 0] - level[0]) < 1.5 and out[30, 1] - out[30, 0] < 1.5  # its graded level, no drop
+    wall = raised[:, 1] == 0.0
+    assert wall.sum() > 20 and np.array_equal(out[wall, 0], heights[wall, 0])  # the walls above: untouched
+    assert np.array_equal(nc.fill_depressions(out), out)
+    # a valley leaving through the map's corner (0, 0): the corner rises with the floor too
+    y, x = np.mgrid[0:80, 0:80]
+    corner = np.abs(y - x) * 5.0 + (x + y) * 0.7
+    out = aggrade_valleys(corner, cell_size=10.0, depth=0.05, area=200 * 100.0)
+    bed = np.diag(out)
+    assert np.all(np.diff(bed) > 0.0)  # falling all along the diagonal, to the corner
+    assert bed[0] - corner[0, 0] > 0.8 * np.max(bed[:10] - np.diag(corner)[:10])  # 19.4 m of 19.9 (0 before)
+    assert bed[1] - bed[0] < 2.0  # no drop at the corner (12.6 m before)
+    assert np.array_equal(out[40:, :3], corner[40:, :3]) and np.array_equal(out[:3, 40:], corner[:3, 40:])
+    assert np.array_equal(nc.fill_depressions(out), out)
+
+
 def test_aggrade_valleys_keeps_every_cell_draining() -> None:
     for heights, cell in ((_trunk_valley()[0], 10.0), (noise_terrain((48, 48)).astype(np.float64) * 30.0, 30.0)):
         out = aggrade_valleys(heights, cell_size=cell, depth=0.05, area=30 * cell * cell)

@@ -192,6 +192,9 @@ TRUNK_TILT = 0.03
 feet."""
 TRUNK_ROUND = 3
 """Passes of ``h += ∇²h/6`` (the 9-point Laplacian) over the filled cells and their neighbours: rounded feet."""
+TRUNK_EDGE = 3
+"""Outer rows and columns of the map where a floor is carried on to the edge from the cells inside it
+(``_floor_to_edges``)."""
 
 
 def aggrade_valleys(
@@ -210,9 +213,13 @@ def aggrade_valleys(
     ``W(c) = max(W(r) + t, L(c))``, ``t`` where ``r`` is on a floor: ``TRUNK_TILT·step`` off the trunk rivers,
     ``TRUNK_BACKWATER`` times the bed's fall on them (else 0); each cell below ``W(r) + t`` rises to it (the
     flood-fill of ``fill_valleys`` with a threshold and a graded level): a floor ends where its level meets the
-    walls, which keep their slopes, and a tributary fills back to the trunk's level. The filled cells and their
-    neighbours then take ``TRUNK_ROUND`` passes of ``h += ∇²h/6`` (rounded feet), and an epsilon fill (Barnes et
-    al. 2014) keeps every cell draining."""
+    walls, which keep their slopes, and a tributary fills back to the trunk's level. The map's edge cells are
+    outlets and the cells beside them may drain straight off the map, never reaching a floor: in the
+    ``TRUNK_EDGE`` outer rows and columns a floor is carried on to the edge from the cells inside it
+    (``_floor_to_edges``). The filled cells and their neighbours then take ``TRUNK_ROUND`` passes of
+    ``h += ∇²h/6`` (rounded feet), the map point-reflected across its edges (``_reflected``: its edge cells
+    rounded as the others, the floors' slopes going on past the edge), and an epsilon fill (Barnes et al. 2014)
+    keeps every cell draining."""
     checked, cell, scale, least = _checked(heights, cell_size, depth=(TRUNK_FILL, depth), area=(TRUNK_FILL_AREA, area))
     h, shape, base = _filled(checked, outlets)
     if scale == 0.0:
@@ -221,9 +228,36 @@ def aggrade_valleys(
     kernels = _kernels()
     out = h.copy()
     kernels.raise_to(out, h, receivers, order, shape[1], rise > 0.0, TRUNK_TILT * cell, TRUNK_BACKWATER, level)
-    kernels.round_feet(out, h, shape[0], shape[1], base, TRUNK_ROUND)
+    lakes = (base != 0) & (_edges(shape) == 0)  # ``outlets`` inside the map: held
+    kernels.floor_to_edges(out, h, lakes, shape[0], shape[1], TRUNK_EDGE)
+    margin = TRUNK_ROUND + 1  # the rounding's reach: the wider grid's own edge cells (held) do not reach the map
+    grid = (shape[0] + 2 * margin, shape[1] + 2 * margin)
+    inner = (slice(margin, -margin), slice(margin, -margin))
+    wide = _reflected(out.reshape(shape), margin)
+    before = wide.copy()  # the cells added are not raised: only the map's raised cells and their neighbours round
+    before[inner] = h.reshape(shape)
+    held = _edges(grid)
+    held.reshape(grid)[inner] |= lakes.reshape(shape)
+    wide = wide.reshape(-1)
+    kernels.round_feet(wide, before.reshape(-1), grid[0], grid[1], held, TRUNK_ROUND)
+    out = np.ascontiguousarray(wide.reshape(grid)[inner]).reshape(-1)
     fill_flat(out, shape, base, False, True)
     return out.reshape(shape)
+
+
+def _reflected(heights: np.ndarray, margin: int) -> np.ndarray:
+    """``heights`` (2-D) with ``margin`` cells more on every side, point-reflected through the nearest edge cell,
+    ``2·h(edge) - h(inside)`` (``numpy.pad``'s odd reflection: a plane goes on as a plane, so the Laplacian
+    across the edge is 0), the corners' blocks through the corner cell (not twice, across both edges)."""
+    wide = np.pad(heights, margin, mode="reflect", reflect_type="odd")
+    if min(heights.shape) > margin:
+        for a, b in ((0, 0), (0, -1), (-1, 0), (-1, -1)):
+            near = (slice(1, margin + 1) if a == 0 else slice(-margin - 1, -1),
+                    slice(1, margin + 1) if b == 0 else slice(-margin - 1, -1))  # fmt: skip
+            far = (slice(0, margin) if a == 0 else slice(-margin, None),
+                   slice(0, margin) if b == 0 else slice(-margin, None))  # fmt: skip
+            wide[far] = 2.0 * heights[a, b] - heights[near][::-1, ::-1]
+    return wide
 
 
 def _trunk_levels(h, order, upstream, rise, grade, level):
@@ -238,6 +272,32 @@ def _trunk_levels(h, order, upstream, rise, grade, level):
             if cap < value:
                 value = max(cap, h[cell])
         level[cell] = value
+
+
+def _floor_to_edges(h, before, held, rows, columns, depth):
+    """In the map's ``depth`` outer rows and columns, inner ones first: a cell (not ``held``) whose inward
+    neighbour ``i`` is on a floor (raised above ``before``) rises to ``min(h_i, 2·h_i - h_ii)`` if it is below it
+    (``ii`` the next cell inward): the floor's cross-section carried on to the edge, falling as it falls there
+    (linear extrapolation), never rising."""
+    depth = min(depth, (min(rows, columns) - 1) // 2 - 1)
+    for j in range(depth - 1, -1, -1):
+        for side in range(4):
+            count = columns if side < 2 else rows
+            for t in range(count):
+                if side == 0:
+                    cell, step = j * columns + t, columns
+                elif side == 1:
+                    cell, step = (rows - 1 - j) * columns + t, -columns
+                elif side == 2:
+                    cell, step = t * columns + j, 1
+                else:
+                    cell, step = t * columns + columns - 1 - j, -1
+                inward = cell + step
+                if held[cell] or h[inward] <= before[inward]:
+                    continue
+                value = min(h[inward], 2.0 * h[inward] - h[inward + step])
+                if value > h[cell]:
+                    h[cell] = value
 
 
 def _raise_to(h, before, receivers, order, columns, trunk, tilt, grade, level):
@@ -476,6 +536,16 @@ def _erode_walls(h, rows, columns, base, reach, floor, inside, out):
 
 
 _kernels = kernel_table(
-    serial=(_flood, _trunk_levels, _raise_to, _round_feet, _main_stems, _courses, _stamp_floors, _erode_walls)
+    serial=(
+        _flood,
+        _trunk_levels,
+        _raise_to,
+        _floor_to_edges,
+        _round_feet,
+        _main_stems,
+        _courses,
+        _stamp_floors,
+        _erode_walls,
+    )
 )
 """The compiled kernels, built on first use."""
