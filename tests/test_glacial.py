@@ -380,8 +380,9 @@ def test_the_rivers_stage_carves_troughs() -> None:
                          ({"glacier_floor_grade": 2}, r"^stage\.glacier_floor_grade: must be between")):  # fmt: skip
         with pytest.raises(ValueError, match=pattern):
             Stage.of("rivers", bad)
-    # the map's own 1.8 km cells: channel heads of 20 cells would leave few rivers, so no channel heads
-    built = short_rivers("river_valleys", defaults=("channel_head_area",))
+    # the map's own 1.8 km cells: channel heads of 20 cells (or an incision threshold in fine cells) would leave few
+    # rivers, so neither
+    built = short_rivers("river_valleys", defaults=("channel_head_area", "incision_threshold"))
     plain = built()
     assert np.array_equal(built(glacier_depth=0.0, glacier_area=5.0), plain)
     carved = plain - built(glacier_depth=0.5, glacier_area=5.0)

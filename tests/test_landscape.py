@@ -311,9 +311,9 @@ def test_the_rivers_stage_aggrades_its_trunks() -> None:
     assert {"trunk_fill", "trunk_fill_area"} <= {option.name for option in RIVER_OPTIONS}
     preset = read_preset("river_valleys")
     # the map's own 1.8 km cells: channel heads of 30 cells would leave no river, so River Valleys' hillslopes of
-    # before (no channel heads, D 1e-5)
+    # before (no channel heads, no incision threshold, D 1e-5)
     base = {**preset.stages[0].options, "steps": 12, "fine_steps": 4, "fine_size": 0, "model_size": 17,
-            "channel_head_area": 0.0, "diffusion": 1e-5}  # fmt: skip
+            "channel_head_area": 0.0, "incision_threshold": 0.0, "diffusion": 1e-5}  # fmt: skip
 
     def built(**changes) -> np.ndarray:
         stage = Stage.of("rivers", {**base, **changes})

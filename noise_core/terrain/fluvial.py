@@ -87,6 +87,13 @@ the distance; with random routing the steepest facet's slope is held so): thresh
 flux in its limit (landslides), which carry the uplift the capped nonlinear flux cannot, so the faces above the
 channel heads are planes near the threshold slope. ``A_c`` is an area, not a count of cells: it means the same on
 the model, fine and detail grids.
+``incision_threshold`` (``θ``) makes the incision ``K·max(A^m·S^n - θ, 0)`` (Tucker & Bras 1998; Tucker 2004,
+"Drainage basin sensitivity to tectonic and climatic forcing", ESPL 29(2); Snyder et al. 2003, "Importance of a
+stochastic distribution of floods and erosion thresholds in the bedrock river incision problem", JGR 108(B2);
+``stream_power._over_threshold``, exact in the implicit step): the hollows of a face, small ``A`` on a gentle
+slope, do not cut, the main valleys cut as before with ``θ`` more stream power at steady state (``A^m·S^n =
+U/K + θ``); with ``critical_slope`` the same slope limit as channel heads holds the faces that no longer cut.
+``θ`` is in the heights' unit to the ``2m`` (area^m), the same on every grid.
 ``rock_roughness`` (``s``) varies the erodibility over a few cells (``_rough_rock``; Sklar & Dietrich 2001).
 ``diffusion`` may be a map: ``∂h/∂t = ∇·(D∇h)`` by the explicit 9-point scheme in flux form (each link's flux
 times the mean of its two cells' ``D/D_max``, in the substeps ``D_max`` needs; with any routing), and with
@@ -158,6 +165,11 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
            "terrain's rivers stage, cells of the fine grid) below which rivers do not cut and the hillslopes alone "
            "shape the ground, full incision from twice it (0: rivers cut everywhere)", minimum=0.0, maximum=1e30,
            soft_maximum=10_000.0),
+    Option("incision_threshold", float, 0.0, "Incision threshold: rivers cut by erodibility x (A^m x S^n - "
+           "incision_threshold) where that is positive, not at all below it, so the hollows of a face do not cut "
+           "(A the drainage area in the heights' unit squared, in a terrain's rivers stage cells of the fine grid; "
+           "at steady state A^m x S^n = uplift / erodibility + incision_threshold; with critical_slope the slopes "
+           "that do not cut stand at most 1.25 x it) (0: none)", minimum=0.0, maximum=1e30, soft_maximum=100.0),
     Option("rock_layers", float, 0.0, "Layered rock: the thickness (in height units) of one hard and one soft "
            "layer, whose erodibility alternates by rock_contrast (0: one rock)", minimum=0.0, maximum=1e30,
            soft_maximum=100.0),
@@ -198,9 +210,10 @@ routing."""
 ROUGH_SALT = 0x5EED
 """Eaten after ``routing_seed`` before the cell by ``rock_roughness``: its draws differ from the routing's."""
 THRESHOLD_HEADROOM = 1.25
-"""With ``channel_head_area`` and ``critical_slope``: no cell stands more than this times ``critical_slope`` above
-its receiver (threshold hillslopes: the nonlinear flux, capped at ``CONDUCTANCE_CAP``, carries what it can below
-that slope, the limit holds the rest; at 1.0 the faces piled at the limit, docs/landscape.md)."""
+"""With ``channel_head_area`` or ``incision_threshold`` and ``critical_slope``: no cell stands more than this times
+``critical_slope`` above its receiver (threshold hillslopes: the nonlinear flux, capped at ``CONDUCTANCE_CAP``,
+carries what it can below that slope, the limit holds the rest; at 1.0 the faces piled at the limit,
+docs/landscape.md)."""
 FLOOR_SLOPE = 1e-3
 """The slope (height per distance) of a flat valley floor towards its river (``valley_width``)."""
 
@@ -259,6 +272,7 @@ def erode_fluvial(
     critical_slope: float | np.ndarray = 0.0,
     channel_diffusion: float = 0.0,
     channel_head_area: float = 0.0,
+    incision_threshold: float = 0.0,
     rock_layers: float = 0.0,
     rock_contrast: float = 0.5,
     rock_hard_share: float = 0.5,
@@ -294,7 +308,8 @@ def erode_fluvial(
                ("river_threshold", river_threshold), ("routing", routing), ("routing_seed", routing_seed),
                ("deposition_coefficient", deposition_coefficient), ("valley_width", valley_width),
                ("channel_diffusion", channel_diffusion),
-               ("channel_head_area", channel_head_area), ("rock_layers", rock_layers),
+               ("channel_head_area", channel_head_area), ("incision_threshold", incision_threshold),
+               ("rock_layers", rock_layers),
                ("rock_contrast", rock_contrast), ("rock_hard_share", rock_hard_share),
                ("rock_roughness", rock_roughness),
                ("model_size", model_size), ("fine_steps", fine_steps), ("margin", margin),
@@ -370,6 +385,7 @@ def erode_fluvial(
                 "valley_width",
                 "channel_diffusion",
                 "channel_head_area",
+                "incision_threshold",
                 "rock_layers",
                 "rock_contrast",
                 "rock_hard_share",
@@ -427,9 +443,11 @@ def erode_fluvial(
                            shape[0], shape[1], np.empty(h.shape[0]), rough)  # fmt: skip
         hardness = rough
     rock = np.empty(h.shape[0]) if layered else hardness
-    steep = values["critical_slope"] * THRESHOLD_HEADROOM if values["channel_head_area"] > 0.0 else 0.0
+    limited = values["channel_head_area"] > 0.0 or values["incision_threshold"] > 0.0
+    steep = values["critical_slope"] * THRESHOLD_HEADROOM if limited else 0.0
     incision = (rising, _index_mask(rising), rock, _index_mask(rock), values["dt"], values["m"], values["n"],
-                cell, values["deposition_coefficient"], values["channel_head_area"] or None, steep)  # fmt: skip
+                cell, values["deposition_coefficient"], values["channel_head_area"] or None, steep,
+                values["incision_threshold"])  # fmt: skip
     lines = (np.empty(max(shape)), np.empty(max(shape), dtype=np.uint8), np.empty(max(shape)), np.empty(max(shape)))
     scratch = np.empty(h.shape[0] if random or nonlinear or varying else 1)
     conductance = np.empty(h.shape[0] if nonlinear else 1)

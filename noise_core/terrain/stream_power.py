@@ -29,6 +29,13 @@ least one ``nextafter`` step above its receiver. With **deposition** ``G`` (``_d
 account sediment deposition", JGR Earth Surface 124) term is added: ``∂h/∂t = U - K·A^m·S^n + G·Qs/A``, ``Qs``
 the sediment flux from upstream, solved by ``DEPOSITION_ITERATIONS`` Gauss-Seidel passes along the stack (at
 steady state under uniform uplift every reach is ``1 + G`` times as steep).
+With an **incision threshold** ``θ`` (``_over_threshold``; ``erode_fluvial``'s ``incision_threshold``) the
+incision is ``K·max(A^m·S^n - θ, 0)`` (Tucker & Bras 1998, "Hillslope processes, drainage density, and landscape
+morphology", Water Resources Research 34(10); Tucker 2004, "Drainage basin sensitivity to tectonic and climatic
+forcing: implications of a stochastic model for the role of entrainment and erosion thresholds", ESPL 29(2)),
+still solved exactly by the implicit step: a cell whose stream power before the step, ``F·s₀^n`` (``s₀ =
+h + U·dt - h'_r``), is at most ``K·dt·θ`` only rises; any other solves the threshold-free equation with ``s₀ +
+K·dt·θ``.
 
 With **lakes** (the option the gullies of ``erode_hydraulic`` use) the heights keep their closed hollows: ``level``
 holds each lake cell's spill level (the Priority-Flood fill of the heights; ``-inf`` outside lakes); a lake cell is
@@ -134,9 +141,10 @@ class Routing:
 
     def _arguments(self, h: np.ndarray, incision: tuple | None, step: int = 0) -> tuple:
         """The arguments of ``_step`` routing ``h`` (and incising it with ``incision``: uplift, its mask,
-        erodibility, its mask, dt, m, n, cell size, deposition, channel head area, threshold slope) at ``step``."""
+        erodibility, its mask, dt, m, n, cell size, deposition, channel head area, threshold slope, incision
+        threshold) at ``step``."""
         rows, columns = self.shape
-        idle = (np.zeros(1), 0, np.zeros(1), 0, 0.0, 0.5, 1.0, 1.0, 0.0, None, 0.0)
+        idle = (np.zeros(1), 0, np.zeros(1), 0, 0.0, 0.5, 1.0, 1.0, 0.0, None, 0.0, 0.0)
         arguments = incision if incision is not None else idle
         return (
             self._phase, self._pits, self._split, h, rows, columns, self.base, self.looped, self.weights,
@@ -155,7 +163,7 @@ class Routing:
 
 def _step(first, last, phase, pits, split, h, rows, columns, base, looped, weights, weight_mask, receivers, codes,
           order, donors, pending, area, incise_, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell,
-          deposition, head, steep, infinity, random, seed, step, ratio, previous, flux):  # fmt: skip
+          deposition, head, steep, threshold, infinity, random, seed, step, ratio, previous, flux):  # fmt: skip
     """One step, a range kernel over ``PARTS`` parts: D8 receivers and donor bits of each part's band of rows
     (``flow``); if no cell is a pit (``pits``: per part), each part's share of the outlets (by index)
     (``split[p] .. split[p + 1] - 1``) builds its trees' stack, sums their areas and, if ``incise_``, uplifts
@@ -163,7 +171,8 @@ def _step(first, last, phase, pits, split, h, rows, columns, base, looped, weigh
     a cell, and the bits do not depend on the thread count. Part 0 writes its stack at the start of ``order``,
     part 1 at the end. ``random``: the receivers are ``_facet_receivers``' draws (``seed``, ``step``);
     ``deposition`` > 0: the incision is ``_deposit``'s (``previous``, ``flux``: its arrays); ``head``: the channel
-    head area (``head_share``), ``steep``: the threshold slope (``incise``)."""
+    head area (``head_share``), ``steep``: the threshold slope, ``threshold``: the incision threshold
+    (``incise``)."""
     if first < 0:
         phase[0] = 0
         on_threads(last)
@@ -198,18 +207,19 @@ def _step(first, last, phase, pits, split, h, rows, columns, base, looped, weigh
             _accumulate(receivers, stack, area)
             if incise_ and deposition > 0.0:
                 _deposit(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m,
-                         n, cell, infinity, ratio, random, deposition, previous, flux, head, steep)  # fmt: skip
+                         n, cell, infinity, ratio, random, deposition, previous, flux, head, steep,
+                         threshold)  # fmt: skip
             elif incise_:
                 unused = np.empty(1)  # no lakes: ``incise`` reads no ``level`` and writes no ``cut``
                 incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m,
                        n, cell, infinity, False, unused, unused, unused, 1, 0.0, 0.0, 1.0, ratio, random,
-                       head, steep)  # fmt: skip
+                       head, steep, threshold)  # fmt: skip
 
 
 @jit
 def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell,
            infinity, lakes, level, cut, bottom, columns, width, per_width, strength, ratio, random, head,
-           steep):  # fmt: skip
+           steep, threshold):  # fmt: skip
     """Uplift and stream power incision along ``stack``, implicit (closed form for n = 1, else Newton), every
     cell ending at least one ``nextafter`` step above its receiver. Maps are read at ``index & mask`` (mask 0:
     one value for all cells). ``lakes``: a cell below its ``level`` is in a lake and not cut, a receiver counts
@@ -220,7 +230,8 @@ def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, e
     width of a channel grows as the square root of its discharge, Leopold & Maddock 1953). ``random``: the slope
     is the steepest facet's, ``ratio[0]`` times the receiver's (``_factor``); ``head`` (None: none): the
     erodibility times ``head_share(A, head)`` (channel heads); ``steep`` > 0: no cell ends more than ``steep`` (a
-    slope) above its receiver (with ``random`` the facet's slope: ``steep·d / ratio[0]``), threshold hillslopes."""
+    slope) above its receiver (with ``random`` the facet's slope: ``steep·d / ratio[0]``), threshold hillslopes;
+    ``threshold`` (``θ``) > 0: an incision threshold (``_over_threshold``)."""
     for i in range(stack.shape[0]):
         node = stack[i]
         receiver = receivers[node]
@@ -242,6 +253,14 @@ def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, e
             new = start
         elif not factor < HUGE:  # also inf: the cell falls to its receiver
             new = lower
+        elif threshold > 0.0:
+            new = lower + _over_threshold(
+                start - lower,
+                factor,
+                n,
+                _threshold_drop(erodibility[node & erodibility_mask], dt, area[node], head, threshold),
+                1.0,
+            )
         elif n == 1.0:
             new = (start + factor * lower) / (1.0 + factor)
         else:
@@ -309,6 +328,33 @@ def _factor(area, code, erodibility, ratio, dt, m, n, cell, random, head):
 
 
 @jit
+def _threshold_drop(erodibility, dt, area, head, threshold):
+    """``K·dt·θ`` (times ``head_share(A, head)`` with channel heads): what the incision threshold ``θ`` takes off a
+    step's incision ``K·dt·A^m·S^n`` (``_over_threshold``)."""
+    drop = erodibility * dt * threshold
+    return drop * head_share(area, head) if head is not None else drop
+
+
+@jit
+def _over_threshold(s0, factor, n, drop, keep):
+    """The drop ``s = h' - h'_r`` to the receiver after one implicit step of ``∂h/∂t = U - K·max(A^m·S^n - θ, 0)``
+    (an incision threshold: Tucker & Bras 1998; Tucker 2004; Snyder et al. 2003), ``s0`` the drop without incision
+    (``h + U·dt - h'_r``), ``F = factor`` (``K·dt·A^m/d^n``, the facet's slope with random routing), ``drop =
+    K·dt·θ`` (``_threshold_drop``), ``keep`` (``c``: 1, or ``_deposit``'s ``1 + G·cell²/A``, ``F`` and ``drop``
+    then divided by it). Backward Euler: ``c·(s - s0) + max(F·s^n - K·dt·θ, 0) = 0``, whose left side grows with
+    ``s``; at ``s = s0`` the incision is ``F·s0^n - K·dt·θ``. Where it is not positive the cell only rises
+    (``s0``, exact: the root is ``s0``). Else the root has ``F·s^n > K·dt·θ`` and solves ``s - (s0 + drop/c) +
+    (F/c)·s^n = 0``, the threshold-free equation with ``s0 + drop/c``: for ``n = 1`` ``(s0 + drop/c) / (1 + F/c)``,
+    else ``_newton``; continuous where ``F·s0^n = K·dt·θ``."""
+    power = s0 if n == 1.0 else s0**n
+    if not factor * power > drop:
+        return s0
+    lifted = s0 + drop / keep
+    scaled = factor / keep
+    return lifted / (1.0 + scaled) if n == 1.0 else _newton(lifted, scaled, n)
+
+
+@jit
 def _rise(code, cell, ratio, random, steep):
     """The most a cell draining in direction ``code`` may stand above its receiver at the threshold slope
     ``steep`` (``ratio``: ``_factor``'s)."""
@@ -332,12 +378,13 @@ def head_share(area, head):
 
 @jit
 def _deposit(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell,
-             infinity, ratio, random, deposition, previous, flux, head, steep):  # fmt: skip
+             infinity, ratio, random, deposition, previous, flux, head, steep, threshold):  # fmt: skip
     """``incise`` with deposition (Yuan et al. 2019): ``E = K·A^m·S^n - G·Qs/A`` with ``Qs`` the sediment
     volume per time from everything upstream and the cell itself. Per pass, along ``stack``, with ``Q`` the
     upstream flux of the pass before (``flux``; the last step's at the first pass) and ``c = 1 + G·cell²/A``:
     ``s - s₀ + (F/c)·s^n = 0`` with ``s₀ = h + U·dt - h'_r + G·dt·Q/(c·A)`` (closed form for n = 1); then
-    ``flux`` is summed again from the new erosion, in reverse stack order. ``DEPOSITION_ITERATIONS`` passes."""
+    ``flux`` is summed again from the new erosion, in reverse stack order. ``DEPOSITION_ITERATIONS`` passes.
+    ``threshold`` > 0: the incision is ``K·(A^m·S^n - θ)`` where positive (``_over_threshold``, with ``c``)."""
     own = cell * cell
     for i in range(stack.shape[0]):
         previous[stack[i]] = h[stack[i]]
@@ -361,6 +408,14 @@ def _deposit(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility,
                 new = start + dropped
             elif not factor < HUGE:
                 new = lower
+            elif threshold > 0.0:
+                new = lower + _over_threshold(
+                    s0,
+                    factor * keep,
+                    n,
+                    _threshold_drop(erodibility[node & erodibility_mask], dt, area[node], head, threshold),
+                    keep,
+                )
             elif n == 1.0:
                 new = lower + s0 / (1.0 + factor)
             else:
@@ -501,7 +556,8 @@ def _incise_all(h, receivers, codes, stack, area, strength, settling, sill, leve
         if members[node] > 0.0:
             erodibility[node] *= 1.0 - min(1.0, settling * members[node] / area[node])
     incise(h, receivers, codes, stack, area, np.zeros(1), 0, erodibility, -1, 1.0, 0.5, 1.0, 1.0, np.inf, True,
-           level, cut, bottom, columns, width, per_width, strength, np.ones((2, 1)), False, None, 0.0)  # fmt: skip
+           level, cut, bottom, columns, width, per_width, strength, np.ones((2, 1)), False, None, 0.0,
+           0.0)  # fmt: skip
 
 
 def route_sediment(h, level, receivers, codes, stack, area, settling, carrying, per_cell, deposition, radius, columns,
