@@ -56,7 +56,7 @@ def _trough(
     """The V's trough by brute force, as the docstring states it (no texture, no rounding): each glacier cell's
     floor ``F`` (graded by ``grade``, ramped), half-width ``w`` (the width law, tapered) and
     ``U_g(d)`` (with ``wall`` > 0 the plane of that gradient beyond where the parabola is as steep); every cell the
-    lowest ``U_g`` and its own height (the map's edges their own), epsilon-filled."""
+    lowest ``U_g`` and its own height (the map's edge cells too), epsilon-filled."""
     bed, level, drained, _ = _levels(depth, area)
     ice = level - bed
     glaciers = np.flatnonzero(ice > 0.0)
@@ -83,8 +83,7 @@ def _trough(
             u = np.where(d > turn, at + wall * (d - turn), u)
             reach = turn + (top - at) / wall
         out = np.where(d <= reach, np.minimum(out, u), out)
-    edges = (y == 0) | (x == 0) | (y == heights.shape[0] - 1) | (x == heights.shape[1] - 1)
-    return nc.fill_depressions(np.where(edges, heights, out), epsilon=True)  # the mouth's floor drains
+    return nc.fill_depressions(out, epsilon=True)  # the mouth's floor drains
 
 
 def test_a_v_valley_becomes_a_trough_of_the_width_law(monkeypatch) -> None:
@@ -110,7 +109,28 @@ def test_a_v_valley_becomes_a_trough_of_the_width_law(monkeypatch) -> None:
         assert steps.max() > 1.5 * SLOPE, column  # steeper walls than the V's (0.8)
         widths.append(np.count_nonzero(out[:, column] < heights[:, column] - 1e-9))
     assert widths[0] > widths[1] > widths[2]  # the trough widens downstream (column 0 is its mouth)
-    assert np.array_equal(out[:, 119], heights[:, 119])  # above the glacier's head: the V stays
+    assert np.array_equal(out[:25, 119], heights[:25, 119])  # above the glacier's head the V stays beyond its reach
+    assert np.array_equal(nc.fill_depressions(out), out)
+
+
+def test_troughs_reach_the_maps_edge() -> None:
+    """The map's edge cells are carved and rounded as the others (issue 49: the held edge stood as a rim above the
+    trough, 148 m on Alpine Ridges): the V's mouth column (x = 0) takes the next column's cross-section (it stood
+    1.95 above it, uncarved, and pulled the next column's rounding up: 2.15 carved there, 3.48 one further), the
+    cross-section goes on to the edge as a plane (linear extrapolation within 0.08); a trough leaving through a
+    corner carves both edges (they stood 3.9 above the next row and column, 1.41 now where the slope is 0.6)."""
+    heights = _v_valley()
+    for wall in (0.0, 1.2):
+        out = carve_troughs(heights, depth=0.3, area=200.0, width=0.6, wall_slope=wall)
+        assert (heights - out)[:, 0].max() > 4.0, wall  # carved: 4.58 (0 before)
+        assert (out[:, 0] - out[:, 1]).max() < 0.05, wall  # no rim: 0.011 (1.95 before)
+        assert np.abs(out[:, 0] - 2.0 * out[:, 1] + out[:, 2]).max() < 0.1, wall  # 0.075 (0.83 before)
+        assert np.array_equal(nc.fill_depressions(out), out)
+    y, x = np.mgrid[0:80, 0:80]
+    corner = np.abs(y - x) * SLOPE + (x + y) * FALL
+    out = carve_troughs(corner, depth=0.3, area=200.0, width=0.6)
+    assert (corner - out)[0, 1:6].min() > 0.8 and (corner - out)[1:6, 0].min() > 0.8  # both edges carved
+    assert (out[0, :30] - out[1, :30]).max() < 1.5 and (out[:30, 0] - out[:30, 1]).max() < 1.5  # 3.9 before
     assert np.array_equal(nc.fill_depressions(out), out)
 
 
@@ -305,7 +325,8 @@ def test_carve_troughs_never_nan_nor_a_hollow(relief, depth, area, shape, outlet
     assert out.shape == shape and np.isfinite(out).all()
     assert np.all(out <= before + 1e-9 * (1.0 + np.abs(before)))  # carved, never raised (but by the epsilon fill)
     base = _edges(shape) if outlets is None else _edges(shape) | outlets.reshape(-1)
-    assert np.array_equal(out.reshape(-1)[base.view(bool)], heights.reshape(-1)[base.view(bool)])  # edges stay
+    if outlets is not None:  # the outlets inside the map stay (the edge cells are carved as the others)
+        assert np.array_equal(out[outlets], heights[outlets])
     filled = out.copy()
     fill_flat(filled.reshape(-1), shape, base, False, False)  # the plain Priority-Flood fill, outlets as base
     assert np.array_equal(filled, out)

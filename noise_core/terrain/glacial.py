@@ -39,7 +39,7 @@ import numpy as np
 from .._jit import kernel_table
 from ..schema import Option
 from .flow import accumulate, fill_flat
-from .landscape import _checked, _filled, _graded_levels
+from .landscape import _checked, _filled, _graded_levels, _round_to_edges
 from .landscape import _kernels as _landscape_kernels
 from .water import INFINITE, _envelope, _shore
 from .water import _kernels as _water_kernels
@@ -182,8 +182,10 @@ def carve_troughs(
     where two troughs meet, the lower one's wall cuts the other's floor, no step), and where carved ``U +
     GLACIER_TEXTURE·x^b·(h - U)``, ``x = d / (d + e)``, ``d`` the distance to the nearest glacier cell, ``e`` to the
     nearest cell not carved (exact Euclidean distance transforms). The carved cells and their neighbours then take
-    ``GLACIER_ROUND`` passes of ``h += ∇²h/6`` (no higher than before). The edges and ``outlets`` stay; an epsilon fill
-    (Barnes et al. 2014) keeps every cell draining. ``depth`` 0: the epsilon-filled heights.
+    ``GLACIER_ROUND`` passes of ``h += ∇²h/6`` (no higher than before), the map point-reflected across its edges
+    (``landscape._round_to_edges``): the map's edge cells are carved and rounded as the others (a trough reaches the
+    edge, no rim); ``outlets`` inside the map stay. An epsilon fill (Barnes et al. 2014) keeps every cell draining.
+    ``depth`` 0: the epsilon-filled heights.
     ``ValueError``/``TypeError`` naming the argument for a bad value."""
     checked, cell, scale, least, wide, strength, steepest, graded = _checked(
         heights,
@@ -203,7 +205,7 @@ def carve_troughs(
                              f"got {field.dtype} {field.shape}")  # fmt: skip
         if not np.isfinite(field).all():
             raise ValueError("rock: must be finite")
-    h, shape, base = _filled(checked, outlets)
+    h, shape, base, inner_outlets = _filled(checked, outlets)
     if scale == 0.0:
         return h.reshape(shape)
     receivers, order, _, level = _graded_levels(h, shape, base, cell, scale, least, GLACIER_EXPONENT, GLACIER_GRADE)
@@ -229,7 +231,7 @@ def carve_troughs(
     trough = h.copy()
     kernels.troughs(trough, h, shape[1], sites, floor, half, cell, GLACIER_WALL, GLACIER_FLAT, GLACIER_SHAPE,
                     GLACIER_REACH, steepest)  # fmt: skip
-    trough[base != 0] = h[base != 0]  # base: a uint8 mask
+    trough[inner_outlets] = h[inner_outlets]  # the map's edge cells are carved as the others
     carved = trough < h
     nearest = np.empty(h.shape[0], dtype=np.int64)
     squared = np.empty(h.shape[0])
@@ -238,9 +240,7 @@ def carve_troughs(
     out = h.copy()
     kernels.texture(out, trough, carved, np.sqrt(squared), to_edge, GLACIER_SHAPE, GLACIER_TEXTURE)
     if GLACIER_ROUND > 0:  # on the lowered cells: the heights negated, as aggrade_valleys' feet are raised
-        np.negative(out, out=out)
-        _landscape_kernels().round_feet(out, -h, shape[0], shape[1], base, GLACIER_ROUND)
-        np.negative(out, out=out)
+        out = -_round_to_edges(-out, -h, shape, inner_outlets, GLACIER_ROUND)
         np.minimum(out, h, out=out)  # carved, never raised
     fill_flat(out, shape, base, False, True)
     return out.reshape(shape)

@@ -90,16 +90,21 @@ def _checked(heights: np.ndarray, cell_size: float, **values: tuple[Option, floa
     return (checked, cell, *numbers)
 
 
-def _filled(checked: np.ndarray, outlets: np.ndarray | None) -> tuple[np.ndarray, tuple[int, int], np.ndarray]:
-    """``(h, shape, base)``: the checked heights as a flat float64 copy, epsilon-filled so every cell drains to
-    ``base``, the map's edges and ``outlets`` (checked against the heights' shape)."""
+def _filled(
+    checked: np.ndarray, outlets: np.ndarray | None
+) -> tuple[np.ndarray, tuple[int, int], np.ndarray, np.ndarray]:
+    """``(h, shape, base, inner_outlets)``: the checked heights as a flat float64 copy, epsilon-filled so every
+    cell drains to ``base`` (uint8), the map's edges and ``outlets`` (checked against the heights' shape), and
+    ``inner_outlets`` (bool) the outlets inside the map (held where the edges are not)."""
     shape = (int(checked.shape[0]), int(checked.shape[1]))
     base = _edges(shape)
+    inner_outlets = np.zeros(base.shape[0], dtype=np.bool_)
     if outlets is not None:
-        base |= check_mask("outlets", outlets, shape).reshape(-1)
+        inner_outlets = check_mask("outlets", outlets, shape).reshape(-1) & (base == 0)
+        base |= inner_outlets
     h = np.array(checked, dtype=np.float64).reshape(-1)
     fill_flat(h, shape, base, False, True)
-    return h, shape, base
+    return h, shape, base, inner_outlets
 
 
 def _trunk_flow(h: np.ndarray, shape: tuple[int, int], base: np.ndarray, cell: float):
@@ -136,7 +141,7 @@ def fill_valleys(
     and edges their own height), and every cell below its receiver's level rises to it: the bottom of each valley
     becomes a flat floor, falling downstream, as wide as the level meets its walls."""
     checked, cell, fill = _checked(heights, cell_size, depth=(FILL, depth))
-    h, shape, base = _filled(checked, outlets)
+    h, shape, base, _ = _filled(checked, outlets)
     receivers = d8_receivers(h.reshape(shape), outlets=base)
     order = stack_order(receivers)
     area = accumulate(receivers, order, np.full(h.shape[0], cell * cell))
@@ -221,28 +226,38 @@ def aggrade_valleys(
     rounded as the others, the floors' slopes going on past the edge), and an epsilon fill (Barnes et al. 2014)
     keeps every cell draining."""
     checked, cell, scale, least = _checked(heights, cell_size, depth=(TRUNK_FILL, depth), area=(TRUNK_FILL_AREA, area))
-    h, shape, base = _filled(checked, outlets)
+    h, shape, base, inner_outlets = _filled(checked, outlets)
     if scale == 0.0:
         return h.reshape(shape)
     receivers, order, rise, level = _graded_levels(h, shape, base, cell, scale, least, TRUNK_EXPONENT, TRUNK_GRADE)
     kernels = _kernels()
     out = h.copy()
     kernels.raise_to(out, h, receivers, order, shape[1], rise > 0.0, TRUNK_TILT * cell, TRUNK_BACKWATER, level)
-    lakes = (base != 0) & (_edges(shape) == 0)  # ``outlets`` inside the map: held
-    kernels.floor_to_edges(out, h, lakes, shape[0], shape[1], TRUNK_EDGE)
-    margin = TRUNK_ROUND + 1  # the rounding's reach: the wider grid's own edge cells (held) do not reach the map
-    grid = (shape[0] + 2 * margin, shape[1] + 2 * margin)
-    inner = (slice(margin, -margin), slice(margin, -margin))
-    wide = _reflected(out.reshape(shape), margin)
-    before = wide.copy()  # the cells added are not raised: only the map's raised cells and their neighbours round
-    before[inner] = h.reshape(shape)
-    held = _edges(grid)
-    held.reshape(grid)[inner] |= lakes.reshape(shape)
-    wide = wide.reshape(-1)
-    kernels.round_feet(wide, before.reshape(-1), grid[0], grid[1], held, TRUNK_ROUND)
-    out = np.ascontiguousarray(wide.reshape(grid)[inner]).reshape(-1)
+    kernels.floor_to_edges(out, h, inner_outlets, shape[0], shape[1], TRUNK_EDGE)
+    out = _round_to_edges(out, h, shape, inner_outlets, TRUNK_ROUND)
     fill_flat(out, shape, base, False, True)
     return out.reshape(shape)
+
+
+def _round_to_edges(
+    raised: np.ndarray, before: np.ndarray, shape: tuple[int, int], held: np.ndarray, passes: int
+) -> np.ndarray:
+    """``passes`` of ``_round_feet`` (``h += ∇²h/6``) on the flat ``raised`` cells (above ``before``) and their
+    neighbours, the map point-reflected across its edges (``_reflected``): the map's edge cells rounded as the
+    others, a floor's or a trough's slopes going on past the edge, not pulled to a held border; ``held`` (flat
+    bool, the outlets inside the map) stays. The map's cells, flat, a new array (``aggrade_valleys``; negated,
+    ``glacial.carve_troughs``)."""
+    margin = passes + 1  # the rounding's reach: the wider grid's own edge cells (held) do not reach the map
+    grid = (shape[0] + 2 * margin, shape[1] + 2 * margin)
+    inner = (slice(margin, -margin), slice(margin, -margin))
+    wide = _reflected(raised.reshape(shape), margin)
+    unraised = wide.copy()  # the cells added are not raised: only the map's raised cells and their neighbours round
+    unraised[inner] = before.reshape(shape)
+    fixed = _edges(grid)
+    fixed.reshape(grid)[inner] |= held.reshape(shape)
+    wide = wide.reshape(-1)
+    _kernels().round_feet(wide, unraised.reshape(-1), grid[0], grid[1], fixed, passes)
+    return np.ascontiguousarray(wide.reshape(grid)[inner]).reshape(-1)
 
 
 def _reflected(heights: np.ndarray, margin: int) -> np.ndarray:
@@ -411,7 +426,7 @@ def widen_valleys(
     stay, then an epsilon fill (Barnes et al. 2014) keeps every cell draining. The floor falls with the river
     downstream; tributaries below ``area`` keep their V."""
     checked, cell, scale, least = _checked(heights, cell_size, width=(FLOOR, width), area=(FLOOR_AREA, area))
-    h, shape, base = _filled(checked, outlets)
+    h, shape, base, _ = _filled(checked, outlets)
     if scale == 0.0:
         return h.reshape(shape)
     receivers, _, drained, upstream = _trunk_flow(h, shape, base, cell)
