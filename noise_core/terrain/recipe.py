@@ -275,17 +275,21 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
                             strike=options[ROCK_VARIETY_STRIKE.name],
                             stretch=options[ROCK_VARIETY_STRETCH.name])  # fmt: skip
     pace = float(options[ROCK_VARIETY_PACE.name]) if variety > 0.0 else 0.0
-    if (hillslopes > 0.0 or pace > 0.0) and float(model["diffusion"]) > 0.0:  # strong rock (z < 0) diffuses faster
-        model["diffusion"] = float(model["diffusion"]) * np.exp(-(hillslopes + pace * variety) * factor)
+    # the rates in rock z (strong z < 0; s rock_variety, u its uplift share, d its diffusion, p its pace: all
+    # three over exp(p·s·z), their ratios, the steady state, kept): U·exp((u - p)·s·z), K·exp((1 - p)·s·z) and
+    # D·exp(-(d + p·s)·z)
+    lifting = float(options[ROCK_VARIETY_UPLIFT.name]) - pace
+    eroding = 1.0 - pace
+    spreading = hillslopes + pace * variety
+    if spreading > 0.0 and float(model["diffusion"]) > 0.0:  # strong rock diffuses faster
+        model["diffusion"] = float(model["diffusion"]) * np.exp(-spreading * factor)
     if steeper > 0.0:  # strong rock (z < 0) stands steeper
         model["critical_slope"] = float(model["critical_slope"]) * np.exp(-steeper * np.minimum(factor, 0.0))
     if variety > 0.0:
         factor *= variety
-        share = float(options[ROCK_VARIETY_UPLIFT.name]) - pace
-        lifted = np.exp(share * factor) if share != 1.0 else None  # U/K times exp((share - 1)·s·z)
-        if pace > 0.0:  # U, K and D all over exp(pace·s·z): their ratios, the steady state, stay
-            factor *= 1.0 - pace
-        np.exp(factor, out=factor)  # K and U alike: U/K, the relief, stays
+        lifted = np.exp(lifting * factor) if lifting != eroding else None  # U/K times exp((u - 1)·s·z)
+        factor *= eroding
+        np.exp(factor, out=factor)  # K, and U alike with u 1: U/K, the relief, stays
         if isinstance(model["uplift"], np.ndarray):
             model["uplift"] *= factor if lifted is None else lifted
         else:
