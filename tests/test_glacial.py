@@ -52,6 +52,7 @@ def _trough(
     z: float = 0.0,
     wall: float = 0.0,
     grade: float = glacial.GLACIER_FLOOR_GRADE,
+    sink: float = 0.0,
 ) -> np.ndarray:
     """The V's trough by brute force, as the docstring states it (no texture, no rounding): each glacier cell's
     floor ``F`` (graded by ``grade``, ramped), half-width ``w`` (the width law, tapered) and
@@ -62,10 +63,14 @@ def _trough(
     glaciers = np.flatnonzero(ice > 0.0)
     half = 0.5 * width * math.sqrt(area) * (drained / area) ** glacial.GLACIER_WIDTH_EXPONENT * math.exp(rock * z)
     floor = bed.copy()
-    for column in range(1, 120):  # receivers first (column 0 is the map's edge: its floor is its bed)
+    if sink > 0.0:  # column 0 is the map's edge: its floor is its bed, overdeepened with sink
+        floor[0] = bed[0] - sink * ice[0]
+    for column in range(1, 120):  # receivers first
         if ice[column] > 0.0:
             value = max(bed[column] - glacial.GLACIER_DEEPEN * ice[column],
                         floor[column - 1] + grade * FALL)  # fmt: skip
+            if sink > 0.0:
+                value = min(value, bed[column] - sink * ice[column])
             floor[column] = min(value, floor[column - 1] + glacial.GLACIER_FLOOR_STEEP * FALL)
             half[column] = max(half[column], half[column - 1] - glacial.GLACIER_TAPER)
     y, x = np.mgrid[0 : heights.shape[0], 0 : heights.shape[1]]
@@ -260,6 +265,33 @@ def test_floor_grade_lets_the_trunk_sink_and_its_tributary_hang(monkeypatch) -> 
                           carve_troughs(heights, depth=0.3, area=300.0, width=0.5))  # fmt: skip
 
 
+def test_overdeepen_sinks_the_trunk_below_the_grade_and_its_tributary_hangs(monkeypatch) -> None:
+    """``overdeepen`` o: every glacier's floor no higher than ``h - o·H`` past the floor grade (exactly the brute
+    force's on the V, the mouth's edge cell too); at the junction the trunk's floor sinks (8.87 at o 0 to 7.79 at
+    0.35 and 6.40 at 0.5) and the tributary's fall over three rows into it grows (2.27 -> 2.65 -> 2.98): a hanging
+    valley's step, still draining (the basins below a deeper floor fill flat: lakes). o 0 is today's, bit for bit."""
+    with monkeypatch.context() as patched:
+        patched.setattr(glacial, "GLACIER_ROUND", 0)
+        patched.setattr(glacial, "GLACIER_TEXTURE", 0.0)
+        v = _v_valley()
+        for sink in (0.35, 0.6):
+            out = carve_troughs(v, depth=0.3, area=200.0, width=0.6, overdeepen=sink)
+            assert np.allclose(out, _trough(v, 0.3, 200.0, 0.6, sink=sink), rtol=0.0, atol=1e-9), sink
+    heights = _junction()
+    steps, floors = {}, {}
+    for sink in (0.0, 0.35, 0.5):
+        out = carve_troughs(heights, depth=0.3, area=300.0, width=0.5, overdeepen=sink)
+        drops = -np.diff(out[30:61, 60])
+        assert np.all(drops > 0.0), sink  # the tributary drains down to the trunk
+        steps[sink] = np.convolve(drops, np.ones(3), "valid").max()
+        floors[sink] = out[60, 60]
+        assert np.array_equal(nc.fill_depressions(out), out)
+    assert floors[0.5] < floors[0.35] - 1.0 and floors[0.35] < floors[0.0] - 0.8, floors
+    assert steps[0.5] > steps[0.35] + 0.2 and steps[0.35] > steps[0.0] + 0.2, steps
+    assert np.array_equal(carve_troughs(heights, depth=0.3, area=300.0, width=0.5, overdeepen=0.0),
+                          carve_troughs(heights, depth=0.3, area=300.0, width=0.5))  # fmt: skip
+
+
 def test_the_walls_keep_a_share_of_the_old_slope(monkeypatch) -> None:
     """``GLACIER_TEXTURE`` τ: a carved cell at ``x = d / (d + e)`` across the trough lies ``τ·x²`` of the way from the
     parabola ``U`` back up to the old slope ``h`` (exactly, before the rounding): the floor's middle is the
@@ -311,8 +343,11 @@ def test_carve_troughs_keeps_every_cell_draining() -> None:
     rock=st.sampled_from([0.0, 0.6, 4.0]),
     wall=st.sampled_from([0.0, 1e-6, 0.7, 10.0]),
     grade=st.sampled_from([0.0, 0.5, 0.8, 1.0]),
+    sink=st.sampled_from([0.0, 0.3, 2.0]),
 )
-def test_carve_troughs_never_nan_nor_a_hollow(relief, depth, area, shape, outlet, width, rock, wall, grade) -> None:
+def test_carve_troughs_never_nan_nor_a_hollow(
+    relief, depth, area, shape, outlet, width, rock, wall, grade, sink
+) -> None:
     heights = noise_terrain(shape, relief=1.0).astype(np.float64) * relief
     outlets = None
     if outlet:
@@ -321,7 +356,7 @@ def test_carve_troughs_never_nan_nor_a_hollow(relief, depth, area, shape, outlet
     field = np.random.default_rng(3).uniform(-3.0, 3.0, shape)  # z
     before = carve_troughs(heights, depth=0.0, area=area, outlets=outlets)  # epsilon-filled, outlets kept
     out = carve_troughs(heights, depth=depth, area=area, width=width, rock=field, rock_width=rock, wall_slope=wall,
-                        floor_grade=grade, outlets=outlets)  # fmt: skip
+                        floor_grade=grade, overdeepen=sink, outlets=outlets)  # fmt: skip
     assert out.shape == shape and np.isfinite(out).all()
     assert np.all(out <= before + 1e-9 * (1.0 + np.abs(before)))  # carved, never raised (but by the epsilon fill)
     base = _edges(shape) if outlets is None else _edges(shape) | outlets.reshape(-1)
@@ -391,14 +426,15 @@ def test_the_rivers_stage_carves_troughs() -> None:
     from noise_core.terrain.recipe import RIVER_OPTIONS, Stage
 
     names = {"glacier_depth", "glacier_area", "glacier_width", "glacier_rock", "glacier_wall_slope"}
-    names |= {"glacier_floor_grade"}
+    names |= {"glacier_floor_grade", "glacier_overdeepen"}
     assert names <= {o.name for o in RIVER_OPTIONS}
     for bad, pattern in (({"glacier_depth": 11}, r"^stage\.glacier_depth: must be between 0 and 10"),
                          ({"glacier_area": 0}, r"^stage\.glacier_area: must be"),
                          ({"glacier_width": 11}, r"^stage\.glacier_width: must be between 0 and 10"),
                          ({"glacier_rock": -1}, r"^stage\.glacier_rock: must be between 0 and 4"),
                          ({"glacier_wall_slope": -1}, r"^stage\.glacier_wall_slope: must be between"),
-                         ({"glacier_floor_grade": 2}, r"^stage\.glacier_floor_grade: must be between")):  # fmt: skip
+                         ({"glacier_floor_grade": 2}, r"^stage\.glacier_floor_grade: must be between"),
+                         ({"glacier_overdeepen": 3}, r"^stage\.glacier_overdeepen: must be between")):  # fmt: skip
         with pytest.raises(ValueError, match=pattern):
             Stage.of("rivers", bad)
     # the map's own 1.8 km cells: channel heads of 20 cells (or an incision threshold in fine cells) would leave few

@@ -103,6 +103,17 @@ GLACIER_FLOOR_GRADE_OPTION = Option(
     minimum=0.0,
     maximum=1.0,
 )
+GLACIER_OVERDEEPEN = Option(
+    "glacier_overdeepen",
+    float,
+    0.0,
+    "Glacial troughs overdeepened: every glacier's floor at least glacier_overdeepen x its ice thickness below its "
+    "bed, past the floor grade (a trunk's thick ice sinks deeper than its tributaries', which hang; lakes fill the "
+    "basins) (0: none)",
+    minimum=0.0,
+    maximum=2.0,
+    soft_maximum=1.0,
+)
 GLACIAL_OPTIONS = (
     GLACIER_DEPTH,
     GLACIER_AREA,
@@ -110,6 +121,7 @@ GLACIAL_OPTIONS = (
     GLACIER_ROCK,
     GLACIER_WALL_SLOPE,
     GLACIER_FLOOR_GRADE_OPTION,
+    GLACIER_OVERDEEPEN,
 )
 """The river stage's rows (``recipe.RIVER_OPTIONS``)."""
 GLACIER_EXPONENT = 0.4
@@ -165,6 +177,7 @@ def carve_troughs(
     rock_width: float = 0.0,
     wall_slope: float = 0.0,
     floor_grade: float = GLACIER_FLOOR_GRADE,
+    overdeepen: float = 0.0,
     outlets: np.ndarray | None = None,
 ) -> np.ndarray:
     """Valleys draining more than ``area`` (the heights' unit squared) carved into glacial troughs (float64, new array;
@@ -187,7 +200,7 @@ def carve_troughs(
     edge, no rim); ``outlets`` inside the map stay. An epsilon fill (Barnes et al. 2014) keeps every cell draining.
     ``depth`` 0: the epsilon-filled heights.
     ``ValueError``/``TypeError`` naming the argument for a bad value."""
-    checked, cell, scale, least, wide, strength, steepest, graded = _checked(
+    checked, cell, scale, least, wide, strength, steepest, graded, sink = _checked(
         heights,
         cell_size,
         depth=(GLACIER_DEPTH, depth),
@@ -196,6 +209,7 @@ def carve_troughs(
         rock_width=(GLACIER_ROCK, rock_width),
         wall_slope=(GLACIER_WALL_SLOPE, wall_slope),
         floor_grade=(GLACIER_FLOOR_GRADE_OPTION, floor_grade),
+        overdeepen=(GLACIER_OVERDEEPEN, overdeepen),
     )
     field = None
     if rock is not None:
@@ -225,8 +239,8 @@ def carve_troughs(
     del drained
     floor = h.copy()
     kernels = _kernels()
-    kernels.floors(h, receivers, order, glaciers, ice, upstream, shape[1], cell, GLACIER_DEEPEN, graded,
-                   GLACIER_FLOOR_STEEP, GLACIER_TAPER, floor, half)  # fmt: skip
+    kernels.floors(h, receivers, order, glaciers, inner_outlets, ice, upstream, shape[1], cell, GLACIER_DEEPEN,
+                   graded, sink, GLACIER_FLOOR_STEEP, GLACIER_TAPER, floor, half)  # fmt: skip
     sites = np.flatnonzero(glaciers)
     trough = h.copy()
     kernels.troughs(trough, h, shape[1], sites, floor, half, cell, GLACIER_WALL, GLACIER_FLAT, GLACIER_SHAPE,
@@ -246,18 +260,26 @@ def carve_troughs(
     return out.reshape(shape)
 
 
-def _floors(h, receivers, order, glaciers, ice, upstream, columns, cell, deepen, grade, steep, taper, floor, half):
+def _floors(h, receivers, order, glaciers, held, ice, upstream, columns, cell, deepen, grade, sink, steep, taper, floor,
+            half):  # fmt: skip
     """Receivers first: each glacier cell's ``floor`` ``max(h - deepen·ice, F(r) + grade·(h - h(r)))``,
-    ``F(r)`` its receiver's floor (its height off the glaciers); on a glacier's main stem (``upstream[r]``) no more than
-    ``F(r) + steep·(h - h(r))`` and ``half`` no less than ``half(r) - taper·step`` (no step up the floor nor in
-    the width where a tributary joins). The map's edges, outlets and the rest keep ``h``."""
+    ``F(r)`` its receiver's floor (its height off the glaciers), with ``sink`` > 0 no higher than ``h - sink·ice``
+    (overdeepened past the grade; the map's edge cells too, not the ``held`` outlets inside it); on a glacier's
+    main stem (``upstream[r]``) no more than ``F(r) + steep·(h - h(r))`` and ``half`` no less than ``half(r) -
+    taper·step`` (no step up the floor nor in the width where a tributary joins). The rest keep ``h``."""
     for i in range(order.shape[0]):
         node = order[i]
         receiver = receivers[node]
-        if not glaciers[node] or receiver == node:
+        if not glaciers[node]:
+            continue
+        if receiver == node:
+            if sink > 0.0 and not held[node]:
+                floor[node] = h[node] - sink * ice[node]
             continue
         fall = h[node] - h[receiver]
         value = max(h[node] - deepen * ice[node], floor[receiver] + grade * fall)
+        if sink > 0.0:
+            value = min(value, h[node] - sink * ice[node])
         if glaciers[receiver] and upstream[receiver] == node:
             value = min(value, floor[receiver] + steep * fall)
             diagonal = (node % columns != receiver % columns) and (node // columns != receiver // columns)

@@ -51,6 +51,7 @@ from .glacial import (
     GLACIER_AREA,
     GLACIER_DEPTH,
     GLACIER_FLOOR_GRADE_OPTION,
+    GLACIER_OVERDEEPEN,
     GLACIER_ROCK,
     GLACIER_WALL_SLOPE,
     GLACIER_WIDTH,
@@ -325,7 +326,8 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
                                     width=options[GLACIER_WIDTH.name], rock=strong,
                                     rock_width=options[GLACIER_ROCK.name],
                                     wall_slope=options[GLACIER_WALL_SLOPE.name],
-                                    floor_grade=options[GLACIER_FLOOR_GRADE_OPTION.name])  # fmt: skip
+                                    floor_grade=options[GLACIER_FLOOR_GRADE_OPTION.name],
+                                    overdeepen=options[GLACIER_OVERDEEPEN.name])  # fmt: skip
         if options[TRUNK_FILL.name] > 0.0:
             floored = aggrade_valleys(floored, depth=options[TRUNK_FILL.name], area=options[TRUNK_FILL_AREA.name])
         if options[FILL.name] > 0.0:
