@@ -72,6 +72,10 @@ from .layers import STRATA, deposits, rock
 from .maps import MAP_NAMES
 from .splat import check_layers
 from .variety import (
+    RAIN_HEIGHT,
+    RAIN_OPTIONS,
+    RAIN_VARIETY,
+    RAIN_VARIETY_SCALE,
     ROCK_DETAIL,
     ROCK_DETAIL_SCALE,
     ROCK_FIELD_OPTIONS,
@@ -85,6 +89,7 @@ from .variety import (
     ROCK_VARIETY_STRETCH,
     ROCK_VARIETY_STRIKE,
     ROCK_VARIETY_UPLIFT,
+    rain_field,
     rock_detail,
     rock_field,
 )
@@ -154,6 +159,7 @@ RIVER_OPTIONS = (
     ROCK_DIP,
     ROCK_DIP_DIRECTION,
     *ROCK_FIELD_OPTIONS,
+    *RAIN_OPTIONS,
     FILL,
     FLOOR,
     FLOOR_AREA,
@@ -245,7 +251,8 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     by ``exp(s·z)``, ``z`` ``variety.rock_field`` of the map (``rock_variety_scale``, ``_octaves``, ``_contrast``,
     ``_strike``, ``_stretch``; seeded by ``routing_seed``), ``rock_variety_diffusion`` ``s_D`` the diffusivity
     by ``exp(-s_D·z)`` and ``rock_variety_slope`` ``s_S`` the critical
-    slope by ``exp(-s_S·min(z, 0))``;
+    slope by ``exp(-s_S·min(z, 0))``; ``rain_variety``, ``rain_variety_scale`` and ``rain_height`` weigh the
+    drainage area by ``variety.rain_field`` (stochastic or orographic runoff; None: even rain);
     last, ``rock_detail`` adds ``variety.rock_detail``'s texture on the slopes, in metres, off the channels (the
     drainage area in cells of the fine grid), and on a map finer than the fine grid ``keep_drainage`` keeps that
     share of every cell's drop on the map before the detail (``multiscale.keep_drainage``: the texture closes no
@@ -298,6 +305,11 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         del lifted
         factor *= float(model["erodibility"])
         model["erodibility"] = factor
+    rain = rain_field(heights, variety=options[RAIN_VARIETY.name], scale=options[RAIN_VARIETY_SCALE.name],
+                      height=options[RAIN_HEIGHT.name], seed=int(options["routing_seed"]))  # fmt: skip
+    if rain is not None:  # the runoff weighting the drainage area (None: even rain, today's bits)
+        model["precipitation"] = rain
+    del rain
     result = evolve_landscape(cells, cell_size=cell_size / unit, progress=lambda *_: advance(1), **model)
     model.clear()  # engine sizes: the uplift and erodibility maps are not needed below
     lowest, relief = float(cells.min()), float(np.ptp(cells))

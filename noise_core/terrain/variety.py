@@ -29,6 +29,12 @@ rock keeps the surface it started from longest. ``U``, ``K`` and ``D`` all divid
 cell's ratios and let each rock reach its steady state at the pace of ``K`` (``p = 1``): local time stepping
 (Jameson, Schmidt & Turkel 1981, AIAA paper 81-1259).
 
+**Rain** (``rain_field``; the river stage's ``rain_variety`` ``v``, ``rain_variety_scale``, ``rain_height``
+``r``). The drainage area is weighted by the runoff ``P = exp(v·z_P - r·(t - t̄))`` over its mean, ``z_P`` a
+field like the rock's (its own seed), ``t`` the heights' 0..1 range (orographic rain, Roe, Montgomery & Hallet
+2002, 2003): with an incision threshold (Tucker & Bras 1998; Tucker 2004) channels begin where ``(P·A)^m·S^n``
+passes it, so wet regions are finely dissected and dry ones keep broad faces.
+
 **Rock detail** (``rock_detail``; the river stage's ``rock_detail``, ``rock_detail_scale``). A landscape model
 resolves the valleys it has cells for, and its slopes come out as smooth planes; a real DEM keeps its power down
 to its cells (``P(k) ∝ k^-β``, Perron, Kirchner & Dietrich 2008, "Spectral signatures of characteristic spatial
@@ -151,6 +157,26 @@ ROCK_VARIETY_PACE = Option(
     "lets strong rock reach it at the pace of the rest instead of keeping the surface it started from (0: strong "
     "rock evolves more slowly; 1: every rock at one pace)", minimum=0.0, maximum=1.0,
 )  # fmt: skip
+RAIN_VARIETY = Option(
+    "rain_variety", float, 0.0, "Rain that varies over kilometres: the runoff each cell adds to the drainage "
+    "area times exp(rain_variety x z_rain) over its mean, z_rain a smooth noise field of unit deviation (its own, "
+    "not the rock's), so with an incision threshold channels begin at small areas in wet regions and far down in "
+    "dry ones: massifs with broad faces beside finely dissected ground (0: even rain)", minimum=0.0, maximum=3.0,
+)  # fmt: skip
+RAIN_VARIETY_SCALE = Option(
+    "rain_variety_scale", float, 0.5, "With rain variety: the width of its wet and dry regions (the noise's "
+    "wavelength), a share of the terrain's size", minimum=0.01, maximum=10.0,
+)  # fmt: skip
+RAIN_HEIGHT = Option(
+    "rain_height", float, 0.0, "Orographic rain: the runoff times exp(-rain_height x (t - mean t)) over its "
+    "mean, t the heights' 0..1 range before the rivers, so the high ground is drier and its channels begin "
+    "further down (broad upper faces) while the low ground is finely dissected (0: even rain; negative: wetter "
+    "high ground)", minimum=-3.0, maximum=3.0,
+)  # fmt: skip
+RAIN_OPTIONS = (RAIN_VARIETY, RAIN_VARIETY_SCALE, RAIN_HEIGHT)
+"""The river stage's rain rows (``rain_field``): the runoff weighting the drainage area."""
+RAIN_SALT = 0x5A17
+"""Added to the seed of the rain field (``rain_field``): its noise differs from the rock field's at one seed."""
 ROCK_FIELD_OPTIONS = (
     ROCK_VARIETY,
     ROCK_VARIETY_SCALE,
@@ -164,7 +190,7 @@ ROCK_FIELD_OPTIONS = (
     ROCK_VARIETY_PACE,
 )
 """The rows of the rock field (``rock_field``) and what it scales: the river stage's, before its floors."""
-VARIETY_OPTIONS = (*ROCK_FIELD_OPTIONS, ROCK_DETAIL, ROCK_DETAIL_SCALE)
+VARIETY_OPTIONS = (*ROCK_FIELD_OPTIONS, *RAIN_OPTIONS, ROCK_DETAIL, ROCK_DETAIL_SCALE)
 """The river stage's rows (``recipe.RIVER_OPTIONS``)."""
 
 
@@ -240,6 +266,35 @@ def rock_field(
         np.tanh(z * sharpness, out=z)
         z /= math.tanh(sharpness)
     return z
+
+
+def rain_field(
+    heights: np.ndarray, *, variety: float = 0.0, scale: float = 0.5, height: float = 0.0, seed: int = 0
+) -> np.ndarray | None:
+    """The runoff of the river stage (module docstring, *Rain*; float64, ``heights``' shape, mean 1), or None for
+    even rain: ``exp(v·z - r·(t - t̄))`` over its mean, ``z`` ``rock_field`` of ``scale`` seeded ``seed +
+    RAIN_SALT`` (``v`` the ``variety``), ``t`` the heights' 0..1 range (``r`` the ``height``). ``ValueError``/
+    ``TypeError`` naming ``variety``, ``scale``, ``height`` or ``seed``."""
+    v = float(replace(RAIN_VARIETY, name="variety").check(variety))  # type: ignore[arg-type]
+    wavelength = float(replace(RAIN_VARIETY_SCALE, name="scale").check(scale))  # type: ignore[arg-type]
+    r = float(replace(RAIN_HEIGHT, name="height").check(height))  # type: ignore[arg-type]
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        raise TypeError(f"seed: expected a whole number, got {type(seed).__name__}")
+    if v == 0.0 and r == 0.0:
+        return None
+    shape = (int(heights.shape[0]), int(heights.shape[1]))
+    exponent = np.zeros(shape)
+    if v > 0.0:
+        exponent += v * rock_field(shape, scale=wavelength, seed=int(seed) + RAIN_SALT)
+    if r != 0.0:
+        low, span = float(heights.min()), float(np.ptp(heights))
+        if span > 0.0:
+            share = (heights - low) / span
+            exponent -= r * (share - share.mean())
+    exponent -= exponent.max()  # no overflow; the mean divides it out
+    rain = np.exp(exponent)
+    rain /= rain.mean()
+    return rain
 
 
 def rock_detail(
