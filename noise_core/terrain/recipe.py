@@ -269,13 +269,13 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         model["rock_offset"] = float(options[ROCK_DIP.name]) * (x * math.cos(angle) + y * math.sin(angle))
     variety, hillslopes = float(options[ROCK_VARIETY.name]), float(options[ROCK_VARIETY_DIFFUSION.name])
     steeper = float(options[ROCK_VARIETY_SLOPE.name]) if float(model["critical_slope"]) > 0.0 else 0.0
-    if variety > 0.0 or hillslopes > 0.0 or steeper > 0.0:
+    if variety > 0.0 or hillslopes != 0.0 or steeper > 0.0:
         factor = rock_field(heights.shape, scale=options[ROCK_VARIETY_SCALE.name], seed=int(options["routing_seed"]),
                             octaves=options[ROCK_VARIETY_OCTAVES.name], contrast=options[ROCK_VARIETY_CONTRAST.name],
                             strike=options[ROCK_VARIETY_STRIKE.name],
                             stretch=options[ROCK_VARIETY_STRETCH.name])  # fmt: skip
     pace = float(options[ROCK_VARIETY_PACE.name]) if variety > 0.0 else 0.0
-    if (hillslopes > 0.0 or pace > 0.0) and float(model["diffusion"]) > 0.0:  # strong rock (z < 0) diffuses faster
+    if (hillslopes != 0.0 or pace > 0.0) and float(model["diffusion"]) > 0.0:  # strong rock (z < 0) diffuses faster
         model["diffusion"] = float(model["diffusion"]) * np.exp(-(hillslopes + pace * variety) * factor)
     if steeper > 0.0:  # strong rock (z < 0) stands steeper
         model["critical_slope"] = float(model["critical_slope"]) * np.exp(-steeper * np.minimum(factor, 0.0))
