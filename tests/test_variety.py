@@ -465,6 +465,21 @@ def test_rock_variety_pace_keeps_the_ratios_and_is_off_by_default() -> None:
     assert not np.allclose(built(rock_variety_pace=0.5), plain)
 
 
+def test_rock_variety_diffusion_below_zero_slows_the_strong_rocks_creep() -> None:
+    """``rock_variety_diffusion`` below 0 makes the diffusivity fall in strong rock (``D·exp(-s_D·z)``, ``z < 0``):
+    with ``rock_variety_pace`` 1, ``rock_variety_uplift`` 1 and ``s_D = -s`` the paced ``D·exp(-(s_D + s)·z)`` is
+    even, as ``U`` and ``K`` are: the landscape of one rock (``rock_variety`` 0) up to the diffusion's flux form
+    (a map of one value); at ``-s/2`` the strong rock's ``D/K`` is the weak rock's, ``exp(s·z/2)`` apart."""
+    built = short_rivers("uplifted_range", defaults=("rock_variety_pace", "rock_variety_diffusion"))
+    even = built(rock_variety=0.0)
+    paced = built(rock_variety_pace=1.0, rock_variety_uplift=1.0, rock_variety_diffusion=-0.8)
+    assert np.allclose(paced, even, rtol=0.0, atol=1e-6 * np.ptp(even))
+    slower = built(rock_variety_pace=1.0, rock_variety_uplift=1.0, rock_variety_diffusion=-0.4)
+    assert not np.allclose(slower, even) and np.isfinite(slower).all()
+    with pytest.raises(ValueError, match=r"^stage\.rock_variety_diffusion: "):
+        Stage.of("rivers", {"rock_variety_diffusion": -3.5})
+
+
 @pytest.mark.parametrize("value", [-0.1, 1.5])
 def test_rock_variety_pace_errors_name_the_option(value: float) -> None:
     with pytest.raises(ValueError, match=r"^stage\.rock_variety_pace: "):

@@ -277,7 +277,7 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         model["rock_offset"] = float(options[ROCK_DIP.name]) * (x * math.cos(angle) + y * math.sin(angle))
     variety, hillslopes = float(options[ROCK_VARIETY.name]), float(options[ROCK_VARIETY_DIFFUSION.name])
     steeper = float(options[ROCK_VARIETY_SLOPE.name]) if float(model["critical_slope"]) > 0.0 else 0.0
-    if variety > 0.0 or hillslopes > 0.0 or steeper > 0.0:
+    if variety > 0.0 or hillslopes != 0.0 or steeper > 0.0:
         factor = rock_field(heights.shape, scale=options[ROCK_VARIETY_SCALE.name], seed=int(options["routing_seed"]),
                             octaves=options[ROCK_VARIETY_OCTAVES.name], contrast=options[ROCK_VARIETY_CONTRAST.name],
                             strike=options[ROCK_VARIETY_STRIKE.name],
@@ -289,7 +289,7 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     lifting = float(options[ROCK_VARIETY_UPLIFT.name]) - pace
     eroding = 1.0 - pace
     spreading = hillslopes + pace * variety
-    if spreading > 0.0 and float(model["diffusion"]) > 0.0:  # strong rock diffuses faster
+    if (hillslopes != 0.0 or pace > 0.0) and float(model["diffusion"]) > 0.0:  # strong rock diffuses at its own rate
         model["diffusion"] = float(model["diffusion"]) * np.exp(-spreading * factor)
     if steeper > 0.0:  # strong rock (z < 0) stands steeper
         model["critical_slope"] = float(model["critical_slope"]) * np.exp(-steeper * np.minimum(factor, 0.0))

@@ -138,8 +138,8 @@ ROCK_VARIETY_STRETCH = Option(
 )  # fmt: skip
 ROCK_VARIETY_DIFFUSION = Option(
     "rock_variety_diffusion", float, 0.0, "Rock variety in the hillslopes: the diffusivity times "
-    "exp(-rock_variety_diffusion x z), so strong rock (z < 0) holds long planar slopes and valleys wide apart "
-    "(0: one diffusivity)", minimum=0.0, maximum=3.0,
+    "exp(-rock_variety_diffusion x z), so above 0 strong rock (z < 0) holds long planar slopes and valleys wide "
+    "apart, below 0 it creeps more slowly and keeps sharp crests (0: one diffusivity)", minimum=-3.0, maximum=3.0,
 )  # fmt: skip
 ROCK_VARIETY_SLOPE = Option(
     "rock_variety_slope", float, 0.0, "Rock variety in the threshold hillslopes: with critical_slope, the critical "
