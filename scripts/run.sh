@@ -74,11 +74,13 @@ setup() { # setup DIR LOCK PYTHON [--deps-from-lock-only]: DIR from LOCK, redone
     rm -rf "$dir"
     make_venv "$python" "$dir"
     "$dir/bin/python" -m pip install --quiet --upgrade pip
+    # --no-compile: no bytecode for every file of every wheel at install (bpy's own scripts are thousands);
+    # Python writes it for the modules that are imported, when they are. About a third of each bpy install.
     if [ "$mode" = --deps-from-lock-only ]; then
-        "$dir/bin/python" -m pip install --quiet --no-deps -r "$lock"
+        "$dir/bin/python" -m pip install --quiet --no-compile --no-deps -r "$lock"
     else
-        "$dir/bin/python" -m pip install --quiet -r "$lock"
-        "$dir/bin/python" -m pip install --quiet --no-deps --no-build-isolation -e .
+        "$dir/bin/python" -m pip install --quiet --no-compile -r "$lock"
+        "$dir/bin/python" -m pip install --quiet --no-compile --no-deps --no-build-isolation -e .
     fi
     cp "$lock" "$stamp"
 }
