@@ -1,10 +1,10 @@
 """The add-on preferences: where compiled noise kernels are cached, and compiling them all ahead of time.
 
 Numba's on-disk cache goes to the extension's user folder (``bpy.utils.extension_path_user``,
-``.../extensions/.user/<repository>/noisewright/numba_cache``): the install folder is replaced on every
-update and is read-only in system repositories. ``use_user_cache`` points ``noise_core`` there at
-register time, before anything compiles; if the folder cannot be written, kernels run uncached (one
-warning in the console) and the preferences say so.
+``.../extensions/.user/<repository>/noisewright/numba_cache``), or ``NUMBA_CACHE_DIR`` when that is set: the
+install folder is replaced on every update and is read-only in system repositories. ``use_user_cache`` points
+``noise_core`` there at register time, before anything compiles; if the folder cannot be written, kernels run
+uncached (one warning in the console) and the preferences say so.
 
 *Compile All Noise Kinds* (``noisewright.precompile``) compiles every kind and dimension
 (``compile_status.KERNELS``) in the background (``Precompile``: a ``jobs.Worker``) while Blender stays usable;
@@ -15,6 +15,7 @@ being compiled. Run from a script (``execute``), the operator compiles in the fo
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 
@@ -44,7 +45,11 @@ def cache_folder() -> str | None:
 
 
 def use_user_cache() -> str | None:
-    """Cache compiled kernels in the extension's user folder; returns where they go (None: uncached)."""
+    """Cache compiled kernels in the extension's user folder, or in ``NUMBA_CACHE_DIR`` when it is set (Numba's
+    own setting for every cache of the process: a studio's shared folder, a test run's); returns where they go
+    (None: uncached)."""
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        return set_cache_dir(None)
     folder = cache_folder()
     return set_cache_dir(folder) if folder is not None else cache_location()
 

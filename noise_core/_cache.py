@@ -75,12 +75,25 @@ def _in_package(py_file: str) -> bool:
     return Path(py_file).resolve().is_relative_to(PACKAGE_DIR)
 
 
+PACKAGE_NAME = __name__.rpartition(".")[0]
+"""The package's import name: ``noise_core``, or ``bl_ext.<repository>.noisewright.noise_core`` in the add-on."""
+
+
 class _WholePackageStamp:
-    """Locator mixin: claim only this package's files, stamp them with the package digest, test writing
-    without ``tempfile``."""
+    """Locator mixin: claim only this package's files, stamp them with the package digest, name their folder by
+    the package's import name, test writing without ``tempfile``."""
 
     def get_source_stamp(self) -> bytes:
         return PACKAGE_DIGEST
+
+    @classmethod
+    def get_suitable_cache_subpath(cls, py_file: str) -> str:
+        """The package's import name and the module's folder inside the package, instead of Numba's hash of the
+        file's absolute path: copies of the package imported under the same name (an add-on staged or installed
+        again elsewhere, a copied checkout) share one cache. Each file's name carries its module's name, and the
+        package digest tells copies with other contents apart."""
+        inside = Path(py_file).resolve().parent.relative_to(PACKAGE_DIR)
+        return os.path.join(PACKAGE_NAME, *inside.parts)
 
     def ensure_cache_path(self) -> None:
         folder = self.get_cache_path()  # type: ignore[attr-defined]
@@ -142,10 +155,36 @@ def _stable(value):
     return value
 
 
+class _KeyNamedCacheFile(caching.IndexDataCacheFile):
+    """Numba's index and data files, each data file named by a digest of the package stamp and its index key
+    instead of the first number the index does not use yet. Processes that share a folder (pytest's workers,
+    Blender and the scripts it starts) and compile different signatures of one function at once would otherwise
+    both write ``.1.nbc``, leaving an index entry that points at the other signature's machine code. The data
+    file is written before the index entry that names it."""
+
+    def save(self, key, data) -> None:
+        name = (
+            f"{self._index_name[: -len('.nbi')]}.{hashlib.sha256(self._source_stamp + dumps(key)).hexdigest()[:24]}.nbc"
+        )
+        self._save_data(name, data)
+        overloads = self._load_index()
+        if overloads.get(key) != name:
+            overloads[key] = name
+            self._save_index(overloads)
+
+
 class PackageFunctionCache(caching.FunctionCache):
-    """Numba's function cache, placed by this package's locators."""
+    """Numba's function cache, placed by this package's locators, its data files named by key."""
 
     _impl_class = _PackageCacheImpl
+
+    def __init__(self, py_func) -> None:
+        super().__init__(py_func)
+        self._cache_file = _KeyNamedCacheFile(
+            cache_path=self._cache_path,
+            filename_base=self._impl.filename_base,
+            source_stamp=self._impl.locator.get_source_stamp(),
+        )
 
     def _index_key(self, sig, codegen):
         """Numba's key (signature, target, hashes of the bytecode and of the closure's contents), with the

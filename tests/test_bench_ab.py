@@ -68,6 +68,7 @@ def test_bad_arguments_exit_2_naming_them(
     assert message in capsys.readouterr().err
 
 
+@pytest.mark.once_per_run
 def test_a_checkout_against_itself(tmp_path: Path) -> None:
     """Both copies import and compute; each case prints two rates and a ratio (in a new process, which sets
     Numba's thread count)."""

@@ -4,6 +4,7 @@ missing writable place means running uncached with one warning."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -22,9 +23,14 @@ print(sum(fractal.kernel_for(0, 1, 0).stats.cache_hits.values()))
 """
 
 
-def _run(root: Path) -> tuple[float, int]:
+def _run(root: Path, environment: dict[str, str] | None = None) -> tuple[float, int]:
     done = subprocess.run(
-        [sys.executable, "-c", PROGRAM], cwd=root, capture_output=True, text=True, check=True, env={"PATH": ""}
+        [sys.executable, "-c", PROGRAM],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PATH": "", **(environment or {})},
     )
     value, hits = done.stdout.split()
     return float(value), int(hits)
@@ -43,6 +49,27 @@ def test_editing_a_helper_module_recompiles_the_kernel(tmp_path: Path) -> None:
     edited, edited_hits = _run(tmp_path)
     assert edited_hits == 0, "a stale kernel was loaded from the cache"
     assert edited != first
+
+
+def test_copies_of_the_package_share_one_cache_folder(tmp_path: Path) -> None:
+    """The cache's folder is named by the package's import name, not by where its files are: a second copy of the
+    package (an add-on staged again, a copied checkout) loads the kernels the first one compiled. Data files are
+    named by their entry's key, so processes sharing the folder cannot overwrite each other's entries."""
+    cache = tmp_path / "cache"
+    results = []
+    for copy in ("first", "second"):
+        shutil.copytree(
+            Path(noise_core.__file__).parent,
+            tmp_path / copy / "noise_core",
+            ignore=shutil.ignore_patterns("__pycache__"),
+        )
+        results.append(_run(tmp_path / copy, {"NUMBA_CACHE_DIR": str(cache)}))
+    (first, first_hits), (second, second_hits) = results
+    assert (second, first_hits, second_hits) == (first, 0, 1), "the second copy compiled again"
+    data = sorted(path.name for path in cache.rglob("*.nbc"))
+    assert data and all(re.fullmatch(r".+\.py\d+\.[0-9a-f]{24}\.nbc", name) for name in data), data
+    assert {path.relative_to(cache).parts[0] for path in cache.rglob("*.nbi")} == {"noise_core"}
+    assert not list((tmp_path / "first" / "noise_core").rglob("*.nbi")), "cached beside the modules"
 
 
 CHOSEN = """

@@ -275,6 +275,7 @@ def _run_document(document: Path, tmp_path: Path, blender_user: Path | None) -> 
     assert done.returncode == 0, done.stderr[-6000:] + done.stdout[-2000:]
 
 
+@pytest.mark.once_per_run
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.name)
 def test_snippets_run_as_written(document: Path, tmp_path: Path) -> None:
     _run_document(document, tmp_path, None)

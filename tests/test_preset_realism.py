@@ -12,6 +12,7 @@ from noise_core.terrain.geomorphometry import MAX_HARMONIC8, passes, realism, te
 from noise_core.terrain.recipe import build_terrain, read_preset
 
 
+@pytest.mark.once_per_run
 @pytest.mark.parametrize(("name", "shift"), [("river_valleys", 5)])
 def test_a_natural_preset_passes_with_another_seed(name: str, shift: int) -> None:
     preset = read_preset(name)

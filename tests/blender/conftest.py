@@ -20,6 +20,16 @@ os.environ["BLENDER_USER_RESOURCES"] = _USER_RESOURCES
 atexit.register(shutil.rmtree, _USER_RESOURCES, ignore_errors=True)
 
 
+def extension_repository(tmp_path_factory: pytest.TempPathFactory, name: str):
+    """A new local extension repository folder for a test module, named like the scripts' own
+    (``build/blender_extensions``): Blender names the add-on's module by the folder (``bl_ext.blender_extensions
+    .noisewright``), and noise_core its cache by the module, so every Blender process of a test run loads the
+    kernels another one compiled (``NUMBA_CACHE_DIR``, set by ``scripts/run.sh test``)."""
+    folder = tmp_path_factory.mktemp(name) / "blender_extensions"
+    folder.mkdir()
+    return folder
+
+
 @pytest.fixture(scope="session")
 def addon(tmp_path_factory):
     """The add-on module, enabled as the headless scripts enable it (``_blender_addon.load_addon``): the
@@ -28,7 +38,7 @@ def addon(tmp_path_factory):
     caches its kernels next to the staged ``noise_core``."""
     import bpy  # here, not at the top: after BLENDER_USER_RESOURCES is set
 
-    repository = tmp_path_factory.mktemp("extensions")
+    repository = extension_repository(tmp_path_factory, "addon")
     import _blender_addon  # scripts/, on sys.path through pytest's pythonpath (pyproject.toml); imports bpy
 
     name = _blender_addon.load_addon(repository, log=lambda _message: None)

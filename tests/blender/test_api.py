@@ -110,6 +110,7 @@ def test_the_enter_edit_mode_preference_is_honoured(bpy_empty, addon):
     assert bpy.context.object.mode == "OBJECT"
 
 
+@pytest.mark.once_per_run
 def test_the_readme_api_example_runs(bpy_empty, addon):
     bpy = bpy_empty
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")

@@ -27,6 +27,8 @@ import pytest
 
 from noise_core import NoiseSpec, evaluate, evaluate_grid, value_range
 
+from .conftest import extension_repository
+
 pytestmark = pytest.mark.blender
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,7 +38,7 @@ SPEC_FIELDS = tuple(field.name for field in dataclasses.fields(NoiseSpec))
 
 @pytest.fixture(scope="session")
 def extension_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("headless-extensions")
+    return extension_repository(tmp_path_factory, "headless-extensions")
 
 
 BLENDER_RUN = (

@@ -21,6 +21,8 @@ import pytest
 from tests.blender.test_headless import ok as _ok
 from tests.blender.test_headless import run_script
 
+from .conftest import extension_repository
+
 pytestmark = pytest.mark.blender
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -31,7 +33,7 @@ LIMIT = 256 * 1024
 
 @pytest.fixture(scope="module")
 def extension_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("fault-extensions")
+    return extension_repository(tmp_path_factory, "fault-extensions")
 
 
 def _limit_file_size() -> None:

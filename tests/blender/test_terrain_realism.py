@@ -22,6 +22,7 @@ def _heights(obj) -> tuple[np.ndarray, float]:
     return positions[:, :, 2], cell
 
 
+@pytest.mark.once_per_run
 @pytest.mark.parametrize("name", NATURAL)
 def test_a_natural_preset_passes_as_a_real_landscape(bpy_empty, addon, name: str) -> None:
     bpy = bpy_empty
