@@ -11,10 +11,10 @@ physical sky with its sun and haze (``_scene.sky_and_haze``). The PNGs are optim
 Files are written whole or not at all; the paths are printed.
 
 ``--hillshades`` also writes ``hillshades.png`` (with ``--no-render`` only that: the presets are built, not
-rendered): grey hillshades of the five real SRTM tiles of ``tests/data/dems`` (top row, each 648 cells of 90 m:
-58 km) and of every preset's terrain (below), each preset drawn as if it were as wide as a tile, its heights in the
-same proportion to its width as Blender shows them (the same scale: same width, same vertical scale, same sun from
-the north-west).
+rendered; ``--only`` limits the renders, never the hillshades, which always show every preset): grey hillshades
+of the five real SRTM tiles of ``tests/data/dems`` (top row, each 648 cells of 90 m: 58 km) and of every preset's
+terrain (below), each preset drawn as if it were as wide as a tile, its heights in the same proportion to its
+width as Blender shows them (the same scale: same width, same vertical scale, same sun from the north-west).
 """
 
 from __future__ import annotations
@@ -68,7 +68,12 @@ DEFAULT_OUT = Path(__file__).resolve().parents[1] / "docs" / "images" / "presets
 def _add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT})")
     scene.add_render_arguments(parser, addon.integer, 1600, 900, samples=4)
-    parser.add_argument("--only", nargs="+", metavar="PRESET", help="render just these presets (file names)")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="PRESET",
+        help="render just these presets (file names); --hillshades still shows all",
+    )
     parser.add_argument(
         "--hillshades", action="store_true", help="also write hillshades.png (presets beside real tiles)"
     )
@@ -77,9 +82,11 @@ def _add_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def render_preset(package, preset: Path, out: Path, args: argparse.Namespace, shades: list) -> Path | None:
-    """Render ``preset`` on a fresh terrain into ``out / <preset>.png`` (None with ``--no-render``); add its
-    hillshade to ``shades``."""
+def render_preset(
+    package, preset: Path, out: Path, args: argparse.Namespace, shades: list, render: bool
+) -> Path | None:
+    """Build ``preset`` on a fresh terrain, add its hillshade to ``shades`` and, with ``render``, render it into
+    ``out / <preset>.png`` (else None)."""
     bpy.ops.wm.read_homefile(use_empty=True)
     terrain = addon.run_api("add_terrain", x_subdivisions=8, y_subdivisions=8)
     package.terrain_presets.apply_preset(bpy.context, terrain, preset)
@@ -87,7 +94,7 @@ def render_preset(package, preset: Path, out: Path, args: argparse.Namespace, sh
     width = REAL_WIDTH / terrain.noisewright_terrain.size  # metres per unit, the terrain as wide as a real tile
     shades.append(scene.hillshade(heights * width, width * terrain.noisewright_terrain.size / (heights.shape[1] - 1),
                                   SHADE))  # fmt: skip
-    if args.no_render:
+    if not render:
         return None
     package.terrain_material.terrain_material(terrain, **COLOURS.get(preset.stem, {}))
     if preset.stem in SEA:
@@ -141,16 +148,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         unknown = sorted(set(args.only) - {p.stem for p in presets})
         if unknown:
             parser.error(f"--only: no preset {', '.join(unknown)}; shipped: {', '.join(p.stem for p in presets)}")
-        presets = [p for p in presets if p.stem in args.only]
     if args.no_render and not args.hillshades:
         parser.error("--no-render: give --hillshades too (otherwise there is nothing to write)")
+    rendered = set() if args.no_render else {p.stem for p in presets if not args.only or p.stem in args.only}
     out = addon.output_file(parser, "--out", args.out / "probe.png", (".png",)).parent
     written, shades = [], []
     try:
-        for preset in presets:
-            what = "building" if args.no_render else f"rendering ({args.width}x{args.height}, {args.samples} samples)"
+        for preset in presets:  # hillshades.png always shows every preset, whatever --only renders
+            if preset.stem not in rendered and not args.hillshades:
+                continue
+            render = preset.stem in rendered
+            what = f"rendering ({args.width}x{args.height}, {args.samples} samples)" if render else "building"
             with addon.step(f"{what} {preset.stem}"):
-                path = render_preset(package, preset, out, args, shades)
+                path = render_preset(package, preset, out, args, shades, render)
             written += [path] if path is not None else []
         if args.hillshades:
             written.append(hillshades(shades, out / "hillshades.png", package.noise_core.io.files.replacing))
