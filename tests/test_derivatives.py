@@ -7,6 +7,9 @@ import pytest
 
 import noise_core as nc
 
+# Sweeps every kernel variant: once per run (scripts/run.sh), the golden digests pin the bits on both Pythons.
+pytestmark = pytest.mark.once_per_run
+
 DERIVABLE = ("value", "perlin", "simplex_value", "simplex")
 STEP = 1e-4
 """Central-difference step in noise-space units, divided by the spec's highest frequency."""

@@ -287,6 +287,7 @@ def blender_user(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("docs-blender-user")
 
 
+@pytest.mark.once_per_run
 @pytest.mark.blender
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.name)
 def test_blender_snippets_run_as_written(document: Path, tmp_path: Path, blender_user: Path) -> None:

@@ -19,6 +19,9 @@ from noise_core import depressions, erode_hydraulic
 
 from . import dems
 
+# Erosion of the real tiles computes the same on either Python: once per run (scripts/run.sh).
+pytestmark = pytest.mark.once_per_run
+
 RUNS = {"default": {}, "gullies": {"gullies": 8.0}}
 BASIN = 9
 """The smallest basin, in cells, counted as a real depression (``depressions(min_cells=...)``)."""

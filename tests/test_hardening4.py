@@ -31,6 +31,7 @@ from .test_flow_mfd import sinks
 # --- 1. MFD flow loses no water -----------------------------------------------------------------------------------
 
 
+@pytest.mark.once_per_run
 @given(
     seed=st.integers(0, 2**16),
     rows=st.integers(3, 24),
@@ -320,6 +321,7 @@ def test_every_map_is_finite_or_refused_naming_heights_or_cell_size(
         assert values.dtype == np.float32 and np.isfinite(values).all(), name
 
 
+@pytest.mark.once_per_run
 @given(top=st.sampled_from([np.float32, np.float64]), steps=st.integers(0, 4), pit=st.booleans())
 def test_epsilon_filling_near_the_float_maximum_is_finite_or_refused(top: type, steps: int, pit: bool) -> None:
     """A lake whose spill height is the dtype's largest number minus a few steps: the epsilon fill raises its cells

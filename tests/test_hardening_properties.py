@@ -25,6 +25,9 @@ from noise_core.fractal_modes import MODE_CODES
 from noise_core.io import files
 from noise_core.terrain.erosion import erode_hydraulic, erode_thermal
 
+# Sweeps every kernel variant: once per run (scripts/run.sh), the golden digests pin the bits on both Pythons.
+pytestmark = pytest.mark.once_per_run
+
 # --- fractal modes x warp x derivatives -------------------------------------------------------------------------
 
 

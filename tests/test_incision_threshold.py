@@ -30,6 +30,7 @@ def _channel(columns: int = 14) -> np.ndarray:
     return heights
 
 
+@pytest.mark.once_per_run
 @pytest.mark.parametrize("routing", ["d8", "random"])
 def test_no_threshold_is_todays_bits(routing: str) -> None:
     """``incision_threshold`` 0 (the default) runs the threshold-free solver: the same bits as leaving it out, with

@@ -101,6 +101,7 @@ def test_random_routing_balances_uplift_at_steady_state() -> None:
     assert later.eroded == pytest.approx(lifted * change.size, rel=0.05)  # all that rose was carried off
 
 
+@pytest.mark.once_per_run
 def test_random_routing_same_bits_on_one_and_two_threads() -> None:
     import json
     import os

@@ -209,6 +209,7 @@ def test_the_layers_command_writes_each_layer(tmp_path):
         main(["layers", str(tmp_path / "h.npy"), "--out", out, "--melt", "2"])
 
 
+@pytest.mark.once_per_run
 def test_splat_channels_paint_the_material_layers():
     from noise_core.terrain.splat import MATERIAL_SPLAT, material_splat, splat_weights
 

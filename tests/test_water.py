@@ -232,6 +232,7 @@ def check_lakes(heights: np.ndarray, result, filled: np.ndarray) -> None:
         assert balance == pytest.approx(result.rain_volume, rel=1e-9)
 
 
+@pytest.mark.once_per_run
 @pytest.mark.parametrize("name", NAMES)
 def test_real_dems(name: str) -> None:
     """On the real tiles (metres, 90 m cells; Norway's sea as outlets): unlimited water fills exactly the

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import math
-import re
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -108,18 +106,6 @@ def test_the_enter_edit_mode_preference_is_honoured(bpy_empty, addon):
         edit.use_enter_edit_mode = False
     assert bpy.ops.noisewright.add_terrain(x_subdivisions=2, y_subdivisions=2) == {"FINISHED"}
     assert bpy.context.object.mode == "OBJECT"
-
-
-@pytest.mark.once_per_run
-def test_the_readme_api_example_runs(bpy_empty, addon):
-    bpy = bpy_empty
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    block = next(b for b in re.findall(r"```python\n(.*?)```", readme, flags=re.DOTALL) if "import api" in b)
-    namespace: dict = {}
-    exec(compile(block.replace("bl_ext.user_default.noisewright", addon.__name__), "README.md", "exec"), namespace)
-    terrain = namespace["terrain"]
-    assert terrain.name == "Noise Terrain" and len(terrain.data.vertices) == 257 * 257
-    assert bpy.context.object == terrain and np.ptp(heights(terrain)) > 0.1
 
 
 def _two_planes(bpy):

@@ -129,6 +129,7 @@ def _mesh_and_shape_key(meshes) -> tuple[np.ndarray, list[str], np.ndarray]:
     return _vertices(mesh), [key.name for key in mesh.shape_keys.key_blocks], detail.reshape(-1, 3)
 
 
+@pytest.mark.once_per_run
 def test_demo_writes_an_eroded_terrain_blend_textures_and_a_preview(tmp_path: Path, extension_repo: Path) -> None:
     import bpy
     import demo

@@ -38,6 +38,7 @@ def test_a_natural_preset_passes_as_a_real_landscape(bpy_empty, addon, name: str
     assert stats.harmonic8 <= 0.02
 
 
+@pytest.mark.once_per_run
 def test_add_terrain_builds_a_landscape_by_default(bpy_empty, addon) -> None:
     """Add > Mesh > Noise Terrain with its defaults builds the default preset (a landscape with rivers), not one
     octave of plain noise; with Preset None it is the plain noise terrain it was."""
