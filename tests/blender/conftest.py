@@ -11,6 +11,7 @@ import os
 import shutil
 import sys
 import tempfile
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,7 +21,7 @@ os.environ["BLENDER_USER_RESOURCES"] = _USER_RESOURCES
 atexit.register(shutil.rmtree, _USER_RESOURCES, ignore_errors=True)
 
 
-def extension_repository(tmp_path_factory: pytest.TempPathFactory, name: str):
+def extension_repository(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
     """A new local extension repository folder for a test module, named like the scripts' own
     (``build/blender_extensions``): Blender names the add-on's module by the folder (``bl_ext.blender_extensions
     .noisewright``), and noise_core its cache by the module, so every Blender process of a test run loads the
@@ -35,7 +36,8 @@ def addon(tmp_path_factory):
     """The add-on module, enabled as the headless scripts enable it (``_blender_addon.load_addon``): the
     checkout staged by ``build_extension.stage_extension`` into a local extension repository, enabled
     the way Blender enables extensions (``bl_ext.<repo>.noisewright``). Staged once per session: Numba
-    caches its kernels next to the staged ``noise_core``."""
+    caches its kernels in the extension's user folder, or in ``NUMBA_CACHE_DIR`` when that is set (as
+    ``scripts/run.sh test`` sets it)."""
     import bpy  # here, not at the top: after BLENDER_USER_RESOURCES is set
 
     repository = extension_repository(tmp_path_factory, "addon")
