@@ -58,3 +58,13 @@ def test_the_slug_rule() -> None:
     assert _slug("Cache, threads and numba versions") == "cache-threads-and-numba-versions"
     assert _slug("4D noise and seamless loops") == "4d-noise-and-seamless-loops"
     assert _slug("`python -m noise_core bake`") == "python--m-noise_core-bake"
+
+
+def test_the_landscape_history_index_lists_every_section() -> None:
+    """docs/landscape-history.md's "By preset" index links every section of the page (a new section is found)."""
+    text = (ROOT / "docs" / "landscape-history.md").read_text(encoding="utf-8")
+    index, _, sections = text.partition("## The presets, in order")
+    listed = {target.lstrip("#") for target in LINK.findall(_without_code(index.partition("## By preset")[2]))}
+    headings = {_slug(title) for title in re.findall(r"^### (.+)$", sections, flags=re.MULTILINE)}
+    assert headings, "no sections found after '## The presets, in order'"
+    assert headings - listed == set(), f"sections missing from the index: {sorted(headings - listed)}"
