@@ -213,7 +213,7 @@ THRESHOLD_HEADROOM = 1.25
 """With ``channel_head_area`` or ``incision_threshold`` and ``critical_slope``: no cell stands more than this times
 ``critical_slope`` above its receiver (threshold hillslopes: the nonlinear flux, capped at ``CONDUCTANCE_CAP``,
 carries what it can below that slope, the limit holds the rest; at 1.0 the faces piled at the limit,
-docs/landscape.md)."""
+docs/landscape-history.md)."""
 FLOOR_SLOPE = 1e-3
 """The slope (height per distance) of a flat valley floor towards its river (``valley_width``)."""
 

@@ -151,7 +151,7 @@ GLACIER_DEEPEN = 0.3
 GLACIER_FLOOR_GRADE = float(GLACIER_FLOOR_GRADE_OPTION.default)  # type: ignore[arg-type]
 """...but falls downstream by at least this share of the bed's fall (``glacier_floor_grade``'s default), so that
 every trough drains; the floors of trunks far from the map's edges lie less deep than ``GLACIER_DEEPEN`` would have
-them (docs/landscape.md measures it)..."""
+them (docs/landscape-history.md measures it)..."""
 GLACIER_FLOOR_STEEP = 2.0
 """...and up its main stem rises by at most this many times the bed's rise: below a tributary the thicker ice
 deepens the floor, which ramps up to the thinner ice's floor above (not a step across the floor)."""
