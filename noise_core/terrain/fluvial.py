@@ -129,7 +129,7 @@ from .resample import resample_bilinear
 from .stream_power import Routing
 from .stream_power import index_mask as _index_mask
 
-BOUNDARIES = ("edges", "looped")
+BOUNDARIES = ("edges", "looped", "closed")
 ROUTINGS = ("d8", "random")
 FLUVIAL_OPTIONS: tuple[Option, ...] = (
     Option("steps", int, 200, "Time steps", minimum=0, maximum=1_000_000, soft_maximum=2000),
@@ -143,7 +143,9 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
     Option("n", float, 1.0, "Slope exponent n", minimum=0.1, maximum=4.0),
     Option("diffusion", float, 0.0, "Hillslope diffusivity D: area per time unit (0: none)", minimum=0.0,
            maximum=1e30, soft_maximum=1.0),
-    Option("boundary", str, "edges", "Edges at base level, or looped (the result tiles)", choices=BOUNDARIES),
+    Option("boundary", str, "edges", "Edges at base level; looped (the result tiles); or closed: no water or "
+           "soil crosses the edges, the rivers leave only by the outlets (a terrain's rivers stage: the edge cells "
+           "where rivers draining outlet_area leave; else the lowest edge cell)", choices=BOUNDARIES),
     Option("river_threshold", float, 100.0, "Drainage area, in cells, from which a cell is a river", minimum=0.0,
            maximum=1e30, soft_maximum=10_000.0),
     Option("routing", str, "d8", "Where each cell drains: d8 (its steepest neighbour) or random (each step one of "
@@ -321,6 +323,9 @@ def erode_fluvial(
         if grid is not None and values["boundary"] == "looped":
             raise ValueError(f"{name}: needs boundary 'edges' (a looped map is not sampled corner to corner); "
                              "set it to 0 or the boundary to edges")  # fmt: skip
+    if values["margin"] > 0.0 and values["boundary"] == "closed":
+        raise ValueError("margin: needs boundary 'edges' (the margin's outer edges are the base level: with closed "
+                         "edges no water leaves there); set it to 0 or the boundary to edges")  # fmt: skip
     if (coarse is not None or values["margin"] > 0.0) and values["fine_steps"] > count:
         raise ValueError(f"fine_steps: must be at most steps ({count}), got {values['fine_steps']}")
     cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
@@ -356,13 +361,16 @@ def erode_fluvial(
     if progress is not None and not callable(progress):
         raise TypeError(f"progress: expected a callable (done, steps), got {type(progress).__name__}")
     looped = values["boundary"] == "looped"
-    base = np.zeros(shape[0] * shape[1], dtype=np.uint8) if looped else _edges(shape)
+    closed = values["boundary"] == "closed"
+    base = np.zeros(shape[0] * shape[1], dtype=np.uint8) if looped or closed else _edges(shape)
     if outlets is not None:
         base |= _mask("outlets", outlets, shape)
     before = np.array(checked, dtype=np.float64).reshape(-1)
     _check_ranges(before, rain, cell)
     if not base.any():
-        base[int(np.argmin(before))] = 1
+        base[_lowest_edge_cell(before, shape) if closed else int(np.argmin(before))] = 1
+        if closed:  # the same outlet on the model, fine and detail grids
+            outlets = base.reshape(shape) == 1
     detail = 1 if fine is not None and values["detail_steps"] > 0 else 0  # one step more, above the fine grid only
     uplifted = np.where(base == 1, 0.0, rising * (values["dt"] * (count + detail)))  # base cells never rise
     if fine is not None:
@@ -376,6 +384,7 @@ def erode_fluvial(
             name: values[name]
             for name in (
                 "dt",
+                "boundary",
                 "m",
                 "n",
                 "river_threshold",
@@ -413,19 +422,31 @@ def erode_fluvial(
         else:
             h = _coarse_steps(before.reshape(shape), coarse, count - values["fine_steps"], cell, arguments, fields,
                               report)  # fmt: skip
+        if closed:  # the outlets stay at base level, whatever the model grid's change beside them
+            held = base == 1
+            h[held] = before[held]
         refine = values["fine_steps"]
         report = None if progress is None else (lambda done, _total: progress(count - refine + done, count))
         refined = erode_fluvial(h.reshape(shape), steps=refine, cell_size=cell, **arguments, **fields, progress=report)
         after = refined.heights.astype(np.float64).reshape(-1)
         return _result(before, after, uplifted, refined.drainage_area.astype(np.float64).reshape(-1),
                        values["river_threshold"] * cell * cell, shape)  # fmt: skip
+    ring = _Ring(shape) if closed else None  # the map inside a ring: a wall for the water, a mirror for the soil
+    grid = shape if ring is None else ring.shape
+    if ring is not None:
+        before_map, base = before, ring.pad(base, 1)
+        rising, hardness, rain, offsets, slopes, weight = (ring.pad(field) if field.shape[0] > 1 else field
+                                                           for field in (rising, hardness, rain, offsets, slopes,
+                                                                         weight))  # fmt: skip
+        before = ring.pad(before)
+        ring.wall(before)
     h = before.copy()
-    fill_flat(h, shape, base, looped, True)
+    fill_flat(h, grid, base, looped, True)
     if float(np.abs(h).max()) + float(uplifted.max()) > FLOAT32_MAX:
         rise = float(uplifted.max())
         raise ValueError(f"uplift: uplift * dt * steps = {rise:g} would lift heights beyond the float32 range")
     routing = Routing(
-        shape,
+        grid,
         base,
         looped,
         rain * (cell * cell),
@@ -440,7 +461,7 @@ def erode_fluvial(
     if values["rock_roughness"] > 0.0:
         rough = np.empty(h.shape[0])
         kernels.rough_rock(hardness, _index_mask(hardness), values["rock_roughness"], values["routing_seed"],
-                           shape[0], shape[1], np.empty(h.shape[0]), rough)  # fmt: skip
+                           grid[0], grid[1], np.empty(h.shape[0]), rough)  # fmt: skip
         hardness = rough
     rock = np.empty(h.shape[0]) if layered else hardness
     limited = values["channel_head_area"] > 0.0 or values["incision_threshold"] > 0.0
@@ -448,7 +469,7 @@ def erode_fluvial(
     incision = (rising, _index_mask(rising), rock, _index_mask(rock), values["dt"], values["m"], values["n"],
                 cell, values["deposition_coefficient"], values["channel_head_area"] or None, steep,
                 values["incision_threshold"])  # fmt: skip
-    lines = (np.empty(max(shape)), np.empty(max(shape), dtype=np.uint8), np.empty(max(shape)), np.empty(max(shape)))
+    lines = (np.empty(max(grid)), np.empty(max(grid), dtype=np.uint8), np.empty(max(grid)), np.empty(max(grid)))
     scratch = np.empty(h.shape[0] if random or nonlinear or varying else 1)
     conductance = np.empty(h.shape[0] if nonlinear else 1)
     one = np.ones(1)
@@ -462,36 +483,51 @@ def erode_fluvial(
         if layered:
             kernels.rock_strength(h, hardness, _index_mask(hardness), offsets, _index_mask(offsets),
                                   values["rock_layers"], values["rock_contrast"], shift, sharpness, rock)  # fmt: skip
+        if ring is not None:
+            ring.wall(h)
         routing.step(h, incision, done)
         if values["valley_width"] > 0.0:
-            kernels.valley_floors(h, shape[0], shape[1], base, looped, routing.order, routing.area,
+            kernels.valley_floors(h, grid[0], grid[1], base, looped, routing.order, routing.area,
                                   values["valley_width"], cell)  # fmt: skip
+        if ring is not None:
+            ring.mirror(h)
         if nonlinear:
-            kernels.diffuse_nonlinear(h, shape[0], shape[1], base, looped, spread, values["critical_slope"] * cell,
+            kernels.diffuse_nonlinear(h, grid[0], grid[1], base, looped, spread, values["critical_slope"] * cell,
                                       *strengths, routing.area, values["channel_diffusion"], 1.0 / (cell * cell),
                                       weight, _index_mask(weight), scratch, conductance)  # fmt: skip
         elif top > 0.0 and (random or varying):
-            kernels.diffuse_isotropic(h, shape[0], shape[1], base, looped, spread, weight, _index_mask(weight),
+            kernels.diffuse_isotropic(h, grid[0], grid[1], base, looped, spread, weight, _index_mask(weight),
                                       scratch)  # fmt: skip
         elif top > 0.0:
-            kernels.diffuse(h, shape[0], shape[1], base, looped, min(spread, DIFFUSION_CAP), *lines)
+            kernels.diffuse(h, grid[0], grid[1], base, looped, min(spread, DIFFUSION_CAP), *lines)
         if top > 0.0 or values["valley_width"] > 0.0:
             kernels.drain(h, routing.receivers, routing.order, np.inf)
         if progress is not None:
             progress(done + 1, count)
     routing.random = False  # the maps of the result: D8 (steepest descent) of the final heights
+    if ring is not None:
+        ring.wall(h)
     routing.step(h, None, count)
     threshold = values["river_threshold"] * cell * cell
+    if ring is not None:
+        return _result(before_map, ring.crop(h), uplifted, ring.crop(routing.area), threshold, shape)
     return _result(before, h, uplifted, routing.area, threshold, shape)
 
 
-def _sampled(fields: dict, grid: tuple[int, int]) -> dict:
+def _sampled(fields: dict, grid: tuple[int, int], boundary: str = "edges") -> dict:
     """``fields`` (``erode_fluvial``'s maps by name; None or a number where not a map) sampled bilinearly onto
-    ``grid``, corner to corner; outlets where at least half a cell's weight is outlet."""
+    ``grid``, corner to corner; outlets where at least half a cell's weight is outlet, and with a closed
+    ``boundary`` also the cell of ``grid`` nearest to each outlet (the only way out: none may vanish)."""
     sampled = {name: resample_bilinear(value, grid) if isinstance(value, np.ndarray) else value
                for name, value in fields.items()}  # fmt: skip
     if sampled["outlets"] is not None:
         sampled["outlets"] = sampled["outlets"] >= 0.5
+        if boundary == "closed":
+            rows, columns = np.nonzero(fields["outlets"])
+            shape = fields["outlets"].shape
+            rows = np.rint(rows * ((grid[0] - 1) / (shape[0] - 1))).astype(np.int64)
+            columns = np.rint(columns * ((grid[1] - 1) / (shape[1] - 1))).astype(np.int64)
+            sampled["outlets"][rows, columns] = True
     return sampled
 
 
@@ -503,7 +539,7 @@ def _coarse_steps(
     interpolated (``multiscale.coarse_to_fine``); flat."""
 
     def run(small: np.ndarray, s: float) -> np.ndarray:
-        sampled = _sampled(fields, coarse)
+        sampled = _sampled(fields, coarse, arguments["boundary"])
         after = erode_fluvial(small, steps=steps, cell_size=cell * s, **arguments, **sampled, progress=progress).heights
         return small + (after.astype(np.float64) - small.astype(np.float32))  # a cell left alone changes by 0
 
@@ -539,7 +575,7 @@ def _on_fine_grid(before, fine, count, cell, values, uplifted, fields, progress)
     grid's cells."""
     shape = before.shape
     s = multiscale.cells_per_model_cell(shape, fine)
-    sampled = _sampled(fields, fine)
+    sampled = _sampled(fields, fine, values["boundary"])
     arguments = {name: value for name, value in values.items() if name not in NOT_PASSED_TO_FINE_GRID}
     small = resample_bilinear(before, fine)
     result = erode_fluvial(small, steps=count, cell_size=cell * s, **arguments, **sampled, progress=progress)
@@ -549,6 +585,8 @@ def _on_fine_grid(before, fine, count, cell, values, uplifted, fields, progress)
         multiscale.add_change_spline(after, multiscale.band_limited(change))
     else:
         multiscale.add_change(after, change)
+    if values["boundary"] == "closed" and fields["outlets"] is not None:  # at base level, whatever beside them
+        after[fields["outlets"]] = before[fields["outlets"]]
     area = np.zeros(shape)  # the area interpolated in one pass, without resample_bilinear's temporaries
     if values["detail_steps"] > 0:
         detail = _detail_steps(after, fine, cell, values, fields)
@@ -581,11 +619,57 @@ def _detail_steps(after: np.ndarray, fine: tuple[int, int], cell: float, values:
         after[:] = result.heights
         return result
     s = multiscale.cells_per_model_cell(after.shape, grid)
-    sampled = _sampled(fields, grid)
+    sampled = _sampled(fields, grid, values["boundary"])
     small = resample_bilinear(after, grid)
     result = erode_fluvial(small, steps=values["detail_steps"], cell_size=cell * s, **arguments, **sampled)
     multiscale.add_change(after, result.heights.astype(np.float64) - small.astype(np.float32))
     return result
+
+
+def _lowest_edge_cell(flat: np.ndarray, shape: tuple[int, int]) -> int:
+    """The index of the lowest of the map's edge cells (the first in row-major order among equals)."""
+    edge = np.flatnonzero(_edges(shape))
+    return int(edge[np.argmin(flat[edge])])
+
+
+class _Ring:
+    """The closed boundary: the map inside a ring of one cell. Every routing kernel takes the edge cells of the
+    grid it is given as base level; the ring's cells are those, so the map's own edge cells route and erode as
+    any other. Before the water is routed the ring is raised above the whole map (``wall``): no cell drains into
+    it. Before the hillslopes diffuse it holds a copy of the map's edge cells beside it (``mirror``): the slope
+    across the map's edge is 0, so no soil crosses it (a no-flux boundary)."""
+
+    def __init__(self, shape: tuple[int, int]) -> None:
+        self.inner = shape
+        self.shape = (shape[0] + 2, shape[1] + 2)
+
+    def pad(self, flat: np.ndarray, ring_value: int | None = None) -> np.ndarray:
+        """The flat map ``flat`` in the ring: the ring holds ``ring_value``, or the nearest edge cell's value."""
+        inner = flat.reshape(self.inner)
+        if ring_value is None:
+            return np.pad(inner, 1, mode="edge").reshape(-1)
+        return np.pad(inner, 1, mode="constant", constant_values=ring_value).reshape(-1)
+
+    def crop(self, flat: np.ndarray) -> np.ndarray:
+        """The map's cells of the ringed flat array ``flat`` (a flat copy)."""
+        return flat.reshape(self.shape)[1:-1, 1:-1].reshape(-1)
+
+    def wall(self, flat: np.ndarray) -> None:
+        """Raise the ring of ``flat`` above every cell of the map, by the map's relief and at least 1."""
+        grid = flat.reshape(self.shape)
+        inner = grid[1:-1, 1:-1]
+        high, low = float(inner.max()), float(inner.min())
+        level = high + max(high - low, 1.0)
+        grid[0, :] = grid[-1, :] = level
+        grid[:, 0] = grid[:, -1] = level
+
+    def mirror(self, flat: np.ndarray) -> None:
+        """Set the ring of ``flat`` to the map's edge cells beside it (corners: the map's corners)."""
+        grid = flat.reshape(self.shape)
+        grid[0, :] = grid[1, :]
+        grid[-1, :] = grid[-2, :]
+        grid[:, 0] = grid[:, 1]
+        grid[:, -1] = grid[:, -2]
 
 
 def _check_ranges(before: np.ndarray, rain: np.ndarray, cell: float) -> None:

@@ -77,6 +77,42 @@ def evolve_landscape(
                          **options)  # type: ignore[arg-type]  # fmt: skip
 
 
+OUTLET_AREA = Option(
+    "outlet_area",
+    float,
+    0.0,
+    "With boundary closed: the rivers leave only where they leave the heights this stage starts from, at the edge "
+    "cells draining at least outlet_area cells of the fine grid (the largest if none does) (0: at the lowest edge "
+    "cell)",
+    minimum=0.0,
+    maximum=1e9,
+    soft_maximum=100_000.0,
+)
+"""The outlets a closed boundary keeps (``river_exits``): a tile cut out of a landscape drains where its rivers
+cross the tile's edge, and nowhere else along it."""
+
+
+def river_exits(heights: np.ndarray, area: float) -> np.ndarray:
+    """The edge cells of ``heights`` (2-D) where its D8 rivers, once the depressions are filled (Priority-Flood+ε,
+    so every cell drains to an edge), leave the map with a drainage area of at least ``area`` cells: a boolean
+    map, holding the edge cell of the largest area when no cell reaches ``area``. ``ValueError`` naming the
+    argument."""
+    checked = check_heights(heights)
+    threshold = float(replace(OUTLET_AREA, name="area", maximum=None).check(area))  # type: ignore[arg-type]
+    shape = (int(checked.shape[0]), int(checked.shape[1]))
+    edges = _edges(shape)
+    h = np.array(checked, dtype=np.float64).reshape(-1)
+    fill_flat(h, shape, edges, False, True)
+    receivers = d8_receivers(h.reshape(shape), outlets=edges)
+    drained = accumulate(receivers, stack_order(receivers), np.ones(h.shape[0]))
+    drained[edges == 0] = 0.0
+    exits = drained >= threshold
+    exits &= edges == 1
+    if not exits.any():
+        exits[int(np.argmax(drained))] = True
+    return exits.reshape(shape)
+
+
 def _checked(heights: np.ndarray, cell_size: float, **values: tuple[Option, float]) -> tuple:
     """``(heights, cell size, *values)`` checked, in the keywords' order: ``check_heights``, ``CELL_SIZE``'s check,
     and each ``name=(row, value)`` by its option row renamed ``name`` (the function's argument), an ``area`` row

@@ -61,11 +61,13 @@ from .landscape import (
     FILL,
     FLOOR,
     FLOOR_AREA,
+    OUTLET_AREA,
     TRUNK_FILL,
     TRUNK_FILL_AREA,
     aggrade_valleys,
     evolve_landscape,
     fill_valleys,
+    river_exits,
     widen_valleys,
 )
 from .layers import STRATA, deposits, rock
@@ -153,6 +155,7 @@ ROCK_DIP_DIRECTION = Option(
 )  # fmt: skip
 RIVER_OPTIONS = (
     *FLUVIAL_OPTIONS,
+    OUTLET_AREA,
     KEEP_RELIEF,
     NOISE_UPLIFT,
     UPLIFT_CONTRAST,
@@ -310,6 +313,8 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     if rain is not None:  # the runoff weighting the drainage area (None: even rain, today's bits)
         model["precipitation"] = rain
     del rain
+    if options["boundary"] == "closed" and options[OUTLET_AREA.name] > 0.0:  # in cells of the map
+        model["outlets"] = river_exits(cells, options[OUTLET_AREA.name] * (unit / cell_size) ** 2)
     result = evolve_landscape(cells, cell_size=cell_size / unit, progress=lambda *_: advance(1), **model)
     model.clear()  # engine sizes: the uplift and erodibility maps are not needed below
     lowest, relief = float(cells.min()), float(np.ptp(cells))
