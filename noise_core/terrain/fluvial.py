@@ -321,7 +321,8 @@ def erode_fluvial(
     coarse = multiscale.model_shape(fine or shape, values["model_size"])
     for name, grid in (("fine_size", fine), ("model_size", coarse), ("margin", values["margin"] or None)):
         if grid is not None and values["boundary"] == "looped":
-            raise ValueError(f"{name}: needs boundary 'edges' (a looped map is not sampled corner to corner); "
+            allowed = "'edges'" if name == "margin" else "'edges' or 'closed'"
+            raise ValueError(f"{name}: needs boundary {allowed} (a looped map is not sampled corner to corner); "
                              "set it to 0 or the boundary to edges")  # fmt: skip
     if values["margin"] > 0.0 and values["boundary"] == "closed":
         raise ValueError("margin: needs boundary 'edges' (the margin's outer edges are the base level: with closed "
