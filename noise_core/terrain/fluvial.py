@@ -123,8 +123,8 @@ from .._jit import jit, kernel_table
 from ..hashing import avalanche, eat, hash_seed
 from ..schema import Option
 from . import multiscale
-from .flow import _edges, check_weights, fill_flat
-from .heightfield import CELL_SIZE, check_heights, check_mask, on_edge, wrapped_columns, wrapped_rows
+from .flow import SQRT2, _edges, check_weights, fill_flat
+from .heightfield import CELL_SIZE, NEIGHBOURS, check_heights, check_mask, on_edge, wrapped_columns, wrapped_rows
 from .resample import resample_bilinear
 from .stream_power import Routing
 from .stream_power import index_mask as _index_mask
@@ -182,6 +182,17 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
            "soft ones'", minimum=0.0, maximum=0.99),
     Option("rock_hard_share", float, 0.5, "Layered rock: the share of each hard and soft pair of layers that is hard "
            "(0.5: equal beds; less: thin caprock beds over thick soft ones)", minimum=0.05, maximum=0.95),
+    Option("landslide_return_time", float, 0.0, "Bedrock landslides: the return time of a landslide at a cell "
+           "steep and high enough to fail with certainty, in the time unit of dt (0: none)", minimum=0.0,
+           maximum=1e30, soft_maximum=1e7),
+    Option("landslide_slope", float, 0.7, "Bedrock landslides: the rock's internal friction as a gradient (0.7: 35 "
+           "degrees); only steeper cells fail, each slide cutting its ground down to a plane halfway between this "
+           "and the steepest slope above the slide's foot", minimum=0.01, maximum=10.0),
+    Option("landslide_height", float, 1.0, "Bedrock landslides: the cohesion's height scale 4C / (rho g), in the "
+           "heights' unit (in a terrain's rivers stage, cells of the fine grid): a cell fails with the chance of its "
+           "drop to its receiver over the Culmann critical height, which this scales (larger: stronger rock, fewer "
+           "slides)", minimum=0.0, above=True,
+           maximum=1e30, soft_maximum=100.0),
     multiscale.MODEL_SIZE,
     multiscale.MARGIN,
     multiscale.FINE_STEPS,
@@ -210,6 +221,8 @@ MAX_SUBSTEPS = 256
 """At most this many substeps per step: ``D·dt / cell²`` up to ``SUBSTEP · MAX_SUBSTEPS`` (38.4) with random
 routing."""
 ROUGH_SALT = 0x5EED
+LANDSLIDE_SALT = 0x51DE
+"""Eaten after ``routing_seed`` before the step and cell by the landslides' draws (``_landslides``)."""
 """Eaten after ``routing_seed`` before the cell by ``rock_roughness``: its draws differ from the routing's."""
 THRESHOLD_HEADROOM = 1.25
 """With ``channel_head_area`` or ``incision_threshold`` and ``critical_slope``: no cell stands more than this times
@@ -279,6 +292,9 @@ def erode_fluvial(
     rock_contrast: float = 0.5,
     rock_hard_share: float = 0.5,
     rock_roughness: float = 0.0,
+    landslide_return_time: float = 0.0,
+    landslide_slope: float = 0.7,
+    landslide_height: float = 1.0,
     rock_offset: np.ndarray | None = None,
     model_size: int = 0,
     fine_steps: int = 0,
@@ -313,7 +329,8 @@ def erode_fluvial(
                ("channel_head_area", channel_head_area), ("incision_threshold", incision_threshold),
                ("rock_layers", rock_layers),
                ("rock_contrast", rock_contrast), ("rock_hard_share", rock_hard_share),
-               ("rock_roughness", rock_roughness),
+               ("rock_roughness", rock_roughness), ("landslide_return_time", landslide_return_time),
+               ("landslide_slope", landslide_slope), ("landslide_height", landslide_height),
                ("model_size", model_size), ("fine_steps", fine_steps), ("margin", margin),
                ("fine_size", fine_size), ("detail_steps", detail_steps),
                ("fine_interpolation", fine_interpolation))}  # fmt: skip
@@ -324,6 +341,9 @@ def erode_fluvial(
             allowed = "'edges'" if name == "margin" else "'edges' or 'closed'"
             raise ValueError(f"{name}: needs boundary {allowed} (a looped map is not sampled corner to corner); "
                              "set it to 0 or the boundary to edges")  # fmt: skip
+    if values["landslide_return_time"] > 0.0 and values["boundary"] == "looped":
+        raise ValueError("landslide_return_time: needs boundary 'edges' or 'closed' (a slide does not cross the "
+                         "edges of a looped map); set it to 0 or change the boundary")  # fmt: skip
     if values["margin"] > 0.0 and values["boundary"] == "closed":
         raise ValueError("margin: needs boundary 'edges' (the margin's outer edges are the base level: with closed "
                          "edges no water leaves there); set it to 0 or the boundary to edges")  # fmt: skip
@@ -400,6 +420,9 @@ def erode_fluvial(
                 "rock_contrast",
                 "rock_hard_share",
                 "rock_roughness",
+                "landslide_return_time",
+                "landslide_slope",
+                "landslide_height",
             )
         }
         fields = {
@@ -480,6 +503,11 @@ def erode_fluvial(
         strengths = (stronger, _index_mask(stronger), rock, _index_mask(rock))
     else:
         strengths = (relative, _index_mask(relative), one, 0)
+    sliding = values["landslide_return_time"] > 0.0
+    chance = -math.expm1(-values["dt"] / values["landslide_return_time"]) if sliding else 0.0  # in one step
+    room = h.shape[0] if sliding else 1
+    slides = (np.empty(room, dtype=np.int64), np.zeros(room, dtype=np.int64), np.zeros(room, dtype=np.int64),
+              np.empty(room, dtype=np.int64), np.zeros(1, dtype=np.int64))  # fmt: skip
     for done in range(count):
         if layered:
             kernels.rock_strength(h, hardness, _index_mask(hardness), offsets, _index_mask(offsets),
@@ -501,7 +529,10 @@ def erode_fluvial(
                                       scratch)  # fmt: skip
         elif top > 0.0:
             kernels.diffuse(h, grid[0], grid[1], base, looped, min(spread, DIFFUSION_CAP), *lines)
-        if top > 0.0 or values["valley_width"] > 0.0:
+        if sliding:
+            kernels.landslides(h, grid[0], grid[1], routing.receivers, base, cell, values["landslide_slope"],
+                               values["landslide_height"], chance, values["routing_seed"], done, *slides)  # fmt: skip
+        if top > 0.0 or values["valley_width"] > 0.0 or sliding:
             kernels.drain(h, routing.receivers, routing.order, np.inf)
         if progress is not None:
             progress(done + 1, count)
@@ -613,6 +644,7 @@ def _detail_steps(after: np.ndarray, fine: tuple[int, int], cell: float, values:
                  if name not in (*NOT_PASSED_TO_FINE_GRID, "model_size", "margin", "fine_steps")}  # fmt: skip
     fields = {**fields, "diffusion": 0.0}  # incision only: the fine grid's diffusion set the hillslopes at its scale
     arguments["channel_diffusion"] = 0.0  # a share of the diffusion, which is off
+    arguments["landslide_return_time"] = 0.0  # the hillslopes are the fine grid's
     arguments["dt"] = values["dt"] / values["detail_steps"]  # one step of dt in substeps: their draws averaged
     grid = multiscale.detail_shape(after.shape, fine)
     if grid is None:
@@ -949,6 +981,85 @@ def _valley_floors(h, rows, columns, base, looped, order, area, width, cell):
                     h[target] = floor
 
 
+def _landslides(
+    h, rows, columns, receivers, base, cell, friction, height, chance, seed, step, feet, stamps, seen, queue, serial
+):
+    """Bedrock landslides of one step (Campforts et al. 2020, HyLands 1.0, GMD 13(9); Densmore, Ellis & Anderson
+    1998, JGR 103(B7)), in place. A cell whose slope ``S`` to its receiver is steeper than the internal friction
+    ``tan φ`` (``friction``) fails with the chance ``chance·min(1, H / H_c)`` (a draw of SmallXXHash(``seed``) of
+    the step and cell), ``H`` its drop to its receiver and ``H_c = height·sin β·cos φ / (1 - cos(β - φ))``
+    Culmann's critical height (``β = atan S``); its receiver is the slide's foot. In the order of the cells, each
+    foot not cut by an earlier slide of the step takes the steepest slope ``s`` up to a neighbour steeper than
+    ``tan φ`` and cuts every cell connected to it above the foot down to the plane rising from the foot at
+    ``(tan φ + s) / 2`` (breadth first from the foot's upslope neighbours). A base cell may be a foot but does not
+    slide. The material leaves with the rivers. ``feet``, ``stamps``, ``seen``, ``queue``: work arrays of the map's
+    size (``stamps`` and ``seen`` zero at the first step); ``serial[0]``: the slides so far."""
+    size = h.shape[0]
+    phi = math.atan(friction)
+    salted = eat(hash_seed(seed), LANDSLIDE_SALT)
+    drawn = eat(salted, step)
+    mark = step + 1  # stamps of this step: > any earlier step's
+    count = 0
+    for node in range(size):
+        receiver = receivers[node]
+        if receiver == node or base[node]:
+            continue
+        drop = h[node] - h[receiver]
+        dy = abs(node // columns - receiver // columns)
+        dx = abs(node % columns - receiver % columns)
+        distance = cell * (SQRT2 if dy + dx == 2 else 1.0)
+        beta = math.atan(drop / distance)
+        if not beta > phi:
+            continue
+        critical = height * math.sin(beta) * math.cos(phi) / (1.0 - math.cos(beta - phi))
+        fails = avalanche(eat(drawn, node)) * (1.0 / 4294967296.0) < chance * min(drop / critical, 1.0)
+        if fails and stamps[receiver] != mark:
+            stamps[receiver] = mark
+            feet[count] = receiver
+            count += 1
+    feet[:count].sort()
+    cut = -mark  # stamps of cells a slide of this step cut
+    for i in range(count):
+        foot = feet[i]
+        if stamps[foot] == cut:
+            continue
+        row, column = foot // columns, foot % columns
+        level = h[foot]
+        steepest = friction
+        for k in range(8):
+            y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
+            if 0 <= y < rows and 0 <= x < columns:
+                rise = (h[y * columns + x] - level) / (cell * math.hypot(NEIGHBOURS[k, 0], NEIGHBOURS[k, 1]))
+                steepest = max(steepest, rise)
+        if not steepest > friction:
+            continue
+        plane = 0.5 * (friction + steepest)
+        serial[0] += 1
+        visit = serial[0]  # in ``seen``: the cells this slide has queued
+        head = tail = 0
+        queue[tail] = foot
+        tail += 1
+        seen[foot] = visit
+        while head < tail:
+            here = queue[head]
+            head += 1
+            y0, x0 = here // columns, here % columns
+            if here != foot:
+                floor = level + plane * cell * math.hypot(y0 - row, x0 - column)
+                if not floor < h[here]:
+                    continue
+                h[here] = floor
+                stamps[here] = cut
+            for k in range(8):
+                y, x = y0 + NEIGHBOURS[k, 0], x0 + NEIGHBOURS[k, 1]
+                if 0 <= y < rows and 0 <= x < columns:
+                    other = y * columns + x
+                    if h[other] > level and not base[other] and seen[other] != visit and stamps[other] != cut:
+                        seen[other] = visit
+                        queue[tail] = other
+                        tail += 1
+
+
 def _drain(h, receivers, order, infinity):
     """Keep every cell at least one step (``nextafter``) above its receiver, along the stack."""
     for i in range(order.shape[0]):
@@ -1017,6 +1128,15 @@ def _thomas(x, fixed, count, factor, first_shift, last_shift, scratch):
 
 
 _kernels = kernel_table(
-    serial=(_drain, _diffuse, _diffuse_isotropic, _diffuse_nonlinear, _valley_floors, _rock_strength, _rough_rock)
+    serial=(
+        _drain,
+        _diffuse,
+        _diffuse_isotropic,
+        _diffuse_nonlinear,
+        _valley_floors,
+        _rock_strength,
+        _rough_rock,
+        _landslides,
+    )
 )
 """The compiled kernels, built on first use."""
