@@ -1011,7 +1011,10 @@ def _landslides(
         beta = math.atan(drop / distance)
         if not beta > phi:
             continue
-        critical = height * math.sin(beta) * math.cos(phi) / (1.0 - math.cos(beta - phi))
+        gap = 1.0 - math.cos(beta - phi)  # 0 where beta is phi to rounding: H_c is infinite, no slide
+        if not gap > 0.0:
+            continue
+        critical = height * math.sin(beta) * math.cos(phi) / gap
         fails = avalanche(eat(drawn, node)) * (1.0 / 4294967296.0) < chance * min(drop / critical, 1.0)
         if fails and stamps[receiver] != mark:
             stamps[receiver] = mark
