@@ -1008,6 +1008,8 @@ def _landslides(
         dy = abs(node // columns - receiver // columns)
         dx = abs(node % columns - receiver % columns)
         distance = cell * (SQRT2 if dy + dx == 2 else 1.0)
+        if not drop > friction * distance:  # no steeper than the friction: no trigonometry for most cells
+            continue
         beta = math.atan(drop / distance)
         if not beta > phi:
             continue
