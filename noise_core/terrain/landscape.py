@@ -99,10 +99,7 @@ def river_exits(heights: np.ndarray, area: float) -> np.ndarray:
     argument."""
     checked = check_heights(heights)
     threshold = float(replace(OUTLET_AREA, name="area", maximum=None).check(area))  # type: ignore[arg-type]
-    shape = (int(checked.shape[0]), int(checked.shape[1]))
-    edges = _edges(shape)
-    h = np.array(checked, dtype=np.float64).reshape(-1)
-    fill_flat(h, shape, edges, False, True)
+    h, shape, edges, _ = _filled(checked, None)
     receivers = d8_receivers(h.reshape(shape), outlets=edges)
     drained = accumulate(receivers, stack_order(receivers), np.ones(h.shape[0]))
     drained[edges == 0] = 0.0
