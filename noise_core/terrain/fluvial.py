@@ -123,7 +123,7 @@ from .._jit import jit, kernel_table
 from ..hashing import avalanche, eat, hash_seed
 from ..schema import Option
 from . import multiscale
-from .flow import SQRT2, _edges, check_weights, fill_flat
+from .flow import DISTANCES, _edges, check_weights, fill_flat
 from .heightfield import CELL_SIZE, NEIGHBOURS, check_heights, check_mask, on_edge, wrapped_columns, wrapped_rows
 from .resample import resample_bilinear
 from .stream_power import Routing
@@ -530,8 +530,9 @@ def erode_fluvial(
         elif top > 0.0:
             kernels.diffuse(h, grid[0], grid[1], base, looped, min(spread, DIFFUSION_CAP), *lines)
         if sliding:
-            kernels.landslides(h, grid[0], grid[1], routing.receivers, base, cell, values["landslide_slope"],
-                               values["landslide_height"], chance, values["routing_seed"], done, *slides)  # fmt: skip
+            kernels.landslides(h, grid[0], grid[1], routing.receivers, routing.codes, base, cell,
+                               values["landslide_slope"], values["landslide_height"], chance, values["routing_seed"],
+                               done, *slides)  # fmt: skip
         if top > 0.0 or values["valley_width"] > 0.0 or sliding:
             kernels.drain(h, routing.receivers, routing.order, np.inf)
         if progress is not None:
@@ -982,18 +983,35 @@ def _valley_floors(h, rows, columns, base, looped, order, area, width, cell):
 
 
 def _landslides(
-    h, rows, columns, receivers, base, cell, friction, height, chance, seed, step, feet, stamps, seen, queue, serial
+    h,
+    rows,
+    columns,
+    receivers,
+    codes,
+    base,
+    cell,
+    friction,
+    height,
+    chance,
+    seed,
+    step,
+    feet,
+    stamps,
+    seen,
+    queue,
+    serial,
 ):
     """Bedrock landslides of one step (Campforts et al. 2020, HyLands 1.0, GMD 13(9); Densmore, Ellis & Anderson
     1998, JGR 103(B7)), in place. A cell whose slope ``S`` to its receiver is steeper than the internal friction
     ``tan φ`` (``friction``) fails with the chance ``chance·min(1, H / H_c)`` (a draw of SmallXXHash(``seed``) of
-    the step and cell), ``H`` its drop to its receiver and ``H_c = height·sin β·cos φ / (1 - cos(β - φ))``
-    Culmann's critical height (``β = atan S``); its receiver is the slide's foot. In the order of the cells, each
-    foot not cut by an earlier slide of the step takes the steepest slope ``s`` up to a neighbour steeper than
-    ``tan φ`` and cuts every cell connected to it above the foot down to the plane rising from the foot at
-    ``(tan φ + s) / 2`` (breadth first from the foot's upslope neighbours). A base cell may be a foot but does not
-    slide. The material leaves with the rivers. ``feet``, ``stamps``, ``seen``, ``queue``: work arrays of the map's
-    size (``stamps`` and ``seen`` zero at the first step); ``serial[0]``: the slides so far."""
+    the step and cell), ``H`` its drop to its receiver (``receivers``, in the direction ``codes``) and
+    ``H_c = height·sin β·cos φ / (1 - cos(β - φ))`` Culmann's critical height (``β = atan S``); its receiver is
+    the slide's foot. In the order of the cells, each foot not cut by an earlier slide of the step takes the
+    steepest slope ``s`` up to a neighbour steeper than ``tan φ`` and cuts every cell connected to it above the
+    foot down to the plane rising from the foot at ``(tan φ + s) / 2`` (breadth first from the foot's upslope
+    neighbours). A base cell may be a foot but does not slide. The material leaves with the rivers. ``feet``,
+    ``stamps``, ``seen``, ``queue``: work arrays of the map's size (``stamps`` and ``seen`` zero at the first
+    step); ``serial[0]``: the slides so far."""
     size = h.shape[0]
     phi = math.atan(friction)
     salted = eat(hash_seed(seed), LANDSLIDE_SALT)
@@ -1001,13 +1019,12 @@ def _landslides(
     mark = step + 1  # stamps of this step: > any earlier step's
     count = 0
     for node in range(size):
-        receiver = receivers[node]
-        if receiver == node or base[node]:
+        code = codes[node]  # the direction to the receiver (NEIGHBOURS), -1 for none
+        if code < 0 or base[node]:
             continue
+        receiver = receivers[node]
         drop = h[node] - h[receiver]
-        dy = abs(node // columns - receiver // columns)
-        dx = abs(node % columns - receiver % columns)
-        distance = cell * (SQRT2 if dy + dx == 2 else 1.0)
+        distance = cell * DISTANCES[code]
         if not drop > friction * distance:  # no steeper than the friction: no trigonometry for most cells
             continue
         beta = math.atan(drop / distance)
@@ -1034,7 +1051,7 @@ def _landslides(
         for k in range(8):
             y, x = row + NEIGHBOURS[k, 0], column + NEIGHBOURS[k, 1]
             if 0 <= y < rows and 0 <= x < columns:
-                rise = (h[y * columns + x] - level) / (cell * math.hypot(NEIGHBOURS[k, 0], NEIGHBOURS[k, 1]))
+                rise = (h[y * columns + x] - level) / (cell * DISTANCES[k])
                 steepest = max(steepest, rise)
         if not steepest > friction:
             continue
