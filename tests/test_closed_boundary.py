@@ -16,13 +16,9 @@ import noise_core as nc
 from noise_core.terrain.fluvial import erode_fluvial
 from noise_core.terrain.landscape import river_exits
 from noise_core.terrain.recipe import Recipe, Stage, build_terrain
+from tests.test_fluvial import noise_terrain
 
 RIVERS = {"steps": 40, "dt": 1e4, "uplift": 1e-3, "erodibility": 5e-5, "diffusion": 0.01}
-
-
-def noise_terrain(shape: tuple[int, int] = (40, 48), relief: float = 40.0, seed: int = 11) -> np.ndarray:
-    spec = nc.NoiseSpec(kind="perlin", octaves=4, frequency=3.0, seed=seed)
-    return (nc.ranges.to_unit(spec, nc.evaluate_grid(spec, shape)) * relief).astype(np.float32)
 
 
 def edge_mask(shape: tuple[int, int]) -> np.ndarray:
@@ -33,7 +29,7 @@ def edge_mask(shape: tuple[int, int]) -> np.ndarray:
 
 @pytest.mark.parametrize("routing", ["d8", "random"])
 def test_every_cell_drains_to_the_lowest_edge_cell(routing: str) -> None:
-    heights = noise_terrain()
+    heights = noise_terrain((40, 48))
     edges = edge_mask(heights.shape)
     lowest = np.unravel_index(np.argmin(np.where(edges, heights, np.inf)), heights.shape)
     result = erode_fluvial(heights, cell_size=20.0, routing=routing, boundary="closed", **RIVERS)
@@ -47,7 +43,7 @@ def test_every_cell_drains_to_the_lowest_edge_cell(routing: str) -> None:
 
 
 def test_the_outlets_are_the_only_way_out() -> None:
-    heights = noise_terrain()
+    heights = noise_terrain((40, 48))
     outlets = np.zeros(heights.shape, bool)
     outlets[-1, 10] = outlets[0, 30] = True
     result = erode_fluvial(heights, boundary="closed", outlets=outlets, **RIVERS)
@@ -99,7 +95,7 @@ def test_a_coarse_to_fine_run_keeps_a_one_cell_outlet_on_every_grid() -> None:
 
 def test_a_margin_needs_open_edges() -> None:
     with pytest.raises(ValueError, match="margin: needs boundary 'edges'"):
-        erode_fluvial(noise_terrain(), boundary="closed", margin=0.1, model_size=17, **RIVERS)
+        erode_fluvial(noise_terrain((40, 48)), boundary="closed", margin=0.1, model_size=17, **RIVERS)
 
 
 @settings(max_examples=20, deadline=None)
