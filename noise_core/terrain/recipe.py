@@ -91,9 +91,12 @@ from .variety import (
     ROCK_VARIETY_STRETCH,
     ROCK_VARIETY_STRIKE,
     ROCK_VARIETY_UPLIFT,
+    SCOUR_DEPTH,
+    SCOUR_SCALE,
     rain_field,
     rock_detail,
     rock_field,
+    scour,
 )
 from .water import WATER_OPTIONS
 
@@ -174,12 +177,14 @@ RIVER_OPTIONS = (
     multiscale.FLOOR_INTERPOLATION,
     multiscale.KEEP_DRAINAGE,
     multiscale.DRAIN_LAKES,
+    SCOUR_DEPTH,
+    SCOUR_SCALE,
 )
 """The river stage's options: the stream-power model's (``fluvial.FLUVIAL_OPTIONS``, heights in cells of the fine
 grid, with its coarse-to-fine rows ``fine_size``, ``model_size``, ``margin`` and ``fine_steps``), the terrain's own
 (rock variety: ``terrain.variety``) and, after the relief is kept, valley floors (``landscape.widen_valleys``,
 glacial troughs: ``glacial.carve_troughs``, ``landscape.aggrade_valleys``, then ``landscape.fill_valleys``) and
-rock detail (``variety.rock_detail``; issue 49, docs/landscape.md)."""
+rock detail (``variety.rock_detail``) and areal scour (``variety.scour``; issue 49, docs/landscape.md)."""
 FORMER_RIVER_OPTIONS = {
     "coarse": "; it became model_size, the model grid's cells (coarse c on an n-sample fine grid: (n - 1) / c + 1)",
     "refine_steps": "; it became fine_steps, the last of the steps (steps s and refine_steps r: steps s + r, "
@@ -259,7 +264,9 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     last, ``rock_detail`` adds ``variety.rock_detail``'s texture on the slopes, in metres, off the channels (the
     drainage area in cells of the fine grid), and on a map finer than the fine grid ``keep_drainage`` keeps that
     share of every cell's drop on the map before the detail (``multiscale.keep_drainage``: the texture closes no
-    pit on the map's own cells; with ``drain_lakes`` that map's own pits are filled first, so none is left). With
+    pit on the map's own cells; with ``drain_lakes`` that map's own pits are filled first, so none is left); then
+    ``scour_depth`` carves ``variety.scour``'s knobs and closed rock basins into the gentle ground (weighed by
+    the slopes before the detail, on the fine grid). With
     ``fine_size`` the
     stage's numbers mean the same at every sample count: a terrain built at any size gets the same rivers
     (docs/scale.md)."""
@@ -366,6 +373,13 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     share = float(options[multiscale.KEEP_DRAINAGE.name])
     if share > 0.0 and multiscale.model_shape(metres.shape, size, "fine_size") is not None:  # above the fine grid
         textured = multiscale.keep_drainage(metres, textured, share, bool(options[multiscale.DRAIN_LAKES.name]))
+    if options[SCOUR_DEPTH.name] > 0.0:  # after keep_drainage: its closed basins are the point
+        fine = multiscale.model_shape(metres.shape, size, "fine_size")
+        ground = metres if fine is None else resample.resample_bilinear(metres, fine)  # the weight's slopes
+        textured = scour(textured, cell_size=cell_size, depth=options[SCOUR_DEPTH.name],
+                         wavelength=options[SCOUR_SCALE.name], seed=int(options["routing_seed"]),
+                         ground=ground)  # fmt: skip
+        del ground
     metres = textured
     return StageResult(metres, area, result.rivers.astype(np.float32))
 

@@ -1,4 +1,5 @@
-"""Variety at every scale (issue 49): rock that varies over kilometres, and rock texture at the cell scale.
+"""Variety at every scale (issue 49): rock that varies over kilometres, rock texture at the cell scale, and the
+knobs and basins of ground an ice sheet scoured.
 
 **Rock variety** (``rock_field``; the river stage's ``rock_variety``, ``rock_variety_scale``). Where uplift,
 stream-power incision and diffusion balance, valleys are spaced by a characteristic length that grows with the
@@ -54,11 +55,29 @@ blurred over 5 x 5 cells (a mask along the D8 channels unblurred printed their 8
 follow the terrain's gradient,
 the noise has no square lattice: no grid direction is preferred.
 
-Both noises are the project's 2-D simplex noise (a triangular lattice: no square symmetry for the grid harmonics
+**Areal scour** (``scour``; the river stage's ``scour_depth``, ``scour_scale``). Ground an ice sheet overrode
+is left as knobs of bare rock between rock basins, many holding a lake: "knock and lochan" (Linton 1963, "The
+forms of glacial erosion", Transactions of the Institute of British Geographers 33; Sugden 1978, "Glacial erosion
+by the Laurentide Ice Sheet", Journal of Glaciology 20(83), its zone of areal scouring; the ice follows the
+fractured, weathered rock: Krabbendam & Bradwell 2014, "Quaternary evolution of glaciated gneiss terrains:
+pre-glacial weathering vs. glacial erosion", Quaternary Science Reviews 95). As a texture, not an ice model:
+``h -= d·w(S)·b(n)``, ``d`` the deepest basin, ``n`` simplex fBm of unit standard deviation (``SCOUR_OCTAVES``
+octaves from the wavelength ``scour_scale`` down, each 2.1 times finer and weaker) and ``b(n) = t²(3 - 2t)``,
+``t = clamp(n, 0, 1)`` (a smoothstep: no crease at a basin's rim or floor, which a finer map would resolve ever
+sharper), so the basins are where ``n`` is high and the knobs between them keep their rock. ``w(S) = x²/(1 +
+x²)·1/(1 + y²)``, ``x = S/SCOUR_FLAT`` and ``y = S/SCOUR_STEEP`` (``S`` the slope by the isotropic gradient
+stencil): the flat floors (the sediment that filled the valleys since the ice left) and the steep walls (whose
+form their own processes keep) are barely touched, the gentle ground between takes it all. Streams are cut like
+the rest: the basins are closed depressions strung along them (a deranged drainage of lochans, as on scoured
+ground), each as deep as ``d·w(S)`` at most where ``n`` passes 1 (flat-bottomed there: a lochan's floor), and
+``water.water`` fills them as lakes (sparing the channels, as ``rock_detail`` does, would raise each bed above
+the ground scoured beside it).
+
+The noises are the project's 2-D simplex noise (a triangular lattice: no square symmetry for the grid harmonics
 to see), each octave turned by its own angle (``TURN``) so no lattice direction is shared, evaluated at the
-cells' positions in map units (``rock_field``: shares of the map's longer side) or metres (``rock_detail``), so a
-terrain built at another sample count gets the same field, sampled more or less finely; an octave whose wavelength
-is under two cells fades out (``FADE``) instead of aliasing into white noise.
+cells' positions in map units (``rock_field``: shares of the map's longer side) or metres (``rock_detail``,
+``scour``), so a terrain built at another sample count gets the same field, sampled more or less finely; an
+octave whose wavelength is under two cells fades out (``FADE``) instead of aliasing into white noise.
 """
 
 from __future__ import annotations
@@ -76,7 +95,7 @@ from ..spec import NoiseSpec
 from ..threads import on_threads
 from .flow import check_weights
 from .heightfield import CELL_SIZE, check_heights
-from .resample import bilinear_at
+from .resample import bilinear_at, resample_bilinear
 
 SIMPLEX_STD = 0.454
 """The standard deviation of one octave of 2-D simplex noise (2·10⁶ points, any seed: 0.4540)."""
@@ -97,6 +116,14 @@ CHANNEL_AREA = 20.0
 (a few cells) keep most of it, channels (100 cells and more) a sixth or less, big rivers none."""
 ROWS_PER_CALL = 256
 """Rows of the map per call of the noise (``evaluate``): its points stay a few MB at any size."""
+SCOUR_OCTAVES = 3
+"""Octaves of the areal scour's noise (``scour``)."""
+SCOUR_FLAT = 0.04
+"""``scour``'s ``w(S)`` is half its largest at about this slope (height per distance): flats keep their fill."""
+SCOUR_STEEP = 0.3
+"""``scour``'s ``w(S)`` is half its largest at about this slope: steep walls keep their form."""
+SCOUR_SALT = 0x5C0A
+"""Added to the seed of ``scour``'s noise: it differs from the rock field's and the rock detail's."""
 FIELD_SALT = 0x11F0
 DETAIL_SALT = 0xD7A1
 """Added to the seed of ``rock_field`` and ``rock_detail``: their noises differ from each other's at one seed."""
@@ -119,6 +146,16 @@ ROCK_DETAIL_SCALE = Option(
     "rock_detail_scale", float, 400.0, "With rock detail: the texture's longest wavelength (each finer octave "
     "2.1 times shorter; those under two cells fade out)", minimum=0.0, above=True, maximum=1e9,
     soft_maximum=5000.0, unit="LENGTH",
+)  # fmt: skip
+SCOUR_DEPTH = Option(
+    "scour_depth", float, 0.0, "Glacial areal scour: knobs of rock between closed rock basins (lochans) on the "
+    "gentle ground, not on flat floors or steep walls; the deepest basin (0: none)", minimum=0.0,
+    maximum=1e6, soft_maximum=200.0, unit="LENGTH",
+)  # fmt: skip
+SCOUR_SCALE = Option(
+    "scour_scale", float, 800.0, "With scour: the width of its basins and knobs (the noise's longest wavelength; "
+    "each finer octave 2.1 times shorter)", minimum=0.0, above=True, maximum=1e9, soft_maximum=5000.0,
+    unit="LENGTH",
 )  # fmt: skip
 ROCK_VARIETY_OCTAVES = Option(
     "rock_variety_octaves", int, FIELD_OCTAVES, "With rock variety: the octaves of its noise, each 2.1 times finer and "
@@ -190,7 +227,7 @@ ROCK_FIELD_OPTIONS = (
     ROCK_VARIETY_PACE,
 )
 """The rows of the rock field (``rock_field``) and what it scales: the river stage's, before its floors."""
-VARIETY_OPTIONS = (*ROCK_FIELD_OPTIONS, *RAIN_OPTIONS, ROCK_DETAIL, ROCK_DETAIL_SCALE)
+VARIETY_OPTIONS = (*ROCK_FIELD_OPTIONS, *RAIN_OPTIONS, ROCK_DETAIL, ROCK_DETAIL_SCALE, SCOUR_DEPTH, SCOUR_SCALE)
 """The river stage's rows (``recipe.RIVER_OPTIONS``)."""
 
 
@@ -341,6 +378,66 @@ def rock_detail(
     return out
 
 
+def scour(
+    heights: np.ndarray,
+    *,
+    cell_size: float = 1.0,
+    depth: float,
+    wavelength: float = 800.0,
+    seed: int = 0,
+    ground: np.ndarray | None = None,
+) -> np.ndarray:
+    """``heights`` (float64, new array) with areal scour's knobs and rock basins (module docstring):
+    ``h - d·w(S)·b(n)``, ``d`` the ``depth``, ``S`` the slope by the isotropic gradient stencil
+    (edge cells repeated) of ``ground`` (None: the heights), ``n`` simplex fBm of ``SCOUR_OCTAVES`` octaves from
+    ``wavelength`` (in the unit of ``cell_size``; octaves under two cells faded) of unit standard deviation, ``b``
+    the smoothstep of the module docstring. ``ground`` is a grid of at least 3 x 3 spanning the map corner to
+    corner, of its cells or fewer along each side (its cell: the map's longer side over its own): ``w(S)`` is
+    taken on its cells and interpolated bilinearly onto the map. The river stage passes its heights before the
+    rock detail on its fine grid, so the weight is the landscape's and the same at every sample count (the slopes
+    of the interpolated floors and of the detail change from cell to cell on a finer map). ``ValueError``/
+    ``TypeError`` naming the argument."""
+    checked = check_heights(heights)
+    cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
+    deepest = float(replace(SCOUR_DEPTH, name="depth").check(depth))  # type: ignore[arg-type]
+    length = float(replace(SCOUR_SCALE, name="wavelength").check(wavelength))  # type: ignore[arg-type]
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        raise TypeError(f"seed: expected a whole number, got {type(seed).__name__}")
+    h = checked if checked.dtype == np.float64 else checked.astype(np.float64)
+    slopes = h if ground is None else _ground(ground, h.shape)
+    if deepest == 0.0:
+        return np.array(h)
+    spacing = cell * (max(h.shape) - 1) / (max(slopes.shape) - 1)  # the ground's cell
+    kernels = _kernels()
+    weight = np.empty_like(slopes)
+    runtime.launch_blocks(kernels.scour_weight, slopes.shape[0], (slopes, spacing, weight))
+    if weight.shape != h.shape:
+        weight = resample_bilinear(weight, h.shape)
+    noise = _octaves(h.shape, cell, length, SCOUR_OCTAVES, int(seed) + SCOUR_SALT)
+    out = np.empty_like(h)
+    runtime.launch_blocks(kernels.scoured, h.shape[0], (h, weight, noise, deepest, out))
+    return out
+
+
+def _ground(ground: object, shape: tuple[int, ...]) -> np.ndarray:
+    """``scour``'s ``ground`` as a finite float64 grid of the heights' ``shape`` or a coarser one (corner to
+    corner, at least 3 x 3; the fine grid of a map keeps its proportions to within a cell); errors name it."""
+    if not isinstance(ground, np.ndarray):
+        raise TypeError(f"ground: expected a numpy array, got {type(ground).__name__}")
+    if ground.dtype.kind not in "fiu" or ground.dtype == np.bool_:
+        raise TypeError(f"ground: dtype must be a real number type, got {ground.dtype}")
+    rows, columns = shape
+    if not (ground.ndim == 2 and 3 <= ground.shape[0] <= rows and 3 <= ground.shape[1] <= columns):
+        raise ValueError(
+            f"ground: must be a grid of the heights' shape {shape} or a coarser one (at least 3 x 3), got "
+            f"{ground.shape}"
+        )
+    values = ground.astype(np.float64, copy=False)
+    if not np.isfinite(values).all():
+        raise ValueError("ground: must be finite (no NaN or infinity)")
+    return values
+
+
 def _blurred(share: np.ndarray) -> np.ndarray:
     """``share`` blurred twice by the binomial kernel ``[1 2 1; 2 4 2; 1 2 1] / 16`` (edge cells repeated): the D8
     channels the drainage area follows run at 0°, 45° and 90°, and a mask along them would print that pattern."""
@@ -421,5 +518,34 @@ def _textured(first, last, h, noise, keep, amplitude, cell, out):
             out[row, column] = h[row, column] + amplitude * share * slope * slope * noise[row, column]
 
 
-_kernels = kernel_table(ranged=(_textured, _streaks))
+def _scour_weight(first, last, ground, cell, out):
+    """Rows ``first`` to ``last - 1`` of ``out = w(S)`` (``scour``), ``S`` the slope of ``ground``, whose cells
+    are ``cell`` apart. A range kernel over rows."""
+    if first < 0:  # the launch
+        on_threads(last)
+        return
+    columns = ground.shape[1]
+    for row in range(first, last):
+        for column in range(columns):
+            gx, gy = _gradient(ground, row, column)
+            slope = math.sqrt(gx * gx + gy * gy) / (12.0 * cell)
+            flat = (slope / SCOUR_FLAT) ** 2
+            out[row, column] = flat / (1.0 + flat) / (1.0 + (slope / SCOUR_STEEP) ** 2)
+
+
+def _scoured(first, last, h, weight, noise, depth, out):
+    """Rows ``first`` to ``last - 1`` of ``out = h - depth·weight·b(noise)`` (``scour``). A range kernel over
+    rows."""
+    if first < 0:  # the launch
+        on_threads(last)
+        return
+    columns = h.shape[1]
+    for row in range(first, last):
+        for column in range(columns):
+            t = min(max(noise[row, column], 0.0), 1.0)
+            basin = t * t * (3.0 - 2.0 * t)  # smoothstep: no crease at the rims or the floors
+            out[row, column] = h[row, column] - depth * weight[row, column] * basin
+
+
+_kernels = kernel_table(ranged=(_textured, _streaks, _scour_weight, _scoured))
 """The compiled kernels, built on first use."""
