@@ -351,13 +351,9 @@ def rock_detail(
     with ``area`` (the drainage area, in cells, a map of the heights' shape) times ``CHANNEL_AREA / (CHANNEL_AREA +
     area)`` blurred (``_blurred``), so the channels keep their beds. ``ValueError``/``TypeError`` naming the
     argument."""
-    checked = check_heights(heights)
-    cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
+    h, cell = _texture_arguments(heights, cell_size, seed)
     size = float(replace(ROCK_DETAIL, name="amplitude").check(amplitude))  # type: ignore[arg-type]
     length = float(replace(ROCK_DETAIL_SCALE, name="wavelength").check(wavelength))  # type: ignore[arg-type]
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-        raise TypeError(f"seed: expected a whole number, got {type(seed).__name__}")
-    h = checked if checked.dtype == np.float64 else checked.astype(np.float64)  # read only: no copy of a float64 map
     keep = (
         np.ones((1, 1))
         if area is None
@@ -397,13 +393,9 @@ def scour(
     rock detail on its fine grid, so the weight is the landscape's and the same at every sample count (the slopes
     of the interpolated floors and of the detail change from cell to cell on a finer map). ``ValueError``/
     ``TypeError`` naming the argument."""
-    checked = check_heights(heights)
-    cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
+    h, cell = _texture_arguments(heights, cell_size, seed)
     deepest = float(replace(SCOUR_DEPTH, name="depth").check(depth))  # type: ignore[arg-type]
     length = float(replace(SCOUR_SCALE, name="wavelength").check(wavelength))  # type: ignore[arg-type]
-    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
-        raise TypeError(f"seed: expected a whole number, got {type(seed).__name__}")
-    h = checked if checked.dtype == np.float64 else checked.astype(np.float64)
     slopes = h if ground is None else _ground(ground, h.shape)
     if deepest == 0.0:
         return np.array(h)
@@ -417,6 +409,16 @@ def scour(
     out = np.empty_like(h)
     runtime.launch_blocks(kernels.scoured, h.shape[0], (h, weight, noise, deepest, out))
     return out
+
+
+def _texture_arguments(heights: object, cell_size: object, seed: object) -> tuple[np.ndarray, float]:
+    """``(h, cell)`` of ``rock_detail`` and ``scour``: the checked heights as float64 (read only: no copy of a
+    float64 map) and the cell size; ``ValueError``/``TypeError`` naming ``heights``, ``cell_size`` or ``seed``."""
+    checked = check_heights(heights)
+    cell = float(CELL_SIZE.check(cell_size))  # type: ignore[arg-type]
+    if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
+        raise TypeError(f"seed: expected a whole number, got {type(seed).__name__}")
+    return (checked if checked.dtype == np.float64 else checked.astype(np.float64)), cell
 
 
 def _ground(ground: object, shape: tuple[int, ...]) -> np.ndarray:
