@@ -370,11 +370,11 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         textured = rock_detail(metres, cell_size=cell_size, amplitude=options[ROCK_DETAIL.name],
                                wavelength=options[ROCK_DETAIL_SCALE.name], seed=int(options["routing_seed"]),
                                area=result.drainage_area)  # in cells of the fine grid  # fmt: skip
+    fine = multiscale.model_shape(metres.shape, size, "fine_size")  # None: the map is no finer than the fine grid
     share = float(options[multiscale.KEEP_DRAINAGE.name])
-    if share > 0.0 and multiscale.model_shape(metres.shape, size, "fine_size") is not None:  # above the fine grid
+    if share > 0.0 and fine is not None:
         textured = multiscale.keep_drainage(metres, textured, share, bool(options[multiscale.DRAIN_LAKES.name]))
     if options[SCOUR_DEPTH.name] > 0.0:  # after keep_drainage: its closed basins are the point
-        fine = multiscale.model_shape(metres.shape, size, "fine_size")
         ground = metres if fine is None else resample.resample_bilinear(metres, fine)  # the weight's slopes
         textured = scour(textured, cell_size=cell_size, depth=options[SCOUR_DEPTH.name],
                          wavelength=options[SCOUR_SCALE.name], seed=int(options["routing_seed"]),
