@@ -17,6 +17,8 @@ from noise_core.terrain.fluvial import erode_fluvial
 from noise_core.terrain.recipe import RIVER_OPTIONS, Recipe, Stage, build_terrain, from_dict, read_preset, to_dict
 from noise_core.terrain.stream_power import head_share
 
+from .stages import short_rivers
+
 
 def _ramp(rows: int = 12, columns: int = 16) -> np.ndarray:
     """A tilted, slightly rough plane (the same heights every call)."""
@@ -138,3 +140,77 @@ def test_errors_name_the_option(value: object, error: type, message: str) -> Non
     record = {**to_dict(Recipe()), "stages": [{"stage": "rivers", "channel_head_area": value}]}
     with pytest.raises(error, match=message.replace("^", r"^recipe\.stages\[0\]\.")):
         from_dict(record)
+
+
+def test_one_channel_head_area_as_a_map_is_the_number() -> None:
+    """A channel-head map of one value gives the landscape of the number bit for bit: with D8 and random routing,
+    with the threshold slope (``critical_slope``), with deposition and through the model and fine grids."""
+    start = np.random.default_rng(7).uniform(0.0, 5.0, (33, 33))
+    common = {"steps": 10, "dt": 100.0, "uplift": 1e-3, "erodibility": 1e-3, "diffusion": 2e-3}
+    for extra in ({}, {"routing": "random", "critical_slope": 0.6}, {"deposition_coefficient": 0.3},
+                  {"model_size": 17, "fine_steps": 4, "critical_slope": 0.6}, {"fine_size": 17}):  # fmt: skip
+        number = erode_fluvial(start, channel_head_area=6.0, **common, **extra).heights
+        mapped = erode_fluvial(start, channel_head_area=np.full((33, 33), 6.0), **common, **extra).heights
+        assert np.array_equal(mapped, number)
+
+
+def test_each_cell_takes_its_own_channel_head_area() -> None:
+    """A map: the columns whose head area no cell drains are only uplifted (their rivers cut nothing), the columns
+    of a small head area are cut as without channel heads: one step on a ramp that drains left, by rows."""
+    heights = _ramp()
+    heads = np.zeros(heights.shape)
+    heads[:, 8:] = 1e6
+    common = {"steps": 1, "dt": 2.0, "uplift": 1e-2, "erodibility": 0.05}
+    mapped = erode_fluvial(heights, channel_head_area=heads, **common).heights
+    plain = erode_fluvial(heights, **common).heights
+    lifted = (heights + 1e-2 * 2.0).astype(np.float32)
+    inner = (slice(1, -1), slice(8, -1))
+    np.testing.assert_array_equal(mapped[inner], lifted[inner])
+    assert (plain[inner] < lifted[inner]).all()  # they would have been cut
+    np.testing.assert_array_equal(mapped[1:-1, 1:8], plain[1:-1, 1:8])
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(0, 2**32 - 1), st.sampled_from(["d8", "random"]))
+def test_any_channel_head_map_only_slows_the_incision(data: int, routing: str) -> None:
+    """Any channel-head map (zeros, tiny, huge, spiky) under any routing: finite heights, each cell at most
+    uplift·dt above where it started and at least where the map's smallest head area would leave it."""
+    rng = np.random.default_rng(data)
+    heads = rng.choice([0.0, 1.0, 1e4], (12, 14)) * rng.uniform(0.0, 1.0, (12, 14))
+    start = rng.uniform(0.0, 10.0, (12, 14))
+    common = {"steps": 1, "dt": 2.0, "uplift": 1e-2, "erodibility": 0.05, "routing": routing}
+    mapped = erode_fluvial(start, channel_head_area=heads, **common).heights.astype(np.float64)
+    filled = erode_fluvial(start, **{**common, "erodibility": 0.0}).heights.astype(np.float64)
+    assert np.isfinite(mapped).all()
+    assert (mapped <= filled + 1e-5 * (1.0 + np.abs(filled))).all()
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "message"),
+    [
+        (np.full((12, 16), -1.0), ValueError, "^channel_head_area: must be >= 0"),
+        (np.full((12, 16), np.nan), ValueError, "^channel_head_area: must be finite"),
+        (np.full((12, 16), 1e31), ValueError, "^channel_head_area: must be between 0 and"),
+        (np.ones((3, 4)), ValueError, "^channel_head_area: must have the heights' shape"),
+        (np.full((12, 16), "a"), TypeError, "^channel_head_area: dtype"),
+    ],
+)
+def test_map_errors_name_the_option(value: np.ndarray, error: type, message: str) -> None:
+    with pytest.raises(error, match=message):
+        erode_fluvial(_ramp(), steps=1, dt=1.0, uplift=1e-3, erodibility=1e-3, channel_head_area=value)
+
+
+def test_rock_variety_heads_reaches_the_river_stage() -> None:
+    """``rock_variety_heads`` (the channel head area times ``exp(-s·z)`` of the rock field ``z``) is a row of the
+    river stage: 0 keeps the landscape of before it bit for bit, it needs ``channel_head_area`` (without it the
+    stage is the same), and either sign changes the landscape."""
+    assert "rock_variety_heads" in {option.name for option in RIVER_OPTIONS}
+    built = short_rivers("uplifted_range", defaults=("rock_variety_heads",))
+    plain = built()
+    assert np.array_equal(built(rock_variety_heads=0.0), plain)
+    for value in (1.5, -1.0):
+        assert not np.allclose(built(rock_variety_heads=value), plain)
+    assert np.array_equal(built(rock_variety_heads=2.0, channel_head_area=0.0), built(channel_head_area=0.0))
+    for value, error in ((5.5, ValueError), (-5.5, ValueError), ("x", TypeError)):
+        with pytest.raises(error, match=r"^stage\.rock_variety_heads: "):
+            Stage.of("rivers", {"rock_variety_heads": value})

@@ -203,9 +203,9 @@ FLUVIAL_OPTIONS: tuple[Option, ...] = (
 OPTIONS_BY_NAME = {option.name: option for option in FLUVIAL_OPTIONS}
 ABOVE_FINE_GRID = (multiscale.FINE_SIZE.name, multiscale.DETAIL_STEPS.name, multiscale.FINE_INTERPOLATION.name)
 """The options that act between the fine grid and the map: not passed to the run on the fine grid itself."""
-NOT_PASSED_TO_FINE_GRID = (*ABOVE_FINE_GRID, "critical_slope")
+NOT_PASSED_TO_FINE_GRID = (*ABOVE_FINE_GRID, "critical_slope", "channel_head_area")
 """The options the run on the fine grid does not take from ``values``: ``ABOVE_FINE_GRID``, and
-``critical_slope``, which it takes sampled with the other maps."""
+``critical_slope`` and ``channel_head_area``, which it takes sampled with the other maps."""
 FLOAT32_MAX = float(np.finfo(np.float32).max)
 DIFFUSION_CAP = 1e8
 """``D·dt / cell²`` beyond this is taken as this: the lines are then relaxed to within 1e-8 of their steady state
@@ -286,7 +286,7 @@ def erode_fluvial(
     valley_width: float = 0.0,
     critical_slope: float | np.ndarray = 0.0,
     channel_diffusion: float = 0.0,
-    channel_head_area: float = 0.0,
+    channel_head_area: float | np.ndarray = 0.0,
     incision_threshold: float = 0.0,
     rock_layers: float = 0.0,
     rock_contrast: float = 0.5,
@@ -306,8 +306,8 @@ def erode_fluvial(
 ) -> FluvialResult:
     """Fluvial erosion of ``heights`` (2-D, rows along y) by the stream power law, ``steps`` implicit steps of
     ``dt`` (Braun & Willett 2013; the module docstring gives the scheme). ``uplift``/``erodibility``/``diffusion``/
-    ``critical_slope``: numbers or maps of ``heights``' shape (a diffusion or critical-slope map: the module
-    docstring's "Crests and rock");
+    ``critical_slope``/``channel_head_area``: numbers or maps of ``heights``' shape (a diffusion, critical-slope or
+    channel-head map: the module docstring's "Crests and rock");
     ``precipitation``: rain per cell (a map >= 0, default 1) weighting the drainage area; ``outlets``: a boolean
     map of extra base-level cells; ``routing``, ``routing_seed``, ``deposition_coefficient`` and
     ``valley_width``: the module docstring's "Landscapes"; ``critical_slope``, ``channel_diffusion``,
@@ -316,7 +316,8 @@ def erode_fluvial(
     heights added before the bed is found): its "Crests and rock"; ``progress(done, steps)`` is called after each
     step (not after the detail substeps). ``fine_size``, ``model_size``, ``margin``, ``fine_steps``,
     ``detail_steps`` and ``fine_interpolation``: the module docstring's "Coarse to fine" (``multiscale.model_shape``;
-    rain, uplift, erodibility, diffusion, critical_slope, outlets and rock_offset are sampled with the heights).
+    rain, uplift, erodibility, diffusion, critical_slope, channel_head_area, outlets and rock_offset are sampled
+    with the heights).
     ``ValueError``/``TypeError`` naming the argument for a bad value."""
     checked = check_heights(heights)
     shape = (int(checked.shape[0]), int(checked.shape[1]))
@@ -325,8 +326,7 @@ def erode_fluvial(
               (("dt", dt), ("m", m), ("n", n), ("boundary", boundary),
                ("river_threshold", river_threshold), ("routing", routing), ("routing_seed", routing_seed),
                ("deposition_coefficient", deposition_coefficient), ("valley_width", valley_width),
-               ("channel_diffusion", channel_diffusion),
-               ("channel_head_area", channel_head_area), ("incision_threshold", incision_threshold),
+               ("channel_diffusion", channel_diffusion), ("incision_threshold", incision_threshold),
                ("rock_layers", rock_layers),
                ("rock_contrast", rock_contrast), ("rock_hard_share", rock_hard_share),
                ("rock_roughness", rock_roughness), ("landslide_return_time", landslide_return_time),
@@ -355,6 +355,8 @@ def erode_fluvial(
     values["critical_slope"] = float(slopes.max())
     if slopes.shape[0] > 1 and not slopes.min() > 0.0:
         raise ValueError(f"critical_slope: a map must be > 0 everywhere, got a minimum of {slopes.min()!r}")
+    heads = _field("channel_head_area", channel_head_area, shape)  # one value, or a map (>= 0: 0 cuts everywhere)
+    values["channel_head_area"] = float(heads.max())
     diffusivity = _field("diffusion", diffusion, shape)  # one value, or a map (then weighed by its largest)
     top = float(diffusivity.max()) if diffusivity.size else 0.0
     varying = diffusivity.shape[0] > 1 and top > 0.0
@@ -398,7 +400,7 @@ def erode_fluvial(
         return _on_fine_grid(before.reshape(shape), fine, count, cell, values, uplifted,
                              {"uplift": uplift, "erodibility": erodibility, "precipitation": precipitation,
                               "outlets": outlets, "rock_offset": rock_offset, "diffusion": diffusion,
-                              "critical_slope": critical_slope},
+                              "critical_slope": critical_slope, "channel_head_area": channel_head_area},
                              progress)  # fmt: skip
     if coarse is not None or values["margin"] > 0.0:
         arguments = {
@@ -414,7 +416,6 @@ def erode_fluvial(
                 "deposition_coefficient",
                 "valley_width",
                 "channel_diffusion",
-                "channel_head_area",
                 "incision_threshold",
                 "rock_layers",
                 "rock_contrast",
@@ -433,6 +434,7 @@ def erode_fluvial(
             "rock_offset": rock_offset,
             "diffusion": diffusion,
             "critical_slope": critical_slope,
+            "channel_head_area": channel_head_area,
         }
         report = None if progress is None else (lambda done, _total: progress(done, count))
         if values["margin"] > 0.0:
@@ -459,9 +461,10 @@ def erode_fluvial(
     grid = shape if ring is None else ring.shape
     if ring is not None:
         before_map, base = before, ring.pad(base, 1)
-        rising, hardness, rain, offsets, slopes, weight = (ring.pad(field) if field.shape[0] > 1 else field
-                                                           for field in (rising, hardness, rain, offsets, slopes,
-                                                                         weight))  # fmt: skip
+        rising, hardness, rain, offsets, slopes, weight, heads = (
+            ring.pad(field) if field.shape[0] > 1 else field
+            for field in (rising, hardness, rain, offsets, slopes, weight, heads)
+        )
         before = ring.pad(before)
         ring.wall(before)
     h = before.copy()
@@ -491,7 +494,8 @@ def erode_fluvial(
     limited = values["channel_head_area"] > 0.0 or values["incision_threshold"] > 0.0
     steep = values["critical_slope"] * THRESHOLD_HEADROOM if limited else 0.0
     incision = (rising, _index_mask(rising), rock, _index_mask(rock), values["dt"], values["m"], values["n"],
-                cell, values["deposition_coefficient"], values["channel_head_area"] or None, steep,
+                cell, values["deposition_coefficient"], heads if values["channel_head_area"] > 0.0 else None,
+                _index_mask(heads), steep,
                 values["incision_threshold"])  # fmt: skip
     lines = (np.empty(max(grid)), np.empty(max(grid), dtype=np.uint8), np.empty(max(grid)), np.empty(max(grid)))
     scratch = np.empty(h.shape[0] if random or nonlinear or varying else 1)

@@ -84,6 +84,7 @@ from .variety import (
     ROCK_VARIETY,
     ROCK_VARIETY_CONTRAST,
     ROCK_VARIETY_DIFFUSION,
+    ROCK_VARIETY_HEADS,
     ROCK_VARIETY_OCTAVES,
     ROCK_VARIETY_PACE,
     ROCK_VARIETY_SCALE,
@@ -258,9 +259,10 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
     ``rock_offset`` of ``erode_fluvial``: a plane); ``rock_variety`` ``s`` multiplies the erodibility and the uplift
     by ``exp(s·z)``, ``z`` ``variety.rock_field`` of the map (``rock_variety_scale``, ``_octaves``, ``_contrast``,
     ``_strike``, ``_stretch``; seeded by ``routing_seed``), ``rock_variety_diffusion`` ``s_D`` the diffusivity
-    by ``exp(-s_D·z)`` and ``rock_variety_slope`` ``s_S`` the critical
-    slope by ``exp(-s_S·min(z, 0))``; ``rain_variety``, ``rain_variety_scale`` and ``rain_height`` weigh the
-    drainage area by ``variety.rain_field`` (stochastic or orographic runoff; None: even rain);
+    by ``exp(-s_D·z)``, ``rock_variety_slope`` ``s_S`` the critical slope by ``exp(-s_S·min(z, 0))`` and
+    ``rock_variety_heads`` ``s_H`` the channel head area by ``exp(-s_H·z)``; ``rain_variety``,
+    ``rain_variety_scale`` and ``rain_height`` weigh the drainage area by ``variety.rain_field`` (stochastic or
+    orographic runoff; None: even rain);
     last, ``rock_detail`` adds ``variety.rock_detail``'s texture on the slopes, in metres, off the channels (the
     drainage area in cells of the fine grid), and on a map finer than the fine grid ``keep_drainage`` keeps that
     share of every cell's drop on the map before the detail (``multiscale.keep_drainage``: the texture closes no
@@ -287,7 +289,8 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         model["rock_offset"] = float(options[ROCK_DIP.name]) * (x * math.cos(angle) + y * math.sin(angle))
     variety, hillslopes = float(options[ROCK_VARIETY.name]), float(options[ROCK_VARIETY_DIFFUSION.name])
     steeper = float(options[ROCK_VARIETY_SLOPE.name]) if float(model["critical_slope"]) > 0.0 else 0.0
-    if variety > 0.0 or hillslopes != 0.0 or steeper > 0.0:
+    heads = float(options[ROCK_VARIETY_HEADS.name]) if float(model["channel_head_area"]) > 0.0 else 0.0
+    if variety > 0.0 or hillslopes != 0.0 or steeper > 0.0 or heads != 0.0:
         factor = rock_field(heights.shape, scale=options[ROCK_VARIETY_SCALE.name], seed=int(options["routing_seed"]),
                             octaves=options[ROCK_VARIETY_OCTAVES.name], contrast=options[ROCK_VARIETY_CONTRAST.name],
                             strike=options[ROCK_VARIETY_STRIKE.name],
@@ -303,6 +306,8 @@ def _rivers(heights: np.ndarray, cell_size: float, options: dict, advance, notic
         model["diffusion"] = float(model["diffusion"]) * np.exp(-spreading * factor)
     if steeper > 0.0:  # strong rock (z < 0) stands steeper
         model["critical_slope"] = float(model["critical_slope"]) * np.exp(-steeper * np.minimum(factor, 0.0))
+    if heads != 0.0:  # strong rock (z < 0) holds larger faces above its channel heads
+        model["channel_head_area"] = float(model["channel_head_area"]) * np.exp(-heads * factor)
     if variety > 0.0:
         factor *= variety
         lifted = np.exp(lifting * factor) if lifting != eroding else None  # U/K times exp((u - 1)·s·z)

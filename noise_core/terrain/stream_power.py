@@ -141,10 +141,10 @@ class Routing:
 
     def _arguments(self, h: np.ndarray, incision: tuple | None, step: int = 0) -> tuple:
         """The arguments of ``_step`` routing ``h`` (and incising it with ``incision``: uplift, its mask,
-        erodibility, its mask, dt, m, n, cell size, deposition, channel head area, threshold slope, incision
-        threshold) at ``step``."""
+        erodibility, its mask, dt, m, n, cell size, deposition, channel head areas (None or a map), its mask,
+        threshold slope, incision threshold) at ``step``."""
         rows, columns = self.shape
-        idle = (np.zeros(1), 0, np.zeros(1), 0, 0.0, 0.5, 1.0, 1.0, 0.0, None, 0.0, 0.0)
+        idle = (np.zeros(1), 0, np.zeros(1), 0, 0.0, 0.5, 1.0, 1.0, 0.0, None, 0, 0.0, 0.0)
         arguments = incision if incision is not None else idle
         return (
             self._phase, self._pits, self._split, h, rows, columns, self.base, self.looped, self.weights,
@@ -163,7 +163,8 @@ class Routing:
 
 def _step(first, last, phase, pits, split, h, rows, columns, base, looped, weights, weight_mask, receivers, codes,
           order, donors, pending, area, incise_, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell,
-          deposition, head, steep, threshold, infinity, random, seed, step, ratio, previous, flux):  # fmt: skip
+          deposition, head, head_mask, steep, threshold, infinity, random, seed, step, ratio, previous,
+          flux):  # fmt: skip
     """One step, a range kernel over ``PARTS`` parts: D8 receivers and donor bits of each part's band of rows
     (``flow``); if no cell is a pit (``pits``: per part), each part's share of the outlets (by index)
     (``split[p] .. split[p + 1] - 1``) builds its trees' stack, sums their areas and, if ``incise_``, uplifts
@@ -171,8 +172,8 @@ def _step(first, last, phase, pits, split, h, rows, columns, base, looped, weigh
     a cell, and the bits do not depend on the thread count. Part 0 writes its stack at the start of ``order``,
     part 1 at the end. ``random``: the receivers are ``_facet_receivers``' draws (``seed``, ``step``);
     ``deposition`` > 0: the incision is ``_deposit``'s (``previous``, ``flux``: its arrays); ``head``: the channel
-    head area (``head_share``), ``steep``: the threshold slope, ``threshold``: the incision threshold
-    (``incise``)."""
+    head areas (``head_share``; None, or a map read at ``index & head_mask``), ``steep``: the threshold slope,
+    ``threshold``: the incision threshold (``incise``)."""
     if first < 0:
         phase[0] = 0
         on_threads(last)
@@ -207,19 +208,19 @@ def _step(first, last, phase, pits, split, h, rows, columns, base, looped, weigh
             _accumulate(receivers, stack, area)
             if incise_ and deposition > 0.0:
                 _deposit(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m,
-                         n, cell, infinity, ratio, random, deposition, previous, flux, head, steep,
+                         n, cell, infinity, ratio, random, deposition, previous, flux, head, head_mask, steep,
                          threshold)  # fmt: skip
             elif incise_:
                 unused = np.empty(1)  # no lakes: ``incise`` reads no ``level`` and writes no ``cut``
                 incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m,
                        n, cell, infinity, False, unused, unused, unused, 1, 0.0, 0.0, 1.0, ratio, random,
-                       head, steep, threshold)  # fmt: skip
+                       head, head_mask, steep, threshold)  # fmt: skip
 
 
 @jit
 def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell,
            infinity, lakes, level, cut, bottom, columns, width, per_width, strength, ratio, random, head,
-           steep, threshold):  # fmt: skip
+           head_mask, steep, threshold):  # fmt: skip
     """Uplift and stream power incision along ``stack``, implicit (closed form for n = 1, else Newton), every
     cell ending at least one ``nextafter`` step above its receiver. Maps are read at ``index & mask`` (mask 0:
     one value for all cells). ``lakes``: a cell below its ``level`` is in a lake and not cut, a receiver counts
@@ -228,9 +229,10 @@ def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, e
     (cells; ``columns`` the map's) the flow's cut at ``c`` is a valley ``width·min(1, sqrt(A·per_width))`` cells
     wide, at least half a cell (``_widen``, each cell's share scaled by its erodibility over ``strength``; the
     width of a channel grows as the square root of its discharge, Leopold & Maddock 1953). ``random``: the slope
-    is the steepest facet's, ``ratio[0]`` times the receiver's (``_factor``); ``head`` (None: none): the
-    erodibility times ``head_share(A, head)`` (channel heads); ``steep`` > 0: no cell ends more than ``steep`` (a
-    slope) above its receiver (with ``random`` the facet's slope: ``steep·d / ratio[0]``), threshold hillslopes;
+    is the steepest facet's, ``ratio[0]`` times the receiver's (``_factor``); ``head`` (None: none; a map read at
+    ``index & head_mask``): the erodibility times ``head_share(A, head)`` (channel heads); ``steep`` > 0: no cell
+    ends more than ``steep`` (a slope) above its receiver (with ``random`` the facet's slope: ``steep·d /
+    ratio[0]``), threshold hillslopes;
     ``threshold`` (``θ``) > 0: an incision threshold (``_over_threshold``)."""
     for i in range(stack.shape[0]):
         node = stack[i]
@@ -247,8 +249,11 @@ def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, e
         if lakes and start <= lower:
             continue
         facet = ratio[0, node] if random else 1.0  # scalars to the helpers: no reference counts
+        share = 1.0
+        if head is not None:  # None: no channel heads, a kernel compiled without them (docs/benchmarks.md)
+            share = head_share(area[node], head[node & head_mask])
         factor = _factor(area[node], codes[node], erodibility[node & erodibility_mask], facet, dt, m, n, cell, random,
-                         head)  # fmt: skip
+                         share)  # fmt: skip
         if start <= lower:
             new = start
         elif not factor < HUGE:  # also inf: the cell falls to its receiver
@@ -258,7 +263,7 @@ def incise(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, e
                 start - lower,
                 factor,
                 n,
-                _threshold_drop(erodibility[node & erodibility_mask], dt, area[node], head, threshold),
+                _threshold_drop(erodibility[node & erodibility_mask], dt, share, threshold),
                 1.0,
             )
         elif n == 1.0:
@@ -313,26 +318,23 @@ def _widen(h, receivers, level, bottom, node, columns, width, depth, erodibility
 
 
 @jit
-def _factor(area, code, erodibility, ratio, dt, m, n, cell, random, head):
+def _factor(area, code, erodibility, ratio, dt, m, n, cell, random, share):
     """``F = K·dt·A^m / d^n`` of a cell draining ``area`` to its receiver in direction ``code`` (times
-    ``ratio^n`` with ``random``: the steepest facet's slope; times ``head_share(A, head)`` with a channel head area
-    ``head``, not None); it takes the cell's values, not the maps (docs/benchmarks.md: why)."""
+    ``ratio^n`` with ``random``: the steepest facet's slope) times ``share`` (``head_share(A, A_c)`` with channel
+    heads, else 1); it takes the cell's values, not the maps (docs/benchmarks.md: why)."""
     power = math.sqrt(area) if m == 0.5 else area**m
     distance = DISTANCES[code] * cell
     factor = erodibility * dt * power / (distance if n == 1.0 else distance**n)
     if random:
         factor *= ratio if n == 1.0 else ratio**n
-    if head is not None:  # None: no channel heads, a kernel compiled without them (docs/benchmarks.md)
-        factor *= head_share(area, head)
-    return factor
+    return factor * share
 
 
 @jit
-def _threshold_drop(erodibility, dt, area, head, threshold):
-    """``K·dt·θ`` (times ``head_share(A, head)`` with channel heads): what the incision threshold ``θ`` takes off a
-    step's incision ``K·dt·A^m·S^n`` (``_over_threshold``)."""
-    drop = erodibility * dt * threshold
-    return drop * head_share(area, head) if head is not None else drop
+def _threshold_drop(erodibility, dt, share, threshold):
+    """``K·dt·θ`` times ``share`` (``_factor``'s): what the incision threshold ``θ`` takes off a step's incision
+    ``K·dt·A^m·S^n`` (``_over_threshold``)."""
+    return erodibility * dt * threshold * share
 
 
 @jit
@@ -378,7 +380,7 @@ def head_share(area, head):
 
 @jit
 def _deposit(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility, erodibility_mask, dt, m, n, cell,
-             infinity, ratio, random, deposition, previous, flux, head, steep, threshold):  # fmt: skip
+             infinity, ratio, random, deposition, previous, flux, head, head_mask, steep, threshold):  # fmt: skip
     """``incise`` with deposition (Yuan et al. 2019): ``E = K·A^m·S^n - G·Qs/A`` with ``Qs`` the sediment
     volume per time from everything upstream and the cell itself. Per pass, along ``stack``, with ``Q`` the
     upstream flux of the pass before (``flux``; the last step's at the first pass) and ``c = 1 + G·cell²/A``:
@@ -400,8 +402,11 @@ def _deposit(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility,
             keep = 1.0 + deposition * own / drained if drained > 0.0 else 1.0
             dropped = deposition * dt * flux[node] / (keep * drained) if drained > 0.0 else 0.0
             facet = ratio[0, node] if random else 1.0  # scalars to the helpers: no reference counts
+            share = 1.0
+            if head is not None:  # None: no channel heads (compiled without them)
+                share = head_share(area[node], head[node & head_mask])
             factor = _factor(area[node], codes[node], erodibility[node & erodibility_mask], facet, dt, m, n, cell,
-                             random, head)  # fmt: skip
+                             random, share)  # fmt: skip
             factor /= keep
             s0 = start + dropped - lower
             if s0 <= 0.0:
@@ -413,7 +418,7 @@ def _deposit(h, receivers, codes, stack, area, uplift, uplift_mask, erodibility,
                     s0,
                     factor * keep,
                     n,
-                    _threshold_drop(erodibility[node & erodibility_mask], dt, area[node], head, threshold),
+                    _threshold_drop(erodibility[node & erodibility_mask], dt, share, threshold),
                     keep,
                 )
             elif n == 1.0:
@@ -556,7 +561,7 @@ def _incise_all(h, receivers, codes, stack, area, strength, settling, sill, leve
         if members[node] > 0.0:
             erodibility[node] *= 1.0 - min(1.0, settling * members[node] / area[node])
     incise(h, receivers, codes, stack, area, np.zeros(1), 0, erodibility, -1, 1.0, 0.5, 1.0, 1.0, np.inf, True,
-           level, cut, bottom, columns, width, per_width, strength, np.ones((2, 1)), False, None, 0.0,
+           level, cut, bottom, columns, width, per_width, strength, np.ones((2, 1)), False, None, 0, 0.0,
            0.0)  # fmt: skip
 
 

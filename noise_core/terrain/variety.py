@@ -183,6 +183,11 @@ ROCK_VARIETY_SLOPE = Option(
     "slope times exp(-rock_variety_slope x z) in strong rock (z < 0; weak rock keeps it), so strong rock stands in "
     "steeper faces and cliff bands (0: one critical slope)", minimum=0.0, maximum=3.0,
 )  # fmt: skip
+ROCK_VARIETY_HEADS = Option(
+    "rock_variety_heads", float, 0.0, "Rock variety in the channel heads: with channel_head_area, the channel head "
+    "area times exp(-rock_variety_heads x z), so above 0 strong rock (z < 0) holds planar faces that channels "
+    "begin far down, weak rock (z > 0) is finely dissected (0: one channel head area)", minimum=-5.0, maximum=5.0,
+)  # fmt: skip
 ROCK_VARIETY_UPLIFT = Option(
     "rock_variety_uplift", float, 1.0, "With rock variety: the share of its exponent the uplift takes, uplift times "
     "exp(rock_variety_uplift x rock_variety x z), so below 1 strong rock (z < 0) stands higher than weak rock, in "
@@ -223,6 +228,7 @@ ROCK_FIELD_OPTIONS = (
     ROCK_VARIETY_STRETCH,
     ROCK_VARIETY_DIFFUSION,
     ROCK_VARIETY_SLOPE,
+    ROCK_VARIETY_HEADS,
     ROCK_VARIETY_UPLIFT,
     ROCK_VARIETY_PACE,
 )
