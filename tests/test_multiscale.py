@@ -548,17 +548,18 @@ def test_keep_drainage_in_the_recipe_closes_no_pit_the_map_had_not_and_is_off_at
 def test_floor_interpolation_spline_leaves_no_creases_on_the_fine_grids_lines() -> None:
     """The rivers stage's ``floor_interpolation`` (River Valleys' short stage with its trunk floors, a sixteenth of
     its size and of its relief before its landslides, on a 65² fine grid, built at 257², every 4th column on a line
-    of the fine grid; no rock detail, no landslides): bilinear, the floors' change creases the map along the fine
-    grid's lines (the mean |second difference| across x there over twice that between them); by the spline, as the
-    rivers' change, not (within 20 %), the same terrain otherwise (r > 0.999). At the fine grid's own size it
-    changes no bit; a bad value is refused naming it."""
+    of the fine grid; no rock detail, no landslides, no channel heads): bilinear, the floors' change creases the
+    map along the fine grid's lines (the mean |second difference| across x there over twice that between them); by
+    the spline, as the rivers' change, not (within 20 %), the same terrain otherwise (r > 0.999). At the fine
+    grid's own size it changes no bit; a bad value is refused naming it."""
     from dataclasses import replace
 
     from noise_core.terrain import recipe as recipes
 
     preset = recipes.read_preset("river_valleys")
-    # a sixteenth of River Valleys' size and of its relief before its landslides (11,000 m), without them: the
-    # trunk floors' creases stand out of the hillslopes' bend there
+    # a sixteenth of River Valleys' size and of its relief before its landslides (11,000 m), without them and
+    # with its hillslopes before its channel heads (one D, no heads): the trunk floors' creases stand out of the
+    # hillslopes' bend there
     preset = replace(preset, size=preset.size / 16, height=11000.0 / 16)
     options = {
         **preset.stages[0].options,
@@ -567,6 +568,8 @@ def test_floor_interpolation_spline_leaves_no_creases_on_the_fine_grids_lines() 
         "fine_size": 65,
         "model_size": 33,
         "landslide_return_time": 0.0,
+        "diffusion": 2e-5,
+        "channel_head_area": 0.0,
     }
 
     def build(samples: int, how: str) -> np.ndarray:
