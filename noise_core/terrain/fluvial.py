@@ -257,7 +257,7 @@ def _field(name: str, value: object, shape: tuple[int, int]) -> np.ndarray:
         values = check_weights(value, shape, name)
         if option.maximum is not None and values.size and values.max() > option.maximum:
             raise ValueError(f"{name}: must be {option.limits()}, got a maximum of {values.max()!r}")
-        return values.reshape(-1).copy()
+        return values.reshape(-1)  # check_weights' array is a new one (astype): no second copy
     return np.full(1, float(option.check(value)))  # type: ignore[arg-type]
 
 
@@ -357,6 +357,8 @@ def erode_fluvial(
         raise ValueError(f"critical_slope: a map must be > 0 everywhere, got a minimum of {slopes.min()!r}")
     heads = _field("channel_head_area", channel_head_area, shape)  # one value, or a map (>= 0: 0 cuts everywhere)
     values["channel_head_area"] = float(heads.max())
+    if fine is not None:  # the fine grid samples the map itself: no map-sized copy held while it runs
+        heads = heads[:1].copy()
     diffusivity = _field("diffusion", diffusion, shape)  # one value, or a map (then weighed by its largest)
     top = float(diffusivity.max()) if diffusivity.size else 0.0
     varying = diffusivity.shape[0] > 1 and top > 0.0
