@@ -398,12 +398,12 @@ def erode_fluvial(
             outlets = base.reshape(shape) == 1
     detail = 1 if fine is not None and values["detail_steps"] > 0 else 0  # one step more, above the fine grid only
     uplifted = np.where(base == 1, 0.0, rising * (values["dt"] * (count + detail)))  # base cells never rise
+    # the maps a model or fine grid samples
+    fields = {"uplift": uplift, "erodibility": erodibility, "precipitation": precipitation, "outlets": outlets,
+              "rock_offset": rock_offset, "diffusion": diffusion, "critical_slope": critical_slope,
+              "channel_head_area": channel_head_area}  # fmt: skip
     if fine is not None:
-        return _on_fine_grid(before.reshape(shape), fine, count, cell, values, uplifted,
-                             {"uplift": uplift, "erodibility": erodibility, "precipitation": precipitation,
-                              "outlets": outlets, "rock_offset": rock_offset, "diffusion": diffusion,
-                              "critical_slope": critical_slope, "channel_head_area": channel_head_area},
-                             progress)  # fmt: skip
+        return _on_fine_grid(before.reshape(shape), fine, count, cell, values, uplifted, fields, progress)
     if coarse is not None or values["margin"] > 0.0:
         arguments = {
             name: values[name]
@@ -427,16 +427,6 @@ def erode_fluvial(
                 "landslide_slope",
                 "landslide_height",
             )
-        }
-        fields = {
-            "uplift": uplift,
-            "erodibility": erodibility,
-            "precipitation": precipitation,
-            "outlets": outlets,
-            "rock_offset": rock_offset,
-            "diffusion": diffusion,
-            "critical_slope": critical_slope,
-            "channel_head_area": channel_head_area,
         }
         report = None if progress is None else (lambda done, _total: progress(done, count))
         if values["margin"] > 0.0:
