@@ -456,7 +456,7 @@ def test_rock_variety_pace_keeps_the_ratios_and_is_off_by_default() -> None:
     the uplift and erodibility are even and only ``D/K`` varies, ``D·exp(-s·z)``: the landscape of one rock with
     ``rock_variety_diffusion`` ``s``, bit for bit (the ratios that set the steady state kept, every rock at one
     pace); between, it changes the landscape."""
-    built = short_rivers("uplifted_range", defaults=("rock_variety_pace",))
+    built = short_rivers("uplifted_range", defaults=("rock_variety_pace", "glacier_depth"))  # no troughs: rivers
     plain = built()
     assert np.array_equal(built(rock_variety_pace=0.0), plain)
     paced = built(rock_variety_pace=1.0, rock_variety_uplift=1.0, rock_variety_diffusion=0.0)
@@ -470,7 +470,7 @@ def test_rock_variety_diffusion_below_zero_slows_the_strong_rocks_creep() -> Non
     with ``rock_variety_pace`` 1, ``rock_variety_uplift`` 1 and ``s_D = -s`` the paced ``D·exp(-(s_D + s)·z)`` is
     even, as ``U`` and ``K`` are: the landscape of one rock (``rock_variety`` 0) up to the diffusion's flux form
     (a map of one value); at ``-s/2`` the strong rock's ``D/K`` is the weak rock's, ``exp(s·z/2)`` apart."""
-    built = short_rivers("uplifted_range", defaults=("rock_variety_pace", "rock_variety_diffusion"))
+    built = short_rivers("uplifted_range", defaults=("rock_variety_pace", "rock_variety_diffusion", "glacier_depth"))
     even = built(rock_variety=0.0)
     paced = built(rock_variety_pace=1.0, rock_variety_uplift=1.0, rock_variety_diffusion=-0.8)
     assert np.allclose(paced, even, rtol=0.0, atol=1e-6 * np.ptp(even))
