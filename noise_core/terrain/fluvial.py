@@ -357,8 +357,6 @@ def erode_fluvial(
         raise ValueError(f"critical_slope: a map must be > 0 everywhere, got a minimum of {slopes.min()!r}")
     heads = _field("channel_head_area", channel_head_area, shape)  # one value, or a map (>= 0: 0 cuts everywhere)
     values["channel_head_area"] = float(heads.max())
-    if fine is not None:  # the fine grid samples the map itself: no map-sized copy held while it runs
-        heads = heads[:1].copy()
     diffusivity = _field("diffusion", diffusion, shape)  # one value, or a map (then weighed by its largest)
     top = float(diffusivity.max()) if diffusivity.size else 0.0
     varying = diffusivity.shape[0] > 1 and top > 0.0
@@ -402,7 +400,8 @@ def erode_fluvial(
     fields = {"uplift": uplift, "erodibility": erodibility, "precipitation": precipitation, "outlets": outlets,
               "rock_offset": rock_offset, "diffusion": diffusion, "critical_slope": critical_slope,
               "channel_head_area": channel_head_area}  # fmt: skip
-    if fine is not None:
+    if fine is not None:  # the fine grid samples the caller's maps: no checked map-sized copy held while it runs
+        rising = hardness = rain = offsets = slopes = heads = diffusivity = weight = None
         return _on_fine_grid(before.reshape(shape), fine, count, cell, values, uplifted, fields, progress)
     if coarse is not None or values["margin"] > 0.0:
         arguments = {

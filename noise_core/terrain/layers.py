@@ -252,9 +252,11 @@ def snow(heights: np.ndarray, cell_size: float = 1.0, **options: object) -> np.n
     return cover
 
 
-def _stack(sediment, talus, eroded, laid_sediment, laid_talus):
+def _stack(sediment, talus, eroded, laid_sediment, laid_talus, talus_mask):
     """One erosion stage on the loose cover (module doc): ``eroded`` takes sediment and talus in proportion, then
-    ``laid_sediment`` and ``laid_talus`` are added; in place."""
+    ``laid_sediment`` and ``laid_talus`` (cell ``c & talus_mask``: one value for all cells with the mask 0) are
+    added; in place. The stage's maps are read in their own dtype (float32 or float64), the cover sums in
+    float64."""
     for c in range(sediment.shape[0]):
         loose = sediment[c] + talus[c]
         if loose > 0.0 and eroded[c] > 0.0:
@@ -262,7 +264,7 @@ def _stack(sediment, talus, eroded, laid_sediment, laid_talus):
             sediment[c] *= kept
             talus[c] *= kept
         sediment[c] += laid_sediment[c]
-        talus[c] += laid_talus[c]
+        talus[c] += laid_talus[c & talus_mask]
 
 
 def deposits(results: Sequence[ErosionResult | FluvialResult]) -> tuple[np.ndarray, np.ndarray]:
@@ -281,13 +283,16 @@ def deposits(results: Sequence[ErosionResult | FluvialResult]) -> tuple[np.ndarr
         shape = result.heights.shape
     sediment, talus = np.zeros(results[0].heights.size), np.zeros(results[0].heights.size)
 
-    def flat(values: np.ndarray) -> np.ndarray:
-        return np.ascontiguousarray(values, dtype=np.float64).reshape(-1)
+    def flat(values: np.ndarray) -> np.ndarray:  # float32 maps stay float32: no float64 copy at engine sizes
+        values = np.asarray(values)
+        return np.ascontiguousarray(values, dtype=values.dtype if values.dtype.kind == "f" else np.float64).reshape(-1)
 
+    none = np.zeros(1)  # a stage that lays no talus: one 0 for every cell (talus_mask 0)
     for result in results:
         laid = (result.sediment, result.talus) if isinstance(result, ErosionResult) else (result.deposition, None)
-        laid_talus = np.zeros(sediment.shape) if laid[1] is None else flat(laid[1])
-        _kernels().stack(sediment, talus, flat(result.erosion), flat(laid[0]), laid_talus)
+        laid_talus = none if laid[1] is None else flat(laid[1])
+        mask = 0 if laid[1] is None else -1
+        _kernels().stack(sediment, talus, flat(result.erosion), flat(laid[0]), laid_talus, mask)
     return sediment.reshape(shape).astype(np.float32), talus.reshape(shape).astype(np.float32)
 
 

@@ -894,13 +894,17 @@ def build_terrain(
         _finite(f"stages[{index}] ({stage.kind}): heights", np.asarray(heights, dtype=np.float32))
         if result.drainage_area is not None:
             drainage, river = result.drainage_area, result.river
-    change = heights.astype(np.float64) - before.astype(np.float32)
     sediment, talus = deposits(results)
+    del results  # engine sizes: the stages' maps are not needed below
+    change = heights.astype(np.float64) - before.astype(np.float32)
+    lowered = np.negative(change)  # in place from here: one map-sized temporary fewer
+    np.maximum(lowered, 0.0, out=lowered)
+    np.maximum(change, 0.0, out=change)
     return TerrainHeights(
         heights.astype(np.float64),
         cell_size,
-        np.maximum(-change, 0.0),
-        np.maximum(change, 0.0),
+        lowered,
+        change,
         drainage,
         river,
         sediment,
