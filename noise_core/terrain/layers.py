@@ -75,6 +75,7 @@ from .fluvial import FluvialResult
 from .heightfield import CELL_SIZE, NEIGHBOURS
 from .maps import as_heights, aspect, slope, wetness_index
 from .resample import bilinear_at
+from .stream_power import index_mask
 
 SHELTER_ANGLE = math.radians(30.0)
 """The upwind slope ``Sx`` at which full ``wind`` doubles the snowfall (and its negative scours it all)."""
@@ -291,8 +292,7 @@ def deposits(results: Sequence[ErosionResult | FluvialResult]) -> tuple[np.ndarr
     for result in results:
         laid = (result.sediment, result.talus) if isinstance(result, ErosionResult) else (result.deposition, None)
         laid_talus = none if laid[1] is None else flat(laid[1])
-        mask = 0 if laid[1] is None else -1
-        _kernels().stack(sediment, talus, flat(result.erosion), flat(laid[0]), laid_talus, mask)
+        _kernels().stack(sediment, talus, flat(result.erosion), flat(laid[0]), laid_talus, index_mask(laid_talus))
     return sediment.reshape(shape).astype(np.float32), talus.reshape(shape).astype(np.float32)
 
 
